@@ -1,0 +1,1 @@
+"""2020 Census privacy-loss allocations in exactdp's own format (data package)."""

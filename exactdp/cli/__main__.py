@@ -1,0 +1,5 @@
+import sys
+
+from exactdp.cli import main
+
+sys.exit(main())

@@ -1,0 +1,5 @@
+"""`exactdp calibrate` (not built yet)."""
+
+
+def register(subparsers) -> None:  # pragma: no cover - placeholder until built
+    return None

@@ -1,0 +1,1 @@
+"""Count-dependent privacy (not built yet)."""

@@ -1,0 +1,1 @@
+"""Bayesian disclosure risk of noisy counts (not built yet)."""
