@@ -1,0 +1,141 @@
+"""Mechanisms and compositions (exact parameters, frozen dataclasses).
+
+A :class:`DiscreteGaussian` is the additive mechanism ``x + N_Z(0, sigma2)`` applied to a
+query whose value differs between the neighbouring datasets by the integer ``shift``.
+A :class:`Composition` is a multiset of such mechanisms, stored grouped by identical
+parameters.  For the pair of output distributions
+
+    P = ⊗ N_Z(0, σ_i²)      Q = ⊗ N_Z(Δ_i, σ_i²)
+
+the privacy-loss variable is ``ℓ(x) = c − Σ w_i x_i`` with ``w_i = Δ_i/σ_i²`` and
+``c = Σ Δ_i²/(2σ_i²)`` (= the zCDP parameter ρ of the composition).  Because each
+N_Z(0, σ²) is symmetric, ``ℓ`` is distributed as ``c + W`` under P and ``−c + W`` under Q,
+with ``W = Σ w_i X_i``; the reflection ``x ↦ Δ − x`` swaps P and Q, so both directions of
+the hockey-stick divergence coincide (the library still exposes both).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Iterable
+
+from exactdp.exact import InputError, positive_fraction, to_fraction, to_int
+
+__all__ = ["DiscreteGaussian", "Composition"]
+
+
+@dataclass(frozen=True, order=True)
+class DiscreteGaussian:
+    """One discrete Gaussian mechanism N_Z(shift·b, sigma2), b ∈ {0, 1} the neighbour bit.
+
+    Parameters
+    ----------
+    sigma2 : Fraction-like
+        The variance parameter σ² > 0 of ``Pr[X = x] ∝ exp(−x²/(2σ²))`` (exact rational).
+    shift : int
+        The integer change of the query between neighbours (sensitivity), default 1.
+    """
+
+    sigma2: Fraction
+    shift: int = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "sigma2", positive_fraction(self.sigma2, "sigma2"))
+        object.__setattr__(self, "shift", to_int(self.shift, "shift"))
+
+    @property
+    def rho(self) -> Fraction:
+        """zCDP parameter Δ²/(2σ²) of the mechanism."""
+        return Fraction(self.shift**2) / (2 * self.sigma2)
+
+    @property
+    def weight(self) -> Fraction:
+        """|Δ|/σ²: the weight of this mechanism's noise in the privacy loss."""
+        return Fraction(abs(self.shift)) / self.sigma2
+
+
+@dataclass(frozen=True)
+class Composition:
+    """A multiset of discrete Gaussian mechanisms, grouped by identical parameters.
+
+    Use the constructors :meth:`of`, :meth:`from_sigma2` or :meth:`from_rhos`.
+
+    Attributes
+    ----------
+    groups : tuple of (DiscreteGaussian, int)
+        Distinct mechanisms and their multiplicities, sorted (order of composition is
+        irrelevant to every privacy quantity).
+    """
+
+    groups: tuple = field(default=())
+
+    def __post_init__(self):
+        counts: Counter = Counter()
+        for item in self.groups:
+            mech, count = item
+            if not isinstance(mech, DiscreteGaussian):
+                raise InputError("mechanism", mech, "expected a DiscreteGaussian")
+            count = to_int(count, "count")
+            if count < 0:
+                raise InputError("count", count, "must be >= 0")
+            counts[mech] += count
+        grouped = tuple(sorted((m, c) for m, c in counts.items() if c > 0))
+        if not grouped:
+            raise InputError("mechanisms", list(self.groups), "a composition needs at least one mechanism")
+        object.__setattr__(self, "groups", grouped)
+
+    # -- constructors -------------------------------------------------------------
+    @classmethod
+    def of(cls, mechanisms: Iterable[DiscreteGaussian]) -> "Composition":
+        return cls(tuple((m, 1) for m in mechanisms))
+
+    @classmethod
+    def from_sigma2(cls, sigma2s: Iterable, shift: int = 1) -> "Composition":
+        """Mechanisms with the given variances σ² and a common shift."""
+        return cls.of(DiscreteGaussian(to_fraction(s, "sigma2"), shift) for s in sigma2s)
+
+    @classmethod
+    def from_rhos(cls, rhos: Iterable) -> "Composition":
+        """Census convention: per-query zCDP ρ_q with σ_q² = 1/ρ_q and unit shifts.
+
+        (Under change-one-record neighbours the histogram moves −1 and +1 in two cells;
+        the DAS accounts ρ_q = 2/(2σ²) for that pair of cells, i.e. one unit-shift
+        mechanism of variance 1/ρ_q per query and per moved cell.)
+        """
+        mechs = []
+        for r in rhos:
+            r = to_fraction(r, "rho")
+            if r < 0:
+                raise InputError("rho", r, "must be >= 0")
+            if r > 0:
+                mechs.append(DiscreteGaussian(1 / r, 1))
+        return cls.of(mechs)
+
+    # -- properties -----------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        """Number of mechanisms composed."""
+        return sum(c for _, c in self.groups)
+
+    @property
+    def rho(self) -> Fraction:
+        """zCDP parameter Σ Δ²/(2σ²) (also the constant c of the privacy loss)."""
+        return sum((m.rho * c for m, c in self.groups), Fraction(0))
+
+    @property
+    def mu_gdp(self) -> float:
+        """The continuous-Gaussian counterpart μ = sqrt(Σ Δ²/σ²) = sqrt(2ρ)."""
+        return float(2 * self.rho) ** 0.5
+
+    def __add__(self, other: "Composition") -> "Composition":
+        return Composition(self.groups + other.groups)
+
+    def reversed(self) -> "Composition":
+        """The composition with all shifts negated (the pair (Q, P))."""
+        return Composition(tuple((DiscreteGaussian(m.sigma2, -m.shift), c) for m, c in self.groups))
+
+    def describe(self) -> str:
+        parts = [f"{c}x(sigma2={m.sigma2}, shift={m.shift})" for m, c in self.groups]
+        return " + ".join(parts)
