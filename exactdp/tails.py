@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from exactdp.convolution import ConvolutionTails, plan_split
 from exactdp.kernels.dgauss import log_theta_real
 from exactdp.kernels.tilted import log_mgf_real, node_factors, sieve_candidates, tilted_sums
 from exactdp.lattice import LatticeSum
@@ -44,6 +45,8 @@ from exactdp.lattice import LatticeSum
 __all__ = ["TailValue", "TailEngine", "UncertifiedError"]
 
 U64 = 2.0**-52
+#: above this many sieved nodes a direct-convolution split is considered
+SPLIT_MIN_NODES = 4000
 
 
 class UncertifiedError(ArithmeticError):
@@ -141,6 +144,15 @@ class TailEngine:
         self._gamma_base = U64 * (64.0 + 16.0 * float(self.m.sum()))
         self._set_sieve(math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0)
         self._cache: OrderedDict = OrderedDict()
+        self.conv = None
+        self.method = "tilted-trapezoid"
+        if self.nodes_kept > SPLIT_MIN_NODES:
+            # least prunable groups first: they are the ones to enumerate exactly
+            order = sorted(range(len(self.A)), key=lambda g: (-self.umax[g], self.s2[g]))
+            plan = plan_split(self.A, self.m, self.s2, order)
+            if plan is not None and plan.n_atoms < 2 * self.nodes_kept:
+                self.conv = ConvolutionTails(self.A, self.m, self.s2, plan)
+                self.method = "lattice-convolution"
 
     # -- sieve ------------------------------------------------------------------------
     def _set_sieve(self, T: float) -> None:
@@ -178,6 +190,11 @@ class TailEngine:
         thr = [int(s) for s in thresholds]
         out: dict[int, TailValue] = {}
         upper = sorted({s if s >= 1 else 1 - s for s in thr})
+        if self.conv is not None:
+            for s, (lv, rel) in zip(upper, self.conv.tails(upper)):
+                if rel <= self.rel_tol:
+                    out[s] = TailValue(s, lv, rel, "lattice-convolution", self.conv.plan.n_atoms,
+                                       self.conv.plan.dense_len, 0.0)
         for _attempt in range(3):
             todo = [s for s in upper if s not in out]
             if not todo:
@@ -225,10 +242,15 @@ class TailEngine:
                 continue
             log_est = logR + math.log(r)
             # absolute error contributions, in units of R (sieve, rounding of the sum)
-            rel_from_R = (math.exp(-self.sieve_T) + gamma * ab + 4 * U64 * len(self.nodes) * ab) / r
+            rel_from_R = (math.exp(-self.sieve_T) + gamma * ab + 4 * U64 * (1 + len(self.nodes) * U64) * ab) / r
             # aliasing (absolute probabilities)
             mu = (s + N) / self.vproxy
-            la_neg = -lam * N - math.log(-math.expm1(-lam * N))
+            # j < 0 aliases e^{−λ|j|N} P(S ≥ s − |j|N), the tail by the sub-Gaussian bound
+            j0 = max(1, s // N + 1)
+            terms = [-lam * j * N - ((s - j * N) ** 2) / (2 * self.vproxy) for j in range(1, j0)]
+            terms.append(-lam * j0 * N - math.log(-math.expm1(-lam * N)))
+            mx = max(terms)
+            la_neg = mx + math.log(sum(math.exp(t - mx) for t in terms))
             la_pos = (-((s + N) ** 2) / (2 * self.vproxy) + lam * N - math.log(-math.expm1(-(mu - lam) * N))
                       if mu > lam else math.inf)
             la = max(la_neg, la_pos) + math.log1p(math.exp(-abs(la_neg - la_pos)))

@@ -62,8 +62,11 @@ def node_factors(A, m, s2, lam, nodes, n_nodes):
             re += m[g] * lt.real
             im += m[g] * lt.imag
         theta = _wrapped_angle(n, n_nodes)
-        # (1 - e^{-λ}) / (1 - e^{-λ-iθ})
-        den = 1.0 - math.exp(-lam) * (math.cos(theta) - 1j * math.sin(theta))
+        # (1 - e^{-λ}) / (1 - e^{-λ-iθ}); the real part of the denominator is formed as
+        # (1 - e^{-λ}) cos θ + 2 sin²(θ/2) - a sum of non-negative terms for |θ| ≤ π/2 -
+        # instead of 1 - e^{-λ} cos θ, which cancels catastrophically for small λ and θ.
+        sh = math.sin(0.5 * theta)
+        den = (one_minus * math.cos(theta) + 2.0 * sh * sh) + 1j * (math.exp(-lam) * math.sin(theta))
         if re < -745.0:
             out[i] = 0.0
         else:
@@ -73,7 +76,11 @@ def node_factors(A, m, s2, lam, nodes, n_nodes):
 
 @kernel("Tuple((float64[:], float64[:]))(complex128[:], int64[:], int64, int64[:])")
 def tilted_sums(Gn, nodes, n_nodes, thresholds):
-    """For each threshold s: ``(1/N) Σ_n w_n Re[G_n e^{−iθ_n s}]`` and ``(1/N) Σ_n w_n |G_n|``."""
+    """For each threshold s: ``(1/N) Σ_n w_n Re[G_n e^{−iθ_n s}]`` and ``(1/N) Σ_n w_n |G_n|``.
+
+    The signed sum is accumulated with Neumaier's compensated summation, so its rounding
+    error is at most ``2u·Σ|terms| + O(n u²)·Σ|terms|`` independently of the node count.
+    """
     T = thresholds.shape[0]
     res = np.empty(T)
     absres = np.empty(T)
@@ -81,17 +88,24 @@ def tilted_sums(Gn, nodes, n_nodes, thresholds):
     for t in range(T):
         s = thresholds[t] % n_nodes
         acc = 0.0
+        comp = 0.0
         acc_abs = 0.0
         for i in range(nodes.shape[0]):
             n = nodes[i]
-            w = 1.0 if (n == 0 or 2 * n == n_nodes) else 2.0
             if n > half:
                 continue
+            w = 1.0 if (n == 0 or 2 * n == n_nodes) else 2.0
             ph = -_wrapped_angle((n * s) % n_nodes, n_nodes)
             g = Gn[i]
-            acc += w * (g.real * math.cos(ph) - g.imag * math.sin(ph))
+            term = w * (g.real * math.cos(ph) - g.imag * math.sin(ph))
+            tot = acc + term
+            if abs(acc) >= abs(term):
+                comp += (acc - tot) + term
+            else:
+                comp += (term - tot) + acc
+            acc = tot
             acc_abs += w * abs(g)
-        res[t] = acc / n_nodes
+        res[t] = (acc + comp) / n_nodes
         absres[t] = acc_abs / n_nodes
     return res, absres
 

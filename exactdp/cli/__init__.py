@@ -44,6 +44,8 @@ def main(argv=None) -> int:
         return int(args.func(args) or 0)
     except InputError as exc:
         return fail(str(exc))
+    except ArithmeticError as exc:  # e.g. exactdp.tails.UncertifiedError
+        return fail(f"could not certify the result: {exc}", code=3)
     except (OSError, ValueError) as exc:
         return fail(f"{type(exc).__name__}: {exc}")
 
