@@ -1,0 +1,94 @@
+"""Figures: v(n) against the lower bounds (log-log) and the utility curve.
+
+Uses matplotlib's object API only (no pyplot); every figure is written as PNG and PDF.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from exactdp.countdep.budget import budget_float
+from exactdp.countdep.params import ShiftedLogParams
+from exactdp.countdep.report import LowerBoundReport
+from exactdp.countdep.utility import UtilityReport
+
+__all__ = ["plot_budget", "plot_utility"]
+
+
+def _save(fig, outdir, stem) -> list:
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for ext in ("png", "pdf"):
+        p = out / f"{stem}.{ext}"
+        fig.savefig(p, dpi=150 if ext == "png" else None)
+        paths.append(p)
+    return paths
+
+
+def plot_budget(params: ShiftedLogParams, outdir, report: LowerBoundReport | None = None, max_n: int = 10**6) -> list:
+    """v(n), its asymptote 1/(2σ²n²) and (if given) the lower bounds, on log-log axes.
+
+    Returns the written paths (``countdep_budget.png`` and ``.pdf`` in ``outdir``).
+    """
+    from matplotlib.figure import Figure
+
+    ns = np.unique(np.round(np.logspace(0, np.log10(max(max_n, 2)), 200)).astype(np.int64))
+    v = budget_float(params, ns)
+    sigma = params.sigma_float()
+    fig = Figure(figsize=(6.4, 4.4))
+    ax = fig.add_subplot(1, 1, 1)
+    ax.loglog(ns, v, label="mechanism v(n) (eq. 6)")
+    ax.loglog(ns, 1.0 / (2 * sigma**2 * ns.astype(float) ** 2), ":", label="1/(2σ²n²) (eq. 7)")
+    if report is not None and report.points:
+        pn = np.array([p.n for p in report.points])
+        order = np.argsort(pn)
+        pn = pn[order]
+        pts = [report.points[i] for i in order]
+        series = {
+            "two-count (14)": [float(p.two_count) for p in pts],
+            "uniform prior (23)": [float(p.uniform.value) for p in pts],
+            "optimised prior (19)": [p.optimised.value if p.optimised else 0.0 for p in pts],
+        }
+        for (name, ys), mk in zip(series.items(), ("s", "^", "o")):
+            ys = np.array(ys)
+            keep = ys > 0
+            if keep.any():
+                ax.loglog(pn[keep], ys[keep], mk, label=f"lower bound: {name}")
+    ax.set_xlabel("count n")
+    ax.set_ylabel("zCDP budget v(n)")
+    ax.set_title(f"r={params.r}, r0={params.r0}, c={params.c}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return _save(fig, outdir, "countdep_budget")
+
+
+def plot_utility(report: UtilityReport, outdir) -> list:
+    """Expected error / max(n, 1) against n, with the target r and the bound r0(n+c)/(1+c).
+
+    Returns the written paths (``countdep_utility.png`` and ``.pdf`` in ``outdir``).
+    """
+    from matplotlib.figure import Figure
+
+    p = report.params
+    ns = np.array([q.n for q in report.points], dtype=float)
+    scale = np.maximum(ns, 1.0)
+    err = np.array([float(q.error) for q in report.points]) / scale
+    pre = np.array([float(q.preclip) for q in report.points]) / scale
+    fig = Figure(figsize=(6.4, 4.4))
+    ax = fig.add_subplot(1, 1, 1)
+    x = np.maximum(ns, 0.5)
+    ax.semilogx(x, err, "o-", label="E|x̂ − n| / max(n,1) (clipped, exact)")
+    ax.semilogx(x, pre, "--", label="before clipping: r0(n+c)/((1+c)max(n,1))")
+    ax.axhline(float(p.r), color="k", lw=0.8, label="target r (eq. 2)")
+    ax.set_xlabel("count n (n = 0 drawn at 0.5)")
+    ax.set_ylabel("relative expected absolute error")
+    ax.set_ylim(0, float(p.r) * 1.1)
+    ax.set_title(f"r={p.r}, r0={p.r0}, c={p.c}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return _save(fig, outdir, "countdep_utility")
