@@ -78,11 +78,12 @@ def _s(x) -> str:
     return decimal_str(x)
 
 
-def _plot_budget(params, outdir, dps):
+def _plot_budget(params, outdir, dps, ns=()):
     from exactdp.countdep.plots import plot_budget
     from exactdp.countdep.report import lower_bound_report
 
-    rep = lower_bound_report(params.r, PLOT_BOUNDS_NS, params, dps)
+    pos = sorted({n for n in ns if n >= 1}) or list(PLOT_BOUNDS_NS)
+    rep = lower_bound_report(params.r, pos, params, dps)
     return plot_budget(params, outdir, rep, max_n=10**6)
 
 
@@ -96,7 +97,7 @@ def _cmd_budget(args) -> int:
     conv = {}
     if args.delta is not None:
         conv = {p.n: zcdp_to_dp(p.v, args.delta, args.method, args.dps) for p in table.points}
-    paths = _plot_budget(params, args.plot, args.dps) if args.plot else []
+    paths = _plot_budget(params, args.plot, args.dps, ns if args.n else ()) if args.plot else []
     if args.json:
         pts = []
         for p in table.points:
@@ -141,7 +142,7 @@ def _cmd_bounds(args) -> int:
     rep = lower_bound_report(params.r, ns, params, args.dps)
     br = c_star_bracket(args.dps)
     t2 = table2(args.dps)
-    paths = _plot_budget(params, args.plot, args.dps) if args.plot else []
+    paths = _plot_budget(params, args.plot, args.dps, ns) if args.plot else []
     zero = "0"
     if args.json:
         pts = []

@@ -13,6 +13,7 @@ nonincreasing count-dependent zCDP budget v, for 0 < r < 1 and base count n ≥ 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -41,7 +42,12 @@ __all__ = [
 
 
 def strict_r(value, field: str = "r") -> Fraction:
-    """Parse r and require 0 < r < 1 (the lower bounds are trivial at r = 1, Prop. 2.3)."""
+    """Parse r and require 0 < r < 1 (the lower bounds are trivial at r = 1, Prop. 2.3).
+
+    Notes
+    -----
+    Exact parsing with :func:`exactdp.exact.to_fraction`; raises InputError naming ``r``.
+    """
     r = validate_r(value, field)
     if r == 1:
         raise InputError(field, value, "lower bounds need 0 < r < 1 (at r = 1, v = 0 is achievable: Prop. 2.3)")
@@ -49,7 +55,12 @@ def strict_r(value, field: str = "r") -> Fraction:
 
 
 def two_count_constant(r) -> Fraction:
-    """C_r = ((1 + 3r)/(1 − r))² of Proposition 6.2."""
+    """C_r = ((1 + 3r)/(1 − r))² of Proposition 6.2.
+
+    Notes
+    -----
+    Exact rational.  Reference: Fitzsimons (2026), Proposition 6.2.
+    """
     r = strict_r(r)
     return ((1 + 3 * r) / (1 - r)) ** 2
 
@@ -65,7 +76,7 @@ def two_count_bound(r, n) -> Fraction:
     r = strict_r(r)
     n = validate_positive_count(n)
     cr = two_count_constant(r)
-    m = -((-cr * n).numerator // (-cr * n).denominator)  # ceil of the exact rational
+    m = math.ceil(cr * n)  # exact ceiling of a Fraction
     return (1 - r) ** 2 / (2 * Fraction(m - n) ** 2)
 
 
@@ -89,6 +100,11 @@ def two_count_template(a, theta, dps: int = DPS) -> mpmath.mpf:
 
     With m − n = arn and threshold n + θ(m − n): Markov gives total error probability
     1/(aθ(1−θ)) in the small-r limit, Pinsker gives KL ≥ 2TV², group privacy KL ≤ a²r²n²v.
+
+    Notes
+    -----
+    Closed form at dps + 10 digits (relative error < 10**-dps).  Reference: Fitzsimons
+    (2026), Section 8 ("Why the two-count proof stops at 1/128").
     """
     with mpmath.workdps(dps + GUARD):
         a, th = mpmath.mpf(a), mpmath.mpf(theta)
@@ -96,12 +112,9 @@ def two_count_template(a, theta, dps: int = DPS) -> mpmath.mpf:
         return 2 * max(tv, 0) ** 2 / a**2
 
 
-def two_count_small_r_constant(dps: int = DPS) -> tuple:
-    """Maximise :func:`two_count_template` over (a, θ) numerically (nested golden sections).
-
-    Returns ``(Maximum over a, theta_at_optimum)``; the paper's answer is 1/128 at
-    a = 8, θ = 1/2.  The value is accurate to ~10**-dps (quadratic in the bracket width).
-    """
+@functools.lru_cache(maxsize=8)
+def _two_count_small_r_constant_impl(dps: int) -> tuple:
+    """Body of :func:`two_count_small_r_constant` (cached per dps)."""
     with mpmath.workdps(dps + GUARD):
 
         def best_theta(a):
@@ -237,12 +250,15 @@ class UniformBound:
         The maximising odd K (None when vacuous).
     vacuous : bool
     reason : str
+    rel_error : mpmath.mpf
+        Bound on the relative error of ``value`` (10**-dps).
     """
 
     value: mpmath.mpf
     K: int | None
     vacuous: bool
     reason: str
+    rel_error: mpmath.mpf = mpmath.mpf(10) ** -30
 
 
 def best_uniform_bound(n, r, dps: int = DPS) -> UniformBound:
@@ -278,15 +294,21 @@ def best_uniform_bound(n, r, dps: int = DPS) -> UniformBound:
         base = int(mpmath.floor(kc))
         cands = {k for k in range(base - 3, base + 5) if k >= 3 and k % 2 == 1} | {3}
         best = max(((uniform_bound(k, n, r, dps), k) for k in cands), key=lambda t: t[0])
+        rel = mpmath.mpf(10) ** (-dps)
         if best[0] <= 0:
-            return UniformBound(mpmath.mpf(0), None, True, "no odd K gives a positive bracket at this n")
-        return UniformBound(best[0], best[1], False, "")
+            return UniformBound(mpmath.mpf(0), None, True, "no odd K gives a positive bracket at this n", rel)
+        return UniformBound(best[0], best[1], False, "", rel)
 
 
 def uniform_limit(a, r, dps: int = DPS) -> mpmath.mpf:
     """(24): lim inf r²n²v(n) ≥ (12/a²)·[log(a/(2e(1 + ar/2)))]₊ for K_n/(rn) → a.
 
     ``r = 0`` gives the small-r form (12/a²)·[log(a/(2e))]₊.
+
+    Notes
+    -----
+    Closed form at dps + 10 digits (relative error < 10**-dps).  Reference: Fitzsimons
+    (2026), Corollary 6.5, eq. (24).
     """
     with mpmath.workdps(dps + GUARD):
         a = mpmath.mpf(a)
@@ -295,12 +317,36 @@ def uniform_limit(a, r, dps: int = DPS) -> mpmath.mpf:
         return 12 * max(num, 0) / a**2
 
 
-def uniform_small_r_constant(dps: int = DPS) -> Maximum:
-    """Maximise (24) at r → 0 over a numerically (golden section on [2e, 2e⁵]).
-
-    The paper's closed form is 3/(2e³) ≈ 0.0746806 at a = 2e^{3/2}; the returned value is
-    accurate to ~10**-dps, the argmax to ~10**-(dps/2).
-    """
+@functools.lru_cache(maxsize=8)
+def _uniform_small_r_constant_impl(dps: int) -> Maximum:
+    """Body of :func:`uniform_small_r_constant` (cached per dps)."""
     with mpmath.workdps(2 * dps + GUARD):
         lo = 2 * mpmath.e
         return golden_max(lambda a: uniform_limit(a, 0, 2 * dps), lo, lo * mpmath.e**4)
+
+
+def two_count_small_r_constant(dps: int = DPS) -> tuple:
+    """Maximise :func:`two_count_template` over (a, θ) numerically (nested golden sections).
+
+    Returns ``(Maximum over a, theta_at_optimum)``.
+
+    Notes
+    -----
+    Golden section over θ ∈ [1/100, 99/100] nested in golden section over a ∈ [4, 64];
+    the value is accurate to ~10**-dps (quadratic in the bracket width), the maximiser to
+    ~10**-(dps/2).  The paper's answer is 1/128 at a = 8, θ = 1/2 (Fitzsimons 2026,
+    Section 8).  Cached per ``dps``.
+    """
+    return _two_count_small_r_constant_impl(int(dps))
+
+
+def uniform_small_r_constant(dps: int = DPS) -> Maximum:
+    """Maximise (24) at r → 0 over a numerically.
+
+    Notes
+    -----
+    Golden section on [2e, 2e⁵] at 2·dps + 10 digits: the value is accurate to far below
+    10**-dps, the argmax to ~10**-dps.  The paper's closed form is 3/(2e³) ≈ 0.0746806 at
+    a = 2e^{3/2} (Fitzsimons 2026, eq. 25).  Cached per ``dps``.
+    """
+    return _uniform_small_r_constant_impl(int(dps))

@@ -67,9 +67,14 @@ def budget(params: ShiftedLogParams, n, dps: int = DPS) -> mpmath.mpf:
 
 
 def budget_float(params: ShiftedLogParams, ns) -> np.ndarray:
-    """Vectorised float64 fast path of :func:`budget` (relative error ≲ 1e-15).
+    """Vectorised float64 fast path of :func:`budget`.
 
     ``ns`` is an integer array of counts ``>= 0``; v(0) = v(1).
+
+    Notes
+    -----
+    numpy ``log1p`` of 1/(n−1+c) in double precision with σ rounded to a double: relative
+    error a few ulps (≲ 1e-15; checked against :func:`budget` in the tests).
     """
     arr = np.asarray(ns)
     if arr.dtype.kind not in "iu":
@@ -83,7 +88,13 @@ def budget_float(params: ShiftedLogParams, ns) -> np.ndarray:
 
 
 def asymptotic_budget(params: ShiftedLogParams, n, dps: int = DPS) -> mpmath.mpf:
-    """The leading term 1/(2σ²n²) of (7), for ``n >= 1``."""
+    """The leading term 1/(2σ²n²) of (7), for ``n >= 1``.
+
+    Notes
+    -----
+    v(n) = 1/(2σ²n²) + O(n⁻³), the remainder being ≈ (1 − 2c)/(2σ²n³).  Evaluated at
+    dps + 10 digits (relative error < 10**-dps).  Reference: Fitzsimons (2026), eq. (7).
+    """
     n = validate_count(n)
     if n < 1:
         raise InputError("n", n, "the asymptotic form (7) needs n >= 1")
@@ -148,7 +159,12 @@ class BudgetTable:
 
 
 def budget_table(params: ShiftedLogParams, ns, dps: int = DPS) -> BudgetTable:
-    """Tabulate v(n), its asymptotic form and the remainder for counts ``ns``."""
+    """Tabulate v(n), its asymptotic form and the remainder for counts ``ns``.
+
+    Notes
+    -----
+    See :class:`BudgetTable` (closed forms (5)–(7), relative error < 10**-dps).
+    """
     counts = [validate_count(n, "n") for n in ns]
     points = []
     with mpmath.workdps(dps + GUARD):
@@ -204,5 +220,10 @@ class ComposedBudget:
 
 
 def compose(*releases: ShiftedLogParams) -> ComposedBudget:
-    """Compose releases: ``compose(p1, p2, p2)`` is one release with p1 and two with p2."""
+    """Compose releases: ``compose(p1, p2, p2)`` is one release with p1 and two with p2.
+
+    Notes
+    -----
+    Pointwise addition of budgets (zCDP composition); see :class:`ComposedBudget`.
+    """
     return ComposedBudget(tuple(releases))

@@ -33,6 +33,11 @@ def stochastic_round(y, rng: np.random.Generator) -> np.ndarray:
     Outputs ⌊y⌋ + 1 with probability y − ⌊y⌋.  Post-processing, so privacy is unchanged;
     for an integer true count n the conditional expected error is exactly |y − n|
     (z ↦ |z − n| is linear between consecutive integers).
+
+    Notes
+    -----
+    One uniform draw per entry (``rng.random``); float64.  Reference: Fitzsimons (2026),
+    remark after Corollary 3.2.
     """
     y = np.asarray(y, dtype=np.float64)
     fl = np.floor(y)

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.countdep.bounds import UniformBound, best_uniform_bound, two_count_bound, two_count_limit
+from exactdp.countdep.bounds import UniformBound, two_count_bound, two_count_limit
 from exactdp.countdep.budget import budget
 from exactdp.countdep.constants import uniform_finite_r
 from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams, mpf_of, validate_positive_count, validate_r

@@ -25,7 +25,12 @@ __all__ = ["renyi_order_threshold", "gaussian_renyi", "UnequalEdge", "unequal_ga
 
 def renyi_order_threshold(n) -> Fraction:
     """(n+1)²/(2n+1): the reverse divergence on the edge n ↔ n+1 (n ≥ 1) is finite iff
-    α is below this exact rational (eq. 35)."""
+    α is below this exact rational (eq. 35).
+
+    Notes
+    -----
+    Exact rational; independent of r.  Reference: Fitzsimons (2026), eq. (35).
+    """
     n = validate_count(n)
     if n < 1:
         raise InputError("n", n, "eq. (35) concerns positive edges n >= 1 (the edge 0 <-> 1 fails at every order)")
