@@ -192,8 +192,8 @@ def _cmd_bounds(args) -> int:
             print(f"{'':>8}  (19) vacuous: {p.vacuity_reason}")
     print(rep.note)
     if rep.two_count_limit is not None:
-        print(f"(15) lim n^2 (14) = {_s(rep.two_count_limit)};  max_a (24) = {_s(rep.uniform_asymptotic)} "
-              f"(bounds on liminf r^2 n^2 v);  mechanism r^2/(2 sigma^2) = {_s(rep.mechanism_coefficient)}")
+        print(f"(15) liminf n^2 v >= {_s(rep.two_count_limit)};  (24) liminf r^2 n^2 v >= {_s(rep.uniform_asymptotic)}"
+              f";  mechanism: lim r^2 n^2 v = {_s(rep.mechanism_coefficient)}")
     print(f"Table 2 (small r): two-count {_s(t2.two_count)}, uniform {_s(t2.uniform)}, "
           f"truncated Gaussian {_s(t2.truncated_gaussian)}, mechanism {_s(t2.mechanism)} (abs. error < {_s(t2.accuracy)})")
     print(f"C* bracket: {_s(br.lower.value)} <= C* <= {_s(br.upper.value)}  (ratio {decimal_str(br.ratio, 6)})")

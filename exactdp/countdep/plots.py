@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import mpmath
 import numpy as np
 
 from exactdp.countdep.budget import budget_float
@@ -47,6 +48,12 @@ def plot_budget(params: ShiftedLogParams, outdir, report: LowerBoundReport | Non
     ax = fig.add_subplot(1, 1, 1)
     ax.loglog(ns, v, label="mechanism v(n) (eq. 6)")
     ax.loglog(ns, 1.0 / (2 * sigma**2 * ns.astype(float) ** 2), ":", label="1/(2σ²n²) (eq. 7)")
+    nf = ns.astype(float)
+    if report is not None and report.two_count_limit is not None:
+        ax.loglog(nf, float(report.two_count_limit) / nf**2, "--", lw=0.8, label="asymptote of (14): (15)/n²")
+        if report.uniform_asymptotic is not None and report.uniform_asymptotic > 0:
+            ua = float(report.uniform_asymptotic) / float(report.r) ** 2
+            ax.loglog(nf, ua / nf**2, "-.", lw=0.8, label="asymptote of (23): max_a (24)/(r²n²)")
     if report is not None and report.points:
         pn = np.array([p.n for p in report.points])
         order = np.argsort(pn)
@@ -78,7 +85,9 @@ def plot_utility(report: UtilityReport, outdir) -> list:
 
     Notes
     -----
-    Plots the exact values of ``report`` (closed form, relative error < 10**-dps).
+    Plots the exact values of ``report`` (closed form, relative error < 10**-dps): the
+    relative error against the target r, and (lower panel) the clipping gain as a
+    fraction of the pre-clipping error (log scale; gains below 1e-320 are not drawn).
     """
     from matplotlib.figure import Figure
 
@@ -87,8 +96,8 @@ def plot_utility(report: UtilityReport, outdir) -> list:
     scale = np.maximum(ns, 1.0)
     err = np.array([float(q.error) for q in report.points]) / scale
     pre = np.array([float(q.preclip) for q in report.points]) / scale
-    fig = Figure(figsize=(6.4, 4.4))
-    ax = fig.add_subplot(1, 1, 1)
+    fig = Figure(figsize=(6.4, 6.4))
+    ax = fig.add_subplot(2, 1, 1)
     x = np.maximum(ns, 0.5)
     ax.semilogx(x, err, "o-", label="E|x̂ − n| / max(n,1) (clipped, exact)")
     ax.semilogx(x, pre, "--", label="before clipping: r0(n+c)/((1+c)max(n,1))")
@@ -99,5 +108,13 @@ def plot_utility(report: UtilityReport, outdir) -> list:
     ax.set_title(f"r={p.r}, r0={p.r0}, c={p.c}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
+    ax2 = fig.add_subplot(2, 1, 2)
+    with mpmath.workdps(30):
+        lg = np.array([float(mpmath.log10(q.relative_gain)) if q.relative_gain > 0 else -np.inf for q in report.points])
+    keep = np.isfinite(lg) & (lg > -320)
+    ax2.semilogx(x[keep], lg[keep], "s-", color="C2")
+    ax2.set_xlabel("count n (n = 0 drawn at 0.5)")
+    ax2.set_ylabel("log10(clipping gain / error before clipping)")
+    ax2.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     return _save(fig, outdir, "countdep_utility")
