@@ -310,8 +310,8 @@ def _cmd_sweep(args) -> int:
     from exactdp.exact import InputError
     from exactdp.risk.presets import preset
 
-    priors = _priors(args)
     if args.over == "rho1":
+        priors = _priors(args)
         from exactdp.risk.sweep import sweep_rho1
 
         rows = sweep_rho1(args.grid or None, priors, convention=args.convention)
@@ -330,19 +330,18 @@ def _cmd_sweep(args) -> int:
     elif args.over == "rho2":
         from exactdp.risk.sweep import sweep_rho2
 
-        if len(priors) != 1:
-            priors = priors[:1] if args.priors else (_priors(args, default=("1/2",))[0],)
-        s = _setup(args, priors[0])
-        rows = sweep_rho2(s, args.grid or None, tuple(args.x2 or (1, 10, 100)))
-        if args.plot:
-            from exactdp.risk.plots import plot_rho2_sweep
+        data = []
+        for p in _priors(args, default=("1/2",)):  # the paper's Figure 6 uses p = 1/2
+            rows = sweep_rho2(_setup(args, p), args.grid or None, tuple(args.x2 or (1, 10, 100)))
+            if args.plot:
+                from exactdp.risk.plots import plot_rho2_sweep
 
-            plot_rho2_sweep(rows, args.plot)
-        data = [
-            {"rho2": _fs(r.rho2), "x2": r.x2, "p_correct": _num(r.value), "single_level": _num(r.single_level),
-             "left_out": _num(r.left_out), "error_bound": _num(r.error_bound)}
-            for r in rows
-        ]
+                plot_rho2_sweep(rows, args.plot, stem=f"risk_decision_vs_rho2_p{p.numerator}_{p.denominator}")
+            data += [
+                {"p": _fs(p), "rho2": _fs(r.rho2), "x2": r.x2, "p_correct": _num(r.value),
+                 "single_level": _num(r.single_level), "left_out": _num(r.left_out), "error_bound": _num(r.error_bound)}
+                for r in rows
+            ]
     else:
         from exactdp.risk.sweep import sweep_ell
 
@@ -351,7 +350,7 @@ def _cmd_sweep(args) -> int:
         rhos = preset(args.preset).level_rhos(args.ell_max)
         if args.rho1 is not None:
             rhos = (args.rho1,) + rhos[1:]
-        res = sweep_ell(rhos, priors, convention=args.convention)
+        res = sweep_ell(rhos, _priors(args), convention=args.convention)
         if args.plot:
             from exactdp.risk.plots import plot_uniqueness
 

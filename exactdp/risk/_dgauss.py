@@ -73,6 +73,11 @@ def coefficient(rho, convention: str = "paper") -> Fraction:
     Returns
     -------
     Fraction
+
+    Notes
+    -----
+    Exact rational arithmetic.  ``DG(0, σ²)`` has ``P[E = z] ∝ exp(-z²/(2σ²))``
+    (Canonne, Kamath and Steinke 2020); Kazan and Reiter use σ² = 1/(2ρ).
     """
     rho = to_fraction(rho, "rho")
     if rho <= 0:
@@ -81,7 +86,14 @@ def coefficient(rho, convention: str = "paper") -> Fraction:
 
 
 def variance(rho, convention: str = "paper") -> Fraction:
-    """The variance parameter σ² = 1/(2a) of the noise for budget ``rho``."""
+    """The variance parameter σ² = 1/(2a) of the noise for budget ``rho``.
+
+    Notes
+    -----
+    Exact: ``1/(2ρ)`` (paper) or ``1/ρ`` (production).  This is the parameter of the
+    discrete Gaussian, not exactly its variance (which is slightly smaller; Canonne,
+    Kamath and Steinke 2020).
+    """
     return 1 / (2 * coefficient(rho, convention))
 
 

@@ -433,5 +433,16 @@ def decision_probability(setup: HierarchicalSetup, x2, *, target_has: bool = Tru
 
 
 def decision_curve(setup: HierarchicalSetup, x2_values, *, target_has: bool = True, eps: float = 1e-14) -> tuple:
-    """:func:`decision_probability` for each true block-group count (the paper's Figure 5)."""
+    """:func:`decision_probability` for each true block-group count (the paper's Figure 5).
+
+    Returns
+    -------
+    tuple of DecisionProbability
+
+    Notes
+    -----
+    Each point is an exact marginalisation with its own ``left_out`` and ``error_bound``
+    (≈ 3e-13 at the census budgets); the paper estimated these with 10^6 Monte Carlo
+    samples per point.  Reference: Kazan and Reiter, §4.2, Figure 5.
+    """
     return tuple(decision_probability(setup, x2, target_has=target_has, eps=eps) for x2 in x2_values)

@@ -76,7 +76,13 @@ PROVENANCE = {
 
 
 def gvhr_rho(level: str, rho_global: Fraction) -> Fraction:
-    """ρ of the GVHR query at ``level`` for a given ρ_global (exact)."""
+    """ρ of the GVHR query at ``level`` for a given ρ_global.
+
+    Notes
+    -----
+    Exact product ``ρ_global · (level share) · (GVHR share)``; provenance of the shares in
+    the module docstring.
+    """
     if level not in LEVEL_PROPORTION:
         raise InputError("level", level, f"must be one of {list(LEVELS)}")
     return Fraction(rho_global) * LEVEL_PROPORTION[level] * GVHR_PROPORTION[level]
@@ -129,7 +135,13 @@ PRESETS = {
 
 
 def preset(name: str) -> BudgetPreset:
-    """Look up a :class:`BudgetPreset` by name."""
+    """Look up a :class:`BudgetPreset` by name (``"paper"`` or ``"production"``).
+
+    Notes
+    -----
+    ``paper``: ρ_global = 2.56 (Kazan and Reiter, §2); ``production``: (542/339)² (2020
+    PL 94-171 production settings).
+    """
     try:
         return PRESETS[name]
     except KeyError:

@@ -157,7 +157,17 @@ def posterior(x_star, p, rho, *, convention: str = "paper", known=0, dps: int = 
 
 
 def posterior_curve(x_stars, p, rho, *, convention: str = "paper", known=0, dps: int = DEFAULT_DPS) -> tuple:
-    """:func:`posterior` for each value of ``x_stars`` (a tuple of :class:`PosteriorPoint`)."""
+    """:func:`posterior` for each value of ``x_stars``.
+
+    Returns
+    -------
+    tuple of PosteriorPoint
+
+    Notes
+    -----
+    Closed form per point, as in :func:`posterior` (error ≤ truncation + 10^-(dps-6)).
+    Reference: Kazan and Reiter, Figure 1 and Table 4.
+    """
     return tuple(posterior(x, p, rho, convention=convention, known=known, dps=dps) for x in x_stars)
 
 

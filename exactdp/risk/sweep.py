@@ -168,6 +168,12 @@ def sweep_rho2(setup: HierarchicalSetup, rho2s=None, x2_values=(1, 10, 100), *, 
     Returns
     -------
     tuple of Rho2Row
+
+    Notes
+    -----
+    Each row is :func:`exactdp.risk.hierarchical.decision_probability` (exact
+    marginalisation; ``left_out`` and ``error_bound`` per row).  Reference: Kazan and
+    Reiter, §4.2, Figure 6.
     """
     rho2s = default_rho2_grid() if rho2s is None else tuple(check_rho(r, "rho2") for r in rho2s)
     rows = []
@@ -186,6 +192,12 @@ def sweep_ell(level_rhos, priors=DEFAULT_PRIORS, *, convention: str = "paper") -
     -------
     tuple of :class:`exactdp.risk.uniqueness.UniquenessResult`
         Ordered by prior then by ℓ.
+
+    Notes
+    -----
+    :func:`exactdp.risk.uniqueness.uniqueness_curve` per prior (moment grid and
+    meet-in-the-middle; error bounds per row).  Reference: Kazan and Reiter, supplement
+    §S1.3, Figure 7.
     """
     out = []
     for p in priors:
