@@ -292,14 +292,18 @@ _SUMS: dict = {}
 
 
 def sum_pmf(a: Fraction, d: int) -> SumPMF:
-    """Cached :class:`SumPMF` with component tail ≤ 1e-280."""
+    """Cached :class:`SumPMF` with component tail ≤ 1e-60.
+
+    The truncation error ``≤ d·1e-60`` per entry is reported in ``abs_err`` and
+    ``deficit``; callers turn it into relative bounds where they use the values.
+    """
     a = Fraction(a)
     d = int(d)
     key = (a, d)
     hit = _SUMS.get(key)
     if hit is not None:
         return hit
-    log_eps = -280 * math.log(10.0)
+    log_eps = -60 * math.log(10.0)
     table = dg_table(a, dps=30, log_eps=log_eps)
     comp = table.floats()
     K = table.K

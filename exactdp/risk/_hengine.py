@@ -9,9 +9,11 @@ on each side (``kmax = 1`` bounds both Y1* kernels).
 
 Error model (binary64, unit roundoff u): every log-term carries an absolute error ≤
 ``4u·|term| + kernel error`` (products of a correctly rounded coefficient and an exact
-integer square; for the exact Y1* kernel add the relative error of the convolved pmf);
-exp/log add ≤ 4 ulp; a sum of n positive terms adds ``γ_n`` (Higham, *Accuracy and
-Stability of Numerical Algorithms*, 2nd ed., §4.2).  Cells whose sign of ``Λ`` is not
+integer square; for the exact Y1* kernel add the relative error of the convolved pmf and
+``log(1 + abs_err/h̃)`` for its truncation); exp/log add ≤ 4 ulp; a log-sum-exp turns the
+term errors into the weighted relative error ``Σ w_i (e^{err_i} - 1)/Σ w_i`` and adds
+``γ_n`` for the n-term positive sum (Higham, *Accuracy and Stability of Numerical
+Algorithms*, 2nd ed., §4.2).  Cells whose sign of ``Λ`` is not
 certified are returned as ambiguous; the caller resolves them in multiprecision.
 """
 
@@ -48,8 +50,13 @@ def _lse(logs: np.ndarray, errs: np.ndarray, axis: int = -1):
     with np.errstate(divide="ignore"):
         out = Msafe + np.log(s)
     n = logs.shape[axis]
-    term_err = np.max(np.where(finite, errs + 5 * U * (np.abs(diff) + 1), 0.0), axis=axis, keepdims=True)
-    err = 1.01 * (term_err + _gamma(n) + 5 * U * (np.abs(np.log(np.where(s > 0, s, 1.0))) + np.abs(out) + 1))
+    # weighted relative error of the sum: Σ w_i (e^{err_i} - 1) / Σ w_i (tiny terms with large
+    # errors barely matter)
+    term_err = np.where(finite, np.minimum(errs + 5 * U * (np.abs(diff) + 1), 700.0), 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        rel = np.sum(np.exp(diff) * np.expm1(term_err), axis=axis, keepdims=True) / np.where(s > 0, s, 1.0)
+    rel = np.where(np.isfinite(rel), rel, np.inf)
+    err = 1.01 * (np.log1p(rel) + _gamma(n) + 5 * U * (np.abs(np.log(np.where(s > 0, s, 1.0))) + np.abs(out) + 1))
     out = np.squeeze(out, axis=axis)
     err = np.squeeze(err, axis=axis)
     out = np.where(np.isfinite(np.squeeze(M, axis=axis)), out, -np.inf)
@@ -111,7 +118,11 @@ class Engine:
         ok = (idx >= 0) & (idx < self._logh.size)
         val = np.full(u.shape, -np.inf)
         val[ok] = self._logh[idx[ok]]
-        err = np.where(np.isfinite(val), 1.01 * self.kernel_rel + 4 * U * np.abs(np.where(np.isfinite(val), val, 0)), 0.0)
+        safe = np.where(np.isfinite(val), val, 0.0)
+        # rounding (relative) + component truncation: h̃ ≤ h ≤ h̃ + abs_err
+        with np.errstate(over="ignore"):
+            trunc = np.log1p(np.exp(np.minimum(math.log(self._h.abs_err) - safe, 700.0)))
+        err = np.where(np.isfinite(val), 1.01 * self.kernel_rel + 4 * U * np.abs(safe) + trunc, 0.0)
         # entries < 1e-290 may have lost relative accuracy (underflow); their absolute
         # error (< 1e-290) is covered by ``kernel_abs``
         small = np.isfinite(val) & (val < math.log(1e-290))
@@ -163,10 +174,14 @@ class Engine:
         dk_err = np.where(dk_ok, ekA + ekB + 2 * U * np.abs(dk), np.inf)
         lam = base[:, None, None] + dk[None, :, :]  # (nx1, ny, nX0)
         lam_err = base_err[:, None, None] + dk_err[None, :, :]
-        num01 = t0[None, :, :] + _log_sigmoid(lam)
-        err01 = te0[None, :, :] + lam_err + 4 * U * (np.abs(num01) + 1)
-        err01 = np.where(np.isfinite(t0)[None, :, :], err01, 0.0)
+        # Where one kernel value lies outside the convolved support (true value ≤ abs_err),
+        # Λ_X is not representable: drop the term and bound it by its weight t (σ ≤ 1).
+        bad0 = np.isfinite(t0) & ~dk_ok
+        num01 = np.where(bad0[None, :, :], -np.inf, t0[None, :, :] + _log_sigmoid(lam))
+        err01 = te0[None, :, :] + lam_err + 4 * U * (np.abs(np.where(np.isfinite(num01), num01, 0.0)) + 1)
+        err01 = np.where(np.isfinite(num01), err01, 0.0)
         lN01, eN01 = _lse(num01, err01)
+        drop01, _ = _lse(np.where(bad0, t0, -np.inf), np.zeros_like(t0))
         # X1 grid starts one later (X ≥ 1): align with X0 grid
         off = int(X1[0] - X0[0])
         n1 = X1.size
@@ -174,14 +189,20 @@ class Engine:
         lam1_err = lam_err[:, :, off : off + n1]
         if lam1.shape[2] != n1:  # pragma: no cover - windows always nest
             raise RuntimeError("window mismatch")
-        num10 = t1[None, :, :] + _log_sigmoid(-lam1)
-        err10 = te1[None, :, :] + lam1_err + 4 * U * (np.abs(num10) + 1)
-        err10 = np.where(np.isfinite(t1)[None, :, :], err10, 0.0)
+        bad1 = np.isfinite(t1) & ~dk_ok[:, off : off + n1]
+        num10 = np.where(bad1[None, :, :], -np.inf, t1[None, :, :] + _log_sigmoid(-lam1))
+        err10 = te1[None, :, :] + lam1_err + 4 * U * (np.abs(np.where(np.isfinite(num10), num10, 0.0)) + 1)
+        err10 = np.where(np.isfinite(num10), err10, 0.0)
         lN10, eN10 = _lse(num10, err10)
-        # tails relative to the numerators (σ ≤ 1; the left-out gaussian mass is as for S)
+        drop10, _ = _lse(np.where(bad1, t1, -np.inf), np.zeros_like(t1))
+        # tails relative to the numerators (σ ≤ 1; the left-out gaussian mass is as for S),
+        # plus the dropped edge terms and the exact-kernel truncation
         log_abs = self.log_tail + math.log(2.0)
-        r01 = np.exp(np.minimum(log_abs - lN01, 50.0))
-        r10 = np.exp(np.minimum(log_abs - lN10, 50.0))
+        r01 = np.exp(np.minimum(log_abs - lN01, 50.0)) + np.exp(np.minimum(drop01[None, :] - lN01, 50.0))
+        r10 = np.exp(np.minimum(log_abs - lN10, 50.0)) + np.exp(np.minimum(drop10[None, :] - lN10, 50.0))
+        if self.kernel_abs > 0:
+            r01 = r01 + np.exp(np.minimum(math.log(self.kernel_abs) - lN01, 50.0))
+            r10 = r10 + np.exp(np.minimum(math.log(self.kernel_abs) - lN10, 50.0))
         lo = lN01 - lS0[None, :] - lN10 + lS1[None, :]
         err = eN01 + eN10 + (e0 + e1)[None, :] + 1.01 * (r01 + r10) + 4 * U * (
             np.abs(lN01) + np.abs(lN10) + np.abs(lS0)[None, :] + np.abs(lS1)[None, :]
