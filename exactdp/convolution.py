@@ -11,7 +11,7 @@ is a sum of non-negative terms (no cancellation).
 Error bound: every single discrete Gaussian is truncated to ``|x| ≤ w`` with
 ``w = ⌈sqrt(2 s² · TRUNC)⌉``; its dropped mass is ≤ ``2 e^{−TRUNC}`` (sub-Gaussian tail of
 N_Z(0, s²), Canonne–Kamath–Steinke 2020), so every tail of S is off by at most
-``Σ_g m_g · 2e^{−TRUNC}`` in absolute terms (TRUNC = 140: 3.2e-61 per mechanism);
+``Σ_g m_g · 2e^{−TRUNC}`` in absolute terms (TRUNC = 690: 2e-300 per mechanism);
 rounding adds a relative ``4u·(#terms)``.  Tails so small that this absolute bound is
 not below ``rel_tol`` relative are left to the quadrature.
 """
@@ -29,7 +29,7 @@ from exactdp.kernels.dgauss import log_theta_real
 
 __all__ = ["ConvolutionPlan", "plan_split", "ConvolutionTails"]
 
-TRUNC = 140.0
+TRUNC = 690.0
 U64 = 2.0**-52
 MAX_ATOMS = 300_000
 MAX_DENSE = 3_000_000

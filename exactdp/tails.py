@@ -146,13 +146,19 @@ class TailEngine:
         self._cache: OrderedDict = OrderedDict()
         self.conv = None
         self.method = "tilted-trapezoid"
-        if self.nodes_kept > SPLIT_MIN_NODES:
-            # least prunable groups first: they are the ones to enumerate exactly
-            order = sorted(range(len(self.A)), key=lambda g: (-self.umax[g], self.s2[g]))
-            plan = plan_split(self.A, self.m, self.s2, order)
-            if plan is not None and plan.n_atoms < 2 * self.nodes_kept:
-                self.conv = ConvolutionTails(self.A, self.m, self.s2, plan)
-                self.method = "lattice-convolution"
+        # least prunable groups first: they are the ones to enumerate exactly
+        order = sorted(range(len(self.A)), key=lambda g: (-self.umax[g], self.s2[g]))
+        self._plan = plan_split(self.A, self.m, self.s2, order) if len(self.A) > 1 else None
+        if self._plan is not None and (self.nodes_kept > SPLIT_MIN_NODES or np.max(self.umax) >= math.pi):
+            # weak pruning (many nodes, or a factor that never decays): per tail the
+            # convolution costs n_atoms, the quadrature ~nodes_kept·n_groups
+            if self._plan.n_atoms < 2 * self.nodes_kept * len(self.A):
+                self._use_convolution()
+
+    def _use_convolution(self) -> None:
+        if self.conv is None and self._plan is not None:
+            self.conv = ConvolutionTails(self.A, self.m, self.s2, self._plan)
+            self.method = "lattice-convolution"
 
     # -- sieve ------------------------------------------------------------------------
     def _set_sieve(self, T: float) -> None:
@@ -212,6 +218,9 @@ class TailEngine:
             if failed:
                 self._set_sieve(self.sieve_T + 25.0)
         missing = [s for s in upper if s not in out]
+        if missing and self.conv is None and self._plan is not None:
+            self._use_convolution()
+            return self.tails(thresholds)
         if missing:
             raise UncertifiedError(f"float64 tail not certified at thresholds {missing[:5]}")
         return [self._complement(out[1 - s]) if s <= 0 else out[s] for s in thr]
