@@ -1,0 +1,139 @@
+"""Figures of a sweep (matplotlib object API only, PNG and PDF, no timestamps).
+
+* ``eps_delta``: the Bureau's zCDP curve (ε_BS(δ), δ) against the exact overall privacy
+  profile (max over pairs), drawn from both of its parametrisations: (ε_BS, δ_exact(ε_BS))
+  and (ε_exact(δ), δ).
+* ``tradeoff``: the overall trade-off envelope with the μ-GDP curve Φ(Φ⁻¹(1−α) − μ),
+  μ = √(2ρ), in linear axes and in log–log axes.
+* ``spread_heatmap``: δ_pair/δ_max over the path × path grid at one target δ.
+* ``proxy_sensitivity``: relative gap (percent) between one pair's δ(ε) and the maximum
+  over pairs (used by ``scripts/``).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from matplotlib.figure import Figure
+
+__all__ = ["plot_sweep", "plot_eps_delta", "plot_tradeoff", "plot_spread_heatmap", "plot_proxy_sensitivity", "save"]
+
+_META = {"png": {"Software": None}, "pdf": {"CreationDate": None, "Producer": None, "Creator": None}}
+
+
+def save(fig, outdir, stem) -> list:
+    """Write ``stem.png`` and ``stem.pdf`` into ``outdir``; returns the paths."""
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for ext in ("png", "pdf"):
+        p = out / f"{stem}.{ext}"
+        fig.savefig(p, dpi=150 if ext == "png" else None, metadata=_META[ext])
+        paths.append(p)
+    return paths
+
+
+def _col(rows, name):
+    head = rows[0]
+    k = head.index(name)
+    return [r[k] for r in rows[1:]]
+
+
+def _f(values):
+    return [float(v) for v in values]
+
+
+def plot_eps_delta(summary_rows, outdir, stem="eps_delta", rho=None) -> list:
+    """Bureau's zCDP ε–δ curve against the exact overall curve (rows of summary.csv)."""
+    d = _f(_col(summary_rows, "delta_target"))
+    eb = _f(_col(summary_rows, "eps_bureau"))
+    dover = _f(_col(summary_rows, "delta_overall_upper"))
+    eover = _f(_col(summary_rows, "eps_overall_upper"))
+    exact = sorted(list(zip(eb, dover)) + list(zip(eover, d)))
+    fig = Figure(figsize=(6.4, 4.6))
+    ax = fig.add_subplot(1, 1, 1)
+    ax.plot(eb, d, "o-", ms=3, color="tab:red", label="Bureau (zCDP, Bun–Steinke)")
+    ax.plot([p[0] for p in exact], [p[1] for p in exact], "s-", ms=3, color="tab:blue",
+            label="exact overall (max over pairs)")
+    ax.set_yscale("log")
+    ax.set_xlabel("ε")
+    ax.set_ylabel("δ")
+    title = "Privacy profile: Bureau's conversion vs exact"
+    if rho is not None:
+        title += f" (ρ = {float(rho):.6g})"
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return save(fig, outdir, stem)
+
+
+def plot_tradeoff(envelope_rows, outdir, stem="tradeoff", rho=None) -> list:
+    """The overall trade-off envelope and the GDP comparison curve (rows of envelope.csv)."""
+    a = _f(_col(envelope_rows, "alpha"))
+    env = _f(_col(envelope_rows, "beta_envelope"))
+    gdp = _f(_col(envelope_rows, "beta_gdp"))
+    fig = Figure(figsize=(10, 4.4))
+    mu = f"μ = {math.sqrt(2 * float(rho)):.6g}" if rho is not None else "μ = √(2ρ)"
+    for n, log in ((1, False), (2, True)):
+        ax = fig.add_subplot(1, 2, n)
+        ax.plot(a, env, "-", color="tab:blue", label="exact overall (convex envelope of all pairs)")
+        ax.plot(a, gdp, "--", color="tab:gray", label=f"GDP Φ(Φ⁻¹(1−α) − μ), {mu}")
+        if log:
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlim(min(a), 1)
+            ax.set_ylim(max(min(v for v in env + gdp if v > 0), 1e-40), 1)
+        else:
+            ax.plot([0, 1], [1, 0], ":", color="k", lw=0.6)
+            ax.set_xlim(0, 1)
+            ax.set_ylim(0, 1)
+            ax.set_aspect("equal")
+        ax.set_xlabel("type I error α")
+        ax.set_ylabel("type II error β")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle("f-DP trade-off curve", fontsize=10)
+    fig.tight_layout()
+    return save(fig, outdir, stem)
+
+
+def plot_spread_heatmap(matrix, outdir, delta_label, stem="spread_heatmap") -> list:
+    """Heatmap of δ_pair/δ_max (NaN cells are pairs not in the sweep)."""
+    import numpy as np
+
+    m = np.array(matrix, dtype=float)
+    fig = Figure(figsize=(6.2, 5.2))
+    ax = fig.add_subplot(1, 1, 1)
+    im = ax.imshow(np.ma.masked_invalid(m), origin="lower", cmap="viridis", vmin=0, vmax=1,
+                   extent=(0.5, m.shape[1] + 0.5, 0.5, m.shape[0] + 0.5))
+    ax.set_xlabel("path j")
+    ax.set_ylabel("path i")
+    ax.set_title(f"δ_pair / δ_max at the Bureau's ε for δ = {delta_label}", fontsize=10)
+    fig.colorbar(im, ax=ax)
+    fig.tight_layout()
+    return save(fig, outdir, stem)
+
+
+def plot_proxy_sensitivity(deltas, gaps_percent, outdir, label, stem="proxy_sensitivity") -> list:
+    """Relative gap (percent) of one pair's δ(ε) below the maximum over pairs, per δ."""
+    fig = Figure(figsize=(6.4, 4.2))
+    ax = fig.add_subplot(1, 1, 1)
+    ax.plot(deltas, gaps_percent, "o-", ms=3)
+    ax.set_xscale("log")
+    ax.set_xlabel("target δ (Bureau's ε = ε_BS(δ))")
+    ax.set_ylabel("(δ_max − δ_proxy)/δ_max  [%]")
+    ax.set_title(f"Proxy {label} vs overall (max over pairs)", fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    return save(fig, outdir, stem)
+
+
+def plot_sweep(out, summary_rows, envelope_rows, heat_matrix, heat_delta, rho) -> list:
+    """All figures of a sweep into ``out/plots``."""
+    pdir = Path(out) / "plots"
+    paths = plot_eps_delta(summary_rows, pdir, rho=rho)
+    paths += plot_tradeoff(envelope_rows, pdir, rho=rho)
+    paths += plot_spread_heatmap(heat_matrix, pdir, heat_delta)
+    return paths
