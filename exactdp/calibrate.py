@@ -1,35 +1,29 @@
 """Noise calibration: the largest variance reduction that still meets an (ε, δ) target.
 
-Given a design and a target (ε_t, δ_t) — by default the Bureau's own point
-``(ε_BS(δ_t), δ_t)`` with ``ε_BS = ρ + 2 sqrt(ρ ln(1/δ))`` — scale noise variances
-``σ² → c·σ²`` (all of them, or one geographic level's) with a rational c and find the
-smallest c whose *exact* privacy profile still meets the target:
-``δ_c(ε_t) ≤ δ_t`` using the certified upper bound of :class:`ExactAccountant`.
-The variance reduction is ``1 − c``.
+Given a design and a target (ε_t, δ_t) — by default the Bureau's own point (ε_BS(δ_t), δ_t),
+ε_BS = ρ + 2 sqrt(ρ ln(1/δ)) — scale variances σ² → c·σ² (all, or one geographic level's) by a
+rational c and find the smallest c whose *exact* profile still meets the target,
+δ_c(ε_t) ≤ δ_t by the certified upper bound of :class:`ExactAccountant`; the variance
+reduction is 1 − c.  The search keeps c_hi **certified feasible** and c_lo **certified
+infeasible** (lower bound of δ > δ_t) and narrows [c_lo, c_hi] by safeguarded secant steps on
+log δ (Illinois rule) until c_hi − c_lo ≤ width.  Trial points are the simplest rationals in a
+window around the secant estimate; for one-level scaling "simplest" is measured on the ratio
+of the level's weights to the others', which keeps the loss lattice small.
 
-The search keeps a bracket ``[c_lo, c_hi]`` with c_hi **certified feasible** (upper bound
-of δ ≤ δ_t) and c_lo **certified infeasible** (lower bound of δ > δ_t), and narrows it by
-safeguarded secant steps on log δ (Illinois rule) until ``c_hi − c_lo ≤ width``.  Trial
-points are the simplest rationals in a window around the secant estimate; for one-level
-scaling "simplest" is measured on the ratio of the level's weights to the others', which
-keeps the integer lattice of the privacy loss small (see :func:`level_family`).
-
-Whole release (allocation without a pair): the release meets the target iff every pair
-does, so ``c*_release = max_pairs c*_pair``.  The search brackets the most exposed pair,
-then certifies every other pair at the candidate c_hi by an exact evaluation (pairs whose
-zCDP ρ(c) already meets the target through the CKS bound are pruned without one); a
-violating pair becomes the next one bracketed.  A pair whose lattice is too large for the
-fast engine at that c is certified at the nearest simpler c' ≤ c instead (reported as
-``sandwiched``: valid when δ_c(ε) is non-increasing in c, more noise being more private,
-which holds for the continuous Gaussian by post-processing and is checked on a grid for
-the discrete one in the tests).
+Whole release: it meets the target iff every pair does, so c*_release = max over pairs of
+c*_pair.  The most exposed pair is bracketed, then every other pair is certified at c_hi
+(pruned without evaluation when the CKS bound at its ρ(c) already meets the target); a
+violator is bracketed next.  For one-level scaling a pair is first certified at the simplest
+c' slightly below c_hi (small lattice; ``sandwiched``), valid when δ_c(ε) is non-increasing
+in c (more noise is more private: true for the continuous Gaussian by post-processing,
+checked on a grid for the discrete one in the tests); uniform scaling is certified at c_hi.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
@@ -191,7 +185,6 @@ class CalibrationResult:
     pairs_evaluated: int = 0
     pairs_pruned: int = 0
     pairs_sandwiched: int = 0
-    notes: tuple = field(default=())
 
     @property
     def variance_reduction(self) -> Fraction:
@@ -212,23 +205,21 @@ class CalibrationResult:
         return self.scale - self.scale_infeasible
 
     def as_json(self) -> dict:
-        from exactdp.cli._common import decimal_str
+        """JSON-ready dict; decimals with 20 significant digits, scales as exact p/q."""
+        def dec(x):
+            with mpmath.workdps(30):
+                x = mpmath.mpf(x.numerator) / x.denominator if isinstance(x, Fraction) else mpmath.mpf(x)
+                return mpmath.nstr(x, 20, min_fixed=-4, max_fixed=6, strip_zeros=False)
 
         return {
-            "scope": self.scope,
-            "target_epsilon": decimal_str(self.target_epsilon),
-            "target_delta": decimal_str(self.target_delta),
-            "variance_reduction": decimal_str(self.variance_reduction),
-            "variance_reduction_lower": decimal_str(self.variance_reduction_lower),
-            "variance_reduction_upper": decimal_str(self.variance_reduction_upper),
-            "scale": fraction_str(self.scale),
-            "scale_infeasible": fraction_str(self.scale_infeasible),
-            "delta_at_scale_upper_bound": decimal_str(self.delta_at_scale),
-            "evaluations": self.evaluations,
-            "argmax_pair": list(self.argmax) if self.argmax else None,
-            "pairs_evaluated": self.pairs_evaluated,
-            "pairs_pruned": self.pairs_pruned,
-            "pairs_sandwiched": self.pairs_sandwiched,
+            "scope": self.scope, "target_epsilon": dec(self.target_epsilon), "target_delta": dec(self.target_delta),
+            "variance_reduction": dec(self.variance_reduction),
+            "variance_reduction_lower": dec(self.variance_reduction_lower),
+            "variance_reduction_upper": dec(self.variance_reduction_upper),
+            "scale": fraction_str(self.scale), "scale_infeasible": fraction_str(self.scale_infeasible),
+            "delta_at_scale_upper_bound": dec(self.delta_at_scale), "evaluations": self.evaluations,
+            "argmax_pair": list(self.argmax) if self.argmax else None, "pairs_evaluated": self.pairs_evaluated,
+            "pairs_pruned": self.pairs_pruned, "pairs_sandwiched": self.pairs_sandwiched,
         }
 
 
@@ -381,7 +372,8 @@ def calibrate_design(design, delta, eps=None, *, width=DEFAULT_WIDTH, rel_tol: f
     ev = _Evaluator(fam, e, rel_tol)
     guess = _gdp_guess(fam.rho, e, d)
     c_lo, c_hi, dup = _bracket(ev, d, width, guess=guess)
-    return CalibrationResult(_eps_mp(e), d, c_hi, c_lo, dup, scope or fam.label, ev.count)
+    label = "all variances of the design" if fam.label == "all" else fam.label
+    return CalibrationResult(_eps_mp(e), d, c_hi, c_lo, dup, scope or label, ev.count)
 
 
 def calibrate_pair(allocation, pair, delta, eps=None, *, level=None, width=DEFAULT_WIDTH,

@@ -209,5 +209,6 @@ def _proxy(args, deltas) -> int:
         emit_json(out)
         return 0
     print(f"proxy pair {proxy} vs max over the {len(alloc.pairs())} pairs of {alloc.name}, δ at ε_BS(δ)")
-    _table(["delta", "epsilon_bs", "proxy", "max_over_pairs", "argmax_pair", "relative_gap"], rows)
+    _table(["delta", "epsilon_bs", "proxy", "max_over_pairs", "argmax_pair", "relative_gap",
+            "relative_gap_error_bound"], rows, width=20)
     return 0
