@@ -174,6 +174,26 @@ def _backend_context(backend: str, jobs: int, scheduler):
     return stack
 
 
+def _check_release_supported(alloc, pl, rel_pairs) -> None:
+    """Refuse up front (not in a worker) a whole-release design the engine cannot map."""
+    from exactdp.lattice import lattice_of
+    from exactdp.mechanisms import Composition
+    from exactdp.tails import TailEngine
+
+    for i, j in rel_pairs:
+        comp = Composition.from_rhos(alloc.pair_rhos(i, j) + pl.pair_rhos(1, 1))
+        lat = lattice_of(comp)
+        try:
+            TailEngine(lat)
+        except (OverflowError, ValueError) as exc:
+            raise InputError(
+                "--with-pl94", f"{i}-{j}",
+                f"the composed design's privacy-loss lattice has scale {float(lat.scale):.3g} and largest integer "
+                f"weight {float(max(lat.weights)):.3g} (the P.L. 94-171 budgets have large coprime denominators); "
+                f"the exact tail engine cannot represent it ({type(exc).__name__}), so no certified release "
+                f"table can be produced for it yet") from None
+
+
 def _cost_key(task):
     # coarse designs (few mechanisms) prune worst: start them first so they do not trail
     kind, i, j, rhos = task
@@ -245,6 +265,7 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
         pl = load_allocation(PL94_ALLOCATION)
         spec = with_pl94 if isinstance(with_pl94, str) else ",".join(f"{i}-{j}" for i, j in with_pl94)
         rel_pairs = sorted(parse_pair_spec(spec, alloc.n_paths))
+        _check_release_supported(alloc, pl, rel_pairs)
     out = Path(out)
     ident = _identity(alloc, pair_list, settings, rel_pairs, pl)
     old = _check_out_dir(out, ident, resume)
