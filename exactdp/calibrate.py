@@ -13,10 +13,12 @@ of the level's weights to the others', which keeps the loss lattice small.
 Whole release: it meets the target iff every pair does, so c*_release = max over pairs of
 c*_pair.  The most exposed pair is bracketed, then every other pair is certified at c_hi
 (pruned without evaluation when the CKS bound at its ρ(c) already meets the target); a
-violator is bracketed next.  For one-level scaling a pair is first certified at the simplest
-c' slightly below c_hi (small lattice; ``sandwiched``), valid when δ_c(ε) is non-increasing
-in c (more noise is more private: true for the continuous Gaussian by post-processing,
-checked on a grid for the discrete one in the tests); uniform scaling is certified at c_hi.
+violator is bracketed next.  For one-level scaling a pair may instead be certified by a
+design with every ρ_q rounded up to a coarse grid, or at the simplest c' slightly below c_hi
+when the lattice at c_hi is too large (``sandwiched``): valid when δ(ε) is non-increasing in
+every variance (more noise is more private: true for the continuous Gaussian by
+post-processing, checked on grids for the discrete one in the tests).  Uniform scaling is
+always certified by exact evaluations at c_hi.
 """
 
 from __future__ import annotations
@@ -34,17 +36,8 @@ from exactdp.bounds import cks_delta, gdp_delta
 from exactdp.exact import InputError, fraction_str, to_fraction
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
-__all__ = [
-    "CalibrationResult",
-    "Family",
-    "uniform_family",
-    "level_family",
-    "simplest_between",
-    "calibrate_design",
-    "calibrate_pair",
-    "calibrate_release",
-    "DEFAULT_WIDTH",
-]
+__all__ = ["CalibrationResult", "Family", "uniform_family", "level_family", "simplest_between",
+           "calibrate_design", "calibrate_pair", "calibrate_release", "DEFAULT_WIDTH"]
 
 #: Default width of the certified bracket on the variance reduction.
 DEFAULT_WIDTH = Fraction(1, 10**6)
@@ -81,20 +74,19 @@ class Family:
 
     Attributes
     ----------
-    label : str
-        What is scaled (``"all"`` or a level name) and on which design.
-    compose : callable
-        ``compose(c) -> Composition`` for a rational c > 0.
-    snap : callable
-        ``snap(lo, hi) -> Fraction``: a rational in [lo, hi] with a small lattice.
-    rho : callable
-        ``rho(c) -> Fraction``, the zCDP ρ of the design at c (for pruning).
+    label : str — what is scaled (``"all"`` or a level name) and on which design
+    compose : callable — ``compose(c) -> Composition`` for a rational c > 0
+    snap : callable — ``snap(lo, hi)``: a rational in [lo, hi] giving a small lattice
+    rho : callable — ``rho(c)``: the zCDP ρ of the design at c (for pruning)
+    coarse : callable or None — ``coarse(c, digits)``: the design with every ρ_q rounded
+        *up* to ``digits`` significant digits of the smallest (more loss, small lattice)
     """
 
     label: str
     compose: Callable
     snap: Callable
     rho: Callable
+    coarse: Callable | None = None
 
 
 def _rhos_family(label, fixed: tuple, scaled: tuple) -> Family:
@@ -115,7 +107,12 @@ def _rhos_family(label, fixed: tuple, scaled: tuple) -> Family:
     def compose(c):
         return Composition.from_rhos(fixed + tuple(r / c for r in scaled))
 
-    return Family(label, compose, snap, lambda c: (s_fixed + s_scaled / c) / 2)
+    def coarse(c, digits):
+        rhos = fixed + tuple(r / c for r in scaled)
+        g = Fraction(1, 10) ** (digits - 1 - math.floor(math.log10(min(rhos))))
+        return Composition.from_rhos([-(-r // g) * g for r in rhos])
+
+    return Family(label, compose, snap, lambda c: (s_fixed + s_scaled / c) / 2, coarse)
 
 
 def uniform_family(design) -> Family:
@@ -343,16 +340,11 @@ def calibrate_design(design, delta, eps=None, *, width=DEFAULT_WIDTH, rel_tol: f
 
     Parameters
     ----------
-    design : Composition
-        The design (ignored when ``family`` is given, except for its ρ in the default ε).
-    delta : rational in (0, 1)
-        Target δ.
-    eps : rational or callable, optional
-        Target ε (default the Bureau's ``ε_BS(δ)`` at the design's ρ).
-    width : rational
-        Required width of the certified bracket on c (default 1e-6).
-    rel_tol : float
-        Certified relative accuracy of each exact tail.
+    design : Composition — ignored when ``family`` is given
+    delta : rational in (0, 1) — target δ
+    eps : rational or callable, optional — target ε (default ε_BS(δ) at the design's ρ)
+    width : rational — required width of the certified bracket on c (default 1e-6)
+    rel_tol : float — certified relative accuracy of each exact tail
 
     Returns
     -------
@@ -393,6 +385,7 @@ def _eps_mp(e):
     with mpmath.workdps(30):
         return mpmath.mpf(e.numerator) / e.denominator if isinstance(e, Fraction) else e(30)
 
+
 def _share(allocation, pair, level) -> Fraction:
     if level is None:
         return Fraction(1)
@@ -404,16 +397,31 @@ def _cks_cached(rho: Fraction, e):
     return cks_delta(rho, e).delta
 
 
-def _certify_pair(fam: Family, c: Fraction, e, d: Fraction, rel_tol: float):
-    """('pruned' | 'exact' | 'sandwiched' | 'violates', δ estimate or None, evaluations)."""
-    dmp = mpmath.mpf(d.numerator) / d.denominator
+def _quick(fam: Family, c: Fraction, e, dmp, rel_tol: float):
+    """Cheap certificates at c: ('pruned', None) by the CKS bound at ρ(c); ('sandwiched', δ)
+    by a coarsened design (ρ_q rounded up: more loss, monotone bound); else (None, rank)."""
     if _cks_cached(fam.rho(c), e) <= dmp:
-        return "pruned", None, 0
+        return "pruned", None
+    if fam.coarse is None or fam.label.startswith("all"):
+        comp = fam.compose(c)
+        return None, -min(m.sigma2 for m, _ in comp.groups)  # coarse-noise pairs first
+    est = None
+    for digits in (2, 3):
+        try:
+            pt = ExactAccountant(fam.coarse(c, digits), rel_tol=rel_tol).delta([e])[0]
+        except (ValueError, ArithmeticError):
+            continue
+        if pt.value <= dmp:
+            return "sandwiched", pt.estimate
+        est = pt.estimate
+    return None, est if est is not None else mpmath.inf
+
+
+def _full(fam: Family, c: Fraction, e, dmp, rel_tol: float):
+    """('exact' | 'sandwiched' | 'violates', δ estimate, evaluations): exactly at c, or at
+    the simplest c' slightly below c when the lattice at c is too large (monotone bound)."""
     evals, last = 0, None
-    # uniform scaling keeps the lattice: evaluate at c itself; one-level scaling: first at
-    # the simplest c' slightly below c (small lattice, fast), exactly at c only if needed
-    rels = (None,) if fam.label.startswith("all") else (Fraction(1, 10**3), Fraction(1, 10**5), None)
-    for rel in rels + (Fraction(1, 10**7),):
+    for rel in (None, Fraction(1, 10**5), Fraction(1, 10**7)):
         cc = c if rel is None else fam.snap(c * (1 - rel), c)
         try:
             evals += 1
@@ -424,7 +432,7 @@ def _certify_pair(fam: Family, c: Fraction, e, d: Fraction, rel_tol: float):
         if pt.value <= dmp:
             return ("exact" if cc == c else "sandwiched"), pt.estimate, evals
         if cc == c:
-            return "violates", pt.estimate, evals
+            break
     if last is not None:
         return "violates", last, evals
     raise ArithmeticError(f"{fam.label}: no exact evaluation possible near c = {fraction_str(c)}")
@@ -437,15 +445,11 @@ def calibrate_release(allocation, delta, eps=None, *, level: str | None = None, 
     Parameters
     ----------
     allocation : Allocation
-    delta, eps : target (default ε = ε_BS(δ) at the allocation's total ρ)
-    level : str, optional
-        Scale only this level's queries (on every path that measures it).
-    width : rational
-        Width of the certified bracket on c (default 1e-6).
-    pairs : list of (i, j), optional
-        Restrict to these pairs (default all, 946 for the DHC persons file).
-    progress : callable, optional
-        ``progress(message)`` for a status line per pass.
+    delta, eps : the target (default ε = ε_BS(δ) at the allocation's total ρ)
+    level : str, optional — scale only this level's queries (every path measuring it)
+    width : rational — bracket width on c (default 1e-6)
+    pairs : list of (i, j), optional — default all (946 for the DHC persons file)
+    progress : callable, optional — ``progress(message)`` once per pass
 
     Returns
     -------
@@ -454,17 +458,19 @@ def calibrate_release(allocation, delta, eps=None, *, level: str | None = None, 
 
     Notes
     -----
-    Method: bracket the pair with the largest share of the scaled budget; certify every
-    other pair at the resulting c_hi (CKS-bound pruning, else an exact evaluation, else a
-    simpler c' ≤ c_hi when the lattice is too large); bracket a violator and repeat.
-    Error bound: ``scale`` is certified for every pair (``sandwiched`` ones under the
-    monotonicity of δ_c in c), ``scale_infeasible`` violates the target for ``argmax``.
-    Reference: Su, Su & Wang (max over the 946 DHC pairs).
+    Method: bracket the most exposed pair (the proxy (13, 13) for uniform scaling, the pair
+    with the largest share of the level otherwise); certify the others at c_hi — CKS-bound
+    pruning, coarsened-design bounds, then exact evaluations in order of exposure — and on
+    the first violator bracket it and repeat.  Error bound: ``scale`` is certified for
+    every pair (``pairs_sandwiched`` under the monotonicity of δ in the variances),
+    ``scale_infeasible`` violates the target for ``argmax``.  Reference: Su, Su & Wang
+    (max over the 946 DHC pairs).
     """
     width = to_fraction(width, "width")
     d, e = _target(delta, eps, allocation.total_rho)
+    dmp = mpmath.mpf(d.numerator) / d.denominator
     pairs = [tuple(p) for p in (pairs or allocation.pairs())]
-    fams, fixed = {}, []
+    fams, fixed, evals = {}, [], 0
     for p in pairs:
         if _share(allocation, p, level) == 0:
             fixed.append(p)
@@ -472,10 +478,10 @@ def calibrate_release(allocation, delta, eps=None, *, level: str | None = None, 
             fams[p] = level_family(allocation, p, level)
     if not fams:
         raise InputError("level", level, "is not measured on any path of the allocation")
-    evals = 0
-    # pairs the scaling does not touch: certified once, at their own design
-    for p in fixed:
-        st, _, n = _certify_pair(level_family(allocation, p, None), Fraction(1), e, d, rel_tol)
+    for p in fixed:  # pairs the scaling does not touch: certified once, at their own design
+        fam = level_family(allocation, p, None)
+        st, _, n = _full(fam, Fraction(1), e, dmp, rel_tol) if _quick(fam, Fraction(1), e, dmp, rel_tol)[0] is None \
+            else ("pruned", None, 0)
         evals += n
         if st == "violates":
             raise InputError("delta", str(d), f"pair {p} violates the target whatever the scaling of {level}")
@@ -487,25 +493,30 @@ def calibrate_release(allocation, delta, eps=None, *, level: str | None = None, 
         evals += ev.count
         done.add(cur)
         counts = {"pruned": 0, "exact": 0, "sandwiched": 0}
-        worst = None
+        pending, worst = [], None
         for p, fam in fams.items():
-            if p == cur:
-                continue
-            st, est, n = _certify_pair(fam, c_hi, e, d, rel_tol)
+            if p != cur:
+                st, rank = _quick(fam, c_hi, e, dmp, rel_tol)
+                if st:
+                    counts[st] += 1
+                else:
+                    pending.append((rank, p))
+        pending.sort(key=lambda t: t[0], reverse=True)
+        for _, p in pending:
+            st, est, n = _full(fams[p], c_hi, e, dmp, rel_tol)
             evals += n
             if st == "violates":
-                if worst is None or est > worst[1]:
-                    worst = (p, est)
-            else:
-                counts[st] += 1
+                worst = p
+                break
+            counts[st] += 1
         if progress:
-            progress(f"bracketed {cur}: c in [{float(c_lo):.9f}, {float(c_hi):.9f}]; "
-                     f"violators: {worst[0] if worst else 'none'}")
+            progress(f"bracketed {cur}: c in [{float(c_lo):.9f}, {float(c_hi):.9f}]; {counts}; "
+                     f"violator: {worst or 'none'}")
         if worst is None:
             return CalibrationResult(_eps_mp(e), d, c_hi, c_lo, dup,
                                      f"{level or 'all levels'} on the release ({len(pairs)} pairs)", evals,
                                      argmax=cur, pairs_evaluated=counts["exact"] + 1 + len(fixed),
                                      pairs_pruned=counts["pruned"], pairs_sandwiched=counts["sandwiched"])
-        if worst[0] in done:
-            raise ArithmeticError(f"pair {worst[0]} violates the target again after its own bracket")
-        cur, c_lo = worst[0], c_hi  # the violator is infeasible at c_hi
+        if worst in done:
+            raise ArithmeticError(f"pair {worst} violates the target again after its own bracket")
+        cur, c_lo = worst, c_hi  # the violator is (at least not certified) feasible at c_hi

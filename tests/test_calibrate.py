@@ -126,6 +126,16 @@ def test_profile_is_monotone_in_the_scale():
             assert b.estimate - b.error_bound <= a.estimate + a.error_bound
 
 
+def test_profile_is_monotone_in_each_variance():
+    # the release certificates by coarsened designs assume: lowering any one variance never
+    # lowers delta(eps).  Check one group varied with the other fixed.
+    eps = F(3, 2)
+    vals = [ExactAccountant(Composition.from_sigma2([F(k, 4), F(k, 4), "3", "40"])).delta([eps])[0]
+            for k in range(4, 25, 2)]
+    for a, b in zip(vals, vals[1:]):
+        assert b.estimate - b.error_bound <= a.estimate + a.error_bound
+
+
 def test_level_scaling_on_a_pair_keeps_small_lattices():
     alloc = load_allocation("dhc-persons-2020")
     res = calibrate_pair(alloc, (13, 13), "1e-3", level="Block")

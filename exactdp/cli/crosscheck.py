@@ -93,12 +93,22 @@ def _curves(args, deltas) -> int:
             "gdp": decimal_str(bounds.gdp_delta(comp, e).delta)})
     calib = []
     if not args.no_calibration:
-        for d in deltas:
-            r = calibrate_design(comp, d)
-            calib.append({"delta": decimal_str(d), "target_epsilon": decimal_str(r.target_epsilon),
-                          "variance_reduction": decimal_str(r.variance_reduction),
-                          "variance_reduction_lower": decimal_str(r.variance_reduction_lower),
-                          "variance_reduction_upper": decimal_str(r.variance_reduction_upper)})
+        runs = [("all", lambda d: calibrate_design(comp, d))]
+        if args.allocation:  # per geographic level on this pair: scale one level, others fixed
+            from exactdp.allocations import load_allocation
+            from exactdp.calibrate import calibrate_pair
+
+            alloc = load_allocation(args.allocation)
+            for lev in alloc.levels:
+                if any(alloc.level_rho(p)[lev] for p in args.pair):
+                    runs.append((lev, lambda d, lev=lev: calibrate_pair(alloc, tuple(args.pair), d, level=lev)))
+        for scaled, fn in runs:
+            for d in deltas:
+                r = fn(d)
+                calib.append({"scaled": scaled, "delta": decimal_str(d), "target_epsilon": decimal_str(r.target_epsilon),
+                              "variance_reduction": decimal_str(r.variance_reduction),
+                              "variance_reduction_lower": decimal_str(r.variance_reduction_lower),
+                              "variance_reduction_upper": decimal_str(r.variance_reduction_upper)})
     # curves on an ε grid between the exact ε(0.5) and the Bun–Steinke ε(1e-12)
     lo = float(acc.epsilon(["1/2"])[0].value)
     hi = float(bounds.bun_steinke_eps(comp, "1e-12").epsilon)
@@ -122,8 +132,8 @@ def _curves(args, deltas) -> int:
     print("\nδ at the Bureau's ε_BS(δ)")
     _table(["delta_target", "epsilon_bs", "exact", "cks", "rdp", "gdp"], delta_rows)
     if calib:
-        print("\nvariance reduction at (ε_BS(δ), δ) with its certified bracket")
-        _table(["delta", "target_epsilon", "variance_reduction", "variance_reduction_lower",
+        print("\nvariance reduction at (ε_BS(δ), δ) with its certified bracket (scaled: all variances or one level's)")
+        _table(["scaled", "delta", "target_epsilon", "variance_reduction", "variance_reduction_lower",
                 "variance_reduction_upper"], calib)
     print("\nplots: " + ", ".join(paths))
     return 0
