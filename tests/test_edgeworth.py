@@ -9,6 +9,7 @@ References:
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction as F
 
 import mpmath
@@ -58,8 +59,9 @@ def test_loss_cumulants_scaling():
         assert abs(cum[4] - 256 * k4) < mpmath.mpf(10) ** -28
 
 
-def _brute_delta_identical(s2, m, eps):
-    """8 x N_Z(0, s2), unit shifts: S = sum X is integer; L = m/(2 s2) - S/s2."""
+@functools.lru_cache(maxsize=4)
+def _brute_sum_pmf(s2, m):
+    """pmf of S = X_1 + ... + X_m, X ~ N_Z(0, s2), by direct convolution at 40 digits."""
     with mpmath.workdps(40):
         v = mpmath.mpf(s2.numerator) / s2.denominator
         xmax = int(14 * float(v) ** 0.5) + 8
@@ -73,6 +75,14 @@ def _brute_delta_identical(s2, m, eps):
                 for x, p in pmf.items():
                     new[a + x] = new.get(a + x, 0) + pa * p
             dist = new
+        return dist
+
+
+def _brute_delta_identical(s2, m, eps):
+    """m x N_Z(0, s2), unit shifts: S = sum X is integer; L = m/(2 s2) - S/s2 under P."""
+    dist = _brute_sum_pmf(s2, m)
+    with mpmath.workdps(40):
+        v = mpmath.mpf(s2.numerator) / s2.denominator
         e = mpmath.mpf(eps.numerator) / eps.denominator
         c = mpmath.mpf(m) / (2 * v)
         tot = mpmath.mpf(0)
