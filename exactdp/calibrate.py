@@ -478,13 +478,16 @@ def calibrate_release(allocation, delta, eps=None, *, level: str | None = None, 
             fams[p] = level_family(allocation, p, level)
     if not fams:
         raise InputError("level", level, "is not measured on any path of the allocation")
+    fixed_counts = {"pruned": 0, "exact": 0, "sandwiched": 0}
     for p in fixed:  # pairs the scaling does not touch: certified once, at their own design
         fam = level_family(allocation, p, None)
-        st, _, n = _full(fam, Fraction(1), e, dmp, rel_tol) if _quick(fam, Fraction(1), e, dmp, rel_tol)[0] is None \
-            else ("pruned", None, 0)
-        evals += n
+        st = _quick(fam, Fraction(1), e, dmp, rel_tol)[0]
+        if st is None:
+            st, _, n = _full(fam, Fraction(1), e, dmp, rel_tol)
+            evals += n
         if st == "violates":
             raise InputError("delta", str(d), f"pair {p} violates the target whatever the scaling of {level}")
+        fixed_counts[st] += 1
     proxy = (13, 13) if level is None and (13, 13) in fams else max(fams, key=lambda p: (_share(allocation, p, level), p))
     cur, c_lo, done = proxy, None, set()
     while True:
@@ -492,7 +495,7 @@ def calibrate_release(allocation, delta, eps=None, *, level: str | None = None, 
         c_lo, c_hi, dup = _bracket(ev, d, width, c_lo=c_lo, guess=_gdp_guess(fams[cur].rho, e, d))
         evals += ev.count
         done.add(cur)
-        counts = {"pruned": 0, "exact": 0, "sandwiched": 0}
+        counts = dict(fixed_counts)
         pending, worst = [], None
         for p, fam in fams.items():
             if p != cur:
@@ -515,7 +518,7 @@ def calibrate_release(allocation, delta, eps=None, *, level: str | None = None, 
         if worst is None:
             return CalibrationResult(_eps_mp(e), d, c_hi, c_lo, dup,
                                      f"{level or 'all levels'} on the release ({len(pairs)} pairs)", evals,
-                                     argmax=cur, pairs_evaluated=counts["exact"] + 1 + len(fixed),
+                                     argmax=cur, pairs_evaluated=counts["exact"] + 1,
                                      pairs_pruned=counts["pruned"], pairs_sandwiched=counts["sandwiched"])
         if worst in done:
             raise ArithmeticError(f"pair {worst} violates the target again after its own bracket")

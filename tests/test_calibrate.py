@@ -164,6 +164,8 @@ def test_release_is_the_max_over_pairs():
     # level B is absent from pair (2, 2): it is certified once, and the others are bracketed
     lev = calibrate_release(alloc, "1e-3", level="B")
     assert lev.width <= WIDTH and lev.argmax != (2, 2)
+    for r in (rel, lev):  # every pair is accounted for exactly once
+        assert r.pairs_evaluated + r.pairs_pruned + r.pairs_sandwiched == 3
 
 
 def test_input_errors():
