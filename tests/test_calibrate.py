@@ -236,3 +236,13 @@ def test_cli_crosscheck_proxy_and_edgeworth(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert all(abs(s + 2) < 0.01 for s in out["fitted_slopes_m_ge_8"].values())
     assert (tmp_path / "edgeworth_rate_eps_1_2.png").exists()
+
+
+def test_cli_calibrate_release_and_level(tmp_path, capsys):
+    path = tmp_path / "tiny.toml"
+    path.write_text(_tiny_allocation().to_toml())
+    assert main(["calibrate", "--allocation", str(path), "--level", "B", "--delta", "1e-3", "--json"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert "release" in out["scope"] and "bracketed" in captured.err
+    assert float(out["variance_reduction_upper"]) - float(out["variance_reduction_lower"]) <= 1e-6
