@@ -266,6 +266,8 @@ def _bracket(ev: _Evaluator, d: Fraction, width: Fraction, c_lo=None, guess=None
     c_hi = Fraction(1)
     while status(c_hi) != 1:
         c_hi *= 2
+        if c_hi > 2**30:
+            raise ArithmeticError("the target is not met even with 2^30 times the variances")
     if c_lo is not None and (c_lo >= c_hi or status(c_lo) != -1):
         c_lo = None
     if c_lo is None:
