@@ -2,6 +2,7 @@
 
 * :func:`curves_figure`: ε–δ curves of the exact profile and of the conversions
   (Bun–Steinke, CKS, RDP, GDP), δ on a log axis.
+* :func:`reduction_figure`: certified variance reduction against δ (all / one level).
 * :func:`rate_figure`: |exact − Gaussian| and |exact − Edgeworth| against m (log–log),
   with the fitted slope and reference lines m^{-3/2} and m^{-2}.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["curves_figure", "rate_figure", "save"]
+__all__ = ["curves_figure", "rate_figure", "reduction_figure", "save"]
 
 _STYLE = {
     "exact": dict(color="black", lw=2.0, ls="-"),
@@ -79,4 +80,29 @@ def rate_figure(ms, gaps, residuals, slope: float, title: str):
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
+    return fig
+
+
+def reduction_figure(rows, title: str):
+    """Certified variance reduction (%) against δ, one line per scaled group.
+
+    ``rows``: dicts with ``scaled``, ``delta`` and ``variance_reduction`` (decimal strings).
+    """
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6.4, 4.4))
+    ax = fig.add_subplot(1, 1, 1)
+    groups: dict = {}
+    for r in rows:
+        groups.setdefault(r.get("scaled", "all"), []).append((float(r["delta"]), 100 * float(r["variance_reduction"])))
+    for name, pts in groups.items():
+        pts.sort()
+        style = dict(color="black", lw=2.0) if name == "all" else dict(lw=1.2)
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=name, **style)
+    ax.set_xscale("log")
+    ax.set_xlabel("δ (target ε = Bun–Steinke ε(δ))")
+    ax.set_ylabel("certified variance reduction (%)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     return fig

@@ -120,6 +120,11 @@ def _curves(args, deltas) -> int:
     with mpmath.workdps(20):
         title = f"{comp.size} discrete Gaussians, ρ = {float(rho):.6g}"
     paths = save(curves_figure(curves, title), args.out, "crosscheck_curves")
+    if calib:
+        from exactdp.crosscheck_plots import reduction_figure
+
+        paths += save(reduction_figure(calib, f"variance reduction at the Bureau's (ε, δ); {title}"), args.out,
+                      "crosscheck_variance_reduction")
     out = {"rho_zcdp": str(rho), "mechanisms": comp.size, "epsilon_of_delta": eps_rows,
            "delta_at_bureau_epsilon": delta_rows, "variance_reduction": calib, "plots": paths,
            "notes": "exact = certified upper bound; bun-steinke, cks, rdp are upper bounds; "
