@@ -11,6 +11,7 @@ Outputs in the folder ``out``::
 
     pairs/pair_I_J.csv            ε–δ rows of pair (I, J) (one per target δ)
     pairs/pair_I_J_tradeoff.csv   trade-off vertices of pair (I, J)
+    pairs/pair_I_J_grid.csv       pair (I, J)'s curve on the common α grid of the envelope
     pairs/pair_I_J.json           engine diagnostics and worst certified errors
     summary.csv                   per δ: overall (max over pairs) δ and ε, argmax, min, spread
     envelope.csv                  overall trade-off: lower convex envelope of all pairs
@@ -277,12 +278,12 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
 
     tasks, reused = [], 0
     for i, j in pair_list:
-        if task_complete(pair_paths(out, i, j), settings.deltas):
+        if task_complete(pair_paths(out, i, j), settings.deltas, settings.envelope_points):
             reused += 1
         else:
             tasks.append(("pair", i, j, alloc.pair_rhos(i, j)))
     for i, j in rel_pairs:
-        if task_complete(release_path(out, i, j), settings.deltas):
+        if task_complete(release_path(out, i, j), settings.deltas, settings.envelope_points):
             reused += 1
         else:
             tasks.append(("release", i, j, alloc.pair_rhos(i, j) + pl.pair_rhos(1, 1)))

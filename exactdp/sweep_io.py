@@ -14,7 +14,7 @@ import json
 import os
 from pathlib import Path
 
-from exactdp.sweep_pair import PAIR_COLUMNS, TRADEOFF_COLUMNS
+from exactdp.sweep_pair import GRID_COLUMNS, PAIR_COLUMNS, TRADEOFF_COLUMNS
 
 __all__ = [
     "atomic_write_text",
@@ -71,27 +71,30 @@ def remove_temp_files(out) -> int:
 
 
 def pair_paths(out, i: int, j: int) -> dict:
-    """The files of pair (i, j): ``curve`` (written last), ``tradeoff``, ``info``."""
+    """The files of pair (i, j): ``curve`` (written last), ``tradeoff``, ``grid``, ``info``."""
     d = Path(out) / "pairs"
-    return {"tradeoff": d / f"pair_{i}_{j}_tradeoff.csv", "info": d / f"pair_{i}_{j}.json",
-            "curve": d / f"pair_{i}_{j}.csv"}
+    return {"tradeoff": d / f"pair_{i}_{j}_tradeoff.csv", "grid": d / f"pair_{i}_{j}_grid.csv",
+            "info": d / f"pair_{i}_{j}.json", "curve": d / f"pair_{i}_{j}.csv"}
 
 
 def release_path(out, i: int, j: int) -> dict:
     """The files of the whole-release composition of pair (i, j) with the PL94 chain."""
     d = Path(out) / "release"
-    return {"tradeoff": d / f"release_{i}_{j}_tradeoff.csv", "info": d / f"release_{i}_{j}.json",
-            "curve": d / f"release_{i}_{j}.csv"}
+    return {"tradeoff": d / f"release_{i}_{j}_tradeoff.csv", "grid": d / f"release_{i}_{j}_grid.csv",
+            "info": d / f"release_{i}_{j}.json", "curve": d / f"release_{i}_{j}.csv"}
 
 
-def task_complete(files: dict, deltas) -> bool:
+def task_complete(files: dict, deltas, grid_points: int) -> bool:
     """Whether a task's files are all present and its curve has the expected rows."""
     if not all(p.is_file() for p in files.values()):
         return False
     try:
         lines = files["curve"].read_text(encoding="utf-8").splitlines()
         tlines = files["tradeoff"].read_text(encoding="utf-8").splitlines()
+        glines = files["grid"].read_text(encoding="utf-8").splitlines()
     except OSError:
+        return False
+    if not glines or glines[0] != ",".join(GRID_COLUMNS) or len(glines) != grid_points + 1:
         return False
     if not lines or lines[0] != ",".join(PAIR_COLUMNS) or len(lines) != len(deltas) + 1:
         return False
@@ -101,8 +104,9 @@ def task_complete(files: dict, deltas) -> bool:
 
 
 def write_task(files: dict, result, info: dict) -> None:
-    """Write one finished task: trade-off, then info, then the curve (completion mark)."""
+    """Write one finished task: trade-off, grid, info, then the curve (completion mark)."""
     atomic_write_text(files["tradeoff"], result.tradeoff_csv)
+    atomic_write_text(files["grid"], result.grid_csv)
     atomic_write_text(files["info"], json.dumps(info, indent=1, sort_keys=True) + "\n")
     atomic_write_text(files["curve"], result.curve_csv)
 

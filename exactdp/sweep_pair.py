@@ -33,6 +33,8 @@ __all__ = [
     "tradeoff_thresholds",
     "PAIR_COLUMNS",
     "TRADEOFF_COLUMNS",
+    "GRID_COLUMNS",
+    "grid_alphas",
     "fmt",
     "fmt_bound",
 ]
@@ -53,6 +55,7 @@ PAIR_COLUMNS = (
     "eps_exact", "eps_lower", "eps_upper",
 )
 TRADEOFF_COLUMNS = ("threshold", "alpha", "alpha_rel_error", "beta", "beta_rel_error")
+GRID_COLUMNS = ("alpha", "beta", "beta_error_bound", "beta_interp_gap")
 
 DIGITS = 20  # significant digits of every reported value
 
@@ -94,6 +97,9 @@ class SweepSettings:
     rel_tol : float
         Certified relative accuracy of every tail (numerical tolerance, not a privacy
         parameter).
+    envelope_points : int
+        Size of the common α grid on which every pair's curve is evaluated (for the
+        overall envelope).
     lam_step_sd : float
         Spacing of the contour tilts λ in units of 1/sd(S) (applied to the tail engine
         when it exposes ``lam_step``).  Tails whose thresholds fall on the same tilt share
@@ -112,6 +118,7 @@ class SweepSettings:
     alpha_min: str = "1e-20"
     rel_tol: float = 1e-10
     lam_step_sd: float = 1.0
+    envelope_points: int = 401
 
     def __post_init__(self):
         ds = sorted({canonical_delta(d) for d in self.deltas}, key=lambda s: to_fraction(s), reverse=True)
@@ -123,22 +130,24 @@ class SweepSettings:
             raise InputError("tradeoff_half", self.tradeoff_half, "must be an integer >= 2")
         if not 0 < float(self.rel_tol) < 1e-3:
             raise InputError("rel_tol", self.rel_tol, "must lie in (0, 1e-3)")
+        if not isinstance(self.envelope_points, int) or self.envelope_points < 3:
+            raise InputError("envelope_points", self.envelope_points, "must be an integer >= 3")
         if not 0 < float(self.lam_step_sd) <= 2:
             raise InputError("lam_step_sd", self.lam_step_sd, "must lie in (0, 2]")
 
     def with_extra_deltas(self, extra) -> "SweepSettings":
         return SweepSettings(tuple(self.deltas) + tuple(extra), self.tradeoff_half, self.alpha_min, self.rel_tol,
-                             self.lam_step_sd)
+                             self.lam_step_sd, self.envelope_points)
 
     def as_dict(self) -> dict:
         return {"deltas": list(self.deltas), "tradeoff_half": self.tradeoff_half,
                 "alpha_min": self.alpha_min, "rel_tol": repr(float(self.rel_tol)),
-                "lam_step_sd": repr(float(self.lam_step_sd))}
+                "lam_step_sd": repr(float(self.lam_step_sd)), "envelope_points": self.envelope_points}
 
     @classmethod
     def from_dict(cls, d: dict) -> "SweepSettings":
         return cls(tuple(d["deltas"]), int(d["tradeoff_half"]), str(d["alpha_min"]), float(d["rel_tol"]),
-                   float(d["lam_step_sd"]))
+                   float(d["lam_step_sd"]), int(d["envelope_points"]))
 
 
 @dataclass(frozen=True)
@@ -149,6 +158,7 @@ class PairResult:
     j: int
     curve_csv: str
     tradeoff_csv: str
+    grid_csv: str
     diagnostics: dict = field(default_factory=dict)
     seconds: dict = field(default_factory=dict)
 
@@ -202,8 +212,29 @@ def tradeoff_thresholds(lattice, half: int, alpha_min) -> list[int]:
     return sorted(ks)
 
 
+def grid_alphas(settings: "SweepSettings") -> list:
+    """The common α grid (mpf, exactly the 25-digit values written in the files)."""
+    from exactdp.sweep_envelope import alpha_grid
+
+    with mpmath.workdps(40):
+        return [mpmath.mpf(fmt(a, 25)) for a in alpha_grid(mpmath.mpf(settings.alpha_min), settings.envelope_points)]
+
+
 def _csv(rows) -> str:
     return "".join(",".join(str(v) for v in r) + "\n" for r in rows)
+
+
+def _grid_rows(pts, settings) -> list:
+    """The pair's sampled curve on the common α grid (interpolated between vertices)."""
+    from exactdp.sweep_envelope import interpolate
+
+    pts.sort(key=lambda p: (p[0], -p[1]))
+    curve = tuple([p[c] for p in pts] for c in range(4))
+    rows = [GRID_COLUMNS]
+    for a in grid_alphas(settings):
+        b, err, gap = interpolate(curve, a)
+        rows.append((fmt(a, 25), fmt(b), fmt_bound(err), fmt_bound(gap)))
+    return rows
 
 
 def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
@@ -220,7 +251,8 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     Returns
     -------
     PairResult
-        CSV text of the ε–δ rows (one per target δ) and of the trade-off vertices.
+        CSV text of the ε–δ rows (one per target δ), of the trade-off vertices, and of
+        the curve on the common α grid (``settings.envelope_points`` points).
 
     Notes
     -----
@@ -265,13 +297,17 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
                          fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper)))
         trows = [TRADEOFF_COLUMNS]
         worst_t = 0.0
+        pts = []
         for k, ta, tb in verts:
             worst_t = max(worst_t, float(ta.rel_error), float(tb.rel_error))
-            trows.append((k, fmt(mpmath.exp(mpmath.mpf(ta.log_value)), 25), fmt_bound(ta.rel_error),
-                          fmt(mpmath.exp(mpmath.mpf(tb.log_value)), 25), fmt_bound(tb.rel_error)))
+            a_txt, b_txt = fmt(mpmath.exp(mpmath.mpf(ta.log_value)), 25), fmt(mpmath.exp(mpmath.mpf(tb.log_value)), 25)
+            trows.append((k, a_txt, fmt_bound(ta.rel_error), b_txt, fmt_bound(tb.rel_error)))
+            a, b = mpmath.mpf(a_txt), mpmath.mpf(b_txt)
+            pts.append((a, b, a * float(ta.rel_error), b * float(tb.rel_error)))
+        grows = _grid_rows(pts, settings)
     diag = acc.diagnostics()
     return PairResult(
-        i, j, _csv(rows), _csv(trows),
+        i, j, _csv(rows), _csv(trows), _csv(grows),
         {"method": diag.method, "nodes_kept": diag.nodes_kept, "nodes_total": diag.nodes_total,
          "n_groups": diag.n_groups, "lattice_scale": diag.lattice_scale, "shift": acc.lattice.shift,
          "worst_delta_rel_error": worst_d, "worst_eps_rel_width": worst_e, "worst_tradeoff_rel_error": worst_t},

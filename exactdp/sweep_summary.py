@@ -17,7 +17,7 @@ from fractions import Fraction
 import mpmath
 
 from exactdp.exact import fraction_str, to_fraction
-from exactdp.sweep_envelope import ENVELOPE_COLUMNS, alpha_grid, gdp_beta, interpolate, lower_hull, pair_curve
+from exactdp.sweep_envelope import ENVELOPE_COLUMNS, gdp_beta, lower_hull
 from exactdp.sweep_io import atomic_write_text, pair_paths, read_csv, read_json, release_path
 from exactdp.sweep_pair import fmt, fmt_bound
 
@@ -81,17 +81,24 @@ def _summary(curves: dict, deltas) -> tuple[list, dict]:
     return rows, out
 
 
-def _envelope(tradeoffs: dict, alpha_min: str, rho: Fraction) -> tuple[list, dict]:
-    grid = [_mp(fmt(a, 25)) for a in alpha_grid(_mp(alpha_min))]
-    curves = {k: pair_curve(v) for k, v in sorted(tradeoffs.items())}
+def _envelope(grids: dict, rho: Fraction) -> tuple[list, dict]:
+    """Pointwise minimum over pairs of the gridded curves, then its lower convex hull."""
+    keys = sorted(grids)
+    first = grids[keys[0]]
+    grid_txt = [r["alpha"] for r in first]
+    for k in keys:
+        if [r["alpha"] for r in grids[k]] != grid_txt:
+            raise ValueError(f"pair {k[0]}-{k[1]} was evaluated on another α grid")
+    grid = [_mp(t) for t in grid_txt]
     best = []
-    for a in grid:
-        cand = None
-        for key, cur in curves.items():
-            b, e, g = interpolate(cur, a)
-            if cand is None or b < cand[0]:
-                cand = (b, e, g, key)
-        best.append(cand)
+    for m in range(len(grid)):
+        # compare in float first (fast), settle near-ties exactly
+        vals = [(float(grids[k][m]["beta"]), k) for k in keys]
+        lo = min(v for v, _ in vals)
+        cands = [k for v, k in vals if v <= lo * (1 + 1e-12)]
+        key = min(cands, key=lambda k: (_mp(grids[k][m]["beta"]), k))
+        r = grids[key][m]
+        best.append((_mp(r["beta"]), r["beta_error_bound"], r["beta_interp_gap"], key))
     pts = [(mpmath.mpf(0), mpmath.mpf(1))] + [(a, c[0]) for a, c in zip(grid, best)] + [(mpmath.mpf(1), mpmath.mpf(0))]
     hull = lower_hull(pts)
     on = set(hull)
@@ -107,9 +114,8 @@ def _envelope(tradeoffs: dict, alpha_min: str, rho: Fraction) -> tuple[list, dic
         (x0, y0), (x1, y1) = pts[hull[h]], pts[hull[h + 1]]
         env = y0 + (y1 - y0) * (a - x0) / (x1 - x0) if idx not in on else pts[idx][1]
         b, e, g, key = best[m]
-        worst_gap, worst_err = max(worst_gap, g), max(worst_err, e)
-        rows.append((fmt(a, 25), fmt(env), int(idx in on), fmt(b), f"{key[0]}-{key[1]}", fmt_bound(e),
-                     fmt_bound(g), fmt(gdp_beta(a, mu))))
+        worst_gap, worst_err = max(worst_gap, _mp(g)), max(worst_err, _mp(e))
+        rows.append((grid_txt[m], fmt(env), int(idx in on), fmt(b), f"{key[0]}-{key[1]}", e, g, fmt(gdp_beta(a, mu))))
     return rows, {"grid_points": len(grid), "worst_beta_error_bound": fmt_bound(worst_err),
                   "worst_beta_interp_gap": fmt_bound(worst_gap)}
 
@@ -160,16 +166,16 @@ def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True) 
 
     out = Path(out)
     deltas = list(settings.deltas)
-    curves, tradeoffs, infos = {}, {}, {}
+    curves, grids, infos = {}, {}, {}
     for i, j in pairs:
         f = pair_paths(out, i, j)
         curves[(i, j)] = read_csv(f["curve"])
-        tradeoffs[(i, j)] = read_csv(f["tradeoff"])
+        grids[(i, j)] = read_csv(f["grid"])
         infos[(i, j)] = read_json(f["info"])
     with mpmath.workdps(_DPS):
         srows, headline = _summary(curves, deltas)
         atomic_write_text(out / "summary.csv", _csv(srows))
-        erows, env_info = _envelope(tradeoffs, settings.alpha_min, alloc.total_rho)
+        erows, env_info = _envelope(grids, alloc.total_rho)
         atomic_write_text(out / "envelope.csv", _csv(erows))
         heat_delta, hrows, heat = _heatmap(curves, deltas, alloc.n_paths)
         atomic_write_text(out / "spread_matrix.csv", _csv(hrows))

@@ -32,4 +32,4 @@ def test_dask_cluster_matches_loky(tmp_path):
     assert rep.computed == 3
     assert rep.manifest["run"]["backend"] == "dask"
     assert _data(dask_out) == _data(loky_out)
-    assert len(_data(dask_out)) == 2 * 3 + 3  # pair + trade-off per pair; summary, envelope, spread
+    assert len(_data(dask_out)) == 3 * 3 + 3  # curve, trade-off, grid per pair; summary, envelope, spread

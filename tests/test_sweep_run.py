@@ -41,7 +41,7 @@ def test_reference_run_layout(reference_run):
     assert rep.n_pairs == 6 and rep.computed == 6 and rep.reused == 0
     names = sorted(p.name for p in (out / "pairs").iterdir())
     expected = sorted(f"pair_{i}_{j}{suf}" for i, j in [(13, 13), (2, 2), (1, 43), (8, 8), (20, 30), (12, 40)]
-                      for suf in (".csv", "_tradeoff.csv", ".json"))
+                      for suf in (".csv", "_tradeoff.csv", "_grid.csv", ".json"))
     assert names == expected
     assert rep.manifest["status"] == "complete"
     assert rep.manifest["allocation"]["content_hash"] == __import__(
