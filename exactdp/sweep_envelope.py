@@ -49,8 +49,8 @@ def _line_at(x0, y0, x1, y1, x):
     return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
 
 
-def interpolate(curve, alpha) -> tuple:
-    """(β, error bound, convexity gap) of a pair's sampled curve at α."""
+def interpolate(curve, alpha, with_gap: bool = True) -> tuple:
+    """(β, error bound, convexity gap) of a pair's sampled curve at α (gap 0 if not asked)."""
     A, B, EA, EB = curve
     n = len(A)
     if alpha <= A[0]:
@@ -65,6 +65,8 @@ def interpolate(curve, alpha) -> tuple:
     slope = (b1 - b0) / (a1 - a0)
     beta = b0 + slope * (alpha - a0)
     err = max(EB[i0], EB[i1]) + abs(slope) * max(EA[i0], EA[i1])
+    if not with_gap:
+        return beta, err, mpmath.mpf(0)
     lower = mpmath.mpf(0)
     if i0 >= 1:
         v = _line_at(A[i0 - 1], B[i0 - 1], a0, b0, alpha)

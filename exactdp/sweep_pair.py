@@ -15,6 +15,7 @@ from it depend on nothing but the pair and the settings (no timings, no host dat
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass, field
@@ -55,7 +56,7 @@ PAIR_COLUMNS = (
     "eps_exact", "eps_lower", "eps_upper",
 )
 TRADEOFF_COLUMNS = ("threshold", "alpha", "alpha_rel_error", "beta", "beta_rel_error")
-GRID_COLUMNS = ("alpha", "beta", "beta_error_bound", "beta_interp_gap")
+GRID_COLUMNS = ("alpha", "beta", "beta_error_bound")
 
 DIGITS = 20  # significant digits of every reported value
 
@@ -174,6 +175,22 @@ def fmt(x, digits: int = DIGITS) -> str:
 
 def fmt_bound(x) -> str:
     """A non-negative error bound as 3-digit text, rounded *up* (stays a valid bound)."""
+    if isinstance(x, (int, float)):
+        xf = float(x)
+        if not math.isfinite(xf):
+            return "inf"
+        if xf <= 0:
+            return "0"
+        q = Fraction(xf)  # exact
+        e = math.floor(math.log10(xf)) - 2
+        while q >= Fraction(10) ** (e + 3):
+            e += 1
+        while q < Fraction(10) ** (e + 2):
+            e -= 1
+        m = math.ceil(q / Fraction(10) ** e)
+        if m >= 1000:
+            m, e = (m + 9) // 10, e + 1
+        return f"{m // 100}.{m % 100:02d}e{e + 2}"
     with mpmath.workdps(30):
         x = mpmath.mpf(x)
         if not mpmath.isfinite(x):
@@ -212,12 +229,18 @@ def tradeoff_thresholds(lattice, half: int, alpha_min) -> list[int]:
     return sorted(ks)
 
 
-def grid_alphas(settings: "SweepSettings") -> list:
-    """The common α grid (mpf, exactly the 25-digit values written in the files)."""
+def grid_alphas(settings: "SweepSettings") -> tuple:
+    """The common α grid: (texts, mpf values), the values exactly the 25-digit texts."""
+    return _grid_alphas(settings.alpha_min, settings.envelope_points)
+
+
+@functools.lru_cache(maxsize=4)
+def _grid_alphas(alpha_min: str, n: int) -> tuple:
     from exactdp.sweep_envelope import alpha_grid
 
     with mpmath.workdps(40):
-        return [mpmath.mpf(fmt(a, 25)) for a in alpha_grid(mpmath.mpf(settings.alpha_min), settings.envelope_points)]
+        texts = tuple(fmt(a, 25) for a in alpha_grid(mpmath.mpf(alpha_min), n))
+        return texts, tuple(mpmath.mpf(t) for t in texts)
 
 
 def _csv(rows) -> str:
@@ -231,9 +254,11 @@ def _grid_rows(pts, settings) -> list:
     pts.sort(key=lambda p: (p[0], -p[1]))
     curve = tuple([p[c] for p in pts] for c in range(4))
     rows = [GRID_COLUMNS]
-    for a in grid_alphas(settings):
-        b, err, gap = interpolate(curve, a)
-        rows.append((fmt(a, 25), fmt(b), fmt_bound(err), fmt_bound(gap)))
+    texts, values = grid_alphas(settings)
+    for t, a in zip(texts, values):
+        b, err, _gap = interpolate(curve, a, with_gap=False)
+        # float(err) rounds to nearest; the next float up is ≥ err
+        rows.append((t, fmt(b), fmt_bound(math.nextafter(float(err), math.inf)) if err > 1e-300 else fmt_bound(err)))
     return rows
 
 

@@ -17,7 +17,9 @@ from fractions import Fraction
 import mpmath
 
 from exactdp.exact import fraction_str, to_fraction
-from exactdp.sweep_envelope import ENVELOPE_COLUMNS, gdp_beta, lower_hull
+import functools
+
+from exactdp.sweep_envelope import ENVELOPE_COLUMNS, gdp_beta, interpolate, lower_hull, pair_curve
 from exactdp.sweep_io import atomic_write_text, pair_paths, read_csv, read_json, release_path
 from exactdp.sweep_pair import fmt, fmt_bound
 
@@ -81,8 +83,11 @@ def _summary(curves: dict, deltas) -> tuple[list, dict]:
     return rows, out
 
 
-def _envelope(grids: dict, rho: Fraction) -> tuple[list, dict]:
-    """Pointwise minimum over pairs of the gridded curves, then its lower convex hull."""
+def _envelope(grids: dict, rho: Fraction, vertices) -> tuple[list, dict]:
+    """Pointwise minimum over pairs of the gridded curves, then its lower convex hull.
+
+    ``vertices(key)`` returns a pair's sampled curve (for the convexity gap of the
+    minimising pair at each grid point)."""
     keys = sorted(grids)
     first = grids[keys[0]]
     grid_txt = [r["alpha"] for r in first]
@@ -98,7 +103,8 @@ def _envelope(grids: dict, rho: Fraction) -> tuple[list, dict]:
         cands = [k for v, k in vals if v <= lo * (1 + 1e-12)]
         key = min(cands, key=lambda k: (_mp(grids[k][m]["beta"]), k))
         r = grids[key][m]
-        best.append((_mp(r["beta"]), r["beta_error_bound"], r["beta_interp_gap"], key))
+        gap = interpolate(vertices(key), grid[m])[2]
+        best.append((_mp(r["beta"]), r["beta_error_bound"], fmt_bound(gap), key))
     pts = [(mpmath.mpf(0), mpmath.mpf(1))] + [(a, c[0]) for a, c in zip(grid, best)] + [(mpmath.mpf(1), mpmath.mpf(0))]
     hull = lower_hull(pts)
     on = set(hull)
@@ -175,7 +181,8 @@ def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True) 
     with mpmath.workdps(_DPS):
         srows, headline = _summary(curves, deltas)
         atomic_write_text(out / "summary.csv", _csv(srows))
-        erows, env_info = _envelope(grids, alloc.total_rho)
+        vertices = functools.lru_cache(maxsize=None)(lambda k: pair_curve(read_csv(pair_paths(out, *k)["tradeoff"])))
+        erows, env_info = _envelope(grids, alloc.total_rho, vertices)
         atomic_write_text(out / "envelope.csv", _csv(erows))
         heat_delta, hrows, heat = _heatmap(curves, deltas, alloc.n_paths)
         atomic_write_text(out / "spread_matrix.csv", _csv(hrows))

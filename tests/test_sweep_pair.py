@@ -175,3 +175,13 @@ def test_read_csv_roundtrip(tmp_path):
     p = tmp_path / "x.csv"
     p.write_text("a,b\n1,2\n3,4\n")
     assert read_csv(p) == [{"a": "1", "b": "2"}, {"a": "3", "b": "4"}]
+
+
+@given(st.floats(min_value=0, max_value=1e300, allow_nan=False, allow_infinity=False))
+def test_fmt_bound_rounds_up(x):
+    from exactdp.sweep_pair import fmt_bound
+
+    text = fmt_bound(x)
+    value = Fraction(text.replace("e", "e")) if text != "0" else Fraction(0)
+    assert value >= Fraction(x)  # exact comparison: the printed bound is still a bound
+    assert value <= Fraction(x) * Fraction(1011, 1000) or x == 0
