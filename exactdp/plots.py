@@ -5,7 +5,7 @@
   and (ε_exact(δ), δ).
 * ``tradeoff``: the overall trade-off envelope with the μ-GDP curve Φ(Φ⁻¹(1−α) − μ),
   μ = √(2ρ), in linear axes and in log–log axes.
-* ``spread_heatmap``: δ_pair/δ_max over the path × path grid at one target δ.
+* ``spread_heatmap``: 1 − δ_pair/δ_max (ppm) over the path × path grid at one target δ.
 * ``proxy_sensitivity``: relative gap (percent) between one pair's δ(ε) and the maximum
   over pairs (used by ``scripts/``).
 """
@@ -130,18 +130,20 @@ def plot_tradeoff(envelope_rows, outdir, stem="tradeoff", rho=None) -> list:
 
 
 def plot_spread_heatmap(matrix, outdir, delta_label, stem="spread_heatmap") -> list:
-    """Heatmap of δ_pair/δ_max (NaN cells are pairs not in the sweep)."""
+    """Heatmap of the per-pair shortfall 1 − δ_pair/δ_max, in parts per million (the
+    pairs differ by little, so the ratio itself would be a flat colour); NaN cells are
+    pairs not in the sweep."""
     import numpy as np
 
-    m = np.array(matrix, dtype=float)
-    fig = Figure(figsize=(6.2, 5.2))
+    m = (1.0 - np.array(matrix, dtype=float)) * 1e6
+    fig = Figure(figsize=(6.4, 5.2))
     ax = fig.add_subplot(1, 1, 1)
-    im = ax.imshow(np.ma.masked_invalid(m), origin="lower", cmap="viridis", vmin=0, vmax=1,
+    im = ax.imshow(np.ma.masked_invalid(m), origin="lower", cmap="viridis",
                    extent=(0.5, m.shape[1] + 0.5, 0.5, m.shape[0] + 0.5))
     ax.set_xlabel("path j")
     ax.set_ylabel("path i")
-    ax.set_title(f"δ_pair / δ_max at the Bureau's ε for δ = {delta_label}", fontsize=10)
-    fig.colorbar(im, ax=ax)
+    ax.set_title(f"1 − δ_pair/δ_max (ppm) at the Bureau's ε for δ = {delta_label}", fontsize=10)
+    fig.colorbar(im, ax=ax, label="ppm below the worst pair")
     fig.tight_layout()
     return save(fig, outdir, stem)
 

@@ -136,7 +136,7 @@ def _heatmap(curves: dict, deltas, n_paths: int):
         mat[i - 1][j - 1] = mat[j - 1][i - 1] = v / top
     rows = [("path",) + tuple(range(1, n_paths + 1))]
     for i in range(n_paths):
-        rows.append((i + 1,) + tuple("" if x is None else fmt(x, 8) for x in mat[i]))
+        rows.append((i + 1,) + tuple("" if x is None else fmt(x, 12) for x in mat[i]))
     return target, rows, [[float("nan") if x is None else float(x) for x in row] for row in mat]
 
 
