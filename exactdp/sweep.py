@@ -15,7 +15,10 @@ Outputs in the folder ``out``::
     pairs/pair_I_J.json           engine diagnostics and worst certified errors
     summary.csv                   per δ: overall (max over pairs) δ and ε, argmax, min, spread
     envelope.csv                  overall trade-off: lower convex envelope of all pairs
-    release.csv                   (with ``with_pl94``) pair ∘ P.L. 94-171 persons chain
+    release.csv                   (with ``with_pl94``) pair ∘ P.L. 94-171 persons chain; refused
+                                  before any work when the composed lattice is beyond the
+                                  tail engine (the 2020 PL budgets' coprime denominators
+                                  give scale ≈ 1.6e23)
     plots/*.png, plots/*.pdf      figures (:mod:`exactdp.plots`)
     manifest.json                 versions, allocation hash, settings, timings, worst errors
 """

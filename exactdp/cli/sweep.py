@@ -38,7 +38,9 @@ def register(subparsers) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address (with --backend dask)")
     p.add_argument("--with-pl94", metavar="SPEC",
                    help="also the whole release for these pairs: DHC pair composed with the P.L. 94-171 "
-                        "persons full chain, beside the Bureau's ρ-sum bound (release.csv)")
+                        "persons full chain, beside the Bureau's ρ-sum bound (release.csv). Refused up front "
+                        "when the composed design's lattice is beyond the exact engine's range, as it is for "
+                        "the 2020 P.L. 94-171 budgets (scale ~1.6e23)")
     p.add_argument("--tradeoff-half", type=int, default=400, metavar="N",
                    help="trade-off vertices per side of the symmetric threshold set (default 400: ≈801 vertices)")
     p.add_argument("--alpha-min", default="1e-20", metavar="A",
