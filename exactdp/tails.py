@@ -22,7 +22,9 @@ Certified error bound (absolute, returned as relative to the estimate):
 Thresholds ``s ≤ 0`` use the symmetry of S: ``P(S ≥ s) = 1 − P(S ≥ 1 − s)``.
 
 Regime where float64 is trusted: every term above is computed; a tail is *returned* only
-when its certified relative error is below the engine's ``rel_tol`` (default 1e-10);
+when its certified relative error is below the engine's ``rel_tol`` (default 1e-10), or,
+for tails below e^{−700} (beyond float64's range, carried as logarithms), below
+``32u·|log P|``;
 otherwise the sieve threshold is raised and, failing that, :class:`UncertifiedError` is
 raised (use :mod:`exactdp.verify`).  Reference: E. Kreyszig-style tilted inversion of
 lattice generating functions; trapezoid rule convergence for periodic analytic
@@ -37,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from exactdp.conditioning import ConditionedTails, coarse_atoms_count
 from exactdp.convolution import ConvolutionTails, plan_split
 from exactdp.kernels.dgauss import log_theta_real
 from exactdp.kernels.tilted import log_mgf_real, node_factors, sieve_candidates, tilted_sums
@@ -126,7 +129,8 @@ class TailEngine:
         Nodes per standard deviation: ``N ≈ kappa·sqrt(V')`` (default 16).
     """
 
-    def __init__(self, lattice: LatticeSum, rel_tol: float = 1e-10, kappa: float = 16.0):
+    def __init__(self, lattice: LatticeSum, rel_tol: float = 1e-10, kappa: float = 16.0,
+                 allow_conditioning: bool = True):
         self.lattice = lattice
         self.rel_tol = float(rel_tol)
         self.A = np.array(lattice.weights, dtype=np.int64)
@@ -149,11 +153,26 @@ class TailEngine:
         # least prunable groups first: they are the ones to enumerate exactly
         order = sorted(range(len(self.A)), key=lambda g: (-self.umax[g], self.s2[g]))
         self._plan = plan_split(self.A, self.m, self.s2, order) if len(self.A) > 1 else None
-        if self._plan is not None and (self.nodes_kept > SPLIT_MIN_NODES or np.max(self.umax) >= math.pi):
-            # weak pruning (many nodes, or a factor that never decays): per tail the
-            # convolution costs n_atoms, the quadrature ~nodes_kept·n_groups
-            if self._plan.n_atoms < 2 * self.nodes_kept * len(self.A):
+        self.cond = None
+        if self.nodes_kept > SPLIT_MIN_NODES or np.max(self.umax) >= math.pi:
+            # weak pruning (many nodes, or a factor that never decays).  Per tail the
+            # quadrature costs ~nodes_kept·n_groups, the convolution n_atoms, the
+            # conditioned quadrature n_atoms(coarse)·(nodes kept on the fine lattice).
+            costs = {"quadrature": self.nodes_kept * len(self.A)}
+            if self._plan is not None:
+                costs["convolution"] = self._plan.n_atoms
+            coarse = [g for g in range(len(self.A)) if self.umax[g] >= math.pi]
+            cond = None
+            if allow_conditioning and coarse and len(coarse) < len(self.A):
+                if coarse_atoms_count(self.s2, self.m, coarse) <= 4000:
+                    cond = ConditionedTails(lattice, self.A, self.m, self.s2, coarse, self.rel_tol)
+                    costs["conditioned"] = len(cond.values) * max(cond.nodes_kept, 1) * (len(self.A) - len(coarse))
+            best = min(costs, key=costs.get)
+            if best == "convolution":
                 self._use_convolution()
+            elif best == "conditioned":
+                self.cond = cond
+                self.method = "conditioned-quadrature"
 
     def _use_convolution(self) -> None:
         if self.conv is None and self._plan is not None:
@@ -196,6 +215,11 @@ class TailEngine:
         thr = [int(s) for s in thresholds]
         out: dict[int, TailValue] = {}
         upper = sorted({s if s >= 1 else 1 - s for s in thr})
+        if self.cond is not None:
+            for s, (lv, rel) in zip(upper, self.cond.tails(upper)):
+                if rel <= self.rel_tol:
+                    out[s] = TailValue(s, lv, rel, "conditioned-quadrature", self.cond.nodes_kept,
+                                       self.cond.n_nodes, 0.0)
         if self.conv is not None:
             for s, (lv, rel) in zip(upper, self.conv.tails(upper)):
                 if rel <= self.rel_tol:
@@ -211,7 +235,7 @@ class TailEngine:
             failed = False
             for j in sorted(by_j):
                 for tv in self._tails_at(j, by_j[j]):
-                    if tv.rel_error <= self.rel_tol:
+                    if tv.rel_error <= self._tol_for(tv.log_value):
                         out[tv.threshold] = tv
                     else:
                         failed = True
@@ -224,6 +248,11 @@ class TailEngine:
         if missing:
             raise UncertifiedError(f"float64 tail not certified at thresholds {missing[:5]}")
         return [self._complement(out[1 - s]) if s <= 0 else out[s] for s in thr]
+
+    def _tol_for(self, log_value: float) -> float:
+        """``rel_tol``, relaxed for tails beyond float64's range (< e^{−700}) to the float64
+        floor ``32u·|log P|`` of a result carried as a logarithm (still certified)."""
+        return max(self.rel_tol, 32 * U64 * abs(log_value))
 
     def tail(self, s: int) -> TailValue:
         return self.tails([s])[0]
