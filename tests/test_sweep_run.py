@@ -181,3 +181,27 @@ def test_cli_main_job_help_and_output(tmp_path, capsys):
             assert (out / "plots" / f"{stem}.{ext}").stat().st_size > 1000
     row = read_csv(out / "pairs" / "pair_13_13.csv")[2]
     assert row["delta_target"] == "1e-30" and Fraction(row["eps_upper"]) >= Fraction(row["eps_lower"])
+
+
+def test_reproduce_figures_script(reference_run, tmp_path):
+    """scripts/reproduce_figures.py: figures exist and the proxy gap is (δ_max − δ_13-13)/δ_max
+    recomputed here from the pair files."""
+    import importlib.util
+
+    out, _ = reference_run
+    path = Path(__file__).resolve().parents[1] / "scripts" / "reproduce_figures.py"
+    spec = importlib.util.spec_from_file_location("reproduce_figures", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    figs = tmp_path / "figs"
+    assert mod.main([str(out), "--out", str(figs)]) == 0
+    for stem in ("fig_eps_delta", "fig_tradeoff", "fig_proxy_sensitivity"):
+        assert (figs / f"{stem}.png").is_file() and (figs / f"{stem}.pdf").is_file()
+    rows = {r["delta_target"]: r for r in read_csv(figs / "proxy_sensitivity.csv")}
+    with mpmath.workdps(30):
+        for d in FAST.deltas:
+            vals = [mpmath.mpf(read_csv(p)[FAST.deltas.index(d)]["delta_exact"])
+                    for p in sorted((out / "pairs").glob("pair_*_*[0-9].csv"))]
+            proxy = mpmath.mpf(read_csv(out / "pairs" / "pair_13_13.csv")[FAST.deltas.index(d)]["delta_exact"])
+            gap = (max(vals) - proxy) / max(vals) * 100
+            assert abs(mpmath.mpf(rows[d]["gap_percent"]) - gap) <= 1e-6 * abs(gap) + 1e-12
