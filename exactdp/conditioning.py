@@ -77,19 +77,31 @@ class ConditionedTails:
         th = np.asarray(thresholds, dtype=np.int64)
         ks = -((-(th[:, None] - self.values[None, :])) // self.d)  # ceil((s − v)/d)
         uniq = np.unique(ks)
-        tv = self.sub.tails(uniq.tolist())
-        logt = np.array([t.log_value for t in tv])
-        relt = np.array([t.rel_error for t in tv])
+        tv = self.sub.tails(uniq.tolist(), strict=False)
+        # uncertified sub-tails contribute nothing to the estimate and their sub-Gaussian
+        # upper bound exp(−k²/(2V')) (k > 0; 1 otherwise) to the error
+        vp = self.sub.vproxy
+        ok = np.array([math.isfinite(t.rel_error) and math.isfinite(t.log_value) for t in tv])
+        logt = np.array([t.log_value if o else -math.inf for t, o in zip(tv, ok)])
+        relt = np.array([t.rel_error if o else 0.0 for t, o in zip(tv, ok)])
+        logb = np.array([-(max(int(k), 0) ** 2) / (2 * vp) for k in uniq])
         idx = np.searchsorted(uniq, ks)
-        out = []
         logp = np.log(self.probs)
+        out = []
         for i in range(th.shape[0]):
-            terms = logp + logt[idx[i]]
+            j = idx[i]
+            terms = logp + logt[j]
             mx = float(np.max(terms))
+            if not math.isfinite(mx):
+                out.append((-math.inf, math.inf))
+                continue
             w = np.exp(terms - mx)
             tot = math.fsum(w)
-            rel_sub = float(np.max(relt[idx[i]]))
+            err = math.fsum(w * relt[j])
+            bad = ~ok[j]
+            if bad.any():
+                err += math.fsum(np.exp(logp[bad] + logb[j][bad] - mx))
             log_est = mx + math.log(tot)
-            rel = rel_sub + self.round_rel + 4 * U64 * len(w) + self.abs_trunc * math.exp(min(-log_est, 700.0))
+            rel = err / tot + self.round_rel + 4 * U64 * len(w) + self.abs_trunc * math.exp(min(-log_est, 700.0))
             out.append((log_est, rel))
         return out

@@ -127,10 +127,12 @@ class TailEngine:
         Required certified relative error of every returned tail (default 1e-10).
     kappa : float
         Nodes per standard deviation: ``N ≈ kappa·sqrt(V')`` (default 16).
+    lam_step_sd : float
+        Spacing of the tilt grid in units of 1/sd(S) (default 1).
     """
 
     def __init__(self, lattice: LatticeSum, rel_tol: float = 1e-10, kappa: float = 16.0,
-                 allow_conditioning: bool = True):
+                 allow_conditioning: bool = True, lam_step_sd: float = 1.0):
         self.lattice = lattice
         self.rel_tol = float(rel_tol)
         self.A = np.array(lattice.weights, dtype=np.int64)
@@ -143,7 +145,10 @@ class TailEngine:
         self.n_nodes = max(n, 64)
         if float(self.A.max()) * self.n_nodes >= 2.0**62:
             raise ValueError("lattice too large for int64 phase arithmetic")
-        self.lam_step = 0.25 / math.sqrt(self.var)
+        # tilts on a grid of lam_step_sd/sd(S): thresholds on the same tilt share one
+        # evaluation of the product; a tilt ≤ lam_step_sd/2 sd from the saddle point
+        # enlarges the integrand by at most exp(lam_step_sd²/8) (and the bound says so)
+        self.lam_step = lam_step_sd / math.sqrt(self.var)
         self.lam_min = (math.log(1.0 / self.rel_tol) + 12.0) / self.n_nodes
         self._gamma_base = U64 * (64.0 + 16.0 * float(self.m.sum()))
         self._set_sieve(math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0)
@@ -205,49 +210,55 @@ class TailEngine:
         Gn = node_factors(self.A, self.m, self.s2, lam, self.nodes, self.n_nodes)
         logm = log_mgf_real(self.A, self.m, self.s2, self.logtheta0, lam)
         self._cache[j] = (lam, Gn, logm)
-        while len(self._cache) > 6:
+        while len(self._cache) > 24:
             self._cache.popitem(last=False)
         return self._cache[j]
 
     # -- tails ------------------------------------------------------------------------
-    def tails(self, thresholds) -> list[TailValue]:
-        """Certified ``P(S ≥ s)`` for each integer threshold (order preserved)."""
+    def tails(self, thresholds, strict: bool = True) -> list[TailValue]:
+        """Certified ``P(S ≥ s)`` for each integer threshold (order preserved).
+
+        With ``strict=False`` nothing is raised: a tail that could not be certified to
+        ``rel_tol`` is returned with the (larger, possibly infinite) bound it has.
+        """
         thr = [int(s) for s in thresholds]
-        out: dict[int, TailValue] = {}
+        best: dict[int, TailValue] = {}
+
+        def offer(tv: TailValue) -> None:
+            old = best.get(tv.threshold)
+            if old is None or tv.rel_error < old.rel_error:
+                best[tv.threshold] = tv
+
+        def done(s: int) -> bool:
+            tv = best.get(s)
+            return tv is not None and tv.rel_error <= self._tol_for(tv.log_value)
+
         upper = sorted({s if s >= 1 else 1 - s for s in thr})
-        if self.cond is not None:
-            for s, (lv, rel) in zip(upper, self.cond.tails(upper)):
-                if rel <= self.rel_tol:
-                    out[s] = TailValue(s, lv, rel, "conditioned-quadrature", self.cond.nodes_kept,
-                                       self.cond.n_nodes, 0.0)
-        if self.conv is not None:
-            for s, (lv, rel) in zip(upper, self.conv.tails(upper)):
-                if rel <= self.rel_tol:
-                    out[s] = TailValue(s, lv, rel, "lattice-convolution", self.conv.plan.n_atoms,
-                                       self.conv.plan.dense_len, 0.0)
-        for _attempt in range(3):
-            todo = [s for s in upper if s not in out]
+        for alt, name in ((self.cond, "conditioned-quadrature"), (self.conv, "lattice-convolution")):
+            if alt is None:
+                continue
+            todo = [s for s in upper if not done(s)]
+            for s, (lv, rel) in zip(todo, alt.tails(todo)):
+                offer(TailValue(s, lv, rel, name, getattr(alt, "nodes_kept", 0), getattr(alt, "n_nodes", 0), 0.0))
+        for attempt in range(2):
+            todo = [s for s in upper if not done(s)]
             if not todo:
                 break
+            if attempt:
+                self._set_sieve(self.sieve_T + 25.0)
             by_j: dict[int, list[int]] = {}
             for s in todo:
                 by_j.setdefault(self._lam_index(s), []).append(s)
-            failed = False
             for j in sorted(by_j):
                 for tv in self._tails_at(j, by_j[j]):
-                    if tv.rel_error <= self._tol_for(tv.log_value):
-                        out[tv.threshold] = tv
-                    else:
-                        failed = True
-            if failed:
-                self._set_sieve(self.sieve_T + 25.0)
-        missing = [s for s in upper if s not in out]
-        if missing and self.conv is None and self._plan is not None:
-            self._use_convolution()
-            return self.tails(thresholds)
-        if missing:
+                    offer(tv)
+        missing = [s for s in upper if not done(s)]
+        if missing and strict:
+            if self.conv is None and self._plan is not None:
+                self._use_convolution()
+                return self.tails(thresholds, strict)
             raise UncertifiedError(f"float64 tail not certified at thresholds {missing[:5]}")
-        return [self._complement(out[1 - s]) if s <= 0 else out[s] for s in thr]
+        return [self._complement(best[1 - s]) if s <= 0 else best[s] for s in thr]
 
     def _tol_for(self, log_value: float) -> float:
         """``rel_tol``, relaxed for tails beyond float64's range (< e^{−700}) to the float64

@@ -23,6 +23,10 @@ def register(subparsers) -> None:
                        metavar="VALUE", help=f"{field} as an exact rational or decimal (repeatable)")
         p.add_argument("--rel-tol", type=float, default=1e-10, help="certified relative accuracy of each tail (default 1e-10)")
         p.add_argument("--json", action="store_true", help="print one JSON object")
+        if name == "delta":
+            p.add_argument("--verify", action="store_true",
+                           help="also recompute each point with the 60-digit multiprecision twin "
+                                "and report the disagreement (seconds per point)")
         p.set_defaults(func=func)
 
 
@@ -45,11 +49,21 @@ def _print_table(title, cols, rows):
 def _run_delta(args) -> int:
     from exactdp.accounting import delta
 
+    from exactdp.accounting import ExactAccountant
+
     comp = design_from_args(args)
-    res = delta(comp, args.values, rel_tol=args.rel_tol)
+    acc = ExactAccountant(comp, rel_tol=args.rel_tol)
+    res = delta(acc, args.values)
     pts = [{"epsilon": decimal_str(p.epsilon), "delta": decimal_str(p.value),
             "error_bound": decimal_str(p.error_bound), "delta_estimate": decimal_str(p.estimate)}
            for p in res.points]
+    if args.verify:
+        from exactdp.verify import verify_delta
+
+        for q, e in zip(pts, args.values):
+            v = verify_delta(acc, e)
+            q.update({"verified_delta": decimal_str(v.value, 30), "verify_error_bound": decimal_str(v.error_bound),
+                      "disagreement": decimal_str(v.disagreement), "agrees": bool(v.agrees)})
     if args.json:
         emit_json({**_header(comp, res), "points": pts})
     else:
