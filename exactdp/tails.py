@@ -42,7 +42,7 @@ import numpy as np
 from exactdp.conditioning import ConditionedTails, coarse_atoms_count
 from exactdp.convolution import ConvolutionTails, plan_split
 from exactdp.kernels.dgauss import log_theta_real
-from exactdp.kernels.tilted import log_mgf_real, node_factors, sieve_candidates, tilted_sums
+from exactdp.kernels.tilted import ANCHOR, log_mgf_real, node_factors, sieve_candidates, tilted_sums
 from exactdp.lattice import LatticeSum
 
 __all__ = ["TailValue", "TailEngine", "UncertifiedError"]
@@ -150,7 +150,8 @@ class TailEngine:
         # enlarges the integrand by at most exp(lam_step_sd²/8) (and the bound says so)
         self.lam_step = lam_step_sd / math.sqrt(self.var)
         self.lam_min = (math.log(1.0 / self.rel_tol) + 12.0) / self.n_nodes
-        self._gamma_base = U64 * (64.0 + 16.0 * float(self.m.sum()))
+        # per-node operation count, plus ≤ 4u per phase rotation between exact anchors
+        self._gamma_base = U64 * (64.0 + 16.0 * float(self.m.sum()) + 4.0 * ANCHOR)
         self._set_sieve(math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0)
         self._cache: OrderedDict = OrderedDict()
         self.conv = None

@@ -24,7 +24,7 @@ import numpy as np
 
 from exactdp.kernels.jit import kernel
 
-__all__ = ["POISSON_MIN_S2", "log_theta", "log_theta_ratio", "log_theta_real", "log_theta_array"]
+__all__ = ["POISSON_MIN_S2", "log_theta", "log_theta_ratio", "log_poisson_numerator", "log_theta_real", "log_theta_array"]
 
 POISSON_MIN_S2 = 1.0
 TWO_PI = 2.0 * math.pi
@@ -119,6 +119,29 @@ def log_theta_ratio(a, b, s2):
     if mod == 0.0:
         return complex(-np.inf, 0.0)
     return complex(math.log(mod / acc0), math.atan2(acc.imag, acc.real))
+
+
+#: Poisson terms whose weight relative to the k = 0 term is below e^{−SKIP} are skipped
+#: (at most 6 of them: a relative truncation ≤ 6e^{−50} < 1e-21).
+SKIP = 50.0
+
+
+@kernel("complex128(float64, float64, float64)")
+def log_poisson_numerator(a, b, s2):
+    """``log Σ_k exp(−s²((b−2πk)² − b²)/2 + i s² a (b − 2πk))`` (b in [−π, π]); with the
+    per-λ constant ``log Σ_k(…)|_{b=0}`` subtracted and ``−s²b²/2`` added this is
+    ``log[Θ(a+ib)/Θ(a)]`` in the Poisson regime."""
+    acc = 0.0 + 0.0j
+    for k in range(-3, 4):
+        d = b - TWO_PI * k
+        e = -0.5 * s2 * (d * d - b * b)
+        if e > -SKIP:
+            ph = s2 * a * d
+            acc += math.exp(e) * (math.cos(ph) + 1j * math.sin(ph))
+    mod = abs(acc)
+    if mod == 0.0:
+        return complex(-np.inf, 0.0)
+    return complex(math.log(mod), math.atan2(acc.imag, acc.real))
 
 
 @kernel("float64(float64, float64)")
