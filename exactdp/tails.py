@@ -151,7 +151,9 @@ class TailEngine:
         self.lam_step = lam_step_sd / math.sqrt(self.var)
         self.lam_min = (math.log(1.0 / self.rel_tol) + 12.0) / self.n_nodes
         # per-node operation count, plus ≤ 4u per phase rotation between exact anchors
-        self._gamma_base = U64 * (64.0 + 16.0 * float(self.m.sum()) + 4.0 * ANCHOR)
+        # (each factor's complex log carries ≲ 6u absolute error: angle, phase product,
+        # exp/cos/sin, sum, abs, log/atan2, each within one ulp; 8u per factor is used)
+        self._gamma_base = U64 * (64.0 + 8.0 * float(self.m.sum()) + 4.0 * ANCHOR)
         self._set_sieve(math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0)
         self._cache: OrderedDict = OrderedDict()
         self.conv = None
@@ -199,15 +201,17 @@ class TailEngine:
 
     # -- tilts ------------------------------------------------------------------------
     def _lam_index(self, s: int) -> int:
-        lam = max(s / self.var, self.lam_min)
-        return max(int(round(lam / self.lam_step)), int(math.ceil(self.lam_min / self.lam_step)))
+        """Tilt grid index of threshold s; −1 is the floor tilt λ_min itself (central
+        thresholds, whose saddle point lies below it, all share it exactly)."""
+        j = int(round(s / self.var / self.lam_step))
+        return j if j * self.lam_step > self.lam_min else -1
 
     def _factors(self, j: int):
         hit = self._cache.get(j)
         if hit is not None:
             self._cache.move_to_end(j)
             return hit
-        lam = j * self.lam_step
+        lam = self.lam_min if j < 0 else j * self.lam_step
         Gn = node_factors(self.A, self.m, self.s2, lam, self.nodes, self.n_nodes)
         logm = log_mgf_real(self.A, self.m, self.s2, self.logtheta0, lam)
         self._cache[j] = (lam, Gn, logm)

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from exactdp.kernels.jit import kernel
+from exactdp.kernels.summation import neumaier_add
 
 __all__ = ["dg_pmf", "convolve_strided", "suffix_sums", "atom_tails"]
 
@@ -46,12 +47,7 @@ def suffix_sums(p):
     acc = 0.0
     comp = 0.0
     for i in range(n - 1, -1, -1):
-        t = acc + p[i]
-        if abs(acc) >= abs(p[i]):
-            comp += (acc - t) + p[i]
-        else:
-            comp += (p[i] - t) + acc
-        acc = t
+        acc, comp = neumaier_add(acc, comp, p[i])
         out[i] = acc + comp
     return out
 
@@ -76,12 +72,6 @@ def atom_tails(suffix, atom_values, atom_probs, lo, d, thresholds):
                 continue
             else:
                 v = suffix[idx]
-            term = atom_probs[c] * v
-            tot = acc + term
-            if abs(acc) >= abs(term):
-                comp += (acc - tot) + term
-            else:
-                comp += (term - tot) + acc
-            acc = tot
+            acc, comp = neumaier_add(acc, comp, atom_probs[c] * v)
         out[t] = acc + comp
     return out

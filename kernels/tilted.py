@@ -23,6 +23,7 @@ import numpy as np
 
 from exactdp.kernels.dgauss import POISSON_MIN_S2, log_poisson_numerator, log_theta, log_theta_ratio
 from exactdp.kernels.jit import kernel
+from exactdp.kernels.summation import neumaier_add
 
 __all__ = ["log_mgf_real", "node_factors", "tilted_sums", "sieve_candidates"]
 
@@ -128,12 +129,7 @@ def tilted_sums(Gn, nodes, n_nodes, thresholds):
             prev = n
             g = Gn[i]
             term = w * (g.real * rot_re - g.imag * rot_im)
-            tot = acc + term
-            if abs(acc) >= abs(term):
-                comp += (acc - tot) + term
-            else:
-                comp += (term - tot) + acc
-            acc = tot
+            acc, comp = neumaier_add(acc, comp, term)
             acc_abs += w * abs(g)
         res[t] = (acc + comp) / n_nodes
         absres[t] = acc_abs / n_nodes
