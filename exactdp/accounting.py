@@ -247,29 +247,24 @@ class ExactAccountant:
 
 def _first_below(g, target, lo: int, hi: int) -> int:
     """Smallest integer k in (lo, hi] with g(k) ≤ target, for non-increasing g with
-    g(lo) > target ≥ g(hi).  Secant steps on log g with bisection safeguards."""
+    g(lo) > target ≥ g(hi).  Secant steps on log g alternate with bisection, so the
+    bracket at least halves every two evaluations."""
     glo, ghi = g(lo), g(hi)
     ltarget = mpmath.log(target)
-    side = 0
+    secant = True
     while hi - lo > 1:
-        k = None
-        if glo > 0 and ghi > 0:
+        k = (lo + hi) // 2
+        if secant and glo > 0 and ghi > 0:
             llo, lhi = mpmath.log(glo), mpmath.log(ghi)
             if llo != lhi:
                 x = lo + (hi - lo) * float((llo - ltarget) / (llo - lhi))
-                k = int(round(x))
-        if k is None or side >= 2 or not lo < k < hi:
-            k = (lo + hi) // 2
-            side = 0
-        # nudge towards narrowing the bracket from both sides
+                k = min(max(int(round(x)), lo + 1), hi - 1)
         gk = g(k)
         if gk > target:
             lo, glo = k, gk
-            side = side + 1 if side >= 0 else 1
         else:
             hi, ghi = k, gk
-            side = side - 1 if side <= 0 else -1
-        side = abs(side)
+        secant = not secant
     return hi
 
 
