@@ -36,16 +36,7 @@ def register(subparsers) -> None:
     p.add_argument("--proxy", action="store_true",
                    help="instead: gap between the proxy pair (13, 13) and the max over all pairs (--allocation)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=_run)
-
-
-def _run(args) -> int:
-    from exactdp.cli._common import fail
-
-    try:
-        return _run_checked(args)
-    except ArithmeticError as exc:  # e.g. a tail the fast engine cannot certify
-        return fail(f"{type(exc).__name__}: {exc}")
+    p.set_defaults(func=_run_checked)
 
 
 def _run_checked(args) -> int:
