@@ -30,6 +30,32 @@ POISSON_MIN_S2 = 1.0
 TWO_PI = 2.0 * math.pi
 
 
+@kernel("Tuple((float64, complex128, float64))(float64, float64, float64)")
+def _direct_sums(a, b, s2):
+    """Direct form around the maximum: ``tmax`` and the scaled sums
+    ``Σ_x exp(a x − x²/(2s²) − tmax)·e^{ibx}`` and the same at b = 0, over
+    ``|x − round(a s²)| ≤ ceil(sqrt(100 s²)) + 2``."""
+    x0 = float(round(a * s2))
+    half = int(math.ceil(math.sqrt(100.0 * s2))) + 2
+    tmax = -np.inf
+    for dx in range(-1, 2):
+        x = x0 + dx
+        t = a * x - x * x / (2.0 * s2)
+        if t > tmax:
+            tmax = t
+    acc = 0.0 + 0.0j
+    acc0 = 0.0
+    for xi in range(int(x0) - half, int(x0) + half + 1):
+        x = float(xi)
+        t = a * x - x * x / (2.0 * s2) - tmax
+        if t < -745.0:
+            continue
+        w = math.exp(t)
+        acc += w * (math.cos(b * x) + 1j * math.sin(b * x))
+        acc0 += w
+    return tmax, acc, acc0
+
+
 @kernel("complex128(float64, float64, float64)")
 def log_theta(a, b, s2):
     """Complex ``log Θ(a + i b; s2)`` (b must lie in [−π, π] for the Poisson form)."""
@@ -49,25 +75,7 @@ def log_theta(a, b, s2):
         if mod == 0.0:
             return complex(-np.inf, 0.0)
         return complex(re0 + math.log(mod), math.atan2(acc.imag, acc.real))
-    # direct form
-    x0 = float(round(a * s2))
-    half = int(math.ceil(math.sqrt(100.0 * s2))) + 2
-    tmax = -np.inf
-    for dx in range(-1, 2):
-        x = x0 + dx
-        t = a * x - x * x / (2.0 * s2)
-        if t > tmax:
-            tmax = t
-    acc = 0.0 + 0.0j
-    lo = int(x0) - half
-    hi = int(x0) + half
-    for xi in range(lo, hi + 1):
-        x = float(xi)
-        t = a * x - x * x / (2.0 * s2) - tmax
-        if t < -745.0:
-            continue
-        ph = b * x
-        acc += math.exp(t) * (math.cos(ph) + 1j * math.sin(ph))
+    tmax, acc, _ = _direct_sums(a, b, s2)
     mod = abs(acc)
     if mod == 0.0:
         return complex(-np.inf, 0.0)
@@ -97,24 +105,7 @@ def log_theta_ratio(a, b, s2):
             return complex(-np.inf, 0.0)
         return complex(-0.5 * s2 * b * b + math.log(mod) - math.log(abs(acc0)),
                        math.atan2(acc.imag, acc.real) - math.atan2(acc0.imag, acc0.real))
-    x0 = float(round(a * s2))
-    half = int(math.ceil(math.sqrt(100.0 * s2))) + 2
-    tmax = -np.inf
-    for dx in range(-1, 2):
-        x = x0 + dx
-        t = a * x - x * x / (2.0 * s2)
-        if t > tmax:
-            tmax = t
-    acc = 0.0 + 0.0j
-    acc0 = 0.0
-    for xi in range(int(x0) - half, int(x0) + half + 1):
-        x = float(xi)
-        t = a * x - x * x / (2.0 * s2) - tmax
-        if t < -745.0:
-            continue
-        w = math.exp(t)
-        acc += w * (math.cos(b * x) + 1j * math.sin(b * x))
-        acc0 += w
+    _, acc, acc0 = _direct_sums(a, b, s2)
     mod = abs(acc)
     if mod == 0.0:
         return complex(-np.inf, 0.0)
