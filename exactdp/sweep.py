@@ -194,8 +194,8 @@ def _check_release_supported(alloc, pl, rel_pairs) -> None:
                 "--with-pl94", f"{i}-{j}",
                 f"the composed design's privacy-loss lattice has scale {float(lat.scale):.3g} and largest integer "
                 f"weight {float(max(lat.weights)):.3g} (the P.L. 94-171 budgets have large coprime denominators); "
-                f"the exact tail engine cannot represent it ({type(exc).__name__}), so no certified release "
-                f"table can be produced for it yet") from None
+                f"the exact tail engine cannot represent it ({type(exc).__name__}); use `exactdp release "
+                f"--pairs {i}-{j}` for certified brackets of the whole release") from None
 
 
 def _cost_key(task):

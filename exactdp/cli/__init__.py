@@ -16,7 +16,7 @@ from exactdp.exact import InputError
 __all__ = ["main", "build_parser"]
 
 #: Modules that contribute subcommands, in the order ``--help`` lists them.
-SUBCOMMAND_MODULES = ("accounting", "sweep", "crosscheck", "calibrate", "risk", "countdep")
+SUBCOMMAND_MODULES = ("accounting", "sweep", "release", "crosscheck", "calibrate", "risk", "countdep")
 
 
 def build_parser() -> Parser:
