@@ -24,7 +24,7 @@ import numpy as np
 
 from exactdp.kernels.jit import kernel
 
-__all__ = ["POISSON_MIN_S2", "log_theta", "log_theta_ratio", "log_poisson_numerator", "log_theta_real", "log_theta_array"]
+__all__ = ["POISSON_MIN_S2", "log_theta", "log_theta_ratio", "log_poisson_numerator", "log_theta_real"]
 
 POISSON_MIN_S2 = 1.0
 TWO_PI = 2.0 * math.pi
@@ -139,12 +139,3 @@ def log_poisson_numerator(a, b, s2):
 def log_theta_real(a, s2):
     """``log Θ(a; s2)`` for real a (the log of the untilted normaliser at a = 0)."""
     return log_theta(a, 0.0, s2).real
-
-
-@kernel("complex128[:](float64[:], float64[:], float64)")
-def log_theta_array(a, b, s2):
-    """Vectorised :func:`log_theta` (same s2 for all points)."""
-    out = np.empty(a.shape[0], dtype=np.complex128)
-    for i in range(a.shape[0]):
-        out[i] = log_theta(a[i], b[i], s2)
-    return out
