@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from exactdp.figures import save as save_figure
 
 __all__ = ["curves_figure", "rate_figure", "reduction_figure", "save"]
 
@@ -30,15 +30,8 @@ _LABEL = {
 
 
 def save(fig, out_dir, stem: str) -> list[str]:
-    """Write ``stem.png`` and ``stem.pdf`` into ``out_dir``; return the paths."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for ext in ("png", "pdf"):
-        p = out / f"{stem}.{ext}"
-        fig.savefig(p, dpi=150 if ext == "png" else None, bbox_inches="tight")
-        paths.append(str(p))
-    return paths
+    """Write ``stem.png`` and ``stem.pdf`` into ``out_dir``; return the paths as text."""
+    return [str(p) for p in save_figure(fig, out_dir, stem, tight=True)]
 
 
 def curves_figure(curves: dict, title: str):

@@ -21,6 +21,7 @@ import random
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 
 from exactdp.exact import positive_fraction, to_fraction, to_int
 from exactdp.kernels.dgauss import log_theta, log_theta_real
@@ -28,7 +29,7 @@ from exactdp.kernels.dgauss import log_theta, log_theta_real
 __all__ = [
     "log_normalizer", "logpmf", "pmf", "tail", "log_mgf", "cf",
     "log_normalizer_mp", "logpmf_mp", "pmf_mp", "tail_mp", "mgf_mp", "cf_mp",
-    "sample", "variance",
+    "sample", "variance", "variance_float",
 ]
 
 
@@ -55,10 +56,18 @@ def pmf(x: int, sigma2, mu=0) -> float:
 
 def variance(sigma2) -> float:
     """Var N_Z(0, σ²) (≤ σ²), float64 by the direct/Poisson series."""
-    s2 = float(positive_fraction(sigma2, "sigma2"))
-    from exactdp.tails import _dg_variance
+    return variance_float(float(positive_fraction(sigma2, "sigma2")))
 
-    return _dg_variance(s2)
+
+def variance_float(s2: float) -> float:
+    """Var N_Z(0, s²) for a float s² (Poisson form for s² ≥ 1: the first correction term
+    ``4π²s⁴ e^{−2π²s²}`` suffices in float64; direct sum over |x| ≤ 60 otherwise)."""
+    if s2 >= 1.0:
+        q = math.exp(-2 * math.pi**2 * s2)
+        return s2 * (1 - 4 * math.pi**2 * s2 * q / (1 + 2 * q))
+    x = np.arange(-60, 61, dtype=float)
+    w = np.exp(-x * x / (2 * s2))
+    return float((w * x * x).sum() / w.sum())
 
 
 def log_mgf(z: complex, sigma2) -> complex:
@@ -76,7 +85,7 @@ def cf(t: float, sigma2) -> complex:
 
 
 def tail(k: int, sigma2, mu=0) -> float:
-    """``P(X ≥ k)`` (float64, summed from the far end: relative accuracy)."""
+    """``P(X ≥ k)`` as a float: the 20-digit twin :func:`tail_mp` rounded (relative accuracy)."""
     return float(tail_mp(k, sigma2, mu, dps=20))
 
 

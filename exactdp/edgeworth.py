@@ -38,7 +38,7 @@ import mpmath
 
 from exactdp.accounting import ExactAccountant, as_real
 from exactdp.exact import InputError, to_fraction
-from exactdp.lattice import floor_exact, lattice_of
+from exactdp.lattice import lattice_of
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
 __all__ = ["dg_cumulants", "loss_cumulants", "EdgeworthPoint", "edgeworth_delta", "RateRow", "rate_table", "fit_slope"]

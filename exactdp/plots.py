@@ -17,21 +17,10 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
+from exactdp.figures import save
+
 __all__ = ["plot_sweep", "plot_eps_delta", "plot_tradeoff", "plot_spread_heatmap", "plot_proxy_sensitivity", "save"]
 
-_META = {"png": {"Software": None}, "pdf": {"CreationDate": None, "Producer": None, "Creator": None}}
-
-
-def save(fig, outdir, stem) -> list:
-    """Write ``stem.png`` and ``stem.pdf`` into ``outdir``; returns the paths."""
-    out = Path(outdir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for ext in ("png", "pdf"):
-        p = out / f"{stem}.{ext}"
-        fig.savefig(p, dpi=150 if ext == "png" else None, metadata=_META[ext])
-        paths.append(p)
-    return paths
 
 
 def _col(rows, name):

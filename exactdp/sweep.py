@@ -165,9 +165,9 @@ def _backend_context(backend: str, jobs: int, scheduler):
             raise InputError("backend", backend, "needs dask[distributed] (pip install 'exactdp[dask]')") from None
         if scheduler is None:
             raise InputError("scheduler", None, "--backend dask needs --scheduler ADDRESS of a running dask scheduler")
-        client = scheduler if isinstance(scheduler, Client) else stack.enter_context(Client(scheduler))
+        if not isinstance(scheduler, Client):  # the context keeps the connection open for the sweep
+            stack.enter_context(Client(scheduler))
         stack.enter_context(parallel_config(backend="dask", n_jobs=jobs, wait_for_workers_timeout=60))
-        del client
     else:
         try:
             from ray.util.joblib import register_ray

@@ -26,9 +26,9 @@ when its certified relative error is below the engine's ``rel_tol`` (default 1e-
 for tails below e^{−700} (beyond float64's range, carried as logarithms), below
 ``32u·|log P|``;
 otherwise the sieve threshold is raised and, failing that, :class:`UncertifiedError` is
-raised (use :mod:`exactdp.verify`).  Reference: E. Kreyszig-style tilted inversion of
-lattice generating functions; trapezoid rule convergence for periodic analytic
-integrands (Trefethen & Weideman, SIAM Review 2014).
+raised (use :mod:`exactdp.verify`).  References: exponential tilting / saddle-point
+contours for lattice distributions (Daniels 1954); trapezoid-rule convergence for
+periodic analytic integrands (Trefethen & Weideman, SIAM Review 2014).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ import numpy as np
 
 from exactdp.conditioning import ConditionedTails, coarse_atoms_count
 from exactdp.convolution import ConvolutionTails, plan_split
+from exactdp.dgauss import variance_float
 from exactdp.kernels.dgauss import log_theta_real
 from exactdp.kernels.tilted import ANCHOR, log_mgf_real, node_factors, sieve_candidates, tilted_sums
 from exactdp.lattice import LatticeSum
@@ -74,17 +75,6 @@ class TailValue:
     @property
     def value(self) -> float:
         return math.exp(self.log_value)
-
-
-def _dg_variance(s2: float) -> float:
-    """Variance of N_Z(0, s²) (float64; used only to place the saddle point)."""
-    if s2 >= 1.0:
-        # Poisson: Var = s² − 4π² s⁴ Σ_k k² e^{−2π²s²k²}/(1 + 2Σ e^{..}) (first term suffices)
-        q = math.exp(-2 * math.pi**2 * s2)
-        return s2 * (1 - 4 * math.pi**2 * s2 * q / (1 + 2 * q))
-    x = np.arange(-60, 61, dtype=float)
-    w = np.exp(-x * x / (2 * s2))
-    return float((w * x * x).sum() / w.sum())
 
 
 def _wrapped_log(u: float, s2: float) -> float:
@@ -140,7 +130,7 @@ class TailEngine:
         self.s2 = np.array([float(s) for s in lattice.sigma2])
         self.logtheta0 = np.array([log_theta_real(0.0, s) for s in self.s2])
         self.vproxy = float(np.sum(self.m * self.A.astype(float) ** 2 * self.s2))
-        self.var = float(sum(m * a * a * _dg_variance(s) for a, m, s in zip(self.A.astype(float), self.m, self.s2)))
+        self.var = float(sum(m * a * a * variance_float(s) for a, m, s in zip(self.A.astype(float), self.m, self.s2)))
         n = int(math.ceil(kappa * math.sqrt(self.vproxy) / 2.0)) * 2
         self.n_nodes = max(n, 64)
         if float(self.A.max()) * self.n_nodes >= 2.0**62:

@@ -5,7 +5,6 @@ Uses matplotlib's object API only (no pyplot); every figure is written as PNG an
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -14,19 +13,9 @@ from exactdp.countdep.budget import budget_float
 from exactdp.countdep.params import ShiftedLogParams
 from exactdp.countdep.report import LowerBoundReport
 from exactdp.countdep.utility import UtilityReport
+from exactdp.figures import save
 
 __all__ = ["plot_budget", "plot_utility"]
-
-
-def _save(fig, outdir, stem) -> list:
-    out = Path(outdir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for ext in ("png", "pdf"):
-        p = out / f"{stem}.{ext}"
-        fig.savefig(p, dpi=150 if ext == "png" else None)
-        paths.append(p)
-    return paths
 
 
 def plot_budget(params: ShiftedLogParams, outdir, report: LowerBoundReport | None = None, max_n: int = 10**6) -> list:
@@ -75,7 +64,7 @@ def plot_budget(params: ShiftedLogParams, outdir, report: LowerBoundReport | Non
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    return _save(fig, outdir, "countdep_budget")
+    return save(fig, outdir, "countdep_budget")
 
 
 def plot_utility(report: UtilityReport, outdir) -> list:
@@ -117,4 +106,4 @@ def plot_utility(report: UtilityReport, outdir) -> list:
     ax2.set_ylabel("log10(clipping gain / error before clipping)")
     ax2.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
-    return _save(fig, outdir, "countdep_utility")
+    return save(fig, outdir, "countdep_utility")

@@ -7,10 +7,11 @@ Carlo), so e.g. the paper's Figure 5 becomes a clean curve.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 from matplotlib.figure import Figure
+
+from exactdp.figures import save
 
 __all__ = [
     "plot_posterior_curve",
@@ -20,17 +21,6 @@ __all__ = [
     "plot_rho2_sweep",
     "plot_uniqueness",
 ]
-
-
-def _save(fig: Figure, outdir, stem: str) -> list:
-    outdir = Path(outdir)
-    outdir.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for ext in ("png", "pdf"):
-        path = outdir / f"{stem}.{ext}"
-        fig.savefig(path, dpi=150 if ext == "png" else None, bbox_inches="tight")
-        paths.append(path)
-    return paths
 
 
 def _plabel(p) -> str:
@@ -57,7 +47,7 @@ def plot_posterior_curve(curves: dict, outdir, *, stem: str = "risk_posterior_vs
     ax2.set(xlabel="released x1*", ylabel="R = posterior / prior", title="Risk ratio", yscale="log")
     ax1.legend(fontsize=8)
     fig.suptitle(f"ρ1 = {float(conv.rho):.5g} ({conv.convention} convention), known = {conv.known}")
-    return _save(fig, outdir, stem)
+    return save(fig, outdir, stem, tight=True)
 
 
 def plot_rho1_sweep(rows, outdir, *, stem: str = "risk_vs_rho1") -> list:
@@ -81,7 +71,7 @@ def plot_rho1_sweep(rows, outdir, *, stem: str = "risk_vs_rho1") -> list:
     ax2.set_yscale("log")
     ax1.legend(fontsize=8)
     fig.suptitle(f"Single level, {rows[0].convention} convention (exact sums)")
-    return _save(fig, outdir, stem)
+    return save(fig, outdir, stem, tight=True)
 
 
 def plot_decision_map(dmap, outdir, *, stem: str = "risk_decision_map") -> list:
@@ -107,7 +97,7 @@ def plot_decision_map(dmap, outdir, *, stem: str = "risk_decision_map") -> list:
         f"ρ1 = {float(s.rho1):.4g}, ρ2 = {float(s.rho2):.4g}, d = {s.d}, p = {s.p}, "
         f"Y1* noise: {s.y_noise}, model: {s.model}"
     )
-    return _save(fig, outdir, stem)
+    return save(fig, outdir, stem, tight=True)
 
 
 def plot_decision_curve(curve, outdir, *, stem: str = "risk_decision_vs_x2") -> list:
@@ -122,7 +112,7 @@ def plot_decision_curve(curve, outdir, *, stem: str = "risk_decision_vs_x2") -> 
     s = curve[0].setup
     worst = max(c.error_bound for c in curve)
     ax.set_title(f"model: {s.model}, Y1*: {s.y_noise}, d = {s.d}; error ≤ {worst:.1e}", fontsize=9)
-    return _save(fig, outdir, stem)
+    return save(fig, outdir, stem, tight=True)
 
 
 def plot_rho2_sweep(rows, outdir, *, stem: str = "risk_decision_vs_rho2") -> list:
@@ -137,7 +127,7 @@ def plot_rho2_sweep(rows, outdir, *, stem: str = "risk_decision_vs_rho2") -> lis
     ax.axhline(float(rows[0].single_level), color="k", ls="--", lw=0.8, label="block count only")
     ax.set(xlabel="ρ2", ylabel="P[correct decision]", xscale="log")
     ax.legend(fontsize=8)
-    return _save(fig, outdir, stem)
+    return save(fig, outdir, stem, tight=True)
 
 
 def plot_uniqueness(results, outdir, *, stem: str = "risk_uniqueness_vs_ell") -> list:
@@ -154,4 +144,4 @@ def plot_uniqueness(results, outdir, *, stem: str = "risk_uniqueness_vs_ell") ->
     ax1.set(xlabel="ℓ (levels where the target is unique)", ylabel="E[posterior | has c_e]", yscale="log")
     ax2.set(xlabel="ℓ", ylabel="E[R | has c_e]")
     ax1.legend(fontsize=8)
-    return _save(fig, outdir, stem)
+    return save(fig, outdir, stem, tight=True)
