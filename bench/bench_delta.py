@@ -18,11 +18,11 @@ from collections import Counter
 
 import mpmath
 
-from exactdp.accounting import ExactAccountant, bun_steinke_epsilon
-from exactdp.allocations import load_allocation
+from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
+from exactdp.census.allocations import load_allocation
 from exactdp.mechanisms import Composition
-from exactdp.sweep_pair import DEFAULT_DELTAS
-from exactdp.verify import verify_delta
+from exactdp.sweep.pair import DEFAULT_DELTAS
+from exactdp.accounting.verification import verify_delta
 
 
 def main() -> None:

@@ -1,9 +1,59 @@
-"""exactdp: exact, certified privacy accounting for discrete Gaussian compositions."""
+"""exactdp: exact, certified privacy accounting for discrete Gaussian compositions.
+
+The package face — everything a user needs; the layers below are described in the
+README's Layout section.  Names are loaded on first use (PEP 562), so ``import exactdp``
+and the CLI start without compiling or loading any kernel they do not need.
+
+>>> from exactdp import Composition, ExactAccountant
+>>> acc = ExactAccountant(Composition.from_sigma2(["10000/11"] * 20))
+>>> p = acc.delta(["1"])[0]
+>>> p.value >= p.estimate
+True
+"""
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+import importlib
 
-from exactdp.exact import InputError, fraction_str, to_fraction  # noqa: E402
+from exactdp._version import __version__
 
-__all__ = ["__version__", "InputError", "to_fraction", "fraction_str"]
+#: public name → the module that defines it
+_FACE = {
+    "DiscreteGaussian": "exactdp.mechanisms",
+    "Composition": "exactdp.mechanisms",
+    "ExactAccountant": "exactdp.accounting.accountant",
+    "delta": "exactdp.accounting.accountant",
+    "epsilon": "exactdp.accounting.accountant",
+    "tradeoff": "exactdp.accounting.accountant",
+    "bun_steinke_epsilon": "exactdp.accounting.accountant",
+    "verify_delta": "exactdp.accounting.verification",
+    "CoarsenedAccountant": "exactdp.accounting.coarsened",
+    "DeltaBracket": "exactdp.accounting.coarsened",
+    "AccountingResult": "exactdp.accounting.results",
+    "DeltaPoint": "exactdp.accounting.results",
+    "EpsilonPoint": "exactdp.accounting.results",
+    "TradeoffPoint": "exactdp.accounting.results",
+    "Diagnostics": "exactdp.accounting.results",
+    "InputError": "exactdp.numerics.errors",
+    "UncertifiedError": "exactdp.numerics.errors",
+    "LatticeTooLarge": "exactdp.numerics.errors",
+    "to_fraction": "exactdp.numerics.exact",
+    "fraction_str": "exactdp.numerics.exact",
+    "load_allocation": "exactdp.census.allocations",
+    "Allocation": "exactdp.census.allocations",
+}
+
+__all__ = ["__version__", *_FACE]
+
+
+def __getattr__(name: str):
+    module = _FACE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'exactdp' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_FACE))

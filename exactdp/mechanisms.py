@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Iterable
 
-from exactdp.exact import InputError, positive_fraction, to_fraction, to_int
+from exactdp.numerics.exact import InputError, positive_fraction, to_fraction, to_int
 
 __all__ = ["DiscreteGaussian", "Composition"]
 
@@ -124,18 +124,9 @@ class Composition:
         """zCDP parameter Σ Δ²/(2σ²) (also the constant c of the privacy loss)."""
         return sum((m.rho * c for m, c in self.groups), Fraction(0))
 
-    @property
-    def mu_gdp(self) -> float:
-        """The continuous-Gaussian counterpart μ = sqrt(Σ Δ²/σ²) = sqrt(2ρ)."""
-        return float(2 * self.rho) ** 0.5
-
     def __add__(self, other: "Composition") -> "Composition":
         return Composition(self.groups + other.groups)
 
     def reversed(self) -> "Composition":
         """The composition with all shifts negated (the pair (Q, P))."""
         return Composition(tuple((DiscreteGaussian(m.sigma2, -m.shift), c) for m, c in self.groups))
-
-    def describe(self) -> str:
-        parts = [f"{c}x(sigma2={m.sigma2}, shift={m.shift})" for m, c in self.groups]
-        return " + ".join(parts)

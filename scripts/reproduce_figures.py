@@ -25,8 +25,8 @@ from pathlib import Path
 
 import mpmath
 
-from exactdp.plots import plot_eps_delta, plot_proxy_sensitivity, plot_tradeoff
-from exactdp.sweep_io import atomic_write_text, read_csv, read_json
+from exactdp.sweep.plots import plot_eps_delta, plot_proxy_sensitivity, plot_tradeoff
+from exactdp.sweep.io import atomic_write_text, read_csv, read_json
 
 
 def _table(dict_rows):
@@ -66,7 +66,7 @@ def main(argv=None) -> int:
     paths = plot_eps_delta(_table(read_csv(d / "summary.csv")), out, stem="fig_eps_delta", rho=rho)
     paths += plot_tradeoff(_table(read_csv(d / "envelope.csv")), out, stem="fig_tradeoff", rho=rho)
     gaps = proxy_gaps(d, args.proxy)
-    from exactdp.sweep_pair import fmt
+    from exactdp.sweep.pair import fmt
 
     lines = ["delta_target,delta_proxy,delta_overall,argmax_pair,gap_percent"]
     lines += [f"{t},{fmt(p)},{fmt(m)},{a},{fmt(g, 8)}" for t, p, m, a, g in gaps]

@@ -1,4 +1,4 @@
-"""Tests of exactdp.allocations against independent references.
+"""Tests of exactdp.census.allocations against independent references.
 
 References:
 * the 43 public path CSVs of Su, Su & Wang (seed002_data/allocation_paths), every cell;
@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactdp.allocations import Allocation, builtin_allocations, load_allocation, parse_pair_spec
-from exactdp.exact import InputError
+from exactdp.census.allocations import Allocation, builtin_allocations, load_allocation, parse_pair_spec
+from exactdp.numerics.exact import InputError
 
 DHC_LEVELS = ("US", "State", "County", "Prim", "Tract_Subset_Group", "Tract_Subset", "Block_Group", "Block")
 # Total rho of the DHC persons file: 4.9622 (seed paper; DAS strategy iteration 23.1 sums to 49622/10000).

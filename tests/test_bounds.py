@@ -1,4 +1,4 @@
-"""Tests of exactdp.bounds: closed forms, brute-force sums written here, published numbers,
+"""Tests of exactdp.conversions.bounds: closed forms, brute-force sums written here, published numbers,
 and validity of every bound against exact profiles over a grid of designs.
 
 References:
@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactdp.accounting import ExactAccountant
-from exactdp.bounds import (
+from exactdp.accounting.accountant import ExactAccountant
+from exactdp.conversions.bounds import (
     bun_steinke_delta,
     bun_steinke_eps,
     cks_delta,
@@ -31,7 +31,7 @@ from exactdp.bounds import (
     rdp_epsilon,
     renyi_divergence,
 )
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
 DHC_RHO = F(24811, 5000)

@@ -1,4 +1,4 @@
-"""Tests of exactdp.calibrate and the `calibrate` / `crosscheck` commands.
+"""Tests of exactdp.calibration.calibrate and the `calibrate` / `crosscheck` commands.
 
 Independent references:
 * brute-force pmf sums (40-digit mpmath, written here) of the scaled designs at the two
@@ -19,11 +19,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactdp.accounting import ExactAccountant
-from exactdp.allocations import Allocation, load_allocation
-from exactdp.calibrate import calibrate_design, calibrate_pair, calibrate_release, simplest_between, uniform_family
+from exactdp.accounting.accountant import ExactAccountant
+from exactdp.census.allocations import Allocation, load_allocation
+from exactdp.calibration.calibrate import calibrate_design, calibrate_pair, calibrate_release, simplest_between, uniform_family
 from exactdp.cli import main
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 from exactdp.mechanisms import Composition
 
 WIDTH = F(1, 10**6)

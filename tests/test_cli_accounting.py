@@ -78,7 +78,7 @@ class _noraise:
 
 
 def test_float_in_python_api_is_refused():
-    from exactdp.exact import InputError
+    from exactdp.numerics.exact import InputError
     from exactdp.mechanisms import DiscreteGaussian
 
     with pytest.raises(InputError, match="sigma2=0.5"):

@@ -32,7 +32,7 @@ from exactdp.countdep import (
     uniform_limit,
     uniform_small_r_constant,
 )
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 
 REL = mpmath.mpf(10) ** -12
 

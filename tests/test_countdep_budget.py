@@ -18,7 +18,7 @@ from exactdp.countdep import (
     per_count_dp,
     zcdp_to_dp,
 )
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 
 P = ShiftedLogParams.create("1/10")  # r0 = 1/20, c = 1
 Q = ShiftedLogParams.create("1/3", "1/4", "1/2")

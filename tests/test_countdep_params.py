@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from exactdp.countdep import ShiftedLogParams
 from exactdp.countdep.params import validate_count, validate_positive_count
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 
 
 def _sigma_by_root(r0, c):

@@ -21,7 +21,7 @@ from exactdp.countdep import (
     zero_count_check,
 )
 from exactdp.countdep.utility import lemma41_quad
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 
 P = ShiftedLogParams.create("1/10")
 Q = ShiftedLogParams.create("1/2", "1/4", "1/3")

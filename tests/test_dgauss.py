@@ -78,7 +78,7 @@ def test_sampler_is_exact_in_distribution():
 
 
 def test_float_refused():
-    from exactdp.exact import InputError
+    from exactdp.numerics.exact import InputError
 
     with pytest.raises(InputError, match="sigma2=0.5"):
         dgauss.log_normalizer(0.5)

@@ -1,4 +1,4 @@
-"""Tests of exactdp.edgeworth against brute-force sums written here and closed forms.
+"""Tests of exactdp.conversions.edgeworth against brute-force sums written here and closed forms.
 
 References:
 * brute-force moments of N_Z(0, s2) and brute-force convolutions of the privacy loss
@@ -15,9 +15,9 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from exactdp.edgeworth import dg_cumulants, edgeworth_delta, fit_slope, loss_cumulants, rate_table
-from exactdp.bounds import gdp_delta
-from exactdp.exact import InputError
+from exactdp.conversions.edgeworth import dg_cumulants, edgeworth_delta, fit_slope, loss_cumulants, rate_table
+from exactdp.conversions.bounds import gdp_delta
+from exactdp.numerics.exact import InputError
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
 

@@ -5,8 +5,8 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from brute import delta_brute, tradeoff_vertices_brute
-from exactdp.accounting import ExactAccountant
+from harness import delta_brute, tradeoff_vertices_brute
+from exactdp.accounting.accountant import ExactAccountant
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
 DESIGNS = {

@@ -5,7 +5,7 @@ import gmpy2
 import numpy as np
 import pytest
 
-from exactdp.exact import InputError, fraction_str, positive_fraction, to_fraction, to_int
+from exactdp.numerics.exact import InputError, fraction_str, positive_fraction, to_fraction, to_int
 
 
 @pytest.mark.parametrize(

@@ -1,13 +1,13 @@
 """The float64 fast path keeps *relative* accuracy for tails down to 1e-300 and beyond
-(the regime stated in exactdp.tails), against direct mpmath sums written here."""
+(the regime stated in exactdp.engine.tails), against direct mpmath sums written here."""
 
 from fractions import Fraction
 
 import mpmath
 import pytest
 
-from exactdp.lattice import LatticeSum
-from exactdp.tails import TailEngine
+from exactdp.engine.lattice import LatticeSum
+from exactdp.engine.tails import TailEngine
 
 
 def _tail_of_sum(parts, s, dps=60):

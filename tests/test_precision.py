@@ -1,6 +1,6 @@
 import mpmath
 
-from exactdp.precision import backend, workdps
+from exactdp.numerics.precision import backend, workdps
 
 
 def test_mpmath_uses_gmpy2_backend():

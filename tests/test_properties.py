@@ -6,7 +6,7 @@ import mpmath
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from exactdp.accounting import ExactAccountant
+from exactdp.accounting.accountant import ExactAccountant
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
 # Variances on a common grid (quarters), or Census-like values among themselves: arbitrary

@@ -13,8 +13,8 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from exactdp.accounting import ExactAccountant
-from exactdp.allocations import load_allocation
+from exactdp.accounting.accountant import ExactAccountant
+from exactdp.census.allocations import load_allocation
 from exactdp.mechanisms import Composition
 
 
@@ -76,7 +76,7 @@ def test_tradeoff_tails_match_published_curve(seed002, dhc):
 
 def test_far_tail_against_multiprecision_twin(dhc):
     """δ ≈ 1e-35 and below: fast path vs the 60-digit twin on a finer rule."""
-    from exactdp.verify import verify_delta
+    from exactdp.accounting.verification import verify_delta
 
     acc = ExactAccountant(Composition.from_rhos(dhc.pair_rhos(13, 13)))
     v = verify_delta(acc, "46")

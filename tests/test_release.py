@@ -1,4 +1,4 @@
-"""Coarsened brackets (exactdp.coarsen) and the whole-release command."""
+"""Coarsened brackets (exactdp.accounting.coarsened) and the whole-release command."""
 
 import json
 from fractions import Fraction
@@ -6,9 +6,9 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from brute import delta_brute
+from harness import delta_brute
 from exactdp.cli import main
-from exactdp.coarsen import CoarsenedAccountant
+from exactdp.accounting.coarsened import CoarsenedAccountant
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
 MECHS = [(Fraction(2), 1), (Fraction(9, 2), 1), (Fraction(6, 5), 1), (Fraction(11, 7), 1), (Fraction(13, 3), 2)]
@@ -33,7 +33,7 @@ def test_finer_grid_narrows_the_bracket():
 
 
 def test_whole_release_rows_are_consistent():
-    from exactdp.release import release_rows
+    from exactdp.census.release import release_rows
 
     (row,) = release_rows("dhc-persons-2020", [(13, 13)], ["1e-10"])
     assert row.rho_total == Fraction(24811, 5000) + Fraction(542, 339) ** 2

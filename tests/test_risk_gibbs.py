@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 from exactdp.risk import HierarchicalSetup, gibbs_posterior, hierarchical_posterior
 from exactdp.risk.presets import PRESETS
 

@@ -20,7 +20,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 from exactdp.risk import HierarchicalSetup, decision_map, decision_probability, hierarchical_posterior
 from exactdp.risk.presets import PRESETS
 

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 from exactdp.risk import decision, expected_risk, posterior, posterior_curve
 from exactdp.risk.presets import PRESETS, RHO_GLOBAL, gvhr_rho
 

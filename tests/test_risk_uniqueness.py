@@ -13,7 +13,7 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 from exactdp.risk import (
     ATTACKS,
     assess_attack,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from exactdp.sweep import run_sweep
-from exactdp.sweep_pair import SweepSettings
+from exactdp.sweep.driver import run_sweep
+from exactdp.sweep.pair import SweepSettings
 
 distributed = pytest.importorskip("distributed")
 

@@ -15,9 +15,9 @@ import mpmath
 import pytest
 
 from exactdp.cli import main
-from exactdp.sweep import run_sweep
-from exactdp.sweep_io import read_csv
-from exactdp.sweep_pair import SweepSettings
+from exactdp.sweep.driver import run_sweep
+from exactdp.sweep.io import read_csv
+from exactdp.sweep.pair import SweepSettings
 
 PAIRS = "13-13,2-2,1-43,8-8,20-30,12-40"
 FAST = SweepSettings(deltas=("1e-2", "1e-10", "1e-30"), tradeoff_half=30)
@@ -45,7 +45,7 @@ def test_reference_run_layout(reference_run):
     assert names == expected
     assert rep.manifest["status"] == "complete"
     assert rep.manifest["allocation"]["content_hash"] == __import__(
-        "exactdp.allocations", fromlist=["x"]).load_allocation("dhc-persons-2020").content_hash()
+        "exactdp.census.allocations", fromlist=["x"]).load_allocation("dhc-persons-2020").content_hash()
     for v in rep.manifest["results"]["worst_certified"].values():
         assert float(v) <= 1e-9
 
@@ -53,8 +53,8 @@ def test_reference_run_layout(reference_run):
 def test_summary_max_and_argmax_against_direct_accounting(reference_run):
     """The overall δ at the Bureau's ε is the max over pairs: recomputed here pair by pair
     with the accountant directly (not from the sweep's files)."""
-    from exactdp.accounting import ExactAccountant, bun_steinke_epsilon
-    from exactdp.allocations import load_allocation
+    from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
+    from exactdp.census.allocations import load_allocation
     from exactdp.mechanisms import Composition
 
     out, _ = reference_run

@@ -11,7 +11,7 @@ import importlib
 import sys
 
 from exactdp.cli._common import Parser, fail
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 
 __all__ = ["main", "build_parser"]
 
@@ -27,7 +27,7 @@ def build_parser() -> Parser:
             "mechanisms. Every reported number carries a certified error bound."
         ),
     )
-    from exactdp import __version__
+    from exactdp._version import __version__
 
     parser.add_argument("--version", action="version", version=f"exactdp {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
@@ -44,7 +44,7 @@ def main(argv=None) -> int:
         return int(args.func(args) or 0)
     except InputError as exc:
         return fail(str(exc))
-    except ArithmeticError as exc:  # e.g. exactdp.tails.UncertifiedError
+    except ArithmeticError as exc:  # e.g. exactdp.engine.tails.UncertifiedError
         return fail(f"could not certify the result: {exc}", code=3)
     except (OSError, ValueError) as exc:
         return fail(f"{type(exc).__name__}: {exc}")

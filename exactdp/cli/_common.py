@@ -10,7 +10,8 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.exact import InputError, to_fraction
+from exactdp.numerics.exact import InputError, to_fraction
+from exactdp.numerics.precision import to_mpf
 
 __all__ = ["Parser", "fail", "rational_type", "decimal_str", "emit_json"]
 
@@ -53,7 +54,7 @@ def decimal_str(value, digits: int = 20) -> str:
     """
     with mpmath.workdps(digits + 10):
         if isinstance(value, Fraction):
-            x = mpmath.mpf(value.numerator) / value.denominator
+            x = to_mpf(value)
         else:
             x = mpmath.mpf(value)
         return mpmath.nstr(x, digits, min_fixed=-4, max_fixed=6, strip_zeros=False)

@@ -14,7 +14,7 @@ import csv
 import tomllib
 from pathlib import Path
 
-from exactdp.exact import InputError, positive_fraction, to_int
+from exactdp.numerics.exact import InputError, positive_fraction, to_int
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
 __all__ = ["parse_sigma2_specs", "read_mechanisms_file", "add_design_arguments", "design_from_args"]
@@ -99,7 +99,7 @@ def design_from_args(args) -> Composition:
         return parse_sigma2_specs(args.sigma2)
     if args.mechanisms:
         return read_mechanisms_file(args.mechanisms)
-    from exactdp.allocations import load_allocation
+    from exactdp.census.allocations import load_allocation
 
     alloc = load_allocation(args.allocation)
     if args.pair is None:

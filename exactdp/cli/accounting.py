@@ -31,7 +31,7 @@ def register(subparsers) -> None:
 
 
 def _header(comp, res):
-    from exactdp.exact import fraction_str
+    from exactdp.numerics.exact import fraction_str
 
     return {"rho_zcdp": fraction_str(comp.rho), "mechanisms": comp.size,
             "diagnostics": {"method": res.diagnostics.method, "nodes_kept": res.diagnostics.nodes_kept,
@@ -47,9 +47,9 @@ def _print_table(title, cols, rows):
 
 
 def _run_delta(args) -> int:
-    from exactdp.accounting import delta
+    from exactdp.accounting.accountant import delta
 
-    from exactdp.accounting import ExactAccountant
+    from exactdp.accounting.accountant import ExactAccountant
 
     comp = design_from_args(args)
     acc = ExactAccountant(comp, rel_tol=args.rel_tol)
@@ -58,7 +58,7 @@ def _run_delta(args) -> int:
             "error_bound": decimal_str(p.error_bound), "delta_estimate": decimal_str(p.estimate)}
            for p in res.points]
     if args.verify:
-        from exactdp.verify import verify_delta
+        from exactdp.accounting.verification import verify_delta
 
         for q, e in zip(pts, args.values):
             v = verify_delta(acc, e)
@@ -73,7 +73,7 @@ def _run_delta(args) -> int:
 
 
 def _run_epsilon(args) -> int:
-    from exactdp.accounting import epsilon
+    from exactdp.accounting.accountant import epsilon
 
     comp = design_from_args(args)
     res = epsilon(comp, args.values, rel_tol=args.rel_tol)
@@ -89,7 +89,7 @@ def _run_epsilon(args) -> int:
 
 
 def _run_tradeoff(args) -> int:
-    from exactdp.accounting import tradeoff
+    from exactdp.accounting.accountant import tradeoff
 
     comp = design_from_args(args)
     res = tradeoff(comp, args.values, rel_tol=args.rel_tol)

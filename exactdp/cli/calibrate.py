@@ -36,8 +36,8 @@ def register(subparsers) -> None:
 
 
 def _run_checked(args) -> int:
-    from exactdp.calibrate import DEFAULT_WIDTH, calibrate_design, calibrate_pair, calibrate_release
-    from exactdp.exact import InputError
+    from exactdp.calibration.calibrate import DEFAULT_WIDTH, calibrate_design, calibrate_pair, calibrate_release
+    from exactdp.numerics.exact import InputError
 
     width = args.width or DEFAULT_WIDTH
     for d in args.deltas:
@@ -47,7 +47,7 @@ def _run_checked(args) -> int:
         raise InputError("--eps", str(args.eps), "must be >= 0")
     results = []
     if args.allocation:
-        from exactdp.allocations import load_allocation
+        from exactdp.census.allocations import load_allocation
 
         if args.sigma2 or args.mechanisms:
             raise InputError("design", None, "give exactly one of --sigma2, --mechanisms or --allocation")

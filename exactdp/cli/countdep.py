@@ -206,7 +206,7 @@ def _cmd_sample(args) -> int:
     import numpy as np
 
     from exactdp.countdep.mechanism import sample
-    from exactdp.exact import InputError
+    from exactdp.numerics.exact import InputError
 
     params = _params(args)
     if not args.n:

@@ -40,7 +40,7 @@ def register(subparsers) -> None:
 
 
 def _run_checked(args) -> int:
-    from exactdp.exact import InputError
+    from exactdp.numerics.exact import InputError
 
     deltas = list(args.deltas or [Fraction(d) for d in DEFAULT_DELTAS])
     for d in deltas:
@@ -57,11 +57,11 @@ def _run_checked(args) -> int:
 def _curves(args, deltas) -> int:
     import mpmath
 
-    from exactdp import bounds
-    from exactdp.accounting import ExactAccountant, bun_steinke_epsilon
-    from exactdp.calibrate import calibrate_design
+    from exactdp.conversions import bounds
+    from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
+    from exactdp.calibration.calibrate import calibrate_design
     from exactdp.cli._designs import design_from_args
-    from exactdp.crosscheck_plots import curves_figure, save
+    from exactdp.conversions.plots import curves_figure, save
 
     comp = design_from_args(args)
     acc = ExactAccountant(comp)
@@ -86,8 +86,8 @@ def _curves(args, deltas) -> int:
     if not args.no_calibration:
         runs = [("all", lambda d: calibrate_design(comp, d))]
         if args.allocation:  # per geographic level on this pair: scale one level, others fixed
-            from exactdp.allocations import load_allocation
-            from exactdp.calibrate import calibrate_pair
+            from exactdp.census.allocations import load_allocation
+            from exactdp.calibration.calibrate import calibrate_pair
 
             alloc = load_allocation(args.allocation)
             for lev in alloc.levels:
@@ -112,7 +112,7 @@ def _curves(args, deltas) -> int:
         title = f"{comp.size} discrete Gaussians, ρ = {float(rho):.6g}"
     paths = save(curves_figure(curves, title), args.out, "crosscheck_curves")
     if calib:
-        from exactdp.crosscheck_plots import reduction_figure
+        from exactdp.conversions.plots import reduction_figure
 
         paths += save(reduction_figure(calib, f"variance reduction at the Bureau's (ε, δ); {title}"), args.out,
                       "crosscheck_variance_reduction")
@@ -148,8 +148,8 @@ def _short(text) -> str:
 
 # ----------------------------------------------------------------------------- Edgeworth
 def _edgeworth(args) -> int:
-    from exactdp.crosscheck_plots import rate_figure, save
-    from exactdp.edgeworth import fit_slope, rate_table
+    from exactdp.conversions.plots import rate_figure, save
+    from exactdp.conversions.edgeworth import fit_slope, rate_table
 
     rows = rate_table(rho=args.rho)
     out_rows, slopes = [], {}
@@ -184,9 +184,9 @@ def _edgeworth(args) -> int:
 
 # ----------------------------------------------------------------------------- proxy
 def _proxy(args, deltas) -> int:
-    from exactdp.accounting import ExactAccountant, bun_steinke_epsilon
-    from exactdp.allocations import load_allocation
-    from exactdp.exact import InputError
+    from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
+    from exactdp.census.allocations import load_allocation
+    from exactdp.numerics.exact import InputError
     from exactdp.mechanisms import Composition
 
     if not args.allocation:

@@ -25,9 +25,9 @@ def register(subparsers) -> None:
 def _run(args) -> int:
     from fractions import Fraction
 
-    from exactdp.allocations import load_allocation, parse_pair_spec
-    from exactdp.exact import fraction_str
-    from exactdp.release import release_rows
+    from exactdp.census.allocations import load_allocation, parse_pair_spec
+    from exactdp.numerics.exact import fraction_str
+    from exactdp.census.release import release_rows
 
     alloc = load_allocation(args.allocation)
     pairs = parse_pair_spec(args.pairs, alloc.n_paths)

@@ -14,7 +14,7 @@ _DIGITS = 20
 
 
 def _fs(frac) -> str:
-    from exactdp.exact import fraction_str
+    from exactdp.numerics.exact import fraction_str
 
     return fraction_str(frac)
 
@@ -86,7 +86,7 @@ def _header(args, rho1) -> str:
 
 # ---------------------------------------------------------------- posterior
 def _cmd_posterior(args) -> int:
-    from exactdp.exact import InputError
+    from exactdp.numerics.exact import InputError
     from exactdp.risk.single import posterior_curve
 
     rho1 = _rho1(args)
@@ -220,7 +220,7 @@ def _setup(args, p):
 def _cmd_hierarchical(args) -> int:
     import numpy as np
 
-    from exactdp.exact import InputError
+    from exactdp.numerics.exact import InputError
     from exactdp.risk.gibbs import gibbs_posterior
     from exactdp.risk.hierarchical import decision_curve, decision_map, hierarchical_posterior
 
@@ -307,7 +307,7 @@ def _cmd_hierarchical(args) -> int:
 
 # ---------------------------------------------------------------- sweep
 def _cmd_sweep(args) -> int:
-    from exactdp.exact import InputError
+    from exactdp.numerics.exact import InputError
     from exactdp.risk.presets import preset
 
     if args.over == "rho1":

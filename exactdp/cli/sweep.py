@@ -56,10 +56,10 @@ def register(subparsers) -> None:
 
 
 def _run(args) -> int:
-    from exactdp.exact import InputError
-    from exactdp.sweep import run_sweep
-    from exactdp.sweep_io import SweepDirError
-    from exactdp.sweep_pair import DEFAULT_DELTAS, SweepSettings
+    from exactdp.numerics.exact import InputError
+    from exactdp.sweep.driver import run_sweep
+    from exactdp.sweep.io import SweepDirError
+    from exactdp.sweep.pair import DEFAULT_DELTAS, SweepSettings
 
     extra = [d.strip() for item in args.deltas for d in item.split(",") if d.strip()]
     if args.only_deltas and not extra:

@@ -1,66 +1,12 @@
-"""One-dimensional maximisation at multiprecision (golden-section search) and a small
-two-dimensional Nelder–Mead in floating point.  Internal helpers of exactdp.countdep."""
+"""A small two-dimensional Nelder–Mead in floating point (internal helper of exactdp.countdep).
+
+One-dimensional maximisation is :func:`exactdp.numerics.search.golden_max`."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
-import mpmath
-
-__all__ = ["Maximum", "golden_max", "nelder_mead_max"]
-
-
-@dataclass(frozen=True)
-class Maximum:
-    """A numerically located maximum.
-
-    Attributes
-    ----------
-    value : mpmath.mpf
-        f(argmax).
-    argmax : mpmath.mpf
-        The maximiser found.
-    bracket_width : mpmath.mpf
-        Width of the final golden-section bracket containing the maximiser (for a
-        unimodal f); ``value`` is within ``max |f''| bracket_width**2`` of the supremum.
-    """
-
-    value: mpmath.mpf
-    argmax: mpmath.mpf
-    bracket_width: mpmath.mpf
-
-
-def golden_max(f, lo, hi, *, tol=None, max_iter: int = 2000) -> Maximum:
-    """Maximise a unimodal ``f`` on ``[lo, hi]`` by golden-section search.
-
-    Runs at the caller's mpmath precision; stops when the bracket is narrower than
-    ``tol`` (default ``10**(-dps/2 - 2)``, so that the value is accurate to about the
-    working precision, the error of the value being quadratic in the bracket width).
-    """
-    lo = mpmath.mpf(lo)
-    hi = mpmath.mpf(hi)
-    if tol is None:
-        tol = mpmath.mpf(10) ** (-(mpmath.mp.dps // 2) - 2) * max(1, abs(lo), abs(hi))
-    invphi = (mpmath.sqrt(5) - 1) / 2
-    a, b = lo, hi
-    x1 = b - invphi * (b - a)
-    x2 = a + invphi * (b - a)
-    f1, f2 = f(x1), f(x2)
-    for _ in range(max_iter):
-        if b - a <= tol:
-            break
-        if f1 < f2:
-            a, x1, f1 = x1, x2, f2
-            x2 = a + invphi * (b - a)
-            f2 = f(x2)
-        else:
-            b, x2, f2 = x2, x1, f1
-            x1 = b - invphi * (b - a)
-            f1 = f(x1)
-    if f1 >= f2:
-        return Maximum(f1, x1, b - a)
-    return Maximum(f2, x2, b - a)
+__all__ = ["nelder_mead_max"]
 
 
 def nelder_mead_max(f, x0, step, *, max_eval: int = 400, xtol: float = 1e-7, ftol: float = 1e-13):

@@ -20,9 +20,9 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.countdep._optim import Maximum, golden_max
+from exactdp.numerics.search import Maximum, golden_max
 from exactdp.countdep.params import DPS, GUARD, mpf_of, validate_positive_count, validate_r
-from exactdp.exact import InputError, to_fraction, to_int
+from exactdp.numerics.exact import InputError, to_fraction, to_int
 
 __all__ = [
     "strict_r",
@@ -46,7 +46,7 @@ def strict_r(value, field: str = "r") -> Fraction:
 
     Notes
     -----
-    Exact parsing with :func:`exactdp.exact.to_fraction`; raises InputError naming ``r``.
+    Exact parsing with :func:`exactdp.numerics.exact.to_fraction`; raises InputError naming ``r``.
     """
     r = validate_r(value, field)
     if r == 1:

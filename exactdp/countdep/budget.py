@@ -15,7 +15,7 @@ import mpmath
 import numpy as np
 
 from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams, mpf_of, validate_count
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 
 __all__ = [
     "budget",

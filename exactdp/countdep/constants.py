@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import mpmath
 
-from exactdp.countdep._optim import Maximum, golden_max
+from exactdp.numerics.search import Maximum, golden_max
 from exactdp.countdep.bounds import strict_r, two_count_small_r_constant, uniform_limit, uniform_small_r_constant
 from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams, mpf_of
 

@@ -23,7 +23,7 @@ import mpmath
 
 from exactdp.countdep.budget import budget
 from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams, mpf_of
-from exactdp.exact import InputError, to_fraction
+from exactdp.numerics.exact import InputError, to_fraction
 
 __all__ = ["ApproxDP", "METHODS", "zcdp_to_dp", "per_count_dp", "cks_delta"]
 
@@ -99,7 +99,7 @@ def zcdp_to_dp(rho, delta, method: str = "cks", dps: int = DPS) -> ApproxDP:
     rho : mpf, Fraction or int
         The zCDP parameter (e.g. v(n)); ``rho >= 0``.
     delta : exact rational
-        Target δ in (0, 1) (parsed with :func:`exactdp.exact.to_fraction`).
+        Target δ in (0, 1) (parsed with :func:`exactdp.numerics.exact.to_fraction`).
     method : {"cks", "bun-steinke", "gaussian"}
     dps : int
 

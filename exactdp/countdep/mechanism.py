@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from exactdp.countdep.params import ShiftedLogParams
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 
 __all__ = ["sample", "stochastic_round"]
 

@@ -14,7 +14,8 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.exact import InputError, fraction_str, to_fraction, to_int
+from exactdp.numerics.exact import InputError, fraction_str, to_fraction, to_int
+from exactdp.numerics.precision import to_mpf
 
 __all__ = [
     "DPS",
@@ -36,7 +37,7 @@ GUARD = 10
 def mpf_of(value) -> mpmath.mpf:
     """An exact rational (or int/mpf) as an mpf at the current working precision."""
     if isinstance(value, Fraction):
-        return mpmath.mpf(value.numerator) / value.denominator
+        return to_mpf(value)
     return mpmath.mpf(value)
 
 
@@ -94,7 +95,7 @@ class ShiftedLogParams:
     -----
     Use :meth:`create` to build from user input (strings, ints, Fractions); it applies the
     defaults ``r0 = r/2`` and ``c = 1`` of Theorem 1.1 and raises
-    :class:`~exactdp.exact.InputError` naming the field on invalid input.  The noise level
+    :class:`~exactdp.numerics.exact.InputError` naming the field on invalid input.  The noise level
     is σ = Φ⁻¹(1/2 + r0/(2(1+c))) = √2·erfinv(r0/(1+c)) (eq. 3), evaluated by mpmath at
     ``dps + GUARD`` digits; its relative error is below ``10**-dps``.
     """

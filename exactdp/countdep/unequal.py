@@ -18,7 +18,7 @@ from fractions import Fraction
 import mpmath
 
 from exactdp.countdep.params import DPS, GUARD, mpf_of, validate_count, validate_r
-from exactdp.exact import InputError, to_fraction
+from exactdp.numerics.exact import InputError, to_fraction
 
 __all__ = ["renyi_order_threshold", "gaussian_renyi", "UnequalEdge", "unequal_gaussian_edge"]
 

@@ -20,16 +20,15 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from exactdp.countdep._optim import golden_max
+from exactdp.numerics.search import golden_max
 from exactdp.countdep.mechanism import sample
 from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams, mpf_of, validate_count
-from exactdp.exact import InputError, to_fraction
+from exactdp.numerics.exact import InputError, to_fraction
 
 __all__ = [
     "lemma41",
     "lemma41_quad",
     "drift_error",
-    "drift_error_derivative",
     "DriftOptimum",
     "optimal_drift",
     "UtilityPoint",
@@ -81,18 +80,6 @@ def drift_error(sigma, a, dps: int = DPS) -> mpmath.mpf:
         s, a = mpmath.mpf(sigma), mpmath.mpf(a)
         t = a / s
         return 2 * mpmath.ncdf(t) - 1 + mpmath.exp(s * s / 2 - a) * (1 - 2 * mpmath.ncdf(t - s))
-
-
-def drift_error_derivative(sigma, a, dps: int = DPS) -> mpmath.mpf:
-    """f'(a) = e^{σ²/2−a}(2Φ(a/σ − σ) − 1) (Section 4.1): negative below σ², positive above.
-
-    Notes
-    -----
-    Closed form at dps + 10 digits.  Reference: Fitzsimons (2026), Section 4.1.
-    """
-    with mpmath.workdps(dps + GUARD):
-        s, a = mpmath.mpf(sigma), mpmath.mpf(a)
-        return mpmath.exp(s * s / 2 - a) * (2 * mpmath.ncdf(a / s - s) - 1)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from exactdp.exact import InputError, to_fraction
+from exactdp.numerics.exact import InputError, to_fraction
+from exactdp.numerics.precision import to_mpf
 
 __all__ = [
     "CONVENTIONS",
@@ -99,7 +100,7 @@ def variance(rho, convention: str = "paper") -> Fraction:
 
 def mpf_of(frac: Fraction):
     """A Fraction as an mpf at the current working precision."""
-    return mpmath.mpf(frac.numerator) / frac.denominator
+    return to_mpf(frac)
 
 
 def tail_sum_bound(a, K: int):

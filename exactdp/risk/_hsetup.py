@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 from exactdp.risk._dgauss import check_convention, coefficient
 from exactdp.risk._validate import check_int, check_positive_int, check_prior, check_rho
 

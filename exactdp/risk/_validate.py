@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from exactdp.exact import InputError, to_fraction, to_int
+from exactdp.numerics.exact import InputError, to_fraction, to_int
 
 __all__ = ["check_prior", "check_rho", "check_int", "check_positive_int"]
 

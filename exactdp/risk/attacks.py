@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 from exactdp.risk._validate import check_prior
 from exactdp.risk.single import Decision, ExpectedRisk, decision, expected_risk
 

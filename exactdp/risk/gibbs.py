@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 from exactdp.risk._dgauss import half_tail_sum_bound, mpf_of
 from exactdp.risk._hengine import Engine
 from exactdp.risk._hsetup import HierarchicalSetup

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 from exactdp.risk._dgauss import dg_table, subgaussian_cutoff, sum_pmf
 from exactdp.risk._dgauss import UNIT_ROUNDOFF as U
 from exactdp.risk._hengine import Engine
@@ -42,6 +42,7 @@ from exactdp.risk._hsetup import DEFAULT_D, MODELS, Y_NOISE_MODELS, Hierarchical
 from exactdp.risk._validate import check_int
 from exactdp.risk.single import decision as single_decision
 from exactdp.risk.single import posterior as single_posterior
+from exactdp.numerics.precision import to_mpf
 
 __all__ = [
     "HierarchicalSetup",
@@ -144,7 +145,7 @@ def hierarchical_posterior(setup: HierarchicalSetup, x1_star, x2_star, y1_star, 
         res = posterior_mp(setup, x1s, x2s, y1s, dps=dps)
         with mpmath.workdps(dps):
             post = res.posterior
-            risk = post / (mpmath.mpf(setup.p.numerator) / setup.p.denominator)
+            risk = post / (to_mpf(setup.p))
             vals, probs = [], []
             for i, pr in enumerate(res.x2_probs):
                 if pr > mpmath.mpf(10) ** -30:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 
 __all__ = [
     "RHO_GLOBAL",

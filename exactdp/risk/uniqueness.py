@@ -30,11 +30,12 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from exactdp.exact import InputError
+from exactdp.numerics.exact import InputError
 from exactdp.risk._dgauss import UNIT_ROUNDOFF as U
 from exactdp.risk._dgauss import check_convention, coefficient, dg_table
 from exactdp.risk._validate import check_prior, check_rho
 from exactdp.risk.single import log_prior_odds
+from exactdp.numerics.precision import to_mpf
 
 __all__ = ["UniquenessResult", "uniqueness_posterior", "uniqueness_attack", "uniqueness_curve", "SIGMA4_SUP"]
 
@@ -68,7 +69,7 @@ def uniqueness_posterior(x_stars, p, rhos, *, convention: str = "paper", dps: in
         raise InputError("x_stars", x_stars, f"need one value per level ({len(coeffs)})")
     W = sum((a * (2 * int(x) - 1) for a, x in zip(coeffs, x_stars)), Fraction(0))
     with mpmath.workdps(dps):
-        return 1 / (1 + mpmath.exp(-(log_prior_odds(p) + mpmath.mpf(W.numerator) / W.denominator)))
+        return 1 / (1 + mpmath.exp(-(log_prior_odds(p) + to_mpf(W))))
 
 
 @dataclass(frozen=True)
@@ -192,7 +193,7 @@ def _decide_exact(p: Fraction, coeffs, etas) -> bool:
     dps = 50
     while True:
         with mpmath.workdps(dps):
-            diff = log_prior_odds(p) + mpmath.mpf(W.numerator) / W.denominator
+            diff = log_prior_odds(p) + to_mpf(W)
             if abs(diff) > mpmath.mpf(10) ** (-(dps - 10)):
                 return bool(diff > 0)
         dps *= 2

@@ -1,0 +1,23 @@
+"""Privacy accounting on the engine: δ(ε), ε(δ), the trade-off curve, with certified bounds.
+
+* :mod:`exactdp.accounting.accountant` — :class:`ExactAccountant` and the functions
+  :func:`delta`, :func:`epsilon`, :func:`tradeoff`;
+* :mod:`exactdp.accounting.results` — the result types (one vocabulary: ``estimate``,
+  ``error_bound``, ``value`` (the conservative side), ``lower``, ``upper``);
+* :mod:`exactdp.accounting.verification` — the multiprecision verification twin;
+* :mod:`exactdp.accounting.coarsened` — certified brackets through coarsened weights.
+"""
+
+from __future__ import annotations
+
+from exactdp.accounting.accountant import ExactAccountant, as_real, bun_steinke_epsilon, delta, epsilon, tradeoff
+from exactdp.accounting.coarsened import CoarsenedAccountant, DeltaBracket
+from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics, EpsilonPoint, TradeoffPoint
+from exactdp.accounting.verification import VerifiedDelta, VerifiedTail, verify_delta, verify_tail
+
+__all__ = [
+    "ExactAccountant", "delta", "epsilon", "tradeoff", "bun_steinke_epsilon", "as_real",
+    "AccountingResult", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "Diagnostics",
+    "CoarsenedAccountant", "DeltaBracket",
+    "VerifiedDelta", "VerifiedTail", "verify_delta", "verify_tail",
+]

@@ -1,0 +1,136 @@
+"""Result objects: frozen, each value with its certified error bound and diagnostics.
+
+One vocabulary for every point: ``estimate`` (the computed value), ``error_bound``
+(``|estimate − truth| ≤ error_bound``, or the bracket width for ε), ``lower`` ≤ truth ≤
+``upper`` (certified), and ``value`` — the conservative side (``upper`` for δ and ε,
+``lower`` for the trade-off β).
+
+Values are :class:`mpmath.mpf` (so that δ far below 1e-308 is representable); the
+*conservative* side is the default ``value`` of each point: an upper bound for δ and ε,
+a lower bound for the trade-off β.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mpmath
+
+__all__ = ["Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "AccountingResult"]
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """How a number was obtained.
+
+    Attributes
+    ----------
+    method : str
+        ``"tilted-trapezoid"`` (sieved quadrature) or ``"verify-mp"``.
+    nodes_kept, nodes_total : int
+        Quadrature nodes evaluated after the sieve, of the ``N`` of the full rule
+        (by conjugate symmetry only ``[0, N/2]`` is ever enumerated).
+    lattice_scale : str
+        ``S = scale·W`` (exact rational as text).
+    n_groups : int
+        Distinct (weight, variance) groups.
+    """
+
+    method: str
+    nodes_kept: int
+    nodes_total: int
+    lattice_scale: str
+    n_groups: int
+
+
+@dataclass(frozen=True)
+class DeltaPoint:
+    """δ(ε) with a certified bound: ``|estimate − δ(ε)| ≤ error_bound``.
+
+    ``value`` is the conservative upper bound ``estimate + error_bound``.
+    ``first_term`` and ``second_term`` are P_P[L > ε] and e^ε·P_Q[L > ε].
+    """
+
+    epsilon: mpmath.mpf
+    estimate: mpmath.mpf
+    error_bound: mpmath.mpf
+    first_term: mpmath.mpf
+    second_term: mpmath.mpf
+    thresholds: tuple
+
+    @property
+    def value(self) -> mpmath.mpf:
+        return self.estimate + self.error_bound
+
+    @property
+    def lower(self) -> mpmath.mpf:
+        return max(self.estimate - self.error_bound, mpmath.mpf(0))
+
+    @property
+    def upper(self) -> mpmath.mpf:
+        return self.value
+
+    @property
+    def relative_error(self) -> float:
+        return float(self.error_bound / self.estimate) if self.estimate > 0 else float("inf")
+
+
+@dataclass(frozen=True)
+class EpsilonPoint:
+    """ε(δ): the smallest ε with δ(ε) ≤ target, bracketed by ``[lower, upper]``.
+
+    ``value`` is ``upper`` (certified: δ(upper) ≤ target).
+    """
+
+    delta: mpmath.mpf
+    estimate: mpmath.mpf
+    lower: mpmath.mpf
+    upper: mpmath.mpf
+    piece: int
+
+    @property
+    def value(self) -> mpmath.mpf:
+        return self.upper
+
+    @property
+    def error_bound(self) -> mpmath.mpf:
+        return self.upper - self.lower
+
+
+@dataclass(frozen=True)
+class TradeoffPoint:
+    """β = f(α) of the optimal (randomised Neyman–Pearson) test.
+
+    ``value`` is the conservative lower bound ``estimate − error_bound``.
+    """
+
+    alpha: mpmath.mpf
+    estimate: mpmath.mpf
+    error_bound: mpmath.mpf
+    threshold: int
+
+    @property
+    def value(self) -> mpmath.mpf:
+        return max(self.estimate - self.error_bound, mpmath.mpf(0))
+
+    @property
+    def lower(self) -> mpmath.mpf:
+        return self.value
+
+    @property
+    def upper(self) -> mpmath.mpf:
+        return min(self.estimate + self.error_bound, mpmath.mpf(1))
+
+    @property
+    def beta(self) -> mpmath.mpf:
+        return self.value
+
+
+@dataclass(frozen=True)
+class AccountingResult:
+    """Points of one query type plus the design's zCDP ρ and diagnostics."""
+
+    kind: str
+    rho: object
+    points: tuple
+    diagnostics: Diagnostics

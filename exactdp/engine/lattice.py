@@ -1,0 +1,123 @@
+"""Rational privacy-loss weights onto one integer lattice, with exact thresholds.
+
+For a composition with weights ``w_i = |Δ_i|/σ_i²`` (rationals) let
+
+    D = lcm of the denominators of the w_i,   G = gcd of the integers D·w_i,
+    scale = D / G,   A_i = scale · w_i ∈ ℤ,   gcd(A_i) = 1.
+
+Then ``S = scale · W = Σ A_i X_i`` is integer valued and, by Bézout, its support
+generates ℤ.  Every event of the accounting is an integer threshold of S, computed from
+exact rationals (or from irrational ε evaluated at high precision and checked to be far
+from a lattice point): no floating rounding of a threshold ever.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+
+from exactdp.mechanisms import Composition
+from exactdp.numerics.precision import to_mpf
+
+__all__ = ["LatticeSum", "lattice_of", "floor_exact"]
+
+
+@dataclass(frozen=True)
+class LatticeSum:
+    """``S = Σ_g A_g Σ_{k=1}^{m_g} X_{g,k}``, ``X_{g,k} ~ N_Z(0, sigma2_g)`` independent.
+
+    Attributes
+    ----------
+    weights : tuple of int
+        The integer lattice weights A_g (coprime as a set).
+    counts : tuple of int
+        Multiplicities m_g.
+    sigma2 : tuple of Fraction
+        Variance parameters σ_g².
+    scale : Fraction
+        ``S = scale · W`` where ``W = Σ w_i X_i`` is the privacy-loss noise.
+    c : Fraction
+        The loss offset Σ Δ²/(2σ²) (= zCDP ρ).
+    shift : int
+        ``K = 2·c·scale`` (an integer): under Q the statistic is S + K.
+    """
+
+    weights: tuple
+    counts: tuple
+    sigma2: tuple
+    scale: Fraction
+    c: Fraction
+    shift: int
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.weights)
+
+    def threshold_above(self, x) -> int:
+        """Smallest integer k with ``k > scale·x`` (so ``{W > x} = {S ≥ k}``).
+
+        ``x`` is a Fraction (exact) or a callable ``x(dps) -> mpf`` for irrational values.
+        """
+        return floor_exact(x, self.scale) + 1
+
+    def delta_thresholds(self, eps) -> tuple[int, int]:
+        """Integer thresholds (k1, k2) with δ(ε) = P[S ≥ k1] − e^ε P[S ≥ k2]."""
+        if isinstance(eps, Fraction):
+            k1 = floor_exact(eps - self.c, self.scale) + 1
+        else:
+            c = self.c
+            k1 = floor_exact(lambda dps: eps(dps) - to_mpf(c), self.scale) + 1
+        return k1, k1 + self.shift
+
+
+def floor_exact(x, scale: Fraction = Fraction(1)) -> int:
+    """``floor(scale·x)`` exactly, for a Fraction x or a callable ``x(dps) -> mpf``.
+
+    For a callable the value is evaluated at 50 and, if it lies within 1e-40 of an
+    integer, at 200 digits; an irrational number that close to a lattice point at 200
+    digits is refused rather than rounded.
+    """
+    if isinstance(x, (int, Fraction)):
+        return math.floor(Fraction(x) * scale)
+    for dps in (50, 200):
+        with mpmath.workdps(dps):
+            y = x(dps) * (to_mpf(scale))
+            f = mpmath.floor(y)
+            if min(y - f, f + 1 - y) > mpmath.mpf(10) ** (-(dps - 10)):
+                return int(f)
+    raise ValueError("threshold is within 1e-190 of a lattice point; pass ε as an exact rational")
+
+
+def lattice_of(comp: Composition) -> LatticeSum:
+    """Map a composition's privacy-loss weights onto an integer lattice.
+
+    Mechanisms with shift 0 carry no privacy loss and are dropped; groups with equal
+    (A_g, σ_g²) are merged.
+    """
+    items = [(m.weight, m.sigma2, count) for m, count in comp.groups if m.shift != 0]
+    if not items:
+        raise ValueError("every mechanism has shift 0: the two distributions are identical")
+    den = math.lcm(*(w.denominator for w, _, _ in items))
+    g = math.gcd(*(w.numerator * (den // w.denominator) for w, _, _ in items))
+    scale = Fraction(den, g)
+    merged: dict = {}
+    for w, s2, count in items:
+        a = w * scale
+        assert a.denominator == 1
+        key = (int(a), s2)
+        merged[key] = merged.get(key, 0) + count
+    keys = sorted(merged)
+    c = comp.rho
+    shift = 2 * c * scale
+    assert shift.denominator == 1
+    return LatticeSum(
+        weights=tuple(k[0] for k in keys),
+        counts=tuple(merged[k] for k in keys),
+        sigma2=tuple(k[1] for k in keys),
+        scale=scale,
+        c=c,
+        shift=int(shift),
+    )

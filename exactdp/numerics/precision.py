@@ -1,0 +1,56 @@
+"""Precision: multiprecision contexts, the digit constants, the float64 rounding unit.
+
+exactdp never changes mpmath's global precision.  Every multiprecision computation runs
+inside :func:`workdps` (a thin alias of :func:`mpmath.workdps`), which restores the
+previous precision on exit, also when an exception is raised.
+
+This module is the one place that fixes
+
+* the working precisions (decimal digits) of each kind of multiprecision work:
+  :data:`DPS_RESULT` (arithmetic on certified results: e^ε times a tail, brackets),
+  :data:`DPS_ANALYSIS` (closed-form conversions and bounds), :data:`VERIFY_DPS` (the
+  verification twin), :data:`DPS_LOW` (quick multiprecision checks);
+* :data:`EPS64`, the rounding unit of every float64 error bound: ``2⁻⁵²`` bounds the
+  relative error of one correctly rounded float64 operation (it is twice the unit
+  roundoff ``u = 2⁻⁵³``, so bounds counted in EPS64 are conservative by a factor 2);
+* :func:`to_mpf`, the one conversion of an exact rational to an mpmath number.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+from mpmath.libmp import from_rational, round_nearest
+
+__all__ = ["workdps", "workprec", "backend", "to_mpf", "EPS64",
+           "DPS_LOW", "DPS_RESULT", "DPS_ANALYSIS", "VERIFY_DPS"]
+
+#: Relative rounding bound of one float64 operation used by every error bound (2⁻⁵²).
+EPS64 = 2.0**-52
+
+#: Decimal digits of quick multiprecision checks and reports.
+DPS_LOW = 30
+#: Decimal digits of arithmetic on certified results (e^ε·tail, brackets, summaries).
+DPS_RESULT = 40
+#: Decimal digits of closed-form conversions and bounds (zCDP, RDP, GDP, Edgeworth).
+DPS_ANALYSIS = 50
+#: Default number of decimal digits of the verification twin.
+VERIFY_DPS = 60
+
+workdps = mpmath.workdps
+workprec = mpmath.workprec
+
+
+def to_mpf(x):
+    """An exact rational (Fraction, int, or anything with numerator/denominator) as an
+    mpmath number at the *current* precision: ``numerator / denominator`` correctly
+    rounded once."""
+    if not isinstance(x, Fraction):
+        x = Fraction(x)
+    return mpmath.mpf(from_rational(x.numerator, x.denominator, mpmath.mp.prec, round_nearest))
+
+
+def backend() -> str:
+    """The arithmetic backend of mpmath: ``"gmpy"`` when gmpy2 is in use (expected)."""
+    return mpmath.libmp.BACKEND

@@ -1,0 +1,343 @@
+"""The DHC sweep: exact privacy of every neighbour pair of an allocation, in parallel,
+crash-safe and resumable, then the overall (worst-case) curves.
+
+``run_sweep`` distributes the pairs over joblib workers (loky processes by default, or
+a dask / ray cluster through joblib's backend mechanism), writes every finished pair
+atomically (:mod:`exactdp.sweep.io`), and assembles the outputs from the pair files in
+pair order (:mod:`exactdp.sweep.summary`), so the data files depend neither on the
+number of workers nor on interruptions.
+
+Outputs in the folder ``out``::
+
+    pairs/pair_I_J.csv            ε–δ rows of pair (I, J) (one per target δ)
+    pairs/pair_I_J_tradeoff.csv   trade-off vertices of pair (I, J)
+    pairs/pair_I_J_grid.csv       pair (I, J)'s curve on the common α grid of the envelope
+    pairs/pair_I_J.json           engine diagnostics and worst certified errors
+    summary.csv                   per δ: overall (max over pairs) δ and ε, argmax, min, spread
+    envelope.csv                  overall trade-off: lower convex envelope of all pairs
+    release.csv                   (with ``with_pl94``) pair ∘ P.L. 94-171 persons chain; refused
+                                  before any work when the composed lattice is beyond the
+                                  tail engine (the 2020 PL budgets' coprime denominators
+                                  give scale ≈ 1.6e23)
+    plots/*.png, plots/*.pdf      figures (:mod:`exactdp.sweep.plots`)
+    manifest.json                 versions, allocation hash, settings, timings, worst errors
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from exactdp.census.designs import PL94_ALLOCATION, composition_for_allocation
+from exactdp.numerics.exact import InputError
+from exactdp.sweep.io import (
+    MANIFEST,
+    SweepDirError,
+    atomic_write_text,
+    pair_paths,
+    read_json,
+    release_path,
+    remove_temp_files,
+    task_complete,
+    write_task,
+)
+from exactdp.sweep.pair import DEFAULT_DELTAS, SweepSettings, compute_pair
+
+__all__ = [
+    "run_sweep",
+    "SweepReport",
+    "SweepSettings",
+    "DEFAULT_DELTAS",
+    "composition_for_allocation",
+    "BACKENDS",
+]
+
+BACKENDS = ("loky", "dask", "ray")
+FORMAT = "exactdp-sweep/1"
+_THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    """What a finished sweep did.
+
+    Attributes
+    ----------
+    out : Path
+        The output folder.
+    n_pairs, computed, reused : int
+        Pairs in the sweep, computed in this run, and found complete (``resume``).
+    manifest : dict
+        The manifest written to ``out/manifest.json``.
+    """
+
+    out: Path
+    n_pairs: int
+    computed: int
+    reused: int
+    manifest: dict
+
+
+def _cap_threads() -> None:
+    """One compute thread per worker process (the sweep's parallelism is across pairs)."""
+    for var in _THREAD_VARS:
+        os.environ[var] = "1"
+    try:
+        import numba
+
+        numba.set_num_threads(1)
+    except (ImportError, ValueError):  # pragma: no cover - numba is a dependency
+        pass
+
+
+def _task(kind: str, i: int, j: int, rhos, settings_dict: dict):
+    """Worker entry point (a module-level function, so every backend can pickle it)."""
+    _cap_threads()
+    return kind, compute_pair(i, j, rhos, SweepSettings.from_dict(settings_dict))
+
+
+def _versions() -> dict:
+    import joblib
+    import mpmath
+    import numba
+    import numpy
+
+    from exactdp._version import __version__
+
+    return {"exactdp": __version__, "python": platform.python_version(), "numpy": numpy.__version__,
+            "numba": numba.__version__, "mpmath": mpmath.__version__, "mpmath_backend": mpmath.libmp.BACKEND,
+            "joblib": joblib.__version__}
+
+
+def _identity(alloc, pairs, settings, release_pairs, pl) -> dict:
+    ident = {
+        "format": FORMAT,
+        "allocation": {"name": alloc.name, "content_hash": alloc.content_hash(), "n_paths": alloc.n_paths,
+                       "total_rho": str(alloc.total_rho)},
+        "settings": settings.as_dict(),
+        "pairs": [f"{i}-{j}" for i, j in pairs],
+        "release_pairs": [f"{i}-{j}" for i, j in release_pairs],
+    }
+    if release_pairs:
+        ident["release_allocation"] = {"name": pl.name, "content_hash": pl.content_hash(), "total_rho": str(pl.total_rho)}
+    return ident
+
+
+def _check_out_dir(out: Path, ident: dict, resume: bool) -> dict:
+    mpath = out / MANIFEST
+    if mpath.is_file():
+        try:
+            old = read_json(mpath)
+        except ValueError as exc:
+            raise SweepDirError(f"{mpath} is not a valid manifest ({exc}); use a new --out folder") from None
+        if not resume:
+            raise SweepDirError(f"{out} already holds a sweep; pass --resume to finish it or choose a new --out")
+        diffs = [k for k in ident if old.get(k) != ident[k]]
+        if diffs:
+            raise SweepDirError(f"--resume: {out} holds a sweep with different {', '.join(diffs)}; "
+                                "rerun with the original settings or choose a new --out")
+        return old
+    if out.exists() and any(out.iterdir()) and not resume:
+        raise SweepDirError(f"{out} exists and is not empty (and holds no sweep manifest); choose a new --out")
+    return {}
+
+
+def _backend_context(backend: str, jobs: int, scheduler):
+    """A context manager selecting the joblib backend (and connecting a cluster)."""
+    import contextlib
+
+    from joblib import parallel_config
+
+    if backend not in BACKENDS:
+        raise InputError("backend", backend, f"must be one of {', '.join(BACKENDS)}")
+    stack = contextlib.ExitStack()
+    if backend == "loky":
+        stack.enter_context(parallel_config(backend="loky", n_jobs=jobs, inner_max_num_threads=1))
+    elif backend == "dask":
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise InputError("backend", backend, "needs dask[distributed] (pip install 'exactdp[dask]')") from None
+        if scheduler is None:
+            raise InputError("scheduler", None, "--backend dask needs --scheduler ADDRESS of a running dask scheduler")
+        if not isinstance(scheduler, Client):  # the context keeps the connection open for the sweep
+            stack.enter_context(Client(scheduler))
+        stack.enter_context(parallel_config(backend="dask", n_jobs=jobs, wait_for_workers_timeout=60))
+    else:
+        try:
+            from ray.util.joblib import register_ray
+        except ImportError:
+            raise InputError("backend", backend, "needs ray (pip install 'exactdp[ray]')") from None
+        register_ray()
+        stack.enter_context(parallel_config(backend="ray", n_jobs=jobs))
+    return stack
+
+
+def _check_release_supported(alloc, pl, rel_pairs) -> None:
+    """Refuse up front (not in a worker) a whole-release design the engine cannot map."""
+    from exactdp.engine.lattice import lattice_of
+    from exactdp.engine.tails import TailEngine
+    from exactdp.mechanisms import Composition
+    from exactdp.numerics.errors import LatticeTooLarge
+
+    for i, j in rel_pairs:
+        comp = Composition.from_rhos(alloc.pair_rhos(i, j) + pl.pair_rhos(1, 1))
+        lat = lattice_of(comp)
+        try:
+            TailEngine(lat)
+        except (OverflowError, LatticeTooLarge) as exc:
+            raise InputError(
+                "--with-pl94", f"{i}-{j}",
+                f"the composed design's privacy-loss lattice has scale {float(lat.scale):.3g} and largest integer "
+                f"weight {float(max(lat.weights)):.3g} (the P.L. 94-171 budgets have large coprime denominators); "
+                f"the exact tail engine cannot represent it ({type(exc).__name__}); use `exactdp release "
+                f"--pairs {i}-{j}` for certified brackets of the whole release") from None
+
+
+def _cost_key(task):
+    # coarse designs (few mechanisms) prune worst: start them first so they do not trail
+    kind, i, j, rhos = task
+    return (len(rhos) if kind == "pair" else 10**6, kind, i, j)
+
+
+def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=None, settings=None, jobs=1,
+              backend="loky", scheduler=None, resume=False, quiet=True, with_pl94=None, plots=True) -> SweepReport:
+    """Run (or finish) a sweep over the neighbour pairs of an allocation.
+
+    Parameters
+    ----------
+    allocation : str, path or Allocation
+        Built-in name or allocation file (default the 2020 DHC persons file, 946 pairs).
+    out : path
+        Output folder (created; must be new or empty unless ``resume``).
+    pairs : str or list of (int, int), optional
+        Pair spec such as ``"13-13,6-6"`` (default: every pair ``i ≤ j``).
+    settings : SweepSettings, optional
+        Target δ, trade-off resolution, tail tolerance.
+    jobs : int
+        Parallel workers (``-1``: all cores).
+    backend : {"loky", "dask", "ray"}
+        joblib backend; ``dask`` connects to ``scheduler`` (an address or a Client).
+    resume : bool
+        Finish a sweep in ``out`` that was interrupted: complete pairs are kept as they
+        are, the others computed; the settings must be the same.
+    quiet : bool
+        No progress bar (it is also off when stderr is not a terminal).
+    with_pl94 : str or list of (int, int), optional
+        Pairs whose whole-release guarantee (pair ∘ P.L. 94-171 persons chain) to add.
+    plots : bool
+        Write the figures.
+
+    Returns
+    -------
+    SweepReport
+
+    Notes
+    -----
+    Method: each pair is :func:`exactdp.sweep.pair.compute_pair` (a pure function of the
+    pair's mechanisms and the settings); results are written atomically as they arrive
+    and every summary is assembled from the files in pair order, so outputs are
+    byte-identical for any ``jobs`` and across interruptions.  Error bound: each number
+    carries its certified bound; the manifest states the worst.  Reference: Su, Su &
+    Wang, exact privacy accounting for the 2020 U.S. Census (overall curve = max over
+    pairs; trade-off = lower convex envelope).
+    """
+    from joblib import Parallel, delayed
+
+    from exactdp.census.allocations import load_allocation, parse_pair_spec
+    from exactdp.sweep.summary import assemble
+
+    t_start = time.perf_counter()
+    alloc = load_allocation(allocation)
+    settings = settings or SweepSettings()
+    if pairs is None:
+        pair_list = alloc.pairs()
+    elif isinstance(pairs, str):
+        pair_list = parse_pair_spec(pairs, alloc.n_paths)
+    else:
+        pair_list = parse_pair_spec(",".join(f"{i}-{j}" for i, j in pairs), alloc.n_paths)
+    pair_list = sorted(pair_list)
+    if not isinstance(jobs, int) or jobs == 0 or jobs < -1:
+        raise InputError("jobs", jobs, "must be a positive integer or -1 (all cores)")
+    pl = None
+    rel_pairs: list = []
+    if with_pl94:
+        pl = load_allocation(PL94_ALLOCATION)
+        spec = with_pl94 if isinstance(with_pl94, str) else ",".join(f"{i}-{j}" for i, j in with_pl94)
+        rel_pairs = sorted(parse_pair_spec(spec, alloc.n_paths))
+        _check_release_supported(alloc, pl, rel_pairs)
+    out = Path(out)
+    ident = _identity(alloc, pair_list, settings, rel_pairs, pl)
+    old = _check_out_dir(out, ident, resume)
+    out.mkdir(parents=True, exist_ok=True)
+    remove_temp_files(out)
+    timings = dict(old.get("timings", {}).get("pairs", {})) if old else {}
+    manifest = {**ident, "status": "running", "versions": _versions()}
+    atomic_write_text(out / MANIFEST, _dump(manifest))
+
+    tasks, reused = [], 0
+    for i, j in pair_list:
+        if task_complete(pair_paths(out, i, j), settings.deltas, settings.envelope_points):
+            reused += 1
+        else:
+            tasks.append(("pair", i, j, alloc.pair_rhos(i, j)))
+    for i, j in rel_pairs:
+        if task_complete(release_path(out, i, j), settings.deltas, settings.envelope_points):
+            reused += 1
+        else:
+            tasks.append(("release", i, j, alloc.pair_rhos(i, j) + pl.pair_rhos(1, 1)))
+    tasks.sort(key=_cost_key)
+
+    sdict = settings.as_dict()
+    t_compute = time.perf_counter()
+    if tasks:
+        from tqdm import tqdm
+
+        show = not quiet and sys.stderr.isatty()
+        bar = tqdm(total=len(tasks), disable=not show, file=sys.stderr, unit="pair", desc="exactdp sweep",
+                   dynamic_ncols=True)
+        last_flush = time.monotonic()
+        with _backend_context(backend, jobs, scheduler):
+            runner = Parallel(return_as="generator_unordered")
+            for kind, res in runner(delayed(_task)(k, i, j, r, sdict) for k, i, j, r in tasks):
+                files = pair_paths(out, res.i, res.j) if kind == "pair" else release_path(out, res.i, res.j)
+                write_task(files, res, res.diagnostics)
+                timings[f"{kind}:{res.i}-{res.j}"] = {k: round(v, 4) for k, v in res.seconds.items()}
+                bar.update(1)
+                if time.monotonic() - last_flush > 2.0:
+                    atomic_write_text(out / MANIFEST, _dump({**manifest, "timings": {"pairs": timings}}))
+                    last_flush = time.monotonic()
+        bar.close()
+    t_assemble = time.perf_counter()
+    extra = assemble(out, alloc, pair_list, settings, rel_pairs, pl, plots=plots)
+    t_end = time.perf_counter()
+    slowest = sorted(timings.items(), key=lambda kv: -sum(kv[1].values()))[:10]
+    manifest = {
+        **ident,
+        "status": "complete",
+        "versions": _versions(),
+        "results": extra,
+        "run": {"jobs": jobs, "backend": backend, "computed": len(tasks), "reused": reused,
+                "cpu_count": os.cpu_count()},
+        "timings": {
+            "wall_seconds_this_run": round(t_end - t_start, 3),
+            "compute_seconds_this_run": round(t_assemble - t_compute, 3),
+            "assemble_seconds": round(t_end - t_assemble, 3),
+            "pair_cpu_seconds_total": round(sum(sum(v.values()) for v in timings.values()), 3),
+            "slowest": [{"task": k, "seconds": v} for k, v in slowest],
+            "pairs": timings,
+        },
+    }
+    atomic_write_text(out / MANIFEST, _dump(manifest))
+    return SweepReport(out, len(pair_list), len(tasks), reused, manifest)
+
+
+def _dump(obj) -> str:
+    import json
+
+    return json.dumps(obj, indent=1, sort_keys=False) + "\n"

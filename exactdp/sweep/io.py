@@ -1,0 +1,122 @@
+"""Crash-safe files of a sweep: atomic writes, per-task completion, the manifest.
+
+Every file is written to a temporary name in the same folder, flushed, fsync'ed and
+renamed over the final name with :func:`os.replace` (atomic on POSIX), then the folder
+is fsync'ed.  A task (one neighbour pair) is *complete* exactly when its last file, the
+ε–δ CSV, exists and carries the expected header and rows; a crash (even ``kill -9``) can
+therefore leave at most stray ``.tmp`` files, which :func:`remove_temp_files` deletes,
+and never a half-written or half-counted pair.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from exactdp.sweep.pair import GRID_COLUMNS, PAIR_COLUMNS, TRADEOFF_COLUMNS
+
+__all__ = [
+    "atomic_write_text",
+    "pair_paths",
+    "release_path",
+    "task_complete",
+    "write_task",
+    "remove_temp_files",
+    "read_csv",
+    "read_json",
+    "MANIFEST",
+    "SweepDirError",
+]
+
+MANIFEST = "manifest.json"
+_TMP_MARK = ".tmp-"
+
+
+class SweepDirError(ValueError):
+    """The output folder does not fit the requested run (e.g. resume with other settings)."""
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_text(path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically and durably (temp file, fsync, os.replace)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}{_TMP_MARK}{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def remove_temp_files(out) -> int:
+    """Delete temporary files left by an interrupted run; returns how many."""
+    n = 0
+    for p in Path(out).rglob(f".*{_TMP_MARK}*"):
+        p.unlink(missing_ok=True)
+        n += 1
+    return n
+
+
+def pair_paths(out, i: int, j: int) -> dict:
+    """The files of pair (i, j): ``curve`` (written last), ``tradeoff``, ``grid``, ``info``."""
+    d = Path(out) / "pairs"
+    return {"tradeoff": d / f"pair_{i}_{j}_tradeoff.csv", "grid": d / f"pair_{i}_{j}_grid.csv",
+            "info": d / f"pair_{i}_{j}.json", "curve": d / f"pair_{i}_{j}.csv"}
+
+
+def release_path(out, i: int, j: int) -> dict:
+    """The files of the whole-release composition of pair (i, j) with the PL94 chain."""
+    d = Path(out) / "release"
+    return {"tradeoff": d / f"release_{i}_{j}_tradeoff.csv", "grid": d / f"release_{i}_{j}_grid.csv",
+            "info": d / f"release_{i}_{j}.json", "curve": d / f"release_{i}_{j}.csv"}
+
+
+def task_complete(files: dict, deltas, grid_points: int) -> bool:
+    """Whether a task's files are all present and its curve has the expected rows."""
+    if not all(p.is_file() for p in files.values()):
+        return False
+    try:
+        lines = files["curve"].read_text(encoding="utf-8").splitlines()
+        tlines = files["tradeoff"].read_text(encoding="utf-8").splitlines()
+        glines = files["grid"].read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return False
+    if not glines or glines[0] != ",".join(GRID_COLUMNS) or len(glines) != grid_points + 1:
+        return False
+    if not lines or lines[0] != ",".join(PAIR_COLUMNS) or len(lines) != len(deltas) + 1:
+        return False
+    if not tlines or tlines[0] != ",".join(TRADEOFF_COLUMNS) or len(tlines) < 3:
+        return False
+    return [ln.split(",")[2] for ln in lines[1:]] == list(deltas)
+
+
+def write_task(files: dict, result, info: dict) -> None:
+    """Write one finished task: trade-off, grid, info, then the curve (completion mark)."""
+    atomic_write_text(files["tradeoff"], result.tradeoff_csv)
+    atomic_write_text(files["grid"], result.grid_csv)
+    atomic_write_text(files["info"], json.dumps(info, indent=1, sort_keys=True) + "\n")
+    atomic_write_text(files["curve"], result.curve_csv)
+
+
+def read_csv(path) -> list[dict]:
+    """Rows of a CSV written by the sweep (plain text fields; no quoting is ever needed)."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    head = lines[0].split(",")
+    return [dict(zip(head, ln.split(","))) for ln in lines[1:] if ln]
+
+
+def read_json(path) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))

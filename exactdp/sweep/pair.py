@@ -1,0 +1,337 @@
+"""One neighbour pair of a sweep: a pure function of the pair's mechanisms and settings.
+
+For pair ``(i, j)`` and every target δ the sweep reports
+
+* the Bureau's ε: ``ε_BS(δ) = ρ + 2 sqrt(ρ ln(1/δ))`` (Bun & Steinke 2016, the DAS
+  conversion), evaluated exactly (a certified real, not a float);
+* the exact δ of the pair at that ε, with its certified error bound;
+* the exact ε of the pair at that δ, as a certified bracket ``[lower, upper]``;
+
+and the pair's f-DP trade-off curve at a fixed, symmetric set of lattice thresholds.
+
+Everything returned is text formatted from certified numbers, so the files written
+from it depend on nothing but the pair and the settings (no timings, no host data).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import mpmath
+
+from exactdp.numerics.exact import InputError, fraction_str, to_fraction
+from exactdp.numerics.precision import to_mpf
+
+__all__ = [
+    "DEFAULT_DELTAS",
+    "SweepSettings",
+    "PairResult",
+    "compute_pair",
+    "canonical_delta",
+    "tradeoff_thresholds",
+    "PAIR_COLUMNS",
+    "TRADEOFF_COLUMNS",
+    "GRID_COLUMNS",
+    "grid_alphas",
+    "fmt",
+    "fmt_bound",
+]
+
+#: The 42 target δ of the seed paper's ε–δ curves (``delta_zcdp`` column of
+#: ``eps_delta_curve_path_13_to_13.csv``), exact decimal strings, largest first.
+DEFAULT_DELTAS = (
+    "5e-1", "1e-1", "5e-2", "1e-2", "5e-3", "1e-3", "5e-4", "1e-4", "5e-5", "1e-5",
+    "5e-6", "1e-6", "5e-7", "1e-7", "5e-8", "1e-8", "5e-9", "1e-9", "5e-10", "1e-10",
+    "5e-11", "1e-11", "5e-12", "1e-12", "5e-13", "1e-13", "5e-14", "1e-14", "5e-15", "1e-15",
+    "5e-16", "1e-16", "5e-17", "1e-17", "5e-18", "1e-18", "5e-19", "1e-19", "5e-20", "1e-20",
+    "5e-21", "1e-21",
+)
+
+PAIR_COLUMNS = (
+    "path_i", "path_j", "delta_target", "eps_bureau",
+    "delta_exact", "delta_error_bound", "delta_upper", "delta_first_term", "delta_second_term",
+    "eps_exact", "eps_lower", "eps_upper",
+)
+TRADEOFF_COLUMNS = ("threshold", "alpha", "alpha_rel_error", "beta", "beta_rel_error")
+GRID_COLUMNS = ("alpha", "beta", "beta_error_bound")
+
+DIGITS = 20  # significant digits of every reported value
+
+
+def canonical_delta(value) -> str:
+    """Canonical text of an exact δ target: ``m e E`` when δ = m·10^E, else ``p/q``."""
+    frac = to_fraction(value, "delta")
+    if not 0 < frac < 1:
+        raise InputError("delta", value, "must lie in (0, 1)")
+    num, den = frac.numerator, frac.denominator
+    e = 0
+    while den % 10 == 0:
+        den //= 10
+        e -= 1
+    while den != 1 and 10 % den == 0:  # den ∈ {2, 5}: make the mantissa an integer
+        num *= 10 // den
+        den = 1
+        e -= 1
+    if den != 1:
+        return fraction_str(frac)
+    while num % 10 == 0:
+        num //= 10
+        e += 1
+    return f"{num}e{e}"
+
+
+@dataclass(frozen=True)
+class SweepSettings:
+    """What every pair computes (part of the sweep's identity: resume checks it).
+
+    Parameters
+    ----------
+    deltas : tuple of str
+        Target δ as canonical exact strings, largest first (default: the seed's 42).
+    tradeoff_half : int
+        Trade-off thresholds per side of the symmetric set (≈ 2·half + 1 vertices).
+    alpha_min : str
+        Smallest type-I error the trade-off thresholds reach on each side (≈).
+    rel_tol : float
+        Certified relative accuracy of every tail (numerical tolerance, not a privacy
+        parameter).
+    envelope_points : int
+        Size of the common α grid on which every pair's curve is evaluated (for the
+        overall envelope).
+    lam_step_sd : float
+        Spacing of the contour tilts λ in units of 1/sd(S) (applied to the tail engine
+        when it exposes ``lam_step``).  Tails whose thresholds fall on the same tilt share
+        one evaluation of the integrand at the kept nodes, which dominates the cost of
+        coarse pairs; a tilt at most ``lam_step_sd/2`` standard deviations from the saddle
+        point enlarges the integrand by at most ``exp(lam_step_sd²/8)`` (1.13 at 1), and
+        every tail's certified bound is computed for the tilt actually used.
+
+    Notes
+    -----
+    Method: settings only.  The defaults reproduce the seed paper's grid of δ.
+    """
+
+    deltas: tuple = DEFAULT_DELTAS
+    tradeoff_half: int = 400
+    alpha_min: str = "1e-20"
+    rel_tol: float = 1e-10
+    lam_step_sd: float = 1.0
+    envelope_points: int = 401
+
+    def __post_init__(self):
+        ds = sorted({canonical_delta(d) for d in self.deltas}, key=lambda s: to_fraction(s), reverse=True)
+        if not ds:
+            raise InputError("deltas", self.deltas, "at least one target δ is needed")
+        object.__setattr__(self, "deltas", tuple(ds))
+        canonical_delta(self.alpha_min)  # validates 0 < alpha_min < 1
+        if not isinstance(self.tradeoff_half, int) or self.tradeoff_half < 2:
+            raise InputError("tradeoff_half", self.tradeoff_half, "must be an integer >= 2")
+        if not 0 < float(self.rel_tol) < 1e-3:
+            raise InputError("rel_tol", self.rel_tol, "must lie in (0, 1e-3)")
+        if not isinstance(self.envelope_points, int) or self.envelope_points < 3:
+            raise InputError("envelope_points", self.envelope_points, "must be an integer >= 3")
+        if not 0 < float(self.lam_step_sd) <= 2:
+            raise InputError("lam_step_sd", self.lam_step_sd, "must lie in (0, 2]")
+
+    def as_dict(self) -> dict:
+        return {"deltas": list(self.deltas), "tradeoff_half": self.tradeoff_half,
+                "alpha_min": self.alpha_min, "rel_tol": repr(float(self.rel_tol)),
+                "lam_step_sd": repr(float(self.lam_step_sd)), "envelope_points": self.envelope_points}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "SweepSettings":
+        return cls(tuple(d["deltas"]), int(d["tradeoff_half"]), str(d["alpha_min"]), float(d["rel_tol"]),
+                   float(d["lam_step_sd"]), int(d["envelope_points"]))
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """The text of one pair's files, deterministic diagnostics, and timings (manifest only)."""
+
+    i: int
+    j: int
+    curve_csv: str
+    tradeoff_csv: str
+    grid_csv: str
+    diagnostics: dict = field(default_factory=dict)
+    seconds: dict = field(default_factory=dict)
+
+
+def fmt(x, digits: int = DIGITS) -> str:
+    """Decimal text of an mpf/float with ``digits`` significant digits (deterministic)."""
+    with mpmath.workdps(digits + 15):
+        x = mpmath.mpf(x)
+        if x == 0:
+            return "0"
+        return mpmath.nstr(x, digits, min_fixed=-4, max_fixed=6, strip_zeros=False)
+
+
+def fmt_bound(x) -> str:
+    """A non-negative error bound as 3-digit text, rounded *up* (stays a valid bound)."""
+    if isinstance(x, (int, float)):
+        xf = float(x)
+        if not math.isfinite(xf):
+            return "inf"
+        if xf <= 0:
+            return "0"
+        q = Fraction(xf)  # exact
+        e = math.floor(math.log10(xf)) - 2
+        while q >= Fraction(10) ** (e + 3):
+            e += 1
+        while q < Fraction(10) ** (e + 2):
+            e -= 1
+        m = math.ceil(q / Fraction(10) ** e)
+        if m >= 1000:
+            m, e = (m + 9) // 10, e + 1
+        return f"{m // 100}.{m % 100:02d}e{e + 2}"
+    with mpmath.workdps(30):
+        x = mpmath.mpf(x)
+        if not mpmath.isfinite(x):
+            return "inf"
+        if x <= 0:
+            return "0"
+        e = int(mpmath.floor(mpmath.log10(x))) - 2
+        m = int(mpmath.ceil(x / mpmath.mpf(10) ** e))
+        if m >= 1000:
+            m, e = (m + 9) // 10, e + 1
+        return f"{m // 100}.{m % 100:02d}e{e + 2}"
+
+
+def tradeoff_thresholds(lattice, half: int, alpha_min) -> list[int]:
+    """A symmetric set of thresholds k (under ``k ↦ K + 1 − k``), ascending.
+
+    Offsets ``u_m = round(m·U/half)``, m = 0..half, from the centre ``(K+1)/2``, with
+    ``U = z·sd + K/2`` where ``z = Φ̄⁻¹(alpha_min)`` and ``sd² = Σ m_g A_g² σ_g²``: the
+    vertices then span α from about ``alpha_min`` to about ``1 − alpha_min`` uniformly
+    on the probit scale, and the set (so the sampled curve) is symmetric about the
+    diagonal, as the exact curve of a symmetric design is.
+    """
+    K = int(lattice.shift)
+    with mpmath.workdps(30):
+        v = sum((Fraction(m * a * a) * s for a, m, s in zip(lattice.weights, lattice.counts, lattice.sigma2)), Fraction(0))
+        sd = mpmath.sqrt(to_mpf(v))
+        a = to_fraction(alpha_min, "alpha_min")
+        z = -mpmath.sqrt(2) * mpmath.erfinv(2 * (to_mpf(a)) - 1)
+        U = z * sd + mpmath.mpf(K) / 2
+        offs = sorted({int(mpmath.nint(U * m / half)) for m in range(half + 1)})
+    if K % 2:
+        c = (K + 1) // 2
+        ks = {c - u for u in offs} | {c + u for u in offs}
+    else:
+        ks = {K // 2 - u for u in offs} | {K // 2 + 1 + u for u in offs}
+    return sorted(ks)
+
+
+def grid_alphas(settings: "SweepSettings") -> tuple:
+    """The common α grid: (texts, mpf values), the values exactly the 25-digit texts."""
+    return _grid_alphas(settings.alpha_min, settings.envelope_points)
+
+
+@functools.lru_cache(maxsize=4)
+def _grid_alphas(alpha_min: str, n: int) -> tuple:
+    from exactdp.sweep.envelope import alpha_grid
+
+    with mpmath.workdps(40):
+        texts = tuple(fmt(a, 25) for a in alpha_grid(mpmath.mpf(alpha_min), n))
+        return texts, tuple(mpmath.mpf(t) for t in texts)
+
+
+def _csv(rows) -> str:
+    return "".join(",".join(str(v) for v in r) + "\n" for r in rows)
+
+
+def _grid_rows(pts, settings) -> list:
+    """The pair's sampled curve on the common α grid (interpolated between vertices)."""
+    from exactdp.sweep.envelope import interpolate
+
+    pts.sort(key=lambda p: (p[0], -p[1]))
+    curve = tuple([p[c] for p in pts] for c in range(4))
+    rows = [GRID_COLUMNS]
+    texts, values = grid_alphas(settings)
+    for t, a in zip(texts, values):
+        b, err, _gap = interpolate(curve, a, with_gap=False)
+        # float(err) rounds to nearest; the next float up is ≥ err
+        rows.append((t, fmt(b), fmt_bound(math.nextafter(float(err), math.inf)) if err > 1e-300 else fmt_bound(err)))
+    return rows
+
+
+def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
+    """Everything the sweep reports for neighbour pair ``(i, j)``.
+
+    Parameters
+    ----------
+    i, j : int
+        Path numbers (only written into the rows).
+    rhos : sequence of Fraction
+        ``Allocation.pair_rhos(i, j)``: one unit-shift discrete Gaussian per entry.
+    settings : SweepSettings
+
+    Returns
+    -------
+    PairResult
+        CSV text of the ε–δ rows (one per target δ), of the trade-off vertices, and of
+        the curve on the common α grid (``settings.envelope_points`` points).
+
+    Notes
+    -----
+    Method: :class:`exactdp.accounting.accountant.ExactAccountant` (sieved tilted trapezoid rule /
+    lattice convolution).  Error bound: every δ row carries ``delta_error_bound``
+    (``|δ_exact − δ| ≤`` it, rounded up) and ``delta_upper``; ε is bracketed by
+    ``[eps_lower, eps_upper]``; every vertex carries the certified relative error of α
+    and of β.  Reference: Su, Su & Wang, exact privacy accounting for the 2020 U.S.
+    Census (the quantities); Bun & Steinke (2016) for the Bureau's ε.
+    """
+    from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
+    from exactdp.mechanisms import Composition
+
+    t0 = time.perf_counter()
+    comp = Composition.from_rhos(tuple(rhos))
+    acc = ExactAccountant(comp, rel_tol=settings.rel_tol)
+    eng = acc.engine
+    if hasattr(eng, "lam_step") and getattr(eng, "var", 0) > 0:
+        eng.lam_step = float(settings.lam_step_sd) / math.sqrt(eng.var)
+    rho = acc.rho
+    deltas = list(settings.deltas)
+    eps_bs = [bun_steinke_epsilon(rho, d) for d in deltas]
+    dpts = acc.delta(eps_bs)
+    t1 = time.perf_counter()
+    epts = acc.epsilon(deltas)
+    t2 = time.perf_counter()
+    ks = tradeoff_thresholds(acc.lattice, settings.tradeoff_half, settings.alpha_min)
+    verts = acc.tradeoff_vertices(ks)
+    t3 = time.perf_counter()
+
+    worst_d = 0.0
+    worst_e = 0.0
+    rows = [PAIR_COLUMNS]
+    with mpmath.workdps(40):
+        for d, dp, ep in zip(deltas, dpts, epts):
+            rel_d = float(dp.error_bound / dp.estimate) if dp.estimate > 0 else math.inf
+            rel_e = float((ep.upper - ep.lower) / ep.estimate) if ep.estimate > 0 else math.inf
+            worst_d, worst_e = max(worst_d, rel_d), max(worst_e, rel_e)
+            rows.append((i, j, d, fmt(dp.epsilon), fmt(dp.estimate), fmt_bound(dp.error_bound),
+                         fmt(dp.estimate + dp.error_bound * (1 + mpmath.mpf(10) ** -15)),
+                         fmt(dp.first_term), fmt(dp.second_term),
+                         fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper)))
+        trows = [TRADEOFF_COLUMNS]
+        worst_t = 0.0
+        pts = []
+        for k, ta, tb in verts:
+            worst_t = max(worst_t, float(ta.rel_error), float(tb.rel_error))
+            a_txt, b_txt = fmt(mpmath.exp(mpmath.mpf(ta.log_value)), 25), fmt(mpmath.exp(mpmath.mpf(tb.log_value)), 25)
+            trows.append((k, a_txt, fmt_bound(ta.rel_error), b_txt, fmt_bound(tb.rel_error)))
+            a, b = mpmath.mpf(a_txt), mpmath.mpf(b_txt)
+            pts.append((a, b, a * float(ta.rel_error), b * float(tb.rel_error)))
+        grows = _grid_rows(pts, settings)
+    diag = acc.diagnostics()
+    return PairResult(
+        i, j, _csv(rows), _csv(trows), _csv(grows),
+        {"method": diag.method, "nodes_kept": diag.nodes_kept, "nodes_total": diag.nodes_total,
+         "n_groups": diag.n_groups, "lattice_scale": diag.lattice_scale, "shift": acc.lattice.shift,
+         "worst_delta_rel_error": worst_d, "worst_eps_rel_width": worst_e, "worst_tradeoff_rel_error": worst_t},
+        {"delta": t1 - t0, "epsilon": t2 - t1, "tradeoff": t3 - t2},
+    )

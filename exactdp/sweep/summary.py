@@ -1,0 +1,211 @@
+"""Assemble a sweep's outputs from its pair files (always in pair order).
+
+* ``summary.csv`` — per target δ: the overall exact δ at the Bureau's ε (max over pairs,
+  with the certified bracket [max of lower bounds, max of upper bounds] and the argmax
+  pair), the overall exact ε at δ (max over pairs of the per-pair bracket), the minimum
+  over pairs, and the spread max/min.  The overall privacy profile of the release is
+  the maximum over neighbour pairs, so these maxima are the guarantee.
+* ``envelope.csv`` — the overall trade-off curve (:mod:`exactdp.sweep.envelope`).
+* ``spread_matrix.csv`` — δ_pair/δ_max at the δ nearest 1e-10, for the heatmap.
+* ``release.csv`` — whole-release rows (pair ∘ P.L. 94-171 chain), when requested.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+
+from exactdp.numerics.exact import fraction_str, to_fraction
+import functools
+
+from exactdp.sweep.envelope import ENVELOPE_COLUMNS, gdp_beta, interpolate, lower_hull, pair_curve
+from exactdp.sweep.io import atomic_write_text, pair_paths, read_csv, read_json, release_path
+from exactdp.sweep.pair import fmt, fmt_bound
+from exactdp.numerics.precision import to_mpf
+
+__all__ = ["assemble", "SUMMARY_COLUMNS", "RELEASE_COLUMNS", "HEATMAP_DELTA"]
+
+SUMMARY_COLUMNS = (
+    "delta_target", "eps_bureau",
+    "delta_overall", "delta_overall_lower", "delta_overall_upper", "delta_argmax_pair", "delta_argmax_ties",
+    "delta_min", "delta_argmin_pair", "delta_spread",
+    "eps_overall", "eps_overall_lower", "eps_overall_upper", "eps_argmax_pair", "eps_min", "eps_argmin_pair",
+    "n_pairs",
+)
+RELEASE_COLUMNS = (
+    "path_i", "path_j", "delta_target", "rho_dhc", "rho_pl94", "rho_sum", "eps_bureau_rho_sum",
+    "delta_exact", "delta_upper", "delta_error_bound", "eps_exact", "eps_lower", "eps_upper",
+    "eps_exact_dhc_only",
+)
+HEATMAP_DELTA = Fraction(1, 10**10)
+_DPS = 40
+
+
+def _csv(rows) -> str:
+    return "".join(",".join(str(v) for v in r) + "\n" for r in rows)
+
+
+def _mp(text):
+    return mpmath.mpf(text)
+
+
+def _summary(curves: dict, deltas) -> tuple[list, dict]:
+    """Rows of summary.csv and the headline numbers (certified brackets as mpf)."""
+    rows = [SUMMARY_COLUMNS]
+    keys = sorted(curves)
+    out = {}
+    for r_idx, d in enumerate(deltas):
+        recs = []
+        for key in keys:
+            row = curves[key][r_idx]
+            est, err = _mp(row["delta_exact"]), _mp(row["delta_error_bound"])
+            recs.append((key, row, est, max(est - err, mpmath.mpf(0)), _mp(row["delta_upper"]),
+                         _mp(row["eps_exact"]), _mp(row["eps_lower"]), _mp(row["eps_upper"])))
+        eps_bs = {rec[1]["eps_bureau"] for rec in recs}
+        if len(eps_bs) != 1:
+            raise ValueError(f"pairs disagree on the Bureau's ε at δ={d}: the paths spend different ρ")
+        amax = max(recs, key=lambda t: t[2])  # first in pair order among equal estimates
+        amin = min(recs, key=lambda t: t[2])
+        lo = max(t[3] for t in recs)
+        hi = max(t[4] for t in recs)
+        ties = sum(1 for t in recs if t is not amax and t[4] >= amax[3])
+        emax = max(recs, key=lambda t: t[5])
+        emin = min(recs, key=lambda t: t[5])
+        spread = amax[2] / amin[2] if amin[2] > 0 else mpmath.inf
+        name = lambda t: f"{t[0][0]}-{t[0][1]}"  # noqa: E731
+        rows.append((d, eps_bs.pop(), fmt(amax[2]), fmt(lo), fmt(hi), name(amax), ties,
+                     fmt(amin[2]), name(amin), fmt(spread, 8),
+                     fmt(emax[5]), fmt(max(t[6] for t in recs)), fmt(max(t[7] for t in recs)), name(emax),
+                     fmt(emin[5]), name(emin), len(recs)))
+        out[d] = {"eps_bureau": rows[-1][1], "delta_overall": rows[-1][2], "delta_overall_upper": rows[-1][4],
+                  "delta_argmax_pair": name(amax), "eps_overall": rows[-1][10], "eps_overall_upper": rows[-1][12],
+                  "eps_argmax_pair": name(emax)}
+    return rows, out
+
+
+def _envelope(grids: dict, rho: Fraction, vertices) -> tuple[list, dict]:
+    """Pointwise minimum over pairs of the gridded curves, then its lower convex hull.
+
+    ``vertices(key)`` returns a pair's sampled curve (for the convexity gap of the
+    minimising pair at each grid point)."""
+    keys = sorted(grids)
+    first = grids[keys[0]]
+    grid_txt = [r["alpha"] for r in first]
+    for k in keys:
+        if [r["alpha"] for r in grids[k]] != grid_txt:
+            raise ValueError(f"pair {k[0]}-{k[1]} was evaluated on another α grid")
+    grid = [_mp(t) for t in grid_txt]
+    best = []
+    for m in range(len(grid)):
+        # compare in float first (fast), settle near-ties exactly
+        vals = [(float(grids[k][m]["beta"]), k) for k in keys]
+        lo = min(v for v, _ in vals)
+        cands = [k for v, k in vals if v <= lo * (1 + 1e-12)]
+        key = min(cands, key=lambda k: (_mp(grids[k][m]["beta"]), k))
+        r = grids[key][m]
+        gap = interpolate(vertices(key), grid[m])[2]
+        best.append((_mp(r["beta"]), r["beta_error_bound"], fmt_bound(gap), key))
+    pts = [(mpmath.mpf(0), mpmath.mpf(1))] + [(a, c[0]) for a, c in zip(grid, best)] + [(mpmath.mpf(1), mpmath.mpf(0))]
+    hull = lower_hull(pts)
+    on = set(hull)
+    mu = mpmath.sqrt(2 * to_mpf(rho))
+    rows = [ENVELOPE_COLUMNS]
+    worst_gap = mpmath.mpf(0)
+    worst_err = mpmath.mpf(0)
+    h = 0
+    for m, a in enumerate(grid):
+        idx = m + 1
+        while hull[h + 1] < idx:
+            h += 1
+        (x0, y0), (x1, y1) = pts[hull[h]], pts[hull[h + 1]]
+        env = y0 + (y1 - y0) * (a - x0) / (x1 - x0) if idx not in on else pts[idx][1]
+        b, e, g, key = best[m]
+        worst_gap, worst_err = max(worst_gap, _mp(g)), max(worst_err, _mp(e))
+        rows.append((grid_txt[m], fmt(env), int(idx in on), fmt(b), f"{key[0]}-{key[1]}", e, g, fmt(gdp_beta(a, mu))))
+    return rows, {"grid_points": len(grid), "worst_beta_error_bound": fmt_bound(worst_err),
+                  "worst_beta_interp_gap": fmt_bound(worst_gap)}
+
+
+def _heatmap(curves: dict, deltas, n_paths: int):
+    target = min(deltas, key=lambda d: abs(to_fraction(d) - HEATMAP_DELTA) / HEATMAP_DELTA)
+    r = list(deltas).index(target)
+    vals = {k: _mp(v[r]["delta_exact"]) for k, v in curves.items()}
+    top = max(vals.values())
+    mat = [[None] * n_paths for _ in range(n_paths)]
+    for (i, j), v in vals.items():
+        mat[i - 1][j - 1] = mat[j - 1][i - 1] = v / top
+    rows = [("path",) + tuple(range(1, n_paths + 1))]
+    for i in range(n_paths):
+        rows.append((i + 1,) + tuple("" if x is None else fmt(x, 12) for x in mat[i]))
+    return target, rows, [[float("nan") if x is None else float(x) for x in row] for row in mat]
+
+
+def _release(out, rel_pairs, deltas, alloc, pl, curves) -> list:
+    rows = [RELEASE_COLUMNS]
+    for i, j in rel_pairs:
+        rel = read_csv(release_path(out, i, j)["curve"])
+        own = curves.get((i, j))
+        for r_idx, row in enumerate(rel):
+            rows.append((i, j, row["delta_target"], fraction_str(alloc.total_rho), fraction_str(pl.total_rho),
+                         fraction_str(alloc.total_rho + pl.total_rho), row["eps_bureau"], row["delta_exact"],
+                         row["delta_upper"], row["delta_error_bound"], row["eps_exact"], row["eps_lower"],
+                         row["eps_upper"], own[r_idx]["eps_exact"] if own else ""))
+    return rows
+
+
+def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True) -> dict:
+    """Write summary.csv, envelope.csv, spread_matrix.csv (and release.csv, plots).
+
+    Returns
+    -------
+    dict
+        Headline numbers and worst certified errors, for the manifest.
+
+    Notes
+    -----
+    Method: reads only the pair files, in pair order, so the result is independent of
+    how (and in how many runs) the pairs were computed.  Error bound: the overall δ is
+    bracketed by the maxima of the pairs' certified lower and upper bounds, the overall
+    ε by the maxima of the pairs' ε brackets.
+    """
+    from pathlib import Path
+
+    out = Path(out)
+    deltas = list(settings.deltas)
+    curves, grids, infos = {}, {}, {}
+    for i, j in pairs:
+        f = pair_paths(out, i, j)
+        curves[(i, j)] = read_csv(f["curve"])
+        grids[(i, j)] = read_csv(f["grid"])
+        infos[(i, j)] = read_json(f["info"])
+    with mpmath.workdps(_DPS):
+        srows, headline = _summary(curves, deltas)
+        atomic_write_text(out / "summary.csv", _csv(srows))
+        vertices = functools.lru_cache(maxsize=None)(lambda k: pair_curve(read_csv(pair_paths(out, *k)["tradeoff"])))
+        erows, env_info = _envelope(grids, alloc.total_rho, vertices)
+        atomic_write_text(out / "envelope.csv", _csv(erows))
+        heat_delta, hrows, heat = _heatmap(curves, deltas, alloc.n_paths)
+        atomic_write_text(out / "spread_matrix.csv", _csv(hrows))
+        if rel_pairs:
+            atomic_write_text(out / "release.csv", _csv(_release(out, rel_pairs, deltas, alloc, pl, curves)))
+    worst = {
+        "delta_rel_error": max(v["worst_delta_rel_error"] for v in infos.values()),
+        "eps_rel_width": max(v["worst_eps_rel_width"] for v in infos.values()),
+        "tradeoff_vertex_rel_error": max(v["worst_tradeoff_rel_error"] for v in infos.values()),
+    }
+    files = ["summary.csv", "envelope.csv", "spread_matrix.csv"] + (["release.csv"] if rel_pairs else [])
+    if plots:
+        from exactdp.sweep.plots import plot_sweep
+
+        files += [str(p.relative_to(out)) for p in plot_sweep(out, srows, erows, heat, heat_delta, alloc.total_rho)]
+    return {"headline": headline, "worst_certified": {k: fmt_bound(v) for k, v in worst.items()},
+            "envelope": env_info, "heatmap_delta": heat_delta, "files": files,
+            "methods": _count(v["method"] for v in infos.values())}
+
+
+def _count(items) -> dict:
+    out: dict = {}
+    for it in items:
+        out[it] = out.get(it, 0) + 1
+    return dict(sorted(out.items()))

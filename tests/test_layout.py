@@ -1,0 +1,132 @@
+"""The house rules of the package layout (README, "Layout"), checked on the source tree.
+
+* every import (module level and inside functions) goes to the same layer or a lower one,
+  and there is no import cycle among exactdp's modules;
+* no module imports a private name (``_x``) from another package;
+* at most 8 ``.py`` files directly in ``exactdp/``, no module over 600 lines.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: layer rank of each top-level part of exactdp (an import may only go to a rank ≤ its own)
+RANK = {
+    "numerics": 0, "kernels": 0, "figures": 0, "_version": 0,
+    "dgauss": 1,
+    "mechanisms": 2,
+    "engine": 3,
+    "accounting": 4,
+    "conversions": 5,
+    "calibration": 6, "risk": 6, "countdep": 6,
+    "census": 7,
+    "sweep": 8,
+    "cli": 9, "__main__": 9,
+    "__init__": 10,
+}
+
+
+def _modules():
+    out = {}
+    for base, prefix in ((ROOT / "exactdp", "exactdp"), (ROOT / "kernels", "exactdp.kernels")):
+        for path in base.rglob("*.py"):
+            rel = path.relative_to(base).with_suffix("")
+            parts = [p for p in rel.parts if p != "__init__"]
+            name = ".".join([prefix, *parts]) if parts else prefix
+            out[name] = path
+    return out
+
+
+def _imports(path: Path, name: str, is_pkg: bool):
+    """(target module, imported names) for every import statement in the file."""
+    tree = ast.parse(path.read_text())
+    pkg = name if is_pkg else name.rsplit(".", 1)[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield a.name, ()
+        elif isinstance(node, ast.ImportFrom):
+            mod = node.module or ""
+            if node.level:
+                base = pkg.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                mod = ".".join(base + ([mod] if mod else []))
+            yield mod, tuple(a.name for a in node.names)
+
+
+def _graph():
+    mods = _modules()
+    edges = {}
+    private = []
+    for name, path in mods.items():
+        is_pkg = path.name == "__init__.py"
+        targets = set()
+        for mod, names in _imports(path, name, is_pkg):
+            if not mod.startswith("exactdp"):
+                continue
+            for n in names:
+                sub = f"{mod}.{n}"
+                if sub in mods:
+                    targets.add(sub)
+                elif mod in mods:
+                    targets.add(mod)
+                    if n.startswith("_") and not n.startswith("__") and _package(mod) != _package(name):
+                        private.append(f"{name} imports {mod}.{n}")
+            if not names and mod in mods:
+                targets.add(mod)
+        edges[name] = targets - {name}
+    return mods, edges, private
+
+
+def _package(name: str) -> str:
+    parts = name.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 else name
+
+
+def _layer(name: str) -> str:
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_imports_go_down_the_layers_only():
+    _, edges, _ = _graph()
+    bad = [f"{a} → {b}" for a, bs in edges.items() for b in bs if RANK[_layer(b)] > RANK[_layer(a)]]
+    assert not bad, "imports up the layers:\n" + "\n".join(sorted(bad))
+
+
+def test_no_import_cycle():
+    _, edges, _ = _graph()
+    state: dict = {}
+    cycles = []
+
+    def visit(n, stack):
+        state[n] = 1
+        stack.append(n)
+        for m in sorted(edges.get(n, ())):
+            if state.get(m) == 1:
+                cycles.append(" → ".join(stack[stack.index(m):] + [m]))
+            elif m not in state:
+                visit(m, stack)
+        stack.pop()
+        state[n] = 2
+
+    for n in sorted(edges):
+        if n not in state:
+            visit(n, [])
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+def test_no_private_name_imported_across_packages():
+    _, _, private = _graph()
+    assert not private, "\n".join(private)
+
+
+def test_top_level_is_small_and_modules_are_short():
+    top = sorted(p.name for p in (ROOT / "exactdp").glob("*.py"))
+    assert len(top) <= 8, top
+    long = [f"{p} ({n} lines)" for p in list((ROOT / "exactdp").rglob("*.py")) + list((ROOT / "kernels").rglob("*.py"))
+            if (n := len(p.read_text().splitlines())) > 600]
+    assert not long, long
