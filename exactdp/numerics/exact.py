@@ -19,6 +19,8 @@ from exactdp.numerics.errors import InputError
 
 __all__ = [
     "InputError",
+    "S2_RANGE",
+    "check_sigma2_range",
     "to_fraction",
     "positive_fraction",
     "fraction_str",
@@ -121,3 +123,17 @@ def fraction_str(frac: Fraction) -> str:
     """Canonical text of a rational: ``"p/q"`` or ``"p"``."""
     frac = Fraction(frac)
     return str(frac.numerator) if frac.denominator == 1 else f"{frac.numerator}/{frac.denominator}"
+
+
+#: variances the float64 engine accepts (outside, its float64 kernels cannot represent them)
+S2_RANGE = (Fraction(1, 10**300), Fraction(10**300))
+
+
+def check_sigma2_range(sigma2: Fraction, field: str = "sigma2", text=None) -> None:
+    """Refuse variances outside the float64 engine's range [1e-300, 1e300]."""
+    if not S2_RANGE[0] <= sigma2 <= S2_RANGE[1]:
+        if text is None:
+            e = len(str(sigma2.numerator)) - len(str(sigma2.denominator))
+            text = f"~1e{e}"
+        raise InputError(field, text, "outside [1e-300, 1e300], the range of the float64 engine (below it the "
+                                      "noise is deterministic to e^-1e300, above it leaks nothing measurable)")
