@@ -58,10 +58,35 @@ _ROUND = mpmath.mpf(10) ** (-(DPS_RESULT - 3))
 
 
 def as_real(value, field: str):
-    """An exact rational (Fraction) or a callable ``f(dps) -> mpf`` for an irrational."""
+    """An exact rational (Fraction) or a callable ``f(dps) -> mpf`` for an irrational
+    (memoised per precision: it is evaluated several times per point)."""
     if callable(value):
-        return value
+        if isinstance(value, _Memo):
+            return value
+        return _Memo(value)
     return to_fraction(value, field)
+
+
+class _Memo:
+    """A callable ``f(dps) -> mpf`` remembering its values (an exact real is a pure
+    function of the precision asked)."""
+
+    __slots__ = ("f", "cache")
+
+    def __init__(self, f):
+        self.f = f
+        self.cache = {}
+
+    def __call__(self, dps):
+        need = max(int(dps), mpmath.mp.dps)
+        for d, v in self.cache.items():
+            if d >= need:
+                return v
+        d = max(need, 80)
+        with mpmath.workdps(d):
+            v = self.f(d)
+        self.cache[d] = v
+        return v
 
 
 def _values(values, field: str) -> list:
@@ -188,45 +213,61 @@ class ExactAccountant:
         return UncertifiedError(f"{what} could not be certified to {self.max_rel:g} relative; try a looser "
                                 f"--rel-tol (rel_tol=) or the bracket API (exactdp.accounting.coarsened)")
 
-    def _profiles(self, eps_list) -> list[_Profile]:
-        """Certified δ(ε) and 1 − δ(ε) for exact ε ≥ 0 (Fraction or callable)."""
+    def _profiles(self, eps_list, full: bool = True, complement: bool = True) -> list[_Profile]:
+        """Certified δ(ε) (and 1 − δ(ε) when ``complement``) for exact ε ≥ 0 (Fraction or
+        callable).  ``full=False`` (searches) evaluates the kernel and P[S ≥ k2] only,
+        and the first tail only when the kernel alone is not certified."""
         lat = self.lattice
         beta = Fraction(1) / lat.scale
-        queries, tails = [], []
+        queries = []
         for e in eps_list:
             k1, k2 = lat.delta_thresholds(e)
             with workdps(_DPS + 20 + len(str(abs(k1)))):
                 x0 = _mp(e, mpmath.mp.dps) - to_mpf(lat.c) - to_mpf(k1 * beta)
                 x1 = x0 + to_mpf(beta)
                 queries.append(WeightedQuery(k1, float(x0), float(max(x1, 0)), float(beta)))
-            tails += [k1, k2, k1 - 1]  # P[S ≥ k1], P[S ≥ k2] and the lower tail via 1 − k1
         wv = self.engine.weighted(queries, strict=False)
-        tv = self.engine.tails([t if i % 3 != 2 else -t for i, t in enumerate(tails)], strict=False)
+        need1 = [full or not (self.engine.done(w) and w.rel_error <= self.max_rel / 4) for w in wv]
+        ks = [q.threshold + lat.shift for q in queries]
+        ks += [q.threshold for q, n in zip(queries, need1) if n]
+        if complement:
+            ks += [1 - q.threshold for q in queries]  # P[S ≤ k1 − 1] = P[S ≥ 1 − k1]
+        tv = dict(zip(ks, self.engine.tails(ks, strict=False)))
         out = []
         with workdps(_DPS):
-            for i, e in enumerate(eps_list):
+            for q, w, n, e in zip(queries, wv, need1, eps_list):
+                k1 = q.threshold
                 em = _mp(e)
                 ee = mpmath.exp(em)
-                t1, t2, tl = tv[3 * i], tv[3 * i + 1], tv[3 * i + 2]  # tl = P[S ≥ 1 − k1] = P[S ≤ k1 − 1]
                 pr = _Profile()
-                pr.thresholds = (queries[i].threshold, queries[i].threshold + lat.shift)
-                ok1, ok2, okl = (self.engine.done(t) for t in (t1, t2, tl))
-                p1, p1lo, p1hi = _bounds(t1) if ok1 else (mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf(1))
+                pr.thresholds = (k1, k1 + lat.shift)
+                t2 = tv[k1 + lat.shift]
+                ok2 = self.engine.done(t2)
                 p2, p2lo, p2hi = _bounds(t2) if ok2 else (mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf(1))
-                pr.p1, pr.p2 = p1, p2 * ee
-                lo, hi = max(p1lo - ee * p2hi, mpmath.mpf(0)), min(p1hi - ee * p2lo, mpmath.mpf(1))
-                if self.engine.done(wv[i]):
-                    d, dlo, dhi = _bounds(wv[i])
+                lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+                pr.p1 = None
+                if n:
+                    t1 = tv[k1]
+                    if self.engine.done(t1):
+                        p1, p1lo, p1hi = _bounds(t1)
+                        pr.p1 = p1
+                        lo, hi = max(p1lo - ee * p2hi, lo), min(p1hi - ee * p2lo, hi)
+                pr.p2 = p2 * ee
+                if self.engine.done(w):
+                    d, dlo, dhi = _bounds(w)
                     if dlo > hi or dhi < lo:  # two certified intervals must intersect
                         raise UncertifiedError(f"inconsistent certified bounds for δ at ε = {mpmath.nstr(em, 12)} "
                                                f"([{mpmath.nstr(dlo, 12)}, {mpmath.nstr(dhi, 12)}] vs "
                                                f"[{mpmath.nstr(lo, 12)}, {mpmath.nstr(hi, 12)}]): an internal error, "
                                                f"please report it")
                     lo, hi = max(lo, dlo), min(hi, dhi)
+                    if pr.p1 is None:
+                        pr.p1 = d + pr.p2
                 pr.d_lo, pr.d_hi = lo, max(hi, lo)
                 pr.d = (pr.d_lo + pr.d_hi) / 2
                 # 1 − δ = P[S ≤ k1 − 1] + e^ε P[S ≥ k2]  (non-negative terms)
-                if okl and ok2:
+                tl = tv.get(1 - k1) if complement else None
+                if tl is not None and self.engine.done(tl) and ok2:
                     ql, qllo, qlhi = _bounds(tl)
                     pr.c, pr.c_lo, pr.c_hi = ql + ee * p2, qllo + ee * p2lo, qlhi + ee * p2hi
                 else:
@@ -234,12 +275,12 @@ class ExactAccountant:
                 out.append(pr)
         return out
 
-    def _profile_at(self, e) -> _Profile:
+    def _profile_at(self, e, full: bool = True, complement: bool = True) -> _Profile:
         """Certified δ and 1 − δ at any exact ε (negative ε by δ(ε) = 1 − e^ε + e^ε δ(−ε))."""
         if not self._negative(e):
-            return self._profiles([e])[0]
+            return self._profiles([e], full, complement)[0]
         neg = (-e) if isinstance(e, Fraction) else (lambda dps, e=e: -e(dps))
-        q = self._profiles([neg])[0]
+        q = self._profiles([neg], full, True)[0]
         with workdps(_DPS):
             em = _mp(e)
             ee = mpmath.exp(em)
@@ -270,16 +311,16 @@ class ExactAccountant:
                     pts.append(DeltaPoint(_mp(e), d, d * _ROUND, d, mpmath.mpf(0), (0, 0)))
                 return tuple(pts)
         pos = [e for e in eps_list if not self._negative(e)]
-        prof = dict(zip(range(len(pos)), self._profiles(pos))) if pos else {}
+        prof = dict(zip(range(len(pos)), self._profiles(pos, complement=False))) if pos else {}
         out, j = [], 0
         for e in eps_list:
             if self._negative(e):
                 pr = self._profile_at(e)
                 k1, k2 = pr.thresholds
-                t1, t2 = self._tails([k1, k2])
-                with workdps(_DPS):
-                    pr.p1 = _bounds(t1)[0]
-                    pr.p2 = _bounds(t2)[0] * mpmath.exp(_mp(e))
+                t1, t2 = self.engine.tails([k1, k2], strict=False)
+                with workdps(_DPS):  # diagnostic terms (estimates) of the certified δ
+                    pr.p1 = _bounds(t1)[0] if mpmath.isfinite(t1.log_mp) else mpmath.mpf(1)
+                    pr.p2 = (_bounds(t2)[0] if mpmath.isfinite(t2.log_mp) else mpmath.mpf(1)) * mpmath.exp(_mp(e))
             else:
                 pr = prof[j]
                 j += 1
@@ -315,9 +356,11 @@ class ExactAccountant:
     def _epsilon_one(self, dt: Fraction) -> EpsilonPoint:
         with workdps(_DPS + 10):
             dmp = to_mpf(dt)
-            log_c = mpmath.log(to_mpf(1 - dt))  # log(1 − dt), from the exact complement
-        if self.identical:
-            return EpsilonPoint(dmp, log_c, log_c, log_c, 0)
+            # log(1 − dt), from the exact complement
+            log_c = mpmath.log1p(-dmp) if dt <= Fraction(1, 2) else mpmath.log(to_mpf(1 - dt))
+        if self.identical:  # δ(ε) = 1 − e^ε: ε* = log(1 − dt) exactly
+            with workdps(_DPS):
+                return EpsilonPoint(dmp, +log_c, log_c - abs(log_c) * _ROUND, log_c + abs(log_c) * _ROUND, 0)
         lat = self.lattice
         # δ(ε) ≥ 1 − e^ε > dt for ε < log(1 − dt): an analytic lower bracket
         e_low = Fraction(math.floor(float(log_c)) - 1)
@@ -325,10 +368,11 @@ class ExactAccountant:
         eps_hi = bun_steinke_epsilon(lat.c, dt)
         k_hi = max(floor_exact(lambda dps: eps_hi(dps) - to_mpf(lat.c), lat.scale) + 1, k_lo + 1)
         cache: dict = {}
+        high = dt > Fraction(1, 2)
 
         def prof(k):
             if k not in cache:
-                cache[k] = self._profile_at(self._piece_eps(k))
+                cache[k] = self._profile_at(self._piece_eps(k), full=False, complement=high)
             return cache[k]
 
         def pred(k):
@@ -342,11 +386,20 @@ class ExactAccountant:
                 raise self._uncertified(f"ε(δ={mpmath.nstr(dmp, 6)})")
 
         def probe(a, b):
-            pa, pb = cache.get(a), cache.get(b)
-            if pa is None or pb is None or not (pa.d > 0 and pb.d > 0):
-                return None
-            la, lb, lt = (mpmath.log(x) for x in (pa.d, pb.d, dmp))
-            return int(round(a + (b - a) * float((la - lt) / (la - lb)))) if la != lb else None
+            """A Newton step on log δ from the evaluated end nearer the target
+            (dδ/dε = −e^ε P[S ≥ k + K] on a piece); only proposes where to test."""
+            best = None
+            for k in (a, b):
+                p = cache.get(k)
+                if p is None or not (p.d > 0) or p.p2 is None or not (p.p2 > 0):
+                    continue
+                with workdps(_DPS):
+                    gap = mpmath.log(p.d) - mpmath.log(dmp)
+                    step = gap * p.d / p.p2  # Δε
+                    cand = k + int(mpmath.nint(step * to_mpf(lat.scale)))
+                if best is None or abs(gap) < best[0]:
+                    best = (abs(gap), cand)
+            return None if best is None else best[1]
 
         k = first_true(pred, k_lo, k_hi, probe=probe)
         upper, est = self._solve_piece(k, dt, "upper")

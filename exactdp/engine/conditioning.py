@@ -1,28 +1,27 @@
-"""Coarse groups by exact enumeration of their *tilted* atoms, alone or conditioning a
-sub-engine for the rest.
+"""Coarse groups by exact enumeration of their atoms, alone or conditioning a sub-engine
+for the rest.
 
 Groups whose characteristic function never decays below the sieve level (few mechanisms
 with small σ², nearly deterministic noise) defeat the sieve and, with large lattice
 weights, make the rule's node count huge.  Their sum ``C = Σ_{g∈C} A_g T_g`` has few
-atoms *that matter*: for a threshold s, tilt by the saddle point λ of S at s; under the
-tilt each factor is N_Z(A_gλs_g², s_g²) = n0_g + N_Z(f_g, s_g²) (|f_g| ≤ 1/2), whose mass
-beyond ``n0_g ± w`` is at most ``2 e^{(1/4 − (w+½)²)/(2s²)}/(1 − e^{−(w+½)/s²})``.  Keeping
-a window per factor, convolving m_g windows (non-negative float64 arrays, relative
-error ≤ (n+1)u per entry and level) and taking the product over groups gives atoms
-``v_c`` with tilted weights p̃_c; the untilted ``p_c = p̃_c e^{K_C(λ) − λ v_c}`` with
-``K_C(λ)`` split as in :mod:`exactdp.engine.tilt` (exact rational + κ) — relative accuracy
-at any depth.  With the fine part F = d·T_F (``d = gcd`` of its weights):
+atoms *that matter*.  Each T_g's probabilities come with relative accuracy at any depth
+from :class:`exactdp.engine.atoms.GroupPMF` (tilted to the atom); with the fine part
+F = d·T_F (``d = gcd`` of its weights)
 
     P(S ≥ s) = Σ_c p_c P(T_F ≥ ⌈(s − v_c)/d⌉),     (no fine part: Σ_{c: v_c ≥ s} p_c),
 
-a sum of non-negative terms; the fine tails come from a sub-engine on F's own lattice
-(:func:`fine_sublattice`), each certified.  Hockey-stick sums split the same way, each
-atom's with its own exact offset.
+a sum of non-negative terms over a box of atoms ``t_g ∈ [lo_g, hi_g]``; the fine tails come
+from a sub-engine on F's own lattice (:func:`fine_sublattice`), each certified.  The box
+starts at ±3 sd around the tilted centres of the joint saddle point and grows while an
+edge atom's probability is within e^{−58} of the estimate.  Hockey-stick sums split the
+same way, each atom's with its own exact offset.
 
 Error bound: the certified relative errors of the sub-values and of the atoms carry over
-(non-negative terms), plus the dropped tilted mass η: by Chernoff, the dropped atoms add
-at most ``e^{K_C(λ) + λ²V'_F/2 − λs}·η`` (sub-Gaussian bound K_F(λ) ≤ λ²V'_F/2 of
-Canonne–Kamath–Steinke 2020), measured against the estimate.
+(non-negative terms); outside the box, by Chernoff bounds (:class:`exactdp.engine.atoms.SetCGF`):
+configurations with some ``T_g > hi_g`` add ≤ ``P(T_g ≥ hi_g + 1)``, those with
+``T_g < lo_g`` add ≤ ``P(T_g ≤ lo_g − 1)·P(R_g ≥ s − A_g(lo_g − 1))`` (R_g the rest of
+S, monotone), and atoms whose fine value is not certified ≤ ``p_c e^{−(s−v_c)_+²/(2V'_F)}``
+(sub-Gaussian bound of Canonne–Kamath–Steinke 2020).
 """
 
 from __future__ import annotations
@@ -30,23 +29,24 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from functools import reduce
+from itertools import product
 
 import mpmath
 import numpy as np
 
+from exactdp.engine.atoms import GroupPMF, SetCGF, window
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.quadrature import TailValue, WeightedQuery, certified
-from exactdp.engine.tilt import (HUGE_MU, ell_ratio_mp, exact_saddle, frac_parts, log_as_value, log_mgf_parts,
-                                 mp_bits_for)
-from exactdp.kernels.convolution import convolve_strided
+from exactdp.engine.tilt import HUGE_MU, exact_saddle, log_as_value, mp_bits_for
+from exactdp.kernels.dgauss import tilted_moments
 from exactdp.kernels.tilted import saddle_point
 from exactdp.numerics.precision import EPS64, to_mpf
 
-__all__ = ["fine_sublattice", "atoms_estimate", "CoarseAtoms", "ConditionedTails", "EnumeratedTails"]
+__all__ = ["fine_sublattice", "atoms_estimate", "ConditionedTails"]
 
-#: tilted mass left out of the coarse atoms (relative to the tilted total, ≤ 1)
-ETA = 1e-24
-MAX_ATOMS = 200_000
+MAX_ATOMS = 100_000
+#: an edge atom of the box is kept while its probability is above e^{−EDGE}·estimate
+EDGE = 58.0
 
 
 def fine_sublattice(lattice: LatticeSum, coarse) -> tuple[int, LatticeSum]:
@@ -64,147 +64,13 @@ def fine_sublattice(lattice: LatticeSum, coarse) -> tuple[int, LatticeSum]:
     return d, sub
 
 
-def _window(s2: float, eta: float) -> int:
-    """Half-width w ≥ 1 of a tilted factor's window with dropped mass ≤ eta."""
-    w = 1
-    while True:
-        x = w + 0.5
-        lb = math.log(2) + (0.25 - x * x) / (2 * s2) - math.log(-math.expm1(-x / s2))
-        if lb <= math.log(eta):
-            return w
-        w += 1
-
-
 def atoms_estimate(s2, m) -> int:
-    """Rough number of tilted atoms of the coarse groups (s2, m) (worst tilt f = 1/2)."""
+    """Rough number of atoms of the coarse groups (s2, m) in a box of ±4 sd (worst tilt)."""
     n = 1
     for s, c in zip(s2, m):
-        w = _window(float(s), ETA / max(int(c), 1))
-        width = min(int(c) * (2 * w + 1), int(2 * math.sqrt(int(c) * max(float(s), 0.25) * 2 * 60)) + 2 * w + 1)
-        n *= max(width, 1)
+        sd = math.sqrt(int(c) * max(float(s), 0.25))
+        n *= int(8 * sd) + 2 * window(float(s), 1e-20) + 1
     return n
-
-
-class CoarseAtoms:
-    """Tilted atoms of ``C = Σ_g A_g T_g`` for the given groups (exact weights, variances)."""
-
-    def __init__(self, weights, counts, sigma2):
-        self.A = tuple(int(a) for a in weights)
-        self.m = tuple(int(c) for c in counts)
-        self.s2q = tuple(Fraction(s) for s in sigma2)
-        self.s2 = tuple(float(s) for s in self.s2q)
-        self.vq = sum((m * a * a * s for a, m, s in zip(self.A, self.m, self.s2q)), Fraction(0))
-        self.step = reduce(math.gcd, self.A)  # every value of C is a multiple of it
-        self._cache: dict = {}
-
-    def K(self, t: Fraction):
-        """``K_C(t) = log E e^{tC}`` as an mpmath number (exact part + κ, rounded up)."""
-        exact, kappa, kerr = log_mgf_parts(self.A, self.m, self.s2q, t)
-        return to_mpf(exact) + kappa + kerr
-
-    def saddle(self, x: int) -> Fraction:
-        """The saddle point of C at x (K_C'(t) = x; negative for x < 0, C symmetric)."""
-        if x == 0:
-            return Fraction(0)
-        if x < 0:
-            return -self.saddle(-x)
-        A = np.array(self.A, dtype=np.int64)
-        m = np.array(self.m, dtype=np.int64)
-        s2 = np.array(self.s2)
-        v = float(self.vq)
-        lam = float(saddle_point(A, m, s2, float(x), float(x) / v))
-        if lam * float(np.max(np.abs(A) * s2)) > HUGE_MU:
-            return exact_saddle(self.A, self.m, self.s2q, int(x), self.vq)
-        return Fraction(lam)
-
-    def at(self, lamq: Fraction):
-        """``(V0, offsets, log p̃, rel, eta, K_exact, kappa)`` at tilt λ: atoms
-        ``v = V0 + offsets`` with tilted log-weights, their relative error, the dropped
-        tilted mass, and ``K_C(λ) = K_exact + kappa``."""
-        hit = self._cache.get(lamq)
-        if hit is not None:
-            return hit
-        n0, ff, fq = frac_parts(self.A, self.s2q, lamq)
-        V0 = sum(a * m * n for a, m, n in zip(self.A, self.m, n0))
-        K_exact = lamq * lamq * self.vq / 2
-        for m, s2, f in zip(self.m, self.s2q, fq):
-            if float(s2) < 1.0:
-                K_exact -= m * f * f / (2 * s2)
-        kappa, kerr = ell_ratio_mp([(s2, m, f) for s2, m, f in zip(self.s2q, self.m, fq)])
-        offs = np.zeros(1, dtype=np.int64)
-        probs = np.ones(1)
-        rel = 0.0
-        eta = 0.0
-        for a, m, s2, f in zip(self.A, self.m, self.s2, ff):
-            p, lo, r, e = self._group(s2, m, f)
-            rel += r + 2 * EPS64
-            eta += e
-            xs = (np.arange(p.shape[0], dtype=np.int64) + lo) * a
-            offs = (offs[:, None] + xs[None, :]).ravel()
-            probs = (probs[:, None] * p[None, :]).ravel()
-            if probs.shape[0] > MAX_ATOMS:
-                raise ArithmeticError("too many coarse atoms")
-        with np.errstate(divide="ignore"):
-            logp = np.log(probs)
-        # entries that underflowed to 0 stand for < 1e-300 of tilted mass each
-        eta += 1e-300 * float(np.count_nonzero(probs == 0))
-        out = (V0, offs, logp, rel + 4 * EPS64 + kerr, eta, K_exact, kappa)
-        if len(self._cache) > 24:
-            self._cache.clear()
-        self._cache[lamq] = out
-        return out
-
-    @staticmethod
-    def _group(s2: float, m: int, f: float):
-        """Tilted pmf of the m-fold sum (offset from m·n0) on a window: ``(p, lo, rel, eta)``."""
-        w = _window(s2, ETA / m)
-        y = np.arange(-w, w + 1, dtype=float)
-        ex = -((y - f) ** 2) / (2 * s2)
-        mx = ex.max()
-        base = np.exp(ex - mx)
-        # normaliser θ̃(f) ≥ Σ_window; the window misses ≤ eta/m of the tilted mass
-        base /= math.fsum(base)
-        rel = EPS64 * (3 * float(np.max(np.abs(ex))) + 2 * len(y) + 8) + ETA / m
-        eta_single = ETA / m
-        out = None
-        lo_out = 0
-        power, lo_p = base, -w
-        k = m
-        eta = 0.0
-        first = True
-        while k:
-            if k & 1:
-                if first:
-                    out, lo_out = power, lo_p
-                    first = False
-                else:
-                    out = convolve_strided(out, power, 1)
-                    lo_out += lo_p
-                    rel += (min(out.shape[0], power.shape[0]) + 1) * EPS64
-                out, lo_out, e = _trim(out, lo_out)
-                eta += e
-            k >>= 1
-            if k:
-                power = convolve_strided(power, power, 1)
-                lo_p *= 2
-                rel += (power.shape[0] + 1) * EPS64
-                power, lo_p, e = _trim(power, lo_p)
-                eta += e
-        return out, lo_out, rel, eta + m * eta_single
-
-
-def _trim(p: np.ndarray, lo: int):
-    """Drop both ends of a non-negative array while their mass stays ≤ 1e-30·total."""
-    tot = float(p.sum())
-    c = np.cumsum(p)
-    cut = 1e-30 * tot
-    i = int(np.searchsorted(c, cut, side="right"))
-    r = np.cumsum(p[::-1])
-    j = int(np.searchsorted(r, cut, side="right"))
-    i = min(i, p.shape[0] - 1)
-    j = min(j, p.shape[0] - 1 - i)
-    dropped = (float(c[i - 1]) if i else 0.0) + (float(r[j - 1]) if j else 0.0)
-    return p[i:p.shape[0] - j], lo + i, dropped * (1 + 1e-12)
 
 
 class _TiltedSum:
@@ -232,21 +98,18 @@ class _TiltedSum:
         return Fraction(round(lam / self.step) * self.step)
 
 
-def _logsum(parts):
-    """``(log Σ e^{x}, weights)`` of a list of exponents (floats or mpf; call it at the
-    working precision the result needs)."""
-    if any(not isinstance(x, float) for x in parts):
-        mx = max(parts)
-        ws = [float(mpmath.exp(x - mx)) for x in parts]
-        return mx + math.log(math.fsum(ws)), ws
+def _logsumexp(parts):
+    """log Σ e^{x} of floats or mpf (at the precision their size needs)."""
     mx = max(parts)
-    ws = [math.exp(x - mx) for x in parts]
-    return mx + math.log(math.fsum(ws)), ws
+    if all(isinstance(x, float) for x in parts):
+        return mx + math.log(math.fsum(math.exp(x - mx) for x in parts))
+    with mpmath.workprec(mp_bits_for(mx) + 64):
+        return mx + mpmath.log(mpmath.fsum(mpmath.exp(x - mx) for x in parts))
 
 
 class ConditionedTails:
-    """Certified tails of S with the groups ``coarse`` enumerated (tilted atoms) and the
-    rest by a sub-engine on the fine lattice.
+    """Certified tails of S with the groups ``coarse`` enumerated and the rest by a
+    sub-engine on the fine lattice (or nothing: pure enumeration).
 
     Parameters
     ----------
@@ -257,9 +120,9 @@ class ConditionedTails:
     d : int
         ``gcd`` of the fine weights (from :func:`fine_sublattice`).
     sub : object or None
-        Values of T_F: ``sub.weighted(queries, strict=False)`` / ``sub.tails(...)``
-        returning TailValues, with attributes ``vproxy``, ``nodes_kept``, ``n_nodes``;
-        None when every group is coarse.
+        Values of T_F: ``sub.tails(...)`` / ``sub.weighted(queries, strict=False)``
+        returning TailValues, with ``nodes_kept`` and ``n_nodes``; None when every group
+        is coarse.
     """
 
     def __init__(self, lattice: LatticeSum, coarse, d: int = 1, sub=None):
@@ -267,22 +130,42 @@ class ConditionedTails:
         self.d = d
         self.sub = sub
         self.full = _TiltedSum(lattice)
-        self.atoms = CoarseAtoms([lattice.weights[g] for g in self.coarse], [lattice.counts[g] for g in self.coarse],
-                                 [lattice.sigma2[g] for g in self.coarse])
+        G = lattice.n_groups
+        self.A = [int(lattice.weights[g]) for g in self.coarse]
+        self.groups = [GroupPMF(lattice.sigma2[g], lattice.counts[g]) for g in self.coarse]
+        fine = [g for g in range(G) if g not in self.coarse]
         self.vq_fine = sum((int(lattice.counts[g]) * int(lattice.weights[g]) ** 2 * Fraction(lattice.sigma2[g])
-                            for g in range(lattice.n_groups) if g not in self.coarse), Fraction(0))
+                            for g in fine), Fraction(0))
+        self.rest = []
+        for g in self.coarse:
+            idx = [h for h in range(G) if h != g]
+            self.rest.append(SetCGF([lattice.weights[h] for h in idx], [lattice.counts[h] for h in idx],
+                                    [lattice.sigma2[h] for h in idx]))
         self.nodes_kept = sub.nodes_kept if sub is not None else 0
         self.n_nodes = sub.n_nodes if sub is not None else 0
         self.method = "conditioned-quadrature" if sub is not None else "enumeration"
 
     def tails(self, thresholds):
         """List of TailValue for the integer thresholds (s ≥ 1)."""
-        qs = [WeightedQuery(int(s), -math.inf, 0.0, 1.0) for s in thresholds]
-        return self.weighted(qs)
+        return self.weighted([WeightedQuery(int(s), -math.inf, 0.0, 1.0) for s in thresholds])
 
     def weighted(self, queries):
         """List of TailValue for WeightedQuery's (tails when x0 = −inf)."""
         return [self._one(q) for q in queries]
+
+    # ------------------------------------------------------------------ one value
+    def _box(self, lamq: Fraction):
+        """Initial box: ±(3 sd + 1) around each group's tilted mean at the joint tilt
+        (the integer part of the tilted centres exact)."""
+        out = []
+        for a, grp in zip(self.A, self.groups):
+            mu = a * grp.s2q * lamq
+            n0 = round(mu)
+            mean, var = tilted_moments(float(mu - n0), grp.s2)
+            w = 3 * math.sqrt(grp.m * max(var, 0.0)) + 1
+            c = grp.m * n0
+            out.append([c + int(math.floor(grp.m * mean - w)), c + int(math.ceil(grp.m * mean + w))])
+        return out
 
     def _one(self, q: WeightedQuery) -> TailValue:
         s = q.threshold
@@ -290,152 +173,155 @@ class ConditionedTails:
         lam = float(lamq)
         fail = TailValue(s, -math.inf, math.inf, self.method, self.nodes_kept, self.n_nodes, lam)
         try:
-            V0, offs, logp, rel_atoms, eta, K_exact, kappa = self.atoms.at(lamq)
+            box = self._box(lamq)
+            sub_cache: dict = {}
+            for _ in range(6):
+                res = self._sum(q, box, sub_cache)
+                if res is None:
+                    return fail
+                log_est, rel, bad = res
+                grown = False
+                for i, (a, grp, rest) in enumerate(zip(self.A, self.groups, self.rest)):
+                    for side in (0, 1):
+                        while True:  # layer T_g = t: ≤ P(T_g = t) P(R_g ≥ s − A_g t)
+                            t = box[i][1] + 1 if side else box[i][0] - 1
+                            lg, _ = grp.logp(t)
+                            if lg + rest.log_upper_tail(s - a * t) < log_est - EDGE:
+                                break
+                            box[i][side] = t
+                            grown = True
+                if not grown:
+                    break
+            else:
+                return fail
+            rel_trunc = self._truncation(s, box, log_est, bad)
         except ArithmeticError:
             return fail
-        common = K_exact - lamq * V0  # K_C(λ) − λ V0 − κ
-        if self.sub is None:
-            vals, rels = self._enumerated(q, V0, offs)
-        else:
-            vals, rels = self._conditioned(q, V0, offs)
-        prec = mp_bits_for(common) + 64
-        lam_offs = lam * offs.astype(float)
-        exact = float(np.max(np.abs(lam_offs))) > 1e5 if lam_offs.size else False
-        # per atom: log W_c = log[e^{K_C − λ v_c} P_F(s − v_c)] − (common + κ), and log p̃_c
-        logW, parts, xerr, idx, bad = [], [], [], [], []
-        with mpmath.workprec(prec):
-            for i, v in enumerate(vals):
-                if v is None:
-                    bad.append(i)
-                    continue
-                if isinstance(v, float) and v == -math.inf:
-                    continue
-                lo = to_mpf(-lamq * int(offs[i])) if exact else -float(lam_offs[i])
-                w = lo + v
-                logW.append(w)
-                parts.append(w + float(logp[i]))
-                xerr.append(EPS64 * ((0 if exact else 2 * abs(float(lam_offs[i]))) + abs(float(logp[i])) + 2))
-                idx.append(i)
-            if not parts or max(parts) == -math.inf:
-                return fail
-            log_sum, ws = _logsum(parts)
-            tot = math.fsum(ws)
-            err = math.fsum(w * (rels[i] + e) for w, i, e in zip(ws, idx, xerr)) / tot
-            base = to_mpf(common) + kappa
-            log_est = base + log_sum
-            rel_trunc = self._truncation(q, s, V0, offs, logp, eta, base, max(logW), log_est, lamq, bad)
-        rel = (err + rel_atoms + rel_trunc) * (1 + 1e-6) + EPS64 * 8
+        rel = (rel + rel_trunc) * (1 + 1e-6) + EPS64 * 8
         if not math.isfinite(rel):
             rel = math.inf
         log_value, rel = log_as_value(log_est if abs(log_est) >= 1e4 else float(log_est), rel)
         return TailValue(s, log_value, rel, self.method, self.nodes_kept, self.n_nodes, lam)
 
-    def _truncation(self, q, s, V0, offs, logp, eta, base, max_logW, log_est, lamq, bad) -> float:
-        """Relative bound of everything the window leaves out (at the caller's precision).
+    def _sum(self, q, box, sub_cache):
+        """``(log estimate, relative error, skipped)`` over the box: atoms in decreasing
+        order of the upper bound ``p_c e^{−(s − v_c)_+²/(2V'_F)}`` of their term, evaluated
+        in batches until the rest is below e^{−60} of the estimate (``skipped`` collects
+        the logs of the bounds of what was not evaluated, or not certified)."""
+        n = 1
+        for lo, hi in box:
+            n *= hi - lo + 1
+        if n > MAX_ATOMS:
+            raise ArithmeticError("too many coarse atoms")
+        per = []
+        for (lo, hi), a, grp in zip(box, self.A, self.groups):
+            per.append([(a * t, *grp.logp(t)) for t in range(lo, hi + 1)])
+        s = q.threshold
+        vf = float(self.vq_fine) if self.sub is not None else 0.0
+        atoms = []
+        for combo in product(*per):
+            v = sum(x[0] for x in combo)
+            lp = [x[1] for x in combo]
+            lg = sum(lp) if all(isinstance(x, float) for x in lp) else mpmath.fsum(lp)
+            if self.sub is None:
+                ub = lg if v >= s else -math.inf
+            else:
+                gap = max(s - v, 0)
+                ub = lg - gap * gap / (2 * vf)
+            atoms.append((float(ub), v, lg, sum(x[2] for x in combo)))
+        atoms.sort(key=lambda x: -x[0])
+        parts, rels, skipped = [], [], []
+        log_est = -math.inf
+        i = 0
+        while i < len(atoms):
+            if parts and atoms[i][0] < float(log_est) - 60 - math.log(len(atoms) - i):
+                skipped += [x[0] for x in atoms[i:]]
+                break
+            batch = atoms[i:i + 64]
+            i += len(batch)
+            vals = self._values(q, [(v, lg, r) for _, v, lg, r in batch], sub_cache)
+            for (ub, v, lg, r), (val, vr) in zip(batch, vals):
+                if val is None:
+                    skipped.append(ub)
+                    continue
+                if isinstance(val, float) and val == -math.inf:
+                    continue
+                parts.append(lg + val)
+                rels.append(r + vr + 4 * EPS64 * (abs(float(lg)) + abs(float(val)) + 1))
+            if parts:
+                log_est = _logsumexp(parts)
+        if not parts:
+            return None
+        mx = max(parts)
+        with mpmath.workprec(mp_bits_for(mx) + 64):
+            ws = [float(mpmath.exp(x - mx)) if not isinstance(x, float) or not isinstance(mx, float)
+                  else math.exp(x - mx) for x in parts]
+        tot = math.fsum(ws)
+        rel = math.fsum(w * r for w, r in zip(ws, rels)) / tot
+        return log_est, rel, skipped
 
-        With ``p_c ≤ e^{K_C(t) − t v_c}`` for every real t and ``P_F(x) ≤ e^{−x_+²/(2V'_F)}``
-        (sub-Gaussian fine part), and the tilted masses summing to ≤ 1:
+    def _values(self, q, atoms, cache):
+        """Per atom: (log of its factor, relative error) — the indicator / hockey factor
+        of a pure enumeration, else the fine sub-value (None when not certified)."""
+        s, d = q.threshold, self.d
+        out = []
+        if self.sub is None:
+            for v, _, _ in atoms:
+                if v < s:
+                    out.append((-math.inf, 0.0))
+                elif q.x0 == -math.inf:
+                    out.append((0.0, 0.0))
+                else:
+                    x = q.x0 - q.beta * (v - s)
+                    out.append((math.log(-math.expm1(x)), EPS64 * (8 + 4 * abs(x))))
+            return out
+        keys = []
+        for v, _, _ in atoms:
+            u = -((-(s - v)) // d)  # ⌈(s − v)/d⌉
+            if q.x0 == -math.inf:
+                keys.append(u)
+            else:
+                rc = v + d * u - s  # ∈ [0, d)
+                keys.append(WeightedQuery(u, q.x0 - q.beta * rc, q.x1 + q.beta * (d - 1 - rc), q.beta * d))
+        todo = [k for k in dict.fromkeys(keys) if k not in cache]
+        if todo:
+            got = self.sub.tails(todo, strict=False) if q.x0 == -math.inf else self.sub.weighted(todo, strict=False)
+            cache.update(zip(todo, got))
+        for k in keys:
+            t = cache[k]
+            out.append((t.log_value, t.rel_error) if certified(t, 1e-3) else (None, 0.0))
+        return out
 
-        * coarse sums in the window with some factor outside its own window (tilted mass
-          ≤ η): ≤ η · e^{base} · max_c W_c (W_c = e^{K_C − λ v_c} P_F(s − v_c), computed);
-        * sums above the window: ≤ e^{K_C(t) − t(v_max+1) − (s − v_max − 1)_+²/(2V'_F)} with
-          t ≥ (s − v_max − 1)_+/V'_F (the exponent then decreases in v);
-        * sums in [s, v_min): ≤ e^{K_C(t) − t s}, t ≥ 0;
-        * sums below u = min(s, v_min), i.e. ≤ x (the largest value of C below u):
-          ≤ e^{K_C(t) − t x − (s − x)²/(2V'_F)} with t ≤ (s − x)/V'_F (fine part only; a
-          pure enumeration has nothing there);
-        (values of C are multiples of d_C = gcd of the coarse weights: the next value above
-        v_max is v_max + d_C, and so on.)
-        * atoms whose fine value could not be certified: ``p_c e^{−(s − v_c)_+²/(2V'_F)}``."""
-        atoms = self.atoms
-        v_min, v_max = V0 + int(offs.min()), V0 + int(offs.max())
-        dc = atoms.step  # the values of C are the multiples of dc
-        has_fine = self.sub is not None
-        vf = mpmath.mpf(self.vq_fine) if has_fine else None
+    @staticmethod
+    def _geometric_above(a_g: int, grp, rest, s: int, t0: int):
+        """log of a bound of Σ_{t ≥ t0} P(T_g = t) P(R ≥ s − A_g t): with
+        ``P(T_g = t) ≤ e^{K_g(a) − a t}`` and ``P(R ≥ x) ≤ e^{K_R(b) − b x}`` (a > b A_g ≥ 0)
+        the terms are geometric: ``e^{K_g(a) + K_R(b) − bs − (a − bA_g)t0}/(1 − e^{−(a − bA_g)})``."""
+        b = rest.saddle(s - a_g * t0) if s - a_g * t0 > 0 else Fraction(0)
+        b = max(b, Fraction(0))
+        gap = grp.cgf.saddle(t0) if t0 > 0 else Fraction(0)
+        gap = max(gap, Fraction(1, 10**6) / max(1, int(grp.sd)))
+        a = b * a_g + gap
+        with mpmath.workprec(mp_bits_for(a * t0 + b * s) + 64):
+            return (grp.cgf.K(a) + rest.K(b) - to_mpf(b * s) - to_mpf(gap * t0)
+                    - mpmath.log(-mpmath.expm1(-to_mpf(gap))))
+
+    def _truncation(self, s, box, log_est, bad) -> float:
+        """Relative bound of the configurations outside the box and of the uncertified
+        atoms (see the module docstring)."""
         terms = []
-        if eta:
-            terms.append(mpmath.log(eta) + base + max_logW)
-        # above the window
-        x = v_max + dc
-        t = atoms.saddle(x) if x > 0 else Fraction(0)
-        gap = max(s - x, 0)
-        if has_fine:
-            t = max(t, Fraction(gap) / self.vq_fine)
-            terms.append(atoms.K(t) - to_mpf(t * x) - mpmath.mpf(gap) ** 2 / (2 * vf))
-        else:
-            terms.append(atoms.K(t) - to_mpf(t * x))
-        # in [s, v_min)
-        if v_min > s:
-            x = -((-s) // dc) * dc
-            t = atoms.saddle(x) if x > 0 else Fraction(0)
-            terms.append(atoms.K(t) - to_mpf(t * x))
-        # below u = min(s, v_min)
-        if has_fine:
-            u = min(s, v_min)
-            x = ((u - 1) // dc) * dc  # the largest value of C below u
-            cap = Fraction(s - x) / self.vq_fine
-            t = min(atoms.saddle(x), cap)
-            terms.append(atoms.K(t) - to_mpf(t * x) - mpmath.mpf(s - x) ** 2 / (2 * vf))
-            for i in bad:
-                uu = max(s - (V0 + int(offs[i])), 0)
-                terms.append(base - to_mpf(lamq * int(offs[i])) + float(logp[i]) - mpmath.mpf(uu) ** 2 / (2 * vf))
+        for (lo, hi), a, grp, rest in zip(box, self.A, self.groups, self.rest):
+            # above: T_g ≥ t* (R unconstrained) and hi < T_g < t* (Chernoff in both)
+            t_star = -((-s) // a)  # the smallest t with s − A_g t ≤ 0
+            terms.append(grp.cgf.log_upper_tail(max(hi + 1, t_star)))
+            if hi + 1 < t_star:
+                terms.append(self._geometric_above(a, grp, rest, s, hi + 1))
+            lower = grp.cgf.log_upper_tail(1 - lo) if 1 - lo > 0 else mpmath.mpf(0)
+            terms.append(lower + rest.log_upper_tail(s - a * (lo - 1)))
+        terms += [mpmath.mpf(x) for x in bad]  # bounds of skipped / uncertified atoms
         mx = max(terms)
         if mx == -math.inf:
             return 0.0
-        tot = mx + mpmath.log(mpmath.fsum(mpmath.exp(t - mx) for t in terms))
-        return float(mpmath.exp(min(tot - log_est, mpmath.mpf(700))))
-
-    def _enumerated(self, q: WeightedQuery, V0: int, offs):
-        """Per atom: log of its factor (0 or log(1 − c e^{−β r})) and relative error."""
-        s = q.threshold
-        r = (V0 - s) + offs  # v_c − s (int64 may overflow only if V0 − s is beyond 2⁶²)
-        vals, rels = [], []
-        for ri in r.tolist():
-            if ri < 0:
-                vals.append(-math.inf)
-                rels.append(0.0)
-            elif q.x0 == -math.inf:
-                vals.append(0.0)
-                rels.append(0.0)
-            else:
-                x = q.x0 - q.beta * ri
-                vals.append(math.log(-math.expm1(x)))
-                rels.append(EPS64 * (8 + 4 * abs(x)))
-        return vals, rels
-
-    def _conditioned(self, q: WeightedQuery, V0: int, offs):
-        """Per atom: log of the fine sub-value and its certified relative error (None when
-        the sub-value is not certified: bounded by the truncation term instead)."""
-        s = q.threshold
-        d = self.d
-        base = s - V0
-        us = [-((-(base - o)) // d) for o in offs.tolist()]  # ⌈(s − v_c)/d⌉
-        if q.x0 == -math.inf:
-            subq = {u: WeightedQuery(u, -math.inf, 0.0, 1.0) for u in set(us)}
-        else:
-            subq = {}
-            for o, u in zip(offs.tolist(), us):
-                rc = V0 + o + d * u - s  # ∈ [0, d)
-                subq[(u, rc)] = WeightedQuery(u, q.x0 - q.beta * rc, q.x1 + q.beta * (d - 1 - rc), q.beta * d)
-        keys = list(subq)
-        if q.x0 == -math.inf:
-            tv = self.sub.tails(keys, strict=False)
-        else:
-            tv = self.sub.weighted([subq[k] for k in keys], strict=False)
-        got = dict(zip(keys, tv))
-        vals, rels = [], []
-        for o, u in zip(offs.tolist(), us):
-            if q.x0 == -math.inf:
-                t = got[u]
-            else:
-                t = got[(u, V0 + o + d * u - s)]
-            if certified(t, 1e-3):
-                vals.append(t.log_value if not isinstance(t.log_value, float) else float(t.log_value))
-                rels.append(t.rel_error)
-            else:
-                vals.append(None)
-                rels.append(0.0)
-        return vals, rels
-
-
-EnumeratedTails = ConditionedTails
+        with mpmath.workprec(mp_bits_for(mx) + 64):
+            tot = mx + mpmath.log(mpmath.fsum(mpmath.exp(t - mx) for t in terms))
+            return float(mpmath.exp(min(tot - log_est, mpmath.mpf(700))))

@@ -151,7 +151,13 @@ def sieve_umax(s2: float, m: int, T: float) -> float:
     if h(math.pi) <= T:
         return math.pi
     lo, hi = 0.0, math.pi
-    for _ in range(80):
+    # narrow the bracket around the Gaussian guess (each end is tested, so this is safe)
+    guess = math.sqrt(2 * (T / m + max(logD, 0.0) + 1e-300) / s2) if s2 > 0 else math.pi
+    if guess * 1.01 < math.pi and h(guess * 1.01) > T:
+        hi = guess * 1.01
+        if h(guess * 0.99) <= T:
+            lo = guess * 0.99
+    for _ in range(30 if lo > 0 else 56):  # the result is the excluded end (widened later)
         mid = 0.5 * (lo + hi)
         if h(mid) > T:
             hi = mid
@@ -202,6 +208,8 @@ class QuadratureTails:
                  lam_step_sd: float = 1.0):
         self.lattice = lattice
         self.rel_tol = float(rel_tol)
+        if max(abs(int(a)) for a in lattice.weights) >= 2**62:
+            raise LatticeTooLarge("lattice weights beyond 64 bits")
         self.A = np.array(lattice.weights, dtype=np.int64)
         self.m = np.array(lattice.counts, dtype=np.int64)
         self.s2q = tuple(Fraction(s) for s in lattice.sigma2)
@@ -209,7 +217,10 @@ class QuadratureTails:
         self.vq = sum((int(m) * int(a) ** 2 * s for a, m, s in zip(lattice.weights, lattice.counts, self.s2q)), Fraction(0))
         self.vproxy = float(np.sum(self.m * self.A.astype(float) ** 2 * self.s2))
         self.var = float(sum(m * a * a * variance_float(s) for a, m, s in zip(self.A.astype(float), self.m, self.s2)))
-        n = int(math.ceil(kappa * math.sqrt(self.vproxy) / 2.0)) * 2
+        # nodes: kappa per sd of the widest tilted law; a tilted N_Z(f, s²) with s² small
+        # is a coin on two atoms near f = 1/2 (variance up to 1/4 > s²)
+        v_nodes = float(np.sum(self.m * self.A.astype(float) ** 2 * np.maximum(self.s2, 0.25)))
+        n = int(math.ceil(kappa * math.sqrt(v_nodes) / 2.0)) * 2
         self.n_nodes = max(n, 64)
         if float(self.A.max()) * self.n_nodes >= 2.0**62 or self.n_nodes >= 2**31:
             raise LatticeTooLarge("lattice too large for int64 phase arithmetic")

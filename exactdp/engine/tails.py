@@ -74,6 +74,8 @@ class TailEngine:
                  lam_step_sd: float = 1.0, methods: tuple = METHODS):
         self.lattice = lattice
         self.rel_tol = float(rel_tol)
+        if max(abs(int(a)) for a in lattice.weights) >= 2**62:
+            raise LatticeTooLarge("lattice weights beyond 64 bits")
         self.A = np.array(lattice.weights, dtype=np.int64)
         self.m = np.array(lattice.counts, dtype=np.int64)
         self.s2 = np.array([float(s) for s in lattice.sigma2])
@@ -195,7 +197,8 @@ class TailEngine:
             if not todo:
                 break
             if name == "convolution":
-                if not conv_ok:
+                todo = [q for q in todo if abs(q.threshold) < 2**62]  # its table is int64
+                if not conv_ok or not todo:
                     continue
                 vals = self.conv.tails([q.threshold for q in todo])
                 for q, (lv, rel) in zip(todo, vals):
@@ -233,10 +236,12 @@ class TailEngine:
         out = []
         sd = math.sqrt(self.vproxy)
         wide = []
+        far = [q for q in qs if 1 - q.threshold >= max(10 * sd, q.beta * self.vproxy)]
+        lower = dict(zip((1 - q.threshold for q in far), self.tails([1 - q.threshold for q in far], strict=False)))
         for q in qs:
             k = q.threshold
             if 1 - k >= max(10 * sd, q.beta * self.vproxy):
-                out.append(self._far_left(q))
+                out.append(self._far_left(q, lower[1 - k]))
             else:
                 out.append(None)
                 wide.append(q)
@@ -253,9 +258,9 @@ class TailEngine:
 
     _wide = None
 
-    def _far_left(self, q) -> TailValue | None:
+    def _far_left(self, q, tl: TailValue) -> TailValue | None:
+        """One far-left value given the certified lower tail ``tl = P(S ≥ 1 − k)``."""
         k = q.threshold
-        (tl,) = self.tails([1 - k], strict=False)
         if not self.done(tl):
             return None
         lat = self.lattice
