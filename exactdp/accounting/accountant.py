@@ -379,15 +379,24 @@ class ExactAccountant:
             return self._below(prof(k), dt, "upper")
 
         step = max(1, int(lat.scale))
+        tries = 0
         while not pred(k_hi):  # the zCDP bound is valid; only an uncertifiable δ lands here
             k_hi += step
             step *= 2
-            if step > 2**80 * max(1, int(lat.scale)):
-                raise self._uncertified(f"ε(δ={mpmath.nstr(dmp, 6)})")
+            tries += 1
+            if tries > 3:
+                raise self._uncertified(f"ε(δ={mpmath.nstr(dmp, 6)}) (δ at the zCDP bound)")
 
         def probe(a, b):
-            """A Newton step on log δ from the evaluated end nearer the target
-            (dδ/dε = −e^ε P[S ≥ k + K] on a piece); only proposes where to test."""
+            """A secant step on log δ between evaluated ends, else a Newton step from the
+            evaluated end (dδ/dε = −e^ε P[S ≥ k + K] on a piece); only proposes where
+            to test."""
+            pa, pb = cache.get(a), cache.get(b)
+            if pa is not None and pb is not None and pa.d > 0 and pb.d > 0:
+                with workdps(_DPS):
+                    la, lb, lt = mpmath.log(pa.d), mpmath.log(pb.d), mpmath.log(dmp)
+                    if la != lb:
+                        return a + int(mpmath.nint((b - a) * (la - lt) / (la - lb)))
             best = None
             for k in (a, b):
                 p = cache.get(k)

@@ -188,6 +188,8 @@ class ConditionedTails:
                             lg, _ = grp.logp(t)
                             if lg + rest.log_upper_tail(s - a * t) < log_est - EDGE:
                                 break
+                            if (box[i][1] - box[i][0]) > 4 * MAX_ATOMS ** 0.5:
+                                raise ArithmeticError("coarse box too wide")
                             box[i][side] = t
                             grown = True
                 if not grown:
@@ -293,6 +295,21 @@ class ConditionedTails:
         return out
 
     @staticmethod
+    def _layers(a_g: int, grp, rest, s: int, t0: int, side: int):
+        """log of a bound of Σ_{t ≥ t0} (side +1) or Σ_{t ≤ t0} (side −1) of the layers
+        ``e^{L(t)}``: ``e^{L(t0)}/(1 − e^{−Δ})`` with Δ = L(t0) − L(t0 + side) > 0 (L concave),
+        or None when L does not decrease outwards at t0."""
+        def L(t):
+            lg, r = grp.logp(t)
+            return mpmath.mpf(lg) + r + rest.log_upper_tail(s - a_g * t)
+
+        l0, l1 = L(t0), L(t0 + side)
+        delta = l0 - l1 - 1e-9 * (1 + abs(l0))
+        if not delta > 0:
+            return None
+        return l0 - mpmath.log(-mpmath.expm1(-delta))
+
+    @staticmethod
     def _geometric_above(a_g: int, grp, rest, s: int, t0: int):
         """log of a bound of Σ_{t ≥ t0} P(T_g = t) P(R ≥ s − A_g t): with
         ``P(T_g = t) ≤ e^{K_g(a) − a t}`` and ``P(R ≥ x) ≤ e^{K_R(b) − b x}`` (a > b A_g ≥ 0)
@@ -311,13 +328,21 @@ class ConditionedTails:
         atoms (see the module docstring)."""
         terms = []
         for (lo, hi), a, grp, rest in zip(box, self.A, self.groups, self.rest):
-            # above: T_g ≥ t* (R unconstrained) and hi < T_g < t* (Chernoff in both)
-            t_star = -((-s) // a)  # the smallest t with s − A_g t ≤ 0
-            terms.append(grp.cgf.log_upper_tail(max(hi + 1, t_star)))
-            if hi + 1 < t_star:
-                terms.append(self._geometric_above(a, grp, rest, s, hi + 1))
-            lower = grp.cgf.log_upper_tail(1 - lo) if 1 - lo > 0 else mpmath.mpf(0)
-            terms.append(lower + rest.log_upper_tail(s - a * (lo - 1)))
+            # the layers beyond each edge: L(t) = log P(T_g = t) + log P̄(R_g ≥ s − A_g t) is
+            # concave in t (a log-concave pmf plus a Legendre transform), so past an edge
+            # where it decreases outwards the layers decay at least geometrically
+            up = self._layers(a, grp, rest, s, hi + 1, +1)
+            if up is None:  # fall back: T_g ≥ t* (R unconstrained) and hi < T_g < t*
+                t_star = -((-s) // a)  # the smallest t with s − A_g t ≤ 0
+                up = grp.cgf.log_upper_tail(max(hi + 1, t_star))
+                if hi + 1 < t_star:
+                    up = _logsumexp([up, self._geometric_above(a, grp, rest, s, hi + 1)])
+            terms.append(up)
+            down = self._layers(a, grp, rest, s, lo - 1, -1)
+            if down is None:
+                lower = grp.cgf.log_upper_tail(1 - lo) if 1 - lo > 0 else mpmath.mpf(0)
+                down = lower + rest.log_upper_tail(s - a * (lo - 1))
+            terms.append(down)
         terms += [mpmath.mpf(x) for x in bad]  # bounds of skipped / uncertified atoms
         mx = max(terms)
         if mx == -math.inf:
