@@ -101,3 +101,24 @@ def tradeoff_vertices_brute(mechs):
             cq += dist_q.get(t, 0)
         verts.append((cp, 1 - cq))
         return verts
+
+
+# -- interop: outward rounding to binary64 (section of the interop tests) -------------------------
+def float_up_reference(value) -> float:
+    """The smallest binary64 float ≥ the exact rational ``value`` (a decimal string such as
+    the CLI prints, or a Fraction): ``float()`` of a Fraction is correctly rounded to
+    nearest, so at most one step up is needed, decided by an exact comparison."""
+    x = value if isinstance(value, Fraction) else Fraction(value)
+    f = float(x)
+    if Fraction(f) < x:
+        f = math.nextafter(f, math.inf)
+    return f
+
+
+def gaussian_delta_reference(mu, eps):
+    """δ(ε) of the continuous Gaussian pair N(0, 1) vs N(μ, 1) in closed form,
+    Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Balle & Wang 2018), at 60 digits — the limit of a
+    discrete Gaussian composition with total zCDP ρ = μ²/2 as every σ² grows."""
+    with mpmath.workdps(DPS):
+        mu, e = mpmath.mpf(mu), mpmath.mpf(eps)
+        return mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
