@@ -16,7 +16,8 @@ DESCRIPTION = (
     "the Bureau's ε (Bun-Steinke), the exact δ at that ε and the exact ε at that δ, each with a "
     "certified error bound; each pair's f-DP trade-off curve; then the overall (max over pairs) "
     "curves, the trade-off envelope, a manifest and plots. Finished pairs are written atomically; "
-    "--resume finishes an interrupted sweep. Outputs do not depend on --jobs."
+    "--resume finishes an interrupted sweep. Outputs do not depend on --jobs or --backend. The output "
+    "folder is locked while a sweep runs: a second sweep on the same --out stops at once (exit status 2)."
 )
 
 
@@ -25,7 +26,9 @@ def register(subparsers) -> None:
                               description=DESCRIPTION)
     p.add_argument("--allocation", default="dhc-persons-2020", metavar="NAME|FILE",
                    help="built-in allocation or allocation file (default dhc-persons-2020)")
-    p.add_argument("--out", default="exactdp-results", metavar="DIR", help="output folder (default ./exactdp-results)")
+    p.add_argument("--out", default="exactdp-results", metavar="DIR",
+                   help="output folder (default ./exactdp-results); locked while the sweep runs, so a second "
+                        "sweep on the same folder fails at once with exit status 2")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="parallel workers (default: all cores; -1 also means all cores)")
     p.add_argument("--pairs", metavar="SPEC", help="restrict to these pairs, e.g. 13-13,6-6,1-43 (default all)")
@@ -34,8 +37,12 @@ def register(subparsers) -> None:
     p.add_argument("--only-deltas", action="store_true",
                    help="use only the --deltas given, not the default 42")
     p.add_argument("--resume", action="store_true", help="finish the sweep already in --out (same settings)")
-    p.add_argument("--backend", choices=("loky", "dask", "ray"), default="loky", help="joblib backend (default loky)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address (with --backend dask)")
+    p.add_argument("--backend", choices=("loky", "dask", "ray"), default="loky",
+                   help="where the pairs run: loky processes on this machine (default), a dask cluster "
+                        "(needs --scheduler), or ray (a private local ray instance, or the cluster at --scheduler)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="dask scheduler address (required with --backend dask, e.g. tcp://10.0.0.5:8786) or ray "
+                        "cluster address (optional with --backend ray, e.g. auto or ray://10.0.0.5:10001)")
     p.add_argument("--with-pl94", metavar="SPEC",
                    help="also the whole release for these pairs: DHC pair composed with the P.L. 94-171 "
                         "persons full chain, beside the Bureau's ρ-sum bound (release.csv). Refused up front "
