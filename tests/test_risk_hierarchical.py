@@ -236,7 +236,7 @@ def test_decision_map_matches_brute_decisions():
             i, j, m = rng.integers(0, 2), rng.integers(0, 9), rng.integers(0, 61)
             lo = brute_log_odds(s, dm.x1_stars[i], dm.x2_stars[j], dm.y1_stars[m])
             assert bool(lo > 0) == bool(dm.decide_has[i, j, m])
-            assert abs(dm.log_odds[i, j, m] - float(lo)) <= dm.log_odds_err[i, j, m] + 1e-15
+            assert abs(dm.log_odds[i, j, m] - float(lo)) <= dm.log_odds_error_bound[i, j, m] + 1e-15
     # the seed's region (-3 ≤ x2* ≤ 5, -30 ≤ y1* ≤ 30) "contains over 99% of the probability mass":
     # cell_prob[i] sums to P[X1* = x1*] · (region mass); P[X1* = 0 | x1 = 1] = e^{-ρ1}/Z(ρ1) (θ3).
     with mpmath.workdps(30):

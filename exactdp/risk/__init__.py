@@ -22,7 +22,7 @@ result records which one was used.
 
 from __future__ import annotations
 
-from exactdp.risk._dgauss import CONVENTIONS, coefficient, variance
+from exactdp.dgauss.conventions import CONVENTIONS, coefficient, variance
 from exactdp.risk.attacks import ATTACKS, AttackAssessment, assess_attack
 from exactdp.risk.gibbs import GibbsResult, gibbs_posterior
 from exactdp.risk.hierarchical import (
