@@ -1,8 +1,9 @@
 """Tests of exactdp.calibration.calibrate and the `calibrate` / `crosscheck` commands.
 
 Independent references:
-* brute-force pmf sums (40-digit mpmath, written here) of the scaled designs at the two
-  ends of the returned bracket: the certificate must hold without the library's engine;
+* brute-force privacy-loss distributions (60-digit mpmath, tests/harness.py) of the
+  scaled designs at the two ends of the returned bracket: the certificate must hold
+  without the library's engine;
 * the continuous-Gaussian closed form (mpmath.ncdf bisection written here) for designs
   whose exact profile is Gaussian to ~1e-9 (the DHC pair (13, 13); 40 x N_Z(0, 100));
 * brute-force smallest-denominator search for :func:`simplest_between`.
@@ -18,6 +19,7 @@ import mpmath
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from harness import delta_brute
 
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.census.allocations import Allocation, load_allocation
@@ -43,24 +45,6 @@ def test_simplest_between_brute_force(a, w):
 
 
 # ----------------------------------------------------------------------------- brute force
-def _brute_delta(s2, m, eps_mp):
-    """delta(eps) of m x N_Z(0, s2) (unit shifts) by direct convolution at 40 digits."""
-    with mpmath.workdps(40):
-        v = mpmath.mpf(s2.numerator) / s2.denominator
-        xmax = int(14 * float(v) ** 0.5) + 8
-        pmf = {x: mpmath.exp(-mpmath.mpf(x * x) / (2 * v)) for x in range(-xmax, xmax + 1)}
-        z = sum(pmf.values())
-        dist = {0: mpmath.mpf(1)}
-        for _ in range(m):
-            new = {}
-            for a, pa in dist.items():
-                for x, p in pmf.items():
-                    new[a + x] = new.get(a + x, 0) + pa * p / z
-            dist = new
-        c = mpmath.mpf(m) / (2 * v)
-        return sum(p * (1 - mpmath.exp(eps_mp - (c - s / v))) for s, p in dist.items() if c - s / v > eps_mp)
-
-
 def test_certificate_holds_by_brute_force():
     comp = Composition.from_sigma2(["2"] * 3)
     res = calibrate_design(comp, "1e-3")
@@ -69,8 +53,8 @@ def test_certificate_holds_by_brute_force():
         rho = mpmath.mpf(3) / 4
         eps = rho + 2 * mpmath.sqrt(rho * mpmath.log(1000))  # Bun-Steinke at rho = 3/4
         assert abs(res.target_epsilon - eps) < 1e-25
-        ok = _brute_delta(2 * res.upper, 3, eps)
-        bad = _brute_delta(2 * res.lower, 3, eps)
+        ok = delta_brute([(2 * res.upper, 1)] * 3, eps)
+        bad = delta_brute([(2 * res.lower, 1)] * 3, eps)
         assert ok <= mpmath.mpf("1e-3") < bad
     assert res.variance_reduction == 1 - res.upper
     assert res.variance_reduction_lower <= res.variance_reduction_upper

@@ -131,8 +131,9 @@ def hierarchical_posterior(setup: HierarchicalSetup, x1_star, x2_star, y1_star, 
     Approximation kernel: completing the square turns each sum over ``X2`` into a sum of
     ``exp(-A (X2 - m)²)``; truncated with the relative tail bound
     ``exp(-A(K+1)²)/(1 - exp(-2A(K+1)))`` and evaluated at ``dps`` digits (error
-    ≈ 10^-dps).  Exact kernel: the ``d``-fold convolution in binary64 (relative error
-    ≤ ``1.01·d·(2K+2)·u``) and log-sum-exp with the bounds of :mod:`._hengine` (≈1e-12).
+    ≈ 10^-dps).  Exact kernel: the ``d``-fold convolution in binary64
+    (:func:`exactdp.dgauss.sums.sum_pmf`, relative error ≤ ``(d + (d−1)(2K+2))·EPS64``) and
+    log-sum-exp with the bounds of :mod:`._hengine` (≈1e-12).
     Reference: Kazan and Reiter (arXiv 2204.04253), eqs. (3.7)-(3.9), Tables 7-8.
     """
     if not isinstance(setup, HierarchicalSetup):
