@@ -30,7 +30,7 @@ Names are loaded on first use (PEP 562): importing a submodule that needs no ker
 
 from __future__ import annotations
 
-import importlib
+from exactdp.numerics.lazy import lazy_names
 
 #: public name → the submodule that defines it
 _NAMES = {
@@ -43,15 +43,4 @@ _NAMES = {
 
 __all__ = list(_NAMES)
 
-
-def __getattr__(name: str):
-    module = _NAMES.get(name)
-    if module is None:
-        raise AttributeError(f"module 'exactdp.dgauss' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_NAMES))
+__getattr__, __dir__ = lazy_names(__name__, _NAMES)
