@@ -180,14 +180,27 @@ def log_theta_real_mp(a, s2):
 
 def log_theta_shift_ratio_mp(t, s2):
     """``log(θ(t)/θ(0))`` for the real shift ``t``, ``θ(t) = Σ_x exp(−(x−t)²/(2s²))``, at
-    the current precision, by Poisson summation.
+    the current precision, with relative accuracy in both regimes.
 
-    ``θ(t)/θ(0) = (1 + 2Σ q^{k²} cos 2πkt)/(1 + 2Σ q^{k²})``, ``q = e^{−2π²s²}``; the
-    difference from 1 is computed as ``−4Σ q^{k²} sin²(πkt)`` (over the denominator) to keep
-    relative accuracy when it is tiny, and the series stops once ``q^{k²}`` is below
-    10^{−(dps+5)}.  (In the tilt form of :func:`log_theta_real_mp`,
-    ``θ(t) = e^{−t²/(2s²)}·Θ(t/s²)``; this form avoids the cancellation.)
+    * s² ≥ 1 (as the kernels' ``POISSON_MIN_S2``): Poisson summation,
+      ``θ(t)/θ(0) = (1 + 2Σ q^{k²} cos 2πkt)/(1 + 2Σ q^{k²})``, ``q = e^{−2π²s²}``; the
+      difference from 1 is computed as ``−4Σ q^{k²} sin²(πkt)`` (over the denominator) to
+      keep relative accuracy when it is tiny, and the series stops once ``q^{k²}`` is below
+      10^{−(dps+5)}.
+    * s² < 1: the two direct sums (positive terms, truncated below 10^{−(dps+10)} of the
+      largest); there the Poisson series would converge slowly and cancel.
+
+    (In the tilt form of :func:`log_theta_real_mp`, ``θ(t) = e^{−t²/(2s²)}·Θ(t/s²)``; these
+    forms avoid the cancellation of that difference.)
     """
+    if s2 < 1:
+        half = _half_width(s2, (mpmath.mp.dps + DPS_GUARD) * _LN10_UP)
+
+        def theta(c):
+            x0 = int(mpmath.nint(c))
+            return mpmath.fsum(mpmath.exp(-(x - c) ** 2 / (2 * s2)) for x in range(x0 - half, x0 + half + 1))
+
+        return mpmath.log(theta(t) / theta(mpmath.mpf(0)))
     q = mpmath.exp(-2 * mpmath.pi**2 * s2)
     if q == 0:
         return mpmath.mpf(0)
