@@ -13,9 +13,8 @@ True
 
 from __future__ import annotations
 
-import importlib
-
 from exactdp._version import __version__
+from exactdp.numerics.lazy import lazy_names
 
 #: public name → the module that defines it
 _FACE = {
@@ -45,15 +44,4 @@ _FACE = {
 
 __all__ = ["__version__", *_FACE]
 
-
-def __getattr__(name: str):
-    module = _FACE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'exactdp' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_FACE))
+__getattr__, __dir__ = lazy_names(__name__, _FACE)

@@ -8,6 +8,17 @@ The privacy-loss distribution is built by exact enumeration: each mechanism's ou
 distribution is truncated where its mass is below 1e-70 and the loss
 ℓ(x) = log P(x)/Q(x) is accumulated as an exact rational on the support, with
 probabilities at 60 digits.  Nothing here uses exactdp's engine.
+
+References (all at 60 digits, by direct sums and dictionary convolutions):
+
+* :func:`dg_pmf` — the pmf of N_Z(μ, σ²) truncated below e^{−depth};
+* :func:`delta_brute`, :func:`tradeoff_vertices_brute` — δ(ε) and the trade-off vertices
+  of a composition (list of ``(σ², shift)``);
+* :func:`sum_pmf_brute`, :func:`tail_brute` — the pmf and upper tails of ``Σ a_i X_i``;
+* :func:`moments_brute` — even moments of N_Z(0, σ²);
+* :func:`kernel_pmf`, :func:`kernel_sum_pmf`, :func:`theta3` — the kernel-coefficient form
+  ``exp(−a z²)/Z`` used by the disclosure-risk tests (Z from Jacobi's θ₃ or a direct sum);
+* :func:`mp` — an exact rational as an mpf (``numerator / denominator``).
 """
 
 from __future__ import annotations
@@ -21,15 +32,26 @@ import mpmath
 DPS = 60
 
 
-def _dg(sigma2: Fraction, center: int):
-    """{x: P[N_Z(center, σ²) = x]} truncated at mass 1e-70 (mp values)."""
-    s2 = mpmath.mpf(sigma2.numerator) / sigma2.denominator
-    half = int(math.isqrt(int(2 * sigma2 * 165)) + 3)
-    xs = range(center - half, center + half + 1)
-    w = {x: mpmath.exp(-mpmath.mpf(x - center) ** 2 / (2 * s2)) for x in xs}
-    big = int(math.isqrt(int(2 * sigma2 * 400)) + 10)
-    z = mpmath.fsum(mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * s2)) for x in range(-big, big + 1))
-    return {x: v / z for x, v in w.items()}
+def mp(x):
+    """An exact rational (Fraction, int or ``"p/q"``) as an mpf: ``numerator / denominator``
+    at the current precision."""
+    x = Fraction(x)
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def dg_pmf(sigma2, center: int = 0, depth: int = 165):
+    """{x: P[N_Z(center, σ²) = x]} on ``|x − center| ≤ sqrt(2σ²·depth) + 3`` (the terms left
+    out are below e^{−depth} of the largest; 165: mass 1e-70), normalised by a direct sum
+    over a wider range, at 60 digits."""
+    sigma2 = Fraction(sigma2)
+    with mpmath.workdps(DPS):
+        s2 = mp(sigma2)
+        half = int(math.isqrt(int(2 * sigma2 * depth)) + 3)
+        xs = range(center - half, center + half + 1)
+        w = {x: mpmath.exp(-mpmath.mpf(x - center) ** 2 / (2 * s2)) for x in xs}
+        big = int(math.isqrt(int(2 * sigma2 * (depth + 235))) + 10)
+        z = mpmath.fsum(mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * s2)) for x in range(-big, big + 1))
+        return {x: v / z for x, v in w.items()}
 
 
 @functools.lru_cache(maxsize=16)
@@ -50,29 +72,92 @@ def _build(mechs):
         for s2, d in mechs:
             # per-coordinate loss at x: (Δ² − 2Δx)/(2σ²)
             lp = {}
-            for x, pr in _dg(s2, 0).items():
+            for x, pr in dg_pmf(s2, 0).items():
                 lv = Fraction(d * d - 2 * d * x) / (2 * s2)
                 lp[lv] = lp.get(lv, 0) + pr
             lq = {}
-            for x, pr in _dg(s2, d).items():
+            for x, pr in dg_pmf(s2, d).items():
                 lv = Fraction(d * d - 2 * d * x) / (2 * s2)
                 lq[lv] = lq.get(lv, 0) + pr
-            dist_p = _conv(dist_p, lp)
-            dist_q = _conv(dist_q, lq)
+            dist_p = convolve(dist_p, lp, _FLOOR)
+            dist_q = convolve(dist_q, lq, _FLOOR)
         return dist_p, dist_q
 
 
-def _conv(a, b, floor=mpmath.mpf(10) ** -75):
-    out = {}
+#: loss-distribution atoms below this probability are dropped
+_FLOOR = mpmath.mpf(10) ** -75
+
+
+# ----------------------------------------------------------------------------- sums, moments, kernels
+def convolve(a: dict, b: dict, floor=None) -> dict:
+    """The distribution of the sum of independent {value: probability} dicts (terms
+    below ``floor`` dropped, none by default)."""
+    out: dict = {}
     for x, p in a.items():
         for y, q in b.items():
             v = p * q
-            if v < floor:
+            if floor is not None and v < floor:
                 continue
             out[x + y] = out.get(x + y, 0) + v
     return out
 
 
+def sum_pmf_brute(parts, depth: int = 165) -> dict:
+    """{v: P[Σ a_i X_i = v]} for ``parts = [(a_i, σ_i²), ...]``, X_i ~ N_Z(0, σ_i²)
+    independent, each truncated below e^{−depth} (:func:`dg_pmf`), at 60 digits."""
+    with mpmath.workdps(DPS):
+        tot = {0: mpmath.mpf(1)}
+        for a, s2 in parts:
+            tot = convolve(tot, {a * x: p for x, p in dg_pmf(s2, 0, depth).items()})
+        return tot
+
+
+def tail_brute(parts, s, depth: int = 1000):
+    """P(Σ a_i X_i ≥ s) by direct summation of :func:`sum_pmf_brute` (factors kept down to
+    e^{−depth}: tails far below 1e-300 keep their relative accuracy)."""
+    dist = _sum_pmf_cached(tuple((a, Fraction(s2)) for a, s2 in parts), depth)
+    with mpmath.workdps(DPS):
+        return mpmath.fsum(p for v, p in dist.items() if v >= s)
+
+
+@functools.lru_cache(maxsize=8)
+def _sum_pmf_cached(parts, depth):
+    return sum_pmf_brute(parts, depth)
+
+
+def moments_brute(sigma2, kmax: int = 4) -> list:
+    """``[E X^2, E X^4, …, E X^{2·kmax}]`` for X ~ N_Z(0, σ²) by direct sums (60 digits)."""
+    pmf = dg_pmf(sigma2, 0, 200)
+    with mpmath.workdps(DPS):
+        return [mpmath.fsum(p * mpmath.mpf(x) ** (2 * k) for x, p in pmf.items()) for k in range(1, kmax + 1)]
+
+
+def theta3(a):
+    """``Z(a) = Σ_z exp(−a z²) = θ₃(0, e^{−a})`` (Jacobi theta, mpmath), current precision."""
+    return mpmath.jtheta(3, 0, mpmath.exp(-mp(a)))
+
+
+def kernel_pmf(a, K: int) -> dict:
+    """{z: exp(−a z²)/Σ_{|z'|≤K} exp(−a z'²)} for |z| ≤ K (the discrete Gaussian with kernel
+    coefficient a = 1/(2σ²), normalised on its truncated support), 60 digits."""
+    with mpmath.workdps(DPS):
+        am = mp(a)
+        w = {z: mpmath.exp(-am * z * z) for z in range(-K, K + 1)}
+        Z = mpmath.fsum(w.values())
+        return {z: v / Z for z, v in w.items()}
+
+
+def kernel_sum_pmf(a, d: int, K: int = 40) -> dict:
+    """{u: P[E_1 + … + E_d = u]} for iid :func:`kernel_pmf` (a, K) by direct convolution."""
+    f = kernel_pmf(a, K)
+    with mpmath.workdps(DPS):
+        h = dict(f)
+        for _ in range(d - 1):
+            h = convolve(h, f)
+        return h
+
+
+# ----------------------------------------------------------------------------- δ and trade-off
 def delta_brute(mechs, eps, direction="PQ"):
     """δ(ε) = E_P[(1 − e^{ε−ℓ})_+] (PQ) or E_Q[(1 − e^{ε+ℓ})_+] (QP), at 60 digits."""
     dist_p, dist_q = loss_distributions(mechs)

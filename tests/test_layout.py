@@ -3,7 +3,9 @@
 * every import (module level and inside functions) goes to the same layer or a lower one,
   and there is no import cycle among exactdp's modules;
 * no module imports a private name (``_x``) from another package;
-* at most 8 ``.py`` files directly in ``exactdp/``, no module over 600 lines.
+* at most 8 ``.py`` files directly in ``exactdp/``, no module over 600 lines;
+* theta functions are defined in two files only: the kernel (``kernels/dgauss.py``) and
+  its multiprecision twin (``exactdp/dgauss/mp.py``).
 """
 
 from __future__ import annotations
@@ -130,3 +132,20 @@ def test_top_level_is_small_and_modules_are_short():
     long = [f"{p} ({n} lines)" for p in list((ROOT / "exactdp").rglob("*.py")) + list((ROOT / "kernels").rglob("*.py"))
             if (n := len(p.read_text().splitlines())) > 600]
     assert not long, long
+
+
+#: the only files that may define a theta function (the kernel and its mp twin)
+THETA_FILES = {"kernels/dgauss.py", "exactdp/dgauss/mp.py"}
+
+
+def test_theta_functions_live_in_the_kernel_and_its_twin_only():
+    found = {}
+    for path in list((ROOT / "exactdp").rglob("*.py")) + list((ROOT / "kernels").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        names = [n.name for n in ast.walk(tree)
+                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and "theta" in n.name.lower()]
+        if names:
+            found[path.relative_to(ROOT).as_posix()] = names
+    stray = {f: n for f, n in found.items() if f not in THETA_FILES}
+    assert not stray, f"theta functions outside {sorted(THETA_FILES)}: {stray}"
+    assert set(found) == THETA_FILES, found  # the check itself still sees both files

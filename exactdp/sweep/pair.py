@@ -24,7 +24,7 @@ from fractions import Fraction
 import mpmath
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
-from exactdp.numerics.precision import to_mpf
+from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf
 
 __all__ = [
     "DEFAULT_DELTAS",
@@ -188,7 +188,7 @@ def fmt_bound(x) -> str:
         if m >= 1000:
             m, e = (m + 9) // 10, e + 1
         return f"{m // 100}.{m % 100:02d}e{e + 2}"
-    with mpmath.workdps(30):
+    with mpmath.workdps(DPS_LOW):
         x = mpmath.mpf(x)
         if not mpmath.isfinite(x):
             return "inf"
@@ -211,7 +211,7 @@ def tradeoff_thresholds(lattice, half: int, alpha_min) -> list[int]:
     diagonal, as the exact curve of a symmetric design is.
     """
     K = int(lattice.shift)
-    with mpmath.workdps(30):
+    with mpmath.workdps(DPS_LOW):
         v = sum((Fraction(m * a * a) * s for a, m, s in zip(lattice.weights, lattice.counts, lattice.sigma2)), Fraction(0))
         sd = mpmath.sqrt(to_mpf(v))
         a = to_fraction(alpha_min, "alpha_min")
@@ -235,7 +235,7 @@ def grid_alphas(settings: "SweepSettings") -> tuple:
 def _grid_alphas(alpha_min: str, n: int) -> tuple:
     from exactdp.sweep.envelope import alpha_grid
 
-    with mpmath.workdps(40):
+    with mpmath.workdps(DPS_RESULT):
         texts = tuple(fmt(a, 25) for a in alpha_grid(mpmath.mpf(alpha_min), n))
         return texts, tuple(mpmath.mpf(t) for t in texts)
 
@@ -308,7 +308,7 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     worst_d = 0.0
     worst_e = 0.0
     rows = [PAIR_COLUMNS]
-    with mpmath.workdps(40):
+    with mpmath.workdps(DPS_RESULT):
         for d, dp, ep in zip(deltas, dpts, epts):
             rel_d = float(dp.error_bound / dp.estimate) if dp.estimate > 0 else math.inf
             rel_e = float((ep.upper - ep.lower) / ep.estimate) if ep.estimate > 0 else math.inf
