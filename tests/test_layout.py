@@ -22,7 +22,7 @@ RANK = {
     "mechanisms": 2,
     "engine": 3,
     "accounting": 4,
-    "conversions": 5,
+    "conversions": 5, "certify": 5,
     "calibration": 6, "risk": 6, "countdep": 6,
     "census": 7,
     "sweep": 8, "interop": 8,
