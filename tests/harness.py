@@ -54,7 +54,7 @@ def dg_pmf(sigma2, center: int = 0, depth: int = 165):
         return {x: v / z for x, v in w.items()}
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=64)  # room for the property tests of test_certify_properties.py
 def _loss_distributions(mechs):
     return _build(mechs)
 

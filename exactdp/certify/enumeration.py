@@ -37,16 +37,16 @@ from exactdp.certify.balls import interval
 from exactdp.certify.dgball import DGBall
 from exactdp.certify.trapezoid import TrapezoidTails
 
-__all__ = ["CoarsePmf", "EnumeratedTails", "ConditionedTails", "poly_degree", "inflated_product"]
+__all__ = ["CoarsePmf", "EnumeratedTails", "ConditionedTails", "enumeration_size", "inflated_product"]
 
 #: most residue-class products one enumeration may split into
 MAX_PIECES = 200_000
 _ZERO = object()
 
 
-def poly_degree(groups, log_inv_tau: float) -> int:
-    """Degree of the enumerated polynomial of ``groups`` (a, m, s2) (for planning), or
-    a huge number when the products would split into too many residue classes."""
+def enumeration_size(groups, log_inv_tau: float) -> tuple[int, int]:
+    """(degree, residue-class products) of the enumerated polynomial of ``groups`` (a, m, s2),
+    for planning; the degree is huge when the products would be too many."""
     gc = reduce(math.gcd, (a for a, _, _ in groups))
     step, pieces = 0, 0
     for a, _, _ in groups:
@@ -56,9 +56,10 @@ def poly_degree(groups, log_inv_tau: float) -> int:
             pieces += (step // g) * (b // g)
         step = math.gcd(step, b) if step else b
     if pieces > MAX_PIECES:
-        return 10**18
-    return sum((a // gc) * 2 * m * (int(math.ceil(math.sqrt(2.0 * float(s2) * log_inv_tau))) + 1)
-               for a, m, s2 in groups)
+        return 10**18, pieces
+    deg = sum((a // gc) * 2 * m * (int(math.ceil(math.sqrt(2.0 * float(s2) * log_inv_tau))) + 1)
+              for a, m, s2 in groups)
+    return deg, pieces
 
 
 def inflated_product(A: list, alpha: int, B: list, beta: int):
@@ -153,9 +154,6 @@ class EnumeratedTails:
             acc += self.pmf.coeffs[i]
             suffix[i] = acc
         self.suffix = suffix
-        self.nodes_kept = 0
-        self.N = 0
-        self.T = 0.0
 
     def tail(self, s: int) -> arb:
         g, off = self.pmf.gcd, self.pmf.offset
@@ -164,8 +162,8 @@ class EnumeratedTails:
         v = self.suffix[i0]
         return interval(v.lower(), v.upper() + self.pmf.outside.upper())
 
-    def discard_bound(self) -> arb:
-        return self.pmf.outside
+    def parameters(self) -> dict:
+        return {"truncation_widths": self.pmf.widths, "truncated_mass": self.pmf.outside.upper().str(3, radius=False)}
 
 
 class ConditionedTails:
@@ -176,6 +174,7 @@ class ConditionedTails:
 
     def __init__(self, coarse, fine, log_inv_eta: float, log_inv_tau: float, kappa: float):
         self.pmf = CoarsePmf(coarse, log_inv_tau)
+        self.coarse_weights = [int(a) for a, _, _ in coarse]
         self.d = reduce(math.gcd, (int(a) for a, _, _ in fine))
         self.fine = TrapezoidTails([(a // self.d, m, s2) for a, m, s2 in fine], log_inv_eta + 4.0, kappa)
         self.vf = float(self.fine.vproxy)
@@ -185,17 +184,10 @@ class ConditionedTails:
         self.log_p = [float(p.mid().log()) for _, p in self.atoms]
         self._fine_cache: dict = {}
 
-    @property
-    def nodes_kept(self) -> int:
-        return self.fine.nodes_kept
-
-    @property
-    def N(self) -> int:
-        return self.fine.N
-
-    @property
-    def T(self) -> float:
-        return self.fine.T
+    def parameters(self) -> dict:
+        return {"coarse_weights": tuple(self.coarse_weights), "truncation_widths": self.pmf.widths,
+                "truncated_mass": self.pmf.outside.upper().str(3, radius=False), "fine_gcd": self.d,
+                **{f"fine_{k}": v for k, v in self.fine.parameters().items()}}
 
     def _fine_tail(self, t: int) -> arb:
         v = self._fine_cache.get(t)

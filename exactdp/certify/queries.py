@@ -39,7 +39,7 @@ from exactdp.engine.lattice import LatticeSum, lattice_of
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import InputError, UncertifiedError
 from exactdp.numerics.exact import fraction_str, to_fraction
-from exactdp.numerics.search import first_true
+from exactdp.numerics.search import expand, first_true
 
 __all__ = ["Certifier", "certify_delta", "certify_epsilon", "certify_tradeoff", "LEVELS"]
 
@@ -113,8 +113,7 @@ class Certifier:
         lo, hi = endpoints(x)
         if clip is not None:
             lo, hi = max(lo, Fraction(clip[0])), min(hi, Fraction(clip[1]))
-        params = (("nodes_kept", orc.nodes_kept), ("n_nodes", orc.n_nodes),
-                  ("sieve_level", round(orc.sieve_level, 6)), *sorted(extra.items()))
+        params = tuple(sorted({**orc.parameters(), **extra}.items()))
         return Enclosure(quantity, argument, lo, hi, "arb/" + orc.method, prec, 2.0**-bits, params)
 
     def _breakpoint(self, k: int) -> Fraction:
@@ -171,7 +170,9 @@ class Certifier:
         def compute(orc, prec, bits):
             db = ball(dt)
             k = hint if hint is not None else self._search_piece(orc, dt, prec)
-            for _ in range(8):
+            for attempt in range(8):
+                if attempt == 3 and hint is not None:  # a wrong hint: search after all
+                    k = self._search_piece(orc, dt, prec)
                 p1, p2 = orc.tail(k), orc.tail(k + lat.shift)
                 diff = p1 - db
                 if not diff > 0:
@@ -207,13 +208,11 @@ class Certifier:
         e_hi = endpoints(bureau_epsilon(lat.c, dt)(prec))[1]
         k_hi = max(math.floor((e_hi - lat.c) * lat.scale) + 1, 1)
         step = max(1, int(self.sd))
-        while not below(k_hi):  # the zCDP bound holds, so this only guards rounding
-            k_hi += step
-            step *= 2
-        k_lo, step = min(0, k_hi - 1), max(1, int(self.sd))
-        while below(k_lo):
-            k_hi, k_lo = k_lo, k_lo - step
-            step *= 2
+        # the zCDP bound holds, so the first expansion only guards rounding
+        _, k_hi = expand(below, k_hi, step)
+        prev, k_lo = expand(lambda k: not below(k), min(0, k_hi - 1), -step)
+        if prev is not None:
+            k_hi = prev
         ltarget = math.log(float(dt)) if dt > Fraction(1, 10**300) else float(db.log().mid())
 
         def probe(a, b):
@@ -241,7 +240,9 @@ class Certifier:
                 return self._enclosure("beta", arg, ball(1 - af), orc, prec, bits)
             ab = ball(af)
             k = hint if hint is not None else self._search_vertex(orc, ab)
-            for _ in range(8):
+            for attempt in range(8):
+                if attempt == 3 and hint is not None:  # a wrong hint: search after all
+                    k = self._search_vertex(orc, ab)
                 a0, a1, a2 = orc.tail(k - 1), orc.tail(k), orc.tail(k + 1)
                 if not a2 <= ab:
                     k += 1
@@ -268,14 +269,8 @@ class Certifier:
         def below(k):
             return orc.tail(k).mid() <= ab.mid()
 
-        lo, hi, step = -sd, sd, 4 * sd
-        while below(lo):
-            lo -= step
-            step *= 2
-        step = 4 * sd
-        while not below(hi):
-            hi += step
-            step *= 2
+        prev, lo = expand(lambda k: not below(k), -sd, -4 * sd)
+        _, hi = expand(below, sd if prev is None else prev, 4 * sd)
         return first_true(below, lo, hi)
 
 
@@ -311,10 +306,51 @@ def certify_delta(design, epsilon, **options) -> Enclosure:
 
 
 def certify_epsilon(design, delta, hint=None, **options) -> Enclosure:
-    """Rigorous enclosure of ε(δ) (see :class:`Certifier`; Notes as :func:`certify_delta`)."""
+    """Rigorous enclosure of ε(δ) = min{ε : δ(ε) ≤ delta} by Arb ball arithmetic.
+
+    Parameters
+    ----------
+    design : Composition or LatticeSum
+    delta : exact rational in (0, 1)
+    hint : int, optional
+        A guess of the lattice piece (checked; a wrong one only costs time).
+    **options
+        ``rel_width``, ``method``, ``levels`` of :class:`Certifier`.
+
+    Returns
+    -------
+    Enclosure
+
+    Notes
+    -----
+    Method: closed-form solve on the lattice piece, ``ε = log((P[S≥k] − δ)/P[S≥k+K])`` with
+    the tails as Arb balls; the piece is checked on the ball.  Error bound: the enclosure
+    (lower end: ``F_k ≤ δ(·)``; upper end: inside the piece).  Reference: Johansson (2017).
+    """
     return Certifier(design, **options).epsilon(delta, hint=hint)
 
 
 def certify_tradeoff(design, alpha, hint=None, **options) -> Enclosure:
-    """Rigorous enclosure of the trade-off β = f(α) (see :class:`Certifier`)."""
+    """Rigorous enclosure of the trade-off β = f(α) by Arb ball arithmetic.
+
+    Parameters
+    ----------
+    design : Composition or LatticeSum
+    alpha : exact rational in [0, 1]
+    hint : int, optional
+        A guess of the vertex index k (checked).
+    **options
+        ``rel_width``, ``method``, ``levels`` of :class:`Certifier`.
+
+    Returns
+    -------
+    Enclosure
+
+    Notes
+    -----
+    Method: linear interpolation between the Neyman–Pearson vertices
+    ``(P[S ≥ k], P[S ≥ K − k + 1])``, the tails as Arb balls, the interpolation parameter
+    clamped to [0, 1].  Error bound: the enclosure.  Reference: Dong, Roth & Su, Gaussian
+    differential privacy (JRSS-B 2022); Johansson (2017).
+    """
     return Certifier(design, **options).tradeoff(alpha, hint=hint)

@@ -19,7 +19,7 @@ from fractions import Fraction
 
 from flint import arb
 
-from exactdp.certify.enumeration import ConditionedTails, EnumeratedTails, poly_degree
+from exactdp.certify.enumeration import ConditionedTails, EnumeratedTails, enumeration_size
 from exactdp.certify.trapezoid import TrapezoidTails
 from exactdp.engine.lattice import LatticeSum
 
@@ -29,8 +29,11 @@ METHODS = ("enumeration", "conditioned", "tilted-trapezoid")
 ENUM_MAX_DEGREE = 400_000
 COND_MAX_DEGREE = 200_000
 MAX_CANDIDATES = 3_000_000
-#: rough costs (seconds) of one theta evaluation, one node-phase product, one coefficient
-C_THETA, C_NODE, C_COEF = 30e-6, 6e-6, 3e-6
+#: rough costs (seconds, measured on the bench machine) of one theta evaluation, one
+#: node-phase product, one enumerated coefficient and one residue-class product
+C_THETA, C_NODE, C_COEF, C_PIECE = 30e-6, 6e-6, 5e-6, 1e-4
+#: tilts a query typically needs (two tails of a δ, the steps of an ε or β search)
+N_TILTS = 3
 
 
 class BallTails:
@@ -67,14 +70,14 @@ class BallTails:
         G = len(groups)
         options = {}
         builders = {}
-        deg = poly_degree(groups, self.log_inv_tau)
-        if deg <= ENUM_MAX_DEGREE or method == "enumeration":
-            options["enumeration"] = C_COEF * deg * max(1.0, math.log2(deg + 2) / 4)
+        deg, pieces = enumeration_size(groups, self.log_inv_tau)
+        if deg <= ENUM_MAX_DEGREE or (method == "enumeration" and deg < 10**18):
+            options["enumeration"] = C_COEF * deg + C_PIECE * pieces
             builders["enumeration"] = lambda: EnumeratedTails(groups, self.log_inv_tau)
         if method in (None, "tilted-trapezoid"):
             tt = self._trapezoid(groups, self.log_inv_eta, kappa)
             if tt is not None:
-                options["tilted-trapezoid"] = tt.nodes_kept * (2 * G * C_THETA + 2 * C_NODE)
+                options["tilted-trapezoid"] = tt.nodes_kept * (N_TILTS * G * C_THETA + 4 * C_NODE)
                 builders["tilted-trapezoid"] = lambda: tt
         if method in (None, "conditioned") and G > 1:
             order = sorted(range(G), key=lambda g: (groups[g][1] * groups[g][2], g))
@@ -82,10 +85,10 @@ class BallTails:
             for k in range(1, G):
                 coarse = [groups[g] for g in order[:k]]
                 fine = [groups[g] for g in order[k:]]
-                cdeg = poly_degree(coarse, self.log_inv_tau)
+                cdeg, cpieces = enumeration_size(coarse, self.log_inv_tau)
                 if cdeg > COND_MAX_DEGREE:
                     break
-                cost = self._conditioned_cost(coarse, fine, cdeg, kappa)
+                cost = self._conditioned_cost(coarse, fine, cdeg, kappa) + C_PIECE * cpieces
                 if cost is not None and (best is None or cost < best[0]):
                     best = (cost, coarse, fine)
             if best is not None:
@@ -118,21 +121,14 @@ class BallTails:
         sd_y = math.sqrt(sum(m * a * a * float(s2) for a, m, s2 in coarse)) / gam
         n_eff = min(cdeg + 1, 20.0 * sd_y + 1)
         n_lam = min(2 * n_eff, 160)
-        return (C_COEF * cdeg + 2 * n_eff * tt.nodes_kept * C_NODE
+        return (C_COEF * cdeg + 4 * n_eff * tt.nodes_kept * C_NODE
                 + n_lam * tt.nodes_kept * len(fine) * C_THETA)
 
     # -- tails ------------------------------------------------------------------------
-    @property
-    def nodes_kept(self) -> int:
-        return self.impl.nodes_kept
-
-    @property
-    def n_nodes(self) -> int:
-        return self.impl.N
-
-    @property
-    def sieve_level(self) -> float:
-        return self.impl.T
+    def parameters(self) -> dict:
+        """What the chosen method used (node count, sieve level, truncation widths, ...)."""
+        return {"tail_method": self.method, "discard_log2": round(self.log_inv_eta / math.log(2), 3),
+                **self.impl.parameters()}
 
     def tail(self, s: int) -> arb:
         """A ball containing ``P(S ≥ s)`` (any integer s)."""

@@ -107,6 +107,10 @@ class TrapezoidTails:
     def nodes_kept(self) -> int:
         return len(self.nodes)
 
+    def parameters(self) -> dict:
+        return {"nodes_kept": self.nodes_kept, "n_nodes": self.N, "sieve_level": round(self.T, 6),
+                "kappa": round(self.kappa, 6)}
+
     # -- tilt -------------------------------------------------------------------------
     def _saddle(self, t: int) -> tuple[float, float]:
         """(λ*, log 1/P estimate) for threshold t: ``K'(λ*) = t`` and ``λ*t − K(λ*)`` plus
