@@ -214,3 +214,23 @@ def test_huge_variance():
         enc = cert.delta(e)
         assert encloses(enc, ref, mpmath.mpf(10) ** -55 * ref), (e, enc.decimal(25), mpmath.nstr(ref, 25))
         assert enc.relative_width <= WIDTH
+
+
+@pytest.mark.parametrize("method", ["enumeration", "tilted-trapezoid"])
+def test_tails_far_below_float64(method):
+    """δ ≈ 1e-600 and ≈ 1e-4000 (one mechanism, σ² = 2) against the direct-sum reference."""
+    cert = Certifier(comp_of([(F(2), 1)]), method=method)
+    for e, below in ((F(37), mpmath.mpf(10) ** -590), (F(96), mpmath.mpf(10) ** -3990)):
+        ref = delta_single_brute(F(2), e)
+        enc = cert.delta(e)
+        assert ref < below and encloses(enc, ref, ref * mpmath.mpf(10) ** -50), (e, enc.decimal(25))
+        assert enc.relative_width <= WIDTH
+
+
+def test_three_methods_agree_far_below_float64():
+    """δ ≈ 4.5e-417 on a three-group design: the three enclosures (independent computations)
+    must intersect and each be ≤ 1e-15 relative wide."""
+    comp = comp_of(DESIGNS["mixed-shifts"])
+    encs = [Certifier(comp, method=m).delta(F(75)) for m in METHODS]
+    assert max(e.lower_exact for e in encs) <= min(e.upper_exact for e in encs)
+    assert all(e.relative_width <= WIDTH for e in encs) and encs[0].upper < mpmath.mpf(10) ** -416

@@ -135,8 +135,8 @@ def decimal_outward(q: Fraction, digits: int, direction: str) -> str:
         return "0." + "0" * (digits - 1)
     sign = -1 if q < 0 else 1
     a = abs(q)
-    # e10 = floor(log10(a)), exactly
-    e10 = len(str(a.numerator)) - len(str(a.denominator))
+    # e10 = floor(log10(a)), exactly (estimate from bit lengths, then exact comparisons)
+    e10 = math.floor((a.numerator.bit_length() - a.denominator.bit_length()) * 0.30102999566398120)
     while Fraction(10) ** e10 > a:
         e10 -= 1
     while Fraction(10) ** (e10 + 1) <= a:

@@ -42,6 +42,8 @@ __all__ = ["CoarsePmf", "EnumeratedTails", "ConditionedTails", "enumeration_size
 #: most residue-class products one enumeration may split into
 MAX_PIECES = 200_000
 _ZERO = object()
+#: most re-truncations of one tail
+_MAX_DEEPEN = 6
 
 
 def enumeration_size(groups, log_inv_tau: float) -> tuple[int, int]:
@@ -142,12 +144,19 @@ class CoarsePmf:
 
 
 class EnumeratedTails:
-    """``P(S ≥ s)`` from the exact pmf of S (every group enumerated)."""
+    """``P(S ≥ s)`` from the exact pmf of S (every group enumerated); the truncation is
+    deepened (``W_g ∝ sqrt(log 1/τ)``) until the truncated mass is below η relative."""
 
     method = "enumeration"
 
-    def __init__(self, groups, log_inv_tau: float):
-        self.pmf = CoarsePmf(groups, log_inv_tau)
+    def __init__(self, groups, log_inv_tau: float, log_inv_eta: float = 45.0):
+        self.groups = groups
+        self.log_inv_eta = float(log_inv_eta)
+        self._set_truncation(log_inv_tau)
+
+    def _set_truncation(self, log_inv_tau: float) -> None:
+        self.log_inv_tau = float(log_inv_tau)
+        self.pmf = CoarsePmf(self.groups, self.log_inv_tau)
         suffix = [arb(0)] * (len(self.pmf.coeffs) + 1)
         acc = arb(0)
         for i in range(len(self.pmf.coeffs) - 1, -1, -1):
@@ -155,15 +164,29 @@ class EnumeratedTails:
             suffix[i] = acc
         self.suffix = suffix
 
-    def tail(self, s: int) -> arb:
-        g, off = self.pmf.gcd, self.pmf.offset
-        i0 = -((-int(s)) // g) - off  # ceil(s/γ) − offset
-        i0 = min(max(i0, 0), len(self.suffix) - 1)
-        v = self.suffix[i0]
-        return interval(v.lower(), v.upper() + self.pmf.outside.upper())
-
     def parameters(self) -> dict:
         return {"truncation_widths": self.pmf.widths, "truncated_mass": self.pmf.outside.upper().str(3, radius=False)}
+
+    def tail(self, s: int) -> arb:
+        for _ in range(_MAX_DEEPEN):
+            g, off = self.pmf.gcd, self.pmf.offset
+            i0 = -((-int(s)) // g) - off  # ceil(s/γ) − offset
+            i0 = min(max(i0, 0), len(self.suffix) - 1)
+            v = self.suffix[i0]
+            out = self.pmf.outside.upper()
+            deeper = _deeper(v.lower(), out, self.log_inv_tau, self.log_inv_eta)
+            if deeper is None:
+                break
+            self._set_truncation(deeper)
+        return interval(v.lower(), v.upper() + out)
+
+
+def _deeper(lo: arb, out: arb, log_inv_tau: float, log_inv_eta: float):
+    """A deeper truncation level when the truncated mass ``out`` exceeds η·lo (else None)."""
+    if lo > 0:
+        gap = float((out / lo).log().upper()) + log_inv_eta
+        return None if gap <= 0 else log_inv_tau + gap + 10.0
+    return 2.0 * log_inv_tau
 
 
 class ConditionedTails:
@@ -173,16 +196,21 @@ class ConditionedTails:
     method = "conditioned"
 
     def __init__(self, coarse, fine, log_inv_eta: float, log_inv_tau: float, kappa: float):
-        self.pmf = CoarsePmf(coarse, log_inv_tau)
+        self.coarse = coarse
         self.coarse_weights = [int(a) for a, _, _ in coarse]
         self.d = reduce(math.gcd, (int(a) for a, _, _ in fine))
         self.fine = TrapezoidTails([(a // self.d, m, s2) for a, m, s2 in fine], log_inv_eta + 4.0, kappa)
         self.vf = float(self.fine.vproxy)
         self.vf_ball = arb(self.fine.vproxy.numerator) / self.fine.vproxy.denominator
         self.log_inv_eta = log_inv_eta
+        self._set_truncation(log_inv_tau)
+        self._fine_cache: dict = {}
+
+    def _set_truncation(self, log_inv_tau: float) -> None:
+        self.log_inv_tau = float(log_inv_tau)
+        self.pmf = CoarsePmf(self.coarse, self.log_inv_tau)
         self.atoms = self.pmf.atoms()
         self.log_p = [float(p.mid().log()) for _, p in self.atoms]
-        self._fine_cache: dict = {}
 
     def parameters(self) -> dict:
         return {"coarse_weights": tuple(self.coarse_weights), "truncation_widths": self.pmf.widths,
@@ -196,6 +224,17 @@ class ConditionedTails:
         return v
 
     def tail(self, s: int) -> arb:
+        for _ in range(_MAX_DEEPEN):
+            lo, hi = self._sum(s)
+            out = self.pmf.outside.upper()
+            deeper = _deeper(lo, out, self.log_inv_tau, self.log_inv_eta)
+            if deeper is None:
+                break
+            self._set_truncation(deeper)
+        return interval(lo, hi + out)
+
+    def _sum(self, s: int):
+        """Lower and upper ends of the enumerated sum (without the truncated mass)."""
         d, vf = self.d, self.vf
         sure_lo, sure_hi = arb(0), arb(0)
         cand = []
@@ -230,7 +269,7 @@ class ConditionedTails:
         for _, t, p in cand[stop:]:
             bound = (-(arb(t) ** 2) / (2 * self.vf_ball)).exp() if t > 0 else arb(1)
             skipped += p * bound
-        return interval(lo_sum.lower(), hi_sum.upper() + skipped.upper() + self.pmf.outside.upper())
+        return lo_sum.lower(), hi_sum.upper() + skipped.upper()
 
 
 def _logaddexp(a: float, b: float) -> float:

@@ -73,7 +73,7 @@ class BallTails:
         deg, pieces = enumeration_size(groups, self.log_inv_tau)
         if deg <= ENUM_MAX_DEGREE or (method == "enumeration" and deg < 10**18):
             options["enumeration"] = C_COEF * deg + C_PIECE * pieces
-            builders["enumeration"] = lambda: EnumeratedTails(groups, self.log_inv_tau)
+            builders["enumeration"] = lambda: EnumeratedTails(groups, self.log_inv_tau, self.log_inv_eta)
         if method in (None, "tilted-trapezoid"):
             tt = self._trapezoid(groups, self.log_inv_eta, kappa)
             if tt is not None:
