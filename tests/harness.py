@@ -18,7 +18,11 @@ References (all at 60 digits, by direct sums and dictionary convolutions):
 * :func:`moments_brute` — even moments of N_Z(0, σ²);
 * :func:`kernel_pmf`, :func:`kernel_sum_pmf`, :func:`theta3` — the kernel-coefficient form
   ``exp(−a z²)/Z`` used by the disclosure-risk tests (Z from Jacobi's θ₃ or a direct sum);
-* :func:`mp` — an exact rational as an mpf (``numerator / denominator``).
+* :func:`mp` — an exact rational as an mpf (``numerator / denominator``);
+* :func:`epsilon_brute`, :func:`tradeoff_brute`, :func:`delta_single_brute` — ε(δ) and
+  β(α) from the loss distribution, and δ(ε) of one discrete Gaussian by direct sums (fast
+  for huge σ², and far below float64), for the Arb certificates; :data:`BRUTE_ABS_ERROR`
+  is the absolute accuracy of the loss-distribution references.
 """
 
 from __future__ import annotations
@@ -223,16 +227,14 @@ def epsilon_brute(mechs, delta):
     """
     dist_p, _ = loss_distributions(mechs)
     with mpmath.workdps(DPS):
-        d = mpmath.mpf(delta.numerator) / delta.denominator if isinstance(delta, Fraction) else mpmath.mpf(delta)
+        d = mp(delta)
         levels = sorted(dist_p, reverse=True)
         A = B = mpmath.mpf(0)
         for i, lv in enumerate(levels):
-            lmp = mpmath.mpf(lv.numerator) / lv.denominator
-            # on (next level, lv): the loss values above ε are levels[:i+1] ... first add lv
+            # on [next level, lv): the loss values above ε are levels[:i+1]
             A += dist_p[lv]
-            B += dist_p[lv] * mpmath.exp(-lmp)
-            lower = (mpmath.mpf(levels[i + 1].numerator) / levels[i + 1].denominator
-                     if i + 1 < len(levels) else -mpmath.mpf(10) ** 6)
+            B += dist_p[lv] * mpmath.exp(-mp(lv))
+            lower = mp(levels[i + 1]) if i + 1 < len(levels) else -mpmath.mpf(10) ** 6
             # δ at ε = lower (the interval's left end) with this A, B
             if A - mpmath.exp(lower) * B >= d:
                 return mpmath.log((A - d) / B)
@@ -243,7 +245,7 @@ def tradeoff_brute(mechs, alpha):
     """β = f(α) by linear interpolation between the exact Neyman–Pearson vertices."""
     verts = sorted(tradeoff_vertices_brute(mechs))
     with mpmath.workdps(DPS):
-        a = mpmath.mpf(alpha.numerator) / alpha.denominator if isinstance(alpha, Fraction) else mpmath.mpf(alpha)
+        a = mp(alpha)
         for (a0, b0), (a1, b1) in zip(verts, verts[1:]):
             if a0 <= a <= a1 and a1 > a0:
                 return b0 + (b1 - b0) * (a - a0) / (a1 - a0)
@@ -268,7 +270,7 @@ def delta_single_brute(sigma2, eps):
     s2 = Fraction(sigma2)
     e = Fraction(eps)
     with mpmath.workdps(DPS):
-        S2 = mpmath.mpf(s2.numerator) / s2.denominator
+        S2 = mp(s2)
         z = mpmath.sqrt(2 * mpmath.pi * S2) * (1 + 2 * mpmath.fsum(mpmath.exp(-2 * mpmath.pi**2 * S2 * k * k)
                                                                    for k in range(1, 6)))
         x0 = math.ceil((1 - 2 * s2 * e) / 2) - 1
@@ -286,5 +288,5 @@ def delta_single_brute(sigma2, eps):
                 ratio *= q
             return acc
 
-        em = mpmath.mpf(e.numerator) / e.denominator
+        em = mp(e)
         return (lower_tail(x0) - mpmath.exp(em) * lower_tail(x0 - 1)) / z

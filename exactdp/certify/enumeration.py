@@ -34,7 +34,7 @@ from functools import reduce
 from flint import arb, arb_poly
 
 from exactdp.certify.balls import interval
-from exactdp.certify.dgball import DGBall
+from exactdp.certify.dgball import DGBall, float_variance
 from exactdp.certify.trapezoid import TrapezoidTails
 
 __all__ = ["CoarsePmf", "EnumeratedTails", "ConditionedTails", "enumeration_size", "inflated_product"]
@@ -42,8 +42,9 @@ __all__ = ["CoarsePmf", "EnumeratedTails", "ConditionedTails", "enumeration_size
 #: most residue-class products one enumeration may split into
 MAX_PIECES = 200_000
 _ZERO = object()
-#: most re-truncations of one tail
+#: most re-truncations of one tail, and the largest polynomial they may build
 _MAX_DEEPEN = 6
+MAX_DEGREE = 1_000_000
 
 
 def enumeration_size(groups, log_inv_tau: float) -> tuple[int, int]:
@@ -152,6 +153,7 @@ class EnumeratedTails:
     def __init__(self, groups, log_inv_tau: float, log_inv_eta: float = 45.0):
         self.groups = groups
         self.log_inv_eta = float(log_inv_eta)
+        self.var = sum(m * a * a * float_variance(s2) for a, m, s2 in groups)
         self._set_truncation(log_inv_tau)
 
     def _set_truncation(self, log_inv_tau: float) -> None:
@@ -174,19 +176,28 @@ class EnumeratedTails:
             i0 = min(max(i0, 0), len(self.suffix) - 1)
             v = self.suffix[i0]
             out = self.pmf.outside.upper()
-            deeper = _deeper(v.lower(), out, self.log_inv_tau, self.log_inv_eta)
+            deeper = _deeper(v.lower(), out, self.log_inv_tau, self.log_inv_eta, len(self.pmf.coeffs), MAX_DEGREE,
+                             float(s) ** 2 / (2 * self.var))
             if deeper is None:
                 break
             self._set_truncation(deeper)
         return interval(v.lower(), v.upper() + out)
 
 
-def _deeper(lo: arb, out: arb, log_inv_tau: float, log_inv_eta: float):
-    """A deeper truncation level when the truncated mass ``out`` exceeds η·lo (else None)."""
+def _deeper(lo: arb, out: arb, log_inv_tau: float, log_inv_eta: float, degree: int, max_degree: int,
+            log_inv_p: float = 0.0):
+    """A deeper truncation level when the truncated mass ``out`` exceeds η·lo (else None);
+    ``log_inv_p`` estimates log(1/P) when nothing of the tail is inside the box yet.  None
+    as well when the deeper polynomial (degree ∝ sqrt(log 1/τ)) would exceed
+    ``max_degree`` — the enclosure stays valid, only wider."""
     if lo > 0:
         gap = float((out / lo).log().upper()) + log_inv_eta
-        return None if gap <= 0 else log_inv_tau + gap + 10.0
-    return 2.0 * log_inv_tau
+        if gap <= 0:
+            return None
+        new = log_inv_tau + gap + 10.0
+    else:
+        new = max(2.0 * log_inv_tau, log_inv_p + log_inv_eta + 20.0)
+    return new if degree * math.sqrt(new / log_inv_tau) <= max_degree else None
 
 
 class ConditionedTails:
@@ -227,7 +238,7 @@ class ConditionedTails:
         for _ in range(_MAX_DEEPEN):
             lo, hi = self._sum(s)
             out = self.pmf.outside.upper()
-            deeper = _deeper(lo, out, self.log_inv_tau, self.log_inv_eta)
+            deeper = _deeper(lo, out, self.log_inv_tau, self.log_inv_eta, len(self.pmf.coeffs), MAX_DEGREE)
             if deeper is None:
                 break
             self._set_truncation(deeper)

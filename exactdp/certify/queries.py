@@ -116,6 +116,10 @@ class Certifier:
         params = tuple(sorted({**orc.parameters(), **extra}.items()))
         return Enclosure(quantity, argument, lo, hi, "arb/" + orc.method, prec, 2.0**-bits, params)
 
+    def _plausible(self, hint) -> bool:
+        """Whether a hint is worth trying (a threshold within 40 sd of the lattice's range)."""
+        return hint is not None and abs(int(hint)) <= 40 * self.sd + abs(self.lattice.shift) + 2
+
     def _breakpoint(self, k: int) -> Fraction:
         return self.lattice.c + Fraction(k) / self.lattice.scale
 
@@ -169,9 +173,9 @@ class Certifier:
 
         def compute(orc, prec, bits):
             db = ball(dt)
-            k = hint if hint is not None else self._search_piece(orc, dt, prec)
+            k = hint if self._plausible(hint) else self._search_piece(orc, dt, prec)
             for attempt in range(8):
-                if attempt == 3 and hint is not None:  # a wrong hint: search after all
+                if attempt == 1 and self._plausible(hint):  # a wrong hint: search after all
                     k = self._search_piece(orc, dt, prec)
                 p1, p2 = orc.tail(k), orc.tail(k + lat.shift)
                 diff = p1 - db
@@ -239,9 +243,9 @@ class Certifier:
             if af in (0, 1):
                 return self._enclosure("beta", arg, ball(1 - af), orc, prec, bits)
             ab = ball(af)
-            k = hint if hint is not None else self._search_vertex(orc, ab)
+            k = hint if self._plausible(hint) else self._search_vertex(orc, ab)
             for attempt in range(8):
-                if attempt == 3 and hint is not None:  # a wrong hint: search after all
+                if attempt == 1 and self._plausible(hint):  # a wrong hint: search after all
                     k = self._search_vertex(orc, ab)
                 a0, a1, a2 = orc.tail(k - 1), orc.tail(k), orc.tail(k + 1)
                 if not a2 <= ab:
