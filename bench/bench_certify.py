@@ -10,6 +10,7 @@ Measured in one run, side by side:
 * the sweep headline for three pairs (``--certify-headline``).
 
 Run:  python bench/bench_certify.py            (prints markdown tables)
+      python bench/bench_certify.py --cli       (only the CLI table)
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -35,13 +37,17 @@ COARSE = ["delta", "--allocation", "dhc-persons-2020", "--pair", "6", "6", "--ep
 
 
 def cli(argv, reps):
-    times, out = [], None
+    """(min wall, median wall, min CPU user+sys, last JSON) of ``reps`` CLI runs."""
+    times, cpus, out = [], [], None
     for _ in range(reps):
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         proc = subprocess.run([sys.executable, "-m", "exactdp", *argv], capture_output=True, text=True, check=True)
         times.append(time.perf_counter() - t0)
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime)
         out = json.loads(proc.stdout)
-    return min(times), statistics.median(times), out
+    return min(times), statistics.median(times), min(cpus), out
 
 
 def api_cases():
@@ -83,16 +89,19 @@ def main() -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"python-flint {flint.__version__}; load average before: {os.getloadavg()[0]:.2f}")
     print()
-    print("| command (CLI start included) | min of 5 | median | enclosure |")
-    print("|---|---:|---:|---|")
+    print("| command (CLI start included) | wall, min of 5 | wall, median | CPU, min | enclosure |")
+    print("|---|---:|---:|---:|---|")
     for label, argv, reps in (("13-13 fast path only", FULL_CHAIN, 5),
                               ("13-13 `--certify`", FULL_CHAIN + ["--certify"], 5),
                               ("13-13 `--verify` (60-digit twin)", FULL_CHAIN + ["--verify"], 1),
                               ("6-6 fast path only", COARSE, 5),
                               ("6-6 `--certify`", COARSE + ["--certify"], 5)):
-        tmin, tmed, out = cli(argv, reps)
+        tmin, tmed, cpu, out = cli(argv, reps)
         enc = out["points"][0].get("enclosure", ["", ""])
-        print(f"| {label} | {tmin:.2f} s | {tmed:.2f} s | {' … '.join(enc) if enc[0] else '—'} |")
+        print(f"| {label} | {tmin:.2f} s | {tmed:.2f} s | {cpu:.2f} s | {' … '.join(enc) if enc[0] else '—'} |")
+    if "--cli" in sys.argv:
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
+        return
     print()
     print("| case (API, Certifier built fresh) | seconds | rel. width | method | nodes kept/N | bits |"
           " lower | upper |")

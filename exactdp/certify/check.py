@@ -20,6 +20,7 @@ import mpmath
 from exactdp.certify.queries import Certifier
 from exactdp.certify.result import Enclosure
 from exactdp.numerics.errors import UncertifiedError
+from exactdp.numerics.precision import to_mpf, workdps
 
 __all__ = ["certify_points", "on_conservative_side", "DIGITS"]
 
@@ -29,20 +30,36 @@ DIGITS = 22
 _NAMES = {"delta": ("δ", "epsilon"), "epsilon": ("ε", "delta"), "tradeoff": ("β", "alpha")}
 
 
-def _exact(x) -> Fraction:
+def _exact(x) -> Fraction | None:
+    """The binary number x exactly (None when it is not finite)."""
     if isinstance(x, Fraction):
         return x
     x = mpmath.mpf(x) if not isinstance(x, mpmath.mpf) else x
     if not mpmath.isfinite(x):
-        raise UncertifiedError(f"fast-path value {x} is not finite")
+        return None
     m, e = x.man_exp
     return Fraction(int(m)) * Fraction(2) ** int(e)
 
 
+def _short(value) -> str:
+    """A query value for a message (15 significant digits)."""
+    try:
+        q = Fraction(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if q.denominator == 1 or len(str(q.denominator)) < 12:
+        return str(q)
+    with workdps(30):
+        return mpmath.nstr(to_mpf(q), 15)
+
+
 def on_conservative_side(kind: str, fast_value, enc: Enclosure) -> bool:
     """Whether ``fast_value`` (exactly, as the binary number it is) is ≥ the enclosure's
-    upper end (kind ``"delta"``/``"epsilon"``) or ≤ its lower end (``"tradeoff"``)."""
+    upper end (kind ``"delta"``/``"epsilon"``) or ≤ its lower end (``"tradeoff"``); never
+    for a value that is not finite."""
     v = _exact(fast_value)
+    if v is None:
+        return False
     if kind == "tradeoff":
         return v <= enc.lower_exact
     return v >= enc.upper_exact
@@ -86,7 +103,7 @@ def certify_points(design, kind: str, values, fast_points, certifier: Certifier 
             lo, hi = enc.decimal(DIGITS)
             side = "at or below the lower" if kind == "tradeoff" else "at or above the upper"
             raise UncertifiedError(
-                f"fast path and certificate disagree at {arg}={value}: fast {sym} = "
+                f"fast path and certificate disagree at {arg}={_short(value)}: fast {sym} = "
                 f"{mpmath.nstr(point.value, 20)} is not {side} end of the Arb enclosure [{lo}, {hi}]")
         out.append(enc)
     return out

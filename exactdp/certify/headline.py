@@ -4,12 +4,13 @@ The overall guarantee of a release is the maximum over neighbour pairs p of δ_p
 (resp. ε_p(δ)).  Given every pair's fast-path bracket ``[ℓ_p, u_p]`` (certified by the
 float64 engine), the maximum is enclosed as follows:
 
-1. ``L = max_p ℓ_p``; the *candidates* are the pairs with ``u_p ≥ L·(1 − margin)``;
+1. ``L = max_p ℓ_p``; the *candidates* are the pairs with ``u_p ≥ L·(1 − margin)``
+   (margin 0 by default: the pairs the fast path's own bounds cannot exclude);
 2. each candidate is enclosed by Arb, ``[a_p, b_p]``; then ``max_p x_p ≥ max a_p =: A``
    and, over the candidates, ``max x_p ≤ max b_p =: B``;
-3. every other pair has ``x_p ≤ u_p < L(1 − margin) ≤ …``; it is *excluded* once
-   ``u_p < A`` (else it is enclosed too and the step repeats), so ``[A, B]`` encloses the
-   maximum over all pairs.
+3. every other pair is *excluded* once ``u_p < A`` (then ``x_p ≤ u_p < A``); a pair with
+   ``u_p ≥ A`` is enclosed too and the step repeats, so ``[A, B]`` encloses the maximum
+   over all pairs.
 
 Step 3 uses the fast path's certified upper bound of the excluded pairs (the number and
 the smallest relative gap ``(A − u_p)/A`` are recorded); the enclosure of the maximum
@@ -31,7 +32,7 @@ from exactdp.numerics.errors import UncertifiedError
 
 __all__ = ["PairBracket", "certify_maximum", "HeadlineCertifier"]
 
-MARGIN = Fraction(1, 10**6)
+MARGIN = Fraction(0)
 
 
 @dataclass(frozen=True)
