@@ -99,15 +99,24 @@ class Certifier:
         return self._oracles[i]
 
     def _run(self, compute) -> Enclosure:
-        last = None
+        """The first level's enclosure that is narrow enough (else the narrowest); a level
+        that cannot certify (e.g. a ball too wide to decide a piece) passes to the next."""
+        best, error = None, None
         for i, (prec, bits) in enumerate(self.levels):
-            orc = self._oracle(i)
-            with precision(prec):
-                enc = compute(orc, prec, bits)
+            try:
+                orc = self._oracle(i)
+                with precision(prec):
+                    enc = compute(orc, prec, bits)
+            except ArithmeticError as exc:
+                error = exc
+                continue
             if enc.relative_width <= self.rel_width:
                 return enc
-            last = enc
-        return last
+            if best is None or enc.relative_width < best.relative_width:
+                best = enc
+        if best is None:
+            raise error
+        return best
 
     def _enclosure(self, quantity, argument, x: arb, orc, prec, bits, clip=(0, 1), **extra) -> Enclosure:
         lo, hi = endpoints(x)
