@@ -18,7 +18,11 @@ References (all at 60 digits, by direct sums and dictionary convolutions):
 * :func:`moments_brute` — even moments of N_Z(0, σ²);
 * :func:`kernel_pmf`, :func:`kernel_sum_pmf`, :func:`theta3` — the kernel-coefficient form
   ``exp(−a z²)/Z`` used by the disclosure-risk tests (Z from Jacobi's θ₃ or a direct sum);
-* :func:`mp` — an exact rational as an mpf (``numerator / denominator``).
+* :func:`mp` — an exact rational as an mpf (``numerator / denominator``);
+* :func:`epsilon_brute`, :func:`tradeoff_brute`, :func:`delta_single_brute` — ε(δ) and
+  β(α) from the loss distribution, and δ(ε) of one discrete Gaussian by direct sums (fast
+  for huge σ², and far below float64), for the Arb certificates; :data:`BRUTE_ABS_ERROR`
+  is the absolute accuracy of the loss-distribution references.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ def dg_pmf(sigma2, center: int = 0, depth: int = 165):
         return {x: v / z for x, v in w.items()}
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=64)  # room for the property tests of test_certify_properties.py
 def _loss_distributions(mechs):
     return _build(mechs)
 
@@ -207,3 +211,82 @@ def gaussian_delta_reference(mu, eps):
     with mpmath.workdps(DPS):
         mu, e = mpmath.mpf(mu), mpmath.mpf(eps)
         return mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
+
+
+# ---------------------------------------------------------------------------------------
+# Section: references for the Arb certificates (tests/test_certify*.py)
+# ---------------------------------------------------------------------------------------
+
+
+def epsilon_brute(mechs, delta):
+    """ε(δ) = min{ε : δ(ε) ≤ δ}, exactly from the loss distribution at 60 digits.
+
+    Between consecutive loss levels l_{j} < l_{j+1}, δ(ε) = A − e^ε B with A = P[ℓ > ε] and
+    B = Σ_{l > ε} p_l e^{−l} constant; the level interval where δ crosses the target is
+    found by scanning down from the top, then ε = log((A − δ)/B) in closed form.
+    """
+    dist_p, _ = loss_distributions(mechs)
+    with mpmath.workdps(DPS):
+        d = mp(delta)
+        levels = sorted(dist_p, reverse=True)
+        A = B = mpmath.mpf(0)
+        for i, lv in enumerate(levels):
+            # on [next level, lv): the loss values above ε are levels[:i+1]
+            A += dist_p[lv]
+            B += dist_p[lv] * mpmath.exp(-mp(lv))
+            lower = mp(levels[i + 1]) if i + 1 < len(levels) else -mpmath.mpf(10) ** 6
+            # δ at ε = lower (the interval's left end) with this A, B
+            if A - mpmath.exp(lower) * B >= d:
+                return mpmath.log((A - d) / B)
+        raise ValueError("delta is below the support's resolution")
+
+
+def tradeoff_brute(mechs, alpha):
+    """β = f(α) by linear interpolation between the exact Neyman–Pearson vertices."""
+    verts = sorted(tradeoff_vertices_brute(mechs))
+    with mpmath.workdps(DPS):
+        a = mp(alpha)
+        for (a0, b0), (a1, b1) in zip(verts, verts[1:]):
+            if a0 <= a <= a1 and a1 > a0:
+                return b0 + (b1 - b0) * (a - a0) / (a1 - a0)
+    raise ValueError("alpha outside [0, 1]")
+
+
+#: Absolute accuracy of delta_brute / tradeoff_vertices_brute probabilities for designs of
+#: ≤ 10 mechanisms with σ² ≤ 10⁵: each pmf is cut where its terms fall below e^{−165}
+#: (dropped mass ≤ 3e^{−165}·sqrt(σ²/330) ≤ 1e-69 per mechanism) and products below 1e-75
+#: are dropped (≤ 1e-68 in all); the 60-digit arithmetic adds 1e-55 relative.
+BRUTE_ABS_ERROR = mpmath.mpf(10) ** -65
+
+
+def delta_single_brute(sigma2, eps):
+    """δ(ε) of one unit-shift discrete Gaussian N_Z(·, σ²), σ² ≥ 1 (fast for huge σ²).
+
+    The loss under P at x is ℓ(x) = (1 − 2x)/(2σ²), so with x0 = ⌈(1 − 2σ²ε)/2⌉ − 1 the
+    largest x with ℓ(x) > ε, δ = P[X ≤ x0] − e^ε P[X ≤ x0 − 1]; the lower tails are direct
+    sums from x0 down (terms by exact ratios, until below e^{−170} of the first) and the
+    normaliser is the Poisson form sqrt(2πσ²)(1 + 2Σ_k e^{−2π²σ²k²}).
+    """
+    s2 = Fraction(sigma2)
+    e = Fraction(eps)
+    with mpmath.workdps(DPS):
+        S2 = mp(s2)
+        z = mpmath.sqrt(2 * mpmath.pi * S2) * (1 + 2 * mpmath.fsum(mpmath.exp(-2 * mpmath.pi**2 * S2 * k * k)
+                                                                   for k in range(1, 6)))
+        x0 = math.ceil((1 - 2 * s2 * e) / 2) - 1
+
+        def lower_tail(k):  # Σ_{x ≤ k} exp(−x²/(2σ²)), k ≤ 0
+            if k > 0:
+                return z - lower_tail(-k - 1)
+            t = mpmath.exp(-mpmath.mpf(k) ** 2 / (2 * S2))
+            ratio = mpmath.exp((2 * mpmath.mpf(k) - 1) / (2 * S2))  # t_{x−1}/t_x at x = k
+            q = mpmath.exp(-1 / S2)
+            acc, first = mpmath.mpf(0), t
+            while t > first * mpmath.exp(-170):
+                acc += t
+                t *= ratio
+                ratio *= q
+            return acc
+
+        em = mp(e)
+        return (lower_tail(x0) - mpmath.exp(em) * lower_tail(x0 - 1)) / z

@@ -22,7 +22,7 @@ RANK = {
     "mechanisms": 2,
     "engine": 3,
     "accounting": 4,
-    "conversions": 5,
+    "conversions": 5, "certify": 5,
     "calibration": 6, "risk": 6, "countdep": 6,
     "census": 7,
     "sweep": 8, "interop": 8,
@@ -134,8 +134,9 @@ def test_top_level_is_small_and_modules_are_short():
     assert not long, long
 
 
-#: the only files that may define a theta function (the kernel and its mp twin)
-THETA_FILES = {"kernels/dgauss.py", "exactdp/dgauss/mp.py"}
+#: the only files that may define a theta function: the kernel, its mp twin, and the Arb
+#: ball version of the certificate (independent of the other two by design: issue 12)
+THETA_FILES = {"kernels/dgauss.py", "exactdp/dgauss/mp.py", "exactdp/certify/dgball.py"}
 
 
 def test_theta_functions_live_in_the_kernel_and_its_twin_only():
@@ -148,4 +149,4 @@ def test_theta_functions_live_in_the_kernel_and_its_twin_only():
             found[path.relative_to(ROOT).as_posix()] = names
     stray = {f: n for f, n in found.items() if f not in THETA_FILES}
     assert not stray, f"theta functions outside {sorted(THETA_FILES)}: {stray}"
-    assert set(found) == THETA_FILES, found  # the check itself still sees both files
+    assert set(found) == THETA_FILES, found  # the check itself still sees every file

@@ -59,6 +59,9 @@ def register(subparsers) -> None:
     p.add_argument("--no-plots", action="store_true", help="skip the figures")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the manifest's results as one JSON object")
+    p.add_argument("--certify-headline", action="store_true",
+                   help="also enclose the headline (max over pairs of δ at the Bureau's ε and of ε at each δ) by "
+                        "Arb ball arithmetic and write the enclosures into manifest.json")
     p.set_defaults(func=_run)
 
 
@@ -90,9 +93,10 @@ def _run(args) -> int:
     except SweepDirError as exc:
         raise InputError("--out", str(args.out), str(exc)) from None
     res = rep.manifest["results"]
+    certs = _certify_headline(args, rep.out)
     if args.json:
         emit_json({"out": str(rep.out), "n_pairs": rep.n_pairs, "computed": rep.computed, "reused": rep.reused,
-                   **res})
+                   **res, **({"headline_certificates": certs} if certs is not None else {})})
         return 0
     print(f"exactdp sweep: {rep.n_pairs} pairs in {rep.out} ({rep.computed} computed, {rep.reused} reused); "
           f"{rep.manifest['timings']['wall_seconds_this_run']} s")
@@ -106,4 +110,18 @@ def _run(args) -> int:
     print(f"worst certified relative error: δ {w['delta_rel_error']}, ε bracket {w['eps_rel_width']}, "
           f"trade-off vertices {w['tradeoff_vertex_rel_error']}")
     print(f"files: summary.csv, envelope.csv, pairs/, plots/, manifest.json in {rep.out}")
+    if certs is not None:
+        c = certs[key]
+        print(f"arb certificate at δ = {key}: overall δ in [{', '.join(c['delta_overall']['enclosure'])}], "
+              f"overall ε in [{', '.join(c['eps_overall']['enclosure'])}] (manifest.json: headline_certificates)")
     return 0
+
+
+def _certify_headline(args, out):
+    """``--certify-headline``: Arb enclosures of the headline, written into manifest.json."""
+    if not args.certify_headline:
+        return None
+    from exactdp.census.allocations import load_allocation
+    from exactdp.sweep.certificates import certify_headline
+
+    return certify_headline(out, load_allocation(args.allocation))
