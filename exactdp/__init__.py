@@ -38,6 +38,11 @@ _FACE = {
     "LatticeTooLarge": "exactdp.numerics.errors",
     "to_fraction": "exactdp.numerics.exact",
     "fraction_str": "exactdp.numerics.exact",
+    "certify_delta": "exactdp.certify.queries",
+    "certify_epsilon": "exactdp.certify.queries",
+    "certify_tradeoff": "exactdp.certify.queries",
+    "Certifier": "exactdp.certify.queries",
+    "Enclosure": "exactdp.certify.result",
     "load_allocation": "exactdp.census.allocations",
     "Allocation": "exactdp.census.allocations",
 }
