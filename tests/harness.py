@@ -290,3 +290,61 @@ def delta_single_brute(sigma2, eps):
 
         em = mp(e)
         return (lower_tail(x0) - mpmath.exp(em) * lower_tail(x0 - 1)) / z
+
+
+# --- big lattices (issue 11): no lattice at all --------------------------------------------
+# For groups (σ², shift Δ, count m) the privacy-loss noise is W = Σ_g (|Δ_g|/σ_g²)·Σ_k X_{g,k};
+# δ(ε) = P(W > ε − c) − e^ε P(W > ε + c) with c = Σ m Δ²/(2σ²).  All groups but the last are
+# enumerated exactly (atoms keyed by exact rationals, probabilities at 60 digits); over the
+# last group a prefix-sum table on its own integer support answers P(W_last > y) for any
+# rational y by one exact floor.  Any lattice scale is fine: nothing is put on a common lattice.
+
+
+def _group_sum_pmf(sigma2: Fraction, m: int) -> dict:
+    """{s: P[Σ_{k≤m} X_k = s]} for X_k iid N_Z(0, σ²), each truncated at mass 1e-70."""
+    one = dg_pmf(sigma2)
+    out = {0: mpmath.mpf(1)}
+    for _ in range(m):
+        nxt: dict = {}
+        for a, pa in out.items():
+            for b, pb in one.items():
+                nxt[a + b] = nxt.get(a + b, 0) + pa * pb
+        out = nxt
+    return out
+
+
+def big_lattice_delta_brute(groups, eps) -> mpmath.mpf:
+    """δ(ε) of ``groups`` = [(σ², Δ, m), ...] (Fractions/ints), ε a Fraction, at 60 digits."""
+    with mpmath.workdps(DPS):
+        gs = [(Fraction(s2), abs(int(d)), int(m)) for s2, d, m in groups if int(d) != 0]
+        c = sum((Fraction(m * d * d) / (2 * s2) for s2, d, m in gs), Fraction(0))
+        atoms = {Fraction(0): mpmath.mpf(1)}
+        for s2, d, m in gs[:-1]:
+            w = Fraction(d) / s2
+            pm = _group_sum_pmf(s2, m)
+            nxt: dict = {}
+            for v, pv in atoms.items():
+                for s, ps in pm.items():
+                    key = v + w * s
+                    nxt[key] = nxt.get(key, 0) + pv * ps
+            atoms = nxt
+        s2, d, m = gs[-1]
+        w_last = Fraction(d) / s2
+        last = _group_sum_pmf(s2, m)
+        lo, hi = min(last), max(last)
+        suffix = [mpmath.mpf(0)] * (hi - lo + 2)
+        for s in range(hi, lo - 1, -1):
+            suffix[s - lo] = suffix[s - lo + 1] + last[s]
+
+        def tail(t: Fraction):  # P(W > t)
+            tot = mpmath.mpf(0)
+            for v, pv in atoms.items():
+                k = math.floor((t - v) / w_last) + 1  # W_last·(1/w) ≥ k
+                if k <= lo:
+                    tot += pv * suffix[0]
+                elif k <= hi:
+                    tot += pv * suffix[k - lo]
+            return tot
+
+        e = Fraction(eps)
+        return tail(e - c) - mpmath.exp(mpmath.mpf(e.numerator) / e.denominator) * tail(e + c)

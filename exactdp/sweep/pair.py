@@ -291,6 +291,8 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     t0 = time.perf_counter()
     comp = Composition.from_rhos(tuple(rhos))
     acc = ExactAccountant(comp, rel_tol=settings.rel_tol)
+    if getattr(acc, "handed_over", False):  # beyond the int64 lattice (P.L. 94-171, whole release)
+        return _bracketed_pair(i, j, acc, settings, t0)
     eng = acc.engine
     if hasattr(eng, "lam_step") and getattr(eng, "var", 0) > 0:
         eng.lam_step = float(settings.lam_step_sd) / math.sqrt(eng.var)
@@ -333,5 +335,65 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
         {"method": diag.method, "nodes_kept": diag.nodes_kept, "nodes_total": diag.nodes_total,
          "n_groups": diag.n_groups, "lattice_scale": diag.lattice_scale, "shift": acc.lattice.shift,
          "worst_delta_rel_error": worst_d, "worst_eps_rel_width": worst_e, "worst_tradeoff_rel_error": worst_t},
+        {"delta": t1 - t0, "epsilon": t2 - t1, "tradeoff": t3 - t2},
+    )
+
+
+def _bracketed_pair(i: int, j: int, acc, settings: SweepSettings, t0: float) -> PairResult:
+    """:func:`compute_pair` for a design beyond the int64 lattice (same files and columns).
+
+    The accountant is :class:`exactdp.accounting.bracketed.BigLatticeAccountant`: every δ
+    and ε is a certified bracket (``delta_exact`` its midpoint, ``delta_error_bound`` its
+    half-width).  The trade-off vertices are the curve points ``(P(W ≥ x), P(W > 2c − x))``
+    at loss offsets ``x = c + m·U/half``, m = −half..half, ``U = z·sd(W) + c`` with
+    ``z = Φ̄⁻¹(alpha_min)`` (the set is symmetric under x ↦ 2c − x, as the curve is); the
+    ``threshold`` column holds m.
+    """
+    from exactdp.accounting.accountant import bun_steinke_epsilon
+
+    rho = acc.rho
+    deltas = list(settings.deltas)
+    dpts = acc.delta([bun_steinke_epsilon(rho, d) for d in deltas])
+    t1 = time.perf_counter()
+    epts = acc.epsilon(deltas)
+    t2 = time.perf_counter()
+    half = settings.tradeoff_half
+    with mpmath.workdps(30):
+        z = -mpmath.sqrt(2) * mpmath.erfinv(2 * to_mpf(to_fraction(settings.alpha_min)) - 1)
+        U = z * mpmath.sqrt(2 * to_mpf(rho)) + to_mpf(rho)
+        step = Fraction(mpmath.nstr(U / half, 25))
+    xs = [rho + m * step for m in range(-half, half + 1)]
+    verts = acc.tradeoff_vertex_brackets(xs)
+    t3 = time.perf_counter()
+    worst_d = worst_e = worst_t = 0.0
+    rows = [PAIR_COLUMNS]
+    with mpmath.workdps(40):
+        for d, dp, ep in zip(deltas, dpts, epts):
+            rel_d = float(dp.error_bound / dp.estimate) if dp.estimate > 0 else math.inf
+            rel_e = float((ep.upper - ep.lower) / ep.upper) if ep.upper > 0 else math.inf
+            worst_d, worst_e = max(worst_d, rel_d), max(worst_e, rel_e)
+            rows.append((i, j, d, fmt(dp.epsilon), fmt(dp.estimate), fmt_bound(dp.error_bound),
+                         fmt(dp.upper * (1 + mpmath.mpf(10) ** -15)), fmt(dp.first_term), fmt(dp.second_term),
+                         fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper)))
+        trows = [TRADEOFF_COLUMNS]
+        pts = []
+        for m, ((al, ah), (bl, bh)) in zip(range(-half, half + 1), verts):
+            a, b = (al + ah) / 2, (bl + bh) / 2
+            ra = float((ah - al) / 2 / a) if a > 0 else math.inf
+            rb = float((bh - bl) / 2 / b) if b > 0 else math.inf
+            worst_t = max(worst_t, ra, rb)
+            a_txt, b_txt = fmt(a, 25), fmt(b, 25)
+            trows.append((m, a_txt, fmt_bound(math.nextafter(ra, math.inf)), b_txt,
+                          fmt_bound(math.nextafter(rb, math.inf))))
+            a, b = mpmath.mpf(a_txt), mpmath.mpf(b_txt)
+            pts.append((a, b, a * ra, b * rb))
+        grows = _grid_rows(pts, settings)
+    diag = acc.diagnostics()
+    return PairResult(
+        i, j, _csv(rows), _csv(trows), _csv(grows),
+        {"method": diag.method, "certification": acc.certification, "nodes_kept": diag.nodes_kept,
+         "nodes_total": diag.nodes_total, "n_groups": diag.n_groups, "lattice_scale": diag.lattice_scale,
+         "shift": 0, "worst_delta_rel_error": worst_d, "worst_eps_rel_width": worst_e,
+         "worst_tradeoff_rel_error": worst_t},
         {"delta": t1 - t0, "epsilon": t2 - t1, "tradeoff": t3 - t2},
     )
