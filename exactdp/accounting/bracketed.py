@@ -154,75 +154,106 @@ class BigLatticeAccountant:
             c = to_mpf(self.c)
             return x - c, x + c
 
-    def _delta_bracket(self, e):
-        t1, t2 = self._thresholds(e)
-        (l1, h1), (l2, h2) = self.brackets([t1, t2])
+    def _delta_brackets(self, es) -> list:
+        """(lo, hi, P1 mid, e^ε·P2 mid, thresholds) of δ at each exact real ε (one batch)."""
+        ths = [self._thresholds(e) for e in es]
+        br = self.brackets([t for pair in ths for t in pair])
+        out = []
         with workdps(_DPS):
-            ee = mpmath.exp(_at(e))
-            lo = max(l1 - ee * h2 * (1 + mpmath.mpf(10) ** -30), mpmath.mpf(0))
-            hi = h1 - ee * l2 * (1 - mpmath.mpf(10) ** -30)
-            return lo, hi, (l1 + h1) / 2, ee * (l2 + h2) / 2, (t1, t2)
+            tiny = mpmath.mpf(10) ** -30
+            for k, e in enumerate(es):
+                (l1, h1), (l2, h2) = br[2 * k], br[2 * k + 1]
+                ee = mpmath.exp(_at(e))
+                lo = max(l1 - ee * h2 * (1 + tiny), mpmath.mpf(0))
+                hi = h1 - ee * l2 * (1 - tiny)
+                out.append((lo, hi, (l1 + h1) / 2, ee * (l2 + h2) / 2, ths[k]))
+        return out
+
+    def _delta_bracket(self, e):
+        return self._delta_brackets([e])[0]
 
     def delta(self, epsilons) -> tuple:
         """δ(ε) for each ε (exact value or ``f(dps)`` callable), as certified brackets."""
         if isinstance(epsilons, (str, bytes)):
             raise InputError("epsilons", epsilons, "expected a sequence of values, not one string")
+        es = [_real(e, "epsilon") for e in epsilons]
         out = []
-        for e in epsilons:
-            e = _real(e, "epsilon")
-            lo, hi, p1, p2, th = self._delta_bracket(e)
+        for e, (lo, hi, p1, p2, th) in zip(es, self._delta_brackets(es)):
             with workdps(_DPS):
                 out.append(BracketedDelta(_at(e), (lo + hi) / 2, (hi - lo) / 2, p1, p2, th, self.certification))
         return tuple(out)
 
     # ------------------------------------------------------------------ ε(δ)
     def epsilon(self, deltas) -> tuple:
-        """The smallest ε ≥ 0 with δ(ε) ≤ each target, as a certified bracket."""
+        """The smallest ε ≥ 0 with δ(ε) ≤ each target, as a certified bracket.
+
+        Newton steps on log δ (``d log δ/dε = −e^ε P(W > ε+c)/δ``) for all targets at once,
+        then certified sides: ``δ_hi(upper) ≤ target < δ_lo(lower)``, stepping outwards
+        from the Newton point by the bracket's own width (×4 per retry)."""
         if isinstance(deltas, (str, bytes)):
             raise InputError("deltas", deltas, "expected a sequence of values, not one string")
-        out = []
+        dts = []
         for d in deltas:
             dt = to_fraction(d, "delta")
             if not 0 < dt < 1:
                 raise InputError("delta", d, "must lie in (0, 1)")
-            out.append(self._epsilon_one(dt))
-        return tuple(out)
-
-    def _epsilon_one(self, dt: Fraction):
+            dts.append(dt)
         with workdps(_DPS):
-            target = to_mpf(dt)
-        lo0, hi0 = self._delta_bracket(Fraction(0))[:2]
-        if hi0 <= target:
-            return BracketedEpsilon(target, mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf(0), 0, self.certification)
-        # Newton on log δ(ε) with d log δ/dε = −e^ε P(W > ε+c)/δ, from a Gaussian start
+            targets = [to_mpf(d) for d in dts]
+        zero_hi = self._delta_bracket(Fraction(0))[1]
         c = float(self.c)
-        eps = c + 2 * math.sqrt(c * math.log(1 / float(dt)))
-        eps_f = Fraction(eps).limit_denominator(10**12)
+        eps = {i: Fraction(c + 2 * math.sqrt(c * math.log(1 / float(d)))).limit_denominator(10**12)
+               for i, d in enumerate(dts) if zero_hi > targets[i]}
+        active = list(eps)
         for _ in range(60):
-            lo, hi, _, p2, _ = self._delta_bracket(eps_f)
-            mid = (lo + hi) / 2
-            if not mid > 0:
-                eps_f = eps_f / 2 if eps_f > 1 else eps_f - 1
-                continue
-            step = float((mpmath.log(mid) - mpmath.log(target)) * mid / p2)
-            eps_f = max(eps_f + Fraction(step).limit_denominator(10**15), Fraction(0))
-            if abs(step) < 1e-13 * max(1.0, float(eps_f)):
+            if not active:
                 break
-        # certify: ε_up with δ_hi ≤ target, ε_lo with δ_lo > target (steps grow geometrically)
-        lo, hi, _, p2, _ = self._delta_bracket(eps_f)
-        h = Fraction(max(float(1.5 * (hi - lo) / p2) if p2 > 0 else 0.0, 1e-15 * max(1.0, float(eps_f))))
-        h = h.limit_denominator(10**18) or Fraction(1, 10**18)
-        up, k = eps_f, h
-        while self._delta_bracket(up)[1] > target:
-            up += k
-            k *= 4
-        lo_e, k = eps_f, h
-        while lo_e > 0 and self._delta_bracket(lo_e)[0] <= target:
-            lo_e = max(lo_e - k, Fraction(0))
-            k *= 4
+            res = self._delta_brackets([eps[i] for i in active])
+            nxt = []
+            for i, (lo, hi, _, p2, _) in zip(active, res):
+                mid = (lo + hi) / 2
+                if not mid > 0 or not p2 > 0:
+                    eps[i] = eps[i] / 2
+                    nxt.append(i)
+                    continue
+                step = float((mpmath.log(mid) - mpmath.log(targets[i])) * mid / p2)
+                eps[i] = max(eps[i] + Fraction(step).limit_denominator(10**15), Fraction(0))
+                if abs(step) > 1e-13 * max(1.0, float(eps[i])):
+                    nxt.append(i)
+            active = nxt
+        res = dict(zip(eps, self._delta_brackets(list(eps.values())))) if eps else {}
+        step, up, low = {}, dict(eps), dict(eps)
+        for i, (lo, hi, _, p2, _) in res.items():
+            h = float(1.5 * (hi - lo) / p2) if p2 > 0 else 0.0
+            step[i] = Fraction(max(h, 1e-15 * max(1.0, float(eps[i])))).limit_denominator(10**18)
+        for side in ("up", "low"):
+            pos = dict(up if side == "up" else low)
+            k = dict(step)
+            todo = list(pos)
+            for _ in range(200):
+                if not todo:
+                    break
+                res = self._delta_brackets([pos[i] for i in todo])
+                nxt = []
+                for i, (lo, hi, _, _, _) in zip(todo, res):
+                    done = hi <= targets[i] if side == "up" else (lo > targets[i] or pos[i] == 0)
+                    if not done:
+                        pos[i] = pos[i] + k[i] if side == "up" else max(pos[i] - k[i], Fraction(0))
+                        k[i] *= 4
+                        nxt.append(i)
+                todo = nxt
+            (up if side == "up" else low).update(pos)
+        out = []
         with workdps(_DPS):
-            lower = to_mpf(lo_e) if self._delta_bracket(lo_e)[0] > target else mpmath.mpf(0)
-            return BracketedEpsilon(target, to_mpf(eps_f), lower, to_mpf(up), 0, self.certification)
+            for i, target in enumerate(targets):
+                if i not in eps:
+                    z = mpmath.mpf(0)
+                    out.append(BracketedEpsilon(target, z, z, z, 0, self.certification))
+                    continue
+                lower = to_mpf(low[i]) if low[i] > 0 else mpmath.mpf(0)
+                out.append(BracketedEpsilon(target, to_mpf(eps[i]), min(lower, to_mpf(up[i])), to_mpf(up[i]), 0,
+                                            self.certification))
+        return tuple(out)
 
     # ------------------------------------------------------------------ trade-off
     def _alpha_at(self, x, side):

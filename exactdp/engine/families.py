@@ -29,10 +29,12 @@ from functools import reduce
 
 import numpy as np
 
+from exactdp.kernels.smoothed import interval_penalty
+
 from exactdp.engine.lattice import LatticeSum
 from exactdp.mechanisms import Composition
 
-__all__ = ["Group", "Family", "groups_of", "families_of", "family_lattice", "group_penalty",
+__all__ = ["Group", "Family", "groups_of", "families_of", "family_lattice", "group_penalty", "penalty_arrays",
            "rational_gcd", "FAMILY_LIMIT"]
 
 #: a family is kept only while ``max n_g · N_f`` stays below this (int64 phases with margin)
@@ -128,18 +130,21 @@ def family_lattice(fam: Family, c: Fraction) -> LatticeSum:
                       tuple(g.sigma2 for g in fam.groups), 1 / fam.unit, c, 0)
 
 
+def log_d(s2: float) -> float:
+    """``log D_g`` of the penalty (−inf when D ≤ 1/2: only the trivial bound is used)."""
+    D = 1 - 2 * sum(math.exp(-2 * math.pi**2 * s2 * k * k) for k in range(1, 8))
+    return math.log(D) if D > 0.5 else -math.inf
+
+
+def penalty_arrays(groups):
+    """(σ², m, log D) arrays of the groups for :func:`exactdp.kernels.smoothed.interval_penalty`."""
+    s2 = np.array([float(g.sigma2) for g in groups])
+    m = np.array([int(g.count) for g in groups], dtype=np.int64)
+    return s2, m, np.array([log_d(x) for x in s2])
+
+
 def group_penalty(d, s2: float, m: int):
     """``pen_g(d)`` (see module docstring) for distances ``d ∈ [0, 1/2]`` in cycles (array)."""
-    d = np.asarray(d, dtype=float)
-    q = sum(math.exp(-2 * math.pi**2 * s2 * k * k) for k in range(1, 8))
-    D = 1 - 2 * q
-    if D <= 0.5:
-        return np.zeros_like(d)
-    b = 2 * math.pi * np.clip(d, 0.0, 0.5)
-    terms = np.stack([-0.5 * s2 * (b - 2 * math.pi * k) ** 2 for k in range(-8, 9)])
-    mx = terms.max(axis=0)
-    logp = mx + np.log(np.exp(terms - mx).sum(axis=0))
-    # the neglected terms |k| ≥ 9 weigh < e^{−144π²σ²} ≤ e^{−80} of the k = 0 term (σ² ≥ 0.056,
-    # where D > 1/2); that and the float64 rounding of logp are covered by the margin
-    margin = 1e-12 + 8 * 2.0**-52 * (np.abs(mx) + 1.0)
-    return m * np.maximum(0.0, math.log(D) - logp - margin)
+    d = np.ascontiguousarray(np.asarray(d, dtype=float).reshape(1, -1))
+    return interval_penalty(d, d, np.array([float(s2)]), np.array([int(m)], dtype=np.int64),
+                            np.array([log_d(float(s2))]))

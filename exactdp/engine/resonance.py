@@ -30,13 +30,13 @@ from __future__ import annotations
 import bisect
 import math
 from fractions import Fraction
-from functools import lru_cache
 
 import numpy as np
 
-from exactdp.engine.families import Family, group_penalty
+from exactdp.engine.families import Family, log_d, penalty_arrays
+from exactdp.kernels.smoothed import interval_penalty
 
-__all__ = ["family_arcs", "first_hit", "hits", "windows", "window_nodes", "TooManyResonances", "MAX_HITS"]
+__all__ = ["family_arcs", "arcs_known", "generation_plan", "first_hit", "hits", "windows", "window_nodes", "TooManyResonances", "MAX_HITS"]
 
 #: refuse (rather than run for hours) when the generation step expects more coincidences
 MAX_HITS = 400_000
@@ -48,25 +48,35 @@ class TooManyResonances(ArithmeticError):
     """The design has too many near-resonances in the frequency range for the sieve."""
 
 
-@lru_cache(maxsize=256)
-def _arcs_cached(mults: tuple, s2s: tuple, counts: tuple, T: float, vproxy: float):
+_ARCS: dict = {}
+
+
+def _arcs_key(fam: Family, T: float) -> tuple:
+    return (tuple(int(x) for x in fam.multipliers), tuple(float(g.sigma2) for g in fam.groups),
+            tuple(int(g.count) for g in fam.groups), float(T), fam.vproxy)
+
+
+def arcs_known(fam: Family, T: float) -> bool:
+    """Whether the arcs of this family at level T are already computed (cached)."""
+    return _arcs_key(fam, T) in _ARCS
+
+
+def _arcs_compute(mults: tuple, s2s: tuple, counts: tuple, T: float, vproxy: float):
     lo = np.array([0.0])
     hi = np.array([0.5])
     width = max(math.sqrt(2 * T / max(vproxy, 1e-300)) / (2 * math.pi) / 16.0, 1e-13)
     leaves = []
     n = np.array(mults, dtype=float)
+    s2a = np.array(s2s, dtype=float)
+    ma = np.array(counts, dtype=np.int64)
+    logd = np.array([log_d(x) for x in s2a])
     for _ in range(200):
         if lo.size == 0:
             break
         if lo.size > 400_000:
             return None
-        lb = np.zeros(lo.size)
-        for ng, s2, m in zip(n, s2s, counts):
-            x0, x1 = ng * lo, ng * hi
-            contains = np.floor(x1) >= np.ceil(x0)
-            d = np.minimum(np.abs(x0 - np.round(x0)), np.abs(x1 - np.round(x1)))
-            d = np.where(contains, 0.0, np.maximum(d - 2e-16 * ng - 1e-15, 0.0))
-            lb += group_penalty(d, s2, m)
+        lb = interval_penalty(np.ascontiguousarray(np.outer(n, lo)), np.ascontiguousarray(np.outer(n, hi)),
+                              s2a, ma, logd)
         keep = lb <= T
         lo, hi = lo[keep], hi[keep]
         small = (hi - lo) <= width
@@ -93,8 +103,12 @@ def _arcs_cached(mults: tuple, s2s: tuple, counts: tuple, T: float, vproxy: floa
 def family_arcs(fam: Family, T: float):
     """Arcs ``(lo, hi) ⊂ [0, 1/2]`` covering ``{ψ : pen_f(ψ) ≤ T}`` (the set is symmetric
     under ψ ↦ −ψ), or ``None`` when the family constrains too little to be a sieve."""
-    return _arcs_cached(tuple(int(x) for x in fam.multipliers), tuple(float(g.sigma2) for g in fam.groups),
-                        tuple(int(g.count) for g in fam.groups), float(T), fam.vproxy)
+    key = _arcs_key(fam, T)
+    if key not in _ARCS:
+        if len(_ARCS) > 512:
+            _ARCS.pop(next(iter(_ARCS)))
+        _ARCS[key] = _arcs_compute(*key)
+    return _ARCS[key]
 
 
 def _symmetric(arcs) -> list:
@@ -199,21 +213,13 @@ def _refine_all(ratio: Fraction, js, lo, hi, arcs01, dd_frac):
     return rows[ok], nlo[ok], nhi[ok]
 
 
-def windows(families, arcs, v_max: float, T: float, dd_frac):
-    """Candidate windows ``(js, α_lo, α_hi, unit)``: frequencies ``v = (j + α)/unit``, α in
-    [α_lo, α_hi], covering every v ∈ [0, v_max] at which each sieving family's penalty
-    is ≤ T (``arcs[i]`` from :func:`family_arcs`, None for non-sieving families).
-
-    Raises
-    ------
-    TooManyResonances
-        When the expected number of coincidences exceeds :data:`MAX_HITS`.
-    """
+def generation_plan(families, arcs, v_max: float) -> tuple:
+    """(expected candidates, f1, f2 or None) of the cheapest generation (see :func:`windows`)."""
     sieving = [i for i, a in enumerate(arcs) if a is not None]
     if not sieving:
-        raise TooManyResonances("no family constrains the integrand enough to sieve")
+        return math.inf, None, None
     sym = {i: _symmetric(arcs[i]) for i in sieving}
-    arcs01 = {i: _arcs01(sym[i]) for i in sieving}
+    widths = {i: np.array([b - a for a, b in sym[i]]) for i in sieving}
     best = None
     for f1 in sieving:
         J1 = float(families[f1].unit) * v_max
@@ -224,12 +230,28 @@ def windows(families, arcs, v_max: float, T: float, dd_frac):
             if f2 == f1:
                 continue
             r = float(families[f2].unit / families[f1].unit)
-            cost = J1 * sum(min(1.0, (b - a) + r * (d - c)) for a, b in sym[f1] for c, d in sym[f2])
+            cost = J1 * float(np.minimum(1.0, widths[f2][None, :] + r * widths[f1][:, None]).sum())
             if cost < best[0]:
                 best = (cost, f1, f2)
-    cost, f1, f2 = best
+    return best
+
+
+def windows(families, arcs, v_max: float, T: float, dd_frac):
+    """Candidate windows ``(js, α_lo, α_hi, unit)``: frequencies ``v = (j + α)/unit``, α in
+    [α_lo, α_hi], covering every v ∈ [0, v_max] at which each sieving family's penalty
+    is ≤ T (``arcs[i]`` from :func:`family_arcs`, None for non-sieving families).
+
+    Raises
+    ------
+    TooManyResonances
+        When the expected number of coincidences exceeds :data:`MAX_HITS`.
+    """
+    cost, f1, f2 = generation_plan(families, arcs, v_max)
     if cost > MAX_HITS:
         raise TooManyResonances(f"about {cost:.3g} candidate resonances below frequency {v_max:.3g}")
+    sieving = [i for i, a in enumerate(arcs) if a is not None]
+    sym = {i: _symmetric(arcs[i]) for i in sieving}
+    arcs01 = {i: _arcs01(sym[i]) for i in sieving}
     a1 = families[f1].unit
     jmax = int(math.floor(a1 * Fraction(v_max))) + 1
     js, los, his = [], [], []
@@ -287,20 +309,14 @@ def window_nodes(groups, wins, T: float, period: int, sk2: float, n_max: int, dd
     base = np.array(base)  # groups × windows
     a1 = float(unit)
     jf = js.astype(float)
+    s2a, ma, logd = penalty_arrays(groups)
     chunks = []
     for _ in range(200):
         if lo.size == 0:
             break
-        lb = np.zeros(lo.size)
-        for k, g in enumerate(groups):
-            r = ratios[k]
-            x0 = base[k, win] + r * lo
-            x1 = base[k, win] + r * hi
-            contains = np.floor(x1) >= np.ceil(x0)
-            d = np.minimum(np.abs(x0 - np.round(x0)), np.abs(x1 - np.round(x1)))
-            slack = 4e-16 * (np.abs(x0) + np.abs(x1)) + 2.0**-50 + 1e-15
-            d = np.where(contains, 0.0, np.maximum(d - slack, 0.0))
-            lb += group_penalty(d, float(g.sigma2), int(g.count))
+        rr = np.array(ratios)[:, None]
+        bw = base[:, win]
+        lb = interval_penalty(np.ascontiguousarray(bw + rr * lo), np.ascontiguousarray(bw + rr * hi), s2a, ma, logd)
         v_lo = np.maximum((jf[win] + lo) / a1, 0.0)
         lb += 0.5 * sk2 * (2 * math.pi * v_lo * (1 - 1e-12)) ** 2
         keep = lb <= T

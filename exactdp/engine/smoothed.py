@@ -37,10 +37,10 @@ import mpmath
 import numpy as np
 
 from exactdp.dgauss.float64 import variance_float
-from exactdp.engine.families import families_of, group_penalty
-from exactdp.engine.resonance import family_arcs, window_nodes, windows
+from exactdp.engine.families import families_of, penalty_arrays
+from exactdp.engine.resonance import arcs_known, family_arcs, generation_plan, window_nodes, windows
 from exactdp.kernels.dgauss import log_theta_real
-from exactdp.kernels.smoothed import PHASE_ERR, dd_phases, smoothed_factors, smoothed_sums
+from exactdp.kernels.smoothed import PHASE_ERR, dd_phases, interval_penalty, smoothed_factors, smoothed_sums
 from exactdp.numerics.precision import DPS_RESULT, EPS64, to_mpf
 
 __all__ = ["SmoothedTails", "RES_OVER_S", "resolution_for"]
@@ -50,6 +50,8 @@ RES_OVER_S = 8
 _PHI_BAR = 6.3e-16
 #: Gaussian cut of the frequency range: e^{−T_G}
 T_GAUSS = 62.0
+#: stop adding sieving families once the generation expects at most this many candidates
+CHEAP_GENERATION = 2000
 #: largest integer multiplier of a sieving family (its arcs need resolution ~1/n)
 SIEVE_MULTIPLIER = 2**17
 #: aliasing period in units of sd(W)
@@ -117,18 +119,25 @@ class SmoothedTails:
     # -- nodes ------------------------------------------------------------------------
     def _build_nodes(self) -> None:
         fams = families_of(self.groups, SIEVE_MULTIPLIER)
-        arcs = [family_arcs(f, self.sieve_T) for f in fams]
+        # arcs of as few families as needed: cached ones first, then the cheapest, until
+        # the generation is cheap (the window refinement below uses every group anyway)
+        order = sorted(range(len(fams)), key=lambda i: (not arcs_known(fams[i], self.sieve_T),
+                                                       max(fams[i].multipliers) * len(fams[i].groups)))
+        arcs = [None] * len(fams)
+        for i in order:
+            arcs[i] = family_arcs(fams[i], self.sieve_T)
+            if generation_plan(fams, arcs, self.v_max)[0] <= CHEAP_GENERATION:
+                break
         wins = windows(fams, arcs, self.v_max, self.sieve_T, dd_phases)
         P = self.period
         nodes = window_nodes(self.groups, wins, self.sieve_T, P, self.sk2, self.n_max, dd_phases)
         self.tau = [_dd(g.weight * self.nu) for g in self.groups]
         phase = np.empty((nodes.size, len(self.groups)))
-        pen = 0.5 * self.sk2 * (2 * math.pi * nodes.astype(float) / P) ** 2
-        for k, (g, (hi, lo)) in enumerate(zip(self.groups, self.tau)):
+        for k, (hi, lo) in enumerate(self.tau):
             phase[:, k] = dd_phases(nodes, hi, lo)
-            # the sieve's distance, lowered by the phase error (keeping more is safe)
-            d = np.maximum(np.abs(phase[:, k]) - PHASE_ERR / (2 * math.pi), 0.0)
-            pen = pen + group_penalty(d, float(g.sigma2), int(g.count))
+        s2a, ma, logd = penalty_arrays(self.groups)
+        pt = np.ascontiguousarray(phase.T)
+        pen = 0.5 * self.sk2 * (2 * math.pi * nodes.astype(float) / P) ** 2 + interval_penalty(pt, pt, s2a, ma, logd)
         keep = pen <= self.sieve_T
         self.nodes = np.ascontiguousarray(nodes[keep])
         self.phase = np.ascontiguousarray(phase[keep])
@@ -160,64 +169,71 @@ class SmoothedTails:
         return max(int(round(x / (self.var + self.sk2) * self.sd)), 1)
 
     # -- smoothed tails Ψ(x) = P(W + Z > x), x ≥ 0 --------------------------------------
-    def _psi(self, xs) -> list:
-        """(log Ψ̂, certified relative error) for each x ≥ 0 (mpf values)."""
-        out = [None] * len(xs)
-        by_j: dict = {}
-        for i, x in enumerate(xs):
-            by_j.setdefault(self._lam_index(float(x)), []).append(i)
+    def _psi(self, xs) -> tuple:
+        """Arrays (log Ψ̂, certified relative error) for each x ≥ 0 (mpf values)."""
+        n = len(xs)
+        log_est = np.full(n, -np.inf)
+        rel = np.full(n, np.inf)
+        xf = np.array([float(x) for x in xs])
+        js = np.maximum(np.round(xf / (self.var + self.sk2) * self.sd).astype(np.int64), 1)
         P = self.period
-        nu = 1.0 / P
-        gamma = EPS64 * (64.0 + 8.0 * float(self.m.sum())) + 1e-21 * float(self.m.sum()) + PHASE_ERR + 4 * EPS64
-        for j, idx in by_j.items():
-            lam, G, err, logm = self._factors(j)
-            his, los = [], []
-            with mpmath.workdps(DPS_RESULT):
-                for i in idx:
-                    y = xs[i] / P
-                    f = y - mpmath.floor(y + mpmath.mpf(0.5))
-                    h = float(f)
-                    his.append(h)
-                    los.append(float(f - h))
-            res, absres = smoothed_sums(G, self.nodes, np.array(his), np.array(los))
-            err_sum = 2.0 * float(err.sum())
-            u_last = 2 * math.pi * self.n_max / P
-            e_sieve = (2.0 * self.n_max * math.exp(-self.sieve_T)
-                       + (P / math.pi) * math.exp(-0.5 * self.sk2 * u_last**2) / (self.sk2 * u_last))
-            vs = self.vproxy + self.sk2
+        his = np.empty(n)
+        los = np.empty(n)
+        with mpmath.workdps(DPS_RESULT):
+            half = mpmath.mpf(0.5)
+            for i, x in enumerate(xs):
+                y = x / P
+                f = y - mpmath.floor(y + half)
+                his[i] = float(f)
+                los[i] = float(f - his[i])
+        gamma = EPS64 * (64.0 + 8.0 * float(self.m.sum())) + 1e-21 * float(self.m.sum()) + PHASE_ERR + 8 * EPS64
+        u_last = 2 * math.pi * self.n_max / P
+        e_sieve = (2.0 * self.n_max * math.exp(-self.sieve_T)
+                   + (P / math.pi) * math.exp(-0.5 * self.sk2 * u_last**2) / (self.sk2 * u_last))
+        vs = self.vproxy + self.sk2
+        for j in np.unique(js):
+            idx = np.flatnonzero(js == j)
+            lam, G, err, logm = self._factors(int(j))
+            res, absres = smoothed_sums(G, self.nodes, his[idx], los[idx])
+            x = xf[idx]
+            ok = res > 0
+            r = np.where(ok, res, 1.0)
+            le = logm + 0.5 * self.sk2 * lam * lam - lam * x - math.log(lam) - math.log(P) + np.log(r)
+            units = e_sieve + 2.0 * float(err.sum()) + gamma * absres
+            la_neg = -lam * P - math.log(-math.expm1(-lam * P))
+            e1 = lam * P - (x + P) ** 2 / (2 * vs)
+            e2 = 2 * lam * P - (x + 2 * P) ** 2 / (2 * vs)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                la_pos = np.where(e2 < e1, e1 - np.log(-np.expm1(np.minimum(e2 - e1, -1e-300))), np.inf)
+            la = np.logaddexp(la_neg, la_pos)
             rel_par = 4 * EPS64 * float(np.sum(self.m * (1 + (self.w * lam) ** 2 * self.s2)))
-            for i, r, ab in zip(idx, res, absres):
-                x = float(xs[i])
-                if not r > 0:
-                    out[i] = (-math.inf, math.inf)
-                    continue
-                log_r = logm + 0.5 * self.sk2 * lam * lam - lam * x - math.log(lam) + math.log(nu)
-                log_est = log_r + math.log(r)
-                units = e_sieve + err_sum + (gamma + 4 * EPS64) * ab
-                la_neg = -lam * P - math.log(-math.expm1(-lam * P))
-                e1 = lam * P - (x + P) ** 2 / (2 * vs)
-                e2 = 2 * lam * P - (x + 2 * P) ** 2 / (2 * vs)
-                la_pos = e1 - math.log(-math.expm1(e2 - e1)) if e2 < e1 else math.inf
-                la = max(la_neg, la_pos) + math.log1p(math.exp(-abs(la_neg - la_pos)))
-                rel = (units / r + math.exp(min(la - log_est, 700.0))
-                       + 3 * EPS64 * (abs(logm) + abs(lam * x) + abs(math.log(lam)) + 10) + rel_par)
-                out[i] = (log_est, rel)
-        return out
+            rr = (units / r + np.exp(np.minimum(la - le, 700.0))
+                  + 3 * EPS64 * (abs(logm) + np.abs(lam * x) + abs(math.log(lam)) + 10) + rel_par)
+            log_est[idx] = np.where(ok, le, -np.inf)
+            rel[idx] = np.where(ok, rr, np.inf)
+        return log_est, rel, js
 
-    def _psi_bracket(self, xs) -> list:
-        """Certified (lo, hi) of Ψ(x) for real x (mpf), by symmetry for x < 0."""
-        pos = [abs(x) for x in xs]
-        vals = self._psi(pos)
+    def _psi_bracket(self, xs) -> tuple:
+        """Certified (lo, hi) of Ψ(x) for real x (mpf), by symmetry for x < 0, as float
+        arrays when Ψ is above e^{−700} (each widened by 4 EPS64 for its own rounding),
+        else as mpf; and the tilt index used for each |x|."""
+        vals, rels, js = self._psi([abs(x) for x in xs])
+        neg = np.array([x < 0 for x in xs])
+        ok = np.isfinite(rels) & (rels < 1)
+        big = ok & (vals > -700.0)
+        v = np.exp(np.where(big, vals, 0.0))
+        lo = np.where(ok, v * (1 - rels) * (1 - 4 * EPS64), 0.0)
+        hi = np.where(ok, np.minimum(v * (1 + rels) * (1 + 4 * EPS64), 1.0), 1.0)
         out = []
         with mpmath.workdps(DPS_RESULT):
-            for x, (lv, rel) in zip(xs, vals):
-                if not math.isfinite(rel) or rel >= 1:
-                    lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+            for k in range(len(xs)):
+                if ok[k] and not big[k]:
+                    w = mpmath.exp(mpmath.mpf(float(vals[k])))
+                    l, h = w * (1 - rels[k]), w * (1 + rels[k])
                 else:
-                    v = mpmath.exp(mpmath.mpf(lv))
-                    lo, hi = v * (1 - rel), min(v * (1 + rel), mpmath.mpf(1))
-                out.append((lo, hi) if x >= 0 else (1 - hi, 1 - lo))
-        return out
+                    l, h = mpmath.mpf(float(lo[k])), mpmath.mpf(float(hi[k]))
+                out.append((1 - h, 1 - l) if neg[k] else (l, h))
+        return out, js
 
     # -- brackets of the tails of W ------------------------------------------------------
     def brackets(self, ts) -> list:
@@ -228,14 +244,15 @@ class SmoothedTails:
             a = mpmath.mpf(self.a)
             pos = [t if t >= 0 else -t for t in ts]
             xs = [p + a for p in pos] + [p - a for p in pos]
-        br = self._psi_bracket(xs)
+        br, js = self._psi_bracket(xs)
         n = len(ts)
         out = []
         with mpmath.workdps(DPS_RESULT):
             for k, t in enumerate(ts):
-                p = pos[k]
-                mu = max(self._lam_index(float(p + a)) / self.sd, self.lam_floor)
-                chern = _PHI_BAR * mpmath.exp(mpmath.mpf(self._log_mgf(mu)) - mu * p) * (1 + 1e-9)
+                lam, _, _, logm = self._factors(int(js[k]))
+                ch = logm - lam * float(pos[k])
+                chern = (_PHI_BAR * math.exp(ch) * (1 + 1e-9) if ch < 700 else
+                         _PHI_BAR * mpmath.exp(mpmath.mpf(ch)) * (1 + 1e-9))
                 lo = max(br[k][0] - chern, mpmath.mpf(0))
                 hi = min(br[n + k][1] / (1 - _PHI_BAR), mpmath.mpf(1))
                 out.append((lo, hi) if t >= 0 else (1 - hi, 1 - lo))
