@@ -313,38 +313,48 @@ def _group_sum_pmf(sigma2: Fraction, m: int) -> dict:
     return out
 
 
-def big_lattice_delta_brute(groups, eps) -> mpmath.mpf:
-    """δ(ε) of ``groups`` = [(σ², Δ, m), ...] (Fractions/ints), ε a Fraction, at 60 digits."""
+@functools.lru_cache(maxsize=8)
+def _big_lattice_tables(groups):
+    gs = [(Fraction(s2), abs(int(d)), int(m)) for s2, d, m in groups if int(d) != 0]
+    c = sum((Fraction(m * d * d) / (2 * s2) for s2, d, m in gs), Fraction(0))
+    atoms = {Fraction(0): mpmath.mpf(1)}
+    for s2, d, m in gs[:-1]:
+        w = Fraction(d) / s2
+        pm = _group_sum_pmf(s2, m)
+        nxt: dict = {}
+        for v, pv in atoms.items():
+            for s, ps in pm.items():
+                key = v + w * s
+                nxt[key] = nxt.get(key, 0) + pv * ps
+        atoms = nxt
+    s2, d, m = gs[-1]
+    last = _group_sum_pmf(s2, m)
+    lo, hi = min(last), max(last)
+    suffix = [mpmath.mpf(0)] * (hi - lo + 2)
+    for s in range(hi, lo - 1, -1):
+        suffix[s - lo] = suffix[s - lo + 1] + last[s]
+    return c, list(atoms.items()), Fraction(d) / s2, lo, hi, suffix
+
+
+def big_lattice_tail_brute(groups, t, strict: bool = True) -> mpmath.mpf:
+    """``P(W > t)`` (strict) or ``P(W ≥ t)`` of ``groups`` = ((σ², Δ, m), ...) for a rational t."""
     with mpmath.workdps(DPS):
-        gs = [(Fraction(s2), abs(int(d)), int(m)) for s2, d, m in groups if int(d) != 0]
-        c = sum((Fraction(m * d * d) / (2 * s2) for s2, d, m in gs), Fraction(0))
-        atoms = {Fraction(0): mpmath.mpf(1)}
-        for s2, d, m in gs[:-1]:
-            w = Fraction(d) / s2
-            pm = _group_sum_pmf(s2, m)
-            nxt: dict = {}
-            for v, pv in atoms.items():
-                for s, ps in pm.items():
-                    key = v + w * s
-                    nxt[key] = nxt.get(key, 0) + pv * ps
-            atoms = nxt
-        s2, d, m = gs[-1]
-        w_last = Fraction(d) / s2
-        last = _group_sum_pmf(s2, m)
-        lo, hi = min(last), max(last)
-        suffix = [mpmath.mpf(0)] * (hi - lo + 2)
-        for s in range(hi, lo - 1, -1):
-            suffix[s - lo] = suffix[s - lo + 1] + last[s]
+        _, atoms, w_last, lo, hi, suffix = _big_lattice_tables(tuple(groups))
+        tot = mpmath.mpf(0)
+        for v, pv in atoms:
+            y = (Fraction(t) - v) / w_last
+            k = math.floor(y) + 1 if strict else math.ceil(y)  # {W_last/w ≥ k}
+            if k <= lo:
+                tot += pv * suffix[0]
+            elif k <= hi:
+                tot += pv * suffix[k - lo]
+        return tot
 
-        def tail(t: Fraction):  # P(W > t)
-            tot = mpmath.mpf(0)
-            for v, pv in atoms.items():
-                k = math.floor((t - v) / w_last) + 1  # W_last·(1/w) ≥ k
-                if k <= lo:
-                    tot += pv * suffix[0]
-                elif k <= hi:
-                    tot += pv * suffix[k - lo]
-            return tot
 
+def big_lattice_delta_brute(groups, eps) -> mpmath.mpf:
+    """δ(ε) of ``groups`` = ((σ², Δ, m), ...) (Fractions/ints), ε a Fraction, at 60 digits."""
+    with mpmath.workdps(DPS):
+        c = _big_lattice_tables(tuple(groups))[0]
         e = Fraction(eps)
-        return tail(e - c) - mpmath.exp(mpmath.mpf(e.numerator) / e.denominator) * tail(e + c)
+        return (big_lattice_tail_brute(groups, e - c)
+                - mpmath.exp(mpmath.mpf(e.numerator) / e.denominator) * big_lattice_tail_brute(groups, e + c))
