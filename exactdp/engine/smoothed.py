@@ -58,7 +58,7 @@ SIEVE_MULTIPLIER = 2**17
 PERIOD_SD = 48.0
 
 
-def resolution_for(c: float, delta_floor: float = 1e-21, width: float = 4e-10) -> float:
+def resolution_for(c: float, delta_floor: float = 1e-21, width: float = 3e-10) -> float:
     """Bracket half-width a that gives δ brackets about ``width`` relative wide down to
     ``delta_floor``: the relative width is ≈ 4aλ(λ+1) with λ = sqrt(ln(1/δ)/c) the
     log-slope of the loss density at ε − c (Gaussian approximation; any a is certified)."""
