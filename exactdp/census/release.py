@@ -19,7 +19,7 @@ import mpmath
 from exactdp.accounting.accountant import bun_steinke_epsilon
 from exactdp.accounting.bracketed import BigLatticeAccountant
 from exactdp.census.designs import PL94_ALLOCATION, release_composition
-from exactdp.numerics.exact import InputError, to_fraction
+from exactdp.numerics.exact import to_fraction
 
 __all__ = ["ReleaseRow", "release_rows"]
 
@@ -53,14 +53,9 @@ def release_rows(allocation="dhc-persons-2020", pairs=((13, 13),), deltas=("1e-1
     for i, j in pairs:
         comp = release_composition(allocation, i, j, pl94)
         acc = BigLatticeAccountant(comp)
-        targets = []
-        for d in deltas:
-            dt = to_fraction(d, "delta")
-            if not 0 < dt < 1:
-                raise InputError("delta", d, "must lie in (0, 1)")
-            targets.append(dt)
+        eps = acc.epsilon(deltas)  # validates every target
+        targets = [to_fraction(d, "delta") for d in deltas]
         dps = acc.delta([bun_steinke_epsilon(comp.rho, dt) for dt in targets])
-        eps = acc.epsilon(targets)
         for dt, dp, ep in zip(targets, dps, eps):
             rows.append(ReleaseRow((i, j), dt, comp.rho, dp.epsilon, dp.lower, dp.upper, ep.lower, ep.upper,
                                    dp.certification))

@@ -50,6 +50,8 @@ RES_OVER_S = 8
 _PHI_BAR = 6.3e-16
 #: Gaussian cut of the frequency range: e^{−T_G}
 T_GAUSS = 62.0
+#: below this node index thresholds may be float64 (phase error ≤ 2π·n·|x/P|·2^-52, charged)
+FLOAT_PHASE_NODES = 2**20
 #: stop adding sieving families once the generation expects at most this many candidates
 CHEAP_GENERATION = 2000
 #: largest integer multiplier of a sieving family (its arcs need resolution ~1/n)
@@ -170,22 +172,29 @@ class SmoothedTails:
 
     # -- smoothed tails Ψ(x) = P(W + Z > x), x ≥ 0 --------------------------------------
     def _psi(self, xs) -> tuple:
-        """Arrays (log Ψ̂, certified relative error) for each x ≥ 0 (mpf values)."""
+        """Arrays (log Ψ̂, certified relative error, tilt index) for each x ≥ 0 (mpf values,
+        or a float64 array: exact binary rationals whose phase rounding is charged)."""
         n = len(xs)
         log_est = np.full(n, -np.inf)
         rel = np.full(n, np.inf)
         xf = np.array([float(x) for x in xs])
         js = np.maximum(np.round(xf / (self.var + self.sk2) * self.sd).astype(np.int64), 1)
         P = self.period
-        his = np.empty(n)
-        los = np.empty(n)
-        with mpmath.workdps(DPS_RESULT):
-            half = mpmath.mpf(0.5)
-            for i, x in enumerate(xs):
-                y = x / P
-                f = y - mpmath.floor(y + half)
-                his[i] = float(f)
-                los[i] = float(f - his[i])
+        if isinstance(xs, np.ndarray):  # float thresholds (exact binary rationals): x/P rounded once
+            his = xf / P - np.floor(xf / P + 0.5)
+            los = np.zeros(n)
+            x_phase = 2 * math.pi * float(self.nodes.max(initial=0)) * (np.abs(xf / P) + 1.0) * EPS64
+        else:
+            his = np.empty(n)
+            los = np.empty(n)
+            x_phase = np.zeros(n)
+            with mpmath.workdps(DPS_RESULT):
+                half = mpmath.mpf(0.5)
+                for i, x in enumerate(xs):
+                    y = x / P
+                    f = y - mpmath.floor(y + half)
+                    his[i] = float(f)
+                    los[i] = float(f - his[i])
         gamma = EPS64 * (64.0 + 8.0 * float(self.m.sum())) + 1e-21 * float(self.m.sum()) + PHASE_ERR + 8 * EPS64
         u_last = 2 * math.pi * self.n_max / P
         e_sieve = (2.0 * self.n_max * math.exp(-self.sieve_T)
@@ -199,7 +208,7 @@ class SmoothedTails:
             ok = res > 0
             r = np.where(ok, res, 1.0)
             le = logm + 0.5 * self.sk2 * lam * lam - lam * x - math.log(lam) - math.log(P) + np.log(r)
-            units = e_sieve + 2.0 * float(err.sum()) + gamma * absres
+            units = e_sieve + 2.0 * float(err.sum()) + (gamma + x_phase[idx]) * absres
             la_neg = -lam * P - math.log(-math.expm1(-lam * P))
             e1 = lam * P - (x + P) ** 2 / (2 * vs)
             e2 = 2 * lam * P - (x + 2 * P) ** 2 / (2 * vs)
@@ -217,8 +226,12 @@ class SmoothedTails:
         """Certified (lo, hi) of Ψ(x) for real x (mpf), by symmetry for x < 0, as float
         arrays when Ψ is above e^{−700} (each widened by 4 EPS64 for its own rounding),
         else as mpf; and the tilt index used for each |x|."""
-        vals, rels, js = self._psi([abs(x) for x in xs])
-        neg = np.array([x < 0 for x in xs])
+        if isinstance(xs, np.ndarray):
+            vals, rels, js = self._psi(np.abs(xs))
+            neg = xs < 0
+        else:
+            vals, rels, js = self._psi([abs(x) for x in xs])
+            neg = np.array([x < 0 for x in xs])
         ok = np.isfinite(rels) & (rels < 1)
         big = ok & (vals > -700.0)
         v = np.exp(np.where(big, vals, 0.0))
@@ -243,7 +256,14 @@ class SmoothedTails:
             ts = [mpmath.mpf(t) for t in ts]
             a = mpmath.mpf(self.a)
             pos = [t if t >= 0 else -t for t in ts]
-            xs = [p + a for p in pos] + [p - a for p in pos]
+            if self.nodes.size and self.nodes.max() < FLOAT_PHASE_NODES:
+                # float thresholds moved outwards past the rounding of |t| (so x ≥ |t| + a and
+                # x ≤ |t| − a hold exactly); their phases are charged in _psi
+                pf = np.array([float(p) for p in pos])
+                pad = self.a + 4 * EPS64 * (pf + 1e-300)
+                xs = np.concatenate([pf + pad, pf - pad])
+            else:
+                xs = [p + a for p in pos] + [p - a for p in pos]
         br, js = self._psi_bracket(xs)
         n = len(ts)
         out = []

@@ -61,7 +61,11 @@ def split_cost(groups):
     ≤ 2^20, and one family per group; cost = enumerated atoms, ×200 when the base
     family's tails need the lattice engine instead of a dense pmf."""
     best = None
-    for fams in (families_of(groups), families_of(groups, 2**20), families_of(groups, 1)):
+    widest = families_of(groups)
+    lens = sorted(_family_len(f) for f in widest)
+    if any(x > MAX_FAMILY_PMF for x in lens[:-1]) or math.prod(lens[:-1]) > MAX_ATOMS:
+        return None  # finer decompositions only enumerate more
+    for fams in (widest, families_of(groups, 2**20), families_of(groups, 1)):
         lens = [_family_len(f) for f in fams]
         for b in range(len(fams)):
             others = [lens[i] for i in range(len(fams)) if i != b]

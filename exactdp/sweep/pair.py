@@ -259,6 +259,23 @@ def _grid_rows(pts, settings) -> list:
     return rows
 
 
+def _curve_rows(i: int, j: int, deltas, dpts, epts) -> tuple:
+    """The ε–δ rows of a pair (PAIR_COLUMNS) and its worst relative δ bound and ε width."""
+    worst_d = 0.0
+    worst_e = 0.0
+    rows = [PAIR_COLUMNS]
+    with mpmath.workdps(DPS_RESULT):
+        for d, dp, ep in zip(deltas, dpts, epts):
+            rel_d = float(dp.error_bound / dp.estimate) if dp.estimate > 0 else math.inf
+            rel_e = float((ep.upper - ep.lower) / ep.estimate) if ep.estimate > 0 else math.inf
+            worst_d, worst_e = max(worst_d, rel_d), max(worst_e, rel_e)
+            rows.append((i, j, d, fmt(dp.epsilon), fmt(dp.estimate), fmt_bound(dp.error_bound),
+                         fmt(dp.estimate + dp.error_bound * (1 + mpmath.mpf(10) ** -15)),
+                         fmt(dp.first_term), fmt(dp.second_term),
+                         fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper)))
+    return rows, worst_d, worst_e
+
+
 def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     """Everything the sweep reports for neighbour pair ``(i, j)``.
 
@@ -307,18 +324,8 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     verts = acc.tradeoff_vertices(ks)
     t3 = time.perf_counter()
 
-    worst_d = 0.0
-    worst_e = 0.0
-    rows = [PAIR_COLUMNS]
+    rows, worst_d, worst_e = _curve_rows(i, j, deltas, dpts, epts)
     with mpmath.workdps(DPS_RESULT):
-        for d, dp, ep in zip(deltas, dpts, epts):
-            rel_d = float(dp.error_bound / dp.estimate) if dp.estimate > 0 else math.inf
-            rel_e = float((ep.upper - ep.lower) / ep.estimate) if ep.estimate > 0 else math.inf
-            worst_d, worst_e = max(worst_d, rel_d), max(worst_e, rel_e)
-            rows.append((i, j, d, fmt(dp.epsilon), fmt(dp.estimate), fmt_bound(dp.error_bound),
-                         fmt(dp.estimate + dp.error_bound * (1 + mpmath.mpf(10) ** -15)),
-                         fmt(dp.first_term), fmt(dp.second_term),
-                         fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper)))
         trows = [TRADEOFF_COLUMNS]
         worst_t = 0.0
         pts = []
@@ -358,23 +365,16 @@ def _bracketed_pair(i: int, j: int, acc, settings: SweepSettings, t0: float) -> 
     epts = acc.epsilon(deltas)
     t2 = time.perf_counter()
     half = settings.tradeoff_half
-    with mpmath.workdps(30):
+    with mpmath.workdps(DPS_LOW):
         z = -mpmath.sqrt(2) * mpmath.erfinv(2 * to_mpf(to_fraction(settings.alpha_min)) - 1)
         U = z * mpmath.sqrt(2 * to_mpf(rho)) + to_mpf(rho)
         step = Fraction(mpmath.nstr(U / half, 25))
     xs = [rho + m * step for m in range(-half, half + 1)]
     verts = acc.tradeoff_vertex_brackets(xs)
     t3 = time.perf_counter()
-    worst_d = worst_e = worst_t = 0.0
-    rows = [PAIR_COLUMNS]
-    with mpmath.workdps(40):
-        for d, dp, ep in zip(deltas, dpts, epts):
-            rel_d = float(dp.error_bound / dp.estimate) if dp.estimate > 0 else math.inf
-            rel_e = float((ep.upper - ep.lower) / ep.upper) if ep.upper > 0 else math.inf
-            worst_d, worst_e = max(worst_d, rel_d), max(worst_e, rel_e)
-            rows.append((i, j, d, fmt(dp.epsilon), fmt(dp.estimate), fmt_bound(dp.error_bound),
-                         fmt(dp.upper * (1 + mpmath.mpf(10) ** -15)), fmt(dp.first_term), fmt(dp.second_term),
-                         fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper)))
+    worst_t = 0.0
+    rows, worst_d, worst_e = _curve_rows(i, j, deltas, dpts, epts)
+    with mpmath.workdps(DPS_RESULT):
         trows = [TRADEOFF_COLUMNS]
         pts = []
         for m, ((al, ah), (bl, bh)) in zip(range(-half, half + 1), verts):
