@@ -156,3 +156,23 @@ def test_refused_designs_now_answer(argv, capsys):
     (pt,) = json.loads(capsys.readouterr().out)["points"]
     assert 0 < mpmath.mpf(pt["delta"]) < 1
     assert mpmath.mpf(pt["error_bound"]) < 1e-9 * mpmath.mpf(pt["delta"])
+
+
+def test_verify_twin_refuses_cleanly():
+    argv = ["delta", "--sigma2", "121/100", "--sigma2", "12148/25", "--sigma2", "121481/100", "--eps", "1", "--verify"]
+    assert main(argv) == 3
+
+
+def test_exact_and_bracket_flags():
+    from exactdp.census.designs import release_composition
+
+    exact = BigLatticeAccountant(_comp(DESIGNS[0]))
+    assert exact.certification == "exact" and exact.method.startswith("split")
+    smooth = BigLatticeAccountant(release_composition("dhc-persons-2020", 13, 13))
+    assert smooth.certification == "bracket" and smooth.method == "smoothed-inversion"
+    for acc in (exact, smooth):
+        (p,) = acc.delta([Fraction(3)])
+        (e,) = acc.epsilon(["1e-8"])
+        (t,) = acc.tradeoff(["1/10"])
+        assert p.certification == e.certification == t.certification == acc.certification
+        assert p.lower <= p.estimate <= p.upper and e.lower <= e.upper and t.lower <= t.upper

@@ -123,6 +123,13 @@ class BigLatticeAccountant:
             raise UncertifiedError("design beyond every big-lattice engine: " + "; ".join(errors)
                                    + " (try fewer incommensurate variance groups)")
 
+    @property
+    def engine(self):
+        """There is no int64 lattice engine here: the 60-digit twin of
+        :mod:`exactdp.accounting.verification` (which re-runs it) does not apply."""
+        raise UncertifiedError("this design is beyond the int64 lattice: its numbers are certified brackets of "
+                               f"the {self.method} method; the 60-digit lattice twin (--verify) does not apply")
+
     # ------------------------------------------------------------------ tails
     def brackets(self, ts, strict: bool = True) -> list:
         """Certified (lo, hi) of ``P(W > t)`` (strict) or ``P(W ≥ t)`` for each t

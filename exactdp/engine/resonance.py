@@ -196,16 +196,22 @@ def _refine_all(ratio: Fraction, js, lo, hi, arcs01, dd_frac):
     wide = (x1 - x0) >= 1.0
     sh = np.floor(x0)
     x0, x1 = x0 - sh, x1 - sh
-    k0 = np.searchsorted(ends, x0 - 2 * PAD, side="left")
-    k1 = np.searchsorted(starts, x1 + 2 * PAD, side="right")
+    # rounding of base (dd, ≤ 2^-50) and of r·α: widen by a relative slack as well
+    # (the computed phase of α is x0 + r(α − lo), off by less than the slack); the arcs
+    # are met on the widened interval and mapped back to α widened by slack/r
+    slack = 2 * PAD + 4 * 2.0**-52 * (np.abs(x0) + np.abs(x1) + 1.0)
+    x0w, x1w = x0 - slack, x1 + slack
+    k0 = np.searchsorted(ends, x0w, side="left")
+    k1 = np.searchsorted(starts, x1w, side="right")
     cnt = np.where(wide, 1, np.maximum(k1 - k0, 0))
     rows = np.repeat(np.arange(js.size), cnt)
     off = np.arange(rows.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
     k = np.minimum(k0[rows] + off, starts.size - 1)
-    s0 = np.maximum(starts[k], x0[rows])
-    s1 = np.minimum(ends[k], x1[rows])
-    nlo = lo[rows] + (s0 - x0[rows]) / r - PAD
-    nhi = lo[rows] + (s1 - x0[rows]) / r + PAD
+    s0 = np.maximum(starts[k], x0w[rows])
+    s1 = np.minimum(ends[k], x1w[rows])
+    da = (slack[rows] + PAD) / r
+    nlo = lo[rows] + (s0 - x0[rows]) / r - da
+    nhi = lo[rows] + (s1 - x0[rows]) / r + da
     w = wide[rows]
     nlo = np.where(w, lo[rows], np.maximum(nlo, lo[rows]))
     nhi = np.where(w, hi[rows], np.minimum(nhi, hi[rows]))
