@@ -302,15 +302,12 @@ def delta_single_brute(sigma2, eps):
 
 def _group_sum_pmf(sigma2: Fraction, m: int) -> dict:
     """{s: P[Σ_{k≤m} X_k = s]} for X_k iid N_Z(0, σ²), each truncated at mass 1e-70."""
-    one = dg_pmf(sigma2)
-    out = {0: mpmath.mpf(1)}
-    for _ in range(m):
-        nxt: dict = {}
-        for a, pa in out.items():
-            for b, pb in one.items():
-                nxt[a + b] = nxt.get(a + b, 0) + pa * pb
-        out = nxt
-    return out
+    with mpmath.workdps(DPS):
+        one = dg_pmf(sigma2)
+        out = {0: mpmath.mpf(1)}
+        for _ in range(m):
+            out = convolve(out, one)
+        return out
 
 
 @functools.lru_cache(maxsize=8)
@@ -318,15 +315,10 @@ def _big_lattice_tables(groups):
     gs = [(Fraction(s2), abs(int(d)), int(m)) for s2, d, m in groups if int(d) != 0]
     c = sum((Fraction(m * d * d) / (2 * s2) for s2, d, m in gs), Fraction(0))
     atoms = {Fraction(0): mpmath.mpf(1)}
-    for s2, d, m in gs[:-1]:
-        w = Fraction(d) / s2
-        pm = _group_sum_pmf(s2, m)
-        nxt: dict = {}
-        for v, pv in atoms.items():
-            for s, ps in pm.items():
-                key = v + w * s
-                nxt[key] = nxt.get(key, 0) + pv * ps
-        atoms = nxt
+    with mpmath.workdps(DPS):
+        for s2, d, m in gs[:-1]:
+            w = Fraction(d) / s2
+            atoms = convolve(atoms, {w * s: p for s, p in _group_sum_pmf(s2, m).items()})
     s2, d, m = gs[-1]
     last = _group_sum_pmf(s2, m)
     lo, hi = min(last), max(last)

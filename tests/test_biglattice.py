@@ -176,3 +176,22 @@ def test_exact_and_bracket_flags():
         (t,) = acc.tradeoff(["1/10"])
         assert p.certification == e.certification == t.certification == acc.certification
         assert p.lower <= p.estimate <= p.upper and e.lower <= e.upper and t.lower <= t.upper
+
+
+def test_sweep_with_pl94_runs(tmp_path, capsys):
+    """The whole-release sweep (formerly refused): release.csv rows are certified brackets."""
+    import csv
+
+    out = tmp_path / "r"
+    argv = ["sweep", "--out", str(out), "--quiet", "--no-plots", "--pairs", "13-13", "--with-pl94", "13-13",
+            "--only-deltas", "--deltas", "1e-10", "--jobs", "1"]
+    assert main(argv) == 0
+    with open(out / "release.csv") as fh:
+        (row,) = list(csv.DictReader(fh))
+    assert row["path_i"] == row["path_j"] == "13" and row["delta_target"] == "1e-10"
+    lo = mpmath.mpf(row["delta_exact"]) - mpmath.mpf(row["delta_error_bound"])
+    assert OLD_BRACKET[0] <= lo <= mpmath.mpf(row["delta_upper"]) <= OLD_BRACKET[1]
+
+
+#: the brackets certified before issue 11 for the whole release, pair 13-13, δ = 1e-10
+OLD_BRACKET = (mpmath.mpf("2.04926e-12"), mpmath.mpf("2.05005e-12"))
