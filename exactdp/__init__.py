@@ -27,6 +27,7 @@ _FACE = {
     "bun_steinke_epsilon": "exactdp.accounting.accountant",
     "verify_delta": "exactdp.accounting.verification",
     "CoarsenedAccountant": "exactdp.accounting.coarsened",
+    "BigLatticeAccountant": "exactdp.accounting.bracketed",
     "DeltaBracket": "exactdp.accounting.coarsened",
     "AccountingResult": "exactdp.accounting.results",
     "DeltaPoint": "exactdp.accounting.results",

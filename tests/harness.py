@@ -290,3 +290,63 @@ def delta_single_brute(sigma2, eps):
 
         em = mp(e)
         return (lower_tail(x0) - mpmath.exp(em) * lower_tail(x0 - 1)) / z
+
+
+# --- big lattices (issue 11): no lattice at all --------------------------------------------
+# For groups (σ², shift Δ, count m) the privacy-loss noise is W = Σ_g (|Δ_g|/σ_g²)·Σ_k X_{g,k};
+# δ(ε) = P(W > ε − c) − e^ε P(W > ε + c) with c = Σ m Δ²/(2σ²).  All groups but the last are
+# enumerated exactly (atoms keyed by exact rationals, probabilities at 60 digits); over the
+# last group a prefix-sum table on its own integer support answers P(W_last > y) for any
+# rational y by one exact floor.  Any lattice scale is fine: nothing is put on a common lattice.
+
+
+def _group_sum_pmf(sigma2: Fraction, m: int) -> dict:
+    """{s: P[Σ_{k≤m} X_k = s]} for X_k iid N_Z(0, σ²), each truncated at mass 1e-70."""
+    with mpmath.workdps(DPS):
+        one = dg_pmf(sigma2)
+        out = {0: mpmath.mpf(1)}
+        for _ in range(m):
+            out = convolve(out, one)
+        return out
+
+
+@functools.lru_cache(maxsize=8)
+def _big_lattice_tables(groups):
+    gs = [(Fraction(s2), abs(int(d)), int(m)) for s2, d, m in groups if int(d) != 0]
+    c = sum((Fraction(m * d * d) / (2 * s2) for s2, d, m in gs), Fraction(0))
+    atoms = {Fraction(0): mpmath.mpf(1)}
+    with mpmath.workdps(DPS):
+        for s2, d, m in gs[:-1]:
+            w = Fraction(d) / s2
+            atoms = convolve(atoms, {w * s: p for s, p in _group_sum_pmf(s2, m).items()})
+    s2, d, m = gs[-1]
+    last = _group_sum_pmf(s2, m)
+    lo, hi = min(last), max(last)
+    suffix = [mpmath.mpf(0)] * (hi - lo + 2)
+    for s in range(hi, lo - 1, -1):
+        suffix[s - lo] = suffix[s - lo + 1] + last[s]
+    return c, list(atoms.items()), Fraction(d) / s2, lo, hi, suffix
+
+
+def big_lattice_tail_brute(groups, t, strict: bool = True) -> mpmath.mpf:
+    """``P(W > t)`` (strict) or ``P(W ≥ t)`` of ``groups`` = ((σ², Δ, m), ...) for a rational t."""
+    with mpmath.workdps(DPS):
+        _, atoms, w_last, lo, hi, suffix = _big_lattice_tables(tuple(groups))
+        tot = mpmath.mpf(0)
+        for v, pv in atoms:
+            y = (Fraction(t) - v) / w_last
+            k = math.floor(y) + 1 if strict else math.ceil(y)  # {W_last/w ≥ k}
+            if k <= lo:
+                tot += pv * suffix[0]
+            elif k <= hi:
+                tot += pv * suffix[k - lo]
+        return tot
+
+
+def big_lattice_delta_brute(groups, eps) -> mpmath.mpf:
+    """δ(ε) of ``groups`` = ((σ², Δ, m), ...) (Fractions/ints), ε a Fraction, at 60 digits."""
+    with mpmath.workdps(DPS):
+        c = _big_lattice_tables(tuple(groups))[0]
+        e = Fraction(eps)
+        return (big_lattice_tail_brute(groups, e - c)
+                - mpmath.exp(mpmath.mpf(e.numerator) / e.denominator) * big_lattice_tail_brute(groups, e + c))

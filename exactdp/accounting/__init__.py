@@ -5,12 +5,15 @@
 * :mod:`exactdp.accounting.results` — the result types (one vocabulary: ``estimate``,
   ``error_bound``, ``value`` (the conservative side), ``lower``, ``upper``);
 * :mod:`exactdp.accounting.verification` — the multiprecision verification twin;
-* :mod:`exactdp.accounting.coarsened` — certified brackets through coarsened weights.
+* :mod:`exactdp.accounting.bracketed` — designs beyond the int64 lattice (exact split
+  enumeration or certified smoothed brackets), :class:`BigLatticeAccountant`;
+* :mod:`exactdp.accounting.coarsened` — deprecated alias of the bracketed accountant.
 """
 
 from __future__ import annotations
 
 from exactdp.accounting.accountant import ExactAccountant, as_real, bun_steinke_epsilon, delta, epsilon, tradeoff
+from exactdp.accounting.bracketed import BigLatticeAccountant
 from exactdp.accounting.coarsened import CoarsenedAccountant, DeltaBracket
 from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics, EpsilonPoint, TradeoffPoint
 from exactdp.accounting.verification import VerifiedDelta, VerifiedTail, verify_delta, verify_tail
@@ -18,6 +21,6 @@ from exactdp.accounting.verification import VerifiedDelta, VerifiedTail, verify_
 __all__ = [
     "ExactAccountant", "delta", "epsilon", "tradeoff", "bun_steinke_epsilon", "as_real",
     "AccountingResult", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "Diagnostics",
-    "CoarsenedAccountant", "DeltaBracket",
+    "BigLatticeAccountant", "CoarsenedAccountant", "DeltaBracket",
     "VerifiedDelta", "VerifiedTail", "verify_delta", "verify_tail",
 ]

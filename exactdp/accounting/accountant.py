@@ -28,6 +28,7 @@ from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics
 from exactdp.engine.lattice import floor_exact, lattice_of
 from exactdp.engine.tails import TailEngine, TailValue
 from exactdp.mechanisms import Composition
+from exactdp.numerics.errors import LatticeTooLarge
 from exactdp.numerics.exact import InputError, to_fraction
 from exactdp.numerics.precision import DPS_RESULT, to_mpf, workdps
 from exactdp.numerics.search import first_true
@@ -87,7 +88,14 @@ class ExactAccountant:
             raise InputError("composition", composition, "expected an exactdp.Composition")
         self.composition = composition
         self.lattice = lattice_of(composition)
-        self.engine = TailEngine(self.lattice, rel_tol=rel_tol)
+        try:
+            self.engine = TailEngine(self.lattice, rel_tol=rel_tol)
+        except (LatticeTooLarge, OverflowError):  # beyond the int64 lattice (issue 11): hand over
+            from exactdp.accounting.bracketed import BigLatticeAccountant
+
+            self.__class__ = BigLatticeAccountant
+            BigLatticeAccountant.__init__(self, composition, rel_tol)
+            return
         self.rho = composition.rho
 
     # ------------------------------------------------------------------ helpers
@@ -274,7 +282,7 @@ def _first_below(g, target, lo: int, hi: int) -> int:
 
 
 def _accountant(design, rel_tol) -> ExactAccountant:
-    if isinstance(design, ExactAccountant):
+    if isinstance(design, ExactAccountant) or getattr(design, "handed_over", False):  # issue 11 hand-over
         return design
     return ExactAccountant(design, rel_tol=rel_tol)
 

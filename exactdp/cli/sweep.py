@@ -43,11 +43,10 @@ def register(subparsers) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="dask scheduler address (required with --backend dask, e.g. tcp://10.0.0.5:8786) or ray "
                         "cluster address (optional with --backend ray, e.g. auto or ray://10.0.0.5:10001)")
-    p.add_argument("--with-pl94", metavar="SPEC",
-                   help="also the whole release for these pairs: DHC pair composed with the P.L. 94-171 "
-                        "persons full chain, beside the Bureau's ρ-sum bound (release.csv). Refused up front "
-                        "when the composed design's lattice is beyond the exact engine's range, as it is for "
-                        "the 2020 P.L. 94-171 budgets (scale ~1.6e23)")
+    p.add_argument("--with-pl94", metavar="SPEC", nargs="?", const="all",
+                   help="also the whole release for these pairs (default: all): DHC pair composed with the "
+                        "P.L. 94-171 persons full chain, beside the Bureau's ρ-sum bound (release.csv); "
+                        "certified brackets from the big-lattice accountant (lattice scale ~1.6e23)")
     p.add_argument("--tradeoff-half", type=int, default=400, metavar="N",
                    help="trade-off vertices per side of the symmetric threshold set (default 400: ≈801 vertices)")
     p.add_argument("--alpha-min", default="1e-20", metavar="A",

@@ -17,10 +17,9 @@ Outputs in the folder ``out``::
     pairs/pair_I_J.json           engine diagnostics and worst certified errors
     summary.csv                   per δ: overall (max over pairs) δ and ε, argmax, min, spread
     envelope.csv                  overall trade-off: lower convex envelope of all pairs
-    release.csv                   (with ``with_pl94``) pair ∘ P.L. 94-171 persons chain; refused
-                                  before any work when the composed lattice is beyond the
-                                  tail engine (the 2020 PL budgets' coprime denominators
-                                  give scale ≈ 1.6e23)
+    release.csv                   (with ``with_pl94``) pair ∘ P.L. 94-171 persons chain: its
+                                  lattice (scale ≈ 1.6e23) is beyond the int64 engine, so
+                                  these rows are certified brackets (big-lattice accountant)
     plots/*.png, plots/*.pdf      figures (:mod:`exactdp.sweep.plots`)
     manifest.json                 versions, allocation hash, settings, timings, worst errors
 """
@@ -151,27 +150,6 @@ def _check_out_dir(out: Path, ident: dict, resume: bool) -> dict:
     return {}
 
 
-def _check_release_supported(alloc, pl, rel_pairs) -> None:
-    """Refuse up front (not in a worker) a whole-release design the engine cannot map."""
-    from exactdp.engine.lattice import lattice_of
-    from exactdp.engine.tails import TailEngine
-    from exactdp.mechanisms import Composition
-    from exactdp.numerics.errors import LatticeTooLarge
-
-    for i, j in rel_pairs:
-        comp = Composition.from_rhos(alloc.pair_rhos(i, j) + pl.pair_rhos(1, 1))
-        lat = lattice_of(comp)
-        try:
-            TailEngine(lat)
-        except (OverflowError, LatticeTooLarge) as exc:
-            raise InputError(
-                "--with-pl94", f"{i}-{j}",
-                f"the composed design's privacy-loss lattice has scale {float(lat.scale):.3g} and largest integer "
-                f"weight {float(max(lat.weights)):.3g} (the P.L. 94-171 budgets have large coprime denominators); "
-                f"the exact tail engine cannot represent it ({type(exc).__name__}); use `exactdp release "
-                f"--pairs {i}-{j}` for certified brackets of the whole release") from None
-
-
 def _cost_key(task):
     # coarse designs (few mechanisms) prune worst: start them first so they do not trail
     kind, i, j, rhos = task
@@ -245,7 +223,6 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
         pl = load_allocation(PL94_ALLOCATION)
         spec = with_pl94 if isinstance(with_pl94, str) else ",".join(f"{i}-{j}" for i, j in with_pl94)
         rel_pairs = sorted(parse_pair_spec(spec, alloc.n_paths))
-        _check_release_supported(alloc, pl, rel_pairs)
     check_backend(backend, scheduler)
     out = Path(out)
     ident = _identity(alloc, pair_list, settings, rel_pairs, pl)
