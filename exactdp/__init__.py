@@ -13,9 +13,8 @@ True
 
 from __future__ import annotations
 
-import importlib
-
 from exactdp._version import __version__
+from exactdp.numerics.lazy import lazy_names
 
 #: public name → the module that defines it
 _FACE = {
@@ -28,6 +27,7 @@ _FACE = {
     "bun_steinke_epsilon": "exactdp.accounting.accountant",
     "verify_delta": "exactdp.accounting.verification",
     "CoarsenedAccountant": "exactdp.accounting.coarsened",
+    "BigLatticeAccountant": "exactdp.accounting.bracketed",
     "DeltaBracket": "exactdp.accounting.coarsened",
     "AccountingResult": "exactdp.accounting.results",
     "DeltaPoint": "exactdp.accounting.results",
@@ -39,21 +39,15 @@ _FACE = {
     "LatticeTooLarge": "exactdp.numerics.errors",
     "to_fraction": "exactdp.numerics.exact",
     "fraction_str": "exactdp.numerics.exact",
+    "certify_delta": "exactdp.certify.queries",
+    "certify_epsilon": "exactdp.certify.queries",
+    "certify_tradeoff": "exactdp.certify.queries",
+    "Certifier": "exactdp.certify.queries",
+    "Enclosure": "exactdp.certify.result",
     "load_allocation": "exactdp.census.allocations",
     "Allocation": "exactdp.census.allocations",
 }
 
 __all__ = ["__version__", *_FACE]
 
-
-def __getattr__(name: str):
-    module = _FACE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'exactdp' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_FACE))
+__getattr__, __dir__ = lazy_names(__name__, _FACE)

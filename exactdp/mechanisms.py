@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Iterable
 
+from exactdp.dgauss.conventions import variance
 from exactdp.numerics.exact import InputError, positive_fraction, to_fraction, to_int
 
 __all__ = ["DiscreteGaussian", "Composition"]
@@ -102,7 +103,8 @@ class Composition:
 
         (Under change-one-record neighbours the histogram moves −1 and +1 in two cells;
         the DAS accounts ρ_q = 2/(2σ²) for that pair of cells, i.e. one unit-shift
-        mechanism of variance 1/ρ_q per query and per moved cell.)
+        mechanism of variance 1/ρ_q per query and per moved cell: the ``"production"``
+        convention of :mod:`exactdp.dgauss.conventions`.)
         """
         mechs = []
         for r in rhos:
@@ -110,7 +112,7 @@ class Composition:
             if r < 0:
                 raise InputError("rho", r, "must be >= 0")
             if r > 0:
-                mechs.append(DiscreteGaussian(1 / r, 1))
+                mechs.append(DiscreteGaussian(variance(r, "production"), 1))
         return cls.of(mechs)
 
     # -- properties -----------------------------------------------------------------

@@ -1,9 +1,11 @@
 """Tests of exactdp.census.allocations against independent references.
 
 References:
-* the 43 public path CSVs of Su, Su & Wang (seed002_data/allocation_paths), every cell;
-* the project's per-query tables (notes/tables/*_per_query_rho.csv) built from the DAS
-  strategy classes, and notes/tables/dhc_paths_per_level_totals.csv;
+* the 43 public path CSVs of Su, Su & Wang (../shared/seed002_data/allocation_paths), every
+  cell;
+* the project's per-query tables (../shared/notes/tables/*_per_query_rho.csv) built from the
+  DAS strategy classes, and ../shared/notes/tables/dhc_paths_per_level_totals.csv (the
+  reference folder beside the checkout, see tests/conftest.py; never copied into the repo);
 * closed forms quoted in the configs: rho = 1/global_scale^2.
 """
 
@@ -31,7 +33,7 @@ BUILTINS = {
     # name: (notes table, total rho from the config / strategy as a closed form)
     "dhc-persons-2020": ("dhc_persons_US_per_query_rho.csv", F(24811, 5000)),
     "dhc-persons-2020-pr": ("dhc_persons_PR_per_query_rho.csv", F(24811, 5000)),
-    "dhc-units-2020": ("dhc_units_US_per_query_rho.csv", F(15401, 2000)),  # notes §3.2: 7.7005
+    "dhc-units-2020": ("dhc_units_US_per_query_rho.csv", F(15401, 2000)),  # dhc_model.md §3.2: 7.7005
     "dhc-units-2020-pr": ("dhc_units_PR_per_query_rho.csv", F(15401, 2000)),
     "pl94-persons-2020": ("pl94_persons_US_per_query_rho.csv", 1 / F(339, 542) ** 2),  # global_scale = 339/542
     "pl94-units-2020": ("pl94_units_US_per_query_rho.csv", 1 / F(12343, 3379) ** 2),  # global_scale = 12343/3379
@@ -65,7 +67,7 @@ def test_closed_form_totals():
 
 
 def test_release_totals_quoted_in_notes():
-    # notes/dhc_model.md §3.4 [computed]: PL total 2.631169, whole 2020 release 15.293869 (6 decimals)
+    # ../shared/notes/dhc_model.md §3.4 [computed]: PL total 2.631169, whole 2020 release 15.293869 (6 decimals)
     pl = load_allocation("pl94-persons-2020").total_rho + load_allocation("pl94-units-2020").total_rho
     release = pl + load_allocation("dhc-persons-2020").total_rho + load_allocation("dhc-units-2020").total_rho
     assert abs(pl - F("2.631169")) < F(5, 10**7)
@@ -81,7 +83,8 @@ def test_builtin_matches_notes_table(name, shared):
     full = next(k for k, p in enumerate(alloc.paths, 1) if all(m == 1 for m in p))  # the full chain
     mine = alloc.path_table(full)
     # The notes table of the Aug-2022 demo uses the production (iteration 23) query names;
-    # the demo's strategy DecompTestStrategyDHCP_20220518 (DAS dhcp_strategies.py) uses
+    # the demo's strategy DecompTestStrategyDHCP_20220518 (US Census Bureau DAS code,
+    # programs/strategies/dhcp_strategies.py; quoted in ../shared/notes/dhc_model.md §3.1) uses
     # age_26_groups / age_29_groups in the same positions.
     rename = {"age_38_groups": "age_26_groups", "age_40_groups": "age_29_groups"} if "demo" in name else {}
     seen = set()
@@ -175,11 +178,11 @@ def test_pairs_and_pair_rhos(dhc):
     assert r[:10] == tuple(F(x, 10000) for x in [73] * 5 + [292] + [73] * 4)
     assert r[10:20] == tuple(F(x, 10000) for x in [999] * 5 + [3996] + [999] * 4)
     assert r[70:80] == (F(11, 10000),) * 10 and r[80:] == r[:80]
-    assert len(dhc.path_rhos(6)) == 20  # US + State only (notes: 40 mechanisms per pair)
-    # notes §2.2: nonzero mechanism counts per path are 20..80
+    assert len(dhc.path_rhos(6)) == 20  # US + State only (dhc_model.md: 40 mechanisms per pair)
+    # dhc_model.md §2.2: nonzero mechanism counts per path are 20..80
     assert {len(dhc.path_rhos(k)) for k in range(1, 44)} <= set(range(20, 81, 10))
     assert min(len(dhc.path_rhos(k)) for k in range(1, 44)) == 20 and len(dhc.path_rhos(13)) == 80
-    assert len(dhc.pair_rhos(1, 43)) == 120  # notes/tables/sieve_node_counts_reproduction.csv
+    assert len(dhc.pair_rhos(1, 43)) == 120  # ../shared/notes/tables/sieve_node_counts_reproduction.csv
     for i, j in pairs:
         assert sum(dhc.pair_rhos(i, j)) == 2 * DHC_P_TOTAL
     assert min(min(dhc.path_rhos(k)) for k in range(1, 44)) > 0

@@ -2,21 +2,24 @@
 and validity of every bound against exact profiles over a grid of designs.
 
 References:
-* notes/dhc_model.md §3.4 (computed from the closed forms, independently of this code):
+* ../shared/notes/dhc_model.md §3.4 (the project notes beside the checkout, see
+  tests/conftest.py; computed from the closed forms, independently of this code):
   DHC persons rho = 24811/5000 at delta = 1e-10: BS 26.3406, CKS 25.419, GDP 24.4565;
   PL94 persons 17.144 and PL94 units 2.475 (CKS), the Census' published 17.14 / 2.47.
-* brute-force pmf sums of the discrete Gaussian (written in this file, 40 digits).
+* brute-force pmf sums and privacy-loss distributions of the discrete Gaussian
+  (tests/harness.py, 60 digits, independent of the package).
 """
 
 from __future__ import annotations
 
-import itertools
 from fractions import Fraction as F
 
 import mpmath
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from harness import delta_brute, dg_pmf
 
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.conversions.bounds import (
@@ -44,45 +47,14 @@ def _le(a, b, rel="1e-25"):
 
 
 # ----------------------------------------------------------------------------- brute force
-def _dg_pmf(s2, dps=40):
-    """pmf of N_Z(0, s2) on |x| <= 14 sigma + 8 (dropped mass < 1e-40)."""
-    with mpmath.workdps(dps):
-        v = mpmath.mpf(s2.numerator) / s2.denominator
-        xmax = int(14 * float(v) ** 0.5) + 8
-        w = {x: mpmath.exp(-mpmath.mpf(x * x) / (2 * v)) for x in range(-xmax, xmax + 1)}
-        z = sum(w.values())
-        return {x: p / z for x, p in w.items()}
-
-
-def _brute_loss(groups):
-    """Distribution of the privacy loss L = sum (2 x shift - shift^2)/(2 s2)... under P, as
-    {Fraction: mpf}, by direct convolution (P = N_Z(0, s2), Q = N_Z(shift, s2))."""
-    dist = {F(0): mpmath.mpf(1)}
-    with mpmath.workdps(40):
-        for s2, shift, count in groups:
-            pmf = _dg_pmf(s2)
-            for _ in range(count):
-                new = {}
-                for l0, p0 in dist.items():
-                    for x, p in pmf.items():
-                        if p < mpmath.mpf(10) ** -45:
-                            continue
-                        # log p(x)/q(x) = ((x - shift)^2 - x^2)/(2 s2)
-                        l = l0 + F((x - shift) ** 2 - x * x) / (2 * s2)
-                        new[l] = new.get(l, 0) + p0 * p
-                dist = new
-    return dist
-
-
-def _brute_delta(dist, eps):
-    with mpmath.workdps(40):
-        e = mpmath.mpf(eps.numerator) / eps.denominator
-        return sum(p * (1 - mpmath.exp(e - mpmath.mpf(l.numerator) / l.denominator)) for l, p in dist.items() if l > eps)
+def _mechs(groups):
+    """(σ², shift, count) groups as the harness's list of (σ², shift) mechanisms."""
+    return [(s2, shift) for s2, shift, count in groups for _ in range(count)]
 
 
 # ----------------------------------------------------------------------------- closed forms
 def test_published_conversions_dhc_persons():
-    # notes/dhc_model.md §3.4: BS 26.3406, CKS 25.419, GDP 24.4565 (rho = 4.9622, delta = 1e-10)
+    # ../shared/notes/dhc_model.md §3.4: BS 26.3406, CKS 25.419, GDP 24.4565 (rho = 4.9622, delta = 1e-10)
     assert float(bun_steinke_eps(DHC_RHO, "1e-10").epsilon) == pytest.approx(26.3406, abs=5e-5)
     assert float(cks_epsilon(DHC_RHO, "1e-10").epsilon) == pytest.approx(25.419, abs=5e-4)
     assert float(gdp_epsilon(DHC_RHO, "1e-10").epsilon) == pytest.approx(24.4565, abs=5e-5)
@@ -123,7 +95,7 @@ def test_cks_optimum_against_a_dense_grid():
 @pytest.mark.parametrize("alpha", [F(3, 2), F(2), F(7, 3), F(10)])
 def test_renyi_divergence_brute_force(s2, alpha):
     comp = Composition.from_sigma2([s2])
-    pmf = _dg_pmf(s2)
+    pmf = dg_pmf(s2, depth=400)  # deep: the summand p^α q^{1−α} peaks far in the tail
     with mpmath.workdps(40):
         a = mpmath.mpf(alpha.numerator) / alpha.denominator
         # q(x) = p(x - 1): same normaliser
@@ -177,9 +149,8 @@ SMALL_DESIGNS = [
 @pytest.mark.parametrize("groups", SMALL_DESIGNS)
 def test_bounds_dominate_brute_force_profile(groups):
     comp = Composition(tuple((DiscreteGaussian(s2, sh), n) for s2, sh, n in groups))
-    dist = _brute_loss(groups)
     for eps in [F(0), F(1, 3), F(1), F(2), F(7, 2), F(6)]:
-        exact = _brute_delta(dist, eps)
+        exact = delta_brute(_mechs(groups), eps)
         for fn in (bun_steinke_delta, cks_delta, rdp_delta):
             assert _le(exact, fn(comp, eps).delta, "1e-30"), (fn.__name__, groups, eps)
 
@@ -236,9 +207,8 @@ def test_gdp_is_not_a_bound_for_discrete_noise():
     # point eps = 1/2 it is below.  Exact values by brute-force convolution.
     groups = [(F(4), 1, 4)]
     comp = Composition.from_sigma2(["4"] * 4)
-    dist = _brute_loss(groups)
-    above = _brute_delta(dist, F(5, 8))
-    below = _brute_delta(dist, F(1, 2))
+    above = delta_brute(_mechs(groups), F(5, 8))
+    below = delta_brute(_mechs(groups), F(1, 2))
     assert above > gdp_delta(comp, F(5, 8)).delta
     assert below < gdp_delta(comp, F(1, 2)).delta
     assert gdp_delta(comp, 1).is_bound is False
@@ -246,8 +216,7 @@ def test_gdp_is_not_a_bound_for_discrete_noise():
 
 def test_gdp_not_a_bound_for_small_variance():
     # one N_Z(0, 1/2): total variation (eps = 0) exceeds the GDP value 2 Phi(mu/2) - 1.
-    dist = _brute_loss([(F(1, 2), 1, 1)])
-    assert _brute_delta(dist, F(0)) > gdp_delta(Composition.from_sigma2(["1/2"]), 0).delta
+    assert delta_brute(_mechs([(F(1, 2), 1, 1)]), F(0)) > gdp_delta(Composition.from_sigma2(["1/2"]), 0).delta
 
 
 # ----------------------------------------------------------------------------- input errors

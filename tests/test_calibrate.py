@@ -1,8 +1,9 @@
 """Tests of exactdp.calibration.calibrate and the `calibrate` / `crosscheck` commands.
 
 Independent references:
-* brute-force pmf sums (40-digit mpmath, written here) of the scaled designs at the two
-  ends of the returned bracket: the certificate must hold without the library's engine;
+* brute-force privacy-loss distributions (60-digit mpmath, tests/harness.py) of the
+  scaled designs at the two ends of the returned bracket: the certificate must hold
+  without the library's engine;
 * the continuous-Gaussian closed form (mpmath.ncdf bisection written here) for designs
   whose exact profile is Gaussian to ~1e-9 (the DHC pair (13, 13); 40 x N_Z(0, 100));
 * brute-force smallest-denominator search for :func:`simplest_between`.
@@ -18,6 +19,7 @@ import mpmath
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from harness import delta_brute
 
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.census.allocations import Allocation, load_allocation
@@ -43,36 +45,18 @@ def test_simplest_between_brute_force(a, w):
 
 
 # ----------------------------------------------------------------------------- brute force
-def _brute_delta(s2, m, eps_mp):
-    """delta(eps) of m x N_Z(0, s2) (unit shifts) by direct convolution at 40 digits."""
-    with mpmath.workdps(40):
-        v = mpmath.mpf(s2.numerator) / s2.denominator
-        xmax = int(14 * float(v) ** 0.5) + 8
-        pmf = {x: mpmath.exp(-mpmath.mpf(x * x) / (2 * v)) for x in range(-xmax, xmax + 1)}
-        z = sum(pmf.values())
-        dist = {0: mpmath.mpf(1)}
-        for _ in range(m):
-            new = {}
-            for a, pa in dist.items():
-                for x, p in pmf.items():
-                    new[a + x] = new.get(a + x, 0) + pa * p / z
-            dist = new
-        c = mpmath.mpf(m) / (2 * v)
-        return sum(p * (1 - mpmath.exp(eps_mp - (c - s / v))) for s, p in dist.items() if c - s / v > eps_mp)
-
-
 def test_certificate_holds_by_brute_force():
     comp = Composition.from_sigma2(["2"] * 3)
     res = calibrate_design(comp, "1e-3")
-    assert res.width <= WIDTH and res.scale_infeasible < res.scale
+    assert res.error_bound <= WIDTH and res.lower < res.upper
     with mpmath.workdps(40):
         rho = mpmath.mpf(3) / 4
         eps = rho + 2 * mpmath.sqrt(rho * mpmath.log(1000))  # Bun-Steinke at rho = 3/4
         assert abs(res.target_epsilon - eps) < 1e-25
-        ok = _brute_delta(2 * res.scale, 3, eps)
-        bad = _brute_delta(2 * res.scale_infeasible, 3, eps)
+        ok = delta_brute([(2 * res.upper, 1)] * 3, eps)
+        bad = delta_brute([(2 * res.lower, 1)] * 3, eps)
         assert ok <= mpmath.mpf("1e-3") < bad
-    assert res.variance_reduction == 1 - res.scale
+    assert res.variance_reduction == 1 - res.upper
     assert res.variance_reduction_lower <= res.variance_reduction_upper
 
 
@@ -100,8 +84,8 @@ def test_dhc_pair_13_13_matches_the_gaussian_closed_form():
     alloc = load_allocation("dhc-persons-2020")
     res = calibrate_pair(alloc, (13, 13), "1e-10")
     ref = _gdp_scale(alloc.total_rho, "1e-10")
-    assert res.width <= WIDTH
-    assert res.scale_infeasible - F(1, 10**8) <= F(mpmath.nstr(ref, 20)) <= res.scale + F(1, 10**8)
+    assert res.error_bound <= WIDTH
+    assert res.lower - F(1, 10**8) <= F(mpmath.nstr(ref, 20)) <= res.upper + F(1, 10**8)
     # the seed paper reports 15.08%-24.82% over its range of delta; at delta = 1e-10 the
     # reduction is 11.45% (the range is reached for larger delta, see the crosscheck table)
     assert 0.114 < float(res.variance_reduction) < 0.115
@@ -113,7 +97,7 @@ def test_large_variance_design_matches_gaussian():
     comp = Composition.from_sigma2(["10000"] * 40)
     res = calibrate_design(comp, "1e-6")
     ref = _gdp_scale(F(1, 500), "1e-6")
-    assert abs(float(res.scale) - float(ref)) < 2e-6
+    assert abs(float(res.upper) - float(ref)) < 2e-6
 
 
 def test_profile_is_monotone_in_the_scale():
@@ -139,7 +123,7 @@ def test_profile_is_monotone_in_each_variance():
 def test_level_scaling_on_a_pair_keeps_small_lattices():
     alloc = load_allocation("dhc-persons-2020")
     res = calibrate_pair(alloc, (13, 13), "1e-3", level="Block")
-    assert res.width <= WIDTH
+    assert res.error_bound <= WIDTH
     assert res.variance_reduction > 0.9  # Block carries 0.22% of the budget: a large reduction
     assert res.evaluations < 30
 
@@ -158,12 +142,12 @@ def test_release_is_the_max_over_pairs():
     rel = calibrate_release(alloc, "1e-3")
     pair_res = [calibrate_pair(alloc, p, "1e-3") for p in alloc.pairs()]
     # release threshold = max over pairs of the per-pair threshold, within the brackets
-    assert rel.scale >= max(r.scale_infeasible for r in pair_res)
-    assert rel.scale_infeasible <= max(r.scale for r in pair_res)
-    assert rel.argmax in alloc.pairs() and rel.width <= WIDTH
+    assert rel.upper >= max(r.lower for r in pair_res)
+    assert rel.lower <= max(r.upper for r in pair_res)
+    assert rel.argmax in alloc.pairs() and rel.error_bound <= WIDTH
     # level B is absent from pair (2, 2): it is certified once, and the others are bracketed
     lev = calibrate_release(alloc, "1e-3", level="B")
-    assert lev.width <= WIDTH and lev.argmax != (2, 2)
+    assert lev.error_bound <= WIDTH and lev.argmax != (2, 2)
     for r in (rel, lev):  # every pair is accounted for exactly once
         assert r.pairs_evaluated + r.pairs_pruned + r.pairs_sandwiched == 3
 

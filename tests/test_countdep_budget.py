@@ -140,7 +140,8 @@ def test_budget_rejects_negative_counts():
 
 def _cks_delta_bruteforce(rho, eps):
     # Canonne–Kamath–Steinke (2020) Cor. 13: δ = inf_α exp((α−1)(αρ−ε) + α log(1−1/α))/(α−1)
-    # (the formula as in Steinke's reference implementation cdp2adp.py); infimum by a dense
+    # (the formula as in Steinke's reference implementation, cdp2adp.py of
+    # github.com/IBM/discrete-gaussian-differential-privacy); infimum by a dense
     # logarithmic grid of α followed by golden refinement, independent of the code's method.
     def d(a):
         return mpmath.exp((a - 1) * (a * rho - eps) + a * mpmath.log(1 - 1 / a)) / (a - 1)

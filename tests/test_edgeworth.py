@@ -2,18 +2,18 @@
 
 References:
 * brute-force moments of N_Z(0, s2) and brute-force convolutions of the privacy loss
-  (40-digit mpmath sums in this file);
+  (60-digit mpmath sums of tests/harness.py);
 * the Euler–Maclaurin leading term −h²B₂(t)/2·f(ε) with f the N(ρ, 2ρ) density
   (for ρ = 1/2 at ε = ρ: f = 1/sqrt(2π), t = 1, B₂ = 1/6).
 """
 
 from __future__ import annotations
 
-import functools
 from fractions import Fraction as F
 
 import mpmath
 import pytest
+from harness import delta_brute, moments_brute
 
 from exactdp.conversions.edgeworth import dg_cumulants, edgeworth_delta, fit_slope, loss_cumulants, rate_table
 from exactdp.conversions.bounds import gdp_delta
@@ -21,18 +21,9 @@ from exactdp.numerics.exact import InputError
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
 
-def _brute_moments(s2, kmax=4):
-    with mpmath.workdps(40):
-        v = mpmath.mpf(s2.numerator) / s2.denominator
-        xs = range(-400, 401)
-        w = [mpmath.exp(-mpmath.mpf(x * x) / (2 * v)) for x in xs]
-        z = sum(w)
-        return [sum(p * mpmath.mpf(x) ** (2 * k) for x, p in zip(xs, w)) / z for k in range(1, kmax + 1)]
-
-
 @pytest.mark.parametrize("s2", [F(1, 3), F(1, 2), F(1), F(3)])
 def test_dg_cumulants_brute_force(s2):
-    m2, m4, m6, _ = _brute_moments(s2)
+    m2, m4, m6, _ = moments_brute(s2)
     k2, k4, k6, _ = dg_cumulants(s2)
     with mpmath.workdps(40):
         assert abs(k2 - m2) < mpmath.mpf(10) ** -35
@@ -59,45 +50,11 @@ def test_loss_cumulants_scaling():
         assert abs(cum[4] - 256 * k4) < mpmath.mpf(10) ** -28
 
 
-@functools.lru_cache(maxsize=4)
-def _brute_sum_pmf(s2, m):
-    """pmf of S = X_1 + ... + X_m, X ~ N_Z(0, s2), by direct convolution at 40 digits."""
-    with mpmath.workdps(40):
-        v = mpmath.mpf(s2.numerator) / s2.denominator
-        xmax = int(14 * float(v) ** 0.5) + 8
-        pmf = {x: mpmath.exp(-mpmath.mpf(x * x) / (2 * v)) for x in range(-xmax, xmax + 1)}
-        z = sum(pmf.values())
-        pmf = {x: p / z for x, p in pmf.items()}
-        dist = {0: mpmath.mpf(1)}
-        for _ in range(m):
-            new = {}
-            for a, pa in dist.items():
-                for x, p in pmf.items():
-                    new[a + x] = new.get(a + x, 0) + pa * p
-            dist = new
-        return dist
-
-
-def _brute_delta_identical(s2, m, eps):
-    """m x N_Z(0, s2), unit shifts: S = sum X is integer; L = m/(2 s2) - S/s2 under P."""
-    dist = _brute_sum_pmf(s2, m)
-    with mpmath.workdps(40):
-        v = mpmath.mpf(s2.numerator) / s2.denominator
-        e = mpmath.mpf(eps.numerator) / eps.denominator
-        c = mpmath.mpf(m) / (2 * v)
-        tot = mpmath.mpf(0)
-        for s, p in dist.items():
-            l = c - s / v
-            if l > e:
-                tot += p * (1 - mpmath.exp(e - l))
-        return tot
-
-
 @pytest.mark.parametrize("eps", [F(1, 2), F(5, 8), F(1), F(2), F(4)])
 def test_edgeworth_matches_brute_force_far_better_than_gaussian(eps):
     s2, m = F(8), 8  # rho = 1/2, loss lattice 1/2 + Z/8
     comp = Composition(((DiscreteGaussian(s2), m),))
-    exact = _brute_delta_identical(s2, m, eps)
+    exact = delta_brute([(s2, 1)] * m, eps)
     pt = edgeworth_delta(comp, [eps])[0]
     gauss = gdp_delta(comp, eps).delta
     resid = abs(pt.delta - exact)

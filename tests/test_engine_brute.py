@@ -1,4 +1,4 @@
-"""The engine against brute-force enumeration in mpmath (tests/brute.py)."""
+"""The engine against brute-force enumeration in mpmath (tests/harness.py)."""
 
 from fractions import Fraction
 

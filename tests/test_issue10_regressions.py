@@ -9,7 +9,7 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from harness import BruteDesign, single_delta
+from harness import BruteDesign, mp, single_delta
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.cli import main
 from exactdp.cli._designs import parse_sigma2_specs
@@ -133,19 +133,19 @@ def _tradeoff_ref(acc, ref, pt, alpha):
     a = F(alpha)
     with mpmath.workdps(110):
         if a > F(1, 2):
-            abar = mpmath.mpf(1 - a)
+            abar = mp(1 - a)
             le, le_err = ref.lower_tail(v)  # 1 − P[W ≥ v]
             lt, lt_err = ref.tail(-v)  # 1 − P[W > v] = P[W ≤ v] = P[W ≥ −v]
             assert le - le_err <= abar <= lt + lt_err
             gap = abar - le
         else:
-            am = mpmath.mpf(a.numerator) / a.denominator
+            am = mp(a)
             hi, _ = ref.tail(v)
             lo, _ = ref.tail(v, strict=True)
             assert lo <= am <= hi
             gap = hi - am
         bq, _ = ref.lower_tail(v - 2 * lat.c)
-        return bq + mpmath.exp(mpmath.mpf(v.numerator) / v.denominator - mpmath.mpf(lat.c.numerator) / lat.c.denominator) * gap
+        return bq + mpmath.exp(mp(v) - mp(lat.c)) * gap
 
 
 @pytest.mark.parametrize("alpha", ["0.99999999999999999999", "0.99999999999999", "0.05", "1e-400"])

@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from harness import theta3
 
 from exactdp.cli import main
 
@@ -38,8 +39,7 @@ def test_decision_json_format_and_seed_value(capsys):
         assert isinstance(first[key], str) and sig_digits(first[key]) >= 17
     # seed: 58.89% ; mpmath: 1/2 + 1/(2·jtheta(3, 0, exp(-1666368/16793603)))
     with mpmath.workdps(30):
-        a = mpmath.mpf(1666368) / 16793603
-        ref = mpmath.mpf(1) / 2 + 1 / (2 * mpmath.jtheta(3, 0, mpmath.exp(-a)))
+        ref = mpmath.mpf(1) / 2 + 1 / (2 * theta3(Fraction(1666368, 16793603)))
         assert abs(mpmath.mpf(first["p_correct"]) - ref) < 1e-18
     assert first["p_correct"].startswith("0.58886")
     # expected_risk is E[R | has c]: 1.0473… for p = 1/2 (seed Table 5: 1.05)
@@ -51,7 +51,7 @@ def test_decision_production_convention_and_explicit_rho(capsys):
     assert data["convention"] == "production" and data["rho1"] == "1/5"
     # production: σ² = 1/ρ = 5 ⇒ kernel exp(-z²/10); p = 1/2 ⇒ 1/2 + 1/(2·θ3(0, e^{-1/10}))
     with mpmath.workdps(30):
-        ref = mpmath.mpf(1) / 2 + 1 / (2 * mpmath.jtheta(3, 0, mpmath.exp(-mpmath.mpf(1) / 10)))
+        ref = mpmath.mpf(1) / 2 + 1 / (2 * theta3(Fraction(1, 10)))
         assert abs(mpmath.mpf(data["results"][0]["p_correct"]) - ref) < 1e-18
 
 

@@ -5,7 +5,8 @@ References written here, independent of the package:
 * ``brute_log_odds``: the joint posterior summed term by term over X2 (no completing the
   square, no log-sum-exp) in mpmath at 40 digits, up to X2 = x2* + 40/sqrt(a2) (remainder
   < e^-1600), and the Gibbs-variant stationary law from the 2×2 transition matrix;
-* ``brute_conv``: the d-fold convolution of discrete Gaussians in mpmath;
+* the d-fold convolution of discrete Gaussians in mpmath (``kernel_sum_pmf`` of
+  tests/harness.py, with ``kernel_pmf`` and ``theta3`` for the single laws);
 * ``brute_decision_probability``: the triple sum over (x1*, x2*, y1*) with the cell
   decisions from ``brute_log_odds``;
 * numbers quoted in the seed (Kazan and Reiter, arXiv 2204.04253, §4.2).
@@ -19,6 +20,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from harness import kernel_pmf, kernel_sum_pmf, mp, theta3
 
 from exactdp.numerics.exact import InputError
 from exactdp.risk import HierarchicalSetup, decision_map, decision_probability, hierarchical_posterior
@@ -28,32 +30,11 @@ P = PRESETS["paper"]
 RHO1, RHO2 = P.rho_block, P.rho_block_group  # ≈ 0.0992, 0.2465 (seed: 0.099, 0.246)
 
 
-def _mp(f):
-    f = Fraction(f)
-    return mpmath.mpf(f.numerator) / f.denominator
-
-
-def brute_conv(a, d, K=40):
-    """{u: P[E_1+…+E_d = u]} for iid DG with kernel exp(-a z²), |z| ≤ K, in mpmath."""
-    am = _mp(a)
-    w = {z: mpmath.exp(-am * z * z) for z in range(-K, K + 1)}
-    Z = mpmath.fsum(w.values())
-    f = {z: v / Z for z, v in w.items()}
-    h = dict(f)
-    for _ in range(d - 1):
-        new = {}
-        for u, hv in h.items():
-            for z, fv in f.items():
-                new[u + z] = new.get(u + z, 0) + hv * fv
-        h = new
-    return h
-
-
 def brute_log_odds(s: HierarchicalSetup, x1s, x2s, y1s, kernel=None):
     """Posterior log-odds of X1 = known+1 by direct summation (mpmath, current precision)."""
     x1s -= s.known
     x2s -= s.known
-    a1, a2, b, p = _mp(s.a1), _mp(s.a2), _mp(s.b), _mp(s.p)
+    a1, a2, b, p = mp(s.a1), mp(s.a2), mp(s.b), mp(s.p)
     if kernel is None:
         def kernel(u):
             return mpmath.exp(-b * u * u)
@@ -105,7 +86,7 @@ def test_seed_table7_and_table8():
     assert abs(float(pj[1]) - 0.38659507229113) < 1e-12
     # brute-force X2 marginal of the joint: P[X2 = j] ∝ Σ_{x ≤ j} w_x f2(x2*-j) k(y1*+x-j)
     with mpmath.workdps(40):
-        a1, a2, b = _mp(RHO1), _mp(RHO2), _mp(RHO1 / 27)
+        a1, a2, b = mp(RHO1), mp(RHO2), mp(RHO1 / 27)
         w = {0: mpmath.exp(-a1 * 4), 1: mpmath.exp(-a1)}
         m = {j: sum(w[x] * mpmath.exp(-a2 * (1 - j) ** 2 - b * (-1 + x - j) ** 2) for x in (0, 1) if x <= j) for j in range(0, 200)}
         tot = mpmath.fsum(m.values())
@@ -127,7 +108,7 @@ def test_exact_y_noise_against_brute_convolution():
     # ρ1 = 1/2, d = 3: the sum of three DG(0, 1) is measurably not a discrete Gaussian.
     s = HierarchicalSetup("1/2", "1/3", 3, "1/3", y_noise="exact")
     with mpmath.workdps(40):
-        h = brute_conv(Fraction(1, 2), 3)
+        h = kernel_sum_pmf(Fraction(1, 2), 3)
 
         def kernel(u):
             return h.get(int(u), mpmath.mpf(0))
@@ -161,21 +142,20 @@ def brute_decision_probability(s: HierarchicalSetup, x2, Kx1=10, Kx2=7, Ky=14):
     """Σ f1 f2 h 1{decide has} for truth (1, x2, x2-1), cell decisions from brute_log_odds (joint)."""
     a1, a2 = Fraction(s.a1), Fraction(s.a2)
     with mpmath.workdps(30):
-        Z1 = mpmath.fsum(mpmath.exp(-_mp(a1) * z * z) for z in range(-60, 61))
-        Z2 = mpmath.fsum(mpmath.exp(-_mp(a2) * z * z) for z in range(-60, 61))
-        h = brute_conv(a1, s.d, K=30)
+        f1, f2 = kernel_pmf(a1, 60), kernel_pmf(a2, 60)
+        h = kernel_sum_pmf(a1, s.d, K=30)
         y1 = x2 - 1
-        lpo = mpmath.log(_mp(s.p) / (1 - _mp(s.p)))
+        lpo = mpmath.log(mp(s.p) / (1 - mp(s.p)))
         total = mpmath.mpf(0)
         for x2s in range(x2 - Kx2, x2 + Kx2 + 1):
-            w2 = mpmath.exp(-_mp(a2) * (x2s - x2) ** 2) / Z2
+            w2 = f2[x2s - x2]
             for y1s in range(y1 - Ky, y1 + Ky + 1):
                 wy = h.get(y1s - y1, 0)
                 # joint model: log-odds = lpo + a1(2x1*-1) + L(x2*, y1*); L from x1* = 0
-                L = brute_log_odds(s, 0, x2s, y1s) - lpo - _mp(a1) * (-1)
+                L = brute_log_odds(s, 0, x2s, y1s) - lpo - mp(a1) * (-1)
                 for x1s in range(1 - Kx1, 1 + Kx1 + 1):
-                    if lpo + _mp(a1) * (2 * x1s - 1) + L > 0:
-                        total += w2 * wy * mpmath.exp(-_mp(a1) * (x1s - 1) ** 2) / Z1
+                    if lpo + mp(a1) * (2 * x1s - 1) + L > 0:
+                        total += w2 * wy * f1[x1s - 1]
         return total
 
 
@@ -236,11 +216,11 @@ def test_decision_map_matches_brute_decisions():
             i, j, m = rng.integers(0, 2), rng.integers(0, 9), rng.integers(0, 61)
             lo = brute_log_odds(s, dm.x1_stars[i], dm.x2_stars[j], dm.y1_stars[m])
             assert bool(lo > 0) == bool(dm.decide_has[i, j, m])
-            assert abs(dm.log_odds[i, j, m] - float(lo)) <= dm.log_odds_err[i, j, m] + 1e-15
+            assert abs(dm.log_odds[i, j, m] - float(lo)) <= dm.log_odds_error_bound[i, j, m] + 1e-15
     # the seed's region (-3 ≤ x2* ≤ 5, -30 ≤ y1* ≤ 30) "contains over 99% of the probability mass":
     # cell_prob[i] sums to P[X1* = x1*] · (region mass); P[X1* = 0 | x1 = 1] = e^{-ρ1}/Z(ρ1) (θ3).
     with mpmath.workdps(30):
-        f_minus1 = mpmath.exp(-_mp(RHO1)) / mpmath.jtheta(3, 0, mpmath.exp(-_mp(RHO1)))
+        f_minus1 = mpmath.exp(-mp(RHO1)) / theta3(RHO1)
     # (exactly: 98.98% with d = 27 — slightly under the quoted 99%)
     region = dm.cell_prob[0].sum() / float(f_minus1)
     assert 0.985 < region < 0.99

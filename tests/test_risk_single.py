@@ -2,10 +2,12 @@
 
 References
 ----------
-* Seed: Kazan and Reiter, arXiv 2204.04253 (shared/seeds/001_d93ffe9a08066068.txt).
-* Brute force written here: the discrete Gaussian normaliser from Jacobi's θ3
-  (``mpmath.jtheta(3, 0, exp(-a))``, an independent evaluation of Σ exp(-a z²)) and
-  explicit sums over |z| ≤ 70/sqrt(a) (remainder < e^-4900), at 40 digits.
+* Seed: Kazan and Reiter, arXiv 2204.04253 (../shared/seeds/001_d93ffe9a08066068.txt,
+  the reference folder beside the checkout, see tests/conftest.py).
+* Brute force: the discrete Gaussian normaliser from Jacobi's θ3 (``theta3`` of
+  tests/harness.py: ``mpmath.jtheta(3, 0, exp(-a))``, an independent evaluation of
+  Σ exp(-a z²)) and explicit sums written here over |z| ≤ 70/sqrt(a) (remainder
+  < e^-4900), at 40 digits.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from harness import mp, theta3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,40 +28,31 @@ from exactdp.risk.presets import PRESETS, RHO_GLOBAL, gvhr_rho
 RHO1 = Fraction(256, 100) * Fraction(165, 4099) * Fraction(3945, 4097)
 
 
-def _mp(frac):
-    return mpmath.mpf(frac.numerator) / frac.denominator
-
-
-def brute_Z(a):
-    """Σ_z exp(-a z²) = θ3(0, q = e^{-a}) (Jacobi theta), independent of the package."""
-    return mpmath.jtheta(3, 0, mpmath.exp(-_mp(a)))
-
-
 def brute_pmf(a, z):
-    return mpmath.exp(-_mp(a) * z * z) / brute_Z(a)
+    return mpmath.exp(-mp(a) * z * z) / theta3(a)
 
 
 def brute_sum(a, lo, hi):
     """Σ_{z=lo}^{hi} exp(-a z²)/Z, clipped to |z| ≤ 70/sqrt(a) (the rest is < e^-4900)."""
-    K = int(70 / mpmath.sqrt(_mp(a))) + 1
+    K = int(70 / mpmath.sqrt(mp(a))) + 1
     lo, hi = max(lo, -K), min(hi, K)
-    return mpmath.fsum(mpmath.exp(-_mp(a) * z * z) for z in range(lo, hi + 1)) / brute_Z(a)
+    return mpmath.fsum(mpmath.exp(-mp(a) * z * z) for z in range(lo, hi + 1)) / theta3(a)
 
 
 def brute_posterior(xs, p, a, known=0):
     """Bayes' rule from the two likelihoods, no simplification."""
-    num = _mp(p) * brute_pmf(a, xs - known - 1)
-    return num / (num + (1 - _mp(p)) * brute_pmf(a, xs - known))
+    num = mp(p) * brute_pmf(a, xs - known - 1)
+    return num / (num + (1 - mp(p)) * brute_pmf(a, xs - known))
 
 
 def test_preset_rho1_is_the_papers_value():
     # 2.56·165/4099·3945/4097 = 41659200/419840075 = 1666368/16793603 (exact arithmetic by hand:
     # 64/25 · 650925/16793603, gcd 25).
     assert PRESETS["paper"].rho_block == Fraction(1666368, 16793603) == RHO1
-    # seed: "≈ 0.099" and notes table: 0.09923 (paper), 0.09908 (production ρ_global = (542/339)²)
+    # seed: "≈ 0.099" and ../shared/notes/disclosure_risk.md §3: 0.09923 (paper), 0.09908 (production ρ_global = (542/339)²)
     assert abs(float(PRESETS["paper"].rho_block) - 0.09923) < 5e-6
     assert abs(float(PRESETS["production"].rho_block) - 0.09908) < 5e-6
-    # block group: seed "ρ2 ≈ 0.246" (0.24648 with 2.56; 0.24612 in production, notes table)
+    # block group: seed "ρ2 ≈ 0.246" (0.24648 with 2.56; 0.24612 in production, disclosure_risk.md §3)
     assert abs(float(PRESETS["paper"].rho_block_group) - 0.24648) < 5e-6
     assert abs(float(PRESETS["production"].rho_block_group) - 0.24612) < 5e-6
     assert RHO_GLOBAL["production"] == Fraction(293764, 114921)  # 542² / 339²
@@ -70,7 +64,7 @@ def test_seed_correct_decision_probability_p_half():
     with mpmath.workdps(40):
         d = decision(Fraction(1, 2), RHO1)
         # closed form for p = 1/2: 1/2 + 1/(2 Z(ρ1)) with Z from θ3
-        ref = mpmath.mpf(1) / 2 + 1 / (2 * brute_Z(RHO1))
+        ref = mpmath.mpf(1) / 2 + 1 / (2 * theta3(RHO1))
         assert abs(d.p_correct - ref) < 1e-30
     assert d.threshold == 1
     assert str(mpmath.nstr(d.p_correct, 5)) == "0.58886"
@@ -80,7 +74,7 @@ def test_seed_correct_decision_probability_p_half():
 
 def test_seed_release_probabilities_four_and_five():
     # Seed Table 4: "x1* = 4 will occur only 3.6% of the time, and x1* = 5 only 1.5%"; these are
-    # P[X1* = x* | the target lacks c] = exp(-ρ1 x*²)/Z (3.633% and 1.487%, notes §5).
+    # P[X1* = x* | the target lacks c] = exp(-ρ1 x*²)/Z (3.633% and 1.487%, ../shared/notes/disclosure_risk.md §3, Table 4).
     four = posterior(4, Fraction(1, 2), RHO1)
     five = posterior(5, Fraction(1, 2), RHO1)
     with mpmath.workdps(40):
@@ -125,7 +119,7 @@ def test_seed_table5_expected_risks():
         with mpmath.workdps(40):
             brute = mpmath.fsum(brute_pmf(RHO1, z) * brute_posterior(1 + z, p, RHO1) for z in range(-250, 251))
             assert abs(r.expected_posterior - brute) < 1e-25
-            assert abs(r.expected_risk - brute / _mp(p)) < 1e-25 / float(p)
+            assert abs(r.expected_risk - brute / mp(p)) < 1e-25 / float(p)
         assert r.error_bound < 1e-30
 
 
@@ -137,7 +131,7 @@ def test_expected_risk_under_prior_predictive_is_one():
         lacks = expected_risk(p, "0.3", target_has=False)
         pf = Fraction(p)
         with mpmath.workdps(40):
-            tot = _mp(pf) * has.expected_risk + (1 - _mp(pf)) * lacks.expected_risk
+            tot = mp(pf) * has.expected_risk + (1 - mp(pf)) * lacks.expected_risk
             assert abs(tot - 1) < 1e-28
 
 
@@ -155,12 +149,12 @@ def test_posterior_matches_bayes_rule_and_shifts(x, known, p, rho):
         assert abs(pt.posterior - ref) < 1e-28
         # R = 1/(p + (1-p) e^{-ρ(2u-1)}): R ≤ e^{ρ(2u-1)} when u ≥ 1 (evidence for "has"),
         # R ≥ e^{ρ(2u-1)} when u ≤ 0, and always R < 1/p
-        bound = mpmath.exp(_mp(rho) * (2 * x - 1))
+        bound = mpmath.exp(mp(rho) * (2 * x - 1))
         if x >= 1:
             assert pt.risk <= bound * (1 + mpmath.mpf(10) ** -30)
         else:
             assert pt.risk >= bound * (1 - mpmath.mpf(10) ** -30)
-        assert pt.risk < 1 / _mp(p)
+        assert pt.risk < 1 / mp(p)
         assert abs(pt.prob_if_has - brute_pmf(rho, x - 1)) < 1e-28
 
 
@@ -180,7 +174,7 @@ def test_decision_threshold_is_smallest_x_with_posterior_above_half(p, rho, know
         assert abs(d.p_correct - ref) <= 1e-25 * ref or abs(d.p_correct - ref) < 1e-34
         ref0 = brute_sum(rho, -(10**9), n)  # P[E ≤ n]
         assert abs(d.p_correct_if_lacks - ref0) < 1e-25
-        assert abs(d.p_correct_overall - (_mp(p) * ref + (1 - _mp(p)) * ref0)) < 1e-25
+        assert abs(d.p_correct_overall - (mp(p) * ref + (1 - mp(p)) * ref0)) < 1e-25
 
 
 def test_tiny_decision_probability_keeps_relative_accuracy():

@@ -1,7 +1,7 @@
 """ℓ-level uniqueness attack (exactdp.risk.uniqueness) and the prior-reinterpretation attacks.
 
 References: brute-force multiple sums over the noise values written here (mpmath at 30
-digits, exact rational decisions), the closed-form single-level case, and the seed's
+digits over the kernel tables of tests/harness.py, exact rational decisions), the closed-form single-level case, and the seed's
 qualitative statements (supplement §S1.3: the risk grows with ℓ, most between ℓ = 1 and 2).
 """
 
@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from harness import kernel_pmf, mp
 
 from exactdp.numerics.exact import InputError
 from exactdp.risk import (
@@ -27,26 +28,17 @@ from exactdp.risk.presets import PRESETS
 from exactdp.risk.uniqueness import SIGMA4_SUP
 
 
-def _mp(f):
-    f = Fraction(f)
-    return mpmath.mpf(f.numerator) / f.denominator
-
-
 def brute(p, rhos, K):
     """(E[posterior | X=1], P[posterior > 1/2 | X=1]) by the full sum over |η_i| ≤ K."""
     p = Fraction(p)
     with mpmath.workdps(30):
-        pmfs = []
-        for r in rhos:
-            w = [mpmath.exp(-_mp(r) * z * z) for z in range(-K, K + 1)]
-            Z = mpmath.fsum(w)
-            pmfs.append([v / Z for v in w])
-        lpo = mpmath.log(_mp(p) / (1 - _mp(p)))
+        pmfs = [kernel_pmf(r, K) for r in rhos]
+        lpo = mpmath.log(mp(p) / (1 - mp(p)))
         e_post, p_corr = [], []
         for etas in itertools.product(range(-K, K + 1), repeat=len(rhos)):
-            wt = mpmath.fprod(pm[e + K] for pm, e in zip(pmfs, etas))
+            wt = mpmath.fprod(pm[e] for pm, e in zip(pmfs, etas))
             W = sum((Fraction(r) * (2 * (1 + e) - 1) for r, e in zip(rhos, etas)), Fraction(0))
-            Wm = _mp(W)
+            Wm = mp(W)
             e_post.append(wt / (1 + mpmath.exp(-(lpo + Wm))))
             decide = (W > 0) if p == Fraction(1, 2) else (lpo + Wm > 0)
             if decide:
@@ -55,12 +47,11 @@ def brute(p, rhos, K):
 
 
 def brute_tie_mass(rhos, K):
-    w = [[mpmath.exp(-_mp(r) * z * z) for z in range(-K, K + 1)] for r in rhos]
-    Z = [mpmath.fsum(v) for v in w]
+    f = [kernel_pmf(r, K) for r in rhos]
     tot = mpmath.mpf(0)
     for e1, e2 in itertools.product(range(-K, K + 1), repeat=2):
         if rhos[0] * (2 * e1 + 1) + rhos[1] * (2 * e2 + 1) == 0:
-            tot += w[0][e1 + K] * w[1][e2 + K] / (Z[0] * Z[1])
+            tot += f[0][e1] * f[1][e2]
     return tot
 
 
@@ -89,7 +80,7 @@ def test_two_levels_against_brute_double_sum(p):
     ref_post, ref_pc = brute(p, rhos, 14)
     assert abs(r.expected_posterior - float(ref_post)) <= r.error_bound + 1e-15
     assert abs(r.p_correct - float(ref_pc)) <= r.p_correct_error_bound + 1e-15
-    assert r.expected_risk == pytest.approx(float(ref_post / _mp(Fraction(p))), abs=r.error_bound / float(Fraction(p)) + 1e-14)
+    assert r.expected_risk == pytest.approx(float(ref_post / mp(Fraction(p))), abs=r.error_bound / float(Fraction(p)) + 1e-14)
 
 
 @pytest.mark.parametrize("rhos", [(Fraction(1, 2), Fraction(1, 2)), (Fraction(1, 2), Fraction(1, 6))])

@@ -85,7 +85,7 @@ def test_pair_epsilon_inverts_delta(dhc):
 def test_tradeoff_vertices_match_seed_midpoint(dhc, seed002):
     """At ζ0 = 0 the seed's (13,13) curve has α = β = P[Y > 1] = 0.0576089905…; the
     randomised Neyman–Pearson curve passes through (P[Y ≥ 1], P[Y > 1]) and its mirror,
-    i.e. our vertices k = K/2 + 1 and K/2 (see notes/dhc_model.md, 'lattice atoms')."""
+    i.e. our vertices k = K/2 + 1 and K/2 (see ../shared/notes/dhc_model.md, 'lattice atoms')."""
     res = compute_pair(13, 13, dhc.pair_rhos(13, 13), SweepSettings(deltas=("1e-5",), tradeoff_half=10))
     rows = read_csv_text(res.tradeoff_csv)
     with open(seed002 / "exact_results" / "trade_off_curve_path_13_to_13.csv") as fh:

@@ -158,9 +158,8 @@ def test_resume_refuses_other_settings(reference_run, tmp_path, capsys):
     (["--deltas", "2"], "--deltas"),
     (["--backend", "dask"], "--scheduler"),
     (["--jobs", "0"], "--jobs"),
-    # PL94 budgets have coprime denominators: the composed lattice (scale ~1.6e23) is out of
-    # the engine's range, which must be said before any work starts
-    (["--pairs", "13-13", "--with-pl94", "13-13"], "--with-pl94"),
+    # (--with-pl94 is no longer refused: issue 11, tests/test_biglattice.py runs it)
+    (["--pairs", "13-13", "--with-pl94", "13-99"], "out of range"),
 ])
 def test_cli_errors(tmp_path, capsys, argv, needle):
     code = main(["sweep", "--out", str(tmp_path / "e"), "--quiet", "--no-plots"] + argv)

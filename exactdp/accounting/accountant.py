@@ -40,12 +40,13 @@ from typing import Callable
 
 import mpmath
 
+from exactdp.accounting.base import Accountant, check_rel_tol, sequence_values
 from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics, EpsilonPoint, TradeoffPoint
 from exactdp.engine.lattice import floor_exact, lattice_of
 from exactdp.engine.tails import TailEngine, TailValue, WeightedQuery
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import LatticeTooLarge, UncertifiedError
-from exactdp.numerics.exact import InputError, check_sigma2_range, to_fraction
+from exactdp.numerics.exact import InputError, as_real, check_sigma2_range, to_fraction
 from exactdp.numerics.precision import DPS_RESULT, to_mpf, workdps
 from exactdp.numerics.search import first_true
 
@@ -55,60 +56,6 @@ __all__ = ["ExactAccountant", "delta", "epsilon", "tradeoff", "bun_steinke_epsil
 _DPS = DPS_RESULT
 #: relative rounding of a result stored at _DPS digits, added to every bound
 _ROUND = mpmath.mpf(10) ** (-(DPS_RESULT - 3))
-
-
-def as_real(value, field: str):
-    """An exact rational (Fraction) or a callable ``f(dps) -> mpf`` for an irrational
-    (memoised per precision: it is evaluated several times per point)."""
-    if callable(value):
-        if isinstance(value, _Memo):
-            return value
-        return _Memo(value)
-    return to_fraction(value, field)
-
-
-class _Memo:
-    """A callable ``f(dps) -> mpf`` remembering its values (an exact real is a pure
-    function of the precision asked)."""
-
-    __slots__ = ("f", "cache")
-
-    def __init__(self, f):
-        self.f = f
-        self.cache = {}
-
-    def __call__(self, dps):
-        need = max(int(dps), mpmath.mp.dps)
-        for d, v in self.cache.items():
-            if d >= need:
-                return v
-        d = max(need, 80)
-        with mpmath.workdps(d):
-            v = self.f(d)
-        self.cache[d] = v
-        return v
-
-
-def _values(values, field: str) -> list:
-    """The list of values of a sequence argument (a lone string or number is refused)."""
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise InputError(field, values, "expected a sequence of values, e.g. [\"1\", \"11/10\"] (not a lone value)")
-    return list(values)
-
-
-def check_rel_tol(value, field: str = "rel_tol") -> float:
-    """The engine accuracy ``rel_tol`` as a float in [1e-15, 1e-2] (a tolerance, not a
-    privacy parameter: floats, ints, rationals and decimal strings are accepted)."""
-    try:
-        if isinstance(value, (float, int)) and not isinstance(value, bool):
-            x = float(value)
-        else:
-            x = float(to_fraction(value, field))
-    except (InputError, TypeError, ValueError, OverflowError):
-        raise InputError(field, value, "expected a number in [1e-15, 1e-2], e.g. 1e-10") from None
-    if not (1e-15 <= x <= 1e-2):
-        raise InputError(field, value, "must lie in [1e-15, 1e-2] (float64 arithmetic cannot certify below 1e-15)")
-    return x
 
 
 def _mp(x, dps=_DPS):
@@ -148,7 +95,7 @@ class _Profile:
         return (self.d_hi - self.d_lo) / 2 / self.d if self.d > 0 else mpmath.inf
 
 
-class ExactAccountant:
+class ExactAccountant(Accountant):
     """Exact accountant of one composition (lattice and quadrature state are cached).
 
     Parameters
@@ -168,7 +115,22 @@ class ExactAccountant:
     f-DP.
     """
 
-    def __init__(self, composition: Composition, rel_tol: float = 1e-10):
+    def __new__(cls, composition: Composition = None, rel_tol: float = 1e-10):
+        # A design whose exact lattice is beyond int64 phase arithmetic is answered by
+        # BigLatticeAccountant (issue 11): the constructor returns one of those instead.
+        self = super().__new__(cls)
+        try:
+            self._setup(composition, rel_tol)
+        except (LatticeTooLarge, OverflowError):
+            from exactdp.accounting.bracketed import BigLatticeAccountant
+
+            return BigLatticeAccountant(composition, rel_tol)
+        return self
+
+    def __init__(self, composition: Composition = None, rel_tol: float = 1e-10):
+        pass  # built by __new__ (which may hand the design over)
+
+    def _setup(self, composition: Composition, rel_tol) -> None:
         if not isinstance(composition, Composition):
             raise InputError("composition", composition, "expected an exactdp.Composition")
         self.rel_tol = check_rel_tol(rel_tol)
@@ -184,10 +146,7 @@ class ExactAccountant:
             self.engine = None
             return
         self.lattice = lattice_of(composition)
-        try:
-            self.engine = TailEngine(self.lattice, rel_tol=self.rel_tol)
-        except LatticeTooLarge as exc:
-            raise UncertifiedError(f"{exc}; the exact lattice has scale {self.lattice.scale}") from None
+        self.engine = TailEngine(self.lattice, rel_tol=self.rel_tol)
 
     # ------------------------------------------------------------------ helpers
     def diagnostics(self) -> Diagnostics:
@@ -302,7 +261,7 @@ class ExactAccountant:
     # ------------------------------------------------------------------ δ(ε)
     def delta(self, epsilons: Iterable) -> tuple[DeltaPoint, ...]:
         """δ(ε) for each ε (exact rational, decimal string, or callable for irrationals)."""
-        eps_list = [as_real(e, "epsilon") for e in _values(epsilons, "epsilon")]
+        eps_list = [as_real(e, "epsilon") for e in sequence_values(epsilons, "epsilon")]
         if self.identical:
             with workdps(_DPS):
                 pts = []
@@ -336,7 +295,7 @@ class ExactAccountant:
     def epsilon(self, deltas: Iterable) -> tuple[EpsilonPoint, ...]:
         """The smallest ε with δ(ε) ≤ target, for each target δ ∈ (0, 1)."""
         out = []
-        for d in _values(deltas, "delta"):
+        for d in sequence_values(deltas, "delta"):
             dt = to_fraction(d, "delta")
             if not 0 < dt < 1:
                 raise InputError("delta", d, "must lie in (0, 1)")
@@ -468,7 +427,7 @@ class ExactAccountant:
     def tradeoff(self, alphas: Iterable) -> tuple[TradeoffPoint, ...]:
         """β = f(α) for each α ∈ [0, 1] (exact rational or decimal string)."""
         out = []
-        for a in _values(alphas, "alpha"):
+        for a in sequence_values(alphas, "alpha"):
             af = to_fraction(a, "alpha")
             if not 0 <= af <= 1:
                 raise InputError("alpha", a, "must lie in [0, 1]")
@@ -569,8 +528,8 @@ class ExactAccountant:
         return [(k, tv[i], tv[n + i]) for i, k in enumerate(ks)]
 
 
-def _accountant(design, rel_tol) -> ExactAccountant:
-    if isinstance(design, ExactAccountant):
+def _accountant(design, rel_tol) -> Accountant:
+    if isinstance(design, Accountant):
         return design
     return ExactAccountant(design, rel_tol=rel_tol)
 

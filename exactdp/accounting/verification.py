@@ -31,10 +31,12 @@ from functools import reduce
 
 import mpmath
 
-from exactdp.accounting.accountant import ExactAccountant, as_real
+from exactdp.accounting.accountant import ExactAccountant
+from exactdp.dgauss.mp import log_theta_real_deep_mp
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.tails import TailEngine
 from exactdp.numerics.errors import UncertifiedError
+from exactdp.numerics.exact import as_real
 from exactdp.numerics.precision import VERIFY_DPS, to_mpf, workdps
 
 __all__ = ["VerifiedTail", "VerifiedDelta", "verify_tail", "verify_delta", "MAX_NODES"]
@@ -212,22 +214,6 @@ class _Rule:
         den = mpmath.fsum(mpmath.exp(t - tmax) for t, _ in ts)
         return mpmath.log(num / den)
 
-    def _log_theta_real(self, g: int, a):
-        """log Θ(a) for real a: Poisson form ``μ²/(2s²) + ½log(2πs²) + log Σ_k e^{−2π²s²k²} cos 2πkμ``
-        (μ = a s²) for s² ≥ 1, else the direct sum around the maximum."""
-        s2 = to_mpf(self.s2q[g])
-        if self.s2f[g] >= 1.0:
-            mu = a * s2
-            K = int(math.ceil(math.sqrt((self.dps * 2.31 + 12) / (2 * math.pi**2 * self.s2f[g])))) + 1
-            ser = 1 + 2 * mpmath.fsum(mpmath.exp(-2 * mpmath.pi**2 * s2 * k * k) * mpmath.cos(2 * mpmath.pi * k * mu)
-                                      for k in range(1, K + 1))
-            return mu * mu / (2 * s2) + mpmath.log(2 * mpmath.pi * s2) / 2 + mpmath.log(ser)
-        x0 = int(mpmath.nint(a * s2))
-        half = int(math.ceil(math.sqrt(2 * self.s2f[g] * (self.dps * 2.31 + 12)))) + 2
-        ts = [a * x - mpmath.mpf(x) ** 2 / (2 * s2) for x in range(x0 - half, x0 + half + 1)]
-        tmax = max(ts)
-        return tmax + mpmath.log(mpmath.fsum(mpmath.exp(t - tmax) for t in ts))
-
     def tail(self, s: int):
         """``(P(S ≥ s), absolute error bound)`` for s ≥ 1 at the working precision."""
         N = self.N
@@ -236,7 +222,7 @@ class _Rule:
         pi2 = 2 * mpmath.pi
         nodes = self.nodes()
         prep = self._prep(lam)
-        logm = mpmath.fsum(mm * (self._log_theta_real(g, a * lam) - self._log_theta_real(g, 0))
+        logm = mpmath.fsum(mm * (log_theta_real_deep_mp(a * lam, self.s2q[g], self.dps) - log_theta_real_deep_mp(0, self.s2q[g], self.dps))
                            for g, (a, mm) in enumerate(zip(self.A, self.m)))
         acc = []
         one_minus = -mpmath.expm1(-lam)

@@ -31,11 +31,13 @@ from typing import Callable
 
 import mpmath
 
-from exactdp.accounting.accountant import ExactAccountant, as_real, bun_steinke_epsilon
+from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
+from exactdp.numerics.exact import as_real
 from exactdp.conversions.bounds import cks_delta, gdp_delta
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.mechanisms import Composition, DiscreteGaussian
-from exactdp.numerics.precision import to_mpf
+from exactdp.numerics.precision import DPS_LOW, to_mpf
+from exactdp.numerics.search import SearchError, bisect_real, expand, secant_narrow
 
 __all__ = ["CalibrationResult", "Family", "uniform_family", "level_family", "simplest_between",
            "calibrate_design", "calibrate_pair", "calibrate_release", "DEFAULT_WIDTH"]
@@ -149,18 +151,19 @@ def level_family(allocation, pair: tuple[int, int], level: str | None) -> Family
 # ----------------------------------------------------------------------------- result
 @dataclass(frozen=True)
 class CalibrationResult:
-    """A certified bracket on the smallest variance scaling c meeting the target.
+    """A certified bracket ``(lower, upper]`` on the smallest variance scaling c* meeting
+    the target.
 
     Attributes
     ----------
     target_epsilon : mpmath.mpf
     target_delta : Fraction
-    scale : Fraction
-        c_hi: certified to meet the target (δ upper bound ≤ δ_t) — the scaling to deploy.
-    scale_infeasible : Fraction
-        c_lo < scale: certified to violate it (δ lower bound > δ_t).
+    lower : Fraction
+        c_lo < c*: certified to violate the target (δ lower bound > δ_t).
+    upper : Fraction
+        c_hi ≥ c*: certified to meet the target (δ upper bound ≤ δ_t).
     delta_at_scale : mpmath.mpf
-        Certified upper bound of the (max over pairs) δ(ε_t) at ``scale``.
+        Certified upper bound of the (max over pairs) δ(ε_t) at ``upper``.
     scope : str
         What was calibrated (design, pair, level, release).
     evaluations : int
@@ -168,14 +171,18 @@ class CalibrationResult:
     argmax : tuple or None
         The pair attaining the release maximum (release calibrations).
     pairs_evaluated, pairs_pruned, pairs_sandwiched : int
-        Release calibrations: pairs certified by an exact evaluation at ``scale``, by the
-        CKS bound, and at a simpler c' ≤ scale (monotonicity), respectively.
+        Release calibrations: pairs certified by an exact evaluation at ``upper``, by the
+        CKS bound, and at a simpler c' ≤ upper (monotonicity), respectively.
+
+    In the result vocabulary of :mod:`exactdp.accounting.results`: ``value`` (= ``upper``)
+    is the conservative side — the scaling to deploy — and ``error_bound`` the bracket
+    width.
     """
 
     target_epsilon: mpmath.mpf
     target_delta: Fraction
-    scale: Fraction
-    scale_infeasible: Fraction
+    lower: Fraction
+    upper: Fraction
     delta_at_scale: mpmath.mpf
     scope: str
     evaluations: int
@@ -185,27 +192,33 @@ class CalibrationResult:
     pairs_sandwiched: int = 0
 
     @property
+    def value(self) -> Fraction:
+        """``upper``: the certified scaling to deploy."""
+        return self.upper
+
+    @property
+    def error_bound(self) -> Fraction:
+        """``upper − lower``: the width of the certified bracket."""
+        return self.upper - self.lower
+
+    @property
     def variance_reduction(self) -> Fraction:
-        """``1 − scale``: the certified achievable reduction (lower end of the bracket)."""
-        return 1 - self.scale
+        """``1 − upper``: the certified achievable reduction (lower end of the bracket)."""
+        return 1 - self.upper
 
     @property
     def variance_reduction_lower(self) -> Fraction:
-        return 1 - self.scale
+        return 1 - self.upper
 
     @property
     def variance_reduction_upper(self) -> Fraction:
-        """``1 − c_lo``: no reduction beyond this meets the target (monotone profile)."""
-        return 1 - self.scale_infeasible
-
-    @property
-    def width(self) -> Fraction:
-        return self.scale - self.scale_infeasible
+        """``1 − lower``: no reduction beyond this meets the target (monotone profile)."""
+        return 1 - self.lower
 
     def as_json(self) -> dict:
         """JSON-ready dict; decimals with 20 significant digits, scales as exact p/q."""
         def dec(x):
-            with mpmath.workdps(30):
+            with mpmath.workdps(DPS_LOW):
                 x = to_mpf(x) if isinstance(x, Fraction) else mpmath.mpf(x)
                 return mpmath.nstr(x, 20, min_fixed=-4, max_fixed=6, strip_zeros=False)
 
@@ -214,7 +227,7 @@ class CalibrationResult:
             "variance_reduction": dec(self.variance_reduction),
             "variance_reduction_lower": dec(self.variance_reduction_lower),
             "variance_reduction_upper": dec(self.variance_reduction_upper),
-            "scale": fraction_str(self.scale), "scale_infeasible": fraction_str(self.scale_infeasible),
+            "scale": fraction_str(self.upper), "scale_infeasible": fraction_str(self.lower),
             "delta_at_scale_upper_bound": dec(self.delta_at_scale), "evaluations": self.evaluations,
             "argmax_pair": list(self.argmax) if self.argmax else None, "pairs_evaluated": self.pairs_evaluated,
             "pairs_pruned": self.pairs_pruned, "pairs_sandwiched": self.pairs_sandwiched,
@@ -250,7 +263,7 @@ def _target(delta, eps, rho):
 
 def _bracket(ev: _Evaluator, d: Fraction, width: Fraction, c_lo=None, guess=None):
     """Certified [c_lo, c_hi] of the family's threshold; returns (c_lo, c_hi, δ_upper(c_hi))."""
-    with mpmath.workdps(30):
+    with mpmath.workdps(DPS_LOW):
         dmp = to_mpf(d)
         logd = mpmath.log(dmp)
     snap = ev.family.snap
@@ -260,15 +273,14 @@ def _bracket(ev: _Evaluator, d: Fraction, width: Fraction, c_lo=None, guess=None
         return 1 if up <= dmp else (-1 if lo > dmp else 0)
 
     def fval(c):
-        with mpmath.workdps(30):
+        with mpmath.workdps(DPS_LOW):
             return mpmath.log(ev(c)[2]) - logd
 
-    # -- an initial certified bracket ---------------------------------------------------
-    c_hi = Fraction(1)
-    while status(c_hi) != 1:
-        c_hi *= 2
-        if c_hi > 2**30:
-            raise ArithmeticError("the target is not met even with 2^30 times the variances")
+    # -- an initial certified bracket: c_hi by doubling from 1, then a walk down ---------
+    try:
+        _, c_hi = expand(lambda c: status(c) == 1, Fraction(1), Fraction(1), max_steps=31)
+    except SearchError:
+        raise ArithmeticError("the target is not met even with 2^30 times the variances") from None
     if c_lo is not None and (c_lo >= c_hi or status(c_lo) != -1):
         c_lo = None
     if c_lo is None:
@@ -284,56 +296,16 @@ def _bracket(ev: _Evaluator, d: Fraction, width: Fraction, c_lo=None, guess=None
             if c < Fraction(1, 10**9):
                 raise ArithmeticError("the target is met for every scaling down to 1e-9")
     # -- Illinois secant on log δ, snapped to simple rationals ---------------------------
-    fa, fb, last, slow = fval(c_lo), fval(c_hi), 0, 0
-    while c_hi - c_lo > width:
-        gap = c_hi - c_lo
-        if fa > 0 > fb and slow < 2:
-            x = c_lo + gap * Fraction(mpmath.nstr(fa / (fa - fb), 15))
-        else:
-            x, slow = c_lo + gap / 2, 0
-        edge = gap / 1000
-        x = min(max(x, c_lo + edge), c_hi - edge)
-        if gap < 64 * width:  # close: straddle the estimate
-            wins = [(x - width / 3, x - width / 6), (x + width / 6, x + width / 3)]
-        else:
-            hw = max(width / 8, gap / 64)
-            wins = [(x - hw, x + hw)]
-        for a, b in wins:
-            a, b = max(a, c_lo + edge), min(b, c_hi - edge)
-            if a > b:
-                continue
-            c = snap(a, b)
-            s = status(c)
-            if s == 0:  # δ_t inside the certified error bars: step to both sides
-                for cc in (snap(c + width / 8, c + width / 4), snap(c - width / 4, c - width / 8)):
-                    if c_lo < cc < c_hi and status(cc) == 1:
-                        c_hi, fb = cc, fval(cc)
-                    elif c_lo < cc < c_hi and status(cc) == -1:
-                        c_lo, fa = cc, fval(cc)
-                continue
-            if s == 1:
-                c_hi, fb = c, fval(c)
-                if last == 1:
-                    fa /= 2
-                last = 1
-            else:
-                c_lo, fa = c, fval(c)
-                if last == -1:
-                    fb /= 2
-                last = -1
-        slow = slow + 1 if c_hi - c_lo > gap / 2 else 0
+    c_lo, c_hi = secant_narrow(status, fval, snap, c_lo, c_hi, width)
     return c_lo, c_hi, ev(c_hi)[1]
 
 
 def _gdp_guess(rho_fn, eps_t, d) -> Fraction | None:
-    """c at which the continuous-Gaussian profile of the family meets the target (start)."""
+    """c at which the continuous-Gaussian profile of the family meets the target (start):
+    60 bisection steps on [1e-6, 10] (exact rational midpoints)."""
     lo, hi = Fraction(1, 10**6), Fraction(10)
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if gdp_delta(rho_fn(mid), eps_t).delta > to_mpf(d):
-            lo = mid
-        else:
-            hi = mid
+    dmp = to_mpf(d)
+    lo, hi = bisect_real(lambda c: gdp_delta(rho_fn(c), eps_t).delta <= dmp, lo, hi, width=(hi - lo) / 2**60)
     return simplest_between(lo, hi)
 
 
@@ -356,8 +328,8 @@ def calibrate_design(design, delta, eps=None, *, width=DEFAULT_WIDTH, rel_tol: f
     Notes
     -----
     Method: certified bracket + safeguarded secant on log δ_c(ε_t) (module notes).
-    Error bound: ``scale`` meets the target by a certified exact evaluation;
-    ``scale_infeasible`` violates it by one; the bracket width is ≤ ``width``.
+    Error bound: ``upper`` meets the target by a certified exact evaluation;
+    ``lower`` violates it by one; the bracket width ``error_bound`` is ≤ ``width``.
     Reference: Su, Su & Wang (2020 Census exact accounting; variance reduction at the
     Bureau's (ε, δ)); Canonne, Kamath & Steinke (2020) for the discrete Gaussian.
     """
@@ -368,7 +340,8 @@ def calibrate_design(design, delta, eps=None, *, width=DEFAULT_WIDTH, rel_tol: f
     guess = _gdp_guess(fam.rho, e, d)
     c_lo, c_hi, dup = _bracket(ev, d, width, guess=guess)
     label = "all variances of the design" if fam.label == "all" else fam.label
-    return CalibrationResult(_eps_mp(e), d, c_hi, c_lo, dup, scope or label, ev.count)
+    return CalibrationResult(_eps_mp(e), d, lower=c_lo, upper=c_hi, delta_at_scale=dup, scope=scope or label,
+                             evaluations=ev.count)
 
 
 def calibrate_pair(allocation, pair, delta, eps=None, *, level=None, width=DEFAULT_WIDTH,
@@ -385,8 +358,8 @@ def calibrate_pair(allocation, pair, delta, eps=None, *, level=None, width=DEFAU
 
 
 def _eps_mp(e):
-    with mpmath.workdps(30):
-        return to_mpf(e) if isinstance(e, Fraction) else e(30)
+    with mpmath.workdps(DPS_LOW):
+        return to_mpf(e) if isinstance(e, Fraction) else e(DPS_LOW)
 
 
 def _share(allocation, pair, level) -> Fraction:
@@ -457,16 +430,16 @@ def calibrate_release(allocation, delta, eps=None, *, level: str | None = None, 
     Returns
     -------
     CalibrationResult
-        ``argmax`` is the pair bracketed last (the release maximum at ``scale``).
+        ``argmax`` is the pair bracketed last (the release maximum at ``upper``).
 
     Notes
     -----
     Method: bracket the most exposed pair (the proxy (13, 13) for uniform scaling, the pair
     with the largest share of the level otherwise); certify the others at c_hi — CKS-bound
     pruning, coarsened-design bounds, then exact evaluations in order of exposure — and on
-    the first violator bracket it and repeat.  Error bound: ``scale`` is certified for
+    the first violator bracket it and repeat.  Error bound: ``upper`` is certified for
     every pair (``pairs_sandwiched`` under the monotonicity of δ in the variances),
-    ``scale_infeasible`` violates the target for ``argmax``.  Reference: Su, Su & Wang
+    ``lower`` violates the target for ``argmax``.  Reference: Su, Su & Wang
     (max over the 946 DHC pairs).
     """
     width = to_fraction(width, "width")
@@ -519,9 +492,9 @@ def calibrate_release(allocation, delta, eps=None, *, level: str | None = None, 
             progress(f"bracketed {cur}: c in [{float(c_lo):.9f}, {float(c_hi):.9f}]; {counts}; "
                      f"violator: {worst or 'none'}")
         if worst is None:
-            return CalibrationResult(_eps_mp(e), d, c_hi, c_lo, dup,
-                                     f"{level or 'all levels'} on the release ({len(pairs)} pairs)", evals,
-                                     argmax=cur, pairs_evaluated=counts["exact"] + 1,
+            return CalibrationResult(_eps_mp(e), d, lower=c_lo, upper=c_hi, delta_at_scale=dup,
+                                     scope=f"{level or 'all levels'} on the release ({len(pairs)} pairs)",
+                                     evaluations=evals, argmax=cur, pairs_evaluated=counts["exact"] + 1,
                                      pairs_pruned=counts["pruned"], pairs_sandwiched=counts["sandwiched"])
         if worst in done:
             raise ArithmeticError(f"pair {worst} violates the target again after its own bracket")

@@ -233,14 +233,6 @@ def _read_paths(r: _Reader, table, levels) -> tuple[tuple[Fraction, ...], ...]:
     return tuple(r.rational_list(table[k], f"paths.{k}", len(levels), "levels") for k in wanted)
 
 
-def _q(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _arr(values, width: int = 0) -> str:
-    return "[" + ", ".join(_q(fraction_str(v)).rjust(width) for v in values) + "]"
-
-
 def dump_allocation(alloc) -> str:
     """Serialise an allocation as an ``absolute``-mode allocation file.
 
@@ -256,31 +248,28 @@ def dump_allocation(alloc) -> str:
     Notes
     -----
     Values are written in lowest terms as ``"p/q"`` strings, so the round trip is
-    exact.  A ``shares``-mode source is written with its products multiplied out.
+    exact.  A ``shares``-mode source is written with its products multiplied out.  The
+    text is written by :mod:`tomli_w` (a maintained TOML writer), so any string —
+    a multi-line description, quotes, backslashes, non-ASCII names — is escaped
+    correctly.
     """
-    lines = [
-        f"format = {_q(FORMAT_TAG)}",
-        f"name = {_q(alloc.name)}",
-        f"description = {_q(alloc.description)}",
-        "levels = [" + ", ".join(_q(x) for x in alloc.levels) + "]",
-        "queries = [",
-        *[f"  {_q(x)}," for x in alloc.queries],
-        "]",
-        "",
-        "[provenance]",
-        *[f"{_q(k)} = {_q(v)}" for k, v in alloc.provenance.items()],
-        "",
-        "[budget]",
-        'mode = "absolute"',
-        f"expected_total_rho = {_q(fraction_str(alloc.total_rho))}",
-        "",
-        "[base]",
-        *[f"{_q(lev)} = {_arr(alloc.base[lev])}" for lev in alloc.levels],
-        "",
-        "[paths]",
-        *[f'"{k}" = {_arr(p)}' for k, p in enumerate(alloc.paths, start=1)],
-    ]
-    return "\n".join(lines) + "\n"
+    import tomli_w
+
+    def row(values):
+        return [fraction_str(v) for v in values]
+
+    doc = {
+        "format": FORMAT_TAG,
+        "name": alloc.name,
+        "description": alloc.description,
+        "levels": list(alloc.levels),
+        "queries": list(alloc.queries),
+        "provenance": dict(alloc.provenance),
+        "budget": {"mode": "absolute", "expected_total_rho": fraction_str(alloc.total_rho)},
+        "base": {lev: row(alloc.base[lev]) for lev in alloc.levels},
+        "paths": {str(k): row(p) for k, p in enumerate(alloc.paths, start=1)},
+    }
+    return tomli_w.dumps(doc)
 
 
 def read_allocation_file(path) -> dict:

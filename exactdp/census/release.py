@@ -2,10 +2,11 @@
 
 A person's record feeds both files, so a record change costs the DHC neighbour case
 (i, j) *and* the P.L. 94-171 full chain.  The Bureau accounts the release by adding the
-files' ρ (zCDP composes additively) and converting with Bun–Steinke.  The exact
-composition's lattice is out of the exact engine's range (the P.L. 94-171 budgets have
-~1e12 denominators), so the exact δ is given as a certified bracket
-(:mod:`exactdp.accounting.coarsened`), and ε(δ) as a certified bracket found by bisection on it.
+files' ρ (zCDP composes additively) and converting with Bun–Steinke.  The composition's
+exact lattice (scale ≈ 1.6e23: the P.L. 94-171 budgets have ~1e12 denominators) is beyond
+the int64 engine, so the exact δ and ε come from the lattice-free accountant
+(:class:`exactdp.accounting.bracketed.BigLatticeAccountant`) as certified brackets about
+1e-10 relative wide.
 """
 
 from __future__ import annotations
@@ -16,15 +17,11 @@ from fractions import Fraction
 import mpmath
 
 from exactdp.accounting.accountant import bun_steinke_epsilon
-from exactdp.accounting.coarsened import CoarsenedAccountant
+from exactdp.accounting.bracketed import BigLatticeAccountant
 from exactdp.census.designs import PL94_ALLOCATION, release_composition
-from exactdp.numerics.exact import InputError, to_fraction
-from exactdp.numerics.precision import to_mpf
+from exactdp.numerics.exact import to_fraction
 
 __all__ = ["ReleaseRow", "release_rows"]
-
-#: ε(δ) brackets are bisected to this width
-EPS_WIDTH = Fraction(1, 10**9)
 
 
 @dataclass(frozen=True)
@@ -39,26 +36,7 @@ class ReleaseRow:
     delta_upper: mpmath.mpf
     eps_lower: mpmath.mpf  # exact ε(δ_target), certified bracket
     eps_upper: mpmath.mpf
-    grid: Fraction
-
-
-def _bisect(acc: CoarsenedAccountant, target, hi: Fraction, upper: bool) -> Fraction:
-    """Smallest ε on a 1e-9 grid with bound(ε) ≤ target (bound = upper or lower side)."""
-    lo = Fraction(0)
-
-    def side(e):
-        b = acc.delta([e])[0]
-        return b.upper if upper else b.lower
-
-    while side(hi) > target:
-        hi *= 2
-    while hi - lo > EPS_WIDTH:
-        mid = (lo + hi) / 2
-        if side(mid) > target:
-            lo = mid
-        else:
-            hi = mid
-    return hi if upper else lo
+    certification: str  # "bracket" (smoothed inversion) or "exact"
 
 
 def release_rows(allocation="dhc-persons-2020", pairs=((13, 13),), deltas=("1e-10",), pl94=PL94_ALLOCATION):
@@ -66,28 +44,19 @@ def release_rows(allocation="dhc-persons-2020", pairs=((13, 13),), deltas=("1e-1
 
     Notes
     -----
-    Method: weights rounded to a grid, exact lattice tails of the rounded sum, and a
-    sub-Gaussian bound on the rounding (:mod:`exactdp.accounting.coarsened`).  Error bound: every
-    number is a certified bracket.  Reference: Bun & Steinke (2016) for the Bureau's
-    conversion; Canonne, Kamath & Steinke (2020) for the sub-Gaussian bound.
+    Method: the Gaussian-smoothed tilted inversion with a certified resonance sieve
+    (:mod:`exactdp.engine.smoothed`); ε(δ) by Newton steps and certified sides.  Error
+    bound: every number is a certified bracket.  Reference: Bun & Steinke (2016) for the
+    Bureau's conversion; Daniels (1954) for the saddle-point inversion.
     """
     rows = []
     for i, j in pairs:
         comp = release_composition(allocation, i, j, pl94)
-        acc = CoarsenedAccountant(comp)
-        for d in deltas:
-            dt = to_fraction(d, "delta")
-            if not 0 < dt < 1:
-                raise InputError("delta", d, "must lie in (0, 1)")
-            eps_b = bun_steinke_epsilon(comp.rho, dt)
-            b = acc.delta([eps_b])[0]
-            with mpmath.workdps(40):
-                target = to_mpf(dt)
-            hi = Fraction(mpmath.nstr(b.epsilon, 20)) + 1
-            e_up = _bisect(acc, target, hi, upper=True)
-            e_lo = _bisect(acc, target, hi, upper=False)
-            with mpmath.workdps(40):
-                rows.append(ReleaseRow((i, j), dt, comp.rho, b.epsilon, b.lower, b.upper,
-                                       to_mpf(e_lo),
-                                       to_mpf(e_up), acc.grid))
+        acc = BigLatticeAccountant(comp)
+        eps = acc.epsilon(deltas)  # validates every target
+        targets = [to_fraction(d, "delta") for d in deltas]
+        dps = acc.delta([bun_steinke_epsilon(comp.rho, dt) for dt in targets])
+        for dt, dp, ep in zip(targets, dps, eps):
+            rows.append(ReleaseRow((i, j), dt, comp.rho, dp.epsilon, dp.lower, dp.upper, ep.lower, ep.upper,
+                                   dp.certification))
     return rows

@@ -11,7 +11,7 @@ from fractions import Fraction
 import mpmath
 
 from exactdp.numerics.exact import InputError, to_fraction
-from exactdp.numerics.precision import to_mpf
+from exactdp.numerics.precision import DPS_GUARD, to_mpf
 
 __all__ = ["Parser", "fail", "rational_type", "decimal_str", "emit_json"]
 
@@ -49,14 +49,12 @@ def rational_type(field: str, *, positive: bool = False):
 def decimal_str(value, digits: int = 20) -> str:
     """A decimal string with ``digits`` significant digits (default 20 ≥ 17).
 
-    Accepts mpmath numbers, floats, ints and Fractions; Fractions are converted exactly
-    at ``digits + 10`` digits before rounding.
+    Accepts mpmath numbers, floats (also ±inf), ints and Fractions; Fractions are
+    converted exactly (:func:`~exactdp.numerics.precision.to_mpf`) at ``digits + 10``
+    digits before rounding.
     """
-    with mpmath.workdps(digits + 10):
-        if isinstance(value, Fraction):
-            x = to_mpf(value)
-        else:
-            x = mpmath.mpf(value)
+    with mpmath.workdps(digits + DPS_GUARD):
+        x = to_mpf(value) if isinstance(value, Fraction) else mpmath.mpf(value)
         return mpmath.nstr(x, digits, min_fixed=-4, max_fixed=6, strip_zeros=False)
 
 

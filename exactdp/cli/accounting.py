@@ -24,6 +24,10 @@ def register(subparsers) -> None:
         p.add_argument("--rel-tol", type=_rel_tol, default=1e-10, metavar="TOL",
                        help="certified relative accuracy of each tail, in [1e-15, 1e-2] (default 1e-10)")
         p.add_argument("--json", action="store_true", help="print one JSON object")
+        p.add_argument("--certify", action="store_true",
+                       help="also enclose each point by Arb ball arithmetic (an independent certificate: "
+                            "\"enclosure\": [lower, upper] in the JSON); exit 3 if the fast value is not on "
+                            "the conservative side of the enclosure")
         if name == "delta":
             p.add_argument("--verify", action="store_true",
                            help="also recompute each point with the 60-digit multiprecision twin "
@@ -34,7 +38,7 @@ def register(subparsers) -> None:
 def _rel_tol(text: str) -> float:
     import argparse
 
-    from exactdp.accounting.accountant import check_rel_tol
+    from exactdp.accounting.base import check_rel_tol
     from exactdp.numerics.exact import InputError
 
     try:
@@ -77,6 +81,7 @@ def _run_delta(args) -> int:
             v = verify_delta(acc, e)
             q.update({"verified_delta": decimal_str(v.value, 30), "verify_error_bound": decimal_str(v.error_bound),
                       "disagreement": decimal_str(v.disagreement), "agrees": bool(v.agrees)})
+    _certify(args, comp, "delta", res.points, pts)
     if args.json:
         emit_json({**_header(comp, res), "points": pts})
     else:
@@ -93,6 +98,7 @@ def _run_epsilon(args) -> int:
     pts = [{"delta": decimal_str(p.delta), "epsilon": decimal_str(p.value),
             "error_bound": decimal_str(p.error_bound), "epsilon_lower": decimal_str(p.lower)}
            for p in res.points]
+    _certify(args, comp, "epsilon", res.points, pts)
     if args.json:
         emit_json({**_header(comp, res), "points": pts})
     else:
@@ -109,9 +115,25 @@ def _run_tradeoff(args) -> int:
     pts = [{"alpha": decimal_str(p.alpha), "beta": decimal_str(p.value),
             "error_bound": decimal_str(p.error_bound), "beta_estimate": decimal_str(p.estimate)}
            for p in res.points]
+    _certify(args, comp, "tradeoff", res.points, pts)
     if args.json:
         emit_json({**_header(comp, res), "points": pts})
     else:
         _print_table(f"exact trade-off f(α), ρ = {comp.rho} (β = certified lower bound)", ["alpha", "beta", "error_bound"],
                      [(q["alpha"], q["beta"], q["error_bound"]) for q in pts])
     return 0
+
+
+def _certify(args, comp, kind, points, rows) -> None:
+    """``--certify``: an independent Arb enclosure beside each point (UncertifiedError,
+    exit 3, when the fast value is not on its conservative side)."""
+    if not getattr(args, "certify", False):
+        return
+    from exactdp.certify import certify_points
+    from exactdp.certify.check import DIGITS
+
+    for row, enc in zip(rows, certify_points(comp, kind, args.values, points)):
+        row["enclosure"] = list(enc.decimal(DIGITS))
+        row["certificate"] = "arb"
+        if not args.json:
+            print(f"arb enclosure at {enc.argument}: [{row['enclosure'][0]}, {row['enclosure'][1]}]")

@@ -108,7 +108,9 @@ def _curves(args, deltas) -> int:
     for name, fn in (("bun-steinke", bounds.bun_steinke_delta), ("cks", bounds.cks_delta),
                      ("rdp", bounds.rdp_delta), ("gdp", bounds.gdp_delta)):
         curves[name] = ([float(g) for g in grid], [float(fn(comp, g).delta) for g in grid])
-    with mpmath.workdps(20):
+    from exactdp.numerics.precision import DPS_FLOAT64
+
+    with mpmath.workdps(DPS_FLOAT64):
         title = f"{comp.size} discrete Gaussians, ρ = {float(rho):.6g}"
     paths = save(curves_figure(curves, title), args.out, "crosscheck_curves")
     if calib:

@@ -16,7 +16,8 @@ DESCRIPTION = (
     "the Bureau's ε (Bun-Steinke), the exact δ at that ε and the exact ε at that δ, each with a "
     "certified error bound; each pair's f-DP trade-off curve; then the overall (max over pairs) "
     "curves, the trade-off envelope, a manifest and plots. Finished pairs are written atomically; "
-    "--resume finishes an interrupted sweep. Outputs do not depend on --jobs."
+    "--resume finishes an interrupted sweep. Outputs do not depend on --jobs or --backend. The output "
+    "folder is locked while a sweep runs: a second sweep on the same --out stops at once (exit status 2)."
 )
 
 
@@ -25,7 +26,9 @@ def register(subparsers) -> None:
                               description=DESCRIPTION)
     p.add_argument("--allocation", default="dhc-persons-2020", metavar="NAME|FILE",
                    help="built-in allocation or allocation file (default dhc-persons-2020)")
-    p.add_argument("--out", default="exactdp-results", metavar="DIR", help="output folder (default ./exactdp-results)")
+    p.add_argument("--out", default="exactdp-results", metavar="DIR",
+                   help="output folder (default ./exactdp-results); locked while the sweep runs, so a second "
+                        "sweep on the same folder fails at once with exit status 2")
     p.add_argument("--jobs", type=int, default=None, metavar="N",
                    help="parallel workers (default: all cores; -1 also means all cores)")
     p.add_argument("--pairs", metavar="SPEC", help="restrict to these pairs, e.g. 13-13,6-6,1-43 (default all)")
@@ -34,13 +37,16 @@ def register(subparsers) -> None:
     p.add_argument("--only-deltas", action="store_true",
                    help="use only the --deltas given, not the default 42")
     p.add_argument("--resume", action="store_true", help="finish the sweep already in --out (same settings)")
-    p.add_argument("--backend", choices=("loky", "dask", "ray"), default="loky", help="joblib backend (default loky)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address (with --backend dask)")
-    p.add_argument("--with-pl94", metavar="SPEC",
-                   help="also the whole release for these pairs: DHC pair composed with the P.L. 94-171 "
-                        "persons full chain, beside the Bureau's ρ-sum bound (release.csv). Refused up front "
-                        "when the composed design's lattice is beyond the exact engine's range, as it is for "
-                        "the 2020 P.L. 94-171 budgets (scale ~1.6e23)")
+    p.add_argument("--backend", choices=("loky", "dask", "ray"), default="loky",
+                   help="where the pairs run: loky processes on this machine (default), a dask cluster "
+                        "(needs --scheduler), or ray (a private local ray instance, or the cluster at --scheduler)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="dask scheduler address (required with --backend dask, e.g. tcp://10.0.0.5:8786) or ray "
+                        "cluster address (optional with --backend ray, e.g. auto or ray://10.0.0.5:10001)")
+    p.add_argument("--with-pl94", metavar="SPEC", nargs="?", const="all",
+                   help="also the whole release for these pairs (default: all): DHC pair composed with the "
+                        "P.L. 94-171 persons full chain, beside the Bureau's ρ-sum bound (release.csv); "
+                        "certified brackets from the big-lattice accountant (lattice scale ~1.6e23)")
     p.add_argument("--tradeoff-half", type=int, default=400, metavar="N",
                    help="trade-off vertices per side of the symmetric threshold set (default 400: ≈801 vertices)")
     p.add_argument("--alpha-min", default="1e-20", metavar="A",
@@ -52,6 +58,9 @@ def register(subparsers) -> None:
     p.add_argument("--no-plots", action="store_true", help="skip the figures")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the manifest's results as one JSON object")
+    p.add_argument("--certify-headline", action="store_true",
+                   help="also enclose the headline (max over pairs of δ at the Bureau's ε and of ε at each δ) by "
+                        "Arb ball arithmetic and write the enclosures into manifest.json")
     p.set_defaults(func=_run)
 
 
@@ -83,9 +92,10 @@ def _run(args) -> int:
     except SweepDirError as exc:
         raise InputError("--out", str(args.out), str(exc)) from None
     res = rep.manifest["results"]
+    certs = _certify_headline(args, rep.out)
     if args.json:
         emit_json({"out": str(rep.out), "n_pairs": rep.n_pairs, "computed": rep.computed, "reused": rep.reused,
-                   **res})
+                   **res, **({"headline_certificates": certs} if certs is not None else {})})
         return 0
     print(f"exactdp sweep: {rep.n_pairs} pairs in {rep.out} ({rep.computed} computed, {rep.reused} reused); "
           f"{rep.manifest['timings']['wall_seconds_this_run']} s")
@@ -99,4 +109,18 @@ def _run(args) -> int:
     print(f"worst certified relative error: δ {w['delta_rel_error']}, ε bracket {w['eps_rel_width']}, "
           f"trade-off vertices {w['tradeoff_vertex_rel_error']}")
     print(f"files: summary.csv, envelope.csv, pairs/, plots/, manifest.json in {rep.out}")
+    if certs is not None:
+        c = certs[key]
+        print(f"arb certificate at δ = {key}: overall δ in [{', '.join(c['delta_overall']['enclosure'])}], "
+              f"overall ε in [{', '.join(c['eps_overall']['enclosure'])}] (manifest.json: headline_certificates)")
     return 0
+
+
+def _certify_headline(args, out):
+    """``--certify-headline``: Arb enclosures of the headline, written into manifest.json."""
+    if not args.certify_headline:
+        return None
+    from exactdp.census.allocations import load_allocation
+    from exactdp.sweep.certificates import certify_headline
+
+    return certify_headline(out, load_allocation(args.allocation))

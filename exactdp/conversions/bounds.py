@@ -20,9 +20,13 @@ For a :class:`~exactdp.mechanisms.Composition` of discrete Gaussians with zCDP �
 
 The first three are valid upper bounds on the exact δ(ε) (and ε(δ)) of every design; the
 tests check this against exact values over a grid of designs.  Every function works in
-mpmath at 50 digits inside ``workdps``; any α yields a valid bound, so the optimisation
-accuracy only affects tightness, and the returned value is the objective at the returned α
-(relative rounding error below 1e-40, stated as ``rel_error``).
+mpmath at ``dps`` digits (default :data:`~exactdp.numerics.precision.DPS_ANALYSIS` = 50)
+inside ``workdps``; any α yields a valid bound, so the optimisation accuracy only affects
+tightness, and the returned value is the objective at the returned α (relative rounding
+error below 10^{−(dps−10)}, stated as the :class:`BoundPoint`'s ``error_bound``).  The
+searches (optimal order, inverse conversions) are those of :mod:`exactdp.numerics.search`;
+the theta ratio of the Rényi divergence is the twin
+:func:`exactdp.dgauss.mp.log_theta_shift_ratio_mp`.
 """
 
 from __future__ import annotations
@@ -32,10 +36,12 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.accounting.accountant import as_real
-from exactdp.numerics.exact import InputError, to_fraction
+from exactdp.numerics.exact import as_real
+from exactdp.dgauss.mp import log_theta_shift_ratio_mp
 from exactdp.mechanisms import Composition
-from exactdp.numerics.precision import to_mpf
+from exactdp.numerics.exact import InputError, to_fraction
+from exactdp.numerics.precision import DPS_ANALYSIS, to_mpf
+from exactdp.numerics.search import bisect_real, expand, golden_min, newton_root
 
 __all__ = [
     "BoundPoint",
@@ -52,11 +58,13 @@ __all__ = [
     "METHODS",
 ]
 
-_DPS = 50
-#: Relative accuracy of the 50-digit evaluations (stated on every BoundPoint).
-REL_ERROR = 1e-40
 #: The conversions reported beside the exact curve; ``is_bound`` tells which are bounds.
 METHODS = ("bun-steinke", "cks", "rdp", "gdp")
+
+
+def _rel_error(dps: int) -> mpmath.mpf:
+    """Relative accuracy of the ``dps``-digit evaluations (1e-40 at the default 50)."""
+    return mpmath.mpf(10) ** (-(dps - 10))
 
 
 @dataclass(frozen=True)
@@ -73,8 +81,16 @@ class BoundPoint:
         The Rényi order used (CKS, RDP).
     is_bound : bool
         True for the valid upper bounds (Bun–Steinke, CKS, RDP); False for GDP.
-    rel_error : float
-        Relative accuracy of the computed number (rounding / root finding).
+    solved_for : str
+        ``"delta"`` or ``"epsilon"``: the coordinate that was computed (the other one was
+        given).
+    error_bound : mpmath.mpf
+        ``|estimate − exact value of the conversion| ≤ error_bound`` (rounding and root
+        finding; a relative 10^{−(dps−10)}).
+
+    The result vocabulary of :mod:`exactdp.accounting.results`: ``estimate`` is the
+    computed coordinate, ``lower``/``upper`` its bracket, ``value`` the conservative
+    (upper) side.
     """
 
     method: str
@@ -82,11 +98,38 @@ class BoundPoint:
     delta: mpmath.mpf
     alpha: object
     is_bound: bool
-    rel_error: float
+    solved_for: str
+    error_bound: mpmath.mpf
+
+    @property
+    def estimate(self) -> mpmath.mpf:
+        return self.delta if self.solved_for == "delta" else self.epsilon
+
+    @property
+    def upper(self) -> mpmath.mpf:
+        up = self.estimate + self.error_bound
+        return min(up, mpmath.mpf(1)) if self.solved_for == "delta" else up
+
+    @property
+    def lower(self) -> mpmath.mpf:
+        return max(self.estimate - self.error_bound, mpmath.mpf(0))
+
+    @property
+    def value(self) -> mpmath.mpf:
+        return self.upper
+
+    @property
+    def relative_error(self) -> float:
+        return float(self.error_bound / self.estimate) if self.estimate > 0 else float("inf")
+
+
+def _point(method, eps, delta, alpha, is_bound, solved_for, dps):
+    est = delta if solved_for == "delta" else eps
+    return BoundPoint(method, +eps, +delta, alpha, is_bound, solved_for, abs(est) * _rel_error(dps))
 
 
 # ----------------------------------------------------------------------------- helpers
-def _mpf(x, field: str = "value") -> mpmath.mpf:
+def _real(x, field: str = "value") -> mpmath.mpf:
     """Exact rational / decimal string / callable ``f(dps)`` → mpf at the current dps.
 
     An :class:`mpmath.mpf` is accepted as an already computed real (e.g. an ε returned by
@@ -100,9 +143,15 @@ def _mpf(x, field: str = "value") -> mpmath.mpf:
     return mpmath.mpf(v(mpmath.mp.dps))
 
 
-def _rho(design) -> Fraction:
+def _rho(design):
+    """ρ of a Composition, an exact rational ρ > 0, or an already computed real ρ > 0
+    (an :class:`mpmath.mpf`, e.g. a count-dependent budget); Fraction or mpf."""
     if isinstance(design, Composition):
         return design.rho
+    if isinstance(design, mpmath.mpf):
+        if not design > 0:
+            raise InputError("rho", design, "must be > 0")
+        return design
     r = to_fraction(design, "rho")
     if r <= 0:
         raise InputError("rho", design, "must be > 0")
@@ -110,37 +159,34 @@ def _rho(design) -> Fraction:
 
 
 def _delta_in(delta) -> mpmath.mpf:
-    d = _mpf(delta, "delta")
+    d = _real(delta, "delta")
     if not 0 < d < 1:
         raise InputError("delta", delta, "must lie in (0, 1)")
     return d
 
 
-def _bisect_decreasing(fn, target, lo, hi, iters=200):
-    """Smallest x in [lo, hi] (to ~1e-45 relative) with fn(x) ≤ target, fn non-increasing."""
+def _smallest_below(fn, target, lo, hi, rtol):
+    """Smallest x ≥ lo (to ``rtol`` relative) with fn(x) ≤ target, fn non-increasing:
+    ``hi`` grows as ``2·hi + 1`` until it satisfies it, then bisection
+    (:mod:`exactdp.numerics.search`); returns the satisfying end of the bracket."""
     if fn(lo) <= target:
         return lo
-    while fn(hi) > target:
-        lo, hi = hi, 2 * hi + 1
-    for _ in range(iters):
-        mid = (lo + hi) / 2
-        if fn(mid) > target:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= abs(hi) * mpmath.mpf(10) ** (-45):
-            break
-    return hi
+    pred = lambda x: fn(x) <= target  # noqa: E731
+    prev, hi = expand(pred, hi, hi + 1)
+    lo = lo if prev is None else prev
+    return bisect_real(pred, lo, hi, width=lambda a, b: abs(b) * rtol)[1]
 
 
 # ----------------------------------------------------------------------------- Bun–Steinke
-def bun_steinke_eps(design, delta) -> BoundPoint:
+def bun_steinke_eps(design, delta, *, dps: int = DPS_ANALYSIS) -> BoundPoint:
     """The Bureau's conversion ``ε = ρ + 2 sqrt(ρ ln(1/δ))`` (Bun & Steinke 2016, Prop. 1.3).
 
     Parameters
     ----------
-    design : Composition or rational ρ
+    design : Composition, rational ρ or mpf ρ (an already computed real)
     delta : rational or callable ``f(dps) -> mpf`` in (0, 1)
+    dps : int
+        Working precision (decimal digits).
 
     Returns
     -------
@@ -148,31 +194,32 @@ def bun_steinke_eps(design, delta) -> BoundPoint:
 
     Notes
     -----
-    Method: closed form at 50 digits.  Error bound: rounding, ``rel_error`` 1e-40.
-    Reference: M. Bun and T. Steinke, Concentrated differential privacy (TCC 2016).
+    Method: closed form at ``dps`` digits.  Error bound: rounding, 10^{−(dps−10)}
+    relative (1e-40 at the default 50 digits).  Reference: M. Bun and T. Steinke,
+    Concentrated differential privacy (TCC 2016).
     """
     rho = _rho(design)
-    with mpmath.workdps(_DPS):
+    with mpmath.workdps(dps):
         d = _delta_in(delta)
         r = to_mpf(rho)
         eps = r + 2 * mpmath.sqrt(r * mpmath.log(1 / d))
-        return BoundPoint("bun-steinke", +eps, +d, None, True, REL_ERROR)
+        return _point("bun-steinke", eps, d, None, True, "epsilon", dps)
 
 
-def bun_steinke_delta(design, eps) -> BoundPoint:
+def bun_steinke_delta(design, eps, *, dps: int = DPS_ANALYSIS) -> BoundPoint:
     """δ(ε) = exp(−(ε−ρ)²/(4ρ)) for ε ≥ ρ (1 below), the inverse of :func:`bun_steinke_eps`.
 
     Notes
     -----
-    Method: closed form at 50 digits.  Error bound: rounding, 1e-40 relative.
-    Reference: Bun & Steinke (2016), Prop. 1.3.
+    Method: closed form at ``dps`` digits.  Error bound: rounding, 10^{−(dps−10)}
+    relative.  Reference: Bun & Steinke (2016), Prop. 1.3.
     """
     rho = _rho(design)
-    with mpmath.workdps(_DPS):
-        e = _mpf(eps, "epsilon")
+    with mpmath.workdps(dps):
+        e = _real(eps, "epsilon")
         r = to_mpf(rho)
         d = mpmath.mpf(1) if e <= r else mpmath.exp(-((e - r) ** 2) / (4 * r))
-        return BoundPoint("bun-steinke", +e, +d, None, True, REL_ERROR)
+        return _point("bun-steinke", e, d, None, True, "delta", dps)
 
 
 # ----------------------------------------------------------------------------- CKS
@@ -183,33 +230,22 @@ def _cks_log_objective(alpha, r, e):
 def _cks_alpha(r, e):
     """Root of ``G(α) = (2α−1)ρ − ε + log(1−1/α)`` (increasing, concave): the optimal order.
 
-    Safeguarded Newton (bisection fallback) to 1e-35 relative."""
+    Bracket ``[1, 2^k]`` by doubling, then Newton kept inside the bracket
+    (:func:`~exactdp.numerics.search.newton_root`) to 10^{−(dps−15)} relative (1e-35 at 50
+    digits)."""
 
     def g(a):
         return (2 * a - 1) * r - e + mpmath.log(1 - 1 / a)
 
-    lo = mpmath.mpf(1)
-    hi = mpmath.mpf(2)
-    while g(hi) < 0:
-        lo, hi = hi, 2 * hi
-    x = hi
-    tol = mpmath.mpf(10) ** (-35)
-    for _ in range(300):
-        gx = g(x)
-        if gx < 0:
-            lo = x
-        else:
-            hi = x
-        nx = x - gx / (2 * r + 1 / (x * (x - 1)))
-        if not lo < nx < hi:
-            nx = (lo + hi) / 2
-        if abs(nx - x) <= tol * x or hi - lo <= tol * hi:
-            return nx
-        x = nx
-    return (lo + hi) / 2
+    prev, hi = expand(lambda a: g(a) >= 0, mpmath.mpf(2), 2)
+    lo = mpmath.mpf(1) if prev is None else prev
+    tol = mpmath.mpf(10) ** (-(mpmath.mp.dps - 15))
+    root, _, _ = newton_root(lambda a: (g(a), 2 * r + 1 / (a * (a - 1))), lo, hi, hi,
+                             xtol=lambda a: tol * a)
+    return root
 
 
-def cks_delta(design, eps) -> BoundPoint:
+def cks_delta(design, eps, *, dps: int = DPS_ANALYSIS) -> BoundPoint:
     """The optimal zCDP → (ε, δ) conversion of Canonne, Kamath & Steinke (2020).
 
     ``δ = inf_{α>1} exp((α−1)(αρ−ε))/(α−1) · (1−1/α)^α`` (capped at 1).
@@ -217,93 +253,63 @@ def cks_delta(design, eps) -> BoundPoint:
     Notes
     -----
     Method: the log-objective is convex in α (second derivative 2ρ + 1/(α(α−1)) > 0);
-    α* is found by bisection on the derivative to 1e-40 and the objective is evaluated
-    there (any α gives a valid bound).  Error bound: rounding, 1e-40 relative.
+    α* is the root of its derivative (safeguarded Newton) and the objective is evaluated
+    there (any α gives a valid bound).  Error bound: rounding, 10^{−(dps−10)} relative.
     Reference: C. Canonne, G. Kamath, T. Steinke, The discrete Gaussian for differential
     privacy (NeurIPS 2020), Corollary 13.
     """
     rho = _rho(design)
-    with mpmath.workdps(_DPS):
-        e = _mpf(eps, "epsilon")
+    with mpmath.workdps(dps):
+        e = _real(eps, "epsilon")
         r = to_mpf(rho)
         a = _cks_alpha(r, e)
         d = min(mpmath.mpf(1), mpmath.exp(_cks_log_objective(a, r, e)))
-        return BoundPoint("cks", +e, +d, +a, True, REL_ERROR)
+        return _point("cks", e, d, +a, True, "delta", dps)
 
 
-def cks_epsilon(design, delta) -> BoundPoint:
+def cks_epsilon(design, delta, *, dps: int = DPS_ANALYSIS) -> BoundPoint:
     """Smallest ε with :func:`cks_delta` ≤ δ (the CKS conversion, inverted).
 
     Notes
     -----
-    Method: bisection on the monotone δ_CKS(ε) to 1e-45 relative, returning the upper
-    end (so δ_CKS(ε) ≤ δ holds at the returned ε).  Error bound: 1e-40 relative.
+    Method: log δ_CKS(ε) is convex decreasing with slope −(α*−1) (envelope theorem):
+    Newton from ε = 0 inside the bracket [0, ε_BS] (Bun–Steinke is a valid upper end),
+    to 10^{−(dps−10)}; the returned ε is the bracket's upper end (δ_CKS(ε) ≤ δ was
+    tested there).  Error bound: 10^{−(dps−10)} relative.
     Reference: Canonne, Kamath & Steinke (2020), Corollary 13.
     """
     rho = _rho(design)
-    with mpmath.workdps(_DPS):
+    with mpmath.workdps(dps):
         d = _delta_in(delta)
         r = to_mpf(rho)
-
         ld = mpmath.log(d)
 
         def logdelta(e):
             return _cks_log_objective(_cks_alpha(r, e), r, e)
 
-        # log δ_CKS(ε) is convex decreasing with slope −(α*−1) (envelope theorem):
-        # Newton from the left (δ_CKS(0) ≥ δ when ε > 0 is needed) converges monotonically.
+        def fdf(e):  # ld − log δ_CKS(ε): increasing in ε, slope α* − 1
+            a = _cks_alpha(r, e)
+            return ld - _cks_log_objective(a, r, e), a - 1
+
         lo, hi = mpmath.mpf(0), r + 2 * mpmath.sqrt(r * mpmath.log(1 / d))  # BS: valid upper
         if logdelta(lo) <= ld:
             e = lo
         else:
-            e = lo
-            for _ in range(200):
-                a = _cks_alpha(r, e)
-                f = _cks_log_objective(a, r, e) - ld
-                if f > 0:
-                    lo = max(lo, e)
-                else:
-                    hi = min(hi, e)
-                ne = e + f / (a - 1)
-                if not lo <= ne <= hi:
-                    ne = (lo + hi) / 2
-                if abs(ne - e) <= mpmath.mpf(10) ** (-40) * (1 + abs(e)):
-                    break
-                e = ne
-            e = hi if logdelta(e) > ld else e
-        return BoundPoint("cks", +e, +d, +_cks_alpha(r, e), True, REL_ERROR)
+            tol = mpmath.mpf(10) ** (-(dps - 10))
+            # hi only ever moves to points with log δ_CKS ≤ log δ: it is the certified end
+            _, _, e = newton_root(fdf, lo, hi, lo, xtol=lambda x: tol * (1 + abs(x)), max_iter=200)
+        return _point("cks", e, d, +_cks_alpha(r, e), True, "epsilon", dps)
 
 
 # ----------------------------------------------------------------------------- RDP
-def _log_theta_ratio(t, s2):
-    """log(θ(t)/θ(0)), θ(t) = Σ_x exp(−(x−t)²/(2σ²)), via Poisson summation.
-
-    θ(t)/θ(0) = (1 + 2Σ q^{k²} cos 2πkt)/(1 + 2Σ q^{k²}), q = e^{−2π²σ²}; the difference is
-    computed as −4Σ q^{k²} sin²(πkt) to keep relative accuracy when it is tiny.
-    """
-    q = mpmath.exp(-2 * mpmath.pi**2 * s2)
-    if q == 0:
-        return mpmath.mpf(0)
-    num = mpmath.mpf(0)
-    den = mpmath.mpf(1)
-    k = 1
-    while True:
-        qk = q ** (k * k)
-        num += -4 * qk * mpmath.sin(mpmath.pi * k * t) ** 2
-        den += 2 * qk
-        if qk < mpmath.mpf(10) ** (-(mpmath.mp.dps + 5)) or k > 10**4:
-            break
-        k += 1
-    return mpmath.log1p(num / den)
-
-
-def renyi_divergence(design: Composition, alpha) -> mpmath.mpf:
+def renyi_divergence(design: Composition, alpha, *, dps: int = DPS_ANALYSIS) -> mpmath.mpf:
     """Exact Rényi divergence D_α(P‖Q) of the discrete composition (α > 1).
 
     Parameters
     ----------
     design : Composition
     alpha : rational, mpf or callable; must be > 1
+    dps : int
 
     Returns
     -------
@@ -313,14 +319,15 @@ def renyi_divergence(design: Composition, alpha) -> mpmath.mpf:
     Notes
     -----
     Method: completing the square, ``Σ_x p^α q^{1−α} = e^{α(α−1)Δ²/(2σ²)} θ((1−α)Δ)/θ(0)``;
-    θ by Poisson summation (series truncated below 1e-55 relative).  Error bound:
-    1e-40 relative.  Reference: Canonne, Kamath & Steinke (2020), Prop. 7 (the bound
-    D_α ≤ αρ); Mironov (2017) for RDP composition.
+    θ by Poisson summation (:func:`exactdp.dgauss.mp.log_theta_shift_ratio_mp`, series
+    truncated below 10^{−(dps+5)} relative).  Error bound: 10^{−(dps−10)} relative.
+    Reference: Canonne, Kamath & Steinke (2020), Prop. 7 (the bound D_α ≤ αρ); Mironov
+    (2017) for RDP composition.
     """
     if not isinstance(design, Composition):
         raise InputError("design", design, "expected an exactdp.Composition")
-    with mpmath.workdps(_DPS):
-        a = _mpf(alpha, "alpha")
+    with mpmath.workdps(dps):
+        a = _real(alpha, "alpha")
         if not a > 1:
             raise InputError("alpha", alpha, "must be > 1")
         return +_renyi(design, a)
@@ -333,7 +340,7 @@ def _renyi(design, a):
             continue
         s2 = to_mpf(mech.sigma2)
         d = mech.shift
-        term = a * d * d / (2 * s2) + _log_theta_ratio((1 - a) * d, s2) / (a - 1)
+        term = a * d * d / (2 * s2) + log_theta_shift_ratio_mp((1 - a) * d, s2) / (a - 1)
         total += count * term
     return total
 
@@ -343,42 +350,30 @@ def _rdp_log_delta(design, a, e):
     return (a - 1) * (_renyi(design, a) - e + mpmath.log(1 - 1 / a)) - mpmath.log(a)
 
 
-def _golden_min(fn, lo, hi, iters=60):
-    gr = (mpmath.sqrt(5) - 1) / 2
-    x1, x2 = hi - gr * (hi - lo), lo + gr * (hi - lo)
-    f1, f2 = fn(x1), fn(x2)
-    for _ in range(iters):
-        if f1 < f2:
-            hi, x2, f2 = x2, x1, f1
-            x1 = hi - gr * (hi - lo)
-            f1 = fn(x1)
-        else:
-            lo, x1, f1 = x1, x2, f2
-            x2 = lo + gr * (hi - lo)
-            f2 = fn(x2)
-    return (x1, f1) if f1 < f2 else (x2, f2)
+def _refine_min(obj, grid):
+    """Minimise ``obj`` over a grid, then by 60 golden-section steps between the grid
+    neighbours of the best point; the better of the two (t, value)."""
+    vals = [obj(t) for t in grid]
+    i = min(range(len(grid)), key=lambda k: vals[k])
+    m = golden_min(obj, grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)], tol=0, max_iter=60)
+    if vals[i] < m.value:
+        return grid[i], vals[i]
+    return m.argmin, m.value
 
 
 def _rdp_best_alpha(design, e, rho):
     """Order minimising the RDP log-δ: start from the CKS optimum, scan a log grid around
     it, refine by golden section on log(α−1)."""
-    a0 = _cks_alpha(rho, e)
-    t0 = mpmath.log(a0 - 1)
+    t0 = mpmath.log(_cks_alpha(rho, e) - 1)
 
     def obj(t):
         return _rdp_log_delta(design, 1 + mpmath.exp(t), e)
 
-    grid = [t0 + mpmath.mpf(k) / 4 for k in range(-12, 13)]
-    vals = [obj(t) for t in grid]
-    i = min(range(len(grid)), key=lambda k: vals[k])
-    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
-    t, v = _golden_min(obj, lo, hi)
-    if vals[i] < v:
-        t, v = grid[i], vals[i]
+    t, v = _refine_min(obj, [t0 + mpmath.mpf(k) / 4 for k in range(-12, 13)])
     return 1 + mpmath.exp(t), v
 
 
-def rdp_delta(design: Composition, eps) -> BoundPoint:
+def rdp_delta(design: Composition, eps, *, dps: int = DPS_ANALYSIS) -> BoundPoint:
     """δ(ε) from the exact RDP curve with the improved conversion, optimised over α.
 
     ``δ = inf_α exp((α−1)(D_α − ε + log(1−1/α)) − log α)``.
@@ -386,31 +381,31 @@ def rdp_delta(design: Composition, eps) -> BoundPoint:
     Notes
     -----
     Method: log-grid scan around the CKS optimum then golden section; the value at the
-    returned α is a valid bound whatever the optimiser's accuracy.  Error bound: 1e-40
-    relative.  Reference: Balle, Barthe, Gaboardi, Hsu & Sato, Hypothesis testing
-    interpretations and Rényi DP (AISTATS 2020), Thm 21; CKS (2020), Prop. 12.
+    returned α is a valid bound whatever the optimiser's accuracy.  Error bound:
+    10^{−(dps−10)} relative.  Reference: Balle, Barthe, Gaboardi, Hsu & Sato, Hypothesis
+    testing interpretations and Rényi DP (AISTATS 2020), Thm 21; CKS (2020), Prop. 12.
     """
     if not isinstance(design, Composition):
         raise InputError("design", design, "expected an exactdp.Composition")
-    with mpmath.workdps(_DPS):
-        e = _mpf(eps, "epsilon")
+    with mpmath.workdps(dps):
+        e = _real(eps, "epsilon")
         r = to_mpf(design.rho)
         a, logd = _rdp_best_alpha(design, e, r)
-        return BoundPoint("rdp", +e, min(mpmath.mpf(1), mpmath.exp(logd)), +a, True, REL_ERROR)
+        return _point("rdp", e, min(mpmath.mpf(1), mpmath.exp(logd)), +a, True, "delta", dps)
 
 
-def rdp_epsilon(design: Composition, delta) -> BoundPoint:
+def rdp_epsilon(design: Composition, delta, *, dps: int = DPS_ANALYSIS) -> BoundPoint:
     """ε(δ) = min_α D_α + log((α−1)/α) − (log δ + log α)/(α−1) (exact RDP curve).
 
     Notes
     -----
     Method: golden section on log(α−1) around the CKS optimum after a grid scan.
-    Error bound: 1e-40 relative (any α gives a valid bound).  Reference: Balle et al.
-    (2020), Thm 21; CKS (2020), Prop. 12.
+    Error bound: 10^{−(dps−10)} relative (any α gives a valid bound).  Reference: Balle
+    et al. (2020), Thm 21; CKS (2020), Prop. 12.
     """
     if not isinstance(design, Composition):
         raise InputError("design", design, "expected an exactdp.Composition")
-    with mpmath.workdps(_DPS):
+    with mpmath.workdps(dps):
         d = _delta_in(delta)
         r = to_mpf(design.rho)
         ld = mpmath.log(d)
@@ -421,20 +416,15 @@ def rdp_epsilon(design: Composition, delta) -> BoundPoint:
 
         e_cks = r + 2 * mpmath.sqrt(r * mpmath.log(1 / d))
         t0 = mpmath.log(_cks_alpha(r, e_cks) - 1)
-        grid = [t0 + mpmath.mpf(k) / 3 for k in range(-18, 19)]
-        vals = [obj(t) for t in grid]
-        i = min(range(len(grid)), key=lambda k: vals[k])
-        t, v = _golden_min(obj, grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)])
-        if vals[i] < v:
-            t, v = grid[i], vals[i]
-        return BoundPoint("rdp", +v, +d, 1 + mpmath.exp(t), True, REL_ERROR)
+        t, v = _refine_min(obj, [t0 + mpmath.mpf(k) / 3 for k in range(-18, 19)])
+        return _point("rdp", v, d, 1 + mpmath.exp(t), True, "epsilon", dps)
 
 
 # ----------------------------------------------------------------------------- GDP
-def gdp_mu(design) -> mpmath.mpf:
-    """μ = sqrt(Σ Δ²/σ²) = sqrt(2ρ) of the continuous-Gaussian counterpart (50 digits)."""
+def gdp_mu(design, *, dps: int = DPS_ANALYSIS) -> mpmath.mpf:
+    """μ = sqrt(Σ Δ²/σ²) = sqrt(2ρ) of the continuous-Gaussian counterpart (``dps`` digits)."""
     rho = _rho(design)
-    with mpmath.workdps(_DPS):
+    with mpmath.workdps(dps):
         return mpmath.sqrt(2 * to_mpf(rho))
 
 
@@ -442,42 +432,44 @@ def _gdp_delta_mp(mu, e):
     return mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
 
 
-def gdp_delta(design, eps) -> BoundPoint:
+def gdp_delta(design, eps, *, dps: int = DPS_ANALYSIS) -> BoundPoint:
     """δ(ε) of μ-GDP, μ² = 2ρ: ``Φ(−ε/μ+μ/2) − e^ε Φ(−ε/μ−μ/2)``.
 
     Not a bound for discrete noise (``is_bound=False``); see the module notes.
 
     Notes
     -----
-    Method: closed form, evaluated at 50 + ε/2 digits (the two terms cancel by at most
-    a factor e^{ε/2}·poly).  Error bound: 1e-40 relative.  Reference: Dong, Roth & Su,
-    Gaussian differential privacy (JRSS-B 2022), Cor. 2.13.
+    Method: closed form, evaluated at dps + ε/2 digits (the two terms cancel by at most
+    a factor e^{ε/2}·poly).  Error bound: 10^{−(dps−10)} relative.  Reference: Dong, Roth
+    & Su, Gaussian differential privacy (JRSS-B 2022), Cor. 2.13.
     """
     rho = _rho(design)
-    with mpmath.workdps(_DPS):
-        e = _mpf(eps, "epsilon")
-    with mpmath.workdps(_DPS + int(abs(e)) // 2 + 5):
+    with mpmath.workdps(dps):
+        e = _real(eps, "epsilon")
+    with mpmath.workdps(dps + int(abs(e)) // 2 + 5):
         mu = mpmath.sqrt(2 * to_mpf(rho))
         d = _gdp_delta_mp(mu, mpmath.mpf(e))
-    with mpmath.workdps(_DPS):
-        return BoundPoint("gdp", +e, +d, None, False, REL_ERROR)
+    with mpmath.workdps(dps):
+        return _point("gdp", e, d, None, False, "delta", dps)
 
 
-def gdp_epsilon(design, delta) -> BoundPoint:
+def gdp_epsilon(design, delta, *, dps: int = DPS_ANALYSIS) -> BoundPoint:
     """ε(δ) of μ-GDP (μ² = 2ρ) by bisection on the decreasing δ(ε).  Not a bound.
 
     Notes
     -----
-    Method: bisection to 1e-45 relative at 60 + ε/2 digits.  Error bound: 1e-40
+    Method: bisection (:mod:`exactdp.numerics.search`) to 10^{−(dps−5)} relative at
+    dps + 10 + ε/2 digits, returning the upper end.  Error bound: 10^{−(dps−10)}
     relative.  Reference: Dong, Roth & Su (2022), Cor. 2.13.
     """
     rho = _rho(design)
-    with mpmath.workdps(_DPS):
+    with mpmath.workdps(dps):
         d = _delta_in(delta)
         r = to_mpf(rho)
         hi0 = r + 2 * mpmath.sqrt(r * mpmath.log(1 / d)) + 1
-    with mpmath.workdps(_DPS + int(hi0) // 2 + 10):
+    with mpmath.workdps(dps + int(hi0) // 2 + 10):
+        rtol = mpmath.mpf(10) ** (-(dps - 5))
         mu = mpmath.sqrt(2 * to_mpf(rho))
-        e = _bisect_decreasing(lambda x: _gdp_delta_mp(mu, x), d, mpmath.mpf(-1) * 0, hi0)
-    with mpmath.workdps(_DPS):
-        return BoundPoint("gdp", +e, +d, None, False, REL_ERROR)
+        e = _smallest_below(lambda x: _gdp_delta_mp(mu, x), d, mpmath.mpf(0), hi0, rtol)
+    with mpmath.workdps(dps):
+        return _point("gdp", e, d, None, False, "epsilon", dps)

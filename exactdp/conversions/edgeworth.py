@@ -36,15 +36,16 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.accounting.accountant import ExactAccountant, as_real
+from exactdp.accounting.accountant import ExactAccountant
+from exactdp.numerics.exact import as_real
 from exactdp.numerics.exact import InputError, to_fraction
 from exactdp.engine.lattice import lattice_of
 from exactdp.mechanisms import Composition, DiscreteGaussian
-from exactdp.numerics.precision import to_mpf
+from exactdp.numerics.precision import DPS_ANALYSIS, to_mpf
 
 __all__ = ["dg_cumulants", "loss_cumulants", "EdgeworthPoint", "edgeworth_delta", "RateRow", "rate_table", "fit_slope"]
 
-_DPS = 50
+_DPS = DPS_ANALYSIS
 
 
 def dg_cumulants(sigma2) -> tuple:
@@ -95,7 +96,7 @@ def loss_cumulants(design: Composition) -> dict:
         for mech, count in design.groups:
             if mech.shift == 0:
                 continue
-            w = mpmath.mpf(mech.shift) * mech.sigma2.denominator / mech.sigma2.numerator
+            w = to_mpf(mech.shift / mech.sigma2)
             for r, k in zip((2, 4, 6, 8), dg_cumulants(mech.sigma2)):
                 out[r] += count * w**r * k
         return out
@@ -189,7 +190,7 @@ def edgeworth_delta(design: Composition, epsilons, *, em_order: int = 10) -> tup
     out = []
     with mpmath.workdps(_DPS):
         mu, s = cum[1], mpmath.sqrt(cum[2])
-        h = mpmath.mpf(lat.scale.denominator) / lat.scale.numerator
+        h = to_mpf(1 / lat.scale)
         coef = _series(cum)
         for eps in epsilons:
             e_real = as_real(eps, "epsilon")

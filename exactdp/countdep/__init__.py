@@ -6,6 +6,7 @@ Modules
 params       ShiftedLogParams (r, r0, c exact rationals), σ of eq. (3)
 budget       v(n) (eq. 5–7), asymptotics, composition
 conversion   v(n) → per-count (ε, δ): Bun–Steinke, Canonne–Kamath–Steinke, exact Gaussian
+             (computed by exactdp.conversions.bounds)
 mechanism    vectorised sampler with optional stochastic rounding (eq. 4)
 utility      Lemma 4.1, exact expected error with clipping, quadrature twin, Monte Carlo,
              drift optimality (Section 4.1)
@@ -16,6 +17,9 @@ prior_opt    the optimised prior in (19) at finite n, r
 report       all lower bounds, the best one, vacuity, ratio to the mechanism
 checks       Proposition 2.2 (zero count) and 2.3 (r = 1)
 plots        figures (imported on demand)
+
+Precision: ``params.DPS``/``GUARD`` are :data:`exactdp.numerics.precision.DPS_LOW` and
+``DPS_GUARD``; maximisations are :func:`exactdp.numerics.search.golden_max`.
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ from fractions import Fraction
 import mpmath
 
 from exactdp.numerics.search import Maximum, golden_max
-from exactdp.countdep.params import DPS, GUARD, mpf_of, validate_positive_count, validate_r
+from exactdp.countdep.params import DPS, GUARD, validate_positive_count, validate_r
+from exactdp.numerics.precision import to_mpf
 from exactdp.numerics.exact import InputError, to_fraction, to_int
 
 __all__ = [
@@ -117,11 +118,11 @@ def _two_count_small_r_constant_impl(dps: int) -> tuple:
     """Body of :func:`two_count_small_r_constant` (cached per dps)."""
     with mpmath.workdps(dps + GUARD):
 
-        def best_theta(a):
+        def best_split(a):  # the threshold fraction θ maximising the template at a
             return golden_max(lambda t: two_count_template(a, t, dps), mpmath.mpf(1) / 100, mpmath.mpf(99) / 100)
 
-        outer = golden_max(lambda a: best_theta(a).value, 4, 64)
-        return outer, best_theta(outer.argmax).argmax
+        outer = golden_max(lambda a: best_split(a).value, 4, 64)
+        return outer, best_split(outer.argmax).argmax
 
 
 @dataclass(frozen=True)
@@ -212,9 +213,9 @@ def many_count_bound(pmf, n, r, j_star=None, dps: int = DPS) -> ManyCountBound:
     if m2 <= 0:
         raise InputError("pmf", pmf, "E(J - j_star)^2 must be > 0 (J must not be the constant j_star)")
     with mpmath.workdps(dps + GUARD):
-        h = -mpmath.fsum(mpf_of(q) * mpmath.log(mpf_of(q)) for q in p.values())
-        num = h - mpmath.log(2 * mpmath.e * mpf_of(r * (n + mean) + Fraction(1, 4)))
-        val = max(num, 0) / mpf_of(m2)
+        h = -mpmath.fsum(to_mpf(q) * mpmath.log(to_mpf(q)) for q in p.values())
+        num = h - mpmath.log(2 * mpmath.e * to_mpf(r * (n + mean) + Fraction(1, 4)))
+        val = max(num, 0) / to_mpf(m2)
     with mpmath.workdps(dps):
         rel = mpmath.mpf(10) ** (-dps)
     return ManyCountBound(val, num, h, mean, m2, js, bool(num <= 0), rel)
@@ -234,7 +235,7 @@ def uniform_bound(K, n, r, dps: int = DPS) -> mpmath.mpf:
     n = validate_positive_count(n)
     r = strict_r(r)
     with mpmath.workdps(dps + GUARD):
-        inner = mpf_of(r * (n + Fraction(K - 1, 2)) + Fraction(1, 4))
+        inner = to_mpf(r * (n + Fraction(K - 1, 2)) + Fraction(1, 4))
         num = mpmath.log(K / (2 * mpmath.e * inner))
         return 12 * max(num, 0) / (K * K - 1)
 
@@ -277,7 +278,7 @@ def best_uniform_bound(n, r, dps: int = DPS) -> UniformBound:
     n = validate_positive_count(n)
     r = strict_r(r)
     with mpmath.workdps(dps + GUARD):
-        rm = mpf_of(r)
+        rm = to_mpf(r)
         if mpmath.e * rm >= 1:
             return UniformBound(mpmath.mpf(0), None, True, "r >= 1/e: log K - log(2e(r(n+(K-1)/2)+1/4)) < 0 for every K")
         A = 2 * mpmath.e * (rm * n - rm / 2 + mpmath.mpf(1) / 4)
@@ -312,7 +313,7 @@ def uniform_limit(a, r, dps: int = DPS) -> mpmath.mpf:
     """
     with mpmath.workdps(dps + GUARD):
         a = mpmath.mpf(a)
-        rr = mpf_of(to_fraction(r, "r"))
+        rr = to_mpf(to_fraction(r, "r"))
         num = mpmath.log(a / (2 * mpmath.e * (1 + a * rr / 2)))
         return 12 * max(num, 0) / a**2
 

@@ -14,7 +14,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams, mpf_of, validate_count
+from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams, validate_count
+from exactdp.numerics.precision import to_mpf
 from exactdp.numerics.exact import InputError
 
 __all__ = [
@@ -62,7 +63,7 @@ def budget(params: ShiftedLogParams, n, dps: int = DPS) -> mpmath.mpf:
     n = validate_count(n)
     with mpmath.workdps(dps + GUARD):
         sigma = params.sigma(dps)
-        gap = mpmath.log1p(mpf_of(_edge_gap(params, n)))
+        gap = mpmath.log1p(to_mpf(_edge_gap(params, n)))
         return gap**2 / (2 * sigma**2)
 
 

@@ -12,7 +12,8 @@ import mpmath
 
 from exactdp.numerics.search import Maximum, golden_max
 from exactdp.countdep.bounds import strict_r, two_count_small_r_constant, uniform_limit, uniform_small_r_constant
-from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams, mpf_of
+from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams
+from exactdp.numerics.precision import to_mpf
 
 __all__ = [
     "truncated_gaussian_moments",
@@ -107,7 +108,7 @@ def truncated_gaussian_finite_r(r, L, dps: int = DPS) -> Maximum:
     r = strict_r(r)
     with mpmath.workdps(dps + GUARD):
         h, tau2 = truncated_gaussian_moments(L, dps)
-        rm, Lm = mpf_of(r), mpmath.mpf(L)
+        rm, Lm = to_mpf(r), mpmath.mpf(L)
 
         def F(logx):
             x = mpmath.exp(logx)
@@ -134,7 +135,7 @@ def mechanism_coefficient(params: ShiftedLogParams, dps: int = DPS) -> mpmath.mp
     """
     with mpmath.workdps(dps + GUARD):
         s = params.sigma(dps)
-        return mpf_of(params.r) ** 2 / (2 * s * s)
+        return to_mpf(params.r) ** 2 / (2 * s * s)
 
 
 @functools.lru_cache(maxsize=8)

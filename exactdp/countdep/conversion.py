@@ -12,6 +12,10 @@ Three conversions, each valid for the released (clipped, optionally rounded) out
   Gaussian shift in log space with μ = Δ/σ = √(2ρ) (Balle and Wang 2018, Thm. 8):
   δ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ).  Tight for the unprojected Gaussian and valid
   after clipping/rounding by post-processing.  Always ε_gaussian ≤ ε_cks ≤ ε_bun-steinke.
+
+The three are computed by :mod:`exactdp.conversions.bounds` (``bun_steinke_eps``,
+``cks_epsilon``, ``gdp_epsilon``, ``cks_delta``) at ``dps + 10`` digits; this module only
+validates the count-dependent inputs (ρ = v(n) ≥ 0 may be 0) and states the error bound.
 """
 
 from __future__ import annotations
@@ -22,12 +26,24 @@ from fractions import Fraction
 import mpmath
 
 from exactdp.countdep.budget import budget
-from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams, mpf_of
+from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams
 from exactdp.numerics.exact import InputError, to_fraction
+from exactdp.numerics.precision import to_mpf
 
 __all__ = ["ApproxDP", "METHODS", "zcdp_to_dp", "per_count_dp", "cks_delta"]
 
 METHODS = ("bun-steinke", "cks", "gaussian")
+
+#: the conversion of :mod:`exactdp.conversions.bounds` behind each method
+_EPSILON = {"bun-steinke": "bun_steinke_eps", "cks": "cks_epsilon", "gaussian": "gdp_epsilon"}
+
+
+def _bounds():
+    """:mod:`exactdp.conversions.bounds`, imported on first use (it loads the accounting
+    layer, which the rest of countdep does not need)."""
+    from exactdp.conversions import bounds
+
+    return bounds
 
 
 @dataclass(frozen=True)
@@ -38,15 +54,18 @@ class ApproxDP:
     ----------
     epsilon : mpmath.mpf
         A valid ε (rounded up: the reported ε is never below the true optimum of the
-        method by more than ``abs_error``, and the guarantee holds at the reported ε).
+        method by more than ``error_bound``, and the guarantee holds at the reported ε).
     delta : Fraction
     rho : mpmath.mpf
     method : str
         One of ``"bun-steinke"``, ``"cks"``, ``"gaussian"``.
     alpha : mpmath.mpf or None
         The Rényi order used by ``"cks"``.
-    abs_error : mpmath.mpf
+    error_bound : mpmath.mpf
         Bound on |epsilon − exact value of the method's ε|.
+
+    In the result vocabulary of :mod:`exactdp.accounting.results`: ``value`` (= ``upper``
+    = ``epsilon``) is the conservative side, ``lower = epsilon − error_bound``.
     """
 
     epsilon: mpmath.mpf
@@ -54,11 +73,19 @@ class ApproxDP:
     rho: mpmath.mpf
     method: str
     alpha: mpmath.mpf | None
-    abs_error: mpmath.mpf
+    error_bound: mpmath.mpf
 
+    @property
+    def value(self) -> mpmath.mpf:
+        return self.epsilon
 
-def _cks_eps_at(rho, L, alpha):
-    return alpha * rho + mpmath.log1p(-1 / alpha) + (L - mpmath.log(alpha)) / (alpha - 1)
+    @property
+    def upper(self) -> mpmath.mpf:
+        return self.epsilon
+
+    @property
+    def lower(self) -> mpmath.mpf:
+        return max(self.epsilon - self.error_bound, mpmath.mpf(0))
 
 
 def cks_delta(rho, epsilon, dps: int = DPS) -> mpmath.mpf:
@@ -66,29 +93,15 @@ def cks_delta(rho, epsilon, dps: int = DPS) -> mpmath.mpf:
 
     Notes
     -----
-    The α-derivative of log δ_α is (2α−1)ρ − ε + log(1−1/α), increasing in α; its root
-    is found by bisection to the working precision.  Any α gives a valid δ, so an
-    inexact root only makes δ (slightly) larger.  Capped at 1.
+    :func:`exactdp.conversions.bounds.cks_delta` at ``dps + 10`` digits (the optimal α is
+    the root of the increasing α-derivative of log δ_α; any α gives a valid δ, so an
+    inexact root only makes δ (slightly) larger).  Capped at 1; 0 for ρ = 0.
     """
     with mpmath.workdps(dps + GUARD):
-        rho = mpmath.mpf(rho)
-        eps = mpmath.mpf(epsilon)
+        rho = to_mpf(rho)
         if rho == 0:
             return mpmath.mpf(0)
-        lo, hi = mpmath.mpf(1), max(mpmath.mpf(2), (eps + 1) / (2 * rho) + 2)
-        for _ in range(int(3.4 * (dps + GUARD)) + 20):
-            mid = (lo + hi) / 2
-            if (2 * mid - 1) * rho - eps + mpmath.log1p(-1 / mid) < 0:
-                lo = mid
-            else:
-                hi = mid
-        a = hi
-        d = mpmath.exp((a - 1) * (a * rho - eps) + a * mpmath.log1p(-1 / a)) / (a - 1)
-        return min(d, mpmath.mpf(1))
-
-
-def _gaussian_delta(mu, eps):
-    return mpmath.ncdf(mu / 2 - eps / mu) - mpmath.exp(eps) * mpmath.ncdf(-mu / 2 - eps / mu)
+        return _bounds().cks_delta(rho, to_mpf(epsilon), dps=dps + GUARD).delta
 
 
 def zcdp_to_dp(rho, delta, method: str = "cks", dps: int = DPS) -> ApproxDP:
@@ -109,14 +122,14 @@ def zcdp_to_dp(rho, delta, method: str = "cks", dps: int = DPS) -> ApproxDP:
 
     Notes
     -----
-    ``bun-steinke`` is a closed form (rel. error ≤ 10**-dps).  ``cks`` minimises
-    ε_α = αρ + log(1−1/α) + (log(1/δ) − log α)/(α−1) over α > 1: its derivative
-    ρ − (log(1/δ) − log α)/(α−1)² has a single root in (1, 1 + √(log(1/δ)/ρ)], found by
-    bisection; ε_α is valid at any α, so the result is a certified upper bound within
-    ~10**-dps of the infimum.  ``gaussian`` solves δ(ε) = δ for the exact Gaussian
-    profile by bisection on ε, returning the upper end of the final bracket (valid).
-    References: Bun and Steinke (2016); Canonne, Kamath and Steinke (2020), Cor. 13;
-    Balle and Wang (2018), Thm. 8.
+    ``bun-steinke`` is a closed form; ``cks`` is the smallest ε with δ_CKS(ε) ≤ δ, which
+    equals inf_α ε_α, ε_α = αρ + log(1−1/α) + (log(1/δ) − log α)/(α−1) (valid at any α,
+    so the result is a certified upper bound within ~10**-dps of the infimum);
+    ``gaussian`` solves δ(ε) = δ for the exact Gaussian profile by bisection on ε,
+    returning the upper end of the final bracket (valid).  All three by
+    :mod:`exactdp.conversions.bounds` at ``dps + 10`` digits; ``error_bound`` is
+    ``10**-dps (1 + ρ)`` plus the conversion's own.  References: Bun and Steinke (2016);
+    Canonne, Kamath and Steinke (2020), Cor. 13; Balle and Wang (2018), Thm. 8.
     """
     d = to_fraction(delta, "delta")
     if not 0 < d < 1:
@@ -124,40 +137,15 @@ def zcdp_to_dp(rho, delta, method: str = "cks", dps: int = DPS) -> ApproxDP:
     if method not in METHODS:
         raise InputError("method", method, f"must be one of {', '.join(METHODS)}")
     with mpmath.workdps(dps + GUARD):
-        rho_m = mpf_of(rho) if isinstance(rho, Fraction) else mpmath.mpf(rho)
+        rho_m = to_mpf(rho)
         if rho_m < 0:
             raise InputError("rho", rho, "must be >= 0")
-        tiny = mpmath.mpf(10) ** (-dps) * (1 + rho_m)
-        L = -mpmath.log(mpf_of(d))
         if rho_m == 0:
             return ApproxDP(mpmath.mpf(0), d, rho_m, method, None, mpmath.mpf(0))
-        if method == "bun-steinke":
-            eps = rho_m + 2 * mpmath.sqrt(rho_m * L)
-            return ApproxDP(eps, d, rho_m, method, None, tiny)
-        if method == "cks":
-            lo, hi = mpmath.mpf(1), 1 + mpmath.sqrt(L / rho_m)
-            for _ in range(int(3.4 * (dps + GUARD)) + 40):
-                mid = (lo + hi) / 2
-                if rho_m * (mid - 1) ** 2 - (L - mpmath.log(mid)) < 0:
-                    lo = mid
-                else:
-                    hi = mid
-            alpha = hi
-            eps = max(_cks_eps_at(rho_m, L, alpha), mpmath.mpf(0))
-            return ApproxDP(eps, d, rho_m, method, alpha, tiny)
-        # exact Gaussian profile
-        mu = mpmath.sqrt(2 * rho_m)
-        dm = mpf_of(d)
-        if _gaussian_delta(mu, mpmath.mpf(0)) <= dm:
-            return ApproxDP(mpmath.mpf(0), d, rho_m, method, None, mpmath.mpf(0))
-        lo, hi = mpmath.mpf(0), rho_m + 2 * mpmath.sqrt(rho_m * L) + 1
-        for _ in range(int(3.4 * (dps + GUARD)) + 20):
-            mid = (lo + hi) / 2
-            if _gaussian_delta(mu, mid) > dm:
-                lo = mid
-            else:
-                hi = mid
-        return ApproxDP(hi, d, rho_m, method, None, tiny + (hi - lo))
+        tiny = mpmath.mpf(10) ** (-dps) * (1 + rho_m)
+        pt = getattr(_bounds(), _EPSILON[method])(rho_m, d, dps=dps + GUARD)
+        eps = max(pt.epsilon, mpmath.mpf(0))
+        return ApproxDP(eps, d, rho_m, method, pt.alpha, tiny + pt.error_bound)
 
 
 def per_count_dp(params: ShiftedLogParams, n, delta, method: str = "cks", dps: int = DPS) -> ApproxDP:

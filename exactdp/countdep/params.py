@@ -15,7 +15,7 @@ from fractions import Fraction
 import mpmath
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction, to_int
-from exactdp.numerics.precision import to_mpf
+from exactdp.numerics.precision import DPS_FLOAT64, DPS_GUARD, DPS_LOW, to_mpf
 
 __all__ = [
     "DPS",
@@ -24,26 +24,12 @@ __all__ = [
     "validate_count",
     "validate_positive_count",
     "validate_r",
-    "mpf_of",
-    "Phi",
 ]
 
-#: Default number of decimal digits of reported quantities.
-DPS = 30
-#: Extra decimal digits carried internally (guard digits).
-GUARD = 10
-
-
-def mpf_of(value) -> mpmath.mpf:
-    """An exact rational (or int/mpf) as an mpf at the current working precision."""
-    if isinstance(value, Fraction):
-        return to_mpf(value)
-    return mpmath.mpf(value)
-
-
-def Phi(x):
-    """Standard normal CDF at the current mpmath precision (``mpmath.ncdf``)."""
-    return mpmath.ncdf(x)
+#: Default number of decimal digits of reported quantities (``numerics.precision.DPS_LOW``).
+DPS = DPS_LOW
+#: Extra decimal digits carried internally (``numerics.precision.DPS_GUARD``).
+GUARD = DPS_GUARD
 
 
 def validate_r(value, field: str = "r") -> Fraction:
@@ -74,7 +60,7 @@ def validate_positive_count(value, field: str = "n") -> int:
 def _sigma_cached(q: Fraction, dps: int) -> mpmath.mpf:
     with mpmath.workdps(dps + GUARD):
         # σ = Φ⁻¹(1/2 + q/2) = √2 · erfinv(q), q = r0/(1+c) ∈ (0, 1).
-        return mpmath.sqrt(2) * mpmath.erfinv(mpf_of(q))
+        return mpmath.sqrt(2) * mpmath.erfinv(to_mpf(q))
 
 
 @dataclass(frozen=True)
@@ -138,7 +124,7 @@ class ShiftedLogParams:
 
     def sigma_float(self) -> float:
         """σ rounded to a binary float (relative error ≤ 2⁻⁵³), for the fast paths."""
-        return float(self.sigma(20))
+        return float(self.sigma(DPS_FLOAT64))
 
     def as_dict(self) -> dict:
         return {"r": fraction_str(self.r), "r0": fraction_str(self.r0), "c": fraction_str(self.c)}

@@ -14,6 +14,7 @@ from exactdp.countdep.params import ShiftedLogParams
 from exactdp.countdep.report import LowerBoundReport
 from exactdp.countdep.utility import UtilityReport
 from exactdp.figures import save
+from exactdp.numerics.precision import DPS_LOW
 
 __all__ = ["plot_budget", "plot_utility"]
 
@@ -98,7 +99,7 @@ def plot_utility(report: UtilityReport, outdir) -> list:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     ax2 = fig.add_subplot(2, 1, 2)
-    with mpmath.workdps(30):
+    with mpmath.workdps(DPS_LOW):
         lg = np.array([float(mpmath.log10(q.relative_gain)) if q.relative_gain > 0 else -np.inf for q in report.points])
     keep = np.isfinite(lg) & (lg > -320)
     ax2.semilogx(x[keep], lg[keep], "s-", color="C2")

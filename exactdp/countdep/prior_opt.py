@@ -27,6 +27,8 @@ import numpy as np
 from exactdp.countdep._optim import nelder_mead_max
 from exactdp.countdep.bounds import UniformBound, best_uniform_bound, strict_r
 from exactdp.countdep.params import validate_positive_count
+from exactdp.numerics.precision import EPS64
+from exactdp.numerics.search import golden_max
 
 __all__ = ["TAIL", "MAX_SUPPORT", "PriorEvaluation", "OptimisedPrior", "evaluate_prior", "optimise_prior"]
 
@@ -36,7 +38,6 @@ TAIL = 40.0
 MAX_SUPPORT = 30_000_000
 _SEARCH_POINTS = 4000
 _CHUNK = 1 << 20
-_EPS = 2.0**-52
 
 
 def _window(m: float, s: float, beta: float) -> tuple:
@@ -133,11 +134,11 @@ def _evaluate(n, r, lo, hi, m, s, beta, stride=1, family="gaussian"):
     num = H - Lterm
     # a-posteriori error bound: per-term relative errors of a few ulps (exp, products,
     # log-weights known analytically up to |logw| ≤ TAIL ulps), exactly rounded fsums.
-    abs_num = 16.0 * _EPS * (TAIL + 4.0 + abs(H) + abs(Lterm) + chunks)
+    abs_num = 16.0 * EPS64 * (TAIL + 4.0 + abs(H) + abs(Lterm) + chunks)
     params = {"m": m, "s": s, "beta": beta}
     if num <= abs_num or V <= 0:
         return PriorEvaluation(0.0, num, H, mean, V, js, (lo, hi), math.inf, family, params)
-    rel = abs_num / num + 16.0 * _EPS * (1 + chunks)
+    rel = abs_num / num + 16.0 * EPS64 * (1 + chunks)
     return PriorEvaluation(num / V * (1.0 - rel), num, H, mean, V, js, (lo, hi), rel, family, params)
 
 
@@ -240,22 +241,9 @@ def optimise_prior(n, r, *, max_eval: int = 300) -> OptimisedPrior:
     def geo(lb):
         return _search_value(n, r_, 0.0, math.inf, math.exp(lb))
 
-    a, b = math.log(TAIL / (MAX_SUPPORT - 1)), math.log(20.0)
-    invphi = (math.sqrt(5) - 1) / 2
-    x1, x2 = b - invphi * (b - a), a + invphi * (b - a)
-    f1, f2 = geo(x1), geo(x2)
-    for _ in range(60):
-        if f1 < f2:
-            a, x1, f1 = x1, x2, f2
-            x2 = a + invphi * (b - a)
-            f2 = geo(x2)
-        else:
-            b, x2, f2 = x2, x1, f1
-            x1 = b - invphi * (b - a)
-            f1 = geo(x1)
+    best_geo = golden_max(geo, math.log(TAIL / (MAX_SUPPORT - 1)), math.log(20.0), max_iter=60, float64=True)
     evals += 62
-    beta_best = math.exp(x1 if f1 >= f2 else x2)
-    cands.append(("geometric", (0.0, math.inf, beta_best), max(f1, f2)))
+    cands.append(("geometric", (0.0, math.inf, math.exp(best_geo.argmax)), best_geo.value))
 
     # discrete Gaussians on j >= 0: Nelder–Mead over (t = m/s, u = log s) from several starts
     def obj(x):

@@ -11,8 +11,9 @@ import mpmath
 from exactdp.countdep.bounds import UniformBound, two_count_bound, two_count_limit
 from exactdp.countdep.budget import budget
 from exactdp.countdep.constants import uniform_finite_r
-from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams, mpf_of, validate_positive_count, validate_r
+from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams, validate_positive_count, validate_r
 from exactdp.countdep.prior_opt import OptimisedPrior, optimise_prior
+from exactdp.numerics.precision import to_mpf
 
 __all__ = ["LowerBoundPoint", "LowerBoundReport", "lower_bound_report"]
 
@@ -120,7 +121,7 @@ def lower_bound_report(r, ns, mechanism: ShiftedLogParams | None = None, dps: in
             tc = two_count_bound(r, n)
             opt = optimise_prior(n, r)
             uni = opt.uniform
-            cands = [(mpf_of(tc), "two-count (14)"), (uni.value, "uniform prior (23)"),
+            cands = [(to_mpf(tc), "two-count (14)"), (uni.value, "uniform prior (23)"),
                      (mpmath.mpf(opt.value), "optimised prior (19)")]
             best, src = max(cands, key=lambda t: t[0])
             if best <= 0:
@@ -134,7 +135,7 @@ def lower_bound_report(r, ns, mechanism: ShiftedLogParams | None = None, dps: in
         coef = None
         if mechanism is not None:
             s = mechanism.sigma(dps)
-            coef = mpf_of(r) ** 2 / (2 * s * s)
+            coef = to_mpf(r) ** 2 / (2 * s * s)
     note = (
         "(19) is vacuous for every prior iff r >= 1/2; the uniform prior (23) is vacuous iff r >= 1/e; "
         "(14) is positive for every 0 < r < 1."

@@ -17,7 +17,8 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.countdep.params import DPS, GUARD, mpf_of, validate_count, validate_r
+from exactdp.countdep.params import DPS, GUARD, validate_count, validate_r
+from exactdp.numerics.precision import to_mpf
 from exactdp.numerics.exact import InputError, to_fraction
 
 __all__ = ["renyi_order_threshold", "gaussian_renyi", "UnequalEdge", "unequal_gaussian_edge"]
@@ -58,9 +59,9 @@ def gaussian_renyi(alpha, mu_p, s2_p, mu_q, s2_q, dps: int = DPS):
         return mpmath.inf
     with mpmath.workdps(dps + GUARD):
         return (
-            mpmath.log(mpf_of(sq / sp)) / 2
-            + mpmath.log(mpf_of(sq / s2a)) / (2 * (mpf_of(a) - 1))
-            + mpf_of(a * (mp_ - mq) ** 2 / (2 * s2a))
+            mpmath.log(to_mpf(sq / sp)) / 2
+            + mpmath.log(to_mpf(sq / s2a)) / (2 * (to_mpf(a) - 1))
+            + to_mpf(a * (mp_ - mq) ** 2 / (2 * s2a))
         )
 
 

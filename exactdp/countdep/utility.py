@@ -22,7 +22,8 @@ import numpy as np
 
 from exactdp.numerics.search import golden_max
 from exactdp.countdep.mechanism import sample
-from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams, mpf_of, validate_count
+from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams, validate_count
+from exactdp.numerics.precision import DPS_FLOAT64, to_mpf
 from exactdp.numerics.exact import InputError, to_fraction
 
 __all__ = [
@@ -160,14 +161,14 @@ class UtilityPoint:
 
 
 def _clip_gain(params: ShiftedLogParams, n: int, s) -> mpmath.mpf:
-    c = mpf_of(params.c)
+    c = to_mpf(params.c)
     nc = n + c
     z0 = (mpmath.log(c / nc) + s * s) / s
     return c * mpmath.ncdf(z0) - nc * mpmath.exp(-s * s / 2) * mpmath.ncdf(z0 - s)
 
 
 def _quad_error(params: ShiftedLogParams, n: int, s):
-    c = mpf_of(params.c)
+    c = to_mpf(params.c)
     nc = n + c
     nm = mpmath.mpf(n)
     z0 = (mpmath.log(c / nc) + s * s) / s
@@ -211,12 +212,12 @@ def expected_error(params: ShiftedLogParams, n, *, dps: int = DPS, quad: bool = 
         s = params.sigma(dps)
         preclip = (n + params.c) * params.q
         gain = _clip_gain(params, n, s)
-        err = mpf_of(preclip) - gain
+        err = to_mpf(preclip) - gain
         target = params.r * max(n, 1)
         qv = qe = None
         if quad:
             qv, qe = _quad_error(params, n, s)
-        return UtilityPoint(n, err, preclip, gain, gain / mpf_of(preclip), target, err / mpf_of(target), qv, qe)
+        return UtilityPoint(n, err, preclip, gain, gain / to_mpf(preclip), target, err / to_mpf(target), qv, qe)
 
 
 def log_grid(max_n: int, per_decade: int = 4) -> list:
@@ -351,7 +352,7 @@ def monte_carlo_error(
     mean = total / size
     var = max(total2 / size - mean * mean, 0.0) * size / (size - 1)
     std = math.sqrt(var)
-    with mpmath.workdps(20):
-        z = float(mpmath.sqrt(2) * mpmath.erfinv(mpf_of(conf)))
+    with mpmath.workdps(DPS_FLOAT64):
+        z = float(mpmath.sqrt(2) * mpmath.erfinv(to_mpf(conf)))
     half = z * std / math.sqrt(size)
     return MonteCarloResult(n, size, rounding, mean, std, conf, mean - half, mean + half, seed)

@@ -13,6 +13,7 @@ import numpy as np
 from exactdp.dgauss.mp import tail_mp
 from exactdp.kernels.dgauss import log_theta, log_theta_real
 from exactdp.numerics.exact import positive_fraction, to_fraction, to_int
+from exactdp.numerics.precision import DPS_FLOAT64
 
 __all__ = ["log_normalizer", "logpmf", "pmf", "tail", "log_mgf", "cf", "variance", "variance_float"]
 
@@ -70,4 +71,4 @@ def cf(t: float, sigma2) -> complex:
 
 def tail(k: int, sigma2, mu=0) -> float:
     """``P(X ≥ k)`` as a float: the 20-digit twin :func:`tail_mp` rounded (relative accuracy)."""
-    return float(tail_mp(k, sigma2, mu, dps=20))
+    return float(tail_mp(k, sigma2, mu, dps=DPS_FLOAT64))

@@ -9,7 +9,9 @@ This module is the one place that fixes
 * the working precisions (decimal digits) of each kind of multiprecision work:
   :data:`DPS_RESULT` (arithmetic on certified results: e^ε times a tail, brackets),
   :data:`DPS_ANALYSIS` (closed-form conversions and bounds), :data:`VERIFY_DPS` (the
-  verification twin), :data:`DPS_LOW` (quick multiprecision checks);
+  verification twin), :data:`DPS_LOW` (quick multiprecision checks), :data:`DPS_FLOAT64`
+  (enough digits to round once to a binary64), and :data:`DPS_GUARD`, the guard digits
+  carried beyond a requested precision;
 * :data:`EPS64`, the rounding unit of every float64 error bound: ``2⁻⁵²`` bounds the
   relative error of one correctly rounded float64 operation (it is twice the unit
   roundoff ``u = 2⁻⁵³``, so bounds counted in EPS64 are conservative by a factor 2);
@@ -24,11 +26,13 @@ import mpmath
 from mpmath.libmp import from_rational, round_nearest
 
 __all__ = ["workdps", "workprec", "backend", "to_mpf", "EPS64",
-           "DPS_LOW", "DPS_RESULT", "DPS_ANALYSIS", "VERIFY_DPS"]
+           "DPS_FLOAT64", "DPS_LOW", "DPS_RESULT", "DPS_ANALYSIS", "VERIFY_DPS", "DPS_GUARD"]
 
 #: Relative rounding bound of one float64 operation used by every error bound (2⁻⁵²).
 EPS64 = 2.0**-52
 
+#: Decimal digits of a multiprecision value that is only rounded to a binary64 (17 + 3).
+DPS_FLOAT64 = 20
 #: Decimal digits of quick multiprecision checks and reports.
 DPS_LOW = 30
 #: Decimal digits of arithmetic on certified results (e^ε·tail, brackets, summaries).
@@ -37,6 +41,8 @@ DPS_RESULT = 40
 DPS_ANALYSIS = 50
 #: Default number of decimal digits of the verification twin.
 VERIFY_DPS = 60
+#: Guard digits carried internally beyond a requested number of digits.
+DPS_GUARD = 10
 
 workdps = mpmath.workdps
 workprec = mpmath.workprec
@@ -45,7 +51,10 @@ workprec = mpmath.workprec
 def to_mpf(x):
     """An exact rational (Fraction, int, or anything with numerator/denominator) as an
     mpmath number at the *current* precision: ``numerator / denominator`` correctly
-    rounded once."""
+    rounded once.  An mpmath number (an already computed real) is rounded to the
+    current precision."""
+    if isinstance(x, mpmath.mpf):
+        return +x
     if not isinstance(x, Fraction):
         x = Fraction(x)
     return mpmath.mpf(from_rational(x.numerator, x.denominator, mpmath.mp.prec, round_nearest))

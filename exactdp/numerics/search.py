@@ -10,19 +10,30 @@ but never change its answer.  (Modelled on dp_accounting's
 * :func:`expand` — grow a bracket geometrically until the predicate changes value;
 * :func:`first_true` — the smallest integer in ``(lo, hi]`` where a monotone predicate
   is true (bisection, optionally accelerated by a probe);
+* :func:`least_int` — the smallest integer ``≥ lowest`` where a monotone predicate is
+  true, searched from a starting guess (:func:`expand` then :func:`first_true`);
 * :func:`bisect_real` — a bracket ``[lo, hi]`` of width ≤ ``width`` around the boundary of
   a monotone predicate on the reals (Fractions or mpmath numbers);
-* :func:`golden_max` — the maximum of a unimodal function (golden-section search).
+* :func:`newton_root` — the root of an increasing function, Newton steps kept inside a
+  shrinking bracket (bisection whenever a step would leave it);
+* :func:`secant_narrow` — narrow a certified bracket of a three-valued (certified true,
+  certified false, undecided) monotone test by safeguarded secant steps (Illinois rule)
+  on an estimate, trial points chosen by a ``snap`` rule (e.g. simplest rationals);
+* :func:`golden_max` / :func:`golden_min` — the maximum / minimum of a unimodal
+  function (golden-section search).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable
 
 import mpmath
 
-__all__ = ["SearchError", "expand", "first_true", "bisect_real", "Maximum", "golden_max"]
+__all__ = ["SearchError", "expand", "first_true", "least_int", "bisect_real", "newton_root",
+           "secant_narrow", "Maximum", "Minimum", "golden_max", "golden_min"]
 
 
 class SearchError(ArithmeticError):
@@ -73,6 +84,22 @@ def first_true(pred: Callable[[int], bool], lo: int, hi: int, *,
     return hi
 
 
+def least_int(pred: Callable[[int], bool], start: int, *, lowest: int, max_steps: int = 200) -> int:
+    """Smallest integer ``k ≥ lowest`` with ``pred(k)`` true, for a monotone predicate.
+
+    The search starts at ``start`` (a guess, clamped to ``≥ lowest``): if ``pred(start)``
+    holds, bisect down over ``[lowest, start]``; otherwise walk up with doubling steps
+    (:func:`expand`) and bisect the last step (:func:`first_true`).  The answer does not
+    depend on the guess.
+    """
+    lowest = int(lowest)
+    start = max(int(start), lowest)
+    if pred(start):
+        return first_true(pred, lowest - 1, start)
+    prev, hi = expand(pred, start + 1, 1, max_steps=max_steps)
+    return first_true(pred, start if prev is None else prev, hi)
+
+
 def bisect_real(pred: Callable[[object], bool], lo, hi, *, width, max_iter: int = 10_000):
     """Bracket the boundary of a monotone predicate on the reals.
 
@@ -93,17 +120,106 @@ def bisect_real(pred: Callable[[object], bool], lo, hi, *, width, max_iter: int 
     raise SearchError(f"bisection did not reach the width in {max_iter} steps")
 
 
+def newton_root(fdf: Callable, lo, hi, x, *, xtol: Callable, max_iter: int = 300):
+    """Root of an increasing function by Newton steps kept inside a shrinking bracket.
+
+    ``fdf(x)`` returns ``(f(x), f'(x))``; the root lies in ``[lo, hi]`` and ``x`` is the
+    first point to evaluate.  Each step evaluates ``f(x)``, moves the end of the bracket
+    on the side of the root (``f(x) < 0``: ``lo = x``, else ``hi = x``) and proposes the
+    Newton iterate ``x − f/f'``; a proposal outside the (closed) bracket is replaced by
+    the midpoint.  Stops when the step ``|x_new − x| ≤ xtol(x)`` or the bracket
+    ``hi − lo ≤ xtol(hi)``.
+
+    Returns ``(x_new, lo, hi)``: the last iterate and the final bracket (after
+    ``max_iter`` steps, the bracket's midpoint as the iterate).  The root is an
+    *estimate*: callers that need a certified side test it (e.g. keep ``hi``).
+    """
+    for _ in range(max_iter):
+        fx, dfx = fdf(x)
+        if fx < 0:
+            lo = x
+        else:
+            hi = x
+        nx = x - fx / dfx
+        if not lo <= nx <= hi:
+            nx = (lo + hi) / 2
+        if abs(nx - x) <= xtol(x) or hi - lo <= xtol(hi):
+            return nx, lo, hi
+        x = nx
+    return (lo + hi) / 2, lo, hi
+
+
+def secant_narrow(status: Callable, estimate: Callable, snap: Callable, lo: Fraction, hi: Fraction,
+                  width: Fraction):
+    """Narrow a certified bracket ``(lo, hi]`` of a monotone three-valued test to ``width``.
+
+    ``status(c)`` is ``1`` (certified true: the boundary is ≤ c), ``-1`` (certified false:
+    the boundary is > c) or ``0`` (undecided, c lies within the test's error bars);
+    ``status(lo) == -1`` and ``status(hi) == 1`` on entry.  ``estimate(c)`` is a real
+    that changes sign at the boundary (positive on the false side, e.g. log δ(c) − log δ_t):
+    it only proposes the next trial point, by a secant step between the ends with the
+    Illinois rule (halve the estimate kept at an end that survives twice); after two slow
+    steps (the bracket not halved), bisect.  ``snap(a, b)`` picks the trial point within
+    a window ``[a, b]`` around the proposal (e.g. the simplest rational: small lattices).
+    Close to the end (bracket < 64·width) two windows straddle the proposal.  An
+    undecided trial point is stepped over to both sides by ``width/8 … width/4``.
+
+    Exact rationals throughout (the estimate is converted with 15 significant digits);
+    returns ``(lo, hi)`` with ``hi − lo ≤ width``, ``status(lo) == -1``,
+    ``status(hi) == 1``.
+    """
+    fa, fb, last, slow = estimate(lo), estimate(hi), 0, 0
+    while hi - lo > width:
+        gap = hi - lo
+        if fa > 0 > fb and slow < 2:
+            x = lo + gap * Fraction(mpmath.nstr(fa / (fa - fb), 15))
+        else:
+            x, slow = lo + gap / 2, 0
+        edge = gap / 1000
+        x = min(max(x, lo + edge), hi - edge)
+        if gap < 64 * width:  # close: straddle the estimate
+            wins = [(x - width / 3, x - width / 6), (x + width / 6, x + width / 3)]
+        else:
+            hw = max(width / 8, gap / 64)
+            wins = [(x - hw, x + hw)]
+        for a, b in wins:
+            a, b = max(a, lo + edge), min(b, hi - edge)
+            if a > b:
+                continue
+            c = snap(a, b)
+            s = status(c)
+            if s == 0:  # undecided: step to both sides
+                for cc in (snap(c + width / 8, c + width / 4), snap(c - width / 4, c - width / 8)):
+                    if lo < cc < hi and status(cc) == 1:
+                        hi, fb = cc, estimate(cc)
+                    elif lo < cc < hi and status(cc) == -1:
+                        lo, fa = cc, estimate(cc)
+                continue
+            if s == 1:
+                hi, fb = c, estimate(c)
+                if last == 1:
+                    fa /= 2
+                last = 1
+            else:
+                lo, fa = c, estimate(c)
+                if last == -1:
+                    fb /= 2
+                last = -1
+        slow = slow + 1 if hi - lo > gap / 2 else 0
+    return lo, hi
+
+
 @dataclass(frozen=True)
 class Maximum:
     """A numerically located maximum.
 
     Attributes
     ----------
-    value : mpmath.mpf
+    value : mpmath.mpf or float
         f(argmax).
-    argmax : mpmath.mpf
+    argmax : mpmath.mpf or float
         The maximiser found.
-    bracket_width : mpmath.mpf
+    bracket_width : mpmath.mpf or float
         Width of the final golden-section bracket containing the maximiser (for a
         unimodal f); ``value`` is within ``max |f''| bracket_width**2`` of the supremum.
     """
@@ -113,33 +229,63 @@ class Maximum:
     bracket_width: mpmath.mpf
 
 
-def golden_max(f, lo, hi, *, tol=None, max_iter: int = 2000) -> Maximum:
-    """Maximise a unimodal ``f`` on ``[lo, hi]`` by golden-section search.
+@dataclass(frozen=True)
+class Minimum:
+    """A numerically located minimum (as :class:`Maximum`, for ``min``)."""
 
-    Runs at the caller's mpmath precision; stops when the bracket is narrower than
-    ``tol`` (default ``10**(-dps/2 - 2)``, so that the value is accurate to about the
-    working precision, the error of the value being quadratic in the bracket width).
-    """
-    lo = mpmath.mpf(lo)
-    hi = mpmath.mpf(hi)
-    if tol is None:
-        tol = mpmath.mpf(10) ** (-(mpmath.mp.dps // 2) - 2) * max(1, abs(lo), abs(hi))
-    invphi = (mpmath.sqrt(5) - 1) / 2
-    a, b = lo, hi
+    value: mpmath.mpf
+    argmin: mpmath.mpf
+    bracket_width: mpmath.mpf
+
+
+def _golden(f, lo, hi, keep_left, tol, max_iter, float64):
+    """Golden-section search; ``keep_left(f1, f2)`` says whether the optimum is taken to
+    lie in the left part ``[a, x2]`` of the bracket (ties go to the side it says)."""
+    if float64:
+        a, b = float(lo), float(hi)
+        invphi = (math.sqrt(5) - 1) / 2
+        if tol is None:
+            tol = 0.0
+    else:
+        a, b = mpmath.mpf(lo), mpmath.mpf(hi)
+        invphi = (mpmath.sqrt(5) - 1) / 2
+        if tol is None:
+            tol = mpmath.mpf(10) ** (-(mpmath.mp.dps // 2) - 2) * max(1, abs(a), abs(b))
     x1 = b - invphi * (b - a)
     x2 = a + invphi * (b - a)
     f1, f2 = f(x1), f(x2)
     for _ in range(max_iter):
         if b - a <= tol:
             break
-        if f1 < f2:
-            a, x1, f1 = x1, x2, f2
-            x2 = a + invphi * (b - a)
-            f2 = f(x2)
-        else:
+        if keep_left(f1, f2):
             b, x2, f2 = x2, x1, f1
             x1 = b - invphi * (b - a)
             f1 = f(x1)
-    if f1 >= f2:
-        return Maximum(f1, x1, b - a)
-    return Maximum(f2, x2, b - a)
+        else:
+            a, x1, f1 = x1, x2, f2
+            x2 = a + invphi * (b - a)
+            f2 = f(x2)
+    if keep_left(f1, f2):
+        return f1, x1, b - a
+    return f2, x2, b - a
+
+
+def golden_max(f, lo, hi, *, tol=None, max_iter: int = 2000, float64: bool = False) -> Maximum:
+    """Maximise a unimodal ``f`` on ``[lo, hi]`` by golden-section search.
+
+    Runs at the caller's mpmath precision; stops when the bracket is narrower than
+    ``tol`` (default ``10**(-dps/2 - 2)``, so that the value is accurate to about the
+    working precision, the error of the value being quadratic in the bracket width) or
+    after ``max_iter`` steps.  ``float64=True`` runs the same steps in binary64 (no
+    default width: give ``tol`` or ``max_iter``), for heuristic searches whose result is
+    re-evaluated exactly.  Ties keep the left part of the bracket.
+    """
+    value, arg, w = _golden(f, lo, hi, lambda f1, f2: f1 >= f2, tol, max_iter, float64)
+    return Maximum(value, arg, w)
+
+
+def golden_min(f, lo, hi, *, tol=None, max_iter: int = 2000, float64: bool = False) -> Minimum:
+    """Minimise a unimodal ``f`` on ``[lo, hi]`` (as :func:`golden_max`; ties keep the
+    right part of the bracket)."""
+    value, arg, w = _golden(f, lo, hi, lambda f1, f2: f1 < f2, tol, max_iter, float64)
+    return Minimum(value, arg, w)

@@ -16,13 +16,17 @@ the paper uses Gibbs sampling and Monte Carlo:
 * :mod:`.sweep`, :mod:`.plots` — sweeps over ρ1, ρ2, ℓ and the figures;
 * :mod:`.presets` — the 2020 PL 94-171 GVHR budgets.
 
-Noise conventions: ``"paper"`` (σ² = 1/(2ρ)) and ``"production"`` (σ² = 1/ρ); every
-result records which one was used.
+Noise conventions: ``"paper"`` (σ² = 1/(2ρ)) and ``"production"`` (σ² = 1/ρ), from
+:mod:`exactdp.dgauss.conventions`; every result records which one was used.  The
+discrete Gaussian tables, truncation bounds and sums come from :mod:`exactdp.dgauss`
+(:mod:`~exactdp.dgauss.tables`, :mod:`~exactdp.dgauss.sums`, :mod:`~exactdp.dgauss.mp`);
+private helpers: ``_hsetup`` (the two-level model), ``_hengine`` (float64 log-odds with
+error bounds), ``_hmp`` (its multiprecision twin), ``_validate`` (input checks).
 """
 
 from __future__ import annotations
 
-from exactdp.risk._dgauss import CONVENTIONS, coefficient, variance
+from exactdp.dgauss.conventions import CONVENTIONS, coefficient, variance
 from exactdp.risk.attacks import ATTACKS, AttackAssessment, assess_attack
 from exactdp.risk.gibbs import GibbsResult, gibbs_posterior
 from exactdp.risk.hierarchical import (

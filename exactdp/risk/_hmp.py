@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 import mpmath
 
-from exactdp.risk._dgauss import half_tail_sum_bound, mpf_of
+from exactdp.dgauss.mp import half_tail_sum_bound
+from exactdp.numerics.precision import DPS_ANALYSIS, DPS_GUARD, to_mpf
+from exactdp.numerics.search import least_int
 from exactdp.risk._hsetup import HierarchicalSetup
 from exactdp.risk.single import log_prior_odds
 
@@ -28,11 +30,10 @@ __all__ = ["MPPosterior", "posterior_mp", "log_odds_mp"]
 
 
 def _cutoff(A, dps: int) -> int:
+    """Smallest ``K`` (from the Gaussian estimate up) with ``Σ_{j>K} exp(−A j²) ≤ 10^{−(dps+8)}``."""
     target = mpmath.mpf(10) ** (-(dps + 8))
-    K = max(2, int(math.sqrt((dps + 8) * math.log(10.0) / float(A))) + 1)
-    while half_tail_sum_bound(A, K) > target:
-        K += 1 + K // 8
-    return K
+    K0 = max(2, int(math.sqrt((dps + 8) * math.log(10.0) / float(A))) + 1)
+    return least_int(lambda K: half_tail_sum_bound(A, K) <= target, K0, lowest=K0)
 
 
 def _gauss_terms(A, m, lo: int, K: int):
@@ -50,20 +51,20 @@ class MPPosterior:
     posterior: object
     x2_lo: int
     x2_probs: tuple
-    rel_tail: object
+    log_odds_error_bound: object
 
 
-def log_odds_mp(setup: HierarchicalSetup, x1s: int, x2s: int, y1s: int, dps: int = 50, want_x2: bool = False):
+def log_odds_mp(setup: HierarchicalSetup, x1s: int, x2s: int, y1s: int, dps: int = DPS_ANALYSIS, want_x2: bool = False):
     """Posterior log-odds of "has c" (reduced coordinates) at ``dps`` digits.
 
     Returns ``(log_odds, err, x2_lo, x2_probs)`` where ``err`` bounds the absolute error of
     ``log_odds`` (truncation + rounding) and ``x2_probs`` (if ``want_x2``) is the posterior
     pmf of ``X2`` on ``x2_lo, x2_lo+1, …``.
     """
-    with mpmath.workdps(dps + 10):
-        a1 = mpf_of(setup.a1)
-        a2 = mpf_of(setup.a2)
-        b = mpf_of(setup.b)
+    with mpmath.workdps(dps + DPS_GUARD):
+        a1 = to_mpf(setup.a1)
+        a2 = to_mpf(setup.a2)
+        b = to_mpf(setup.b)
         A = a2 + b
         K = _cutoff(A, dps)
         tail = half_tail_sum_bound(A, K)
@@ -126,9 +127,9 @@ def log_odds_mp(setup: HierarchicalSetup, x1s: int, x2s: int, y1s: int, dps: int
         return lo, err, 0, probs
 
 
-def posterior_mp(setup: HierarchicalSetup, x1s: int, x2s: int, y1s: int, dps: int = 50) -> MPPosterior:
+def posterior_mp(setup: HierarchicalSetup, x1s: int, x2s: int, y1s: int, dps: int = DPS_ANALYSIS) -> MPPosterior:
     """Posterior of "has c" and of ``X2`` (reduced coordinates), multiprecision."""
     lo, err, x2lo, probs = log_odds_mp(setup, x1s, x2s, y1s, dps=dps, want_x2=True)
-    with mpmath.workdps(dps + 10):
+    with mpmath.workdps(dps + DPS_GUARD):
         post = 1 / (1 + mpmath.exp(-lo))
-    return MPPosterior(log_odds=lo, posterior=post, x2_lo=x2lo, x2_probs=probs, rel_tail=err)
+    return MPPosterior(log_odds=lo, posterior=post, x2_lo=x2lo, x2_probs=probs, log_odds_error_bound=err)

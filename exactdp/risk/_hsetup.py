@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exactdp.numerics.exact import InputError
-from exactdp.risk._dgauss import check_convention, coefficient
+from exactdp.dgauss.conventions import check_convention, coefficient
 from exactdp.risk._validate import check_int, check_positive_int, check_prior, check_rho
 
 __all__ = ["HierarchicalSetup", "Y_NOISE_MODELS", "MODELS", "DEFAULT_D"]

@@ -25,7 +25,8 @@ import mpmath
 import numpy as np
 
 from exactdp.numerics.exact import InputError
-from exactdp.risk._dgauss import half_tail_sum_bound, mpf_of
+from exactdp.dgauss.mp import half_tail_sum_bound
+from exactdp.numerics.precision import DPS_FLOAT64
 from exactdp.risk._hengine import Engine
 from exactdp.risk._hsetup import HierarchicalSetup
 from exactdp.risk._validate import check_int, check_positive_int
@@ -126,8 +127,8 @@ def gibbs_posterior(
     lk0, _ = eng._logk(y1s - J)
     lk1, _ = eng._logk(y1s + 1 - J)
     cdfs, log_trunc = [], -math.inf
-    with mpmath.workdps(20):
-        log_tail = float(mpmath.log(half_tail_sum_bound(mpf_of(setup.a2), int(J[-1] - x2s))))
+    with mpmath.workdps(DPS_FLOAT64):
+        log_tail = float(mpmath.log(half_tail_sum_bound(setup.a2, int(J[-1] - x2s))))
     for x, lk in ((0, lk0), (1, lk1)):
         lw = np.where(J >= x, lg + lk, -np.inf)
         M = float(np.max(lw))

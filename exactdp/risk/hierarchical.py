@@ -34,15 +34,15 @@ import mpmath
 import numpy as np
 
 from exactdp.numerics.exact import InputError
-from exactdp.risk._dgauss import dg_table, subgaussian_cutoff, sum_pmf
-from exactdp.risk._dgauss import UNIT_ROUNDOFF as U
+from exactdp.dgauss.sums import sum_pmf
+from exactdp.dgauss.tables import dg_table, subgaussian_cutoff
 from exactdp.risk._hengine import Engine
 from exactdp.risk._hmp import log_odds_mp, posterior_mp
 from exactdp.risk._hsetup import DEFAULT_D, MODELS, Y_NOISE_MODELS, HierarchicalSetup
 from exactdp.risk._validate import check_int
 from exactdp.risk.single import decision as single_decision
 from exactdp.risk.single import posterior as single_posterior
-from exactdp.numerics.precision import to_mpf
+from exactdp.numerics.precision import DPS_ANALYSIS, DPS_LOW, EPS64, VERIFY_DPS, to_mpf
 
 __all__ = [
     "HierarchicalSetup",
@@ -58,7 +58,7 @@ __all__ = [
     "Y_NOISE_MODELS",
 ]
 
-_REFINE_DPS = (60, 120, 240)
+_REFINE_DPS = (VERIFY_DPS, 2 * VERIFY_DPS, 4 * VERIFY_DPS)
 
 
 def _resolve_sign(setup: HierarchicalSetup, x1s: int, x2s: int, y1s: int):
@@ -111,7 +111,7 @@ class HierarchicalPosterior:
     method: str
 
 
-def hierarchical_posterior(setup: HierarchicalSetup, x1_star, x2_star, y1_star, *, dps: int = 50) -> HierarchicalPosterior:
+def hierarchical_posterior(setup: HierarchicalSetup, x1_star, x2_star, y1_star, *, dps: int = DPS_ANALYSIS) -> HierarchicalPosterior:
     """Exact posterior ``P[X1 = known+1 | x1*, x2*, y1*]`` by summation over ``X2``.
 
     Parameters
@@ -131,8 +131,9 @@ def hierarchical_posterior(setup: HierarchicalSetup, x1_star, x2_star, y1_star, 
     Approximation kernel: completing the square turns each sum over ``X2`` into a sum of
     ``exp(-A (X2 - m)²)``; truncated with the relative tail bound
     ``exp(-A(K+1)²)/(1 - exp(-2A(K+1)))`` and evaluated at ``dps`` digits (error
-    ≈ 10^-dps).  Exact kernel: the ``d``-fold convolution in binary64 (relative error
-    ≤ ``1.01·d·(2K+2)·u``) and log-sum-exp with the bounds of :mod:`._hengine` (≈1e-12).
+    ≈ 10^-dps).  Exact kernel: the ``d``-fold convolution in binary64
+    (:func:`exactdp.dgauss.sums.sum_pmf`, relative error ≤ ``(d + (d−1)(2K+2))·EPS64``) and
+    log-sum-exp with the bounds of :mod:`._hengine` (≈1e-12).
     Reference: Kazan and Reiter (arXiv 2204.04253), eqs. (3.7)-(3.9), Tables 7-8.
     """
     if not isinstance(setup, HierarchicalSetup):
@@ -151,7 +152,7 @@ def hierarchical_posterior(setup: HierarchicalSetup, x1_star, x2_star, y1_star, 
                 if pr > mpmath.mpf(10) ** -30:
                     vals.append(res.x2_lo + i + setup.known)
                     probs.append(pr)
-            err = float(res.rel_tail) * 0.25 + 10.0 ** (-(dps - 5))
+            err = float(res.log_odds_error_bound) * 0.25 + 10.0 ** (-(dps - 5))
         return HierarchicalPosterior(
             setup, x1s + setup.known, x2s + setup.known, y1s, post, risk, single,
             tuple(vals), tuple(probs), err, "mpmath",
@@ -159,9 +160,9 @@ def hierarchical_posterior(setup: HierarchicalSetup, x1_star, x2_star, y1_star, 
     eng = Engine(setup)
     row = eng.row(x2s, np.array([x1s]), np.array([y1s]))
     lo = float(row.log_odds[0, 0])
-    err_lo = float(row.err[0, 0])
+    err_lo = float(row.error_bound[0, 0])
     post = 1.0 / (1.0 + math.exp(-lo))
-    err = min(1.0, post * (1 - post) * math.expm1(err_lo) * 1.01 + 4 * U)
+    err = min(1.0, post * (1 - post) * math.expm1(err_lo) * 1.01 + 4 * EPS64)
     vals, probs = _x2_marginal_float(eng, setup, x1s, x2s, y1s, post)
     return HierarchicalPosterior(
         setup, x1s + setup.known, x2s + setup.known, y1s, post, post / float(setup.p), single,
@@ -196,7 +197,7 @@ class DecisionMap:
         Grid axes (original coordinates).
     log_odds : numpy.ndarray
         Posterior log-odds, shape ``(len(x1_stars), len(x2_stars), len(y1_stars))``.
-    log_odds_err : numpy.ndarray
+    log_odds_error_bound : numpy.ndarray
         Absolute error bounds of ``log_odds`` (binary64 evaluation).
     decide_has : numpy.ndarray of bool
         Decision "has c" (posterior > 1/2), certified (ambiguous cells re-evaluated in
@@ -216,7 +217,7 @@ class DecisionMap:
     x2_stars: tuple
     y1_stars: tuple
     log_odds: np.ndarray
-    log_odds_err: np.ndarray
+    log_odds_error_bound: np.ndarray
     decide_has: np.ndarray
     certified: np.ndarray
     single_decide_has: tuple
@@ -273,7 +274,7 @@ def decision_map(
     for j, x2s in enumerate(x2v):
         row = eng.row(int(x2s) - k, x1v - k, yv)
         lo[:, j, :] = row.log_odds
-        er[:, j, :] = row.err
+        er[:, j, :] = row.error_bound
     dec = lo > 0
     cert = np.abs(lo) > er
     for i, j, m in zip(*np.nonzero(~cert)):
@@ -288,8 +289,8 @@ def decision_map(
     if truth_x2 is not None:
         x1, x2, y1 = _truth(setup, truth_x2, target_has)
         truth = (x1, x2, y1)
-        f1 = dg_table(setup.a1, dps=30)
-        f2 = dg_table(setup.a2, dps=30)
+        f1 = dg_table(setup.a1, dps=DPS_LOW)
+        f2 = dg_table(setup.a2, dps=DPS_LOW)
         h = sum_pmf(setup.a1, setup.d)
         p1 = np.array([float(f1.pmf(int(v) - x1)) for v in x1v])
         p2 = np.array([float(f2.pmf(int(v) - x2)) for v in x2v])
@@ -378,11 +379,11 @@ def decision_probability(setup: HierarchicalSetup, x2, *, target_has: bool = Tru
     x1, x2, y1 = _truth(setup, x2, target_has)
     k = setup.known
     log_eps = math.log(eps)
-    f1 = dg_table(setup.a1, dps=30, log_eps=log_eps)
-    f2 = dg_table(setup.a2, dps=30, log_eps=log_eps)
+    f1 = dg_table(setup.a1, dps=DPS_LOW, log_eps=log_eps)
+    f2 = dg_table(setup.a2, dps=DPS_LOW, log_eps=log_eps)
     h = sum_pmf(setup.a1, setup.d)
     Ky = subgaussian_cutoff(setup.a1, setup.d, log_eps)
-    with mpmath.workdps(30):
+    with mpmath.workdps(DPS_LOW):
         left_out = float(f1.outside + f2.outside) + math.exp(log_eps) + h.deficit
     w1 = f1.floats()
     w2 = f2.floats()
@@ -397,7 +398,7 @@ def decision_probability(setup: HierarchicalSetup, x2, *, target_has: bool = Tru
     for j in range(-f2.K, f2.K + 1):
         x2s = x2 + j
         row = eng.row(x2s - k, x1v - k, yv)
-        lo, er = row.log_odds, row.err
+        lo, er = row.log_odds, row.error_bound
         dec = lo > 0
         cert = np.abs(lo) > er
         if not cert.all():
@@ -416,7 +417,7 @@ def decision_probability(setup: HierarchicalSetup, x2, *, target_has: bool = Tru
         amb.append(wj * float(np.sum(W[~cert])))
     value = math.fsum(parts)
     n = w1.size * wy.size
-    rounding = 1.01 * (h.rel_err + (math.log2(n) + 24) * U) * max(value, 1e-300) + 1e-300
+    rounding = 1.01 * (h.rel_error + (math.log2(n) + 24) * EPS64) * max(value, 1e-300) + 1e-300
     ambiguous = math.fsum(amb) * (1 + 1e-10)
     return DecisionProbability(
         setup=setup,

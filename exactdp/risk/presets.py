@@ -4,8 +4,8 @@ Provenance
 ----------
 * ``ρ_global`` in production is ``1/global_scale²`` with ``global_scale = 339/542``, i.e.
   ``(542/339)² ≈ 2.55623`` (Census DAS production settings, redistricting run; quoted in
-  the project notes ``notes/disclosure_risk.md`` §3).  Kazan and Reiter (arXiv 2204.04253,
-  §2 and Table 2) round it to ``2.56``.
+  the project notes ``../shared/notes/disclosure_risk.md`` §3, beside the checkout).
+  Kazan and Reiter (arXiv 2204.04253, §2 and Table 2) round it to ``2.56``.
 * Per-geolevel proportions (all /4099) and the GVHR per-query proportions of the block
   (3945/4097) and block group (1288/4099) are those of the issue text and of the paper's
   Table 2 (the seed quotes ``2.56·165/4099 ≈ 0.103`` and ``0.103·3945/4097 ≈ 0.099``).
@@ -68,10 +68,10 @@ GVHR_PROPORTION = {
 PROVENANCE = {
     "block": "issue text / paper Table 2 (seed: 2.56·165/4099·3945/4097 ≈ 0.099)",
     "block_group": "issue text / paper Table 2 (seed: ρ2 ≈ 0.246-0.247)",
-    "tract": "notes/disclosure_risk.md §3 (DAS production code), unverified",
-    "county": "notes/disclosure_risk.md §3 (DAS production code), unverified",
-    "state": "notes/disclosure_risk.md §3 (DAS production code), unverified",
-    "us": "notes/disclosure_risk.md §3 (DAS production code), unverified",
+    "tract": "../shared/notes/disclosure_risk.md §3 (DAS production code), unverified",
+    "county": "../shared/notes/disclosure_risk.md §3 (DAS production code), unverified",
+    "state": "../shared/notes/disclosure_risk.md §3 (DAS production code), unverified",
+    "us": "../shared/notes/disclosure_risk.md §3 (DAS production code), unverified",
 }
 
 

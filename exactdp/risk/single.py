@@ -23,7 +23,9 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.risk._dgauss import CONVENTIONS, check_convention, coefficient, dg_table, mpf_of
+from exactdp.dgauss.conventions import CONVENTIONS, check_convention, coefficient
+from exactdp.dgauss.tables import dg_table
+from exactdp.numerics.precision import DPS_RESULT, to_mpf
 from exactdp.risk._validate import check_int, check_prior, check_rho
 
 __all__ = [
@@ -45,7 +47,7 @@ __all__ = [
 DEFAULT_PRIORS = (Fraction(1, 2), Fraction(1, 5), Fraction(1, 10), Fraction(1, 50), Fraction(1, 864))
 
 #: Working precision (decimal digits) of the single-level sums.
-DEFAULT_DPS = 40
+DEFAULT_DPS = DPS_RESULT
 
 
 def _rounding(dps: int):
@@ -55,12 +57,12 @@ def _rounding(dps: int):
 
 def log_prior_odds(p: Fraction):
     """``log(p/(1-p))`` at the current precision."""
-    return mpmath.log(mpf_of(p)) - mpmath.log(mpf_of(1 - p))
+    return mpmath.log(to_mpf(p)) - mpmath.log(to_mpf(1 - p))
 
 
 def _posterior_u(u: int, p: Fraction, a):
     """Posterior of "has c" when ``x* - known = u`` (current precision; a is mpf)."""
-    q = mpf_of((1 - p) / p)
+    q = to_mpf((1 - p) / p)
     return 1 / (1 + q * mpmath.exp(-a * (2 * u - 1)))
 
 
@@ -127,7 +129,7 @@ def posterior(x_star, p, rho, *, convention: str = "paper", known=0, dps: int = 
     Closed form ``p / (p + (1-p) exp(-a(2u-1)))`` with ``u = x* - known`` (the
     normaliser of the discrete Gaussian cancels); the release probabilities are
     ``exp(-a z²)/Z(a)`` with ``Z`` summed over ``|z| ≤ K`` and the tail bound of
-    :mod:`exactdp.risk._dgauss`.  Error ≤ truncation + 10^-(dps-6).  Reference: Kazan and
+    :mod:`exactdp.dgauss.tables`.  Error ≤ truncation + 10^-(dps-6).  Reference: Kazan and
     Reiter (arXiv 2204.04253), eqs. (3.1)-(3.2).
     """
     x_star = check_int(x_star, "x_star")
@@ -138,7 +140,7 @@ def posterior(x_star, p, rho, *, convention: str = "paper", known=0, dps: int = 
     table = dg_table(a, dps=dps)
     u = x_star - known
     with mpmath.workdps(dps):
-        am = mpf_of(a)
+        am = to_mpf(a)
         post = _posterior_u(u, p, am)
         outside = table.outside
         return PosteriorPoint(
@@ -148,7 +150,7 @@ def posterior(x_star, p, rho, *, convention: str = "paper", known=0, dps: int = 
             rho=rho,
             convention=convention,
             posterior=post,
-            risk=post / mpf_of(p),
+            risk=post / to_mpf(p),
             prob_if_has=table.pmf(u - 1),
             prob_if_lacks=table.pmf(u),
             truncation_bound=outside,
@@ -232,8 +234,8 @@ def expected_risk(p, rho, *, convention: str = "paper", target_has: bool = True,
     table = dg_table(a, dps=dps)
     shift = 1 if target_has else 0
     with mpmath.workdps(dps):
-        am = mpf_of(a)
-        q = mpf_of((1 - p) / p)
+        am = to_mpf(a)
+        q = to_mpf((1 - p) / p)
         terms = []
         for i, w in enumerate(table.weights):
             z = i - table.K
@@ -248,9 +250,9 @@ def expected_risk(p, rho, *, convention: str = "paper", target_has: bool = True,
             convention=convention,
             target_has=bool(target_has),
             expected_posterior=epost,
-            expected_risk=epost / mpf_of(p),
+            expected_risk=epost / to_mpf(p),
             truncation_bound=outside,
-            error_bound=err_post / mpf_of(p),
+            error_bound=err_post / to_mpf(p),
         )
 
 
@@ -301,7 +303,7 @@ def _threshold_offset(p: Fraction, a: Fraction, dps: int) -> int:
     prec = dps
     for _ in range(6):
         with mpmath.workdps(prec):
-            theta = mpmath.mpf(1) / 2 - log_prior_odds(p) / (2 * mpf_of(a))
+            theta = mpmath.mpf(1) / 2 - log_prior_odds(p) / (2 * to_mpf(a))
             nearest = mpmath.nint(theta)
             if abs(theta - nearest) > mpmath.mpf(10) ** (-(prec - 10)) * max(1, abs(theta)):
                 return int(mpmath.floor(theta)) + 1
@@ -343,7 +345,7 @@ def decision(p, rho, *, convention: str = "paper", known=0, dps: int = DEFAULT_D
     with mpmath.workdps(dps):
         has = table.survival(off - 1)  # P[E ≥ x̃ - known - 1]
         lacks = table.survival(1 - off)  # P[E ≤ x̃ - known - 1], by symmetry
-        pm = mpf_of(p)
+        pm = to_mpf(p)
         outside = table.outside
         err = 2 * outside + _rounding(dps)
         return Decision(

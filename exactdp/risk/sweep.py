@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.risk._dgauss import mpf_of
+from exactdp.numerics.precision import DPS_LOW, to_mpf
 from exactdp.risk._hsetup import HierarchicalSetup
 from exactdp.risk._validate import check_prior, check_rho
 from exactdp.risk.hierarchical import decision_probability
@@ -32,7 +32,7 @@ __all__ = [
 
 def _times(x, frac: Fraction, dps: int):
     with mpmath.workdps(dps):
-        return x * mpf_of(frac)
+        return x * to_mpf(frac)
 
 
 def default_rho1_grid() -> tuple:
@@ -82,7 +82,7 @@ class Rho1Row:
     risk_error_bound: object
 
 
-def sweep_rho1(rhos=None, priors=DEFAULT_PRIORS, *, convention: str = "paper", dps: int = 30) -> tuple:
+def sweep_rho1(rhos=None, priors=DEFAULT_PRIORS, *, convention: str = "paper", dps: int = DPS_LOW) -> tuple:
     """Expected posterior/risk and decision probability over a grid of ρ1 (Figures 2-3).
 
     Parameters

@@ -31,11 +31,11 @@ import mpmath
 import numpy as np
 
 from exactdp.numerics.exact import InputError
-from exactdp.risk._dgauss import UNIT_ROUNDOFF as U
-from exactdp.risk._dgauss import check_convention, coefficient, dg_table
+from exactdp.dgauss.conventions import check_convention, coefficient
+from exactdp.dgauss.tables import dg_table
 from exactdp.risk._validate import check_prior, check_rho
 from exactdp.risk.single import log_prior_odds
-from exactdp.numerics.precision import to_mpf
+from exactdp.numerics.precision import DPS_ANALYSIS, DPS_LOW, DPS_RESULT, EPS64, to_mpf
 
 __all__ = ["UniquenessResult", "uniqueness_posterior", "uniqueness_attack", "uniqueness_curve", "SIGMA4_SUP"]
 
@@ -55,7 +55,7 @@ def _levels(rhos, convention):
     return fr, tuple(coefficient(r, convention) for r in fr)
 
 
-def uniqueness_posterior(x_stars, p, rhos, *, convention: str = "paper", dps: int = 40):
+def uniqueness_posterior(x_stars, p, rhos, *, convention: str = "paper", dps: int = DPS_RESULT):
     """Posterior ``P[X = 1 | x_1*, …, x_ℓ*]`` (closed form, mpf at ``dps`` digits).
 
     Notes
@@ -113,9 +113,9 @@ class UniquenessResult:
 
 
 def _atoms(a: Fraction, log_eps: float):
-    table = dg_table(a, dps=30, log_eps=log_eps)
+    table = dg_table(a, dps=DPS_LOW, log_eps=log_eps)
     eta = np.arange(-table.K, table.K + 1, dtype=np.int64)
-    with mpmath.workdps(30):
+    with mpmath.workdps(DPS_LOW):
         out = float(table.outside)
     return eta, table.floats(), out
 
@@ -190,7 +190,7 @@ def _decide_exact(p: Fraction, coeffs, etas) -> bool:
     W = sum((a * (2 * (1 + int(e)) - 1) for a, e in zip(coeffs, etas)), Fraction(0))
     if p == Fraction(1, 2):
         return W > 0
-    dps = 50
+    dps = DPS_ANALYSIS
     while True:
         with mpmath.workdps(dps):
             diff = log_prior_odds(p) + to_mpf(W)
@@ -223,7 +223,7 @@ def _p_correct(p: Fraction, coeffs, atoms, lpo: float):
                 extra.append(wa[i] * wb[j])
     value = total + math.fsum(extra)
     # binary64: suffix sums (≤ γ_nb), products and the final sum (≤ γ_na), weights (ℓ·u)
-    rounding = 1.01 * (vb.size + va.size + 4 * ell + 16) * U * max(value, 1e-300)
+    rounding = 1.01 * (vb.size + va.size + 4 * ell + 16) * EPS64 * max(value, 1e-300)
     return value, pa + pb, rounding
 
 
@@ -281,7 +281,7 @@ def uniqueness_curve(p, rhos, *, convention: str = "paper", eps: float = 1e-16, 
     if delta is None:
         # 16·SIGMA4_SUP/24·(ℓδ/2)^4 ≤ 1e-14
         delta = 2 * (1e-14 * 24 / (16 * SIGMA4_SUP)) ** 0.25 / max(ells)
-    with mpmath.workdps(30):
+    with mpmath.workdps(DPS_LOW):
         lpo = float(log_prior_odds(p))
     grid = _MomentGrid(float(delta))
     out = []
@@ -295,7 +295,7 @@ def uniqueness_curve(p, rhos, *, convention: str = "paper", eps: float = 1e-16, 
         A = float(sum(coeffs[:ell], Fraction(0)))
         epost = grid.expect_sigmoid(lpo + A)
         left = sum(at[2] for at in atoms[:ell])
-        rounding = 1.01 * (n_ops + 64) * U * 4
+        rounding = 1.01 * (n_ops + 64) * EPS64 * 4
         err = grid.remainder_bound() + left + rounding
         pc, pruned, pc_round = _p_correct(p, coeffs[:ell], atoms[:ell], lpo)
         pc_err = left + pruned + pc_round

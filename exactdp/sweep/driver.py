@@ -1,11 +1,13 @@
 """The DHC sweep: exact privacy of every neighbour pair of an allocation, in parallel,
 crash-safe and resumable, then the overall (worst-case) curves.
 
-``run_sweep`` distributes the pairs over joblib workers (loky processes by default, or
-a dask / ray cluster through joblib's backend mechanism), writes every finished pair
-atomically (:mod:`exactdp.sweep.io`), and assembles the outputs from the pair files in
-pair order (:mod:`exactdp.sweep.summary`), so the data files depend neither on the
-number of workers nor on interruptions.
+``run_sweep`` distributes the pairs over workers (loky processes by default, or a dask
+or ray cluster: :mod:`exactdp.sweep.backends`), writes every finished pair atomically
+(:mod:`exactdp.sweep.io`), and assembles the outputs from the pair files in pair order
+(:mod:`exactdp.sweep.summary`), so the data files depend neither on the number of
+workers, nor on the backend, nor on interruptions.  The output folder is locked for the
+whole run (``.exactdp-sweep.lock``, an OS file lock released even on ``kill -9``): a
+second sweep started on the same folder stops at once instead of interleaving.
 
 Outputs in the folder ``out``::
 
@@ -15,10 +17,9 @@ Outputs in the folder ``out``::
     pairs/pair_I_J.json           engine diagnostics and worst certified errors
     summary.csv                   per δ: overall (max over pairs) δ and ε, argmax, min, spread
     envelope.csv                  overall trade-off: lower convex envelope of all pairs
-    release.csv                   (with ``with_pl94``) pair ∘ P.L. 94-171 persons chain; refused
-                                  before any work when the composed lattice is beyond the
-                                  tail engine (the 2020 PL budgets' coprime denominators
-                                  give scale ≈ 1.6e23)
+    release.csv                   (with ``with_pl94``) pair ∘ P.L. 94-171 persons chain: its
+                                  lattice (scale ≈ 1.6e23) is beyond the int64 engine, so
+                                  these rows are certified brackets (big-lattice accountant)
     plots/*.png, plots/*.pdf      figures (:mod:`exactdp.sweep.plots`)
     manifest.json                 versions, allocation hash, settings, timings, worst errors
 """
@@ -34,10 +35,13 @@ from pathlib import Path
 
 from exactdp.census.designs import PL94_ALLOCATION, composition_for_allocation
 from exactdp.numerics.exact import InputError
+from exactdp.sweep.backends import BACKENDS, check_backend, unordered_results
 from exactdp.sweep.io import (
+    LOCK_FILE,
     MANIFEST,
     SweepDirError,
     atomic_write_text,
+    locked_out_dir,
     pair_paths,
     read_json,
     release_path,
@@ -56,7 +60,6 @@ __all__ = [
     "BACKENDS",
 ]
 
-BACKENDS = ("loky", "dask", "ray")
 FORMAT = "exactdp-sweep/1"
 _THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                 "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
@@ -142,61 +145,9 @@ def _check_out_dir(out: Path, ident: dict, resume: bool) -> dict:
             raise SweepDirError(f"--resume: {out} holds a sweep with different {', '.join(diffs)}; "
                                 "rerun with the original settings or choose a new --out")
         return old
-    if out.exists() and any(out.iterdir()) and not resume:
+    if out.exists() and any(p.name != LOCK_FILE for p in out.iterdir()) and not resume:
         raise SweepDirError(f"{out} exists and is not empty (and holds no sweep manifest); choose a new --out")
     return {}
-
-
-def _backend_context(backend: str, jobs: int, scheduler):
-    """A context manager selecting the joblib backend (and connecting a cluster)."""
-    import contextlib
-
-    from joblib import parallel_config
-
-    if backend not in BACKENDS:
-        raise InputError("backend", backend, f"must be one of {', '.join(BACKENDS)}")
-    stack = contextlib.ExitStack()
-    if backend == "loky":
-        stack.enter_context(parallel_config(backend="loky", n_jobs=jobs, inner_max_num_threads=1))
-    elif backend == "dask":
-        try:
-            from dask.distributed import Client
-        except ImportError:
-            raise InputError("backend", backend, "needs dask[distributed] (pip install 'exactdp[dask]')") from None
-        if scheduler is None:
-            raise InputError("scheduler", None, "--backend dask needs --scheduler ADDRESS of a running dask scheduler")
-        if not isinstance(scheduler, Client):  # the context keeps the connection open for the sweep
-            stack.enter_context(Client(scheduler))
-        stack.enter_context(parallel_config(backend="dask", n_jobs=jobs, wait_for_workers_timeout=60))
-    else:
-        try:
-            from ray.util.joblib import register_ray
-        except ImportError:
-            raise InputError("backend", backend, "needs ray (pip install 'exactdp[ray]')") from None
-        register_ray()
-        stack.enter_context(parallel_config(backend="ray", n_jobs=jobs))
-    return stack
-
-
-def _check_release_supported(alloc, pl, rel_pairs) -> None:
-    """Refuse up front (not in a worker) a whole-release design the engine cannot map."""
-    from exactdp.engine.lattice import lattice_of
-    from exactdp.engine.tails import TailEngine
-    from exactdp.mechanisms import Composition
-    from exactdp.numerics.errors import LatticeTooLarge
-
-    for i, j in rel_pairs:
-        comp = Composition.from_rhos(alloc.pair_rhos(i, j) + pl.pair_rhos(1, 1))
-        lat = lattice_of(comp)
-        try:
-            TailEngine(lat)
-        except (OverflowError, LatticeTooLarge) as exc:
-            raise InputError(
-                "--with-pl94", f"{i}-{j}",
-                f"the composed design's privacy-loss lattice has scale {float(lat.scale):.3g} and largest integer "
-                f"weight {float(max(lat.weights)):.3g} (the P.L. 94-171 budgets have large coprime denominators); "
-                f"the exact tail engine cannot represent it ({type(exc).__name__}); use `exactdp release "
-                f"--pairs {i}-{j}` for certified brackets of the whole release") from None
 
 
 def _cost_key(task):
@@ -214,7 +165,9 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
     allocation : str, path or Allocation
         Built-in name or allocation file (default the 2020 DHC persons file, 946 pairs).
     out : path
-        Output folder (created; must be new or empty unless ``resume``).
+        Output folder (created; must be new or empty unless ``resume``).  Locked while
+        the sweep runs: a second run on the same folder raises
+        :class:`~exactdp.sweep.io.SweepDirError` at once.
     pairs : str or list of (int, int), optional
         Pair spec such as ``"13-13,6-6"`` (default: every pair ``i ≤ j``).
     settings : SweepSettings, optional
@@ -222,7 +175,9 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
     jobs : int
         Parallel workers (``-1``: all cores).
     backend : {"loky", "dask", "ray"}
-        joblib backend; ``dask`` connects to ``scheduler`` (an address or a Client).
+        Where the tasks run (:mod:`exactdp.sweep.backends`): ``dask`` connects to
+        ``scheduler`` (an address or a Client); ``ray`` connects to ``scheduler`` (a ray
+        address) or, without one, starts a private local ray instance for the sweep.
     resume : bool
         Finish a sweep in ``out`` that was interrupted: complete pairs are kept as they
         are, the others computed; the settings must be the same.
@@ -247,8 +202,6 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
     Wang, exact privacy accounting for the 2020 U.S. Census (overall curve = max over
     pairs; trade-off = lower convex envelope).
     """
-    from joblib import Parallel, delayed
-
     from exactdp.census.allocations import load_allocation, parse_pair_spec
     from exactdp.sweep.summary import assemble
 
@@ -270,41 +223,41 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
         pl = load_allocation(PL94_ALLOCATION)
         spec = with_pl94 if isinstance(with_pl94, str) else ",".join(f"{i}-{j}" for i, j in with_pl94)
         rel_pairs = sorted(parse_pair_spec(spec, alloc.n_paths))
-        _check_release_supported(alloc, pl, rel_pairs)
+    check_backend(backend, scheduler)
     out = Path(out)
     ident = _identity(alloc, pair_list, settings, rel_pairs, pl)
-    old = _check_out_dir(out, ident, resume)
-    out.mkdir(parents=True, exist_ok=True)
-    remove_temp_files(out)
-    timings = dict(old.get("timings", {}).get("pairs", {})) if old else {}
-    manifest = {**ident, "status": "running", "versions": _versions()}
-    atomic_write_text(out / MANIFEST, _dump(manifest))
+    _check_out_dir(out, ident, resume)  # before the lock file is created in a folder that is not ours
+    with locked_out_dir(out):
+        old = _check_out_dir(out, ident, resume)  # again, now that no other run can write
+        remove_temp_files(out)
+        timings = dict(old.get("timings", {}).get("pairs", {})) if old else {}
+        manifest = {**ident, "status": "running", "versions": _versions()}
+        atomic_write_text(out / MANIFEST, _dump(manifest))
 
-    tasks, reused = [], 0
-    for i, j in pair_list:
-        if task_complete(pair_paths(out, i, j), settings.deltas, settings.envelope_points):
-            reused += 1
-        else:
-            tasks.append(("pair", i, j, alloc.pair_rhos(i, j)))
-    for i, j in rel_pairs:
-        if task_complete(release_path(out, i, j), settings.deltas, settings.envelope_points):
-            reused += 1
-        else:
-            tasks.append(("release", i, j, alloc.pair_rhos(i, j) + pl.pair_rhos(1, 1)))
-    tasks.sort(key=_cost_key)
+        tasks, reused = [], 0
+        for i, j in pair_list:
+            if task_complete(pair_paths(out, i, j), settings.deltas, settings.envelope_points):
+                reused += 1
+            else:
+                tasks.append(("pair", i, j, alloc.pair_rhos(i, j)))
+        for i, j in rel_pairs:
+            if task_complete(release_path(out, i, j), settings.deltas, settings.envelope_points):
+                reused += 1
+            else:
+                tasks.append(("release", i, j, alloc.pair_rhos(i, j) + pl.pair_rhos(1, 1)))
+        tasks.sort(key=_cost_key)
 
-    sdict = settings.as_dict()
-    t_compute = time.perf_counter()
-    if tasks:
-        from tqdm import tqdm
+        sdict = settings.as_dict()
+        t_compute = time.perf_counter()
+        if tasks:
+            from tqdm import tqdm
 
-        show = not quiet and sys.stderr.isatty()
-        bar = tqdm(total=len(tasks), disable=not show, file=sys.stderr, unit="pair", desc="exactdp sweep",
-                   dynamic_ncols=True)
-        last_flush = time.monotonic()
-        with _backend_context(backend, jobs, scheduler):
-            runner = Parallel(return_as="generator_unordered")
-            for kind, res in runner(delayed(_task)(k, i, j, r, sdict) for k, i, j, r in tasks):
+            show = not quiet and sys.stderr.isatty()
+            bar = tqdm(total=len(tasks), disable=not show, file=sys.stderr, unit="pair", desc="exactdp sweep",
+                       dynamic_ncols=True)
+            last_flush = time.monotonic()
+            calls = [(k, i, j, r, sdict) for k, i, j, r in tasks]
+            for kind, res in unordered_results(_task, calls, backend, jobs, scheduler):
                 files = pair_paths(out, res.i, res.j) if kind == "pair" else release_path(out, res.i, res.j)
                 write_task(files, res, res.diagnostics)
                 timings[f"{kind}:{res.i}-{res.j}"] = {k: round(v, 4) for k, v in res.seconds.items()}
@@ -312,29 +265,29 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
                 if time.monotonic() - last_flush > 2.0:
                     atomic_write_text(out / MANIFEST, _dump({**manifest, "timings": {"pairs": timings}}))
                     last_flush = time.monotonic()
-        bar.close()
-    t_assemble = time.perf_counter()
-    extra = assemble(out, alloc, pair_list, settings, rel_pairs, pl, plots=plots)
-    t_end = time.perf_counter()
-    slowest = sorted(timings.items(), key=lambda kv: -sum(kv[1].values()))[:10]
-    manifest = {
-        **ident,
-        "status": "complete",
-        "versions": _versions(),
-        "results": extra,
-        "run": {"jobs": jobs, "backend": backend, "computed": len(tasks), "reused": reused,
-                "cpu_count": os.cpu_count()},
-        "timings": {
-            "wall_seconds_this_run": round(t_end - t_start, 3),
-            "compute_seconds_this_run": round(t_assemble - t_compute, 3),
-            "assemble_seconds": round(t_end - t_assemble, 3),
-            "pair_cpu_seconds_total": round(sum(sum(v.values()) for v in timings.values()), 3),
-            "slowest": [{"task": k, "seconds": v} for k, v in slowest],
-            "pairs": timings,
-        },
-    }
-    atomic_write_text(out / MANIFEST, _dump(manifest))
-    return SweepReport(out, len(pair_list), len(tasks), reused, manifest)
+            bar.close()
+        t_assemble = time.perf_counter()
+        extra = assemble(out, alloc, pair_list, settings, rel_pairs, pl, plots=plots)
+        t_end = time.perf_counter()
+        slowest = sorted(timings.items(), key=lambda kv: -sum(kv[1].values()))[:10]
+        manifest = {
+            **ident,
+            "status": "complete",
+            "versions": _versions(),
+            "results": extra,
+            "run": {"jobs": jobs, "backend": backend, "computed": len(tasks), "reused": reused,
+                    "cpu_count": os.cpu_count()},
+            "timings": {
+                "wall_seconds_this_run": round(t_end - t_start, 3),
+                "compute_seconds_this_run": round(t_assemble - t_compute, 3),
+                "assemble_seconds": round(t_end - t_assemble, 3),
+                "pair_cpu_seconds_total": round(sum(sum(v.values()) for v in timings.values()), 3),
+                "slowest": [{"task": k, "seconds": v} for k, v in slowest],
+                "pairs": timings,
+            },
+        }
+        atomic_write_text(out / MANIFEST, _dump(manifest))
+        return SweepReport(out, len(pair_list), len(tasks), reused, manifest)
 
 
 def _dump(obj) -> str:

@@ -6,10 +6,15 @@ is fsync'ed.  A task (one neighbour pair) is *complete* exactly when its last fi
 ε–δ CSV, exists and carries the expected header and rows; a crash (even ``kill -9``) can
 therefore leave at most stray ``.tmp`` files, which :func:`remove_temp_files` deletes,
 and never a half-written or half-counted pair.
+
+:func:`locked_out_dir` holds an OS file lock (:mod:`filelock`) on the folder's
+``.exactdp-sweep.lock`` for a whole run, so two runs can never write one folder at
+once; the lock dies with its process, so a killed run leaves no stale lock.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -26,15 +31,43 @@ __all__ = [
     "read_csv",
     "read_json",
     "MANIFEST",
+    "LOCK_FILE",
     "SweepDirError",
+    "locked_out_dir",
 ]
 
 MANIFEST = "manifest.json"
+LOCK_FILE = ".exactdp-sweep.lock"
 _TMP_MARK = ".tmp-"
 
 
 class SweepDirError(ValueError):
     """The output folder does not fit the requested run (e.g. resume with other settings)."""
+
+
+@contextlib.contextmanager
+def locked_out_dir(out):
+    """Create ``out`` and hold its lock for the ``with`` block; fail at once if it is held.
+
+    Raises
+    ------
+    SweepDirError
+        Another run (in this or another process) holds the lock.
+    """
+    from filelock import FileLock, Timeout
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(out / LOCK_FILE, timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise SweepDirError(f"{out} is in use by another running sweep (it holds {out / LOCK_FILE}); "
+                            "wait for that run to finish or choose another --out") from None
+    try:
+        yield out
+    finally:
+        lock.release()
 
 
 def _fsync_dir(folder: Path) -> None:

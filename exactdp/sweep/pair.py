@@ -24,7 +24,7 @@ from fractions import Fraction
 import mpmath
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
-from exactdp.numerics.precision import to_mpf
+from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf
 
 __all__ = [
     "DEFAULT_DELTAS",
@@ -188,7 +188,7 @@ def fmt_bound(x) -> str:
         if m >= 1000:
             m, e = (m + 9) // 10, e + 1
         return f"{m // 100}.{m % 100:02d}e{e + 2}"
-    with mpmath.workdps(30):
+    with mpmath.workdps(DPS_LOW):
         x = mpmath.mpf(x)
         if not mpmath.isfinite(x):
             return "inf"
@@ -211,7 +211,7 @@ def tradeoff_thresholds(lattice, half: int, alpha_min) -> list[int]:
     diagonal, as the exact curve of a symmetric design is.
     """
     K = int(lattice.shift)
-    with mpmath.workdps(30):
+    with mpmath.workdps(DPS_LOW):
         v = sum((Fraction(m * a * a) * s for a, m, s in zip(lattice.weights, lattice.counts, lattice.sigma2)), Fraction(0))
         sd = mpmath.sqrt(to_mpf(v))
         a = to_fraction(alpha_min, "alpha_min")
@@ -235,7 +235,7 @@ def grid_alphas(settings: "SweepSettings") -> tuple:
 def _grid_alphas(alpha_min: str, n: int) -> tuple:
     from exactdp.sweep.envelope import alpha_grid
 
-    with mpmath.workdps(40):
+    with mpmath.workdps(DPS_RESULT):
         texts = tuple(fmt(a, 25) for a in alpha_grid(mpmath.mpf(alpha_min), n))
         return texts, tuple(mpmath.mpf(t) for t in texts)
 
@@ -257,6 +257,23 @@ def _grid_rows(pts, settings) -> list:
         # float(err) rounds to nearest; the next float up is ≥ err
         rows.append((t, fmt(b), fmt_bound(math.nextafter(float(err), math.inf)) if err > 1e-300 else fmt_bound(err)))
     return rows
+
+
+def _curve_rows(i: int, j: int, deltas, dpts, epts) -> tuple:
+    """The ε–δ rows of a pair (PAIR_COLUMNS) and its worst relative δ bound and ε width."""
+    worst_d = 0.0
+    worst_e = 0.0
+    rows = [PAIR_COLUMNS]
+    with mpmath.workdps(DPS_RESULT):
+        for d, dp, ep in zip(deltas, dpts, epts):
+            rel_d = float(dp.error_bound / dp.estimate) if dp.estimate > 0 else math.inf
+            rel_e = float((ep.upper - ep.lower) / ep.estimate) if ep.estimate > 0 else math.inf
+            worst_d, worst_e = max(worst_d, rel_d), max(worst_e, rel_e)
+            rows.append((i, j, d, fmt(dp.epsilon), fmt(dp.estimate), fmt_bound(dp.error_bound),
+                         fmt(dp.estimate + dp.error_bound * (1 + mpmath.mpf(10) ** -15)),
+                         fmt(dp.first_term), fmt(dp.second_term),
+                         fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper)))
+    return rows, worst_d, worst_e
 
 
 def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
@@ -291,6 +308,8 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     t0 = time.perf_counter()
     comp = Composition.from_rhos(tuple(rhos))
     acc = ExactAccountant(comp, rel_tol=settings.rel_tol)
+    if not isinstance(acc, ExactAccountant):  # beyond the int64 lattice (P.L. 94-171, whole release)
+        return _bracketed_pair(i, j, acc, settings, t0)
     eng = acc.engine
     if hasattr(eng, "lam_step") and getattr(eng, "var", 0) > 0:
         eng.lam_step = float(settings.lam_step_sd) / math.sqrt(eng.var)
@@ -305,18 +324,8 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     verts = acc.tradeoff_vertices(ks)
     t3 = time.perf_counter()
 
-    worst_d = 0.0
-    worst_e = 0.0
-    rows = [PAIR_COLUMNS]
-    with mpmath.workdps(40):
-        for d, dp, ep in zip(deltas, dpts, epts):
-            rel_d = float(dp.error_bound / dp.estimate) if dp.estimate > 0 else math.inf
-            rel_e = float((ep.upper - ep.lower) / ep.estimate) if ep.estimate > 0 else math.inf
-            worst_d, worst_e = max(worst_d, rel_d), max(worst_e, rel_e)
-            rows.append((i, j, d, fmt(dp.epsilon), fmt(dp.estimate), fmt_bound(dp.error_bound),
-                         fmt(dp.estimate + dp.error_bound * (1 + mpmath.mpf(10) ** -15)),
-                         fmt(dp.first_term), fmt(dp.second_term),
-                         fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper)))
+    rows, worst_d, worst_e = _curve_rows(i, j, deltas, dpts, epts)
+    with mpmath.workdps(DPS_RESULT):
         trows = [TRADEOFF_COLUMNS]
         worst_t = 0.0
         pts = []
@@ -333,5 +342,58 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
         {"method": diag.method, "nodes_kept": diag.nodes_kept, "nodes_total": diag.nodes_total,
          "n_groups": diag.n_groups, "lattice_scale": diag.lattice_scale, "shift": acc.lattice.shift,
          "worst_delta_rel_error": worst_d, "worst_eps_rel_width": worst_e, "worst_tradeoff_rel_error": worst_t},
+        {"delta": t1 - t0, "epsilon": t2 - t1, "tradeoff": t3 - t2},
+    )
+
+
+def _bracketed_pair(i: int, j: int, acc, settings: SweepSettings, t0: float) -> PairResult:
+    """:func:`compute_pair` for a design beyond the int64 lattice (same files and columns).
+
+    The accountant is :class:`exactdp.accounting.bracketed.BigLatticeAccountant`: every δ
+    and ε is a certified bracket (``delta_exact`` its midpoint, ``delta_error_bound`` its
+    half-width).  The trade-off vertices are the curve points ``(P(W ≥ x), P(W > 2c − x))``
+    at loss offsets ``x = c + m·U/half``, m = −half..half, ``U = z·sd(W) + c`` with
+    ``z = Φ̄⁻¹(alpha_min)`` (the set is symmetric under x ↦ 2c − x, as the curve is); the
+    ``threshold`` column holds m.
+    """
+    from exactdp.accounting.accountant import bun_steinke_epsilon
+
+    rho = acc.rho
+    deltas = list(settings.deltas)
+    dpts = acc.delta([bun_steinke_epsilon(rho, d) for d in deltas])
+    t1 = time.perf_counter()
+    epts = acc.epsilon(deltas)
+    t2 = time.perf_counter()
+    half = settings.tradeoff_half
+    with mpmath.workdps(DPS_LOW):
+        z = -mpmath.sqrt(2) * mpmath.erfinv(2 * to_mpf(to_fraction(settings.alpha_min)) - 1)
+        U = z * mpmath.sqrt(2 * to_mpf(rho)) + to_mpf(rho)
+        step = Fraction(mpmath.nstr(U / half, 25))
+    xs = [rho + m * step for m in range(-half, half + 1)]
+    verts = acc.tradeoff_vertex_brackets(xs)
+    t3 = time.perf_counter()
+    worst_t = 0.0
+    rows, worst_d, worst_e = _curve_rows(i, j, deltas, dpts, epts)
+    with mpmath.workdps(DPS_RESULT):
+        trows = [TRADEOFF_COLUMNS]
+        pts = []
+        for m, ((al, ah), (bl, bh)) in zip(range(-half, half + 1), verts):
+            a, b = (al + ah) / 2, (bl + bh) / 2
+            ra = float((ah - al) / 2 / a) if a > 0 else math.inf
+            rb = float((bh - bl) / 2 / b) if b > 0 else math.inf
+            worst_t = max(worst_t, ra, rb)
+            a_txt, b_txt = fmt(a, 25), fmt(b, 25)
+            trows.append((m, a_txt, fmt_bound(math.nextafter(ra, math.inf)), b_txt,
+                          fmt_bound(math.nextafter(rb, math.inf))))
+            a, b = mpmath.mpf(a_txt), mpmath.mpf(b_txt)
+            pts.append((a, b, a * ra, b * rb))
+        grows = _grid_rows(pts, settings)
+    diag = acc.diagnostics()
+    return PairResult(
+        i, j, _csv(rows), _csv(trows), _csv(grows),
+        {"method": diag.method, "certification": acc.certification, "nodes_kept": diag.nodes_kept,
+         "nodes_total": diag.nodes_total, "n_groups": diag.n_groups, "lattice_scale": diag.lattice_scale,
+         "shift": 0, "worst_delta_rel_error": worst_d, "worst_eps_rel_width": worst_e,
+         "worst_tradeoff_rel_error": worst_t},
         {"delta": t1 - t0, "epsilon": t2 - t1, "tradeoff": t3 - t2},
     )

@@ -18,6 +18,7 @@ from pathlib import Path
 from matplotlib.figure import Figure
 
 from exactdp.figures import save
+from exactdp.numerics.precision import DPS_RESULT
 
 __all__ = ["plot_sweep", "plot_eps_delta", "plot_tradeoff", "plot_spread_heatmap", "plot_proxy_sensitivity", "save"]
 
@@ -62,7 +63,7 @@ def _probit(text):
     """Φ⁻¹(p) of a decimal string p ∈ (0, 1), at 40 digits (p may be 1 − 1e-20)."""
     import mpmath
 
-    with mpmath.workdps(40):
+    with mpmath.workdps(DPS_RESULT):
         p = mpmath.mpf(text)
         if p <= 0 or p >= 1:
             return math.nan
@@ -99,7 +100,7 @@ def plot_tradeoff(envelope_rows, outdir, stem="tradeoff", rho=None) -> list:
     dev = [-_probit(e) + _probit(g) for e, g in zip(env_txt, gdp_txt)]
     import mpmath
 
-    with mpmath.workdps(40):
+    with mpmath.workdps(DPS_RESULT):
         low_txt = [mpmath.nstr(max(mpmath.mpf(e) - mpmath.mpf(g), mpmath.mpf(10) ** -300), 25)
                    for e, g in zip(env_txt, gap_txt)]
     dev_lo = [-_probit(e) + _probit(g) for e, g in zip(low_txt, gdp_txt)]

@@ -22,7 +22,7 @@ import functools
 from exactdp.sweep.envelope import ENVELOPE_COLUMNS, gdp_beta, interpolate, lower_hull, pair_curve
 from exactdp.sweep.io import atomic_write_text, pair_paths, read_csv, read_json, release_path
 from exactdp.sweep.pair import fmt, fmt_bound
-from exactdp.numerics.precision import to_mpf
+from exactdp.numerics.precision import DPS_RESULT, to_mpf
 
 __all__ = ["assemble", "SUMMARY_COLUMNS", "RELEASE_COLUMNS", "HEATMAP_DELTA"]
 
@@ -39,15 +39,11 @@ RELEASE_COLUMNS = (
     "eps_exact_dhc_only",
 )
 HEATMAP_DELTA = Fraction(1, 10**10)
-_DPS = 40
+_DPS = DPS_RESULT
 
 
 def _csv(rows) -> str:
     return "".join(",".join(str(v) for v in r) + "\n" for r in rows)
-
-
-def _mp(text):
-    return mpmath.mpf(text)
 
 
 def _summary(curves: dict, deltas) -> tuple[list, dict]:
@@ -59,9 +55,9 @@ def _summary(curves: dict, deltas) -> tuple[list, dict]:
         recs = []
         for key in keys:
             row = curves[key][r_idx]
-            est, err = _mp(row["delta_exact"]), _mp(row["delta_error_bound"])
-            recs.append((key, row, est, max(est - err, mpmath.mpf(0)), _mp(row["delta_upper"]),
-                         _mp(row["eps_exact"]), _mp(row["eps_lower"]), _mp(row["eps_upper"])))
+            est, err = mpmath.mpf(row["delta_exact"]), mpmath.mpf(row["delta_error_bound"])
+            recs.append((key, row, est, max(est - err, mpmath.mpf(0)), mpmath.mpf(row["delta_upper"]),
+                         mpmath.mpf(row["eps_exact"]), mpmath.mpf(row["eps_lower"]), mpmath.mpf(row["eps_upper"])))
         eps_bs = {rec[1]["eps_bureau"] for rec in recs}
         if len(eps_bs) != 1:
             raise ValueError(f"pairs disagree on the Bureau's ε at δ={d}: the paths spend different ρ")
@@ -95,17 +91,17 @@ def _envelope(grids: dict, rho: Fraction, vertices) -> tuple[list, dict]:
     for k in keys:
         if [r["alpha"] for r in grids[k]] != grid_txt:
             raise ValueError(f"pair {k[0]}-{k[1]} was evaluated on another α grid")
-    grid = [_mp(t) for t in grid_txt]
+    grid = [mpmath.mpf(t) for t in grid_txt]
     best = []
     for m in range(len(grid)):
         # compare in float first (fast), settle near-ties exactly
         vals = [(float(grids[k][m]["beta"]), k) for k in keys]
         lo = min(v for v, _ in vals)
         cands = [k for v, k in vals if v <= lo * (1 + 1e-12)]
-        key = min(cands, key=lambda k: (_mp(grids[k][m]["beta"]), k))
+        key = min(cands, key=lambda k: (mpmath.mpf(grids[k][m]["beta"]), k))
         r = grids[key][m]
         gap = interpolate(vertices(key), grid[m])[2]
-        best.append((_mp(r["beta"]), r["beta_error_bound"], fmt_bound(gap), key))
+        best.append((mpmath.mpf(r["beta"]), r["beta_error_bound"], fmt_bound(gap), key))
     pts = [(mpmath.mpf(0), mpmath.mpf(1))] + [(a, c[0]) for a, c in zip(grid, best)] + [(mpmath.mpf(1), mpmath.mpf(0))]
     hull = lower_hull(pts)
     on = set(hull)
@@ -121,7 +117,7 @@ def _envelope(grids: dict, rho: Fraction, vertices) -> tuple[list, dict]:
         (x0, y0), (x1, y1) = pts[hull[h]], pts[hull[h + 1]]
         env = y0 + (y1 - y0) * (a - x0) / (x1 - x0) if idx not in on else pts[idx][1]
         b, e, g, key = best[m]
-        worst_gap, worst_err = max(worst_gap, _mp(g)), max(worst_err, _mp(e))
+        worst_gap, worst_err = max(worst_gap, mpmath.mpf(g)), max(worst_err, mpmath.mpf(e))
         rows.append((grid_txt[m], fmt(env), int(idx in on), fmt(b), f"{key[0]}-{key[1]}", e, g, fmt(gdp_beta(a, mu))))
     return rows, {"grid_points": len(grid), "worst_beta_error_bound": fmt_bound(worst_err),
                   "worst_beta_interp_gap": fmt_bound(worst_gap)}
@@ -130,7 +126,7 @@ def _envelope(grids: dict, rho: Fraction, vertices) -> tuple[list, dict]:
 def _heatmap(curves: dict, deltas, n_paths: int):
     target = min(deltas, key=lambda d: abs(to_fraction(d) - HEATMAP_DELTA) / HEATMAP_DELTA)
     r = list(deltas).index(target)
-    vals = {k: _mp(v[r]["delta_exact"]) for k, v in curves.items()}
+    vals = {k: mpmath.mpf(v[r]["delta_exact"]) for k, v in curves.items()}
     top = max(vals.values())
     mat = [[None] * n_paths for _ in range(n_paths)]
     for (i, j), v in vals.items():

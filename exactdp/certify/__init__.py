@@ -1,0 +1,45 @@
+"""Certificates anyone can check: Arb ball-arithmetic enclosures of δ(ε), ε(δ) and β(α).
+
+What is proved.  For a composition of discrete Gaussian mechanisms with exact rational
+parameters, :class:`Certifier` returns ``[lower, upper]`` (exact dyadic rationals) with
+``lower ≤ exact value ≤ upper``, where the exact value is δ(ε) (hockey-stick divergence),
+ε(δ) = min{ε : δ(ε) ≤ δ}, or the optimal type-II error β = f(α).  Every rounding is inside
+Arb's balls (python-flint); every term the computation leaves out is bounded analytically,
+the bound evaluated in balls and added to the enclosure:
+
+=====================================  ===================================================
+left-out term                          bound (where it is proved)
+=====================================  ===================================================
+trapezoid nodes dropped by the sieve   ``R·e^{−T}``: Poisson form of Θ, wrapped-normal
+                                       monotonicity (triple product) — :mod:`.nodes`
+aliasing from below (``j < 0``)        ``e^{−λN}/(1 − e^{−λN})`` — :mod:`.trapezoid`
+aliasing from above (``j > 0``)        sub-Gaussian tails, geometric series — :mod:`.trapezoid`
+theta series truncation                inside Arb's ``acb_modular_theta`` ball
+truncated support of enumerated groups ``Σ m_g P(|X_g| > W_g)`` — :mod:`.enumeration`
+conditioned atoms not integrated       sub-Gaussian bound per atom — :mod:`.enumeration`
+=====================================  ===================================================
+
+How.  The privacy-loss noise is put on its exact integer lattice
+(:func:`exactdp.engine.lattice.lattice_of`: every event is an integer threshold ``S ≥ k``);
+tails ``P(S ≥ k)`` come from one of three enclosures chosen by cost
+(:class:`~exactdp.certify.tails.BallTails`): the tilted-contour trapezoid rule over this
+package's own node selection, exact enumeration of small supports as Arb polynomials, or
+enumeration of the coarse groups with the trapezoid rule for the rest.  Nothing is shared
+with the float64 engine (:mod:`exactdp.engine.quadrature`, the sieve, the kernels): a
+bug in one cannot hide in the other.  δ, ε and β follow from the tails by exact lattice
+identities (:mod:`.queries`).  The full statement and proofs: ``docs/certificates.rst``.
+
+>>> from exactdp.mechanisms import Composition
+>>> from exactdp.certify import certify_delta
+>>> enc = certify_delta(Composition.from_sigma2(["10000/11"] * 20), "1")
+>>> enc.lower <= enc.upper and enc.relative_width < 1e-15
+True
+"""
+
+from exactdp.certify.balls import BallReal, bureau_epsilon
+from exactdp.certify.check import certify_points, on_conservative_side
+from exactdp.certify.queries import Certifier, certify_delta, certify_epsilon, certify_tradeoff
+from exactdp.certify.result import Enclosure
+
+__all__ = ["Certifier", "Enclosure", "certify_delta", "certify_epsilon", "certify_tradeoff",
+           "certify_points", "on_conservative_side", "BallReal", "bureau_epsilon"]

@@ -1,0 +1,109 @@
+"""Certificates beside the fast path's results: enclose each point, check its side.
+
+The float64 engine reports a *conservative* value per point — an upper bound for δ and
+ε, a lower bound for β.  :func:`certify_points` encloses each point independently by
+ball arithmetic and checks that the fast value lies on the conservative side of the
+whole enclosure (δ, ε: value ≥ upper end; β: value ≤ lower end).  A point that fails
+raises :class:`~exactdp.numerics.errors.UncertifiedError`: the two computations
+disagree, and neither number should be used until that is understood.
+
+The fast path's lattice piece (ε) or vertex (β) is passed on as a *hint*: it only tells
+the certificate where to look first; the certificate checks the piece itself.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mpmath
+
+from exactdp.certify.queries import Certifier
+from exactdp.certify.result import Enclosure
+from exactdp.numerics.errors import UncertifiedError
+from exactdp.numerics.precision import to_mpf, workdps
+
+__all__ = ["certify_points", "on_conservative_side", "DIGITS"]
+
+#: significant digits of the decimal enclosure strings
+DIGITS = 22
+
+_NAMES = {"delta": ("δ", "epsilon"), "epsilon": ("ε", "delta"), "tradeoff": ("β", "alpha")}
+
+
+def _exact(x) -> Fraction | None:
+    """The binary number x exactly (None when it is not finite)."""
+    if isinstance(x, Fraction):
+        return x
+    x = mpmath.mpf(x) if not isinstance(x, mpmath.mpf) else x
+    if not mpmath.isfinite(x):
+        return None
+    m, e = x.man_exp
+    return Fraction(int(m)) * Fraction(2) ** int(e)
+
+
+def _short(value) -> str:
+    """A query value for a message (15 significant digits)."""
+    try:
+        q = Fraction(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if q.denominator == 1 or len(str(q.denominator)) < 12:
+        return str(q)
+    with workdps(30):
+        return mpmath.nstr(to_mpf(q), 15)
+
+
+def on_conservative_side(kind: str, fast_value, enc: Enclosure) -> bool:
+    """Whether ``fast_value`` (exactly, as the binary number it is) is ≥ the enclosure's
+    upper end (kind ``"delta"``/``"epsilon"``) or ≤ its lower end (``"tradeoff"``); never
+    for a value that is not finite."""
+    v = _exact(fast_value)
+    if v is None:
+        return False
+    if kind == "tradeoff":
+        return v <= enc.lower_exact
+    return v >= enc.upper_exact
+
+
+def certify_points(design, kind: str, values, fast_points, certifier: Certifier | None = None):
+    """Enclosures of the query points of a design, each checked against the fast value.
+
+    Parameters
+    ----------
+    design : Composition
+    kind : {"delta", "epsilon", "tradeoff"}
+    values : sequence
+        The query arguments (ε, δ or α; exact rationals).
+    fast_points : sequence
+        The fast path's points (``DeltaPoint``, ``EpsilonPoint``, ``TradeoffPoint``) for
+        the same arguments, in the same order.
+
+    Returns
+    -------
+    list of Enclosure
+
+    Raises
+    ------
+    UncertifiedError
+        When a fast value is not on the conservative side of its enclosure.
+    """
+    if kind not in _NAMES:
+        raise ValueError(f"kind must be one of {sorted(_NAMES)}")
+    cert = certifier or Certifier(design)
+    sym, arg = _NAMES[kind]
+    out = []
+    for value, point in zip(values, fast_points):
+        if kind == "delta":
+            enc = cert.delta(value)
+        elif kind == "epsilon":
+            enc = cert.epsilon(value, hint=point.piece)
+        else:
+            enc = cert.tradeoff(value, hint=point.threshold if 0 < value < 1 else None)
+        if not on_conservative_side(kind, point.value, enc):
+            lo, hi = enc.decimal(DIGITS)
+            side = "at or below the lower" if kind == "tradeoff" else "at or above the upper"
+            raise UncertifiedError(
+                f"fast path and certificate disagree at {arg}={_short(value)}: fast {sym} = "
+                f"{mpmath.nstr(point.value, 20)} is not {side} end of the Arb enclosure [{lo}, {hi}]")
+        out.append(enc)
+    return out

@@ -1,0 +1,240 @@
+"""Tail enclosures ``P(F ≥ t)`` by the tilted-contour trapezoid rule, in ball arithmetic.
+
+For ``F = Σ_g a_g Σ_{k≤m_g} X_{g,k}`` (integers a_g, X ~ N_Z(0, s_g²)), ``M(z) = E e^{zF}``,
+any ``λ > 0``, integer ``t`` and even ``N``, with ``f(θ) = M(λ+iθ) e^{−(λ+iθ)t}/(1 − e^{−λ−iθ})``:
+
+    (1/N) Σ_{n<N} f(2πn/N) = Σ_{j∈ℤ} e^{λjN} P(F ≥ t + jN)                       (exact)
+
+(expand ``M`` and the geometric series of ``1/(1 − e^{−z})``; the coefficient of
+``e^{zy}`` is ``P(F ≥ t + y)``).  Hence ``P(F ≥ t) = Q − E₋ − E₊ + (sieve)`` with
+
+* ``Q = R · (1/N) Σ_{kept n ≤ N/2} w_n Re[G_n e^{−iθ_n t}]`` over the kept nodes, ``w_n = 1``
+  for n ∈ {0, N/2} and 2 otherwise (``f(−θ) = conj f(θ)``); ``R = M(λ)e^{−λt}/(1 − e^{−λ})``,
+  ``G_n = Π_g [Θ_g(a_g(λ+iθ_n))/Θ_g(a_gλ)]^{m_g} · (1 − e^{−λ})/(1 − e^{−λ−iθ_n})``, each
+  factor an Arb theta ball at the exactly reduced phase ``(a_g n mod N)/N`` and every
+  ``e^{−iθ_n t}`` from ``sin/cos(π·2(n t mod N)/N)`` — integers all the way, no 64-bit limit;
+* **sieve**: the dropped nodes add at most ``R e^{−T}`` in modulus (:mod:`.nodes`);
+* **aliasing below**: ``0 ≤ E₋ = Σ_{j≥1} e^{−λjN} P(F ≥ t − jN) ≤ e^{−λN}/(1 − e^{−λN})``;
+* **aliasing above**: ``0 ≤ E₊ = Σ_{j≥1} e^{λjN} P(F ≥ t + jN)``; with the sub-Gaussian tail
+  ``P(F ≥ x) ≤ e^{−x²/(2V')}`` (x ≥ 0, ``V' = Σ m a² s²``) the terms decrease at least
+  geometrically with ratio ``ρ = exp(λN − (2(t+N)N + N²)/(2V'))``, so
+  ``E₊ ≤ exp(λN − (t+N)²/(2V'))/(1 − ρ)`` when ρ < 1.
+
+All three bounds are evaluated in balls and moved into the result:
+``P(F ≥ t) ∈ [Q_lo − R e^{−T} − E₋ − E₊, Q_hi + R e^{−T}]``.  Thresholds t ≤ 0 use the
+symmetry of F: ``P(F ≥ t) = 1 − P(F ≥ 1 − t)``.
+
+The rule's parameters are this module's own (independent of the float64 engine): ``N`` is
+``≈ κ·sqrt(V')`` with ``κ²/2 = 2 log(1/η) + 10`` (so ``E₊ ≤ η`` relative even at the tilt
+floor), raised for deep thresholds so that the saddle point ``λ*`` (``K'(λ*) = t``, solved
+in float64) satisfies ``λ*N ≥ log(1/η) + log(1/P)``; the tilt is ``λ*`` on a grid of
+spacing ``1/(2 sd)``, floored so that ``E₋`` is below the target; the sieve level is
+``T = log(1/η) + log sd + 14``.  These choices only steer accuracy and speed.  A tail whose discarded
+terms exceed ``η`` relative is recomputed with a raised level, tilt or node count.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from flint import acb, arb, fmpq
+
+from exactdp.certify.balls import interval
+from exactdp.certify.dgball import DGBall, float_log_mgf, float_tilted_mean, float_variance
+from exactdp.certify.nodes import SieveGroup, choose_n_nodes, select_nodes
+
+__all__ = ["TrapezoidTails", "kappa_for"]
+
+_MAX_REFINE = 4
+
+
+def kappa_for(log_inv_eta: float) -> float:
+    """Nodes per standard deviation such that ``N²/(2V') ≥ 2 log(1/η) + 10``: the aliasing
+    from above stays below η also at the tilt floor ``λN ≈ log(1/η)``."""
+    return math.sqrt(2.0 * (2.0 * log_inv_eta + 10.0))
+
+
+class TrapezoidTails:
+    """Enclosures of ``P(F ≥ t)``; construct and query inside one :func:`balls.precision`.
+
+    Parameters
+    ----------
+    groups : sequence of (a, m, s2)
+        Integer weight, multiplicity and variance (Fraction) of each group.
+    log_inv_eta : float
+        ``log(1/η)``: every discarded term is kept below ``η`` relative to the tail.
+    kappa : float, optional
+        Nodes per standard deviation of the variance proxy (default :func:`kappa_for`).
+    """
+
+    method = "tilted-trapezoid"
+
+    def __init__(self, groups, log_inv_eta: float, kappa: float | None = None, max_candidates: int = 20_000_000):
+        self.groups = [(int(a), int(m), Fraction(s2)) for a, m, s2 in groups]
+        self.dg = [DGBall(s2) for _, _, s2 in self.groups]
+        self.log_inv_eta = float(log_inv_eta)
+        self.vproxy = sum((m * a * a * s2 for a, m, s2 in self.groups), Fraction(0))
+        self.var = sum(m * a * a * float_variance(s2) for a, m, s2 in self.groups)
+        self.sd = math.sqrt(self.var)
+        if kappa is None:
+            kappa = kappa_for(self.log_inv_eta)
+        self.kappa = kappa
+        self.lam_den = max(2, 2 * int(round(self.sd)))
+        consts = [d.sieve_constant() for d in self.dg]
+        self.sieve_groups = [SieveGroup(a, m, s2, None if c is None else float(c.upper()))
+                             for (a, m, s2), c in zip(self.groups, consts)]
+        self._cache: dict = {}
+        self._saddles: dict = {}
+        self.vproxy_f = float(self.vproxy)
+        self._max_candidates = max_candidates
+        self._build(kappa, self.log_inv_eta + math.log(max(self.sd, 1.0)) + 14.0)
+        self._max_candidates = 20_000_000
+
+    def _build(self, kappa: float, T: float) -> None:
+        self.kappa = kappa
+        self.N = choose_n_nodes(float(self.vproxy), kappa)
+        self.set_level(T)
+
+    def set_level(self, T: float) -> None:
+        """Re-select the nodes at sieve level T (factors are recomputed on demand)."""
+        self.T = float(T)
+        nodes = select_nodes(self.sieve_groups, self.N, self.T, self._max_candidates)
+        self.nodes = [int(n) for n in nodes]
+        self._factors: dict = {}
+
+    @property
+    def nodes_kept(self) -> int:
+        return len(self.nodes)
+
+    def parameters(self) -> dict:
+        return {"nodes_kept": self.nodes_kept, "n_nodes": self.N, "sieve_level": round(self.T, 6),
+                "kappa": round(self.kappa, 6)}
+
+    # -- tilt -------------------------------------------------------------------------
+    def _saddle(self, t: int) -> tuple[float, float]:
+        """(λ*, log 1/P estimate) for threshold t: ``K'(λ*) = t`` and ``λ*t − K(λ*)`` plus
+        the Gaussian prefactor (floats, for choosing the rule only)."""
+        hit = self._saddles.get(t)
+        if hit is not None:
+            return hit
+        groups = self.groups
+
+        def dk(lam):
+            return sum(m * a * float_tilted_mean(s2, a * lam) for a, m, s2 in groups)
+
+        hi = max(t / self.vproxy_f, 1e-300)
+        while dk(hi) < t:
+            hi *= 2
+        lo = 0.0
+        for _ in range(80):
+            mid = 0.5 * (lo + hi)
+            if dk(mid) < t:
+                lo = mid
+            else:
+                hi = mid
+        lam = hi
+        k = sum(m * float_log_mgf(s2, a * lam) for a, m, s2 in groups)
+        out = (lam, max(lam * t - k, 0.0) + math.log1p(lam * self.sd * 2.5066282746310002))
+        self._saddles[t] = out
+        return out
+
+    def _rule_for(self, t: int, extra: float) -> int:
+        """Rebuild with more nodes if the tilt floor would sit far above the saddle point;
+        return the tilt index j (λ = j/lam_den)."""
+        lam_star, log_inv_p = self._saddle(t)
+        need = self.log_inv_eta + log_inv_p + 3.0 + extra
+        z = lam_star * self.sd
+        kappa_req = need / (z + 4.0)
+        if kappa_req > self.kappa:
+            self._build(1.1 * kappa_req, self.T)
+        j = int(round(lam_star * self.lam_den))
+        j_min = int(math.ceil(need / self.N * self.lam_den))
+        return max(j, j_min, 1)
+
+    def _node_factors(self, j: int):
+        hit = self._factors.get(j)
+        if hit is not None:
+            return hit
+        lam = fmpq(j, self.lam_den)
+        lam_b = arb(lam)
+        e_lam = (-lam_b).exp()
+        one_minus = -(-lam_b).expm1()
+        N = self.N
+        a_lam = [arb(fmpq(a) * lam) for a, _, _ in self.groups]
+        den = [d.theta_real(x) for d, x in zip(self.dg, a_lam)]
+        log_m = arb(0)
+        for (a, m, _), d, dn in zip(self.groups, self.dg, den):
+            log_m += m * (dn / d.theta0).log()
+        Gs = []
+        for n in self.nodes:
+            if n == 0:
+                Gs.append((0, 1, acb(1)))
+                continue
+            prod = acb(1)
+            for (a, m, _), d, x, dn in zip(self.groups, self.dg, a_lam, den):
+                r = (a * n) % N
+                if 2 * r > N:
+                    r -= N
+                prod *= (d.theta_node(fmpq(r, N), x) / dn) ** m
+            sin, cos = arb.sin_cos_pi_fmpq(fmpq(2 * n, N))
+            G = prod * one_minus / (1 - e_lam * acb(cos, -sin))
+            Gs.append((n, 1 if 2 * n == N else 2, G))
+        out = (lam, lam_b, log_m, one_minus, Gs)
+        self._factors[j] = out
+        return out
+
+    # -- tails ------------------------------------------------------------------------
+    def tail(self, t: int) -> arb:
+        """A ball containing ``P(F ≥ t)``."""
+        t = int(t)
+        if t <= 0:
+            return 1 - self.tail(1 - t)
+        v = self._cache.get(t)
+        if v is None:
+            v = self._cache[t] = self._tail(t)
+        return v
+
+    def _tail(self, t: int) -> arb:
+        extra = 0.0
+        eta = math.exp(-self.log_inv_eta)
+        for _ in range(_MAX_REFINE):
+            val, parts, q = self._tail_at(t, self._rule_for(t, extra))
+            est = float(q.mid()) if q.mid() > 0 else math.exp(-min(self._saddle(t)[1], 700.0))
+            if est == 0.0:
+                est = 1e-300
+            worst = max(parts, key=lambda k: parts[k])
+            bound = parts[worst]
+            if bound.is_finite() and bound / est < eta:
+                return val
+            excess = float((bound / est / eta).log().upper()) + 3.0 if bound.is_finite() else 30.0
+            if worst == "sieve":
+                self.set_level(self.T + excess)
+            elif worst == "alias_below":
+                extra += excess
+            else:
+                self._build(self.kappa * 1.5, self.T)
+        return val
+
+    def _tail_at(self, t: int, j: int):
+        lam, lam_b, log_m, one_minus, Gs = self._node_factors(j)
+        N = self.N
+        acc = arb(0)
+        for n, w, G in Gs:
+            sin, cos = arb.sin_cos_pi_fmpq(fmpq(2 * ((n * t) % N), N))
+            acc += w * (G.real * cos + G.imag * sin)
+        R = (log_m - lam_b * t).exp() / one_minus
+        q = R * acc / N
+        sieve = R * arb(-self.T).exp()
+        lam_n = lam_b * N
+        below = (-lam_n).exp() / (-(-lam_n).expm1())
+        vp = arb(fmpq(self.vproxy.numerator, self.vproxy.denominator))
+        rho = (lam_n - (2 * arb(t + N) * N + arb(N) * N) / (2 * vp)).exp()
+        if rho < 1:
+            above = (lam_n - arb(t + N) ** 2 / (2 * vp)).exp() / (1 - rho)
+        else:
+            above = arb("inf")
+        parts = {"sieve": sieve.upper(), "alias_below": below.upper(), "alias_above": above.upper()}
+        lo = q.lower() - parts["sieve"] - parts["alias_below"] - parts["alias_above"]
+        hi = q.upper() + parts["sieve"]
+        return interval(lo, hi), parts, q

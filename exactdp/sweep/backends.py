@@ -1,0 +1,117 @@
+"""Where the sweep's tasks run: joblib's loky processes, a dask cluster, or a ray cluster.
+
+:func:`unordered_results` is the one interface the driver uses: it yields the result of
+every task as soon as that task finishes (completion order), so each finished pair can be
+written to disk at once (the crash-safety of :mod:`exactdp.sweep.io` depends on that).
+
+* ``loky`` and ``dask`` run through joblib (``Parallel(return_as="generator_unordered")``);
+  dask connects to a running scheduler (``scheduler`` = its address or a Client).
+* ``ray`` uses ray's own task API (``ray.remote`` + ``ray.wait``), because joblib's ray
+  backend can only return a list at the end.  Without ``scheduler`` a private local
+  ray instance with ``jobs`` CPUs is started for the sweep and shut down after it;
+  ``scheduler`` is a ray cluster address (``"auto"``, ``"HOST:PORT"``, ``"ray://HOST:PORT"``).
+  At most ``jobs`` tasks are in flight at a time.
+
+Results never depend on the backend: every task is a pure function of its arguments and
+the driver assembles the outputs from the files in pair order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from typing import Callable, Iterable, Iterator
+
+from exactdp.numerics.exact import InputError
+
+__all__ = ["BACKENDS", "check_backend", "unordered_results"]
+
+BACKENDS = ("loky", "dask", "ray")
+
+
+def check_backend(backend: str, scheduler=None) -> None:
+    """Refuse an unknown backend, or one whose package is missing, before any work."""
+    if backend not in BACKENDS:
+        raise InputError("backend", backend, f"must be one of {', '.join(BACKENDS)}")
+    if backend == "dask":
+        try:
+            import dask.distributed  # noqa: F401
+        except ImportError:
+            raise InputError("backend", backend, "needs dask[distributed] (pip install 'exactdp[dask]')") from None
+        if scheduler is None:
+            raise InputError("scheduler", None, "--backend dask needs --scheduler ADDRESS of a running dask scheduler")
+    elif backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise InputError("backend", backend, "needs ray (pip install 'exactdp[ray]')") from None
+    elif scheduler is not None:
+        raise InputError("scheduler", scheduler, "is only used with --backend dask or --backend ray")
+
+
+def unordered_results(fn: Callable, calls: Iterable[tuple], backend: str = "loky", jobs: int = 1,
+                      scheduler=None) -> Iterator:
+    """Yield ``fn(*args)`` for every ``args`` in ``calls``, in completion order.
+
+    Parameters
+    ----------
+    fn : callable
+        A module-level function (every backend pickles it by reference).
+    calls : iterable of tuple
+        The arguments of each task.
+    backend : {"loky", "dask", "ray"}
+    jobs : int
+        Parallel workers (``-1``: all cores, or all CPUs of the ray cluster).
+    scheduler : str or dask.distributed.Client, optional
+        The cluster to connect to (dask: required; ray: optional).
+    """
+    check_backend(backend, scheduler)
+    if backend == "ray":
+        yield from _ray_results(fn, list(calls), jobs, scheduler)
+        return
+    from joblib import Parallel, delayed, parallel_config
+
+    with contextlib.ExitStack() as stack:
+        if backend == "loky":
+            stack.enter_context(parallel_config(backend="loky", n_jobs=jobs, inner_max_num_threads=1))
+        else:
+            from dask.distributed import Client
+
+            if not isinstance(scheduler, Client):  # the context keeps the connection open for the sweep
+                stack.enter_context(Client(scheduler))
+            stack.enter_context(parallel_config(backend="dask", n_jobs=jobs, wait_for_workers_timeout=60))
+        yield from Parallel(return_as="generator_unordered")(delayed(fn)(*args) for args in calls)
+
+
+def _ray_results(fn: Callable, calls: list, jobs: int, address) -> Iterator:
+    import ray
+
+    started = False
+    if not ray.is_initialized():
+        if address is None:  # a private local instance, never someone else's cluster
+            ray.init(address="local", num_cpus=jobs if jobs > 0 else os.cpu_count(), include_dashboard=False,
+                     logging_level=logging.WARNING, log_to_driver=False)
+        else:
+            ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
+        started = True
+    pending: list = []
+    try:
+        remote = ray.remote(num_cpus=1, max_retries=3)(fn)
+        limit = jobs if jobs > 0 else max(1, int(ray.cluster_resources().get("CPU", 1)))
+        todo = iter(calls)
+        for args in todo:
+            pending.append(remote.remote(*args))
+            if len(pending) >= limit:
+                break
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for args in todo:  # keep `limit` tasks in flight
+                pending.append(remote.remote(*args))
+                break
+            yield ray.get(done[0])
+    finally:
+        for ref in pending:
+            ray.cancel(ref, force=True)
+        if started:
+            ray.shutdown()

@@ -1,0 +1,198 @@
+"""Designs beyond the int64 lattice (issue 11): brute force, brackets, the hand-over.
+
+References: :func:`harness.big_lattice_delta_brute` / ``big_lattice_tail_brute`` (no lattice:
+all groups but the last enumerated exactly, prefix sums over the last, 60 digits), the
+exact int64 engine on designs that fit it, and the issue's certified numbers.
+"""
+
+import json
+import math
+import random
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from harness import big_lattice_delta_brute, big_lattice_tail_brute
+from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
+from exactdp.accounting.bracketed import BigLatticeAccountant
+from exactdp.cli import main
+from exactdp.engine.families import groups_of
+from exactdp.engine.lattice import lattice_of
+from exactdp.engine.resonance import first_hit, hits
+from exactdp.engine.smoothed import SmoothedTails
+from exactdp.mechanisms import Composition, DiscreteGaussian
+
+#: 2–3 incommensurate variance groups (σ² = p/q with 8-digit p and prime q: scales 1e15–1e22)
+DESIGNS = [
+    ((Fraction(71234567, 9999991), 1, 1), (Fraction(39182731, 9999973), 1, 2)),
+    ((Fraction(71234567, 9999991), 1, 1), (Fraction(39182731, 9999973), 1, 2), (Fraction(13010111, 9999937), 1, 1)),
+    ((Fraction(50000017, 9999991), 2, 1), (Fraction(27182819, 9999973), -1, 3), (Fraction(111111113, 9999943), 1, 1)),
+]
+
+
+def _eps_grid(comp):
+    """ε at which δ runs from about 1e-1 to below 1e-20 (Gaussian guide, exact rationals)."""
+    c = float(comp.rho)
+    return [Fraction(0)] + [Fraction(c + 2 * math.sqrt(c * math.log(1 / d))).limit_denominator(1000)
+                            for d in (1e-2, 1e-7, 1e-12, 1e-17, 1e-22)]
+
+
+def _comp(design):
+    return Composition(tuple((DiscreteGaussian(s2, d), m) for s2, d, m in design))
+
+
+def test_first_hit_and_hits_match_enumeration():
+    rng = random.Random(11)
+    for _ in range(2000):
+        m = rng.randint(1, 150)
+        a, b = rng.randint(0, 300), rng.randint(0, 300)
+        lo = rng.randint(0, m - 1)
+        hi = rng.randint(lo, m - 1)
+        ref = next((x for x in range(2 * m + 2) if lo <= (a * x + b) % m <= hi), None)
+        assert first_hit(a, b, m, lo, hi) == ref
+        X = rng.randint(0, 200)
+        lo2 = rng.randint(-m, m)
+        hi2 = lo2 + rng.randint(0, m + 2)
+        want = [x for x in range(X + 1) if any((a * x + b - k) % m == 0 for k in range(lo2, hi2 + 1))]
+        assert list(hits(a, b, m, lo2, hi2, X)) == want
+
+
+@pytest.mark.parametrize("design", DESIGNS)
+def test_delta_against_brute_force(design):
+    comp = _comp(design)
+    assert lattice_of(comp).scale >= 10**15
+    acc = BigLatticeAccountant(comp)
+    seen = []
+    eps = _eps_grid(comp)
+    # the big-lattice path, and whichever accountant ExactAccountant(comp) builds
+    for p, q, e in zip(acc.delta(eps), ExactAccountant(comp).delta(eps), eps):
+        ref = big_lattice_delta_brute(design, e)
+        seen.append(ref)
+        assert p.certification == "exact"
+        for pt in (p, q):
+            assert pt.lower <= ref <= pt.upper, (e, ref, pt.lower, pt.upper)
+            assert pt.value >= ref and (pt.value - ref) / ref <= 1e-9
+    assert max(seen) > 1e-1 and min(seen) < 1e-20  # δ from 1e-1 down to 1e-20
+
+
+def test_epsilon_and_tradeoff_bracket_brute_force():
+    design = DESIGNS[1]
+    acc = BigLatticeAccountant(_comp(design))
+    for d in ("1e-3", "1e-12"):
+        (ep,) = acc.epsilon([d])
+        assert big_lattice_delta_brute(design, Fraction(mpmath.nstr(ep.upper, 30))) <= mpmath.mpf(d)
+        assert big_lattice_delta_brute(design, Fraction(mpmath.nstr(ep.lower, 30))) > mpmath.mpf(d)
+        assert (ep.upper - ep.lower) / ep.upper < 1e-9
+    c = acc.c
+    for x in (Fraction(1, 3), Fraction(2)):  # curve points (P(W ≥ x), P(W > 2c − x))
+        (al, ah), (bl, bh) = acc.tradeoff_vertex_brackets([x])[0]
+        assert al <= big_lattice_tail_brute(design, x, strict=False) <= ah
+        assert bl <= big_lattice_tail_brute(design, 2 * c - x) <= bh
+        alpha = Fraction(mpmath.nstr(big_lattice_tail_brute(design, x, strict=False), 30))
+        (tp,) = acc.tradeoff([alpha])
+        # β(α) at a curve vertex: within the bracket, up to the 30-digit α we passed
+        assert tp.lower - 1e-25 <= big_lattice_tail_brute(design, 2 * c - x) <= tp.upper + 1e-25
+
+
+def test_smoothed_brackets_contain_brute_force_tails():
+    """The lattice-free path, forced at a coarse resolution (so its resonance count stays
+    small), against the brute-force tails: both P(W > t) and P(W ≥ t) lie in each bracket."""
+    design = ((Fraction(71234567, 9999991), 1, 12), (Fraction(39182731, 9999973), 1, 12))
+    st = SmoothedTails(groups_of(_comp(design)), resolution=2e-4)
+    assert st.n_windows > 1  # genuine resonances besides u = 0 are found and used
+    ts = [Fraction(-1), Fraction(1, 7), Fraction(1), Fraction(3), Fraction(5)]
+    for t, (lo, hi) in zip(ts, st.brackets([mpmath.mpf(t.numerator) / t.denominator for t in ts])):
+        for strict in (True, False):
+            assert lo <= big_lattice_tail_brute(design, t, strict) <= hi, (t, strict)
+
+
+def test_smoothed_against_the_int64_engine_with_lattice_resonances():
+    """pl94-units fits the int64 lattice: the exact engine is the reference; at this
+    resolution the smoothed rule must use the lattice's periodic resonances to be right."""
+    from exactdp.census.designs import composition_for_allocation
+
+    comp = composition_for_allocation("pl94-units-2020", 1, 1)
+    exact = ExactAccountant(comp)
+    st = SmoothedTails(groups_of(comp), resolution=2e-5)
+    assert st.n_windows > 5
+    for x in (Fraction(1, 3), Fraction(5), Fraction(12), Fraction(-2)):
+        tv = exact.engine.tails([exact.lattice.threshold_above(x)])[0]
+        ref = mpmath.exp(tv.log_value)
+        (lo, hi), = st.brackets([mpmath.mpf(x.numerator) / x.denominator])
+        assert lo <= ref * (1 + tv.rel_error) and ref * (1 - tv.rel_error) <= hi
+
+
+def test_pl94_persons_is_bracketed_and_tight():
+    from exactdp.census.designs import composition_for_allocation
+
+    comp = composition_for_allocation("pl94-persons-2020", 1, 1)
+    acc = ExactAccountant(comp)
+    assert acc.certification == "bracket"
+    deltas = ["1e-2", "1e-10", "1e-21"]
+    dps = acc.delta([bun_steinke_epsilon(comp.rho, d) for d in deltas])
+    eps = acc.epsilon(deltas)
+    for d, p, e in zip(deltas, dps, eps):
+        assert p.certification == "bracket" and 0 < p.lower <= p.upper < mpmath.mpf(d)
+        assert (p.upper - p.lower) / p.upper <= 1e-9
+        assert (e.upper - e.lower) / e.upper <= 1e-9 and e.upper < p.epsilon
+
+
+def test_float_sigma_from_another_library():
+    """σ as binary floats (dp_accounting style): taken exactly; no OverflowError."""
+    comp = Composition(((DiscreteGaussian(Fraction(1.1) ** 2), 12), (DiscreteGaussian(Fraction(3.7) ** 2), 3)))
+    acc = ExactAccountant(comp)
+    (p,) = acc.delta([Fraction(4)])
+    ref = big_lattice_delta_brute(((Fraction(1.1) ** 2, 1, 12), (Fraction(3.7) ** 2, 1, 3)), Fraction(4))
+    assert p.lower <= ref <= p.upper and (p.upper - p.lower) / ref < 1e-9
+
+
+@pytest.mark.parametrize("argv", [
+    ["delta", "--sigma2", "121/100", "--sigma2", "12148/25", "--sigma2", "121481/100", "--eps", "1"],
+    ["delta", "--sigma2", "1214.81x4", "--sigma2", "2429.62x3", "--sigma2", "485.92x2", "--sigma2", "19.66",
+     "--sigma2", "1.21", "--eps", "5"],
+])
+def test_refused_designs_now_answer(argv, capsys):
+    assert main(argv + ["--json"]) == 0
+    (pt,) = json.loads(capsys.readouterr().out)["points"]
+    assert 0 < mpmath.mpf(pt["delta"]) < 1
+    assert mpmath.mpf(pt["error_bound"]) < 1e-9 * mpmath.mpf(pt["delta"])
+
+
+def test_verify_twin_refuses_cleanly():
+    argv = ["delta", "--sigma2", "121/100", "--sigma2", "12148/25", "--sigma2", "121481/100", "--eps", "1", "--verify"]
+    assert main(argv) == 3
+
+
+def test_exact_and_bracket_flags():
+    from exactdp.census.designs import release_composition
+
+    exact = BigLatticeAccountant(_comp(DESIGNS[0]))
+    assert exact.certification == "exact" and exact.method.startswith("split")
+    smooth = BigLatticeAccountant(release_composition("dhc-persons-2020", 13, 13))
+    assert smooth.certification == "bracket" and smooth.method == "smoothed-inversion"
+    for acc in (exact, smooth):
+        (p,) = acc.delta([Fraction(3)])
+        (e,) = acc.epsilon(["1e-8"])
+        (t,) = acc.tradeoff(["1/10"])
+        assert p.certification == e.certification == t.certification == acc.certification
+        assert p.lower <= p.estimate <= p.upper and e.lower <= e.upper and t.lower <= t.upper
+
+
+def test_sweep_with_pl94_runs(tmp_path, capsys):
+    """The whole-release sweep (formerly refused): release.csv rows are certified brackets."""
+    import csv
+
+    out = tmp_path / "r"
+    argv = ["sweep", "--out", str(out), "--quiet", "--no-plots", "--pairs", "13-13", "--with-pl94", "13-13",
+            "--only-deltas", "--deltas", "1e-10", "--jobs", "1"]
+    assert main(argv) == 0
+    with open(out / "release.csv") as fh:
+        (row,) = list(csv.DictReader(fh))
+    assert row["path_i"] == row["path_j"] == "13" and row["delta_target"] == "1e-10"
+    lo = mpmath.mpf(row["delta_exact"]) - mpmath.mpf(row["delta_error_bound"])
+    assert OLD_BRACKET[0] <= lo <= mpmath.mpf(row["delta_upper"]) <= OLD_BRACKET[1]
+
+
+#: the brackets certified before issue 11 for the whole release, pair 13-13, δ = 1e-10
+OLD_BRACKET = (mpmath.mpf("2.04926e-12"), mpmath.mpf("2.05005e-12"))
