@@ -258,3 +258,24 @@ def test_cli_uncertifiable_is_exit_3_with_advice(capsys, monkeypatch):
     assert main(["delta", "--sigma2", "2", "--eps", "1"]) == 3
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "--rel-tol" in err
+
+
+# ---------------------------------------------------------------- determinism
+def _numbers(pts):
+    return [tuple(str(getattr(p, f)) for f in ("estimate", "error_bound", "lower", "upper")) for p in pts]
+
+
+@pytest.mark.parametrize("specs", [("10000/11x20", "2.5025"), ("7/3x3", "11/5x2")])
+def test_results_do_not_depend_on_query_history(specs):
+    """Every number is a function of (design, query, rel_tol): the same queries on a fresh
+    accountant and after others (deep ε(δ), α near 1, far tails — the ones that raise the
+    sieve level or fall back to other methods) give identical output.  The trade-off
+    bounds of 10000/11x20 + 2.5025 used to tighten after earlier queries."""
+    comp = parse_sigma2_specs(list(specs))
+    queries = [("tradeoff", ["0.99999999999999999999", "1/2"]), ("delta", ["1", "0", "-2"])]
+    fresh = [_numbers(getattr(ExactAccountant(comp), k)(a)) for k, a in queries]
+    used = ExactAccountant(comp)
+    used.epsilon(["1e-300", "3/10"])
+    used.tradeoff(["1e-400", "0.99999999999999999999", "1/2"])
+    used.delta(["100", "1/3"])
+    assert [_numbers(getattr(used, k)(a)) for k, a in queries] == fresh

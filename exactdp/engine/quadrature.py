@@ -182,6 +182,22 @@ class _Tilt:
     sumabs: float
     errsum: float
     log1m: float
+    sieve: "_Sieve"
+
+
+@dataclass
+class _Sieve:
+    """One sieve level: the kept nodes, their weights and the tilts evaluated on them."""
+
+    T: float
+    umax: np.ndarray
+    nodes: np.ndarray
+    w: np.ndarray
+    tilts: OrderedDict
+
+
+#: the raise of the sieve level for values the first pass cannot certify
+RAISE_T = 25.0
 
 
 class QuadratureTails:
@@ -233,18 +249,34 @@ class QuadratureTails:
         self.lam_min = (math.log(1.0 / self.rel_tol) + 12.0) / self.n_nodes
         self._gamma0 = EPS64 * (16.0 + 4.0 * ANCHOR)
         self._mu_scale = float(np.max(np.abs(self.A.astype(float)) * self.s2))
-        self._set_sieve(math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0)
+        self.sieve_T = math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0
+        self._sieves = [self._make_sieve(self.sieve_T), None]
 
     # -- sieve ------------------------------------------------------------------------
-    def _set_sieve(self, T: float) -> None:
-        self.sieve_T = T
-        self.umax = np.array([sieve_umax(s, int(m), T) for s, m in zip(self.s2, self.m)])
-        gstar = int(np.argmin(self.umax))
-        self.nodes = sieve_candidates(self.A, self.umax, self.n_nodes, gstar)
+    def _make_sieve(self, T: float) -> "_Sieve":
+        umax = np.array([sieve_umax(s, int(m), T) for s, m in zip(self.s2, self.m)])
+        gstar = int(np.argmin(umax))
+        nodes = sieve_candidates(self.A, umax, self.n_nodes, gstar)
         half = self.n_nodes // 2
-        self._w = np.where((self.nodes == 0) | (2 * self.nodes == self.n_nodes), 1.0, 2.0)
-        self._w[self.nodes > half] = 0.0
-        self._cache: OrderedDict = OrderedDict()
+        w = np.where((nodes == 0) | (2 * nodes == self.n_nodes), 1.0, 2.0)
+        w[nodes > half] = 0.0
+        return _Sieve(T, umax, nodes, w, OrderedDict())
+
+    def _sieve(self, level: int) -> "_Sieve":
+        """The sieve of level 0 (``T0``) or 1 (``T0 + RAISE_T``), built once each: every
+        value is a function of its query and level only, never of the query history."""
+        sv = self._sieves[level]
+        if sv is None:
+            sv = self._sieves[level] = self._make_sieve(self.sieve_T + RAISE_T * level)
+        return sv
+
+    @property
+    def umax(self) -> np.ndarray:
+        return self._sieves[0].umax
+
+    @property
+    def nodes(self) -> np.ndarray:
+        return self._sieves[0].nodes
 
     @property
     def nodes_kept(self) -> int:
@@ -278,10 +310,11 @@ class QuadratureTails:
         lam_j = j * self.lam_step
         return Fraction(lam_j if lam_j > floor else floor)
 
-    def _tilt(self, lamq: Fraction) -> _Tilt:
-        hit = self._cache.get(lamq)
+    def _tilt(self, lamq: Fraction, sv: "_Sieve") -> _Tilt:
+        cache = sv.tilts
+        hit = cache.get(lamq)
         if hit is not None:
-            self._cache.move_to_end(lamq)
+            cache.move_to_end(lamq)
             return hit
         lam = float(lamq)
         n0, f, fq = frac_parts(self.lattice.weights, self.s2q, lamq)
@@ -292,15 +325,15 @@ class QuadratureTails:
                 exact -= int(self.m[g]) * fq[g] * fq[g] / (2 * self.s2q[g])
         kappa, kerr = ell_ratio_mp([(self.s2q[g], int(self.m[g]), fq[g]) for g in self.small])
         f_arr = np.array(f, dtype=float)
-        G, err = node_factors(self.A, self.m, self.s2, f_arr, lam, self.nodes, self.n_nodes)
-        aG = np.abs(G) * self._w
+        G, err = node_factors(self.A, self.m, self.s2, f_arr, lam, sv.nodes, self.n_nodes)
+        aG = np.abs(G) * sv.w
         N = self.n_nodes
         t = _Tilt(lam, lamq, exact, float(exact), float(exact - lamq * lamq * self.vq / 2) + float(kappa), kappa, kerr, s0, f_arr,
                   G, err, float(aG.sum() / N), float((aG * (err + self._gamma0)).sum() / N),
-                  math.log(-math.expm1(-lam)))
-        self._cache[lamq] = t
-        while len(self._cache) > 24:
-            self._cache.popitem(last=False)
+                  math.log(-math.expm1(-lam)), sv)
+        cache[lamq] = t
+        while len(cache) > 24:
+            cache.popitem(last=False)
         return t
 
     # -- public -----------------------------------------------------------------------
@@ -328,8 +361,7 @@ class QuadratureTails:
             todo = [q for q in todo if not self.done(out.get(q))]
             if not todo:
                 break
-            if attempt:
-                self._set_sieve(self.sieve_T + 25.0)
+            sv = self._sieve(attempt)
             by_lam: dict[float, list] = {}
             for q in todo:
                 if attempt == 0:
@@ -339,7 +371,7 @@ class QuadratureTails:
                     lam = max(self.saddle_q(q.threshold) if q.threshold > 0 else Fraction(0), floor)
                 by_lam.setdefault(lam, []).append(q)
             for lam in sorted(by_lam):
-                t = self._tilt(lam)
+                t = self._tilt(lam, sv)
                 for q in by_lam[lam]:
                     tv = self._value(t, q)
                     old = out.get(q)
@@ -353,17 +385,17 @@ class QuadratureTails:
         N = self.n_nodes
         thr = np.array([(s - t.s0) % N], dtype=np.int64)
         if q.x0 == -math.inf:
-            r = float(tilted_sums(t.G, self.nodes, N, thr)[0])
+            r = float(tilted_sums(t.G, t.sieve.nodes, N, thr)[0])
             logK = -t.log1m
             errsum, sumabs = t.errsum, t.sumabs
             logK_err = EPS64 * (2 * abs(t.log1m) + 4)
         else:
             a0 = -math.expm1(q.x0)
             a1 = math.exp(q.x0) * -math.expm1(-q.x1)
-            X, R2 = delta_factors(self.nodes, N, t.lam, q.beta, a0, a1)
+            X, R2 = delta_factors(t.sieve.nodes, N, t.lam, q.beta, a0, a1)
             GX = t.G * X
-            r = float(tilted_sums(GX, self.nodes, N, thr)[0])
-            aG = np.abs(t.G) * self._w
+            r = float(tilted_sums(GX, t.sieve.nodes, N, thr)[0])
+            aG = np.abs(t.G) * t.sieve.w
             aGX = aG * np.abs(X)
             errsum = float((aGX * (t.err + self._gamma0 + 16 * EPS64)).sum() + 8 * EPS64 * (aG * R2).sum()) / N
             sumabs = float(aGX.sum() / N)
@@ -374,7 +406,7 @@ class QuadratureTails:
                 + 8 * EPS64 * (1 + abs(q.x0) + abs(q.x1))
         method = "tilted-trapezoid"
         if not (r > 0 and math.isfinite(r)):
-            return TailValue(s, -math.inf, math.inf, method, self.nodes_kept, N, t.lam)
+            return TailValue(s, -math.inf, math.inf, method, int(t.sieve.nodes.shape[0]), N, t.lam)
         # exponent: E − λs + κ + log K(λ) + log r
         small = logK + math.log(r)
         small_err = logK_err + 2 * EPS64 * abs(math.log(r)) + t.kappa_err
@@ -390,12 +422,12 @@ class QuadratureTails:
             with mpmath.workprec(mp_bits_for(big)):
                 log_est_mp = to_mpf(big) + t.kappa + small
             log_est = float(log_est_mp)
-        rel_R = (math.exp(-self.sieve_T) + errsum + 3 * EPS64 * sumabs + 1e-300) / r
+        rel_R = (math.exp(-t.sieve.T) + errsum + 3 * EPS64 * sumabs + 1e-300) / r
         alias = self._alias_norm(t, s, big, logK, log_est, log_est_mp)
         rel = rel_R + alias / r + math.expm1(small_err) + self.slack
         rel *= 1 + 1e-6
         log_value, rel = log_as_value(log_est_mp if log_est_mp is not None else log_est, rel)
-        return TailValue(s, log_value, rel, method, self.nodes_kept, N, t.lam)
+        return TailValue(s, log_value, rel, method, int(t.sieve.nodes.shape[0]), N, t.lam)
 
     # -- aliasing ---------------------------------------------------------------------
     def _dK(self, t: _Tilt, tt, s: int) -> float:

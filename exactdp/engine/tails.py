@@ -135,6 +135,7 @@ class TailEngine:
             self.method = _NAMES[best]
 
     _prefer_cond = False
+    _fallback = None
 
     def _order(self) -> list:
         """The available methods, the chosen one first and the quadrature last."""
@@ -215,10 +216,16 @@ class TailEngine:
             for q, tv in zip(left, self._left_weighted(left)):
                 offer(q, tv)
         missing = [q for q in qs if not self.done(best.get(q))]
+        if missing and strict and conv_ok and self._plan is not None and "convolution" not in self._order():
+            # a last resort for strict tails: the convolution (built once, deterministic),
+            # asked only for what the chosen methods could not certify
+            if self._fallback is None:
+                self._fallback = ConvolutionTails(self.A, self.m, self.s2, self._plan)
+            todo = [q for q in missing if abs(q.threshold) < 2**62]
+            for q, (lv, rel) in zip(todo, self._fallback.tails([q.threshold for q in todo])):
+                offer(q, TailValue(q.threshold, lv, rel, "lattice-convolution", 0, 0, 0.0))
+            missing = [q for q in qs if not self.done(best.get(q))]
         if missing and strict:
-            if self.conv is None and self._plan is not None and conv_ok:
-                self._use_convolution()
-                return self._values(qs, strict, conv_ok)
             raise UncertifiedError(f"could not certify {len(missing)} value(s) to relative accuracy "
                                    f"{self.rel_tol:g} (first threshold {missing[0].threshold})")
         return [best.get(q) or TailValue(q.threshold, -math.inf, math.inf, self.method, self.nodes_kept,
