@@ -185,13 +185,27 @@ class ExactAccountant(Accountant):
                 x0 = _mp(e, mpmath.mp.dps) - to_mpf(lat.c) - to_mpf(k1 * beta)
                 x1 = x0 + to_mpf(beta)
                 queries.append(WeightedQuery(k1, float(x0), float(max(x1, 0)), float(beta)))
-        wv = self.engine.weighted(queries, strict=False)
-        need1 = [full or not (self.engine.done(w) and w.rel_error <= self.max_rel / 4) for w in wv]
-        ks = [q.threshold + lat.shift for q in queries]
-        ks += [q.threshold for q, n in zip(queries, need1) if n]
-        if complement:
-            ks += [1 - q.threshold for q in queries]  # P[S ≤ k1 − 1] = P[S ≥ 1 − k1]
-        tv = dict(zip(ks, self.engine.tails(ks, strict=False)))
+        none = TailValue(0, -math.inf, math.inf, "none", 0, 0, 0.0)
+        if self.engine.weighted_costly:
+            # the chosen method gives tails only: the kernel is asked only where the
+            # difference of the two certified tails is not tight enough
+            ks = [q.threshold + lat.shift for q in queries] + [q.threshold for q in queries]
+            if complement:
+                ks += [1 - q.threshold for q in queries]
+            tv = dict(zip(ks, self.engine.tails(ks, strict=False)))
+            need1 = [True] * len(queries)
+            loose = [i for i, (q, e) in enumerate(zip(queries, eps_list))
+                     if not self._tails_tight(tv[q.threshold], tv[q.threshold + lat.shift], e)]
+            got = dict(zip(loose, self.engine.weighted([queries[i] for i in loose], strict=False)))
+            wv = [got.get(i, none) for i in range(len(queries))]
+        else:
+            wv = self.engine.weighted(queries, strict=False)
+            need1 = [full or not (self.engine.done(w) and w.rel_error <= self.max_rel / 4) for w in wv]
+            ks = [q.threshold + lat.shift for q in queries]
+            ks += [q.threshold for q, n in zip(queries, need1) if n]
+            if complement:
+                ks += [1 - q.threshold for q in queries]  # P[S ≤ k1 − 1] = P[S ≥ 1 − k1]
+            tv = dict(zip(ks, self.engine.tails(ks, strict=False)))
         out = []
         with workdps(_DPS):
             for q, w, n, e in zip(queries, wv, need1, eps_list):
@@ -233,6 +247,18 @@ class ExactAccountant(Accountant):
                     pr.c, pr.c_lo, pr.c_hi = 1 - pr.d, 1 - pr.d_hi, 1 - pr.d_lo
                 out.append(pr)
         return out
+
+    def _tails_tight(self, t1: TailValue, t2: TailValue, e) -> bool:
+        """Whether ``P[S ≥ k1] − e^ε P[S ≥ k2]`` from two certified tails is within
+        max_rel/4 relative (then the hockey-stick kernel is not needed)."""
+        if not (self.engine.done(t1) and self.engine.done(t2)):
+            return False
+        with workdps(_DPS):
+            ee = mpmath.exp(_mp(e))
+            _, lo1, hi1 = _bounds(t1)
+            _, lo2, hi2 = _bounds(t2)
+            lo, hi = lo1 - ee * hi2, hi1 - ee * lo2
+            return lo > 0 and hi - lo <= self.max_rel / 4 * (hi + lo)
 
     def _profile_at(self, e, full: bool = True, complement: bool = True) -> _Profile:
         """Certified δ and 1 − δ at any exact ε (negative ε by δ(ε) = 1 − e^ε + e^ε δ(−ε))."""

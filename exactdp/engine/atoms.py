@@ -92,11 +92,15 @@ class SetCGF:
 
     def K(self, a: Fraction):
         """K(a) = log E e^{a Σ A_g T_g} (exact part + κ + its error, rounded up)."""
+        return self.K_err(a)[0]
+
+    def K_err(self, a: Fraction):
+        """``(K(a) rounded up by its error bound, that bound)``."""
         if not self.A:
-            return mpmath.mpf(0)
+            return mpmath.mpf(0), 0.0
         exact, kappa, kerr = log_mgf_parts(self.A, self.m, self.s2q, a)
         with mpmath.workprec(mp_bits_for(exact)):
-            return to_mpf(exact) + kappa + kerr
+            return to_mpf(exact) + kappa + kerr, float(kerr)
 
     def log_upper_tail(self, x: int):
         """An upper bound of log P(Σ ≥ x) (Chernoff at the saddle point; 0 for x ≤ 0)."""
@@ -191,7 +195,8 @@ class GroupPMF:
                 lo_p *= 2
                 power, lo_p, d = _trim(power, lo_p)
                 drop += d * (k + 1)
-        K = self.cgf.K(a)
+        K, kerr = self.cgf.K_err(a)
+        rel += 2 * kerr  # K is rounded up by kerr: the atom's log is within 2·kerr
         res = (a, K, lo_out + self.m * n0, out, rel, drop, float(out.max()))
         if len(self._ladder) > 64:
             self._ladder.clear()

@@ -42,6 +42,8 @@ __all__ = ["TailValue", "WeightedQuery", "TailEngine", "UncertifiedError", "METH
 
 #: above this many sieved nodes a direct-convolution split is considered
 SPLIT_MIN_NODES = 4000
+#: the most coarse atoms (rough estimate) a conditioning may enumerate
+MAX_COND_ATOMS = 20_000
 #: the methods a TailEngine may choose among
 METHODS = ("quadrature", "convolution", "conditioned")
 _NAMES = {"quadrature": "tilted-trapezoid", "convolution": "lattice-convolution",
@@ -105,21 +107,21 @@ class TailEngine:
             costs["convolution"] = self._plan.n_atoms
         coarse = [g for g in range(G) if umax[g] >= math.pi]
         cond = None
-        if "conditioned" in methods and coarse:
-            n_atoms = atoms_estimate([self.s2[g] for g in coarse], [self.m[g] for g in coarse])
-            if n_atoms <= 20_000:
-                if len(coarse) < G:
-                    try:
-                        d, sub_lattice = fine_sublattice(lattice, coarse)
-                        sub = TailEngine(sub_lattice, rel_tol=self.rel_tol / 4,
-                                         methods=tuple(x for x in methods if x != "conditioned"))
-                        cond = ConditionedTails(lattice, coarse, d, sub)
-                        costs["conditioned"] = n_atoms * max(cond.nodes_kept, 1) * (G - len(coarse))
-                    except LatticeTooLarge:
-                        cond = None
-                else:
-                    cond = ConditionedTails(lattice, coarse)
-                    costs["conditioned"] = n_atoms
+        pick = self._pick_coarse(coarse) if "conditioned" in methods and coarse else None
+        if pick is not None:
+            sel, n_atoms = pick
+            if len(sel) < G:
+                try:
+                    d, sub_lattice = fine_sublattice(lattice, sel)
+                    sub = TailEngine(sub_lattice, rel_tol=self.rel_tol / 4,
+                                     methods=tuple(x for x in methods if x != "conditioned"))
+                    cond = ConditionedTails(lattice, sel, d, sub)
+                    costs["conditioned"] = n_atoms * max(cond.nodes_kept, 1) * (G - len(sel))
+                except LatticeTooLarge:
+                    cond = None
+            else:
+                cond = ConditionedTails(lattice, sel)
+                costs["conditioned"] = n_atoms
         if not costs:
             raise LatticeTooLarge("the design's exact lattice is beyond int64 phase arithmetic "
                                   "(use exactdp.accounting.coarsened.CoarsenedAccountant for brackets)")
@@ -137,6 +139,30 @@ class TailEngine:
     _prefer_cond = False
     _fallback = None
 
+    def _pick_coarse(self, coarse):
+        """The groups to enumerate: among the prefixes of the coarse groups ordered by their
+        share of the node count (m A² max(σ², 1/4), largest first), the one of least
+        estimated cost (atoms × nodes of the rest × groups of the rest) with at most
+        MAX_COND_ATOMS atoms; ``(groups, atoms)`` or None."""
+        share = [int(self.m[g]) * float(self.A[g]) ** 2 * max(self.s2[g], 0.25) for g in range(len(self.A))]
+        ranked = sorted(coarse, key=lambda g: -share[g])
+        best = None
+        for k in range(1, len(ranked) + 1):
+            sel = tuple(sorted(ranked[:k]))
+            n_atoms = atoms_estimate([self.s2[g] for g in sel], [self.m[g] for g in sel])
+            if n_atoms > MAX_COND_ATOMS:
+                break
+            rest = [g for g in range(len(self.A)) if g not in sel]
+            if rest:
+                d = math.gcd(*(int(self.A[g]) for g in rest))
+                nodes = 16 * math.sqrt(sum(share[g] for g in rest)) / d + 64
+                cost = n_atoms * nodes * len(rest)
+            else:
+                cost = n_atoms
+            if best is None or cost < best[0]:
+                best = (cost, sel, n_atoms)
+        return None if best is None else best[1:]
+
     def _order(self) -> list:
         """The available methods, the chosen one first and the quadrature last."""
         alts = [n for n, obj in (("conditioned", self.cond), ("convolution", self.conv)) if obj is not None]
@@ -152,6 +178,12 @@ class TailEngine:
         if self.conv is None and self._plan is not None:
             self.conv = ConvolutionTails(self.A, self.m, self.s2, self._plan)
             self.method = _NAMES["convolution"]
+
+    @property
+    def weighted_costly(self) -> bool:
+        """Whether hockey-stick sums cost more than tails (the chosen method, the
+        convolution, gives tails only)."""
+        return self.conv is not None and self.method == _NAMES["convolution"]
 
     @property
     def nodes_kept(self) -> int:

@@ -68,7 +68,7 @@ def ell_ratio_mp(items):
     """``(κ, error bound)`` for items ``(s2 exact, m, f exact)``: κ = Σ m [ℓ(f) − ℓ(0)].
 
     Each term is first evaluated in float64 (log1p of a bounded sum, absolute error
-    ≤ 8u·(|ℓ(f)| + |ℓ(0)| + 1e-300)); when the accumulated bound exceeds 1e-15 the sum is
+    ≤ 8u·(|ℓ(f)| + |ℓ(0)| + 1e-300)); when the accumulated bound exceeds 1e-13 the sum is
     redone at 30 digits."""
     if not items:
         return 0.0, 0.0
@@ -81,7 +81,7 @@ def ell_ratio_mp(items):
         tot += m * (a - b)
         err += m * 8 * EPS64 * (abs(a) + abs(b)) + EPS64 * abs(tot)
         msum += m
-    if err <= 1e-15:
+    if err <= 1e-13:
         return tot, err + 1e-25 * msum
     with mpmath.workdps(_DPS):
         acc = mpmath.mpf(0)
