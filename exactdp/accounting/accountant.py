@@ -373,13 +373,14 @@ class ExactAccountant(Accountant):
                 raise self._uncertified(f"ε(δ={mpmath.nstr(dmp, 6)}) (δ at the zCDP bound)")
 
         def probe(a, b):
-            """A secant step on log δ between evaluated ends, else a Newton step from the
-            evaluated end (dδ/dε = −e^ε P[S ≥ k + K] on a piece); only proposes where
-            to test."""
+            """A secant step on sqrt(−log δ) (about linear in ε beyond ρ: δ is nearly
+            Gaussian in ε) between evaluated ends, else a Newton step from the evaluated
+            end (dδ/dε = −e^ε P[S ≥ k + K] on a piece); only proposes where to test."""
             pa, pb = cache.get(a), cache.get(b)
-            if pa is not None and pb is not None and pa.d > 0 and pb.d > 0:
+            if pa is not None and pb is not None and 0 < pa.d < 1 and 0 < pb.d < 1 and dt < Fraction(1, 2):
                 with workdps(_DPS):
-                    la, lb, lt = mpmath.log(pa.d), mpmath.log(pb.d), mpmath.log(dmp)
+                    la, lb = mpmath.sqrt(-mpmath.log(pa.d)), mpmath.sqrt(-mpmath.log(pb.d))
+                    lt = mpmath.sqrt(-mpmath.log(dmp))
                     if la != lb:
                         return a + int(mpmath.nint((b - a) * (la - lt) / (la - lb)))
             best = None
@@ -396,14 +397,21 @@ class ExactAccountant(Accountant):
             return None if best is None else best[1]
 
         k = first_true(pred, k_lo, k_hi, probe=probe)
-        upper, est = self._solve_piece(k, dt, "upper")
+        full_cache: dict = {}
+
+        def full_prof(e0):
+            if e0 not in full_cache:
+                full_cache[e0] = self._profile_at(e0)
+            return full_cache[e0]
+
+        upper, est = self._solve_piece(k, dt, "upper", full_prof)
         kk = k
         lower = None
         for _ in range(4):  # the certified lower end: step down while the bracket straddles
             if kk - 1 <= k_lo:  # δ(ε) > 1 − e^ε > dt below e_low (analytic)
                 break
             if self._below(prof(kk - 1), dt, "lower"):  # δ(ε_{kk−1}) > dt: ε* in piece kk
-                lower, _ = self._solve_piece(kk, dt, "lower")
+                lower, _ = self._solve_piece(kk, dt, "lower", full_prof)
                 break
             kk -= 1
         else:
@@ -419,15 +427,16 @@ class ExactAccountant(Accountant):
                 raise self._uncertified(f"ε(δ={mpmath.nstr(dmp, 6)})")
         return EpsilonPoint(dmp, est, lower, upper, k)
 
-    def _solve_piece(self, k: int, dt: Fraction, side: str):
+    def _solve_piece(self, k: int, dt: Fraction, side: str, profile_at=None):
         """ε on piece k from the bounds of δ(ε_{k−1}) and of P[S ≥ k + K]:
         ``ε = ε_{k−1} + log1p((δ(ε_{k−1}) − dt)/(e^{ε_{k−1}} P[S ≥ k + K]))``."""
         lat = self.lattice
         e0 = self._piece_eps(k - 1)
-        pr = self._profile_at(e0)
+        pr = (profile_at or self._profile_at)(e0)
         (t2,) = self.engine.tails([k + lat.shift], strict=False)
         if not self.engine.done(t2):
-            raise self._uncertified(f"ε(δ={float(dt):.6g})")
+            with workdps(_DPS):
+                raise self._uncertified(f"ε(δ={mpmath.nstr(to_mpf(dt), 6)})")
         with workdps(_DPS + 10):
             em0 = _mp(e0)
             e_right = _mp(self._piece_eps(k))
