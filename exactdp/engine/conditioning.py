@@ -29,7 +29,6 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 from functools import reduce
-from itertools import product
 
 import mpmath
 import numpy as np
@@ -209,10 +208,11 @@ class ConditionedTails:
         """``(log estimate, relative error, skipped)`` over the box: atoms in decreasing
         order of the upper bound ``p_c e^{−(s − v_c)_+²/(2V'_F)}`` of their term, evaluated
         in batches until the rest is below e^{−60} of the estimate (``skipped`` collects
-        the logs of the bounds of what was not evaluated, or not certified)."""
-        n = 1
-        for lo, hi in box:
-            n *= hi - lo + 1
+        the logs of bounds of what was not evaluated, or not certified).  The bounds are
+        ranked in float64 (numpy, rounded upwards by a margin); the evaluated atoms are
+        then summed from their exact values and logs."""
+        shape = [hi - lo + 1 for lo, hi in box]
+        n = math.prod(shape)
         if n > MAX_ATOMS:
             raise ArithmeticError("too many coarse atoms")
         per = []
@@ -220,31 +220,41 @@ class ConditionedTails:
             per.append([(a * t, *grp.logp(t)) for t in range(lo, hi + 1)])
         s = q.threshold
         vf = float(self.vq_fine) if self.sub is not None else 0.0
-        atoms = []
-        for combo in product(*per):
-            v = sum(x[0] for x in combo)
-            lp = [x[1] for x in combo]
-            lg = sum(lp) if all(isinstance(x, float) for x in lp) else mpmath.fsum(lp)
-            if self.sub is None:
-                ub = lg if v >= s else -math.inf
-            else:
-                gap = max(s - v, 0)
-                ub = lg - gap * gap / (2 * vf)
-            atoms.append((float(ub), v, lg, sum(x[2] for x in combo)))
-        atoms.sort(key=lambda x: -x[0])
+        lsum = np.zeros(1)
+        vsum = np.zeros(1)
+        for g in per:
+            lsum = (lsum[:, None] + np.array([float(x[1]) for x in g])[None, :]).ravel()
+            vsum = (vsum[:, None] + np.array([float(x[0]) for x in g])[None, :]).ravel()
+        slack = 1e-15 * (abs(float(s)) + np.abs(vsum)) + 1.0  # float rounding of s − v
+        if self.sub is None:
+            ub = np.where(vsum + slack >= s, lsum, -np.inf)
+        else:
+            gap = np.maximum(float(s) - vsum - slack, 0.0)
+            ub = lsum - gap * gap / (2 * vf)
+        ub = ub + 1e-12 * (1 + np.abs(ub))  # the float sums of the logs, rounded upwards
+        order = np.argsort(-ub, kind="stable")
         parts, rels, skipped = [], [], []
         log_est = -math.inf
         i = 0
-        while i < len(atoms):
-            if parts and atoms[i][0] < float(log_est) - 60 - math.log(len(atoms) - i):
-                skipped += [x[0] for x in atoms[i:]]
+        while i < n:
+            if parts and ub[order[i]] < float(log_est) - 60 - math.log(n - i):
+                rest = ub[order[i:]]
+                rest = rest[np.isfinite(rest)]
+                if rest.size:
+                    top = float(rest.max())
+                    skipped.append(top + math.log(float(np.exp(rest - top).sum())) + 1e-12)
                 break
-            batch = atoms[i:i + 64]
+            batch = []
+            for j in order[i:i + 64]:
+                combo = [g[k] for g, k in zip(per, np.unravel_index(int(j), shape))]
+                lp = [x[1] for x in combo]
+                lg = sum(lp) if all(isinstance(x, float) for x in lp) else mpmath.fsum(lp)
+                batch.append((float(ub[j]), sum(x[0] for x in combo), lg, sum(x[2] for x in combo)))
             i += len(batch)
             vals = self._values(q, [(v, lg, r) for _, v, lg, r in batch], sub_cache)
-            for (ub, v, lg, r), (val, vr) in zip(batch, vals):
+            for (u, v, lg, r), (val, vr) in zip(batch, vals):
                 if val is None:
-                    skipped.append(ub)
+                    skipped.append(u)
                     continue
                 if isinstance(val, float) and val == -math.inf:
                     continue
