@@ -231,7 +231,8 @@ class ConditionedTails:
         else:
             gap = np.maximum(float(s) - vsum - slack, 0.0)
             ub = lsum - gap * gap / (2 * vf)
-        ub = ub + 1e-12 * (1 + np.abs(ub))  # the float sums of the logs, rounded upwards
+        fin = np.isfinite(ub)
+        ub[fin] += 1e-12 * (1 + np.abs(ub[fin]))  # the float sums of the logs, rounded upwards
         order = np.argsort(-ub, kind="stable")
         parts, rels, skipped = [], [], []
         log_est = -math.inf
