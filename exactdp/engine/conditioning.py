@@ -249,7 +249,11 @@ class ConditionedTails:
             for j in order[i:i + 64]:
                 combo = [g[k] for g, k in zip(per, np.unravel_index(int(j), shape))]
                 lp = [x[1] for x in combo]
-                lg = sum(lp) if all(isinstance(x, float) for x in lp) else mpmath.fsum(lp)
+                if all(isinstance(x, float) for x in lp):
+                    lg = sum(lp)
+                else:  # logs beyond float64 (|log| ≥ 1e4): summed exactly enough
+                    with mpmath.workprec(mp_bits_for(max(abs(float(x)) for x in lp) * len(lp)) + 64):
+                        lg = mpmath.fsum(lp)
                 batch.append((float(ub[j]), sum(x[0] for x in combo), lg, sum(x[2] for x in combo)))
             i += len(batch)
             vals = self._values(q, [(v, lg, r) for _, v, lg, r in batch], sub_cache)
@@ -259,8 +263,14 @@ class ConditionedTails:
                     continue
                 if isinstance(val, float) and val == -math.inf:
                     continue
-                parts.append(lg + val)
-                rels.append(r + vr + 4 * EPS64 * (abs(float(lg)) + abs(float(val)) + 1))
+                if isinstance(lg, float) and isinstance(val, float):
+                    parts.append(lg + val)  # float sums of logs: their rounding charged
+                    rels.append(r + vr + 4 * EPS64 * (abs(lg) + abs(val) + 1))
+                else:
+                    with mpmath.workprec(mp_bits_for(abs(float(lg)) + abs(float(val))) + 64):
+                        parts.append(mpmath.mpf(lg) + val)
+                    rels.append(r + vr + 4 * EPS64 * (abs(float(lg)) * isinstance(lg, float)
+                                                      + abs(float(val)) * isinstance(val, float) + 1))
             if parts:
                 log_est = _logsumexp(parts)
         if not parts:
