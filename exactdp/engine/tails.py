@@ -30,6 +30,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
+from exactdp.engine.atoms import SetCGF
 from exactdp.engine.conditioning import ConditionedTails, atoms_estimate, fine_sublattice
 from exactdp.engine.convolution import ConvolutionTails, plan_split
 from exactdp.engine.lattice import LatticeSum
@@ -178,6 +179,16 @@ class TailEngine:
         if self.conv is None and self._plan is not None:
             self.conv = ConvolutionTails(self.A, self.m, self.s2, self._plan)
             self.method = _NAMES["convolution"]
+
+    def log_chernoff(self, s: int):
+        """An upper bound of log P(S ≥ s) (Chernoff at the saddle point, exact CGF; 0 for
+        s ≤ 0), for tails no method certifies."""
+        if self._cgf is None:
+            lat = self.lattice
+            self._cgf = SetCGF(lat.weights, lat.counts, lat.sigma2)
+        return self._cgf.log_upper_tail(int(s))
+
+    _cgf = None
 
     @property
     def weighted_costly(self) -> bool:
