@@ -281,11 +281,13 @@ class ExactAccountant(TradeoffCurve, Accountant):
                     d = max(-mpmath.expm1(_mp(e)), mpmath.mpf(0))
                     pts.append(DeltaPoint(_mp(e), d, d * _ROUND, d, mpmath.mpf(0), (0, 0)))
                 return tuple(pts)
-        pos = [e for e in eps_list if not self._negative(e)]
-        prof = dict(zip(range(len(pos)), self._profiles(pos, complement=False))) if pos else {}
+        neg = [self._negative(e) for e in eps_list]
+        pos = [e for e, n in zip(eps_list, neg) if not n]
+        # the hockey-stick kernel; the two tails only where it is not certified alone
+        prof = dict(zip(range(len(pos)), self._profiles(pos, full=False, complement=False))) if pos else {}
         out, j = [], 0
-        for e in eps_list:
-            if self._negative(e):
+        for e, n in zip(eps_list, neg):
+            if n:
                 pr = self._profile_at(e)
                 k1, k2 = pr.thresholds
                 t1, t2 = self.engine.tails([k1, k2], strict=False)

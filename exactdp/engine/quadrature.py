@@ -109,10 +109,13 @@ class WeightedQuery:
 def tol_for(rel_tol: float, log_value) -> float:
     """The accuracy a tail must be certified to: ``rel_tol``; a non-finite log is never
     certified (0)."""
-    try:
-        ok = mpmath.isfinite(log_value)
-    except (TypeError, ValueError):
-        ok = False
+    if isinstance(log_value, float):
+        ok = math.isfinite(log_value)
+    else:
+        try:
+            ok = mpmath.isfinite(log_value)
+        except (TypeError, ValueError):
+            ok = False
     return float(rel_tol) if ok else 0.0
 
 

@@ -109,8 +109,14 @@ class TailEngine:
         coarse = [g for g in range(G) if umax[g] >= math.pi]
         cond = None
         pick = self._pick_coarse(coarse) if "conditioned" in methods and coarse else None
+        if (pick is not None and q is not None and q.nodes_kept <= SPLIT_MIN_NODES
+                and costs["quadrature"] <= min(costs.get("convolution", math.inf), pick[2])):
+            # the quadrature is cheap and stays the method: the conditioning is only a
+            # fallback, built when first needed (deterministically)
+            self._lazy_cond = (pick, methods)
+            return
         if pick is not None:
-            sel, n_atoms = pick
+            sel, n_atoms, _ = pick
             if len(sel) < G:
                 try:
                     d, sub_lattice = fine_sublattice(lattice, sel)
@@ -139,12 +145,30 @@ class TailEngine:
 
     _prefer_cond = False
     _fallback = None
+    _lazy_cond = None
+
+    def _conditioned(self):
+        """The conditioned method (built on first use when it is only a fallback)."""
+        if self.cond is None and self._lazy_cond is not None:
+            (sel, _, _), methods = self._lazy_cond
+            self._lazy_cond = None
+            try:
+                if len(sel) < len(self.A):
+                    d, sub_lattice = fine_sublattice(self.lattice, sel)
+                    sub = TailEngine(sub_lattice, rel_tol=self.rel_tol / 4,
+                                     methods=tuple(x for x in methods if x != "conditioned"))
+                    self.cond = ConditionedTails(self.lattice, sel, d, sub)
+                else:
+                    self.cond = ConditionedTails(self.lattice, sel)
+            except LatticeTooLarge:
+                self.cond = None
+        return self.cond
 
     def _pick_coarse(self, coarse):
         """The groups to enumerate: among the prefixes of the coarse groups ordered by their
         share of the node count (m A² max(σ², 1/4), largest first), the one of least
         estimated cost (atoms × nodes of the rest × groups of the rest) with at most
-        MAX_COND_ATOMS atoms; ``(groups, atoms)`` or None."""
+        MAX_COND_ATOMS atoms; ``(groups, atoms, estimated cost)`` or None."""
         share = [int(self.m[g]) * float(self.A[g]) ** 2 * max(self.s2[g], 0.25) for g in range(len(self.A))]
         ranked = sorted(coarse, key=lambda g: -share[g])
         best = None
@@ -162,11 +186,12 @@ class TailEngine:
                 cost = n_atoms
             if best is None or cost < best[0]:
                 best = (cost, sel, n_atoms)
-        return None if best is None else best[1:]
+        return None if best is None else (best[1], best[2], best[0])
 
     def _order(self) -> list:
         """The available methods, the chosen one first and the quadrature last."""
-        alts = [n for n, obj in (("conditioned", self.cond), ("convolution", self.conv)) if obj is not None]
+        has_cond = self.cond is not None or self._lazy_cond is not None
+        alts = [n for n, ok in (("conditioned", has_cond), ("convolution", self.conv is not None)) if ok]
         if self._prefer_cond:
             alts.sort(key=lambda n: n != "conditioned")
         elif self.conv is not None and self.method == _NAMES["convolution"]:
@@ -248,6 +273,8 @@ class TailEngine:
                 for q, (lv, rel) in zip(todo, vals):
                     offer(q, TailValue(q.threshold, lv, rel, "lattice-convolution", 0, 0, 0.0))
             elif name == "conditioned":
+                if self._conditioned() is None:
+                    continue
                 for q, tv in zip(todo, self.cond.weighted(todo)):
                     offer(q, tv)
             else:
