@@ -295,8 +295,12 @@ class ConditionedTails:
                 elif q.x0 == -math.inf:
                     out.append((0.0, 0.0))
                 else:
+                    # x0 and β are floats rounded from exact values (relative u each) and
+                    # x is formed in float64: |dx| ≤ 4u(|x0| + β|v − s| + |x|); the factor
+                    # 1 − e^x (x < 0) then moves by ≤ |dx|/min(|x|, 1) relative
                     x = q.x0 - q.beta * (v - s)
-                    out.append((math.log(-math.expm1(x)), EPS64 * (8 + 4 * abs(x))))
+                    dx = 4 * EPS64 * (abs(q.x0) + q.beta * abs(v - s) + abs(x))
+                    out.append((math.log(-math.expm1(x)), EPS64 * 8 + dx / min(abs(x), 1.0)))
             return out
         keys = []
         for v, _, _ in atoms:
