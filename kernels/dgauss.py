@@ -139,3 +139,166 @@ def log_poisson_numerator(a, b, s2):
 def log_theta_real(a, s2):
     """``log Θ(a; s2)`` for real a (the log of the untilted normaliser at a = 0)."""
     return log_theta(a, 0.0, s2).real
+
+
+# ------------------------------------------------------------------ recentred tilts
+# For the tilt a (real) put μ = a·s² = n0 + f with n0 = round(μ) ∈ ℤ and |f| ≤ 1/2.  Then
+#   Θ(a + ib)/Θ(a) = e^{i b n0} · ψ(f, b),   ψ(f, b) = Σ_y e^{−(y−f)²/(2s²) + iby} / Σ_y e^{−(y−f)²/(2s²)},
+# so the huge phase b·n0 is an exact integer phase (handled by the caller) and ψ depends on
+# O(1) quantities only.  log ψ is formed as log1p of a small quantity where possible, so
+# its absolute error is ~u·|log ψ| (not ~u): m·log ψ stays accurate for m up to 10⁶.
+
+#: relative truncation of either theta series in the recentred kernels (per factor)
+TRUNC_REL = 1e-25
+U64 = 2.0**-52
+
+
+@kernel("int64(float64)")
+def direct_half_width(s2):
+    """Terms |y| ≤ Y of the direct sum: the rest is below e^{−60} of the y = 0 term."""
+    return int(math.ceil(math.sqrt(120.0 * s2))) + 2
+
+
+@kernel("Tuple((complex128, float64))(complex128)")
+def _clog1p(z):
+    """``log(1 + z)`` for complex z with an absolute error bound (before input errors)."""
+    az = abs(z)
+    if az < 0.5:
+        x = 2.0 * z.real + z.real * z.real + z.imag * z.imag
+        re = 0.5 * math.log1p(x)
+        im = math.atan2(z.imag, 1.0 + z.real)
+        return complex(re, im), U64 * (40.0 * az + 2.0 * (abs(re) + abs(im)))
+    w = 1.0 + z
+    aw = abs(w)
+    if aw == 0.0:
+        return complex(-np.inf, 0.0), np.inf
+    re = math.log(aw)
+    im = math.atan2(w.imag, w.real)
+    return complex(re, im), U64 * (4.0 * (1.0 + az) / aw + 2.0 * (abs(re) + abs(im)))
+
+
+@kernel("Tuple((complex128, float64))(float64, float64, float64)")
+def log_psi(f, b, s2):
+    """``(log ψ(f, b; s²), absolute error bound)`` for |f| ≤ 1/2, b ∈ [−π, π].
+
+    Poisson form (s² ≥ POISSON_MIN_S2): ψ = e^{−s²b²/2 + ifb}(1 + z)/(1 + d) with
+    z = Σ_{k≠0} e^{−2πs²k(πk − b) − 2πikf}, d = 2Σ_{k≥1} e^{−2π²s²k²} cos 2πkf (|k| ≤ 3;
+    the rest is below e^{−24π² s²}).  Direct form: ψ = 1 + z with
+    z = Σ_{y≠0} ρ_y (e^{iby} − 1) / (1 + Σ_{y≠0} ρ_y), ρ_y = e^{−y(y − 2f)/(2s²)}.
+    """
+    if s2 >= POISSON_MIN_S2:
+        z = 0.0 + 0.0j
+        zabs = 0.0
+        d = 0.0
+        dabs = 0.0
+        for k in range(-3, 4):
+            if k == 0:
+                continue
+            e = -TWO_PI * s2 * k * (math.pi * k - b)
+            if e > -745.0:
+                ph = -TWO_PI * k * f
+                t = math.exp(e)
+                z += t * (math.cos(ph) + 1j * math.sin(ph))
+                zabs += t
+            if k > 0:
+                e0 = -0.5 * s2 * (TWO_PI * k) ** 2
+                if e0 > -745.0:
+                    q = math.exp(e0)
+                    d += 2.0 * q * math.cos(TWO_PI * k * f)
+                    dabs += 2.0 * q
+        l1, e1 = _clog1p(z)
+        l2 = math.log1p(d)
+        gre = -0.5 * s2 * b * b
+        gim = f * b
+        err = e1 + U64 * (16.0 * zabs + 8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
+        return complex(gre, gim) + l1 - l2, 2.0 * err + 2.0 * TRUNC_REL
+    Y = direct_half_width(s2)
+    num = 0.0 + 0.0j
+    sabs = 0.0
+    srho = 0.0
+    for y in range(-Y, Y + 1):
+        if y == 0:
+            continue
+        e = -y * (y - 2.0 * f) / (2.0 * s2)
+        if e < -745.0:
+            continue
+        rho = math.exp(e)
+        h = 0.5 * b * y
+        sh = math.sin(h)
+        c = -2.0 * sh * sh + 1j * math.sin(b * y)  # e^{iby} − 1
+        num += rho * c
+        sabs += rho * abs(c)
+        srho += rho
+    z = num / (1.0 + srho)
+    zabs = sabs / (1.0 + srho)
+    l1, e1 = _clog1p(z)
+    # input error of z: each ρ_y to 3u·|exponent| ≤ 200u relative (kept terms have
+    # exponent ≥ −745 but only those ≥ −60 matter), sums and the division ≤ (2Y+8)u
+    dz = U64 * (200.0 + 2.0 * Y + 8.0) * zabs
+    aw = abs(1.0 + z)
+    if aw == 0.0:
+        return l1, np.inf
+    return l1, 2.0 * (e1 + dz / min(aw, 1.0)) + 2.0 * TRUNC_REL
+
+
+@kernel("float64(float64, float64)")
+def log_theta_tilde_ratio(f, s2):
+    """``log θ̃(f) − log θ̃(0) ≤ 0`` with θ̃(f) = Σ_y e^{−(y − f)²/(2s²)} (|f| ≤ 1/2)."""
+    if s2 >= POISSON_MIN_S2:
+        d = 0.0
+        d0 = 0.0
+        for k in range(1, 4):
+            e0 = -0.5 * s2 * (TWO_PI * k) ** 2
+            if e0 > -745.0:
+                q = math.exp(e0)
+                d += 2.0 * q * math.cos(TWO_PI * k * f)
+                d0 += 2.0 * q
+        return math.log1p(d) - math.log1p(d0)
+    Y = direct_half_width(s2)
+    s = 0.0
+    s0 = 0.0
+    for y in range(-Y, Y + 1):
+        if y == 0:
+            continue
+        e = -y * (y - 2.0 * f) / (2.0 * s2)
+        if e > -745.0:
+            s += math.exp(e)
+        e0 = -y * y / (2.0 * s2)
+        if e0 > -745.0:
+            s0 += math.exp(e0)
+    return -f * f / (2.0 * s2) + math.log1p(s) - math.log1p(s0)
+
+
+@kernel("UniTuple(float64, 2)(float64, float64)")
+def tilted_moments(f, s2):
+    """Mean and variance of Y ~ N_Z(f, s²) (|f| ≤ 1/2), float64 (for the saddle point)."""
+    if s2 >= POISSON_MIN_S2:
+        d0 = 1.0
+        d1 = 0.0
+        d2 = 0.0
+        for k in range(1, 4):
+            e0 = -0.5 * s2 * (TWO_PI * k) ** 2
+            if e0 > -745.0:
+                q = math.exp(e0)
+                w = TWO_PI * k
+                d0 += 2.0 * q * math.cos(w * f)
+                d1 -= 2.0 * q * w * math.sin(w * f)
+                d2 -= 2.0 * q * w * w * math.cos(w * f)
+        g1 = d1 / d0
+        return f + s2 * g1, s2 + s2 * s2 * (d2 / d0 - g1 * g1)
+    Y = direct_half_width(s2)
+    tot = 0.0
+    mean = 0.0
+    for y in range(-Y, Y + 1):
+        e = -(y - f) * (y - f) / (2.0 * s2)
+        if e > -745.0:
+            w = math.exp(e)
+            tot += w
+            mean += w * y
+    mean /= tot
+    var = 0.0
+    for y in range(-Y, Y + 1):
+        e = -(y - f) * (y - f) / (2.0 * s2)
+        if e > -745.0:
+            var += math.exp(e) * (y - mean) * (y - mean)
+    return mean, var / tot

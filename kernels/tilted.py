@@ -21,11 +21,11 @@ import math
 
 import numpy as np
 
-from exactdp.kernels.dgauss import POISSON_MIN_S2, log_poisson_numerator, log_theta, log_theta_ratio
+from exactdp.kernels.dgauss import U64, log_psi, tilted_moments
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 
-__all__ = ["log_mgf_real", "node_factors", "tilted_sums", "sieve_candidates"]
+__all__ = ["node_factors", "delta_factors", "tilted_sums", "cgf_slope", "saddle_point", "sieve_candidates"]
 
 TWO_PI = 2.0 * math.pi
 #: longest run of phase rotations between exact re-anchorings in :func:`tilted_sums`
@@ -40,68 +40,95 @@ def _wrapped_angle(r, n_nodes):
     return TWO_PI * r / n_nodes
 
 
-@kernel("float64(int64[:], int64[:], float64[:], float64[:], float64)")
-def log_mgf_real(A, m, s2, logtheta0, lam):
-    """``log M(λ) = Σ_g m_g [log Θ_g(A_g λ) − log Θ_g(0)]``."""
-    tot = 0.0
-    for g in range(A.shape[0]):
-        tot += m[g] * (log_theta(A[g] * lam, 0.0, s2[g]).real - logtheta0[g])
-    return tot
+@kernel("Tuple((complex128[:], float64[:]))(int64[:], int64[:], float64[:], float64[:], float64, int64[:], int64)")
+def node_factors(A, m, s2, f, lam, nodes, n_nodes):
+    """The normalised integrand factors ``G_n`` at the given nodes, recentred: the exact
+    integer phase ``θ_n·s0`` (s0 = Σ m_g A_g n0_g) is left to the caller, so
 
+        G_n = Π_g ψ_g(f_g, b_g)^{m_g} · (1 − e^{−λ}) / (1 − e^{−λ−iθ_n}),
 
-@kernel("complex128[:](int64[:], int64[:], float64[:], float64, int64[:], int64)")
-def node_factors(A, m, s2, lam, nodes, n_nodes):
-    """The normalised integrand factors ``G_n`` (see module docstring) at the given nodes."""
+    with ``b_g = A_g θ_n`` reduced exactly modulo 2π and ``f_g`` the fractional part of the
+    tilted centre ``A_g λ s_g²``.  Returns ``(G, err)``: ``err[n]`` bounds the relative
+    error of ``G[n]`` (series truncation, rounding of every log ψ, of the sum, the exp and
+    the kernel factor)."""
     G = A.shape[0]
     out = np.empty(nodes.shape[0], dtype=np.complex128)
+    err = np.empty(nodes.shape[0])
     one_minus = -math.expm1(-lam)
-    # the b = 0 normaliser of the Poisson numerator depends on λ only: once per group
-    ref = np.empty(G, dtype=np.complex128)
-    for g in range(G):
-        if s2[g] >= POISSON_MIN_S2:
-            ref[g] = log_poisson_numerator(A[g] * lam, 0.0, s2[g])
+    e_lam = math.exp(-lam)
     for i in range(nodes.shape[0]):
         n = nodes[i]
         re = 0.0
         im = 0.0
+        e = 0.0
         for g in range(G):
             b = _wrapped_angle((A[g] * n) % n_nodes, n_nodes)
-            if s2[g] >= POISSON_MIN_S2:
-                lt = log_poisson_numerator(A[g] * lam, b, s2[g]) - ref[g]
-                re += m[g] * (lt.real - 0.5 * s2[g] * b * b)
-            else:
-                lt = log_theta_ratio(A[g] * lam, b, s2[g])
-                re += m[g] * lt.real
-            im += m[g] * lt.imag
+            lp, le = log_psi(f[g], b, s2[g])
+            re += m[g] * lp.real
+            im += m[g] * lp.imag
+            e += m[g] * (le + 2.0 * U64 * (abs(lp.real) + abs(lp.imag)))
         theta = _wrapped_angle(n, n_nodes)
         # (1 - e^{-λ}) / (1 - e^{-λ-iθ}); the real part of the denominator is formed as
         # (1 - e^{-λ}) cos θ + 2 sin²(θ/2) - a sum of non-negative terms for |θ| ≤ π/2 -
         # instead of 1 - e^{-λ} cos θ, which cancels catastrophically for small λ and θ.
         sh = math.sin(0.5 * theta)
-        den = (one_minus * math.cos(theta) + 2.0 * sh * sh) + 1j * (math.exp(-lam) * math.sin(theta))
+        den = (one_minus * math.cos(theta) + 2.0 * sh * sh) + 1j * (e_lam * math.sin(theta))
         if re < -745.0:
             out[i] = 0.0
+            err[i] = 0.0
         else:
             out[i] = math.exp(re) * (math.cos(im) + 1j * math.sin(im)) * one_minus / den
-    return out
+            err[i] = e + U64 * (2.0 * (abs(re) + abs(im)) + 24.0)
+    return out, err
 
 
-@kernel("Tuple((float64[:], float64[:]))(complex128[:], int64[:], int64, int64[:])")
+@kernel("Tuple((complex128[:], float64[:]))(int64[:], int64, float64, float64, float64, float64)")
+def delta_factors(nodes, n_nodes, lam, beta, a0, a1):
+    """Per-node factor turning the tail kernel into the hockey-stick kernel.
+
+    ``Σ_{j≥0} f_j e^{−zj}`` with ``f_j = 1 − c e^{−βj}`` (``a0 = 1 − c``, ``a1 = c − e^{−β}``,
+    both ≥ 0) equals ``(a0 + a1 e^{−z}) / ((1 − e^{−z})(1 − e^{−z−β}))``; normalised by its
+    value at z = λ the extra factor over the tail kernel is
+
+        X_n = [(a0 + a1 e^{−z})/(a0 + a1 e^{−λ})] · [(1 − e^{−λ−β})/(1 − e^{−z−β})],  z = λ + iθ_n,
+
+    of modulus ≤ 1 (non-negative coefficients).  Returns ``X`` and ``|R2|`` (the modulus
+    of the second factor, which bounds the absolute error of the first one's numerator)."""
+    X = np.empty(nodes.shape[0], dtype=np.complex128)
+    R2 = np.empty(nodes.shape[0])
+    e_lam = math.exp(-lam)
+    lb = lam + beta
+    one_minus2 = -math.expm1(-lb)
+    e_lb = math.exp(-lb)
+    num0 = a0 + a1 * e_lam
+    for i in range(nodes.shape[0]):
+        theta = _wrapped_angle(nodes[i], n_nodes)
+        c = math.cos(theta)
+        s = math.sin(theta)
+        sh = math.sin(0.5 * theta)
+        num = (a0 + a1 * e_lam * c) - 1j * (a1 * e_lam * s)
+        den2 = (one_minus2 * c + 2.0 * sh * sh) + 1j * (e_lb * s)
+        r2 = one_minus2 / den2
+        X[i] = (num / num0) * r2
+        R2[i] = abs(r2)
+    return X, R2
+
+
+@kernel("float64[:](complex128[:], int64[:], int64, int64[:])")
 def tilted_sums(Gn, nodes, n_nodes, thresholds):
-    """For each threshold s: ``(1/N) Σ_n w_n Re[G_n e^{−iθ_n s}]`` and ``(1/N) Σ_n w_n |G_n|``.
+    """For each threshold s: ``(1/N) Σ_n w_n Re[G_n e^{−iθ_n s}]``.
 
     The signed sum is accumulated with Neumaier's compensated summation, so its rounding
-    error is at most ``2u·Σ|terms| + O(n u²)·Σ|terms|`` independently of the node count.
+    error is at most ``2u·Σ|terms| + O(n u²)·Σ|terms|`` independently of the node count;
+    the phase rotations add ≤ 4u·ANCHOR relative per term.
     """
     T = thresholds.shape[0]
     res = np.empty(T)
-    absres = np.empty(T)
     half = n_nodes // 2
     for t in range(T):
         s = thresholds[t] % n_nodes
         acc = 0.0
         comp = 0.0
-        acc_abs = 0.0
         # e^{−iθ_n s} along runs of consecutive nodes by rotation, re-anchored exactly
         # (integer phase) every ANCHOR steps: its relative error stays ≤ 4u·ANCHOR
         ph1 = -_wrapped_angle(s, n_nodes)
@@ -130,10 +157,53 @@ def tilted_sums(Gn, nodes, n_nodes, thresholds):
             g = Gn[i]
             term = w * (g.real * rot_re - g.imag * rot_im)
             acc, comp = neumaier_add(acc, comp, term)
-            acc_abs += w * abs(g)
         res[t] = (acc + comp) / n_nodes
-        absres[t] = acc_abs / n_nodes
-    return res, absres
+    return res
+
+
+@kernel("UniTuple(float64, 2)(int64[:], int64[:], float64[:], float64)")
+def cgf_slope(A, m, s2, lam):
+    """``(K'(λ), K''(λ))`` of ``S = Σ_g A_g Σ_k X_{g,k}`` in float64 (for the saddle point):
+    the mean and variance of the λ-tilted S, each tilted factor being N_Z(A_g λ s_g², s_g²)."""
+    k1 = 0.0
+    k2 = 0.0
+    for g in range(A.shape[0]):
+        mu = A[g] * lam * s2[g]
+        n0 = math.floor(mu + 0.5)
+        mean, var = tilted_moments(mu - n0, s2[g])
+        k1 += m[g] * A[g] * (n0 + mean)
+        k2 += m[g] * A[g] * A[g] * var
+    return k1, k2
+
+
+@kernel("float64(int64[:], int64[:], float64[:], float64, float64)")
+def saddle_point(A, m, s2, s, lam0):
+    """The λ > 0 with ``K'(λ) = s`` (s > 0) by Newton steps safeguarded by bisection
+    (K' is increasing); ``lam0`` is the first guess (e.g. s/V')."""
+    lo = 0.0
+    hi = lam0
+    for _ in range(2000):
+        k1, _ = cgf_slope(A, m, s2, hi)
+        if k1 >= s:
+            break
+        lo = hi
+        hi *= 2.0
+    lam = lam0 if lam0 < hi else 0.5 * (lo + hi)
+    for _ in range(200):
+        k1, k2 = cgf_slope(A, m, s2, lam)
+        if abs(k1 - s) <= 1e-12 * s:
+            return lam
+        if k1 < s:
+            lo = lam
+        else:
+            hi = lam
+        if hi - lo <= 1e-14 * hi:
+            return lam
+        nxt = lam - (k1 - s) / k2 if k2 > 0.0 else -1.0
+        if not (lo < nxt < hi):
+            nxt = 0.5 * (lo + hi)
+        lam = nxt
+    return lam
 
 
 @kernel("int64(int64[:], float64[:], int64, int64, int64[:], boolean)")

@@ -192,6 +192,413 @@ def tradeoff_vertices_brute(mechs):
         return verts
 
 
+# =====================================================================================
+# Issue 10: references for any design (σ² from 1e-3 to 1e7, shifts incl. 0 and negative,
+# counts to 50) and any query depth down to e^-1700 (δ, tails, complements near 1).
+#
+# The loss under P is ℓ = c + W, W = Σ_g w_g T_g (w_g = Δ_g/σ_g², T_g the sum of the m_g
+# noises of group g; T_g is symmetric, so the sign of w_g does not matter).  Each group's
+# T_g is obtained without any quadrature:
+#
+# * m_g = 1: the discrete Gaussian itself (pmf e^{−x²/(2σ²)}/Z, Z by its Poisson series);
+# * σ² large enough that η ≤ 1e-30 below: N_Z(0, m σ²) with relative error ≤ 2η/(1−η)
+#   per atom.  Proof: P(T = t) = e^{−t²/(2mσ²)} Σ_{y∈Λ+c_t} e^{−|y|²/(2σ²)}/Z^m with
+#   Λ = A_{m−1} = {x ∈ ℤ^m: Σx = 0}; Poisson summation on the hyperplane gives
+#   Σ_{Λ+c} = const·(1 + ε_t), |ε_t| ≤ η = Σ_{v∈A*\0} e^{−2π²σ²|v|²}, and with the minimal
+#   norm (m−1)/m of A*_{m−1} and Θ_{A*}(b) = √m (π/b)^{(m−1)/2} Σ_{z∈A} e^{−π²|z|²/b}
+#   ≤ √m (πσ²)^{−(m−1)/2} (1 + σ√π)^m at b = π²σ²:
+#       η ≤ e^{−π²σ²(m−1)/m} √m (πσ²)^{−(m−1)/2} (1 + σ√π)^m;
+#   both pmfs sum to one, so the ratio lies in [(1−η)/(1+η), (1+η)/(1−η)];
+# * otherwise: exact convolution in integers (fixed point 2^-B, floor and ceil
+#   brackets, one GMP multiplication per convolution by Kronecker substitution).
+#
+# All groups but the widest are enumerated (their joint atoms, exact rational loss
+# values); the widest one is summed in closed form: a direct sum for variance ≤ 2000,
+# else the Euler–Maclaurin formula with its rigorous remainder (the Gaussian's
+# derivatives are Hermite functions).  Every value comes with an absolute error bound
+# (dropped mass below e^{−REF_L}, the η brackets, the integer brackets, the EM
+# remainder, and 1e-45 relative for mpmath's rounding at REF_DPS digits).
+# =====================================================================================
+
+import gmpy2  # noqa: E402
+
+REF_L = 1750  # nats: atoms below e^{-REF_L} (relative to 1) are dropped, their mass bounded
+REF_B = 2700  # bits of the fixed-point integer convolutions (2^-B ≈ e^{-1871})
+REF_DPS = 110
+_SLOP = mpmath.mpf(10) ** -45
+
+
+def _mpq(x: Fraction):
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
+def _eta_bound(s2: Fraction, m: int) -> mpmath.mpf:
+    """The dual-lattice bound η of the m-fold sum against N_Z(0, m σ²) (see above)."""
+    if m == 1:
+        return mpmath.mpf(0)
+    S2 = _mpq(s2)
+    sig = mpmath.sqrt(S2)
+    return (mpmath.exp(-mpmath.pi**2 * S2 * (m - 1) / m) * mpmath.sqrt(m)
+            * (mpmath.pi * S2) ** (-(m - 1) / mpmath.mpf(2)) * (1 + sig * mpmath.sqrt(mpmath.pi)) ** m)
+
+
+def _log_z(V):
+    """log Σ_t e^{−t²/(2V)} (V an mpf; Poisson series for V ≥ 1, else direct)."""
+    if V >= 1:
+        K = int(mpmath.ceil(mpmath.sqrt((REF_DPS * 2.31 + 10) / (2 * mpmath.pi**2 * V)))) + 2
+        z = 1 + 2 * mpmath.fsum(mpmath.exp(-2 * mpmath.pi**2 * V * k * k) for k in range(1, K + 1))
+        return 0.5 * mpmath.log(2 * mpmath.pi * V) + mpmath.log(z)
+    half = int(mpmath.ceil(mpmath.sqrt(2 * V * (REF_DPS * 2.31 + 10)))) + 2
+    return mpmath.log(mpmath.fsum(mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * V)) for x in range(-half, half + 1)))
+
+
+def _dg_fixed(V, w: int, B: int):
+    """floor/ceil of 2^B·p(x), x = −w..w, p the N_Z(0, V) pmf (mpmath at B+80 bits)."""
+    lo, hi = [], []
+    with mpmath.workprec(B + 80):
+        lz = _log_z(V)
+        for x in range(-w, w + 1):
+            v = mpmath.exp(-mpmath.mpf(x) ** 2 / (2 * V) - lz) * mpmath.mpf(2) ** B
+            f = int(mpmath.floor(v))
+            lo.append(max(f - 1, 0))
+            hi.append(f + 2)
+    return lo, hi
+
+
+def _kron(a, b, B: int):
+    """Exact convolution of two lists of non-negative integers (scale 2^B each) by one
+    GMP multiplication; returned at scale 2^B as (floor, ceil)."""
+    n = len(a) + len(b) - 1
+    slot = 2 * B + max(len(a), len(b)).bit_length() + 2
+    nbytes = (slot + 7) // 8
+
+    def pack(xs):
+        return gmpy2.mpz(int.from_bytes(b"".join(int(x).to_bytes(nbytes, "little") for x in xs), "little"))
+
+    prod = int(pack(a) * pack(b))
+    raw = prod.to_bytes(n * nbytes + 8, "little")
+    fl, ce = [], []
+    for i in range(n):
+        c = int.from_bytes(raw[i * nbytes:(i + 1) * nbytes], "little")
+        fl.append(c >> B)
+        ce.append(-((-c) >> B))
+    return fl, ce
+
+
+def _trim(lo_off, lo, hi, B, cut_bits):
+    """Drop both ends while the entries' upper brackets stay below 2^{B − cut_bits};
+    returns the new offset, lists and the dropped mass (upper bound, probability units)."""
+    cut = 1 << max(B - cut_bits, 0)
+    i, j = 0, len(hi)
+    while i < j and hi[i] < cut:
+        i += 1
+    while j > i and hi[j - 1] < cut:
+        j -= 1
+    dropped = sum(hi[:i]) + sum(hi[j:])
+    return lo_off + i, lo[i:j], hi[i:j], mpmath.mpf(dropped) / mpmath.mpf(2) ** B
+
+
+class _Group:
+    """T_g for one group: ``kind`` 'conv' (exact integer convolution) or 'dg' (closed form
+    N_Z(0, V) with relative error ``rel``), tabulated above e^{−L} with the dropped mass."""
+
+    def __init__(self, s2: Fraction, m: int, w: Fraction, L: float = REF_L):
+        self.L = L
+        self.w = abs(w)
+        self.s2 = s2
+        self.m = m
+        self.V = _mpq(s2) * m
+        self.dropped = mpmath.mpf(0)
+        eta = _eta_bound(s2, m)
+        self.eta = eta
+        if m == 1 or eta <= mpmath.mpf(10) ** -30:
+            self.kind = "dg"
+            self.rel = 2 * eta / (1 - eta) if eta else mpmath.mpf(0)
+        else:
+            self.kind = "conv"
+            self.rel = mpmath.mpf(0)
+
+    def support(self) -> int:
+        """Number of atoms above e^{−REF_L} (roughly)."""
+        return 2 * int(mpmath.sqrt(2 * self.V * self.L)) + 1
+
+    def table(self):
+        """(t0, values, rel_err): the pmf on its support above e^{−REF_L}; dropped mass in
+        ``self.dropped``."""
+        B = REF_B
+        s2 = _mpq(self.s2)
+        if self.kind == "dg":
+            w = int(mpmath.sqrt(2 * self.V * self.L)) + 1
+            lo, hi = _dg_fixed(self.V, w, B)
+            t0 = -w
+            # the rest of the DG: P(|T| > w) ≤ 2 e^{−(w+1)²/(2V)} / (1 − e^{−(w+1)/V}) (Z ≥ 1)
+            self.dropped += 2 * mpmath.exp(-mpmath.mpf(w + 1) ** 2 / (2 * self.V)) / (-mpmath.expm1(-(w + 1) / self.V))
+        else:
+            w1 = int(mpmath.sqrt(2 * s2 * self.L)) + 1
+            lo1, hi1 = _dg_fixed(s2, w1, B)
+            single_drop = 2 * mpmath.exp(-mpmath.mpf(w1 + 1) ** 2 / (2 * s2)) / (-mpmath.expm1(-(w1 + 1) / s2))
+            self.dropped += self.m * single_drop
+            res = None
+            pw = (-w1, lo1, hi1)
+            k = self.m
+            cut_bits = int(self.L / math.log(2)) + 8
+            while k:
+                if k & 1:
+                    if res is None:
+                        res = pw
+                    else:
+                        a, b = _kron(res[1], pw[1], B), _kron(res[2], pw[2], B)
+                        o, l, h, d = _trim(res[0] + pw[0], a[0], b[1], B, cut_bits)
+                        res = (o, l, h)
+                        self.dropped += d
+                k >>= 1
+                if k:
+                    a, b = _kron(pw[1], pw[1], B), _kron(pw[2], pw[2], B)
+                    o, l, h, d = _trim(2 * pw[0], a[0], b[1], B, cut_bits)
+                    pw = (o, l, h)
+                    self.dropped += d * k  # this power is used ≤ k more times
+            t0, lo, hi = res
+        scale = mpmath.mpf(2) ** B
+        vals, rel = [], mpmath.mpf(0)
+        for l, h in zip(lo, hi):
+            mid = mpmath.mpf(l + h) / 2 / scale
+            vals.append(mid)
+            if l > 0:
+                rel = max(rel, mpmath.mpf(h - l) / (l + h))
+            else:
+                self.dropped += mpmath.mpf(h) / scale
+        return t0, vals, max(rel, self.rel)
+
+
+def _em_sum(t0: int, mu, V):
+    """``(Σ_{t≥t0} e^{−(t−μ)²/(2V)}, abs error)`` for V > 0 (mp): a direct sum when V ≤ 2000
+    (with a geometric bound of the rest), else Euler–Maclaurin with 40 terms."""
+    y0 = (t0 - mu) / mpmath.sqrt(2 * V)
+    if y0 < 0:  # complement: Z(μ) − Σ_{t'≥1−t0} e^{−(t'+μ)²/(2V)}
+        z = _z_shift(mu, V)
+        v, e = _em_sum(1 - t0, -mu, V)
+        return z - v, e + _SLOP * z
+    if V <= 2000:
+        terms = []
+        t = t0
+        first = None
+        while True:
+            x = -(t - mu) ** 2 / (2 * V)
+            if first is None:
+                first = x
+            terms.append(mpmath.exp(x))
+            if x < first - (REF_DPS * 2.31 + 20):
+                break
+            t += 1
+        ratio = mpmath.exp(-(t + 1 - mu) / V)
+        return mpmath.fsum(terms), terms[-1] * ratio / (1 - ratio)
+    f0 = mpmath.exp(-y0 * y0)
+    s2v = mpmath.sqrt(2 * V)
+    total = mpmath.sqrt(mpmath.pi * V / 2) * mpmath.erfc(y0) + f0 / 2
+    p = 40
+    H = [mpmath.mpf(1), 2 * y0]  # physicists' Hermite polynomials by their recurrence
+    for n in range(1, 2 * p):
+        H.append(2 * y0 * H[n] - 2 * n * H[n - 1])
+    inv = 1 / s2v
+    for j in range(1, p + 1):
+        n = 2 * j - 1
+        deriv = -(inv ** n) * H[n] * f0  # f^{(n)}(t0) = (−1)^n (2V)^{−n/2} H_n(y0) e^{−y0²}
+        total -= _BERN[j] * deriv
+    # remainder: 2ζ(2p)/(2π)^{2p} ∫|f^{(2p)}|; beyond the zeros of H_{2p} (y0 ≥ √(4p+1))
+    # the integral is |f^{(2p−1)}(t0)|, else Cauchy–Schwarz over the line
+    c = 2 * mpmath.zeta(2 * p) / (2 * mpmath.pi) ** (2 * p)
+    if y0 >= mpmath.sqrt(4 * p + 1):
+        integ = inv ** (2 * p - 1) * abs(H[2 * p - 1]) * f0
+    else:
+        integ = s2v ** (-(2 * p) + 1) * mpmath.sqrt(mpmath.pi) * mpmath.sqrt(mpmath.mpf(2) ** (2 * p) * mpmath.factorial(2 * p))
+    return total, c * integ + _SLOP * abs(total)
+
+
+with mpmath.workdps(REF_DPS + 20):
+    _BERN = [None] + [mpmath.bernoulli(2 * j) / mpmath.factorial(2 * j) for j in range(1, 41)]
+
+
+def _z_shift(mu, V):
+    """Σ_t e^{−(t−μ)²/(2V)} by the Poisson series (V > 0)."""
+    if V >= 1:
+        K = int(mpmath.ceil(mpmath.sqrt((REF_DPS * 2.31 + 10) / (2 * mpmath.pi**2 * V)))) + 2
+        return mpmath.sqrt(2 * mpmath.pi * V) * (1 + 2 * mpmath.fsum(
+            mpmath.exp(-2 * mpmath.pi**2 * V * k * k) * mpmath.cos(2 * mpmath.pi * k * mu) for k in range(1, K + 1)))
+    c = int(mpmath.nint(mu))
+    half = int(mpmath.ceil(mpmath.sqrt(2 * V * (REF_DPS * 2.31 + 10)))) + 2
+    return mpmath.fsum(mpmath.exp(-(x - mu) ** 2 / (2 * V)) for x in range(c - half, c + half + 1))
+
+
+class BruteDesign:
+    """Exact reference of one design: mechs = [(σ² Fraction, shift int, count int), ...].
+
+    Methods return ``(value, abs_err)`` (mpmath at REF_DPS digits): :meth:`delta`,
+    :meth:`tail` (P_P[W ≥ x] or P[W > x]), :meth:`lower_tail` (P_P[W < x]).
+    """
+
+    #: the largest cost (outer atoms × inner work) accepted
+    MAX_COST = 40_000
+
+    def __init__(self, mechs, L: float = REF_L):
+        with mpmath.workdps(REF_DPS):
+            groups = {}
+            for s2, d, m in mechs:
+                s2 = Fraction(s2)
+                if d == 0:
+                    continue
+                key = (s2, abs(int(d)))
+                groups[key] = groups.get(key, 0) + int(m)
+            self.c = sum((Fraction(d * d, 1) / (2 * s2) * m for (s2, d), m in groups.items()), Fraction(0))
+            gs = [_Group(s2, m, Fraction(d) / s2, L) for (s2, d), m in groups.items()]
+            self.identical = not gs
+            if self.identical:
+                return
+            gs.sort(key=lambda g: g.support())
+            self.inner = gs[-1]
+            outer = gs[:-1]
+            n = 1
+            for g in outer:
+                n *= g.support()
+            n *= 1 if (self.inner.kind == "conv" or self.inner.V <= 2000) else 20
+            if n > self.MAX_COST:
+                raise ValueError(f"outer support × inner cost {n} too large for the brute-force reference")
+            floor = mpmath.exp(-mpmath.mpf(L) - 20)
+            atoms = {Fraction(0): mpmath.mpf(1)}
+            rel = mpmath.mpf(0)
+            dropped = mpmath.mpf(0)
+            for g in outer:
+                t0, vals, r = g.table()
+                rel += r
+                dropped += g.dropped
+                new = {}
+                for v, p in atoms.items():
+                    for i, q in enumerate(vals):
+                        pq = p * q
+                        if pq < floor:  # joint atoms below e^{−L−20}: dropped, bounded
+                            dropped += pq
+                            continue
+                        key = v + g.w * (t0 + i)
+                        new[key] = new.get(key, 0) + pq
+                atoms = new
+            self.outer = sorted(atoms.items())
+            self.outer_rel = rel
+            self.dropped = dropped
+            g = self.inner
+            self.inner_table = None
+            if g.kind == "conv" or g.V <= 2000:
+                t0, vals, r = g.table()
+                self.inner_table = (t0, vals)
+                self.inner_rel = r
+                self.dropped += g.dropped
+                self._suffix(t0, vals)
+            else:
+                self.inner_rel = g.rel
+                self.inner_logz = _log_z(g.V)
+
+    # ---- inner sums: Σ_{t≥t0} p(t) and Σ_{t≥t0} p(t) e^{−w(t−t0)} ----------------------
+    def _suffix(self, t0, vals):
+        w = _mpq(self.inner.w)
+        ew = mpmath.exp(-w)
+        s0, s1 = [mpmath.mpf(0)] * (len(vals) + 1), [mpmath.mpf(0)] * (len(vals) + 1)
+        for i in range(len(vals) - 1, -1, -1):
+            s0[i] = s0[i + 1] + vals[i]
+            s1[i] = vals[i] + ew * s1[i + 1]
+        self._s = (t0, s0, s1)
+
+    def _inner(self, t0: int, with_weight: bool):
+        """``(Σ_{t≥t0} p(t), Σ_{t≥t0} p(t) e^{−w(t − t0)}, e0, e1)`` with e0, e1 bounds of the
+        *computational* errors (Euler–Maclaurin remainders); the model error (η brackets,
+        integer brackets: ``self.inner_rel`` relative per atom) is applied by the caller."""
+        if self.inner_table is not None:
+            base, s0, s1 = self._s
+            i = t0 - base
+            if i <= 0:  # below the table everything is dropped mass
+                return s0[0], s1[0] * mpmath.exp(-_mpq(self.inner.w) * (base - t0)), 0, 0
+            if i >= len(s0) - 1:
+                return mpmath.mpf(0), mpmath.mpf(0), 0, 0
+            return s0[i], s1[i], 0, 0
+        g = self.inner
+        V = g.V
+        z = mpmath.exp(self.inner_logz)
+        a, ea = _em_sum(t0, mpmath.mpf(0), V)
+        if not with_weight:
+            return a / z, None, ea / z, None
+        w = _mpq(g.w)
+        # Σ p(t) e^{−w(t−t0)} = e^{w t0 + w²V/2} Σ e^{−(t + wV)²/(2V)} / Z
+        b, eb = _em_sum(t0, -w * V, V)
+        f = mpmath.exp(w * t0 + w * w * V / 2) / z
+        return a / z, b * f, ea / z, eb * f
+
+    # ---- queries ------------------------------------------------------------------------
+    def tail(self, x, strict: bool = False):
+        """P_P[W ≥ x] (or > x when strict), x a Fraction: ``(value, abs_err)``."""
+        with mpmath.workdps(REF_DPS):
+            x = Fraction(x)
+            tot, err = mpmath.mpf(0), self.dropped
+            w = self.inner.w
+            for v, p in self.outer:
+                y = (x - v) / w  # need t ≥ y (or t > y)
+                t0 = math.floor(y) + 1 if strict else math.ceil(y)
+                a, _, ea, _ = self._inner(t0, False)
+                tot += p * a
+                err += p * ea
+            err += tot * (self.outer_rel + self.inner_rel + _SLOP)
+            return tot, err
+
+    def lower_tail(self, x):
+        """P_P[W < x] = P_P[W > −x] (W symmetric)."""
+        return self.tail(-Fraction(x), strict=True)
+
+    def delta(self, eps):
+        """δ(ε) = E_P[(1 − e^{ε−ℓ})_+], ℓ = c + W; eps a Fraction or an mpf:
+        ``(value, abs_err)``."""
+        with mpmath.workdps(REF_DPS):
+            e = _mpq(eps) if isinstance(eps, Fraction) else mpmath.mpf(eps)
+            if self.identical:
+                return max(-mpmath.expm1(e), mpmath.mpf(0)), mpmath.mpf(0)
+            wm = _mpq(self.inner.w)
+            tot, err, gross = mpmath.mpf(0), self.dropped, mpmath.mpf(0)
+            for v, p in self.outer:
+                # terms with c + v + w t > ε: t > (ε − c − v)/w =: y
+                a = e - _mpq(self.c + v)
+                t0 = int(mpmath.floor(a / wm)) + 1
+                while wm * t0 - a <= 0:  # guard against a/w within rounding of an integer
+                    t0 += 1
+                s0, s1, e0, e1 = self._inner(t0, True)
+                cfac = mpmath.exp(a - wm * t0)  # ∈ (e^{−w}, 1]
+                tot += p * (s0 - cfac * s1)
+                err += p * (e0 + cfac * e1)
+                gross += p * (s0 + cfac * s1)
+            err += abs(tot) * (self.outer_rel + self.inner_rel) + gross * _SLOP
+            return tot, err
+
+
+def single_delta(sigma2, shift, eps, dps: int = 60):
+    """δ(ε) of one mechanism N_Z(0, σ²) vs N_Z(Δ, σ²) for any ε ≥ 0, at any depth:
+    ``Σ_{x ≤ x0} p(x)(1 − e^{ε − ℓ(x)})`` with ℓ(x) = (Δ² − 2Δx)/(2σ²), summed from the
+    threshold outwards (the terms decay geometrically beyond it; the rest is bounded by
+    the last term's ratio) at a precision covering the exponents' size."""
+    s2, d, eps = Fraction(sigma2), abs(int(shift)), Fraction(eps)
+    # by symmetry use x ↦ −x: loss c + w x, w = Δ/σ², c = Δ²/(2σ²); terms with c + w x > ε
+    c, w = Fraction(d * d) / (2 * s2), Fraction(d) / s2
+    x0 = math.floor((eps - c) / w) + 1
+    mag = abs(float(x0)) ** 2 / float(s2) + 10
+    with mpmath.workdps(dps + int(math.log10(mag)) + 10):
+        S2 = _mpq(s2)
+        lz = _log_z(S2) if float(s2) < 1e6 else 0.5 * mpmath.log(2 * mpmath.pi * S2)
+        # below −W (W the bulk's half-width at this precision) the mass is negligible
+        W = int(mpmath.sqrt(2 * S2 * (dps + 10) * 2.31)) + 2
+        terms = []
+        x = max(x0, -W)
+        while True:
+            lp = -mpmath.mpf(x) ** 2 / (2 * S2) - lz
+            f = -mpmath.expm1(_mpq(eps - c) - _mpq(w) * x)
+            terms.append(mpmath.exp(lp) * f)
+            if len(terms) > 3 and x > 0 and terms[-1] < max(terms) * mpmath.mpf(10) ** (-dps - 5):
+                break
+            x += 1
+        return +mpmath.fsum(terms)
+
 # -- interop: outward rounding to binary64 (section of the interop tests) -------------------------
 def float_up_reference(value) -> float:
     """The smallest binary64 float ≥ the exact rational ``value`` (a decimal string such as

@@ -1,56 +1,59 @@
 """Exact privacy accounting: δ(ε), ε(δ) and the f-DP trade-off curve.
 
 For a :class:`~exactdp.mechanisms.Composition` with lattice sum ``S = scale·W`` (see
-:mod:`exactdp.engine.lattice`), ``c`` = ρ and ``K = 2·c·scale``:
+:mod:`exactdp.engine.lattice`), ``c`` = ρ, ``β = 1/scale`` and ``K = 2·c·scale``:
 
-* **privacy profile** ``δ(ε) = P[S ≥ k1] − e^ε P[S ≥ k1 + K]``, ``k1 = ⌊scale(ε − c)⌋ + 1``
-  (hockey-stick divergence; both directions coincide for symmetric noise).
-* **ε(δ)**: on each piece ``ε ∈ [c + (k−1)/scale, c + k/scale]`` both tails are constant,
-  so ``ε = log((P[S ≥ k] − δ)/P[S ≥ k + K])`` in closed form once the piece k is found
-  (integer secant/bisection on the monotone sequence of breakpoint values).
+* **privacy profile** (hockey-stick divergence; both directions coincide for symmetric
+  noise), for ε ≥ 0 with ``k = ⌊scale(ε − c)⌋ + 1``:
+
+      δ(ε) = Σ_{s≥k} P(S = s)(1 − e^{ε − c − βs}) = P[S ≥ k] − e^ε P[S ≥ k + K].
+
+  The left form is a sum of non-negative terms; the engine evaluates it directly (no
+  cancellation at any depth or for ε ≈ 0); the right form, from two certified tails, is
+  a second certified interval, and the two are intersected.  For ε < 0,
+  ``δ(ε) = 1 − e^ε + e^ε δ(−ε)`` (non-negative terms).
+* **ε(δ)**: on each piece ``ε ∈ [ε_{k−1}, ε_k]``, ``ε_k = c + k/scale``, both tails are
+  constant, so ``δ(ε) = δ(ε_{k−1}) − (e^ε − e^{ε_{k−1}}) P[S ≥ k + K]``.  The piece is
+  found by :func:`exactdp.numerics.search.first_true` on the *certified* predicate
+  ``upper(δ(ε_k)) ≤ target`` (estimates only propose where to test), between analytic
+  brackets (``δ(ε) > 1 − e^ε`` and the zCDP bound); inside it ε is solved in closed form
+  from the bounds of δ(ε_{k−1}) and of the tail, so ``δ(upper) ≤ target`` holds by
+  construction.  Targets above 1/2 are compared through ``1 − δ`` (computed directly as
+  ``P[S ≤ k − 1] + e^ε P[S ≥ k + K]``) and ``1 − target`` (exact).
 * **trade-off**: the optimal test rejects when ``S ≥ k`` (randomising on the boundary
-  atom); its vertices are ``(α_k, β_k) = (P[S ≥ k], P[S ≥ K − k + 1])`` and f is the
-  piecewise-linear interpolation between consecutive vertices.
+  atom); its vertices are ``(α_k, β_k) = (P[S ≥ k], P[S ≥ K − k + 1])``; between two
+  vertices f is linear with slope ``−e^{β(k−1) − c}`` (the likelihood ratio of the
+  boundary atom, exact).  The vertex is located on certified brackets of α_k, or of the
+  lower tail ``1 − α_k = P[S ≥ 1 − k]`` when α > 1/2 (with 1 − α exact); the methods
+  are those of :class:`exactdp.accounting.curve.TradeoffCurve`.
 
-Every tail comes from :class:`exactdp.engine.tails.TailEngine` with a certified relative error;
-the bounds below propagate it (plus the rounding of ``e^ε``, evaluated at 40 digits).
+Every tail comes from :class:`exactdp.engine.tails.TailEngine` with a certified relative
+error; a point whose certified relative error exceeds ``max(1e-9, 10·rel_tol)`` raises
+:class:`UncertifiedError` instead of being returned.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from fractions import Fraction
-from typing import Callable, Iterable
+from typing import Callable
 
 import mpmath
 
-from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics, EpsilonPoint, TradeoffPoint
+from exactdp.accounting.base import Accountant, check_rel_tol, sequence_values
+from exactdp.accounting.curve import _DPS, _ROUND, TradeoffCurve, _bounds, _mp
+from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics, EpsilonPoint
 from exactdp.engine.lattice import floor_exact, lattice_of
-from exactdp.engine.tails import TailEngine, TailValue
+from exactdp.engine.tails import TailEngine, TailValue, WeightedQuery
 from exactdp.mechanisms import Composition
-from exactdp.numerics.errors import LatticeTooLarge
-from exactdp.numerics.exact import InputError, to_fraction
-from exactdp.numerics.precision import DPS_RESULT, to_mpf, workdps
+from exactdp.numerics.errors import LatticeTooLarge, UncertifiedError
+from exactdp.numerics.exact import InputError, as_real, check_sigma2_range, to_fraction
+from exactdp.numerics.precision import to_mpf, workdps
 from exactdp.numerics.search import first_true
 
-__all__ = ["ExactAccountant", "delta", "epsilon", "tradeoff", "bun_steinke_epsilon", "as_real"]
-
-_DPS = DPS_RESULT
-
-
-def as_real(value, field: str):
-    """An exact rational (Fraction) or a callable ``f(dps) -> mpf`` for an irrational."""
-    if callable(value):
-        return value
-    return to_fraction(value, field)
-
-
-def _mp(x, dps=_DPS):
-    """An exact-real value (Fraction or ``f(dps)`` callable) at the current precision."""
-    if isinstance(x, Fraction):
-        return to_mpf(x)
-    return x(dps)
-
+__all__ = ["ExactAccountant", "delta", "epsilon", "tradeoff", "bun_steinke_epsilon", "as_real", "check_rel_tol",
+           "check_sigma2_range"]
 
 def bun_steinke_epsilon(rho, delta) -> Callable:
     """The Bureau's conversion ``ε = ρ + 2 sqrt(ρ ln(1/δ))`` as an exact-real callable."""
@@ -66,43 +69,75 @@ def bun_steinke_epsilon(rho, delta) -> Callable:
     return eps
 
 
-class ExactAccountant:
+class _Profile:
+    """Certified δ(ε) and 1 − δ(ε) at one ε: estimates and brackets (mp)."""
+
+    __slots__ = ("d", "d_lo", "d_hi", "c", "c_lo", "c_hi", "p1", "p2", "thresholds")
+
+    def rel(self):
+        return (self.d_hi - self.d_lo) / 2 / self.d if self.d > 0 else mpmath.inf
+
+
+class ExactAccountant(TradeoffCurve, Accountant):
     """Exact accountant of one composition (lattice and quadrature state are cached).
 
     Parameters
     ----------
     composition : Composition
     rel_tol : float
-        Certified relative accuracy required of every tail (default 1e-10).
+        Certified relative accuracy required of every tail (default 1e-10, in
+        [1e-15, 1e-2]).
 
     Notes
     -----
-    Method: tilted-contour trapezoid rule with a sieve (:mod:`exactdp.engine.tails`).  Error
-    bound: each returned number carries the propagated certified tail bounds.
-    Reference: Su, Su & Wang, exact privacy accounting of the 2020 Census (sieve
-    quadrature); Dong, Roth & Su (2022) for f-DP.
+    Method: tilted-contour trapezoid rule with a sieve, lattice convolution, tilted-atom
+    enumeration or conditioning (:mod:`exactdp.engine.tails`).  Error bound: each
+    returned number carries the propagated certified bounds, ≤ ``max(1e-9, 10·rel_tol)``
+    relative, or :class:`UncertifiedError` is raised.  Reference: Su, Su & Wang, exact
+    privacy accounting of the 2020 Census (sieve quadrature); Dong, Roth & Su (2022) for
+    f-DP.
     """
 
-    def __init__(self, composition: Composition, rel_tol: float = 1e-10):
-        if not isinstance(composition, Composition):
-            raise InputError("composition", composition, "expected an exactdp.Composition")
-        self.composition = composition
-        self.lattice = lattice_of(composition)
+    def __new__(cls, composition: Composition = None, rel_tol: float = 1e-10):
+        # A design whose exact lattice is beyond int64 phase arithmetic is answered by
+        # BigLatticeAccountant (issue 11): the constructor returns one of those instead.
+        self = super().__new__(cls)
         try:
-            self.engine = TailEngine(self.lattice, rel_tol=rel_tol)
-        except (LatticeTooLarge, OverflowError):  # beyond the int64 lattice (issue 11): hand over
+            self._setup(composition, rel_tol)
+        except (LatticeTooLarge, OverflowError):
             from exactdp.accounting.bracketed import BigLatticeAccountant
 
-            self.__class__ = BigLatticeAccountant
-            BigLatticeAccountant.__init__(self, composition, rel_tol)
-            return
+            return BigLatticeAccountant(composition, rel_tol)
+        return self
+
+    def __init__(self, composition: Composition = None, rel_tol: float = 1e-10):
+        pass  # built by __new__ (which may hand the design over)
+
+    def _setup(self, composition: Composition, rel_tol) -> None:
+        if not isinstance(composition, Composition):
+            raise InputError("composition", composition, "expected an exactdp.Composition")
+        self.rel_tol = check_rel_tol(rel_tol)
+        self.max_rel = max(1e-9, 10 * self.rel_tol)
+        for m, _ in composition.groups:
+            if m.shift != 0:
+                check_sigma2_range(m.sigma2)
+        self.composition = composition
         self.rho = composition.rho
+        self.identical = all(m.shift == 0 for m, _ in composition.groups)
+        if self.identical:  # P = Q: δ(ε) = (1 − e^ε)_+, β = 1 − α
+            self.lattice = None
+            self.engine = None
+            return
+        self.lattice = lattice_of(composition)
+        self.engine = TailEngine(self.lattice, rel_tol=self.rel_tol)
 
     # ------------------------------------------------------------------ helpers
     def diagnostics(self) -> Diagnostics:
+        if self.identical:
+            return Diagnostics("identical-distributions", 0, 0, "0", 0)
         lat = self.lattice
         return Diagnostics(
-            method="tilted-trapezoid",
+            method=self.engine.method,
             nodes_kept=self.engine.nodes_kept,
             nodes_total=self.engine.n_nodes,
             lattice_scale=str(lat.scale),
@@ -116,173 +151,304 @@ class ExactAccountant:
     def _tails(self, ks) -> list[TailValue]:
         return self.engine.tails(ks)
 
-    @staticmethod
-    def _val(tv: TailValue):
-        return mpmath.exp(mpmath.mpf(tv.log_value))
+    def _uncertified(self, what: str):
+        return UncertifiedError(f"{what} could not be certified to {self.max_rel:g} relative; try a looser "
+                                f"--rel-tol (rel_tol=) or the bracket API (exactdp.accounting.coarsened)")
 
-    def _delta_from(self, eps_mp, t1: TailValue, t2: TailValue):
-        p1 = self._val(t1)
-        p2 = self._val(t2) * mpmath.exp(eps_mp)
-        est = p1 - p2
-        err = p1 * t1.rel_error + p2 * (t2.rel_error + 1e-30)
-        return est, err, p1, p2
+    def _profiles(self, eps_list, full: bool = True, complement: bool = True) -> list[_Profile]:
+        """Certified δ(ε) (and 1 − δ(ε) when ``complement``) for exact ε ≥ 0 (Fraction or
+        callable).  ``full=False`` (searches) evaluates the kernel and P[S ≥ k2] only,
+        and the first tail only when the kernel alone is not certified."""
+        lat = self.lattice
+        beta = Fraction(1) / lat.scale
+        queries = []
+        for e in eps_list:
+            k1, k2 = lat.delta_thresholds(e)
+            with workdps(_DPS + 20 + len(str(abs(k1)))):
+                x0 = _mp(e, mpmath.mp.dps) - to_mpf(lat.c) - to_mpf(k1 * beta)
+                x1 = x0 + to_mpf(beta)
+                queries.append(WeightedQuery(k1, float(x0), float(max(x1, 0)), float(beta)))
+        none = TailValue(0, -math.inf, math.inf, "none", 0, 0, 0.0)
+        if self.engine.weighted_costly:
+            # the chosen method gives tails only: the kernel is asked only where the
+            # difference of the two certified tails is not tight enough
+            ks = [q.threshold + lat.shift for q in queries] + [q.threshold for q in queries]
+            if complement:
+                ks += [1 - q.threshold for q in queries]
+            tv = dict(zip(ks, self.engine.tails(ks, strict=False)))
+            need1 = [True] * len(queries)
+            loose = [i for i, (q, e) in enumerate(zip(queries, eps_list))
+                     if not self._tails_tight(tv[q.threshold], tv[q.threshold + lat.shift], e)]
+            got = dict(zip(loose, self.engine.weighted([queries[i] for i in loose], strict=False)))
+            wv = [got.get(i, none) for i in range(len(queries))]
+        else:
+            wv = self.engine.weighted(queries, strict=False)
+            need1 = [full or not (self.engine.done(w) and w.rel_error <= self.max_rel / 4) for w in wv]
+            ks = [q.threshold + lat.shift for q in queries]
+            ks += [q.threshold for q, n in zip(queries, need1) if n]
+            if complement:
+                ks += [1 - q.threshold for q in queries]  # P[S ≤ k1 − 1] = P[S ≥ 1 − k1]
+            tv = dict(zip(ks, self.engine.tails(ks, strict=False)))
+        out = []
+        with workdps(_DPS):
+            for q, w, n, e in zip(queries, wv, need1, eps_list):
+                k1 = q.threshold
+                em = _mp(e)
+                ee = mpmath.exp(em)
+                pr = _Profile()
+                pr.thresholds = (k1, k1 + lat.shift)
+                t2 = tv[k1 + lat.shift]
+                ok2 = self.engine.done(t2)
+                if ok2:
+                    p2, p2lo, p2hi = _bounds(t2)
+                else:  # an uncertified far tail still has its Chernoff bound
+                    p2, p2lo, p2hi = mpmath.mpf(0), mpmath.mpf(0), mpmath.exp(self.engine.log_chernoff(k1 + lat.shift))
+                lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+                pr.p1 = None
+                if n:
+                    t1 = tv[k1]
+                    if self.engine.done(t1):
+                        p1, p1lo, p1hi = _bounds(t1)
+                        pr.p1 = p1
+                        lo, hi = max(p1lo - ee * p2hi, lo), min(p1hi - ee * p2lo, hi)
+                pr.p2 = p2 * ee
+                if self.engine.done(w):
+                    d, dlo, dhi = _bounds(w)
+                    if dlo > hi or dhi < lo:  # two certified intervals must intersect
+                        raise UncertifiedError(f"inconsistent certified bounds for δ at ε = {mpmath.nstr(em, 12)} "
+                                               f"([{mpmath.nstr(dlo, 12)}, {mpmath.nstr(dhi, 12)}] vs "
+                                               f"[{mpmath.nstr(lo, 12)}, {mpmath.nstr(hi, 12)}]): an internal error, "
+                                               f"please report it")
+                    lo, hi = max(lo, dlo), min(hi, dhi)
+                    if pr.p1 is None:
+                        pr.p1 = d + pr.p2
+                pr.d_lo, pr.d_hi = lo, max(hi, lo)
+                pr.d = (pr.d_lo + pr.d_hi) / 2
+                # 1 − δ = P[S ≤ k1 − 1] + e^ε P[S ≥ k2]  (non-negative terms)
+                tl = tv.get(1 - k1) if complement else None
+                if tl is not None and self.engine.done(tl) and ok2:
+                    ql, qllo, qlhi = _bounds(tl)
+                    pr.c, pr.c_lo, pr.c_hi = ql + ee * p2, qllo + ee * p2lo, qlhi + ee * p2hi
+                else:
+                    pr.c, pr.c_lo, pr.c_hi = 1 - pr.d, 1 - pr.d_hi, 1 - pr.d_lo
+                out.append(pr)
+        return out
+
+    def _tails_tight(self, t1: TailValue, t2: TailValue, e) -> bool:
+        """Whether ``P[S ≥ k1] − e^ε P[S ≥ k2]`` from two certified tails is within
+        max_rel/4 relative (then the hockey-stick kernel is not needed)."""
+        if not (self.engine.done(t1) and self.engine.done(t2)):
+            return False
+        with workdps(_DPS):
+            ee = mpmath.exp(_mp(e))
+            _, lo1, hi1 = _bounds(t1)
+            _, lo2, hi2 = _bounds(t2)
+            lo, hi = lo1 - ee * hi2, hi1 - ee * lo2
+            return lo > 0 and hi - lo <= self.max_rel / 4 * (hi + lo)
+
+    def _profile_at(self, e, full: bool = True, complement: bool = True) -> _Profile:
+        """Certified δ and 1 − δ at any exact ε (negative ε by δ(ε) = 1 − e^ε + e^ε δ(−ε))."""
+        if not self._negative(e):
+            return self._profiles([e], full, complement)[0]
+        neg = (-e) if isinstance(e, Fraction) else (lambda dps, e=e: -e(dps))
+        q = self._profiles([neg], full, True)[0]
+        with workdps(_DPS):
+            em = _mp(e)
+            ee = mpmath.exp(em)
+            one = -mpmath.expm1(em)
+            pr = _Profile()
+            pr.thresholds = self.lattice.delta_thresholds(e)
+            pr.d, pr.d_lo, pr.d_hi = one + ee * q.d, one + ee * q.d_lo, one + ee * q.d_hi
+            pr.c, pr.c_lo, pr.c_hi = ee * q.c, ee * q.c_lo, ee * q.c_hi
+            pr.p1, pr.p2 = None, None
+        return pr
+
+    @staticmethod
+    def _negative(e) -> bool:
+        if isinstance(e, Fraction):
+            return e < 0
+        with workdps(60):
+            return e(60) < 0
 
     # ------------------------------------------------------------------ δ(ε)
     def delta(self, epsilons: Iterable) -> tuple[DeltaPoint, ...]:
         """δ(ε) for each ε (exact rational, decimal string, or callable for irrationals)."""
-        eps_list = [as_real(e, "epsilon") for e in epsilons]
-        pairs = [self.lattice.delta_thresholds(e) for e in eps_list]
-        flat = self._tails([k for pair in pairs for k in pair])
-        out = []
-        with workdps(_DPS):
-            for i, (e, (k1, k2)) in enumerate(zip(eps_list, pairs)):
+        eps_list = [as_real(e, "epsilon") for e in sequence_values(epsilons, "epsilon")]
+        if self.identical:
+            with workdps(_DPS):
+                pts = []
+                for e in eps_list:
+                    d = max(-mpmath.expm1(_mp(e)), mpmath.mpf(0))
+                    pts.append(DeltaPoint(_mp(e), d, d * _ROUND, d, mpmath.mpf(0), (0, 0)))
+                return tuple(pts)
+        neg = [self._negative(e) for e in eps_list]
+        pos = [e for e, n in zip(eps_list, neg) if not n]
+        # the hockey-stick kernel; the two tails only where it is not certified alone
+        prof = dict(zip(range(len(pos)), self._profiles(pos, full=False, complement=False))) if pos else {}
+        out, j = [], 0
+        for e, n in zip(eps_list, neg):
+            if n:
+                pr = self._profile_at(e)
+                k1, k2 = pr.thresholds
+                t1, t2 = self.engine.tails([k1, k2], strict=False)
+                with workdps(_DPS):  # diagnostic terms (estimates) of the certified δ
+                    pr.p1 = _bounds(t1)[0] if mpmath.isfinite(t1.log_mp) else mpmath.mpf(1)
+                    pr.p2 = (_bounds(t2)[0] if mpmath.isfinite(t2.log_mp) else mpmath.mpf(1)) * mpmath.exp(_mp(e))
+            else:
+                pr = prof[j]
+                j += 1
+            with workdps(_DPS):
                 em = _mp(e)
-                est, err, p1, p2 = self._delta_from(em, flat[2 * i], flat[2 * i + 1])
-                out.append(DeltaPoint(em, est, err, p1, p2, (k1, k2)))
+                if not (pr.d_hi - pr.d_lo <= 2 * self.max_rel * pr.d):
+                    raise self._uncertified(f"δ(ε={mpmath.nstr(em, 12)})")
+                # + the rounding of the 40-digit estimate itself
+                out.append(DeltaPoint(em, pr.d, (pr.d_hi - pr.d_lo) / 2 + pr.d * _ROUND, pr.p1, pr.p2, pr.thresholds))
         return tuple(out)
-
-    def _delta_at_breakpoint(self, k: int):
-        """(estimate, error) of δ at ε_k = c + k/scale, where P1 = P[S ≥ k+1]... continuous."""
-        t1, t2 = self._tails([k, k + self.lattice.shift])
-        with workdps(_DPS):
-            em = _mp(self._piece_eps(k))
-            est, err, _, _ = self._delta_from(em, t1, t2)
-        return est, err
 
     # ------------------------------------------------------------------ ε(δ)
     def epsilon(self, deltas: Iterable) -> tuple[EpsilonPoint, ...]:
         """The smallest ε with δ(ε) ≤ target, for each target δ ∈ (0, 1)."""
         out = []
-        for d in deltas:
+        for d in sequence_values(deltas, "delta"):
             dt = to_fraction(d, "delta")
             if not 0 < dt < 1:
                 raise InputError("delta", d, "must lie in (0, 1)")
             out.append(self._epsilon_one(dt))
         return tuple(out)
 
+    def _below(self, pr: _Profile, dt: Fraction, side: str) -> bool:
+        """Certified comparison of δ with the target: ``side='upper'`` → δ ≤ target is
+        certain; ``'lower'`` → δ > target is certain (through 1 − δ above 1/2)."""
+        with workdps(_DPS + 10):
+            if dt > Fraction(1, 2):
+                cd = to_mpf(1 - dt)
+                return pr.c_lo >= cd if side == "upper" else pr.c_hi < cd
+            dm = to_mpf(dt)
+            return pr.d_hi <= dm if side == "upper" else pr.d_lo > dm
+
     def _epsilon_one(self, dt: Fraction) -> EpsilonPoint:
-        lat = self.lattice
-        with workdps(_DPS):
+        with workdps(_DPS + 10):
             dmp = to_mpf(dt)
-        # δ at breakpoint k as a function of k is non-increasing; find the first k with
-        # δ(ε_k) ≤ target.  Upper bracket from the zCDP bound (valid: ρ-zCDP holds).
+            # log(1 − dt), from the exact complement
+            log_c = mpmath.log1p(-dmp) if dt <= Fraction(1, 2) else mpmath.log(to_mpf(1 - dt))
+        if self.identical:  # δ(ε) = 1 − e^ε: ε* = log(1 − dt) exactly
+            with workdps(_DPS):
+                return EpsilonPoint(dmp, +log_c, log_c - abs(log_c) * _ROUND, log_c + abs(log_c) * _ROUND, 0)
+        lat = self.lattice
+        # δ(ε) ≥ 1 − e^ε > dt for ε < log(1 − dt): an analytic lower bracket
+        e_low = Fraction(math.floor(float(log_c)) - 1)
+        k_lo = floor_exact(e_low - lat.c, lat.scale) - 1
         eps_hi = bun_steinke_epsilon(lat.c, dt)
-        k_hi = floor_exact(lambda dps: eps_hi(dps) - to_mpf(lat.c), lat.scale) + 1
-        k_hi = max(k_hi, 1)
+        k_hi = max(floor_exact(lambda dps: eps_hi(dps) - to_mpf(lat.c), lat.scale) + 1, k_lo + 1)
+        cache: dict = {}
+        high = dt > Fraction(1, 2)
 
-        def g(k):
-            est, _ = self._delta_at_breakpoint(k)
-            return est
+        def prof(k):
+            if k not in cache:
+                cache[k] = self._profile_at(self._piece_eps(k), full=False, complement=high)
+            return cache[k]
 
-        if g(k_hi) > dmp:  # numerical safety: widen
-            step = max(1, int(lat.scale))
-            while g(k_hi) > dmp:
-                k_hi += step
-                step *= 2
-        k_lo = min(0, k_hi - 1)
-        if g(k_lo) <= dmp:  # δ(c) = P[S≥0]−e^c P[S≥K] can already be ≤ δ for tiny designs
-            step = max(1, int(lat.scale))
-            while g(k_lo) <= dmp:
-                k_hi = k_lo
-                k_lo -= step
-                step *= 2
-        k_star = _first_below(g, dmp, k_lo, k_hi)
-        t1, t2 = self._tails([k_star, k_star + lat.shift])
+        def pred(k):
+            return self._below(prof(k), dt, "upper")
+
+        step = max(1, int(lat.scale))
+        tries = 0
+        while not pred(k_hi):  # the zCDP bound is valid; only an uncertifiable δ lands here
+            k_hi += step
+            step *= 2
+            tries += 1
+            if tries > 3:
+                raise self._uncertified(f"ε(δ={mpmath.nstr(dmp, 6)}) (δ at the zCDP bound)")
+
+        def probe(a, b):
+            """A secant step on sqrt(−log δ) (about linear in ε beyond ρ: δ is nearly
+            Gaussian in ε) between evaluated ends, else a Newton step from the evaluated
+            end (dδ/dε = −e^ε P[S ≥ k + K] on a piece); only proposes where to test."""
+            pa, pb = cache.get(a), cache.get(b)
+            if pa is not None and pb is not None and 0 < pa.d < 1 and 0 < pb.d < 1 and dt < Fraction(1, 2):
+                with workdps(_DPS):
+                    la, lb = mpmath.sqrt(-mpmath.log(pa.d)), mpmath.sqrt(-mpmath.log(pb.d))
+                    lt = mpmath.sqrt(-mpmath.log(dmp))
+                    if la != lb:
+                        return a + int(mpmath.nint((b - a) * (la - lt) / (la - lb)))
+            best = None
+            for k in (a, b):
+                p = cache.get(k)
+                if p is None or not (p.d > 0) or p.p2 is None or not (p.p2 > 0):
+                    continue
+                with workdps(_DPS):
+                    gap = mpmath.log(p.d) - mpmath.log(dmp)
+                    step = gap * p.d / p.p2  # Δε
+                    cand = k + int(mpmath.nint(step * to_mpf(lat.scale)))
+                if best is None or abs(gap) < best[0]:
+                    best = (abs(gap), cand)
+            return None if best is None else best[1]
+
+        k = first_true(pred, k_lo, k_hi, probe=probe)
+        full_cache: dict = {}
+
+        def full_prof(e0):
+            if e0 not in full_cache:
+                full_cache[e0] = self._profile_at(e0)
+            return full_cache[e0]
+
+        upper, est = self._solve_piece(k, dt, "upper", full_prof)
+        kk = k
+        lower = None
+        for _ in range(4):  # the certified lower end: step down while the bracket straddles
+            if kk - 1 <= k_lo:  # δ(ε) > 1 − e^ε > dt below e_low (analytic)
+                break
+            if self._below(prof(kk - 1), dt, "lower"):  # δ(ε_{kk−1}) > dt: ε* in piece kk
+                lower, _ = self._solve_piece(kk, dt, "lower", full_prof)
+                break
+            kk -= 1
+        else:
+            raise self._uncertified(f"ε(δ={mpmath.nstr(dmp, 6)})")
         with workdps(_DPS):
-            p1 = self._val(t1)
-            p2 = self._val(t2)
-            e_left = _mp(self._piece_eps(k_star - 1))
-            e_right = _mp(self._piece_eps(k_star))
+            if lower is None:
+                lower = to_mpf(e_low)
+            upper += abs(upper) * _ROUND
+            lower -= abs(lower) * _ROUND
+            est = min(max(est, lower), upper)
+            width = upper - lower
+            if not width <= self.max_rel * max(abs(upper), mpmath.mpf(10) ** -30):
+                raise self._uncertified(f"ε(δ={mpmath.nstr(dmp, 6)})")
+        return EpsilonPoint(dmp, est, lower, upper, k)
 
-            def solve(a, b):
-                if a - dmp <= 0:
-                    return e_left
-                return min(max(mpmath.log((a - dmp) / b), e_left), e_right)
-
-            est = solve(p1, p2)
-            upper = solve(p1 * (1 + t1.rel_error), p2 * (1 - t2.rel_error))
-            lower = solve(p1 * (1 - t1.rel_error), p2 * (1 + t2.rel_error))
-            # the piece itself is certified when δ(ε_k*) is below the target with its bound
-            est_r, err_r = self._delta_at_breakpoint(k_star)
-            if est_r + err_r > dmp:
-                upper = max(upper, _mp(self._piece_eps(k_star + 1)))
-        return EpsilonPoint(dmp, est, lower, upper, k_star)
-
-    # ------------------------------------------------------------------ trade-off
-    def tradeoff(self, alphas: Iterable) -> tuple[TradeoffPoint, ...]:
-        """β = f(α) for each α ∈ [0, 1] (exact rational or decimal string)."""
-        K = self.lattice.shift
-        out = []
-        for a in alphas:
-            af = to_fraction(a, "alpha")
-            if not 0 <= af <= 1:
-                raise InputError("alpha", a, "must lie in [0, 1]")
+    def _solve_piece(self, k: int, dt: Fraction, side: str, profile_at=None):
+        """ε on piece k from the bounds of δ(ε_{k−1}) and of P[S ≥ k + K]:
+        ``ε = ε_{k−1} + log1p((δ(ε_{k−1}) − dt)/(e^{ε_{k−1}} P[S ≥ k + K]))``."""
+        lat = self.lattice
+        e0 = self._piece_eps(k - 1)
+        pr = (profile_at or self._profile_at)(e0)
+        (t2,) = self.engine.tails([k + lat.shift], strict=False)
+        if not self.engine.done(t2):
             with workdps(_DPS):
-                amp = to_mpf(af)
-            if af == 0:
-                out.append(TradeoffPoint(amp, mpmath.mpf(1), mpmath.mpf(0), 10**18))
-                continue
-            if af == 1:
-                out.append(TradeoffPoint(amp, mpmath.mpf(0), mpmath.mpf(0), -(10**18)))
-                continue
+                raise self._uncertified(f"ε(δ={mpmath.nstr(to_mpf(dt), 6)})")
+        with workdps(_DPS + 10):
+            em0 = _mp(e0)
+            e_right = _mp(self._piece_eps(k))
+            p2, p2lo, p2hi = _bounds(t2)
+            scale = mpmath.exp(em0)
+            if dt > Fraction(1, 2):  # δ0 − dt = (1 − dt) − (1 − δ0)
+                cd = to_mpf(1 - dt)
+                gaps = {"est": cd - pr.c, "upper": cd - pr.c_lo, "lower": cd - pr.c_hi}
+            else:
+                dm = to_mpf(dt)
+                gaps = {"est": pr.d - dm, "upper": pr.d_hi - dm, "lower": pr.d_lo - dm}
+            den = {"est": p2, "upper": p2lo, "lower": p2hi}
 
-            def alpha_at(k):
-                return self._val(self._tails([k])[0])
+            def solve(which):
+                g = max(gaps[which], mpmath.mpf(0))
+                if den[which] <= 0:
+                    return e_right
+                return min(em0 + mpmath.log1p(g / (scale * den[which])), e_right)
 
-            # α_k is non-increasing in k; find the first k with α_k ≤ α: then α ∈ [α_k, α_{k-1}]
-            sd = max(1, int(math.sqrt(self.engine.var)))
-            lo, hi = -sd, sd
-            while alpha_at(lo) <= amp:
-                lo -= 4 * sd
-            while alpha_at(hi) > amp:
-                hi += 4 * sd
-            k = _first_below(alpha_at, amp, lo, hi)
-            ta0, ta1, tb0, tb1 = self._tails([k - 1, k, K - k + 2, K - k + 1])
-            with workdps(_DPS):
-                a0, a1, b0, b1 = (self._val(t) for t in (ta0, ta1, tb0, tb1))
-                frac = (a0 - amp) / (a0 - a1) if a0 > a1 else mpmath.mpf(0)
-                beta = b0 + (b1 - b0) * frac
-                slope = (b1 - b0) / (a0 - a1) if a0 > a1 else mpmath.mpf(0)
-                err = (b0 * tb0.rel_error + b1 * tb1.rel_error) + abs(slope) * (a0 * ta0.rel_error + a1 * ta1.rel_error)
-            out.append(TradeoffPoint(amp, beta, err, k))
-        return tuple(out)
-
-    def tradeoff_vertices(self, ks: Iterable[int]):
-        """Exact curve vertices ``(k, α_k, β_k, rel_err_α, rel_err_β)`` at thresholds ks."""
-        ks = [int(k) for k in ks]
-        K = self.lattice.shift
-        tv = self._tails(ks + [K - k + 1 for k in ks])
-        n = len(ks)
-        return [(k, tv[i], tv[n + i]) for i, k in enumerate(ks)]
+            return solve(side), solve("est")
 
 
-def _first_below(g, target, lo: int, hi: int) -> int:
-    """Smallest integer k in (lo, hi] with g(k) ≤ target, for non-increasing g with
-    g(lo) > target ≥ g(hi).  Secant steps on log g (the probe of
-    :func:`exactdp.numerics.search.first_true`) alternate with bisection, so the bracket
-    at least halves every two evaluations."""
-    vals: dict = {}
-
-    def val(k):
-        if k not in vals:
-            vals[k] = g(k)
-        return vals[k]
-
-    ltarget = mpmath.log(target)
-
-    def probe(a, b):
-        ga, gb = val(a), val(b)
-        if ga > 0 and gb > 0:
-            la, lb = mpmath.log(ga), mpmath.log(gb)
-            if la != lb:
-                return int(round(a + (b - a) * float((la - ltarget) / (la - lb))))
-        return None
-
-    return first_true(lambda k: val(k) <= target, lo, hi, probe=probe)
-
-
-def _accountant(design, rel_tol) -> ExactAccountant:
-    if isinstance(design, ExactAccountant) or getattr(design, "handed_over", False):  # issue 11 hand-over
+def _accountant(design, rel_tol) -> Accountant:
+    if isinstance(design, Accountant):
         return design
     return ExactAccountant(design, rel_tol=rel_tol)
 
@@ -294,7 +460,7 @@ def delta(design, epsilons, *, rel_tol: float = 1e-10) -> AccountingResult:
     ----------
     design : Composition or ExactAccountant
     epsilons : iterable of exact values (``"26.3405888527"``, Fraction) or callables
-        ``f(dps) -> mpf`` (e.g. :func:`bun_steinke_epsilon`).
+        ``f(dps) -> mpf`` (e.g. :func:`bun_steinke_epsilon`); negative ε allowed.
     rel_tol : float
         Certified relative accuracy of each tail.
 
@@ -305,10 +471,11 @@ def delta(design, epsilons, *, rel_tol: float = 1e-10) -> AccountingResult:
 
     Notes
     -----
-    Method: ``δ(ε) = P[S ≥ k1] − e^ε P[S ≥ k1 + K]`` with exact integer thresholds; the
-    tails by the sieved tilted trapezoid rule.  Error bound: ``rel1·P1 + rel2·e^ε P2``
-    from the certified tail bounds.  Reference: Balle & Wang (2018) for the profile of
-    Gaussian-type mechanisms; Canonne, Kamath & Steinke (2020) for the discrete Gaussian.
+    Method: ``δ(ε) = Σ_{s≥k} P(S = s)(1 − e^{ε−c−s/scale})`` by the tilted trapezoid rule
+    with the hockey-stick kernel (no cancellation), intersected with
+    ``P[S ≥ k] − e^ε P[S ≥ k + K]`` from two certified tails.  Error bound: half the width
+    of the intersection.  Reference: Balle & Wang (2018) for the profile of Gaussian-type
+    mechanisms; Canonne, Kamath & Steinke (2020) for the discrete Gaussian.
     """
     acc = _accountant(design, rel_tol)
     return AccountingResult("delta", acc.rho, acc.delta(epsilons), acc.diagnostics())
@@ -319,8 +486,9 @@ def epsilon(design, deltas, *, rel_tol: float = 1e-10) -> AccountingResult:
 
     Notes
     -----
-    Method: piece search on the lattice breakpoints, closed-form solve inside the piece.
-    Error bound: the bracket [lower, upper] from the certified tail bounds.
+    Method: integer search of the lattice piece on certified bounds of δ at the
+    breakpoints, closed-form solve inside the piece.  Error bound: the bracket
+    [lower, upper], each end certified (δ(upper) ≤ target < δ(ε) for ε < lower).
     """
     acc = _accountant(design, rel_tol)
     return AccountingResult("epsilon", acc.rho, acc.epsilon(deltas), acc.diagnostics())
@@ -332,9 +500,9 @@ def tradeoff(design, alphas, *, rel_tol: float = 1e-10) -> AccountingResult:
     Notes
     -----
     Method: randomised Neyman–Pearson test on the lattice; vertices
-    ``(P[S ≥ k], P[S ≥ K − k + 1])``, linear in between.  Error bound: propagated
-    certified tail bounds of the two bracketing vertices.  Reference: Dong, Roth & Su,
-    Gaussian differential privacy (JRSS-B 2022).
+    ``(P[S ≥ k], P[S ≥ K − k + 1])``, linear in between with the exact likelihood-ratio
+    slope.  Error bound: propagated certified tail bounds of the two bracketing vertices.
+    Reference: Dong, Roth & Su, Gaussian differential privacy (JRSS-B 2022).
     """
     acc = _accountant(design, rel_tol)
     return AccountingResult("tradeoff", acc.rho, acc.tradeoff(alphas), acc.diagnostics())

@@ -31,6 +31,7 @@ from fractions import Fraction
 
 import mpmath
 
+from exactdp.accounting.base import Accountant
 from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics, EpsilonPoint, TradeoffPoint
 from exactdp.engine.families import groups_of
 from exactdp.engine.resonance import TooManyResonances
@@ -72,7 +73,7 @@ def _at(x, dps=_DPS):
     return to_mpf(x) if isinstance(x, Fraction) else x(dps)
 
 
-class BigLatticeAccountant:
+class BigLatticeAccountant(Accountant):
     """δ(ε), ε(δ) and β = f(α) of a composition of any lattice size (see module).
 
     Parameters
@@ -92,9 +93,6 @@ class BigLatticeAccountant:
     number is a certified bracket ``[lower, upper]``.  Reference: Daniels (1954);
     Canonne, Kamath & Steinke (2020); Dong, Roth & Su (2022) for f-DP.
     """
-
-    #: marks an accountant that ExactAccountant handed a design over to (see its __init__)
-    handed_over = True
 
     def __init__(self, composition: Composition, rel_tol: float = 1e-10, delta_floor: float = 1e-21,
                  method: str = "auto"):

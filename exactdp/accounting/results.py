@@ -16,6 +16,12 @@ from dataclasses import dataclass
 
 import mpmath
 
+from exactdp.numerics.precision import DPS_RESULT
+
+#: digits of the arithmetic of the derived properties (value, lower, upper): the global
+#: mpmath precision (15 digits by default) would round bounds to the unsafe side
+_DPS = DPS_RESULT + 10
+
 __all__ = ["Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "AccountingResult"]
 
 
@@ -60,11 +66,13 @@ class DeltaPoint:
 
     @property
     def value(self) -> mpmath.mpf:
-        return self.estimate + self.error_bound
+        with mpmath.workdps(_DPS):
+            return self.estimate + self.error_bound
 
     @property
     def lower(self) -> mpmath.mpf:
-        return max(self.estimate - self.error_bound, mpmath.mpf(0))
+        with mpmath.workdps(_DPS):
+            return max(self.estimate - self.error_bound, mpmath.mpf(0))
 
     @property
     def upper(self) -> mpmath.mpf:
@@ -94,7 +102,8 @@ class EpsilonPoint:
 
     @property
     def error_bound(self) -> mpmath.mpf:
-        return self.upper - self.lower
+        with mpmath.workdps(_DPS):
+            return self.upper - self.lower
 
 
 @dataclass(frozen=True)
@@ -111,7 +120,8 @@ class TradeoffPoint:
 
     @property
     def value(self) -> mpmath.mpf:
-        return max(self.estimate - self.error_bound, mpmath.mpf(0))
+        with mpmath.workdps(_DPS):
+            return max(self.estimate - self.error_bound, mpmath.mpf(0))
 
     @property
     def lower(self) -> mpmath.mpf:
@@ -119,7 +129,8 @@ class TradeoffPoint:
 
     @property
     def upper(self) -> mpmath.mpf:
-        return min(self.estimate + self.error_bound, mpmath.mpf(1))
+        with mpmath.workdps(_DPS):
+            return min(self.estimate + self.error_bound, mpmath.mpf(1))
 
     @property
     def beta(self) -> mpmath.mpf:

@@ -31,7 +31,8 @@ from typing import Callable
 
 import mpmath
 
-from exactdp.accounting.accountant import ExactAccountant, as_real, bun_steinke_epsilon
+from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
+from exactdp.numerics.exact import as_real
 from exactdp.conversions.bounds import cks_delta, gdp_delta
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.mechanisms import Composition, DiscreteGaussian

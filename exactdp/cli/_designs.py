@@ -14,8 +14,8 @@ import csv
 import tomllib
 from pathlib import Path
 
-from exactdp.numerics.exact import InputError, positive_fraction, to_int
 from exactdp.mechanisms import Composition, DiscreteGaussian
+from exactdp.numerics.exact import InputError, check_sigma2_range, positive_fraction, to_int
 
 __all__ = ["parse_sigma2_specs", "read_mechanisms_file", "add_design_arguments", "design_from_args"]
 
@@ -25,11 +25,14 @@ def parse_sigma2_specs(specs) -> Composition:
     groups = []
     for spec in specs:
         text = str(spec).strip()
-        value, _, count = text.partition("x")
+        value, sep, count = text.partition("x")
         sigma2 = positive_fraction(value, "--sigma2")
-        n = to_int(count, "--sigma2 count") if count else 1
+        if sep and not count.strip():
+            raise InputError("--sigma2", spec, "a count must follow 'x', e.g. 10000/11x20")
+        n = to_int(count, "--sigma2 count") if sep else 1
         if n < 1:
             raise InputError("--sigma2 count", spec, "must be >= 1")
+        check_sigma2_range(sigma2, "--sigma2", value.strip())
         groups.append((DiscreteGaussian(sigma2, 1), n))
     return Composition(tuple(groups))
 
@@ -72,6 +75,7 @@ def _row(row: dict, where: str):
     if "sigma2" not in row:
         raise InputError(where, row, "missing sigma2")
     sigma2 = positive_fraction(row["sigma2"], f"{where}: sigma2")
+    check_sigma2_range(sigma2, f"{where}: sigma2", str(row["sigma2"]))
     shift = to_int(row.get("shift", 1), f"{where}: shift")
     count = to_int(row.get("count", 1), f"{where}: count")
     if count < 1:

@@ -21,7 +21,8 @@ def register(subparsers) -> None:
         add_design_arguments(p)
         p.add_argument(flag, dest="values", action="append", required=True, type=rational_type(flag),
                        metavar="VALUE", help=f"{field} as an exact rational or decimal (repeatable)")
-        p.add_argument("--rel-tol", type=float, default=1e-10, help="certified relative accuracy of each tail (default 1e-10)")
+        p.add_argument("--rel-tol", type=_rel_tol, default=1e-10, metavar="TOL",
+                       help="certified relative accuracy of each tail, in [1e-15, 1e-2] (default 1e-10)")
         p.add_argument("--json", action="store_true", help="print one JSON object")
         p.add_argument("--certify", action="store_true",
                        help="also enclose each point by Arb ball arithmetic (an independent certificate: "
@@ -32,6 +33,18 @@ def register(subparsers) -> None:
                            help="also recompute each point with the 60-digit multiprecision twin "
                                 "and report the disagreement (seconds per point)")
         p.set_defaults(func=func)
+
+
+def _rel_tol(text: str) -> float:
+    import argparse
+
+    from exactdp.accounting.base import check_rel_tol
+    from exactdp.numerics.exact import InputError
+
+    try:
+        return check_rel_tol(text, "--rel-tol")
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _header(comp, res):

@@ -36,7 +36,7 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.accounting.accountant import as_real
+from exactdp.numerics.exact import as_real
 from exactdp.dgauss.mp import log_theta_shift_ratio_mp
 from exactdp.mechanisms import Composition
 from exactdp.numerics.exact import InputError, to_fraction

@@ -36,7 +36,8 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.accounting.accountant import ExactAccountant, as_real
+from exactdp.accounting.accountant import ExactAccountant
+from exactdp.numerics.exact import as_real
 from exactdp.numerics.exact import InputError, to_fraction
 from exactdp.engine.lattice import lattice_of
 from exactdp.mechanisms import Composition, DiscreteGaussian

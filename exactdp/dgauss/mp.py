@@ -178,6 +178,25 @@ def log_theta_real_mp(a, s2):
     return tmax + mpmath.log(mpmath.fsum(mpmath.exp(t - tmax) for t in ts))
 
 
+def log_theta_real_deep_mp(a, s2, dps: int):
+    """``log Θ(a)`` for real a and rational s² to ``dps`` digits: the Poisson form
+    ``μ²/(2s²) + ½log(2πs²) + log Σ_k e^{−2π²s²k²} cos 2πkμ`` (μ = a s²) for s² ≥ 1, else
+    the direct sum around the maximum; both truncated below 10^{−(dps+5)}."""
+    s2f = float(s2)
+    S2 = to_mpf(s2)
+    if s2f >= 1.0:
+        mu = a * S2
+        K = int(math.ceil(math.sqrt((dps * _LN10_UP + 12) / (2 * math.pi**2 * s2f)))) + 1
+        ser = 1 + 2 * mpmath.fsum(mpmath.exp(-2 * mpmath.pi**2 * S2 * k * k) * mpmath.cos(2 * mpmath.pi * k * mu)
+                                  for k in range(1, K + 1))
+        return mu * mu / (2 * S2) + mpmath.log(2 * mpmath.pi * S2) / 2 + mpmath.log(ser)
+    x0 = int(mpmath.nint(a * S2))
+    half = _half_width(s2f, dps * _LN10_UP + 12)
+    ts = [a * x - mpmath.mpf(x) ** 2 / (2 * S2) for x in range(x0 - half, x0 + half + 1)]
+    tmax = max(ts)
+    return tmax + mpmath.log(mpmath.fsum(mpmath.exp(t - tmax) for t in ts))
+
+
 def log_theta_shift_ratio_mp(t, s2):
     """``log(θ(t)/θ(0))`` for the real shift ``t``, ``θ(t) = Σ_x exp(−(x−t)²/(2s²))``, at
     the current precision, with relative accuracy in both regimes.

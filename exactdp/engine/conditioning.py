@@ -1,50 +1,60 @@
-"""Tails by conditioning on the coarse groups, quadrature for the rest.
+"""Coarse groups by exact enumeration of their atoms, alone or conditioning a sub-engine
+for the rest.
 
 Groups whose characteristic function never decays below the sieve level (few mechanisms
-with small σ²) defeat the sieve: every node near a peak of the fine groups survives.
-Enumerate them exactly instead: with C the coarse groups (atoms ``(v_c, p_c)`` of
-``Σ_{g∈C} A_g X_g``) and F the rest, ``S_F = d·T_F`` with ``d = gcd(A_g : g ∈ F)``,
+with small σ², nearly deterministic noise) defeat the sieve and, with large lattice
+weights, make the rule's node count huge.  Their sum ``C = Σ_{g∈C} A_g T_g`` has few
+atoms *that matter*.  Each T_g's probabilities come with relative accuracy at any depth
+from :class:`exactdp.engine.atoms.GroupPMF` (tilted to the atom); with the fine part
+F = d·T_F (``d = gcd`` of its weights)
 
-    P(S ≥ s) = Σ_c p_c · P(T_F ≥ ⌈(s − v_c)/d⌉),
+    P(S ≥ s) = Σ_c p_c P(T_F ≥ ⌈(s − v_c)/d⌉),     (no fine part: Σ_{c: v_c ≥ s} p_c),
 
-a sum of non-negative terms; the tails of T_F come from a sub-engine on F's own (smaller)
-lattice (:func:`fine_sublattice`), where the sieve prunes well.  The sub-engine is built
-by the caller (:class:`exactdp.engine.tails.TailEngine`, without this method) and passed
-in, so this module depends on no engine that chooses.
+a sum of non-negative terms over a box of atoms ``t_g ∈ [lo_g, hi_g]``; the fine tails come
+from a sub-engine on F's own lattice (:func:`fine_sublattice`), each certified.  The box
+starts at ±3 sd around the tilted centres of the joint saddle point and grows while an
+edge atom's probability is within e^{−58} of the estimate.  Hockey-stick sums split the
+same way, each atom's with its own exact offset.
 
-Error bound: the certified relative errors of the T_F tails carry over (the sum has
-non-negative terms), plus the atoms' truncation, ≤ ``Σ_{g∈C} m_g·2e^{−690}`` absolute.
+Error bound: the certified relative errors of the sub-values and of the atoms carry over
+(non-negative terms); outside the box, by Chernoff bounds (:class:`exactdp.engine.atoms.SetCGF`):
+configurations with some ``T_g > hi_g`` add ≤ ``P(T_g ≥ hi_g + 1)``, those with
+``T_g < lo_g`` add ≤ ``P(T_g ≤ lo_g − 1)·P(R_g ≥ s − A_g(lo_g − 1))`` (R_g the rest of
+S, monotone), and atoms whose fine value is not certified ≤ ``p_c e^{−(s−v_c)_+²/(2V'_F)}``
+(sub-Gaussian bound of Canonne–Kamath–Steinke 2020).
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from functools import reduce
 
+import mpmath
 import numpy as np
 
-from exactdp.engine.convolution import TRUNC, group_pmf, truncation_width
+from exactdp.engine.atoms import GroupPMF, SetCGF, window
 from exactdp.engine.lattice import LatticeSum
-from exactdp.numerics.precision import EPS64
+from exactdp.engine.quadrature import TailValue, WeightedQuery, certified
+from exactdp.engine.tilt import HUGE_MU, exact_saddle, log_as_value, mp_bits_for
+from exactdp.kernels.dgauss import tilted_moments
+from exactdp.kernels.tilted import saddle_point
+from exactdp.numerics.precision import EPS64, to_mpf
 
-__all__ = ["coarse_atoms_count", "fine_sublattice", "ConditionedTails"]
+__all__ = ["fine_sublattice", "atoms_estimate", "ConditionedTails"]
+
+MAX_ATOMS = 100_000
+#: an edge atom of the box is kept while its probability is above e^{−EDGE}·estimate
+EDGE = 58.0
 
 
-def coarse_atoms_count(s2, m, coarse) -> int:
-    """Number of atoms of the coarse part ``Σ_{g∈C} A_g X_g`` after truncation."""
-    n = 1
-    for g in coarse:
-        n *= 2 * truncation_width(float(s2[g]), int(m[g])) + 1
-    return n
-
-
-def fine_sublattice(lattice: LatticeSum, A, m, coarse) -> tuple[int, LatticeSum]:
+def fine_sublattice(lattice: LatticeSum, coarse) -> tuple[int, LatticeSum]:
     """``(d, lattice of T_F)`` with ``S_F = d·T_F`` for the groups not in ``coarse``."""
-    fine = [g for g in range(len(A)) if g not in tuple(coarse)]
-    d = reduce(math.gcd, (int(A[g]) for g in fine))
+    fine = [g for g in range(lattice.n_groups) if g not in tuple(coarse)]
+    d = reduce(math.gcd, (int(lattice.weights[g]) for g in fine))
     sub = LatticeSum(
-        weights=tuple(int(A[g]) // d for g in fine),
-        counts=tuple(int(m[g]) for g in fine),
+        weights=tuple(int(lattice.weights[g]) // d for g in fine),
+        counts=tuple(int(lattice.counts[g]) for g in fine),
         sigma2=tuple(lattice.sigma2[g] for g in fine),
         scale=lattice.scale / d,
         c=lattice.c,
@@ -53,75 +63,315 @@ def fine_sublattice(lattice: LatticeSum, A, m, coarse) -> tuple[int, LatticeSum]
     return d, sub
 
 
+def atoms_estimate(s2, m) -> int:
+    """Rough number of atoms of the coarse groups (s2, m) in a box of ±4 sd (worst tilt)."""
+    n = 1
+    for s, c in zip(s2, m):
+        sd = math.sqrt(int(c) * max(float(s), 0.25))
+        n *= int(8 * sd) + 2 * window(float(s), 1e-20) + 1
+    return n
+
+
+class _TiltedSum:
+    """The tilt grid and saddle point of the full lattice sum (shared by both classes)."""
+
+    def __init__(self, lattice: LatticeSum):
+        self.lattice = lattice
+        self.A = np.array(lattice.weights, dtype=np.int64)
+        self.m = np.array(lattice.counts, dtype=np.int64)
+        self.s2 = np.array([float(s) for s in lattice.sigma2])
+        self.vproxy = float(np.sum(self.m * self.A.astype(float) ** 2 * self.s2))
+        self.vq = sum((int(m) * int(a) ** 2 * Fraction(s) for a, m, s in zip(lattice.weights, lattice.counts,
+                                                                           lattice.sigma2)), Fraction(0))
+        self.step = 1.0 / math.sqrt(self.vproxy)
+        self.mu_scale = float(np.max(np.abs(self.A.astype(float)) * self.s2))
+
+    def lam_for(self, s: int) -> Fraction:
+        """The saddle point of S at s on the tilt grid (exact when it is huge; 0 for s ≤ 0)."""
+        if s <= 0:
+            return Fraction(0)
+        lam = float(saddle_point(self.A, self.m, self.s2, float(s), float(s) / self.vproxy))
+        if lam * self.mu_scale > HUGE_MU:
+            lat = self.lattice
+            return exact_saddle(lat.weights, lat.counts, [Fraction(x) for x in lat.sigma2], int(s), self.vq)
+        return Fraction(round(lam / self.step) * self.step)
+
+
+def _logsumexp(parts):
+    """log Σ e^{x} of floats or mpf (at the precision their size needs)."""
+    mx = max(parts)
+    if all(isinstance(x, float) for x in parts):
+        return mx + math.log(math.fsum(math.exp(x - mx) for x in parts))
+    with mpmath.workprec(mp_bits_for(mx) + 64):
+        return mx + mpmath.log(mpmath.fsum(mpmath.exp(x - mx) for x in parts))
+
+
 class ConditionedTails:
     """Certified tails of S with the groups ``coarse`` enumerated and the rest by a
-    sub-engine on the fine lattice.
+    sub-engine on the fine lattice (or nothing: pure enumeration).
 
     Parameters
     ----------
-    A, m, s2 : arrays
-        Lattice weights, multiplicities and variances of all groups.
+    lattice : LatticeSum
+        The full lattice sum.
     coarse : sequence of int
         The groups to enumerate.
     d : int
         ``gcd`` of the fine weights (from :func:`fine_sublattice`).
-    sub : object
-        Tails of T_F: ``sub.tails(thresholds, strict=False)`` returning TailValues, with
-        attributes ``vproxy``, ``nodes_kept``, ``n_nodes``.
+    sub : object or None
+        Values of T_F: ``sub.tails(...)`` / ``sub.weighted(queries, strict=False)``
+        returning TailValues, with ``nodes_kept`` and ``n_nodes``; None when every group
+        is coarse.
     """
 
-    def __init__(self, A, m, s2, coarse, d: int, sub):
+    def __init__(self, lattice: LatticeSum, coarse, d: int = 1, sub=None):
         self.coarse = tuple(coarse)
         self.d = d
         self.sub = sub
-        vals = np.zeros(1, dtype=np.int64)
-        probs = np.ones(1)
-        rel = 0.0
+        self.full = _TiltedSum(lattice)
+        G = lattice.n_groups
+        self.A = [int(lattice.weights[g]) for g in self.coarse]
+        self.groups = [GroupPMF(lattice.sigma2[g], lattice.counts[g]) for g in self.coarse]
+        fine = [g for g in range(G) if g not in self.coarse]
+        self.vq_fine = sum((int(lattice.counts[g]) * int(lattice.weights[g]) ** 2 * Fraction(lattice.sigma2[g])
+                            for g in fine), Fraction(0))
+        self.rest = []
         for g in self.coarse:
-            p, r = group_pmf(float(s2[g]), int(m[g]))
-            rel += r + EPS64
-            half = (p.shape[0] - 1) // 2
-            xs = (np.arange(p.shape[0], dtype=np.int64) - half) * int(A[g])
-            vals = (vals[:, None] + xs[None, :]).ravel()
-            probs = (probs[:, None] * p[None, :]).ravel()
-        keep = probs > 0
-        self.values = vals[keep]
-        self.probs = probs[keep]
-        self.round_rel = rel + 8 * EPS64
-        self.abs_trunc = float(sum(int(m[g]) for g in self.coarse)) * 2.0 * math.exp(-TRUNC)
-        self.nodes_kept = self.sub.nodes_kept
-        self.n_nodes = self.sub.n_nodes
+            idx = [h for h in range(G) if h != g]
+            self.rest.append(SetCGF([lattice.weights[h] for h in idx], [lattice.counts[h] for h in idx],
+                                    [lattice.sigma2[h] for h in idx]))
+        self.nodes_kept = sub.nodes_kept if sub is not None else 0
+        self.n_nodes = sub.n_nodes if sub is not None else 0
+        self.method = "conditioned-quadrature" if sub is not None else "enumeration"
 
     def tails(self, thresholds):
-        """List of (log_value, rel_error) for each integer threshold."""
-        th = np.asarray(thresholds, dtype=np.int64)
-        ks = -((-(th[:, None] - self.values[None, :])) // self.d)  # ceil((s − v)/d)
-        uniq = np.unique(ks)
-        tv = self.sub.tails(uniq.tolist(), strict=False)
-        # uncertified sub-tails contribute nothing to the estimate and their sub-Gaussian
-        # upper bound exp(−k²/(2V')) (k > 0; 1 otherwise) to the error
-        vp = self.sub.vproxy
-        ok = np.array([math.isfinite(t.rel_error) and math.isfinite(t.log_value) for t in tv])
-        logt = np.array([t.log_value if o else -math.inf for t, o in zip(tv, ok)])
-        relt = np.array([t.rel_error if o else 0.0 for t, o in zip(tv, ok)])
-        logb = np.array([-(max(int(k), 0) ** 2) / (2 * vp) for k in uniq])
-        idx = np.searchsorted(uniq, ks)
-        logp = np.log(self.probs)
+        """List of TailValue for the integer thresholds (s ≥ 1)."""
+        return self.weighted([WeightedQuery(int(s), -math.inf, 0.0, 1.0) for s in thresholds])
+
+    def weighted(self, queries):
+        """List of TailValue for WeightedQuery's (tails when x0 = −inf)."""
+        return [self._one(q) for q in queries]
+
+    # ------------------------------------------------------------------ one value
+    def _box(self, lamq: Fraction):
+        """Initial box: ±(3 sd + 1) around each group's tilted mean at the joint tilt
+        (the integer part of the tilted centres exact)."""
         out = []
-        for i in range(th.shape[0]):
-            j = idx[i]
-            terms = logp + logt[j]
-            mx = float(np.max(terms))
-            if not math.isfinite(mx):
-                out.append((-math.inf, math.inf))
-                continue
-            w = np.exp(terms - mx)
-            tot = math.fsum(w)
-            err = math.fsum(w * relt[j])
-            bad = ~ok[j]
-            if bad.any():
-                err += math.fsum(np.exp(logp[bad] + logb[j][bad] - mx))
-            log_est = mx + math.log(tot)
-            rel = err / tot + self.round_rel + 4 * EPS64 * len(w) + self.abs_trunc * math.exp(min(-log_est, 700.0))
-            out.append((log_est, rel))
+        for a, grp in zip(self.A, self.groups):
+            mu = a * grp.s2q * lamq
+            n0 = round(mu)
+            mean, var = tilted_moments(float(mu - n0), grp.s2)
+            w = 3 * math.sqrt(grp.m * max(var, 0.0)) + 1
+            c = grp.m * n0
+            out.append([c + int(math.floor(grp.m * mean - w)), c + int(math.ceil(grp.m * mean + w))])
         return out
+
+    def _one(self, q: WeightedQuery) -> TailValue:
+        s = q.threshold
+        lamq = self.full.lam_for(s)
+        lam = float(lamq)
+        fail = TailValue(s, -math.inf, math.inf, self.method, self.nodes_kept, self.n_nodes, lam)
+        try:
+            box = self._box(lamq)
+            sub_cache: dict = {}
+            for _ in range(6):
+                res = self._sum(q, box, sub_cache)
+                if res is None:
+                    return fail
+                log_est, rel, bad = res
+                grown = False
+                for i, (a, grp, rest) in enumerate(zip(self.A, self.groups, self.rest)):
+                    for side in (0, 1):
+                        while True:  # layer T_g = t: ≤ P(T_g = t) P(R_g ≥ s − A_g t)
+                            t = box[i][1] + 1 if side else box[i][0] - 1
+                            lg, _ = grp.logp(t)
+                            if lg + rest.log_upper_tail(s - a * t) < log_est - EDGE:
+                                break
+                            if (box[i][1] - box[i][0]) > 4 * MAX_ATOMS ** 0.5:
+                                raise ArithmeticError("coarse box too wide")
+                            box[i][side] = t
+                            grown = True
+                if not grown:
+                    break
+            else:
+                return fail
+            rel_trunc = self._truncation(s, box, log_est, bad)
+        except ArithmeticError:
+            return fail
+        rel = (rel + rel_trunc) * (1 + 1e-6) + EPS64 * 8
+        if not math.isfinite(rel):
+            rel = math.inf
+        log_value, rel = log_as_value(log_est if abs(log_est) >= 1e4 else float(log_est), rel)
+        return TailValue(s, log_value, rel, self.method, self.nodes_kept, self.n_nodes, lam)
+
+    def _sum(self, q, box, sub_cache):
+        """``(log estimate, relative error, skipped)`` over the box: atoms in decreasing
+        order of the upper bound ``p_c e^{−(s − v_c)_+²/(2V'_F)}`` of their term, evaluated
+        in batches until the rest is below e^{−60} of the estimate (``skipped`` collects
+        the logs of bounds of what was not evaluated, or not certified).  The bounds are
+        ranked in float64 (numpy, rounded upwards by a margin); the evaluated atoms are
+        then summed from their exact values and logs."""
+        shape = [hi - lo + 1 for lo, hi in box]
+        n = math.prod(shape)
+        if n > MAX_ATOMS:
+            raise ArithmeticError("too many coarse atoms")
+        per = []
+        for (lo, hi), a, grp in zip(box, self.A, self.groups):
+            per.append([(a * t, *grp.logp(t)) for t in range(lo, hi + 1)])
+        s = q.threshold
+        vf = float(self.vq_fine) if self.sub is not None else 0.0
+        lsum = np.zeros(1)
+        vsum = np.zeros(1)
+        for g in per:
+            lsum = (lsum[:, None] + np.array([float(x[1]) for x in g])[None, :]).ravel()
+            vsum = (vsum[:, None] + np.array([float(x[0]) for x in g])[None, :]).ravel()
+        slack = 1e-15 * (abs(float(s)) + np.abs(vsum)) + 1.0  # float rounding of s − v
+        if self.sub is None:
+            ub = np.where(vsum + slack >= s, lsum, -np.inf)
+        else:
+            gap = np.maximum(float(s) - vsum - slack, 0.0)
+            ub = lsum - gap * gap / (2 * vf)
+        fin = np.isfinite(ub)
+        ub[fin] += 1e-12 * (1 + np.abs(ub[fin]))  # the float sums of the logs, rounded upwards
+        order = np.argsort(-ub, kind="stable")
+        parts, rels, skipped = [], [], []
+        log_est = -math.inf
+        i = 0
+        while i < n:
+            if parts and ub[order[i]] < float(log_est) - 60 - math.log(n - i):
+                rest = ub[order[i:]]
+                rest = rest[np.isfinite(rest)]
+                if rest.size:
+                    top = float(rest.max())
+                    skipped.append(top + math.log(float(np.exp(rest - top).sum())) + 1e-12)
+                break
+            batch = []
+            for j in order[i:i + 64]:
+                combo = [g[k] for g, k in zip(per, np.unravel_index(int(j), shape))]
+                lp = [x[1] for x in combo]
+                if all(isinstance(x, float) for x in lp):
+                    lg = sum(lp)
+                else:  # logs beyond float64 (|log| ≥ 1e4): summed exactly enough
+                    with mpmath.workprec(mp_bits_for(max(abs(float(x)) for x in lp) * len(lp)) + 64):
+                        lg = mpmath.fsum(lp)
+                batch.append((float(ub[j]), sum(x[0] for x in combo), lg, sum(x[2] for x in combo)))
+            i += len(batch)
+            vals = self._values(q, [(v, lg, r) for _, v, lg, r in batch], sub_cache)
+            for (u, v, lg, r), (val, vr) in zip(batch, vals):
+                if val is None:
+                    skipped.append(u)
+                    continue
+                if isinstance(val, float) and val == -math.inf:
+                    continue
+                if isinstance(lg, float) and isinstance(val, float):
+                    parts.append(lg + val)  # float sums of logs: their rounding charged
+                    rels.append(r + vr + 4 * EPS64 * (abs(lg) + abs(val) + 1))
+                else:
+                    with mpmath.workprec(mp_bits_for(abs(float(lg)) + abs(float(val))) + 64):
+                        parts.append(mpmath.mpf(lg) + val)
+                    rels.append(r + vr + 4 * EPS64 * (abs(float(lg)) * isinstance(lg, float)
+                                                      + abs(float(val)) * isinstance(val, float) + 1))
+            if parts:
+                log_est = _logsumexp(parts)
+        if not parts:
+            return None
+        mx = max(parts)
+        with mpmath.workprec(mp_bits_for(mx) + 64):
+            ws = [float(mpmath.exp(x - mx)) if not isinstance(x, float) or not isinstance(mx, float)
+                  else math.exp(x - mx) for x in parts]
+        tot = math.fsum(ws)
+        rel = math.fsum(w * r for w, r in zip(ws, rels)) / tot
+        return log_est, rel, skipped
+
+    def _values(self, q, atoms, cache):
+        """Per atom: (log of its factor, relative error) — the indicator / hockey factor
+        of a pure enumeration, else the fine sub-value (None when not certified)."""
+        s, d = q.threshold, self.d
+        out = []
+        if self.sub is None:
+            for v, _, _ in atoms:
+                if v < s:
+                    out.append((-math.inf, 0.0))
+                elif q.x0 == -math.inf:
+                    out.append((0.0, 0.0))
+                else:
+                    # x0 and β are floats rounded from exact values (relative u each) and
+                    # x is formed in float64: |dx| ≤ 4u(|x0| + β|v − s| + |x|); the factor
+                    # 1 − e^x (x < 0) then moves by ≤ |dx|/min(|x|, 1) relative
+                    x = q.x0 - q.beta * (v - s)
+                    dx = 4 * EPS64 * (abs(q.x0) + q.beta * abs(v - s) + abs(x))
+                    out.append((math.log(-math.expm1(x)), EPS64 * 8 + dx / min(abs(x), 1.0)))
+            return out
+        keys = []
+        for v, _, _ in atoms:
+            u = -((-(s - v)) // d)  # ⌈(s − v)/d⌉
+            if q.x0 == -math.inf:
+                keys.append(u)
+            else:
+                rc = v + d * u - s  # ∈ [0, d)
+                keys.append(WeightedQuery(u, q.x0 - q.beta * rc, q.x1 + q.beta * (d - 1 - rc), q.beta * d))
+        todo = [k for k in dict.fromkeys(keys) if k not in cache]
+        if todo:
+            got = self.sub.tails(todo, strict=False) if q.x0 == -math.inf else self.sub.weighted(todo, strict=False)
+            cache.update(zip(todo, got))
+        for k in keys:
+            t = cache[k]
+            out.append((t.log_value, t.rel_error) if certified(t, 1e-3) else (None, 0.0))
+        return out
+
+    @staticmethod
+    def _layers(a_g: int, grp, rest, s: int, t0: int, side: int):
+        """log of a bound of Σ_{t ≥ t0} (side +1) or Σ_{t ≤ t0} (side −1) of the layers
+        ``e^{L(t)}``: ``e^{L(t0)}/(1 − e^{−Δ})`` with Δ = L(t0) − L(t0 + side) > 0 (L concave),
+        or None when L does not decrease outwards at t0."""
+        def L(t):
+            lg, r = grp.logp(t)
+            return mpmath.mpf(lg) + r + rest.log_upper_tail(s - a_g * t)
+
+        l0, l1 = L(t0), L(t0 + side)
+        delta = l0 - l1 - 1e-9 * (1 + abs(l0))
+        if not delta > 0:
+            return None
+        return l0 - mpmath.log(-mpmath.expm1(-delta))
+
+    @staticmethod
+    def _geometric_above(a_g: int, grp, rest, s: int, t0: int):
+        """log of a bound of Σ_{t ≥ t0} P(T_g = t) P(R ≥ s − A_g t): with
+        ``P(T_g = t) ≤ e^{K_g(a) − a t}`` and ``P(R ≥ x) ≤ e^{K_R(b) − b x}`` (a > b A_g ≥ 0)
+        the terms are geometric: ``e^{K_g(a) + K_R(b) − bs − (a − bA_g)t0}/(1 − e^{−(a − bA_g)})``."""
+        b = rest.saddle(s - a_g * t0) if s - a_g * t0 > 0 else Fraction(0)
+        b = max(b, Fraction(0))
+        gap = grp.cgf.saddle(t0) if t0 > 0 else Fraction(0)
+        gap = max(gap, Fraction(1, 10**6) / max(1, int(grp.sd)))
+        a = b * a_g + gap
+        with mpmath.workprec(mp_bits_for(a * t0 + b * s) + 64):
+            return (grp.cgf.K(a) + rest.K(b) - to_mpf(b * s) - to_mpf(gap * t0)
+                    - mpmath.log(-mpmath.expm1(-to_mpf(gap))))
+
+    def _truncation(self, s, box, log_est, bad) -> float:
+        """Relative bound of the configurations outside the box and of the uncertified
+        atoms (see the module docstring)."""
+        terms = []
+        for (lo, hi), a, grp, rest in zip(box, self.A, self.groups, self.rest):
+            # the layers beyond each edge: L(t) = log P(T_g = t) + log P̄(R_g ≥ s − A_g t) is
+            # concave in t (a log-concave pmf plus a Legendre transform), so past an edge
+            # where it decreases outwards the layers decay at least geometrically
+            up = self._layers(a, grp, rest, s, hi + 1, +1)
+            if up is None:  # fall back: T_g ≥ t* (R unconstrained) and hi < T_g < t*
+                t_star = -((-s) // a)  # the smallest t with s − A_g t ≤ 0
+                up = grp.cgf.log_upper_tail(max(hi + 1, t_star))
+                if hi + 1 < t_star:
+                    up = _logsumexp([up, self._geometric_above(a, grp, rest, s, hi + 1)])
+            terms.append(up)
+            down = self._layers(a, grp, rest, s, lo - 1, -1)
+            if down is None:
+                lower = grp.cgf.log_upper_tail(1 - lo) if 1 - lo > 0 else mpmath.mpf(0)
+                down = lower + rest.log_upper_tail(s - a * (lo - 1))
+            terms.append(down)
+        terms += [mpmath.mpf(x) for x in bad]  # bounds of skipped / uncertified atoms
+        mx = max(terms)
+        if mx == -math.inf:
+            return 0.0
+        with mpmath.workprec(mp_bits_for(mx) + 64):
+            tot = mx + mpmath.log(mpmath.fsum(mpmath.exp(t - mx) for t in terms))
+            return float(mpmath.exp(min(tot - log_est, mpmath.mpf(700))))

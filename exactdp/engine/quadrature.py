@@ -1,29 +1,45 @@
-"""The sieved tilted-contour trapezoid rule on one lattice (float64, certified).
+"""The sieved tilted-contour trapezoid rule on one lattice (float64 sums, certified).
 
-Method: the tilted-contour trapezoid rule of :mod:`exactdp.kernels.tilted` with a sieve.
-For threshold s the contour is shifted to ``Re z = λ`` near the saddle point
-``λ* ≈ s/Var(S)``; there the integrand near θ = 0 has one sign and size
-≈ P(S ≥ s)·sqrt(2π Var S), so a tail of 1e-300 is obtained with *relative* accuracy from
-sums of O(1) terms (everything in log space, no cancellation).
+Method: for threshold s the contour of
 
-Certified error bound (absolute, returned as relative to the estimate):
+    P(S ≥ s) = (1/2π) ∫ M(λ+iθ) e^{−(λ+iθ)s} / (1 − e^{−λ−iθ}) dθ
+
+is put at the saddle point ``K'(λ) = s`` of the cumulant generating function K = log M
+(on a grid of spacing 1/sd; Newton on the exact tilted moments when some σ² is small).
+With ``μ_g = A_g λ s_g² = n0_g + f_g`` (n0_g ∈ ℤ, |f_g| ≤ 1/2, exact rationals: λ is a
+float taken exactly) every factor is *recentred*: ``M_g(A_g(λ+iθ))/M_g(A_gλ) =
+e^{iθ A_g n0_g} ψ_g(f_g, A_gθ)``, the integer phase goes into the threshold
+(``s − s0``, s0 = Σ m_g A_g n0_g, exact) and ψ depends on O(1) quantities only.  Then
+
+    P(S ≥ s) = exp(E − λs + κ) / (1 − e^{−λ}) · (1/N) Σ_n w_n Re[G_n e^{−iθ_n (s − s0)}]
+
+with ``E = λ²V'/2 − Σ_{direct g} m_g f_g²/(2s_g²)`` (an exact rational, V' = Σ m_g A_g² s_g²)
+and κ = Σ m_g [ℓ_g(f_g) − ℓ_g(0)] (bounded, multiprecision).  The exponent is carried
+exactly, so tails far beyond float64 (e^{−10⁹}, e^{−10³⁸}) keep their relative accuracy;
+such logs are returned as mpmath numbers.  The same rule with the kernel
+``Σ_{j≥0} (1 − c e^{−βj}) e^{−zj}`` in place of ``1/(1 − e^{−z})`` gives the hockey-stick
+sum ``Σ_{s≥k} P(S = s)(1 − c e^{−β(s−k)})`` directly (:meth:`QuadratureTails.weighted`):
+a sum of non-negative terms with no cancellation, whatever ε.
+
+Certified error bound (absolute, in units of the normalising factor, then relative):
 
 * **sieve**: a node is dropped only if one group alone forces ``|G_n| ≤ e^{−T}``
-  (``|M_g(A_g(λ+iθ))|/M_g(A_gλ) ≤ P_g(u)/D_g`` with ``P_g`` the wrapped normal sum and
-  ``D_g = 1 − 2Σ_{k≥1} e^{−2π²s_g²k²}``); the dropped nodes add at most ``R·e^{−T}``.
-* **aliasing**: the rule returns ``Σ_j e^{λjN} P(S ≥ s + jN)``; the ``j < 0`` terms are
-  ≤ ``e^{−λN}/(1−e^{−λN})`` and, by the sub-Gaussian bound ``E e^{tX} ≤ e^{t²s²/2}``
-  (Canonne–Kamath–Steinke 2020), the ``j > 0`` terms are
-  ≤ ``exp(−(s+N)²/(2V') + λN)/(1 − e^{−(μ−λ)N})``, μ = (s+N)/V', V' = Σ m_g A_g² s_g².
-* **rounding**: ``γ·R·(1/N)Σ w_n|G_n|`` with γ from the operation count of each node, plus
-  the error of ``R = exp(log M(λ) − λs)/(1−e^{−λ})`` and of the float64 variances.
-* series truncations of the theta functions are below 1e-21 relative (see kernels).
+  (``|ψ_g| ≤ P_g(u)/D_g`` with ``P_g`` the wrapped normal sum, bounded above with its
+  tail, ``D_g = 1 − 2Σ_{k≥1} e^{−2π²s_g²k²}``); the dropped nodes add at most ``e^{−T}``.
+* **aliasing**: the rule returns ``Σ_j e^{λjN} P(S ≥ s + jN)``.  Both sides are bounded in
+  O(1) by Chernoff's inequality ``P(S ≥ x) ≤ e^{K(t) − tx}`` at the saddle point of the
+  shifted threshold, with ``K(t) ≤ t²V'/2 + Σ_{small g} m_g log θ̃_g(f_g(t))/θ̃_g(0)``
+  (sub-Gaussian bound of Canonne–Kamath–Steinke 2020 for the others), summed as a
+  geometric series over j; for j < 0 also the trivial ``e^{−λN}/(1 − e^{−λN})``.
+* **rounding**: per node the bound returned by the kernel (every log ψ to ~u·|log ψ|, the
+  exp, the kernel factor), the phase rotations and the compensated sum.
+* theta-series truncations (≤ 1e-25 per factor, in the per-node bound); κ to 1e-30; the
+  float parts of the exponent (``u·|term|`` each).
 
-Regime where float64 is trusted: a tail is *accepted* only when its certified relative
-error is below ``rel_tol`` (default 1e-10), or, for tails below e^{−700} (beyond float64's
-range, carried as logarithms), below ``32u·|log P|``.  References: exponential tilting /
-saddle-point contours for lattice distributions (Daniels 1954); trapezoid-rule
-convergence for periodic analytic integrands (Trefethen & Weideman, SIAM Review 2014).
+A tail is *accepted* only when its certified relative error is ≤ ``rel_tol`` and its log
+and bound are finite.  References: exponential tilting / saddle-point contours for lattice
+distributions (Daniels 1954); trapezoid-rule convergence for periodic analytic integrands
+(Trefethen & Weideman, SIAM Review 2014).
 """
 
 from __future__ import annotations
@@ -31,28 +47,37 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
+from fractions import Fraction
 
+import mpmath
 import numpy as np
 
 from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.lattice import LatticeSum
-from exactdp.kernels.dgauss import log_theta_real
-from exactdp.kernels.tilted import ANCHOR, log_mgf_real, node_factors, sieve_candidates, tilted_sums
+from exactdp.engine.tilt import (GAUSS_S2, HUGE_MU, ell_ratio_mp, exact_saddle, frac_parts, gauss_slack,
+                                 log_as_value, mp_bits_for)
+from exactdp.kernels.dgauss import log_theta_tilde_ratio
+from exactdp.kernels.tilted import ANCHOR, delta_factors, node_factors, saddle_point, sieve_candidates, tilted_sums
 from exactdp.numerics.errors import LatticeTooLarge
-from exactdp.numerics.precision import EPS64
+from exactdp.numerics.precision import EPS64, to_mpf
 
-__all__ = ["TailValue", "QuadratureTails", "sieve_umax", "tol_for"]
+__all__ = ["TailValue", "QuadratureTails", "sieve_umax", "tol_for", "certified", "WeightedQuery"]
+
+#: |log| above which a float64 exponent would lose relative accuracy: use mpmath instead
+_FLOAT_LOG_MAX = 1e4
 
 
 @dataclass(frozen=True)
 class TailValue:
-    """A tail probability with a certified relative error bound.
+    """A tail probability (or hockey-stick sum) with a certified relative error bound.
 
-    ``|estimate − P(S ≥ s)| ≤ rel_error · estimate`` where ``estimate = exp(log_value)``.
+    ``|estimate − truth| ≤ rel_error · estimate`` where ``estimate = exp(log_value)``;
+    ``log_value`` is a float, or an :class:`mpmath.mpf` when |log| ≥ 10⁴ (a float could
+    not carry it to relative accuracy).
     """
 
     threshold: int
-    log_value: float
+    log_value: object
     rel_error: float
     method: str
     nodes_kept: int
@@ -61,37 +86,81 @@ class TailValue:
 
     @property
     def value(self) -> float:
-        return math.exp(self.log_value)
+        return math.exp(float(self.log_value))
+
+    @property
+    def log_mp(self):
+        """The log of the estimate as an mpmath number (at its full stored precision)."""
+        v = self.log_value
+        return v if isinstance(v, mpmath.mpf) else mpmath.mpf(v)
 
 
-def tol_for(rel_tol: float, log_value: float) -> float:
-    """``rel_tol``, relaxed for tails beyond float64's range (< e^{−700}) to the float64
-    floor ``32u·|log P|`` of a result carried as a logarithm (still certified)."""
-    return max(rel_tol, 32 * EPS64 * abs(log_value))
+@dataclass(frozen=True)
+class WeightedQuery:
+    """``Σ_{s≥k} P(S = s)(1 − e^{x0 − β(s−k)})`` with ``x0 < 0 ≤ x1 = x0 + β`` (floats
+    rounded from exact values; β > 0).  ``x0 = −inf`` is the plain tail P(S ≥ k)."""
+
+    threshold: int
+    x0: float
+    x1: float
+    beta: float
 
 
-def _wrapped_log(u: float, s2: float) -> float:
-    """log Σ_k exp(−s²(u − 2πk)²/2) for u in [0, π] (decreasing in u)."""
-    terms = [-0.5 * s2 * (u - 2 * math.pi * k) ** 2 for k in range(-3, 4)]
-    mx = max(terms)
-    return mx + math.log(sum(math.exp(t - mx) for t in terms))
+def tol_for(rel_tol: float, log_value) -> float:
+    """The accuracy a tail must be certified to: ``rel_tol``; a non-finite log is never
+    certified (0)."""
+    if isinstance(log_value, float):
+        ok = math.isfinite(log_value)
+    else:
+        try:
+            ok = mpmath.isfinite(log_value)
+        except (TypeError, ValueError):
+            ok = False
+    return float(rel_tol) if ok else 0.0
+
+
+def certified(tv: TailValue | None, rel_tol: float) -> bool:
+    """Whether a value is certified to ``rel_tol`` (finite log, finite bound ≤ rel_tol)."""
+    return tv is not None and math.isfinite(tv.rel_error) and tv.rel_error <= tol_for(rel_tol, tv.log_value)
+
+
+def _wrapped_log_upper(u: float, s2: float) -> float:
+    """An upper bound of log Σ_k exp(−s²(u − 2πk)²/2) for u in [0, π]: the terms
+    |k| ≤ K plus a geometric bound of the rest (exponents below −40, ratio ≤ e^{−2π²s²K})."""
+    K = max(3, int(math.ceil(math.sqrt(80.0 / max(s2, 1e-300)) / (2 * math.pi))) + 2)
+    two_pi = 2 * math.pi
+    mx = -0.5 * s2 * u * u  # k = 0 is the largest term for u ∈ [0, π]
+    tot = 1.0
+    for k in range(1, K + 1):
+        for kk in (k, -k):
+            e = -0.5 * s2 * (u - two_pi * kk) ** 2 - mx
+            if e > -745.0:
+                tot += math.exp(e)
+    tail = 2 * math.exp(-0.5 * s2 * (two_pi * K - math.pi) ** 2 - mx) / (1 - math.exp(-2 * math.pi**2 * s2 * K))
+    return mx + math.log(tot + tail) + 1e-12
 
 
 def sieve_umax(s2: float, m: int, T: float) -> float:
     """Largest u ∈ [0, π] not excluded by group (s2, m) alone at sieve level T."""
-    q = sum(math.exp(-2 * math.pi**2 * s2 * k * k) for k in range(1, 8))
-    D = 1 - 2 * q
+    q = sum(math.exp(-2 * math.pi**2 * s2 * k * k) for k in range(1, 40))
+    D = 1 - 2 * q * (1 + 1e-12)
     if D <= 0.5:
         return math.pi
     logD = math.log(D)
 
     def h(u):
-        return -m * (_wrapped_log(u, s2) - logD)
+        return -m * (_wrapped_log_upper(u, s2) - logD)
 
     if h(math.pi) <= T:
         return math.pi
     lo, hi = 0.0, math.pi
-    for _ in range(80):
+    # narrow the bracket around the Gaussian guess (each end is tested, so this is safe)
+    guess = math.sqrt(2 * (T / m + max(logD, 0.0) + 1e-300) / s2) if s2 > 0 else math.pi
+    if guess * 1.01 < math.pi and h(guess * 1.01) > T:
+        hi = guess * 1.01
+        if h(guess * 0.99) <= T:
+            lo = guess * 0.99
+    for _ in range(30 if lo > 0 else 56):  # the result is the excluded end (widened later)
         mid = 0.5 * (lo + hi)
         if h(mid) > T:
             hi = mid
@@ -100,14 +169,49 @@ def sieve_umax(s2: float, m: int, T: float) -> float:
     return hi
 
 
+@dataclass
+class _Tilt:
+    lam: float
+    lamq: Fraction
+    exact: Fraction  # E = λ²V'/2 − Σ_direct m f²/(2s²)
+    exact_f: float
+    rho_lam: float  # K(λ) − λ²V'/2 = float(E − λ²V'/2) + κ  (≤ 0)
+    kappa: object  # mpf
+    kappa_err: float
+    s0: int
+    f: np.ndarray
+    G: np.ndarray
+    err: np.ndarray
+    sumabs: float
+    errsum: float
+    log1m: float
+    sieve: "_Sieve"
+
+
+@dataclass
+class _Sieve:
+    """One sieve level: the kept nodes, their weights and the tilts evaluated on them."""
+
+    T: float
+    umax: np.ndarray
+    nodes: np.ndarray
+    w: np.ndarray
+    tilts: OrderedDict
+
+
+#: the raise of the sieve level for values the first pass cannot certify
+RAISE_T = 25.0
+
+
 class QuadratureTails:
-    """Certified upper tails ``P(S ≥ s)``, s ≥ 1, of one lattice sum by the sieved rule.
+    """Certified upper tails ``P(S ≥ s)``, s ≥ 1, and hockey-stick sums of one lattice sum
+    by the sieved rule.
 
     Parameters
     ----------
     lattice : LatticeSum
     rel_tol : float
-        Required certified relative error of every accepted tail (default 1e-10).
+        Required certified relative error of every accepted value (default 1e-10).
     kappa : float
         Nodes per standard deviation: ``N ≈ kappa·sqrt(V')`` (default 16).
     lam_step_sd : float
@@ -123,119 +227,272 @@ class QuadratureTails:
                  lam_step_sd: float = 1.0):
         self.lattice = lattice
         self.rel_tol = float(rel_tol)
+        if max(abs(int(a)) for a in lattice.weights) >= 2**62:
+            raise LatticeTooLarge("lattice weights beyond 64 bits")
         self.A = np.array(lattice.weights, dtype=np.int64)
         self.m = np.array(lattice.counts, dtype=np.int64)
-        self.s2 = np.array([float(s) for s in lattice.sigma2])
-        self.logtheta0 = np.array([log_theta_real(0.0, s) for s in self.s2])
+        self.s2q = tuple(Fraction(s) for s in lattice.sigma2)
+        self.s2 = np.array([float(s) for s in self.s2q])
+        self.vq = sum((int(m) * int(a) ** 2 * s for a, m, s in zip(lattice.weights, lattice.counts, self.s2q)), Fraction(0))
         self.vproxy = float(np.sum(self.m * self.A.astype(float) ** 2 * self.s2))
         self.var = float(sum(m * a * a * variance_float(s) for a, m, s in zip(self.A.astype(float), self.m, self.s2)))
-        n = int(math.ceil(kappa * math.sqrt(self.vproxy) / 2.0)) * 2
+        # nodes: kappa per sd of the widest tilted law; a tilted N_Z(f, s²) with s² small
+        # is a coin on two atoms near f = 1/2 (variance up to 1/4 > s²)
+        v_nodes = float(np.sum(self.m * self.A.astype(float) ** 2 * np.maximum(self.s2, 0.25)))
+        n = int(math.ceil(kappa * math.sqrt(v_nodes) / 2.0)) * 2
         self.n_nodes = max(n, 64)
-        if float(self.A.max()) * self.n_nodes >= 2.0**62:
+        if float(self.A.max()) * self.n_nodes >= 2.0**62 or self.n_nodes >= 2**31:
             raise LatticeTooLarge("lattice too large for int64 phase arithmetic")
+        self.small = [g for g in range(len(self.A)) if self.s2[g] < GAUSS_S2]
+        self.gaussian = not self.small
+        self.slack = gauss_slack(self.s2, self.m)  # relative effect of the Gaussian groups' κ
         # tilts on a grid of lam_step_sd/sd(S): thresholds on the same tilt share one
-        # evaluation of the product; a tilt ≤ lam_step_sd/2 sd from the saddle point
-        # enlarges the integrand by at most exp(lam_step_sd²/8) (and the bound says so)
-        self.lam_step = lam_step_sd / math.sqrt(self.var)
+        # evaluation of the product
+        self.lam_step = lam_step_sd / math.sqrt(self.vproxy)
         self.lam_min = (math.log(1.0 / self.rel_tol) + 12.0) / self.n_nodes
-        # per-node operation count, plus ≤ 4u per phase rotation between exact anchors
-        # (each factor's complex log carries ≲ 6u absolute error: angle, phase product,
-        # exp/cos/sin, sum, abs, log/atan2, each within one ulp; 8u per factor is used)
-        self._gamma_base = EPS64 * (64.0 + 8.0 * float(self.m.sum()) + 4.0 * ANCHOR)
-        self._set_sieve(math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0)
+        self._gamma0 = EPS64 * (16.0 + 4.0 * ANCHOR)
+        self._mu_scale = float(np.max(np.abs(self.A.astype(float)) * self.s2))
+        self.sieve_T = math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0
+        self._sieves = [self._make_sieve(self.sieve_T), None]
 
     # -- sieve ------------------------------------------------------------------------
-    def _set_sieve(self, T: float) -> None:
-        self.sieve_T = T
-        self.umax = np.array([sieve_umax(s, int(m), T) for s, m in zip(self.s2, self.m)])
-        gstar = int(np.argmin(self.umax))
-        self.nodes = sieve_candidates(self.A, self.umax, self.n_nodes, gstar)
-        self._cache: OrderedDict = OrderedDict()
+    def _make_sieve(self, T: float) -> "_Sieve":
+        umax = np.array([sieve_umax(s, int(m), T) for s, m in zip(self.s2, self.m)])
+        gstar = int(np.argmin(umax))
+        nodes = sieve_candidates(self.A, umax, self.n_nodes, gstar)
+        half = self.n_nodes // 2
+        w = np.where((nodes == 0) | (2 * nodes == self.n_nodes), 1.0, 2.0)
+        w[nodes > half] = 0.0
+        return _Sieve(T, umax, nodes, w, OrderedDict())
+
+    def _sieve(self, level: int) -> "_Sieve":
+        """The sieve of level 0 (``T0``) or 1 (``T0 + RAISE_T``), built once each: every
+        value is a function of its query and level only, never of the query history."""
+        sv = self._sieves[level]
+        if sv is None:
+            sv = self._sieves[level] = self._make_sieve(self.sieve_T + RAISE_T * level)
+        return sv
+
+    @property
+    def umax(self) -> np.ndarray:
+        return self._sieves[0].umax
+
+    @property
+    def nodes(self) -> np.ndarray:
+        return self._sieves[0].nodes
 
     @property
     def nodes_kept(self) -> int:
         return int(self.nodes.shape[0])
 
     def done(self, tv: TailValue | None) -> bool:
-        """Whether a tail is certified to the required accuracy."""
-        return tv is not None and tv.rel_error <= tol_for(self.rel_tol, tv.log_value)
+        """Whether a value is certified to the required accuracy."""
+        return certified(tv, self.rel_tol)
 
     # -- tilts ------------------------------------------------------------------------
-    def _lam_index(self, s: int) -> int:
-        """Tilt grid index of threshold s; −1 is the floor tilt λ_min itself (central
-        thresholds, whose saddle point lies below it, all share it exactly)."""
-        j = int(round(s / self.var / self.lam_step))
-        return j if j * self.lam_step > self.lam_min else -1
+    def saddle(self, s) -> float:
+        """The saddle point λ > 0 of threshold s > 0 (float)."""
+        lam0 = float(s) / self.vproxy
+        if self.gaussian:
+            return lam0
+        return float(saddle_point(self.A, self.m, self.s2, float(s), lam0))
 
-    def _factors(self, j: int):
-        hit = self._cache.get(j)
+    def saddle_q(self, s) -> Fraction:
+        """The saddle point as an exact rational: the float one, or, when a float λ
+        cannot place the tilted centres (|A λ s²| > HUGE_MU), :func:`exact_saddle`."""
+        lam = self.saddle(s)
+        if lam * self._mu_scale <= HUGE_MU:
+            return Fraction(lam)
+        return exact_saddle(self.lattice.weights, self.lattice.counts, self.s2q, int(s), self.vq)
+
+    def _grid_lam(self, s: int, floor: float) -> Fraction:
+        lam = self.saddle(s) if s > 0 else 0.0
+        if lam * self._mu_scale > HUGE_MU:
+            return self.saddle_q(s)
+        j = int(round(lam / self.lam_step))
+        lam_j = j * self.lam_step
+        return Fraction(lam_j if lam_j > floor else floor)
+
+    def _tilt(self, lamq: Fraction, sv: "_Sieve") -> _Tilt:
+        cache = sv.tilts
+        hit = cache.get(lamq)
         if hit is not None:
-            self._cache.move_to_end(j)
+            cache.move_to_end(lamq)
             return hit
-        lam = self.lam_min if j < 0 else j * self.lam_step
-        Gn = node_factors(self.A, self.m, self.s2, lam, self.nodes, self.n_nodes)
-        logm = log_mgf_real(self.A, self.m, self.s2, self.logtheta0, lam)
-        self._cache[j] = (lam, Gn, logm)
-        while len(self._cache) > 24:
-            self._cache.popitem(last=False)
-        return self._cache[j]
+        lam = float(lamq)
+        n0, f, fq = frac_parts(self.lattice.weights, self.s2q, lamq)
+        s0 = sum(int(m) * int(a) * n for a, m, n in zip(self.lattice.weights, self.lattice.counts, n0))
+        exact = lamq * lamq * self.vq / 2
+        for g in self.small:
+            if self.s2[g] < 1.0:
+                exact -= int(self.m[g]) * fq[g] * fq[g] / (2 * self.s2q[g])
+        kappa, kerr = ell_ratio_mp([(self.s2q[g], int(self.m[g]), fq[g]) for g in self.small])
+        f_arr = np.array(f, dtype=float)
+        G, err = node_factors(self.A, self.m, self.s2, f_arr, lam, sv.nodes, self.n_nodes)
+        aG = np.abs(G) * sv.w
+        N = self.n_nodes
+        t = _Tilt(lam, lamq, exact, float(exact), float(exact - lamq * lamq * self.vq / 2) + float(kappa), kappa, kerr, s0, f_arr,
+                  G, err, float(aG.sum() / N), float((aG * (err + self._gamma0)).sum() / N),
+                  math.log(-math.expm1(-lam)), sv)
+        cache[lamq] = t
+        while len(cache) > 24:
+            cache.popitem(last=False)
+        return t
 
-    # -- tails ------------------------------------------------------------------------
+    # -- public -----------------------------------------------------------------------
     def tails(self, thresholds, best: dict | None = None) -> dict:
         """Offer quadrature tails for the upper thresholds (s ≥ 1) not yet certified in
-        ``best`` (a dict threshold → TailValue, updated in place and returned): one pass
-        at the current sieve level and, for what is still uncertified, one at a raised
-        level."""
+        ``best`` (a dict threshold → TailValue, updated in place and returned)."""
         best = {} if best is None else best
-        for attempt in range(2):
-            todo = [s for s in thresholds if not self.done(best.get(s))]
-            if not todo:
-                break
-            if attempt:
-                self._set_sieve(self.sieve_T + 25.0)
-            by_j: dict[int, list[int]] = {}
-            for s in todo:
-                by_j.setdefault(self._lam_index(s), []).append(s)
-            for j in sorted(by_j):
-                for tv in self._tails_at(j, by_j[j]):
-                    old = best.get(tv.threshold)
-                    if old is None or tv.rel_error < old.rel_error:
-                        best[tv.threshold] = tv
+        qs = {int(s): WeightedQuery(int(s), -math.inf, 0.0, 1.0) for s in thresholds}
+        got = self.weighted(list(qs.values()), {q: best.get(s) for s, q in qs.items()})
+        for s, q in qs.items():
+            tv, old = got.get(q), best.get(s)
+            if tv is not None and (old is None or tv.rel_error < old.rel_error):
+                best[s] = tv
         return best
 
-    def _tails_at(self, j: int, thresholds: list[int]) -> list[TailValue]:
-        lam, Gn, logm = self._factors(j)
-        s_arr = np.array(thresholds, dtype=np.int64)
-        res, absres = tilted_sums(Gn, self.nodes, self.n_nodes, s_arr)
-        N = self.n_nodes
-        log1m = math.log(-math.expm1(-lam))
-        # per-node relative rounding: a fixed operation count plus the absolute error of
-        # the phases s_g²·a_g·b (≤ s_g²·A_g·λ·π per factor, m_g factors)
-        gamma = self._gamma_base + 4 * EPS64 * float(np.sum(self.m * self.s2 * self.A * lam)) * math.pi
-        out = []
-        for s, r, ab in zip(thresholds, res, absres):
-            logR = logm - lam * s - log1m
-            if not r > 0:
-                out.append(TailValue(s, -math.inf, math.inf, "tilted-trapezoid", self.nodes_kept, N, lam))
-                continue
-            log_est = logR + math.log(r)
-            # absolute error contributions, in units of R (sieve, rounding of the sum)
-            rel_from_R = (math.exp(-self.sieve_T) + gamma * ab + 4 * EPS64 * (1 + len(self.nodes) * EPS64) * ab) / r
-            # aliasing (absolute probabilities)
-            mu = (s + N) / self.vproxy
-            # j < 0 aliases e^{−λ|j|N} P(S ≥ s − |j|N), the tail by the sub-Gaussian bound
-            j0 = max(1, s // N + 1)
-            terms = [-lam * j * N - ((s - j * N) ** 2) / (2 * self.vproxy) for j in range(1, j0)]
-            terms.append(-lam * j0 * N - math.log(-math.expm1(-lam * N)))
-            mx = max(terms)
-            la_neg = mx + math.log(sum(math.exp(t - mx) for t in terms))
-            la_pos = (-((s + N) ** 2) / (2 * self.vproxy) + lam * N - math.log(-math.expm1(-(mu - lam) * N))
-                      if mu > lam else math.inf)
-            la = max(la_neg, la_pos) + math.log1p(math.exp(-abs(la_neg - la_pos)))
-            rel_alias = math.exp(min(la - log_est, 700.0))
-            # error of R itself and of the float64 variances (first-order perturbation)
-            rel_R = 3 * EPS64 * (abs(logm) + abs(lam * s) + abs(log1m) + 10)
-            rel_s2 = 4 * EPS64 * float(np.sum(self.m * (1 + (self.A * lam) ** 2 * self.s2)))
-            rel = rel_from_R + rel_alias + rel_R + rel_s2
-            out.append(TailValue(s, log_est, rel, "tilted-trapezoid", self.nodes_kept, N, lam))
+    def weighted(self, queries, best: dict | None = None) -> dict:
+        """Certified values of the queries (WeightedQuery → TailValue dict, starting from
+        ``best``): one pass on the tilt grid, then, for what is still uncertified, one at
+        the exact saddle point with a raised sieve level (and a raised floor tilt for
+        central hockey-stick sums, whose j < 0 aliasing is measured against a smaller
+        value)."""
+        out = {q: v for q, v in (best or {}).items() if v is not None}
+        todo = list(queries)
+        for attempt in range(2):
+            todo = [q for q in todo if not self.done(out.get(q))]
+            if not todo:
+                break
+            sv = self._sieve(attempt)
+            by_lam: dict[float, list] = {}
+            for q in todo:
+                if attempt == 0:
+                    lam = self._grid_lam(q.threshold, self.lam_min)
+                else:
+                    floor = Fraction(self.lam_min * (1.0 if q.x0 == -math.inf else 2.5))
+                    lam = max(self.saddle_q(q.threshold) if q.threshold > 0 else Fraction(0), floor)
+                by_lam.setdefault(lam, []).append(q)
+            for lam in sorted(by_lam):
+                t = self._tilt(lam, sv)
+                for q in by_lam[lam]:
+                    tv = self._value(t, q)
+                    old = out.get(q)
+                    if old is None or tv.rel_error < old.rel_error:
+                        out[q] = tv
         return out
+
+    # -- one value --------------------------------------------------------------------
+    def _value(self, t: _Tilt, q: WeightedQuery) -> TailValue:
+        s = q.threshold
+        N = self.n_nodes
+        thr = np.array([(s - t.s0) % N], dtype=np.int64)
+        if q.x0 == -math.inf:
+            r = float(tilted_sums(t.G, t.sieve.nodes, N, thr)[0])
+            logK = -t.log1m
+            errsum, sumabs = t.errsum, t.sumabs
+            logK_err = EPS64 * (2 * abs(t.log1m) + 4)
+        else:
+            a0 = -math.expm1(q.x0)
+            a1 = math.exp(q.x0) * -math.expm1(-q.x1)
+            X, R2 = delta_factors(t.sieve.nodes, N, t.lam, q.beta, a0, a1)
+            GX = t.G * X
+            r = float(tilted_sums(GX, t.sieve.nodes, N, thr)[0])
+            aG = np.abs(t.G) * t.sieve.w
+            aGX = aG * np.abs(X)
+            errsum = float((aGX * (t.err + self._gamma0 + 16 * EPS64)).sum() + 8 * EPS64 * (aG * R2).sum()) / N
+            sumabs = float(aGX.sum() / N)
+            num0 = a0 + a1 * math.exp(-t.lam)
+            lb = -math.expm1(-(t.lam + q.beta))
+            logK = math.log(num0) - t.log1m - math.log(lb)
+            logK_err = EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12) \
+                + 8 * EPS64 * (1 + abs(q.x0) + abs(q.x1))
+        method = "tilted-trapezoid"
+        if not (r > 0 and math.isfinite(r)):
+            return TailValue(s, -math.inf, math.inf, method, int(t.sieve.nodes.shape[0]), N, t.lam)
+        # exponent: E − λs + κ + log K(λ) + log r
+        small = logK + math.log(r)
+        small_err = logK_err + 2 * EPS64 * abs(math.log(r)) + t.kappa_err
+        ex, ls = t.exact_f, t.lam * s
+        if abs(ex) < _FLOAT_LOG_MAX and abs(ls) < _FLOAT_LOG_MAX:
+            big = None
+            bigf = ex - ls
+            log_est = bigf + float(t.kappa) + small
+            small_err += 4 * EPS64 * (abs(ex) + 2 * abs(ls) + abs(float(t.kappa)) + abs(small) + 1)
+            log_est_mp = None
+        else:
+            big = t.exact - t.lamq * s
+            with mpmath.workprec(mp_bits_for(big)):
+                log_est_mp = to_mpf(big) + t.kappa + small
+            log_est = float(log_est_mp)
+        rel_R = (math.exp(-t.sieve.T) + errsum + 3 * EPS64 * sumabs + 1e-300) / r
+        alias = self._alias_norm(t, s, big, logK, log_est, log_est_mp)
+        rel = rel_R + alias / r + math.expm1(small_err) + self.slack
+        rel *= 1 + 1e-6
+        log_value, rel = log_as_value(log_est_mp if log_est_mp is not None else log_est, rel)
+        return TailValue(s, log_value, rel, method, int(t.sieve.nodes.shape[0]), N, t.lam)
+
+    # -- aliasing ---------------------------------------------------------------------
+    def _dK(self, t: _Tilt, tt, s: int) -> float:
+        """An upper bound of ``[K(tt) − tt·s] − [K(λ) − λs]`` (float; exact rationals
+        when tt is one or the float products would lose more than 1e-6)."""
+        lam = t.lam
+        V = self.vproxy
+        exact_tt = isinstance(tt, Fraction)
+        ttf = float(tt)
+        a = (ttf + lam) * V / 2
+        d = (ttf - lam) * (a - s)
+        derr = 4 * EPS64 * abs(ttf - lam) * (abs(a) + abs(s)) + 4 * EPS64 * abs(d)
+        if derr > 1e-6 or exact_tt:
+            lq, tq = t.lamq, Fraction(tt)
+            d = float((tq - lq) * ((tq + lq) * self.vq / 2 - s))
+            derr = 4 * EPS64 * abs(d)
+        out = d - t.rho_lam
+        if self.small:
+            mus = [float(self.A[g]) * self.s2[g] * ttf for g in self.small]
+            if max(abs(x) for x in mus) < 1e8 and not exact_tt:
+                for g, mu in zip(self.small, mus):
+                    f = mu - math.floor(mu + 0.5)
+                    out += int(self.m[g]) * log_theta_tilde_ratio(f, self.s2[g])
+                    derr += int(self.m[g]) * EPS64 * 8 * (abs(mu) + 1) / self.s2[g]
+            else:
+                _, f, _ = frac_parts([self.lattice.weights[g] for g in self.small], [self.s2q[g] for g in self.small],
+                                     Fraction(tt))
+                for g, fg in zip(self.small, f):
+                    out += int(self.m[g]) * log_theta_tilde_ratio(float(fg), self.s2[g])
+        return out + derr + 1e-9 * (1 + abs(out) + abs(t.rho_lam))
+
+    def _alias_norm(self, t: _Tilt, s: int, big, logK: float, log_est, log_est_mp) -> float:
+        """Both aliasing sums in units of the normalising factor R = e^{E − λs + κ}·K(λ)."""
+        N = self.n_nodes
+        lam = t.lam
+        huge = lam * self._mu_scale > HUGE_MU
+        # logs relative to log R
+        cands_neg = [-lam * N - math.log(-math.expm1(-lam * N)) - self._logR_float(t, s, big, logK)]
+        cands_pos = []
+        for target, side in ((s + N, +1), (s - N, -1)):
+            if target <= 0:
+                continue
+            if huge:
+                cands = {self.saddle_q(target), t.lamq + side * Fraction(N) / self.vq}
+            else:
+                cands = {self.saddle(target), lam + side * N / self.vproxy}
+            for cand in cands:
+                gap = float(cand - t.lamq if huge else cand - lam) * side
+                if gap <= 0 or cand <= 0:
+                    continue
+                val = self._dK(t, cand, s) - gap * N - math.log(-math.expm1(-gap * N)) - logK
+                (cands_pos if side > 0 else cands_neg).append(val)
+        la_pos = min(cands_pos) if cands_pos else math.inf
+        la_neg = min(cands_neg)
+        tot = 0.0
+        for la in (la_pos, la_neg):
+            tot += math.exp(min(la, 700.0))
+        return tot
+
+    def _logR_float(self, t: _Tilt, s: int, big, logK: float) -> float:
+        if big is None:
+            b = t.exact_f - t.lam * s
+        else:
+            b = float(big) if abs(big) < 1e300 else -math.inf
+        return b + float(t.kappa) + logK

@@ -1,42 +1,54 @@
 """Certified tail probabilities ``P(S ≥ s)`` of a lattice sum: the engine that chooses.
 
-:class:`TailEngine` holds one lattice sum and answers tails with a certified relative
-error, choosing per design among three methods (each in its own module):
+:class:`TailEngine` holds one lattice sum and answers tails (and hockey-stick sums) with
+a certified relative error, choosing per design among four methods (each in its own
+module):
 
 * the sieved tilted-contour trapezoid rule (:mod:`exactdp.engine.quadrature`) — the
-  default, O(1) terms per tail in log space, relative accuracy down to e^{−700} and below;
+  default, O(1) terms per tail, relative accuracy at any depth;
 * exact lattice convolution (:mod:`exactdp.engine.convolution`) — when pruning is weak
-  and the support is small;
+  and the support is small (tails above its absolute truncation bound only);
 * quadrature conditioned on the coarse groups (:mod:`exactdp.engine.conditioning`) —
-  when a few groups with small σ² defeat the sieve; its sub-engine on the fine lattice is
-  a TailEngine restricted to the other two methods.
+  when a few groups with small σ² defeat the sieve or make the lattice too large; its
+  sub-engine on the fine lattice is a TailEngine restricted to the first two methods;
+* enumeration of tilted atoms — when every group is coarse (nearly deterministic noise).
 
-Per tail the quadrature costs ~nodes_kept·n_groups, the convolution n_atoms, the
+Per value the quadrature costs ~nodes_kept·n_groups, the convolution n_atoms, the
 conditioned quadrature n_atoms(coarse)·(nodes kept on the fine lattice); the cheapest
-is chosen.  Thresholds ``s ≤ 0`` use the symmetry of S: ``P(S ≥ s) = 1 − P(S ≥ 1 − s)``.
-A tail that cannot be certified to ``rel_tol`` raises :class:`UncertifiedError`
-(``strict=False`` returns it with the bound it has).
+is chosen, the others answer what it cannot certify.  Thresholds ``s ≤ 0`` use the
+symmetry of S: ``P(S ≥ s) = 1 − P(S ≥ 1 − s)`` (the latter ≤ 1/2; lower tails
+``P(S ≤ k) = P(S ≥ −k)`` are plain tails).  A value that cannot be certified to
+``rel_tol`` raises :class:`UncertifiedError` (``strict=False`` returns it with the bound
+it has).
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
+import mpmath
 import numpy as np
 
-from exactdp.engine.conditioning import ConditionedTails, coarse_atoms_count, fine_sublattice
+from exactdp.engine.atoms import SetCGF
+from exactdp.engine.conditioning import ConditionedTails, atoms_estimate, fine_sublattice
 from exactdp.engine.convolution import ConvolutionTails, plan_split
 from exactdp.engine.lattice import LatticeSum
-from exactdp.engine.quadrature import QuadratureTails, TailValue
-from exactdp.numerics.errors import UncertifiedError
-from exactdp.numerics.precision import EPS64
+from exactdp.engine.quadrature import QuadratureTails, TailValue, WeightedQuery, certified, sieve_umax
+from exactdp.engine.tilt import log_mgf_parts
+from exactdp.numerics.errors import LatticeTooLarge, UncertifiedError
+from exactdp.numerics.precision import EPS64, to_mpf
 
-__all__ = ["TailValue", "TailEngine", "UncertifiedError", "METHODS"]
+__all__ = ["TailValue", "WeightedQuery", "TailEngine", "UncertifiedError", "METHODS"]
 
 #: above this many sieved nodes a direct-convolution split is considered
 SPLIT_MIN_NODES = 4000
+#: the most coarse atoms (rough estimate) a conditioning may enumerate
+MAX_COND_ATOMS = 20_000
 #: the methods a TailEngine may choose among
 METHODS = ("quadrature", "convolution", "conditioned")
+_NAMES = {"quadrature": "tilted-trapezoid", "convolution": "lattice-convolution",
+          "conditioned": "conditioned-quadrature", "enumeration": "enumeration"}
 
 
 class TailEngine:
@@ -52,52 +64,169 @@ class TailEngine:
     lam_step_sd : float
         Spacing of the tilt grid in units of 1/sd(S) (default 1).
     methods : tuple of str
-        The methods this engine may use (a subset of :data:`METHODS` that contains
-        ``"quadrature"``); conditioning builds its sub-engine without ``"conditioned"``.
+        The methods this engine may use (a subset of :data:`METHODS`); conditioning builds
+        its sub-engine without ``"conditioned"``.
+
+    Raises
+    ------
+    LatticeTooLarge
+        When no method fits the design's lattice in int64 phase arithmetic.
     """
 
     def __init__(self, lattice: LatticeSum, rel_tol: float = 1e-10, kappa: float = 16.0,
                  lam_step_sd: float = 1.0, methods: tuple = METHODS):
         self.lattice = lattice
         self.rel_tol = float(rel_tol)
-        self.quad = QuadratureTails(lattice, rel_tol=rel_tol, kappa=kappa, lam_step_sd=lam_step_sd)
+        if max(abs(int(a)) for a in lattice.weights) >= 2**62:
+            raise LatticeTooLarge("lattice weights beyond 64 bits")
+        self.A = np.array(lattice.weights, dtype=np.int64)
+        self.m = np.array(lattice.counts, dtype=np.int64)
+        self.s2 = np.array([float(s) for s in lattice.sigma2])
+        self.vproxy = float(np.sum(self.m * self.A.astype(float) ** 2 * self.s2))
+        try:
+            self.quad = QuadratureTails(lattice, rel_tol=rel_tol, kappa=kappa, lam_step_sd=lam_step_sd)
+        except LatticeTooLarge:
+            self.quad = None
         q = self.quad
-        self.A, self.m, self.s2 = q.A, q.m, q.s2
-        self.vproxy, self.var, self.n_nodes = q.vproxy, q.var, q.n_nodes
+        if q is not None:
+            self.var, self.n_nodes, umax = q.var, q.n_nodes, q.umax
+        else:
+            T = math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0
+            umax = np.array([sieve_umax(s, int(c), T) for s, c in zip(self.s2, self.m)])
+            self.var, self.n_nodes = self.vproxy, 0
+        self.umax = umax
         self.conv = None
         self.cond = None
-        self.method = "tilted-trapezoid"
-        # least prunable groups first: they are the ones to enumerate exactly
-        order = sorted(range(len(self.A)), key=lambda g: (-q.umax[g], self.s2[g]))
-        self._plan = plan_split(self.A, self.m, self.s2, order) if len(self.A) > 1 and "convolution" in methods else None
-        if q.nodes_kept > SPLIT_MIN_NODES or np.max(q.umax) >= math.pi:
-            costs = {"quadrature": q.nodes_kept * len(self.A)}
-            if self._plan is not None:
-                costs["convolution"] = self._plan.n_atoms
-            coarse = [g for g in range(len(self.A)) if q.umax[g] >= math.pi]
-            cond = None
-            if "conditioned" in methods and coarse and len(coarse) < len(self.A):
-                if coarse_atoms_count(self.s2, self.m, coarse) <= 4000:
-                    d, sub_lattice = fine_sublattice(lattice, self.A, self.m, coarse)
+        self.method = _NAMES["quadrature"]
+        G = len(self.A)
+        order = sorted(range(G), key=lambda g: (-umax[g], self.s2[g]))
+        self._plan = plan_split(self.A, self.m, self.s2, order) if G > 1 and "convolution" in methods else None
+        if q is not None and q.nodes_kept <= SPLIT_MIN_NODES and np.max(umax) < math.pi:
+            return
+        costs = {"quadrature": q.nodes_kept * G} if q is not None else {}
+        if self._plan is not None:
+            costs["convolution"] = self._plan.n_atoms
+        coarse = [g for g in range(G) if umax[g] >= math.pi]
+        cond = None
+        pick = self._pick_coarse(coarse) if "conditioned" in methods and coarse else None
+        if (pick is not None and q is not None and q.nodes_kept <= SPLIT_MIN_NODES
+                and costs["quadrature"] <= min(costs.get("convolution", math.inf), pick[2])):
+            # the quadrature is cheap and stays the method: the conditioning is only a
+            # fallback, built when first needed (deterministically)
+            self._lazy_cond = (pick, methods)
+            return
+        if pick is not None:
+            sel, n_atoms, _ = pick
+            if len(sel) < G:
+                try:
+                    d, sub_lattice = fine_sublattice(lattice, sel)
                     sub = TailEngine(sub_lattice, rel_tol=self.rel_tol / 4,
                                      methods=tuple(x for x in methods if x != "conditioned"))
-                    cond = ConditionedTails(self.A, self.m, self.s2, coarse, d, sub)
-                    costs["conditioned"] = len(cond.values) * max(cond.nodes_kept, 1) * (len(self.A) - len(coarse))
-            best = min(costs, key=costs.get)
-            if best == "convolution":
-                self._use_convolution()
-            elif best == "conditioned":
-                self.cond = cond
-                self.method = "conditioned-quadrature"
+                    cond = ConditionedTails(lattice, sel, d, sub)
+                    costs["conditioned"] = n_atoms * max(cond.nodes_kept, 1) * (G - len(sel))
+                except LatticeTooLarge:
+                    cond = None
+            else:
+                cond = ConditionedTails(lattice, sel)
+                costs["conditioned"] = n_atoms
+        if not costs:
+            raise LatticeTooLarge("the design's exact lattice is beyond int64 phase arithmetic "
+                                  "(use exactdp.accounting.coarsened.CoarsenedAccountant for brackets)")
+        best = min(costs, key=costs.get)
+        if cond is not None:
+            self.cond = cond
+        if best == "convolution":
+            self._use_convolution()
+        elif best == "conditioned":
+            self.method = cond.method
+            self._prefer_cond = True
+        if q is None and best != "conditioned" and cond is None:
+            self.method = _NAMES[best]
+
+    _prefer_cond = False
+    _fallback = None
+    _lazy_cond = None
+
+    def _conditioned(self):
+        """The conditioned method (built on first use when it is only a fallback)."""
+        if self.cond is None and self._lazy_cond is not None:
+            (sel, _, _), methods = self._lazy_cond
+            self._lazy_cond = None
+            try:
+                if len(sel) < len(self.A):
+                    d, sub_lattice = fine_sublattice(self.lattice, sel)
+                    sub = TailEngine(sub_lattice, rel_tol=self.rel_tol / 4,
+                                     methods=tuple(x for x in methods if x != "conditioned"))
+                    self.cond = ConditionedTails(self.lattice, sel, d, sub)
+                else:
+                    self.cond = ConditionedTails(self.lattice, sel)
+            except LatticeTooLarge:
+                self.cond = None
+        return self.cond
+
+    def _pick_coarse(self, coarse):
+        """The groups to enumerate: among the prefixes of the coarse groups ordered by their
+        share of the node count (m A² max(σ², 1/4), largest first), the one of least
+        estimated cost (atoms × nodes of the rest × groups of the rest) with at most
+        MAX_COND_ATOMS atoms; ``(groups, atoms, estimated cost)`` or None."""
+        share = [int(self.m[g]) * float(self.A[g]) ** 2 * max(self.s2[g], 0.25) for g in range(len(self.A))]
+        ranked = sorted(coarse, key=lambda g: -share[g])
+        best = None
+        for k in range(1, len(ranked) + 1):
+            sel = tuple(sorted(ranked[:k]))
+            n_atoms = atoms_estimate([self.s2[g] for g in sel], [self.m[g] for g in sel])
+            if n_atoms > MAX_COND_ATOMS:
+                break
+            rest = [g for g in range(len(self.A)) if g not in sel]
+            if rest:
+                d = math.gcd(*(int(self.A[g]) for g in rest))
+                nodes = 16 * math.sqrt(sum(share[g] for g in rest)) / d + 64
+                cost = n_atoms * nodes * len(rest)
+            else:
+                cost = n_atoms
+            if best is None or cost < best[0]:
+                best = (cost, sel, n_atoms)
+        return None if best is None else (best[1], best[2], best[0])
+
+    def _order(self) -> list:
+        """The available methods, the chosen one first and the quadrature last."""
+        has_cond = self.cond is not None or self._lazy_cond is not None
+        alts = [n for n, ok in (("conditioned", has_cond), ("convolution", self.conv is not None)) if ok]
+        if self._prefer_cond:
+            alts.sort(key=lambda n: n != "conditioned")
+        elif self.conv is not None and self.method == _NAMES["convolution"]:
+            alts.sort(key=lambda n: n != "convolution")
+        elif self.quad is not None:
+            return ["quadrature"] + alts
+        return alts + (["quadrature"] if self.quad is not None else [])
 
     def _use_convolution(self) -> None:
         if self.conv is None and self._plan is not None:
             self.conv = ConvolutionTails(self.A, self.m, self.s2, self._plan)
-            self.method = "lattice-convolution"
+            self.method = _NAMES["convolution"]
+
+    def log_chernoff(self, s: int):
+        """An upper bound of log P(S ≥ s) (Chernoff at the saddle point, exact CGF; 0 for
+        s ≤ 0), for tails no method certifies."""
+        if self._cgf is None:
+            lat = self.lattice
+            self._cgf = SetCGF(lat.weights, lat.counts, lat.sigma2)
+        return self._cgf.log_upper_tail(int(s))
+
+    _cgf = None
+
+    @property
+    def weighted_costly(self) -> bool:
+        """Whether hockey-stick sums cost more than tails (the chosen method, the
+        convolution, gives tails only)."""
+        return self.conv is not None and self.method == _NAMES["convolution"]
 
     @property
     def nodes_kept(self) -> int:
-        return self.quad.nodes_kept
+        return self.quad.nodes_kept if self.quad is not None else (self.cond.nodes_kept if self.cond else 0)
+
+    def done(self, tv: TailValue | None) -> bool:
+        return certified(tv, self.rel_tol)
 
     # -- tails ------------------------------------------------------------------------
     def tails(self, thresholds, strict: bool = True) -> list[TailValue]:
@@ -107,34 +236,132 @@ class TailEngine:
         ``rel_tol`` is returned with the (larger, possibly infinite) bound it has.
         """
         thr = [int(s) for s in thresholds]
-        best: dict[int, TailValue] = {}
-
-        def offer(tv: TailValue) -> None:
-            old = best.get(tv.threshold)
-            if old is None or tv.rel_error < old.rel_error:
-                best[tv.threshold] = tv
-
         upper = sorted({s if s >= 1 else 1 - s for s in thr})
-        for alt, name in ((self.cond, "conditioned-quadrature"), (self.conv, "lattice-convolution")):
-            if alt is None:
-                continue
-            todo = [s for s in upper if not self.quad.done(best.get(s))]
-            for s, (lv, rel) in zip(todo, alt.tails(todo)):
-                offer(TailValue(s, lv, rel, name, getattr(alt, "nodes_kept", 0), getattr(alt, "n_nodes", 0), 0.0))
-        self.quad.tails(upper, best)
-        missing = [s for s in upper if not self.quad.done(best.get(s))]
-        if missing and strict:
-            if self.conv is None and self._plan is not None:
-                self._use_convolution()
-                return self.tails(thresholds, strict)
-            raise UncertifiedError(f"float64 tail not certified at thresholds {missing[:5]}")
+        qs = [WeightedQuery(s, -math.inf, 0.0, 1.0) for s in upper]
+        got = self._values(qs, strict, conv_ok=True)
+        best = {q.threshold: v for q, v in zip(qs, got)}
         return [self._complement(best[1 - s]) if s <= 0 else best[s] for s in thr]
 
     def tail(self, s: int) -> TailValue:
         return self.tails([s])[0]
 
+    def weighted(self, queries, strict: bool = True) -> list[TailValue]:
+        """Certified hockey-stick sums ``Σ_{s≥k} P(S = s)(1 − e^{x0 − β(s−k)})`` (see
+        :class:`~exactdp.engine.quadrature.WeightedQuery`; x0 = −inf gives tails, which
+        must then have k ≥ 1)."""
+        return self._values(list(queries), strict, conv_ok=False)
+
+    def _values(self, qs, strict: bool, conv_ok: bool):
+        best: dict = {}
+
+        def offer(q, tv):
+            if tv is None:
+                return
+            old = best.get(q)
+            if old is None or (tv.rel_error < old.rel_error):
+                best[q] = tv
+
+        for name in self._order():
+            todo = [q for q in qs if not self.done(best.get(q))]
+            if not todo:
+                break
+            if name == "convolution":
+                todo = [q for q in todo if abs(q.threshold) < 2**62]  # its table is int64
+                if not conv_ok or not todo:
+                    continue
+                vals = self.conv.tails([q.threshold for q in todo])
+                for q, (lv, rel) in zip(todo, vals):
+                    offer(q, TailValue(q.threshold, lv, rel, "lattice-convolution", 0, 0, 0.0))
+            elif name == "conditioned":
+                if self._conditioned() is None:
+                    continue
+                for q, tv in zip(todo, self.cond.weighted(todo)):
+                    offer(q, tv)
+            else:
+                got = self.quad.weighted(todo, {q: best.get(q) for q in todo})
+                for q in todo:
+                    offer(q, got.get(q))
+        left = [q for q in qs if not self.done(best.get(q)) and q.x0 != -math.inf and q.threshold <= 0]
+        if left:
+            for q, tv in zip(left, self._left_weighted(left)):
+                offer(q, tv)
+        missing = [q for q in qs if not self.done(best.get(q))]
+        if missing and strict and conv_ok and self._plan is not None and "convolution" not in self._order():
+            # a last resort for strict tails: the convolution (built once, deterministic),
+            # asked only for what the chosen methods could not certify
+            if self._fallback is None:
+                self._fallback = ConvolutionTails(self.A, self.m, self.s2, self._plan)
+            todo = [q for q in missing if abs(q.threshold) < 2**62]
+            for q, (lv, rel) in zip(todo, self._fallback.tails([q.threshold for q in todo])):
+                offer(q, TailValue(q.threshold, lv, rel, "lattice-convolution", 0, 0, 0.0))
+            missing = [q for q in qs if not self.done(best.get(q))]
+        if missing and strict:
+            raise UncertifiedError(f"could not certify {len(missing)} value(s) to relative accuracy "
+                                   f"{self.rel_tol:g} (first threshold {missing[0].threshold})")
+        return [best.get(q) or TailValue(q.threshold, -math.inf, math.inf, self.method, self.nodes_kept,
+                                         self.n_nodes, 0.0) for q in qs]
+
+    def _left_weighted(self, qs):
+        """Hockey-stick sums at thresholds left of the centre, where the rule's j > 0
+        aliasing is not small: far left (1 − k ≥ max(10 sd, βV')) by
+
+            Σ_{s≥k} P(S=s)(1 − e^{x0 − β(s−k)}) = −expm1(y) − P(S ≥ 1 − k) + r,
+            y = x0 + βk + K(β),   0 ≤ r ≤ e^{x0 + β − (1 − k)²/(2V')}
+
+        (K = log E e^{tS} exact; r = e^{x0+βk} E[e^{−βS}; S < k] by Chernoff with the
+        sub-Gaussian bound), nearer the centre by the rule on a 2.5× finer grid."""
+        out = []
+        sd = math.sqrt(self.vproxy)
+        wide = []
+        far = [q for q in qs if 1 - q.threshold >= max(10 * sd, q.beta * self.vproxy)]
+        lower = dict(zip((1 - q.threshold for q in far), self.tails([1 - q.threshold for q in far], strict=False)))
+        for q in qs:
+            k = q.threshold
+            if 1 - k >= max(10 * sd, q.beta * self.vproxy):
+                out.append(self._far_left(q, lower[1 - k]))
+            else:
+                out.append(None)
+                wide.append(q)
+        if wide:
+            if self._wide is None:
+                try:
+                    self._wide = QuadratureTails(self.lattice, rel_tol=self.rel_tol, kappa=40.0)
+                except LatticeTooLarge:
+                    self._wide = False
+            if self._wide:
+                got = self._wide.weighted(wide)
+                out = [got.get(q) if v is None else v for q, v in zip(qs, out)]
+        return out
+
+    _wide = None
+
+    def _far_left(self, q, tl: TailValue) -> TailValue | None:
+        """One far-left value given the certified lower tail ``tl = P(S ≥ 1 − k)``."""
+        k = q.threshold
+        if not self.done(tl):
+            return None
+        lat = self.lattice
+        bq = Fraction(q.beta)
+        exact, kappa, kerr = log_mgf_parts(lat.weights, lat.counts, [Fraction(x) for x in lat.sigma2], bq)
+        with mpmath.workdps(40 + len(str(abs(k)))):
+            y = mpmath.mpf(q.x0) + to_mpf(bq * k) + to_mpf(exact) + kappa
+            if y >= 0:
+                return None
+            main = -mpmath.expm1(y)
+            dy = EPS64 * (abs(q.x0) + 1) + kerr + 1e-30 * abs(y)
+            main_err = main * (mpmath.expm1(dy) * mpmath.exp(y) / main + dy) if y > -1 else main * dy
+            pt = mpmath.exp(tl.log_mp)
+            rb = mpmath.exp(mpmath.mpf(q.x0) + q.beta - mpmath.mpf(1 - k) ** 2 / (2 * self.vproxy))
+            est = main - pt + rb / 2
+            if est <= 0:
+                return None
+            err = main_err + pt * tl.rel_error + rb / 2
+            rel = float(err / est) * (1 + 1e-6)
+            return TailValue(k, float(mpmath.log(est)), rel, self.method + "+far-left", self.nodes_kept, self.n_nodes, 0.0)
+
     def _complement(self, tv: TailValue) -> TailValue:
         p = tv.value
-        q = -math.expm1(tv.log_value)  # 1 − p, p ≤ 1/2 here
-        err = (tv.rel_error * p + 2 * EPS64) / q
-        return TailValue(1 - tv.threshold, math.log(q), err, tv.method + "+complement", tv.nodes_kept, tv.nodes_total, tv.lam)
+        q = -math.expm1(float(tv.log_value))  # 1 − p, p ≤ 1/2 here
+        err = (tv.rel_error * p + 2 * EPS64) / q if q > 0 else math.inf
+        return TailValue(1 - tv.threshold, math.log(q) if q > 0 else -math.inf, err, tv.method + "+complement",
+                         tv.nodes_kept, tv.nodes_total, tv.lam)

@@ -15,10 +15,16 @@ import math
 import numbers
 from fractions import Fraction
 
+import mpmath
+
 from exactdp.numerics.errors import InputError
 
 __all__ = [
     "InputError",
+    "MemoReal",
+    "as_real",
+    "S2_RANGE",
+    "check_sigma2_range",
     "to_fraction",
     "positive_fraction",
     "fraction_str",
@@ -121,3 +127,49 @@ def fraction_str(frac: Fraction) -> str:
     """Canonical text of a rational: ``"p/q"`` or ``"p"``."""
     frac = Fraction(frac)
     return str(frac.numerator) if frac.denominator == 1 else f"{frac.numerator}/{frac.denominator}"
+
+
+#: variances the float64 engine accepts (outside, its float64 kernels cannot represent them)
+S2_RANGE = (Fraction(1, 10**300), Fraction(10**300))
+
+
+def check_sigma2_range(sigma2: Fraction, field: str = "sigma2", text=None) -> None:
+    """Refuse variances outside the float64 engine's range [1e-300, 1e300]."""
+    if not S2_RANGE[0] <= sigma2 <= S2_RANGE[1]:
+        if text is None:
+            e = len(str(sigma2.numerator)) - len(str(sigma2.denominator))
+            text = f"~1e{e}"
+        raise InputError(field, text, "outside [1e-300, 1e300], the range of the float64 engine (below it the "
+                                      "noise is deterministic to e^-1e300, above it leaks nothing measurable)")
+
+
+def as_real(value, field: str):
+    """An exact rational (Fraction) or a callable ``f(dps) -> mpf`` for an irrational
+    (memoised per precision: it is evaluated several times per point)."""
+    if callable(value):
+        if isinstance(value, MemoReal):
+            return value
+        return MemoReal(value)
+    return to_fraction(value, field)
+
+
+class MemoReal:
+    """A callable ``f(dps) -> mpf`` remembering its values (an exact real is a pure
+    function of the precision asked)."""
+
+    __slots__ = ("f", "cache")
+
+    def __init__(self, f):
+        self.f = f
+        self.cache = {}
+
+    def __call__(self, dps):
+        need = max(int(dps), mpmath.mp.dps)
+        for d, v in self.cache.items():
+            if d >= need:
+                return v
+        d = max(need, 80)
+        with mpmath.workdps(d):
+            v = self.f(d)
+        self.cache[d] = v
+        return v

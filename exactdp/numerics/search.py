@@ -65,22 +65,26 @@ def first_true(pred: Callable[[int], bool], lo: int, hi: int, *,
 
     Requires a monotone predicate (false … false true … true) with ``pred(lo)`` false and
     ``pred(hi)`` true; neither end is re-tested.  ``probe(lo, hi)``, if given, proposes
-    the next point to test (clamped into the open interval); probes alternate with
-    midpoints, so the bracket at least halves every two tests whatever the probe says.
+    the next point to test (clamped into the open interval); a probe that did not halve
+    the bracket is followed by a midpoint, so the bracket at least halves every two
+    tests whatever the probe says (and a good probe is never interrupted).
     """
     lo, hi = int(lo), int(hi)
     use_probe = probe is not None
     while hi - lo > 1:
         k = (lo + hi) // 2
+        width = hi - lo
+        probed = False
         if use_probe:
             guess = probe(lo, hi)
             if guess is not None:
                 k = min(max(int(guess), lo + 1), hi - 1)
+                probed = True
         if pred(k):
             hi = k
         else:
             lo = k
-        use_probe = probe is not None and not use_probe
+        use_probe = probe is not None and (not probed or 2 * (hi - lo) <= width)
     return hi
 
 

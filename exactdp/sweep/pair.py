@@ -308,7 +308,7 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     t0 = time.perf_counter()
     comp = Composition.from_rhos(tuple(rhos))
     acc = ExactAccountant(comp, rel_tol=settings.rel_tol)
-    if getattr(acc, "handed_over", False):  # beyond the int64 lattice (P.L. 94-171, whole release)
+    if not isinstance(acc, ExactAccountant):  # beyond the int64 lattice (P.L. 94-171, whole release)
         return _bracketed_pair(i, j, acc, settings, t0)
     eng = acc.engine
     if hasattr(eng, "lam_step") and getattr(eng, "var", 0) > 0:

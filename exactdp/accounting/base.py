@@ -1,0 +1,84 @@
+"""The accountant interface and the input checks every accountant shares.
+
+:class:`Accountant` is what the package functions (:func:`exactdp.delta`, ...), the sweep,
+the CLI and the interop adapters talk to.  Two implementations exist:
+
+* :class:`exactdp.accounting.accountant.ExactAccountant` — the int64 lattice engine
+  (certified point values);
+* :class:`exactdp.accounting.bracketed.BigLatticeAccountant` — designs beyond the int64
+  lattice (exact split enumeration, or certified brackets).
+
+``ExactAccountant(composition)`` returns the second when the design's lattice does not fit
+the first, so callers need not know which one answers; ``certification`` says it.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterable
+
+from exactdp.numerics.errors import InputError
+from exactdp.numerics.exact import to_fraction
+
+__all__ = ["Accountant", "check_rel_tol", "sequence_values"]
+
+
+class Accountant(abc.ABC):
+    """δ(ε), ε(δ) and the trade-off β = f(α) of one composition, each with a certified bound.
+
+    Attributes
+    ----------
+    composition : Composition
+        The design.
+    rho : Fraction
+        Its zCDP parameter (the privacy-loss mean).
+
+    Notes
+    -----
+    Every method takes a *sequence* of exact values (a lone string or number is refused
+    with :class:`InputError`) and returns a tuple of points of
+    :mod:`exactdp.accounting.results` (``estimate`` / ``error_bound`` / ``value`` on the
+    conservative side / ``lower`` / ``upper``); a value that cannot be certified raises
+    :class:`exactdp.numerics.errors.UncertifiedError`, never NaN.
+    """
+
+    #: ``"exact"`` (certified point values) or ``"bracket"`` (certified brackets)
+    certification: str = "exact"
+
+    @abc.abstractmethod
+    def delta(self, epsilons) -> tuple:
+        """δ(ε) for each ε (value = certified upper bound)."""
+
+    @abc.abstractmethod
+    def epsilon(self, deltas) -> tuple:
+        """ε(δ) for each δ (value = certified upper bound)."""
+
+    @abc.abstractmethod
+    def tradeoff(self, alphas) -> tuple:
+        """β = f(α) for each α (value = certified lower bound)."""
+
+    @abc.abstractmethod
+    def diagnostics(self):
+        """Which method answered and its size (:class:`~exactdp.accounting.results.Diagnostics`)."""
+
+
+def sequence_values(values, field: str) -> list:
+    """The list of values of a sequence argument (a lone string or number is refused)."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise InputError(field, values, "expected a sequence of values, e.g. [\"1\", \"11/10\"] (not a lone value)")
+    return list(values)
+
+
+def check_rel_tol(value, field: str = "rel_tol") -> float:
+    """The engine accuracy ``rel_tol`` as a float in [1e-15, 1e-2] (a tolerance, not a
+    privacy parameter: floats, ints, rationals and decimal strings are accepted)."""
+    try:
+        if isinstance(value, (float, int)) and not isinstance(value, bool):
+            x = float(value)
+        else:
+            x = float(to_fraction(value, field))
+    except (InputError, TypeError, ValueError, OverflowError):
+        raise InputError(field, value, "expected a number in [1e-15, 1e-2], e.g. 1e-10") from None
+    if not (1e-15 <= x <= 1e-2):
+        raise InputError(field, value, "must lie in [1e-15, 1e-2] (float64 arithmetic cannot certify below 1e-15)")
+    return x

@@ -1,0 +1,154 @@
+"""The f-DP trade-off curve β = f(α) of a lattice sum (a mixin of the exact accountant),
+and the result helpers the accountant's methods share.
+
+The optimal test rejects when ``S ≥ k`` (randomising on the boundary atom); its vertices
+are ``(α_k, β_k) = (P[S ≥ k], P[S ≥ K − k + 1])``; between two vertices f is linear with
+slope ``−e^{β(k−1) − c}`` (the likelihood ratio of the boundary atom, exact).  The vertex
+is located on certified brackets of α_k, or of the lower tail ``1 − α_k = P[S ≥ 1 − k]``
+when α > 1/2 (with 1 − α exact).  Reference: Dong, Roth & Su, Gaussian differential
+privacy (JRSS-B 2022).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fractions import Fraction
+
+import mpmath
+
+from exactdp.accounting.base import sequence_values
+from exactdp.accounting.results import TradeoffPoint
+from exactdp.engine.tails import TailValue
+from exactdp.numerics.exact import InputError, to_fraction
+from exactdp.numerics.precision import DPS_RESULT, to_mpf, workdps
+from exactdp.numerics.search import first_true
+
+__all__ = ["TradeoffCurve"]
+
+_DPS = DPS_RESULT
+#: relative rounding of a result stored at _DPS digits, added to every bound
+_ROUND = mpmath.mpf(10) ** (-(DPS_RESULT - 3))
+
+
+def _mp(x, dps=_DPS):
+    """An exact-real value (Fraction or ``f(dps)`` callable) at the current precision."""
+    if isinstance(x, Fraction):
+        return to_mpf(x)
+    return x(dps)
+
+
+
+def _bounds(tv: TailValue):
+    """(estimate, lower, upper) of a certified value (mp)."""
+    v = mpmath.exp(tv.log_mp)
+    r = mpmath.mpf(tv.rel_error)
+    return v, v * (1 - r), v * (1 + r)
+
+
+class TradeoffCurve:
+    """The trade-off methods of :class:`~exactdp.accounting.accountant.ExactAccountant`
+    (which provides ``engine``, ``lattice``, ``identical``, ``max_rel`` and
+    ``_uncertified``)."""
+
+    def tradeoff(self, alphas: Iterable) -> tuple[TradeoffPoint, ...]:
+        """β = f(α) for each α ∈ [0, 1] (exact rational or decimal string)."""
+        out = []
+        for a in sequence_values(alphas, "alpha"):
+            af = to_fraction(a, "alpha")
+            if not 0 <= af <= 1:
+                raise InputError("alpha", a, "must lie in [0, 1]")
+            with workdps(_DPS + 10):
+                amp = to_mpf(af)
+            if af == 0:
+                out.append(TradeoffPoint(amp, mpmath.mpf(1), mpmath.mpf(0), 10**18))
+            elif af == 1:
+                out.append(TradeoffPoint(amp, mpmath.mpf(0), mpmath.mpf(0), -(10**18)))
+            elif self.identical:
+                with workdps(_DPS):
+                    out.append(TradeoffPoint(amp, to_mpf(1 - af), mpmath.mpf(0), 0))
+            else:
+                out.append(self._tradeoff_one(af, amp))
+        return tuple(out)
+
+    def _alpha_side(self, k: int, af: Fraction):
+        """Certified bracket of α_k (α ≤ 1/2) or of 1 − α_k = P[S ≥ 1 − k] (α > 1/2)."""
+        (tv,) = self.engine.tails([k if af <= Fraction(1, 2) else 1 - k], strict=False)
+        if not self.engine.done(tv):
+            raise self._uncertified(f"the trade-off vertex at threshold {k}")
+        with workdps(_DPS + 10):
+            return _bounds(tv)
+
+    def _tradeoff_one(self, af: Fraction, amp) -> TradeoffPoint:
+        lat = self.lattice
+        K = lat.shift
+        low_side = af <= Fraction(1, 2)
+        with workdps(_DPS + 10):
+            target = to_mpf(af if low_side else 1 - af)
+            # sub-Gaussian bracket: P(S ≥ x) ≤ e^{−x²/(2V')} (Canonne–Kamath–Steinke)
+            x = int(mpmath.ceil(mpmath.sqrt(2 * self.engine.vproxy * max(-mpmath.log(target), 0)))) + 2
+        if low_side:
+            lo, hi = 0, max(x, 1)
+        else:
+            lo, hi = min(1 - x, 0), 1
+
+        def pred(k):  # α_k ≤ α, certainly
+            v, vlo, vhi = self._alpha_side(k, af)
+            return vhi <= target if low_side else vlo >= target
+
+        k = first_true(pred, lo, hi)
+        # f is convex and piecewise linear: every segment's line lies below f, and
+        # f = max of the lines of the segments around α.  Segment j joins vertices j−1, j
+        # (slope −e^{(j−1)/scale − c}); take j = k and, while α ≥ α_{j−1} is not certain,
+        # the segments to the left as well.
+        segs = [k]
+        for _ in range(3):
+            v = self._alpha_side(segs[-1] - 1, af)
+            if (v[1] >= target) if low_side else (v[2] <= target):
+                break
+            segs.append(segs[-1] - 1)
+        else:
+            raise self._uncertified(f"the trade-off segment at α = {float(af):.6g}")
+        los, his = [], []
+        for j in segs:
+            lo_j, hi_j = self._segment_line(j, af, target, low_side)
+            los.append(lo_j)
+            his.append(hi_j)
+        with workdps(_DPS + 10):
+            lo_b = max(max(los), mpmath.mpf(0))
+            hi_b = min(max(his), mpmath.mpf(1))
+            hi_b = max(hi_b, lo_b)
+            est = (lo_b + hi_b) / 2
+            err = (hi_b - lo_b) / 2 + est * _ROUND
+            if not err <= self.max_rel * est:
+                raise self._uncertified(f"β at α = {mpmath.nstr(amp, 12)}")
+            return TradeoffPoint(amp, est, err, k)
+
+    def _segment_line(self, j: int, af: Fraction, target, low_side: bool):
+        """Bounds of the line through vertices j−1 and j at α: from either vertex,
+        ``β_{j−1} + s(α_{j−1} − α)`` and ``β_j − s(α − α_j)`` (α-differences through
+        1 − α above 1/2), intersected."""
+        K = self.lattice.shift
+        a0 = self._alpha_side(j - 1, af)
+        a1 = self._alpha_side(j, af)
+        tb0, tb1 = self.engine.tails([K - j + 2, K - j + 1], strict=False)
+        if not (self.engine.done(tb0) and self.engine.done(tb1)):
+            raise self._uncertified(f"β at α = {float(af):.6g}")
+        with workdps(_DPS + 10):
+            slope = mpmath.exp(to_mpf(Fraction(j - 1) / self.lattice.scale - self.lattice.c))
+            b0, b1 = _bounds(tb0), _bounds(tb1)
+            lo_i, hi_i = (1, 2) if low_side else (2, 1)  # which α-bound gives the lower β
+            if low_side:
+                lo = max(b0[1] + slope * (a0[lo_i] - target), b1[1] - slope * (target - a1[lo_i]))
+                hi = min(b0[2] + slope * (a0[hi_i] - target), b1[2] - slope * (target - a1[hi_i]))
+            else:
+                lo = max(b0[1] + slope * (target - a0[lo_i]), b1[1] - slope * (a1[lo_i] - target))
+                hi = min(b0[2] + slope * (target - a0[hi_i]), b1[2] - slope * (a1[hi_i] - target))
+            return lo, hi
+
+    def tradeoff_vertices(self, ks: Iterable[int]):
+        """Exact curve vertices ``(k, α_k, β_k)`` (TailValues) at thresholds ks."""
+        ks = [int(k) for k in ks]
+        K = self.lattice.shift
+        tv = self._tails(ks + [K - k + 1 for k in ks])
+        n = len(ks)
+        return [(k, tv[i], tv[n + i]) for i, k in enumerate(ks)]
