@@ -51,6 +51,8 @@ __all__ = ["VerifiedTail", "VerifiedDelta", "verify_tail", "verify_delta", "MAX_
 MAX_NODES = 12_000_000
 #: below this many node-factors the full rule is used without trying conditioning
 PREFER_NODES = 400_000
+#: the most atoms of the never-decaying groups the twin conditions on (one tail each)
+MAX_ATOMS = 4096
 _LEAF = 1024
 #: nodes and aliased mass are dropped below e^-_LOG_DROP relative (far below the 1e-19
 #: rounding of the extended-precision sums)
@@ -96,13 +98,17 @@ class VerifiedDelta:
 def _wrapped_upper(u, s2: float):
     """log of an upper bound of Σ_k e^{−s²(u − 2πk)²/2}, u ∈ [0, π] (terms |k| ≤ 2 and
     a geometric remainder for |k| ≥ 3); ``u`` a float or an array."""
-    uu = np.atleast_1d(np.asarray(u, dtype=float))
+    if np.ndim(u) == 0:  # the branch and bound's scalar calls, without numpy overhead
+        ex = [-0.5 * s2 * (u - 2 * math.pi * k) ** 2 for k in range(-2, 3)]
+        mx = max(ex)
+        rest = 2 * math.exp(-0.5 * s2 * (5 * math.pi) ** 2 - mx) / max(1e-300, -math.expm1(-10 * math.pi**2 * s2))
+        return mx + math.log(sum(math.exp(e - mx) for e in ex) + rest)
+    uu = np.asarray(u, dtype=float)
     ex = -0.5 * s2 * (uu[:, None] - 2 * math.pi * np.arange(-2, 3, dtype=float)[None, :]) ** 2
     mx = ex.max(axis=1)
     # |k| ≥ 3: (u − 2πk)² ≥ (5π + 2π(|k| − 3))², a geometric series of ratio e^{−10π²s²}
     rest = 2 * np.exp(-0.5 * s2 * (5 * math.pi) ** 2 - mx) / max(1e-300, -math.expm1(-10 * math.pi**2 * s2))
-    out = mx + np.log(np.exp(ex - mx[:, None]).sum(axis=1) + rest)
-    return out if np.ndim(u) else float(out[0])
+    return mx + np.log(np.exp(ex - mx[:, None]).sum(axis=1) + rest)
 
 
 class _Rule:
@@ -254,8 +260,9 @@ class _Rule:
         x0 = int(mpmath.nint(a * s2))
         half = int(math.ceil(math.sqrt(2 * self.s2f[g] * 60))) + 2
         xs = np.arange(x0 - half, x0 + half + 1)
-        ts = np.array([float(a * x - mpmath.mpf(int(x)) ** 2 / (2 * s2)) for x in xs], dtype=_LD)
-        ts -= ts.max()
+        tmp = [a * int(x) - mpmath.mpf(int(x)) ** 2 / (2 * s2) for x in xs]
+        top = max(tmp)
+        ts = np.array([_LD(mpmath.nstr(t - top, 25)) for t in tmp], dtype=_LD)  # exponents relative to the top
         keep = ts > -60
         xs, ts = xs[keep], ts[keep]
         w = np.exp(ts)
@@ -343,7 +350,7 @@ class _Twin:
         est = 1
         for g in self.coarse:  # atoms of the coarse part, roughly, before building them
             est *= 2 * int(math.sqrt(2 * int(lattice.counts[g]) * float(lattice.sigma2[g]) * (dps + 25) * 2.31)) + 1
-        if est > PREFER_NODES:
+        if est > MAX_ATOMS:
             raise UncertifiedError(f"the verification twin would enumerate ~{est} coarse atoms; the design is too "
                                    f"large for a multiprecision check")
         self.d = reduce(math.gcd, (int(lattice.weights[g]) for g in fine))
