@@ -54,6 +54,8 @@ PREFER_NODES = 400_000
 #: the most atoms of the never-decaying groups the twin conditions on (one tail each)
 MAX_ATOMS = 4096
 _LEAF = 1024
+#: nodes screened per vectorised batch
+_BATCH = 1 << 16
 #: nodes and aliased mass are dropped below e^-_LOG_DROP relative (far below the 1e-19
 #: rounding of the extended-precision sums)
 _LOG_DROP = math.log(1e30)
@@ -140,7 +142,7 @@ class _Rule:
             q = sum(math.exp(-2 * math.pi**2 * s2 * k * k) for k in range(1, 30))
             D = 1 - 2 * q
             logD.append(math.log(D) if D > 0.1 else None)
-        out = []
+        out, pending, waiting = [], [], 0
         stack = [(0, N // 2)]
         if N >= 2**31:
             raise UncertifiedError(f"the verification twin's rule would need {N} nodes (beyond 2^31); the design is "
@@ -166,31 +168,43 @@ class _Rule:
             if bound + 1e-6 < -self.T:
                 continue
             if n1 - n0 + 1 <= _LEAF:
-                kept = self._leaf(n0, n1, logD)
-                out.extend(kept.tolist())
-                if len(out) * len(self.A) > budget:
-                    raise UncertifiedError(f"the verification twin would evaluate more than {budget} "
-                                           f"node-factors; the design is too large for its check (the fast "
-                                           f"result stands unverified; try --certify for an Arb enclosure)")
+                pending.append((n0, n1))
+                waiting += n1 - n0 + 1
+                if waiting >= _BATCH or not stack:
+                    out.extend(self._screen(pending, logD).tolist())
+                    pending, waiting = [], 0
+                    if len(out) * len(self.A) > budget:
+                        raise UncertifiedError(f"the verification twin would evaluate more than {budget} "
+                                               f"node-factors; the design is too large for its check (the fast "
+                                               f"result stands unverified; try --certify for an Arb enclosure)")
                 continue
             mid = (n0 + n1) // 2
             stack.append((mid + 1, n1))
             stack.append((n0, mid))
+        if pending:
+            out.extend(self._screen(pending, logD).tolist())
         self._nodes = sorted(out)
         return self._nodes
 
-    def _leaf(self, n0: int, n1: int, logD):
-        """The nodes of [n0, n1] whose own bound (exact integer distance of A_g·n to Nℤ,
-        wrapped-normal bound per group) is not below −T'."""
+    def _screen(self, spans, logD):
+        """The nodes of the intervals ``spans`` whose own bound (exact integer distance of
+        A_g·n to Nℤ, wrapped-normal bound per group) is not below −T'; groups in order of
+        decay, dropping a node as soon as even the largest contribution of the remaining
+        groups (each ≤ m_g(log P_g(0) − log D_g), small and positive) cannot lift it."""
         N = self.N
-        n = np.arange(n0, n1 + 1, dtype=np.int64)
+        n = np.concatenate([np.arange(a, b + 1, dtype=np.int64) for a, b in spans])
+        groups = sorted(((mm * s2, a, mm, s2, ld) for a, mm, s2, ld in zip(self.A, self.m, self.s2f, logD)
+                         if ld is not None), reverse=True)
+        lift = [mm * max(0.0, _wrapped_upper(0.0, s2) - ld) for _, _, mm, s2, ld in groups] + [0.0]
+        for i in range(len(groups) - 1, -1, -1):
+            lift[i] += lift[i + 1]
         bound = np.zeros(len(n))
-        for a, mm, s2, ld in zip(self.A, self.m, self.s2f, logD):
-            if ld is None:
-                continue
+        for i, (_, a, mm, s2, ld) in enumerate(groups):
             r = (a % N) * n % N
             bound += mm * (_wrapped_upper(2 * math.pi * np.minimum(r, N - r) / N, s2) - ld)
-        return n[bound + 1e-6 >= -self.T]
+            keep = bound + lift[i + 1] + 1e-6 >= -self.T
+            n, bound = n[keep], bound[keep]
+        return n
 
     # -- the tilt ------------------------------------------------------------------------
     def _mean(self, lam: float) -> float:
