@@ -319,14 +319,17 @@ class _Rule:
         R = mpmath.exp(logm - lam * s) / -mpmath.expm1(-lam)
         total = terms.sum()
         est = R * mpmath.mpf(repr(float(total))) / N + R * mpmath.mpf(repr(float(total - _LD(float(total))))) / N
-        # dropped nodes, aliasing (sub-Gaussian Chernoff, both sides), rounding
+        # dropped nodes, aliasing from below (sub-Gaussian Chernoff), rounding
         err = R * mpmath.exp(-self.T)
         vp = mpmath.mpf(self.vp)
-        err += mpmath.exp(-lam * N) / (-mpmath.expm1(-lam * N))
         t = max((s + N) / vp, lam + N / vp)
         err += mpmath.exp(t * t * vp / 2 - t * (s + N) + lam * N) / (-mpmath.expm1(-(t - lam) * N))
         err += R * mpmath.mpf(round_err) * (1 + mpmath.mpf(2) ** -50) / N
         err += abs(est) * mpmath.mpf(10) ** (-(self.dps - 10))
+        # aliasing from above: Σ_{j≥1} e^{−λjN} P[S ≥ s + jN] ≤ q·P[S ≥ s], q = e^{−λN}/(1 − e^{−λN}),
+        # relative to the tail itself, which is ≤ (|est| + err)/(1 − q)
+        q = mpmath.exp(-lam * N) / (-mpmath.expm1(-lam * N))
+        err += q * (abs(est) + err) / (1 - q)
         return est, err
 
 
@@ -476,4 +479,8 @@ def verify_delta(accountant: ExactAccountant, eps, dps: int = VERIFY_DPS) -> Ver
         val = t1.value - ee * t2.value
         err = t1.error_bound + ee * t2.error_bound
         dis = abs(fast.estimate - val)
+        if not err <= abs(val) * mpmath.mpf("1e-9"):
+            raise UncertifiedError(f"the verification twin cannot resolve δ(ε) here (its own bound is "
+                                   f"{mpmath.nstr(err / abs(val), 3) if val else 'inf'} relative); the fast result stands "
+                                   f"unverified; try --certify for an Arb enclosure")
         return VerifiedDelta(em, +val, +err, fast.estimate, fast.error_bound, +dis, (t1, t2))
