@@ -59,6 +59,8 @@ CASES = [
     (["delta", "--sigma2", "2", "--eps", "1e60"], "--eps"),
     (["delta", "--sigma2", "2", "--eps", "-1e60"], "--eps"),
     (["delta", "--sigma2", "2", "--eps", "1e50000"], "--eps"),
+    (["delta", "--sigma2", "2", "--eps", "1e2000000"], "--eps"),
+    (["epsilon", "--sigma2", "2", "--delta", "1e-2000000"], "--delta"),
     (["epsilon", "--sigma2", "2", "--delta", "0"], "--delta"),
     (["epsilon", "--sigma2", "2", "--delta", "1"], "--delta"),
     (["epsilon", "--sigma2", "2", "--delta", "-1e-5"], "--delta"),

@@ -22,9 +22,9 @@ from exactdp.numerics.precision import DPS_GUARD, to_mpf
 __all__ = ["Parser", "fail", "fail_input", "json_errors", "rational_type", "rel_tol_type", "decimal_str",
            "emit_json", "one_line", "check_exponent", "int_type", "MAX_EXPONENT"]
 
-#: largest decimal exponent accepted in an exact argument (``1e±10000``): beyond it the
-#: exact rational alone has more than 10⁴ digits and no answer would be meaningful
-MAX_EXPONENT = 10_000
+#: largest decimal exponent accepted in an exact argument (``1e±1000000``): beyond it the
+#: exact rational alone has more than 10⁶ digits (slow to build, no meaningful answer)
+MAX_EXPONENT = 1_000_000
 
 #: numbers argparse must take as values, not options: -1, -1.5, -.5, -1e300, -3/2
 _NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?(/\d+)?$")

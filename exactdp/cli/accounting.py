@@ -67,17 +67,18 @@ def _print_table(title, cols, rows):
 
 def _check_eps_range(comp, values) -> None:
     """Refuse |ε| > :data:`EPS_MAX`, quoting the zCDP bound δ(ε) ≤ exp(−(ε−ρ)²/(4ρ))."""
-    import math
+    import mpmath
 
     from exactdp.numerics.exact import InputError
 
     for e in values:
         if abs(e) > EPS_MAX:
-            rho = float(comp.rho) if comp.rho else 0.0
             tail = ""
-            if e > 0 and rho > 0:
-                log10 = (float(e) - rho) ** 2 / (4 * rho) / math.log(10)
-                tail = f" (there δ(ε) ≤ exp(−(ε−ρ)²/(4ρ)) ≈ 10^-{log10:.4g} by the zCDP bound)"
+            if e > 0 and comp.rho > 0:
+                nats = (e - comp.rho) ** 2 / (4 * comp.rho)  # exact
+                with mpmath.workdps(20):
+                    digits = mpmath.nstr(mpmath.mpf(nats.numerator) / nats.denominator / mpmath.log(10), 4)
+                tail = f" (there δ(ε) ≤ exp(−(ε−ρ)²/(4ρ)) ≈ 10^-{digits} by the zCDP bound)"
             elif e < 0:
                 tail = " (there δ(ε) = 1 − e^ε + e^ε δ(−ε) rounds to 1)"
             raise InputError("--eps", decimal_str(e, 6), f"|ε| above 1e50 is not supported{tail}")
@@ -102,7 +103,8 @@ def _run_delta(args) -> int:
             if not v.agrees:
                 raise UncertifiedError(f"--verify: the independent twin disagrees at ε = {q['epsilon']} "
                                        f"(fast {q['delta_estimate']} ± {q['error_bound']}, twin "
-                                       f"{decimal_str(v.value)} ± {decimal_str(v.error_bound)}); please report it")
+                                       f"{decimal_str(v.value)} ± {decimal_str(v.error_bound)}); please report it, and try "
+                                       f"--certify for an Arb enclosure")
             q.update({"verified_delta": decimal_str(v.value, 30), "verify_error_bound": decimal_str(v.error_bound),
                       "disagreement": decimal_str(v.disagreement), "agrees": bool(v.agrees)})
     _certify(args, comp, "delta", res.points, pts)
