@@ -84,3 +84,10 @@ def test_verify_flag_reports_agreement(capsys):
     p = out["points"][0]
     assert p["agrees"] is True
     assert mpmath.mpf(p["disagreement"]) <= mpmath.mpf(p["error_bound"])
+
+
+def test_verify_table_shows_the_twin_value_with_its_exponent(capsys):
+    assert main(["delta", "--sigma2", "3x4", "--eps", "5", "--verify"]) == 0
+    row = capsys.readouterr().out.strip().splitlines()[-1].split()
+    fast, twin = mpmath.mpf(row[1]), mpmath.mpf(row[3])
+    assert abs(twin / fast - 1) < 1e-9

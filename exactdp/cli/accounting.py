@@ -94,12 +94,14 @@ def _run_delta(args) -> int:
     pts = [{"epsilon": decimal_str(p.epsilon), "delta": decimal_str(p.value),
             "error_bound": decimal_str(p.error_bound), "delta_estimate": decimal_str(p.estimate)}
            for p in res.points]
+    shown = {}  # table cells shorter than their JSON strings
     if args.verify:
         from exactdp.accounting.verification import verify_delta
         from exactdp.numerics.errors import UncertifiedError
 
-        for q, e in zip(pts, args.values):
+        for i, (q, e) in enumerate(zip(pts, args.values)):
             v = verify_delta(acc, e)
+            shown[i, "verified_delta"] = decimal_str(v.value)
             if not v.agrees:
                 raise UncertifiedError(f"--verify: the independent twin disagrees at ε = {q['epsilon']} "
                                        f"(fast {q['delta_estimate']} ± {q['error_bound']}, twin "
@@ -113,7 +115,7 @@ def _run_delta(args) -> int:
     else:
         cols = ["epsilon", "delta", "error_bound"] + (["verified_delta", "disagreement"] if args.verify else [])
         _print_table(f"exact δ(ε), ρ = {comp.rho} (δ = certified upper bound)", cols,
-                     [tuple(q[c][:26] for c in cols) for q in pts])
+                     [tuple(shown.get((i, c), q[c]) for c in cols) for i, q in enumerate(pts)])
     return 0
 
 
