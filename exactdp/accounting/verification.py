@@ -47,12 +47,15 @@ from exactdp.numerics.precision import VERIFY_DPS, to_mpf, workdps
 
 __all__ = ["VerifiedTail", "VerifiedDelta", "verify_tail", "verify_delta", "MAX_NODES"]
 
-#: the largest number of nodes (times groups) the twin evaluates at multiprecision
+#: the largest number of nodes (times groups) the twin evaluates per tail (where
+#: ``longdouble`` is only float64, e.g. on Windows or ARM, its bounds are ~2000× wider
+#: and it refuses more often; they stay valid: the unit roundoff is read from numpy)
 MAX_NODES = 12_000_000
 #: below this many node-factors the full rule is used without trying conditioning
 PREFER_NODES = 400_000
 #: the most atoms of the never-decaying groups the twin conditions on (one tail each)
 MAX_ATOMS = 4096
+#: intervals of at most this many nodes are screened node by node
 _LEAF = 1024
 #: nodes screened per vectorised batch
 _BATCH = 1 << 16
