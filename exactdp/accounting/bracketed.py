@@ -31,7 +31,7 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.accounting.base import Accountant
+from exactdp.accounting.base import Accountant, sequence_values
 from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics, EpsilonPoint, TradeoffPoint
 from exactdp.engine.families import groups_of
 from exactdp.engine.resonance import TooManyResonances
@@ -179,8 +179,7 @@ class BigLatticeAccountant(Accountant):
 
     def delta(self, epsilons) -> tuple:
         """δ(ε) for each ε (exact value or ``f(dps)`` callable), as certified brackets."""
-        if isinstance(epsilons, (str, bytes)):
-            raise InputError("epsilons", epsilons, "expected a sequence of values, not one string")
+        epsilons = sequence_values(epsilons, "epsilon")
         es = [_real(e, "epsilon") for e in epsilons]
         out = []
         for e, (lo, hi, p1, p2, th) in zip(es, self._delta_brackets(es)):
@@ -195,8 +194,7 @@ class BigLatticeAccountant(Accountant):
         Newton steps on log δ (``d log δ/dε = −e^ε P(W > ε+c)/δ``) for all targets at once,
         then certified sides: ``δ_hi(upper) ≤ target < δ_lo(lower)``, stepping outwards
         from the Newton point by the bracket's own width (×4 per retry)."""
-        if isinstance(deltas, (str, bytes)):
-            raise InputError("deltas", deltas, "expected a sequence of values, not one string")
+        deltas = sequence_values(deltas, "delta")
         dts = []
         for d in deltas:
             dt = to_fraction(d, "delta")
@@ -267,8 +265,7 @@ class BigLatticeAccountant(Accountant):
 
     def tradeoff(self, alphas) -> tuple:
         """β = f(α) for each α ∈ [0, 1], as a certified bracket (value = lower bound)."""
-        if isinstance(alphas, (str, bytes)):
-            raise InputError("alphas", alphas, "expected a sequence of values, not one string")
+        alphas = sequence_values(alphas, "alpha")
         out = []
         two_c = 2 * self.c
         sd = math.sqrt(2 * float(self.c))

@@ -14,10 +14,16 @@ import csv
 import tomllib
 from pathlib import Path
 
+from exactdp.cli._common import check_exponent
 from exactdp.mechanisms import Composition, DiscreteGaussian
 from exactdp.numerics.exact import InputError, check_sigma2_range, positive_fraction, to_int
 
-__all__ = ["parse_sigma2_specs", "read_mechanisms_file", "add_design_arguments", "design_from_args"]
+#: the largest multiplicity and |shift| a design may name (the engine's tested range)
+MAX_COUNT = 10**9
+MAX_SHIFT = 10**12
+
+__all__ = ["MAX_COUNT", "MAX_SHIFT", "parse_sigma2_specs", "read_mechanisms_file", "add_design_arguments",
+           "design_from_args"]
 
 
 def parse_sigma2_specs(specs) -> Composition:
@@ -26,12 +32,13 @@ def parse_sigma2_specs(specs) -> Composition:
     for spec in specs:
         text = str(spec).strip()
         value, sep, count = text.partition("x")
+        check_exponent(value, "--sigma2")
         sigma2 = positive_fraction(value, "--sigma2")
         if sep and not count.strip():
             raise InputError("--sigma2", spec, "a count must follow 'x', e.g. 10000/11x20")
         n = to_int(count, "--sigma2 count") if sep else 1
-        if n < 1:
-            raise InputError("--sigma2 count", spec, "must be >= 1")
+        if not 1 <= n <= MAX_COUNT:
+            raise InputError("--sigma2 count", spec, f"must lie in [1, {MAX_COUNT:.0e}]")
         check_sigma2_range(sigma2, "--sigma2", value.strip())
         groups.append((DiscreteGaussian(sigma2, 1), n))
     return Composition(tuple(groups))
@@ -74,12 +81,17 @@ def _row(row: dict, where: str):
         raise InputError(where, sorted(unknown), "unknown field(s); allowed: sigma2, shift, count")
     if "sigma2" not in row:
         raise InputError(where, row, "missing sigma2")
+    for key in ("sigma2", "shift", "count"):
+        if isinstance(row.get(key), str):
+            check_exponent(row[key], f"{where}: {key}")
     sigma2 = positive_fraction(row["sigma2"], f"{where}: sigma2")
     check_sigma2_range(sigma2, f"{where}: sigma2", str(row["sigma2"]))
     shift = to_int(row.get("shift", 1), f"{where}: shift")
     count = to_int(row.get("count", 1), f"{where}: count")
-    if count < 1:
-        raise InputError(f"{where}: count", count, "must be >= 1")
+    if not 1 <= count <= MAX_COUNT:
+        raise InputError(f"{where}: count", count, f"must lie in [1, {MAX_COUNT:.0e}]")
+    if abs(shift) > MAX_SHIFT:
+        raise InputError(f"{where}: shift", shift, f"|shift| above {MAX_SHIFT:.0e} is not supported")
     return (DiscreteGaussian(sigma2, shift), count)
 
 
@@ -99,6 +111,9 @@ def design_from_args(args) -> Composition:
     given = [bool(args.sigma2), bool(args.mechanisms), bool(args.allocation)]
     if sum(given) != 1:
         raise InputError("design", None, "give exactly one of --sigma2, --mechanisms or --allocation")
+    if args.pair is not None and not args.allocation:
+        raise InputError("--pair", " ".join(map(str, args.pair)), "only with --allocation (it names a neighbour case "
+                                                                 "of an allocation)")
     if args.sigma2:
         return parse_sigma2_specs(args.sigma2)
     if args.mechanisms:

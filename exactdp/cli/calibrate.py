@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from exactdp.cli._common import decimal_str, emit_json, rational_type
+from exactdp.cli._common import decimal_str, emit_json, rational_type, rel_tol_type
 
 __all__ = ["register"]
 
@@ -24,13 +24,13 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("calibrate", help="certified variance reduction at a privacy target", description=_DESC)
     add_design_arguments(p)
     p.add_argument("--level", metavar="LEVEL", help="scale only this geographic level's queries (allocations)")
-    p.add_argument("--delta", dest="deltas", action="append", required=True, type=rational_type("--delta"),
+    p.add_argument("--delta", dest="deltas", action="append", required=True, type=rational_type("--delta", lo=0, hi=1, lo_open=True, hi_open=True),
                    metavar="D", help="target δ in (0, 1), exact (repeatable: one calibration each)")
-    p.add_argument("--eps", type=rational_type("--eps"), metavar="E",
+    p.add_argument("--eps", type=rational_type("--eps", lo=0), metavar="E",
                    help="target ε (exact rational); default the Bureau's ε_BS(δ) at the design's ρ")
     p.add_argument("--width", type=rational_type("--width", positive=True), default=None, metavar="W",
                    help="width of the certified bracket on the reduction (default 1e-6)")
-    p.add_argument("--rel-tol", type=float, default=1e-10, help="certified relative accuracy of each tail")
+    p.add_argument("--rel-tol", type=rel_tol_type(), default=1e-10, help="certified relative accuracy of each tail")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run_checked)
 

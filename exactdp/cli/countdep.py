@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from exactdp.cli._common import Parser, decimal_str, emit_json, rational_type
+from exactdp.cli._common import Parser, decimal_str, emit_json, int_type, rational_type
 
 __all__ = ["register"]
 
@@ -18,7 +18,7 @@ def _common(p) -> None:
     p.add_argument("--c", type=rational_type("c"), default=None, help="log shift c > 0 (default 1)")
     p.add_argument("--n", action="append", default=None, metavar="N", help="a count (repeatable)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--dps", type=int, default=30, help="decimal digits of the multiprecision evaluation")
+    p.add_argument("--dps", type=int_type("--dps", 15, 10_000), default=30, help="decimal digits of the multiprecision evaluation")
 
 
 def register(subparsers) -> None:
@@ -46,7 +46,7 @@ def register(subparsers) -> None:
     s = sub.add_parser("sample", help="sample releases for true counts --n")
     _common(s)
     s.add_argument("--size", type=int, default=1, help="independent repetitions")
-    s.add_argument("--seed", type=int, default=None, help="seed of numpy.random.default_rng")
+    s.add_argument("--seed", type=int_type("--seed", 0), default=None, help="seed of numpy.random.default_rng")
     s.add_argument("--round", action="store_true", help="stochastic rounding to integers")
     s.set_defaults(func=_cmd_sample)
 
@@ -54,8 +54,8 @@ def register(subparsers) -> None:
     _common(u)
     u.add_argument("--quad", action="store_true", help="also evaluate by multiprecision quadrature")
     u.add_argument("--mc", type=int, default=0, metavar="SIZE", help="Monte Carlo check with SIZE draws per n")
-    u.add_argument("--seed", type=int, default=0)
-    u.add_argument("--confidence", type=rational_type("confidence"), default=None, help="MC interval level (0.999)")
+    u.add_argument("--seed", type=int_type("--seed", 0), default=0)
+    u.add_argument("--confidence", type=rational_type("--confidence"), default=None, help="MC interval level (0.999)")
     u.add_argument("--plot", metavar="DIR", default=None, help="write the utility curve (PNG, PDF)")
     u.set_defaults(func=_cmd_utility)
 

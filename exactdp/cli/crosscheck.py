@@ -25,7 +25,7 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser("crosscheck", help="exact profile vs zCDP/RDP/GDP conversions", description=_DESC)
     add_design_arguments(p)
-    p.add_argument("--delta", dest="deltas", action="append", type=rational_type("--delta"), metavar="D",
+    p.add_argument("--delta", dest="deltas", action="append", type=rational_type("--delta", lo=0, hi=1, lo_open=True, hi_open=True), metavar="D",
                    help="δ values of the tables (repeatable; default 1e-2, 1e-3, 1e-6, 1e-10)")
     p.add_argument("--out", default="exactdp-crosscheck", metavar="DIR", help="folder for the plots")
     p.add_argument("--no-calibration", action="store_true", help="skip the variance-reduction table")

@@ -17,7 +17,7 @@ def register(subparsers) -> None:
     p.add_argument("--allocation", default="dhc-persons-2020", metavar="NAME|FILE", help="DHC allocation")
     p.add_argument("--pl94", default="pl94-persons-2020", metavar="NAME|FILE", help="P.L. 94-171 allocation")
     p.add_argument("--pairs", default="13-13", metavar="SPEC", help="DHC pairs, e.g. 13-13,6-6 (default 13-13)")
-    p.add_argument("--delta", dest="deltas", action="append", type=rational_type("--delta"), metavar="D",
+    p.add_argument("--delta", dest="deltas", action="append", type=rational_type("--delta", lo=0, hi=1, lo_open=True, hi_open=True), metavar="D",
                    help="target δ (repeatable; default 1e-10)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run)

@@ -7,8 +7,12 @@ Heavy imports happen inside the command functions.
 from __future__ import annotations
 
 import sys
+from fractions import Fraction
 
 from exactdp.cli._common import Parser, decimal_str, emit_json, rational_type
+
+#: budgets the risk commands accept (outside, σ² = 1/(2ρ) leaves the engine's float range)
+RHO_RANGE = (Fraction(1, 10**300), Fraction(10**300))
 
 _DIGITS = 20
 
@@ -26,7 +30,7 @@ def _num(x) -> str:
 def _add_common(p, *, priors: bool = True, rho1: bool = True):
     if rho1:
         p.add_argument(
-            "--rho1", type=rational_type("rho1", positive=True), default=None, metavar="RHO",
+            "--rho1", type=rational_type("--rho1", lo=RHO_RANGE[0], hi=RHO_RANGE[1]), default=None, metavar="RHO",
             help="budget of the block count (rational or decimal string); default: the preset's block GVHR ρ",
         )
     p.add_argument(
@@ -445,7 +449,7 @@ def register(subparsers) -> None:
     _add_common(sp)
     _add_hier(sp)
     sp.add_argument("--over", choices=("rho1", "rho2", "ell"), default="rho1")
-    sp.add_argument("--grid", type=rational_type("grid", positive=True), action="append", metavar="RHO",
+    sp.add_argument("--grid", type=rational_type("--grid", lo=RHO_RANGE[0], hi=RHO_RANGE[1]), action="append", metavar="RHO",
                     help="grid value of the swept ρ (repeatable; default a built-in grid)")
     sp.add_argument("--x2", type=_int("x2"), action="append", help="true x2 values for --over rho2 (default 1 10 100)")
     sp.add_argument("--ell-max", type=_int("ell_max"), default=6)
@@ -454,7 +458,7 @@ def register(subparsers) -> None:
 
 
 def _add_hier(sp):
-    sp.add_argument("--rho2", type=rational_type("rho2", positive=True), default=None, metavar="RHO",
+    sp.add_argument("--rho2", type=rational_type("--rho2", lo=RHO_RANGE[0], hi=RHO_RANGE[1]), default=None, metavar="RHO",
                     help="budget of the block-group count; default: the preset's block-group GVHR ρ")
     sp.add_argument("--d", type=_int("d"), default=27, help="number of sibling blocks in Y1* (default 27)")
     sp.add_argument("--y-noise", choices=("approx", "exact"), default="approx",

@@ -5,9 +5,10 @@ With no arguments it runs the 946-pair 2020 DHC persons sweep into ``./exactdp-r
 
 from __future__ import annotations
 
+import argparse
 import os
 
-from exactdp.cli._common import emit_json
+from exactdp.cli._common import emit_json, rational_type, rel_tol_type
 
 __all__ = ["register"]
 
@@ -49,9 +50,9 @@ def register(subparsers) -> None:
                         "certified brackets from the big-lattice accountant (lattice scale ~1.6e23)")
     p.add_argument("--tradeoff-half", type=int, default=400, metavar="N",
                    help="trade-off vertices per side of the symmetric threshold set (default 400: ≈801 vertices)")
-    p.add_argument("--alpha-min", default="1e-20", metavar="A",
+    p.add_argument("--alpha-min", default="1e-20", metavar="A", type=_alpha_min,
                    help="smallest type-I error the trade-off vertices reach (default 1e-20)")
-    p.add_argument("--rel-tol", type=float, default=1e-10, help="certified relative accuracy of each tail (default 1e-10)")
+    p.add_argument("--rel-tol", type=rel_tol_type(), default=1e-10, help="certified relative accuracy of each tail (default 1e-10)")
     p.add_argument("--lam-step-sd", type=float, default=1.0, metavar="X",
                    help="spacing of the quadrature tilts in standard deviations (default 1; speed only, "
                         "every bound is certified for the tilt used)")
@@ -64,6 +65,12 @@ def register(subparsers) -> None:
     p.set_defaults(func=_run)
 
 
+def _alpha_min(text: str) -> str:
+    """``--alpha-min``: an exact value in (0, 1), kept as typed (the settings parse it)."""
+    rational_type("--alpha-min", lo=0, hi=1, lo_open=True, hi_open=True)(text)
+    return text
+
+
 def _run(args) -> int:
     from exactdp.numerics.exact import InputError
     from exactdp.sweep.driver import run_sweep
@@ -71,6 +78,12 @@ def _run(args) -> int:
     from exactdp.sweep.pair import DEFAULT_DELTAS, SweepSettings
 
     extra = [d.strip() for item in args.deltas for d in item.split(",") if d.strip()]
+    check = rational_type("--deltas", lo=0, hi=1, lo_open=True, hi_open=True)
+    for d in extra:
+        try:
+            check(d)
+        except argparse.ArgumentTypeError as exc:
+            raise InputError("--deltas", d, str(exc).split(": ", 1)[-1]) from None
     if args.only_deltas and not extra:
         raise InputError("--only-deltas", True, "needs at least one --deltas value")
     base = () if args.only_deltas else DEFAULT_DELTAS

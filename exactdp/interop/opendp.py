@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import opendp.prelude as dp
 
+from exactdp.accounting.base import sequence_values
 from exactdp.dgauss.sampler import sample
 from exactdp.interop.profile import CertifiedProfile
 from exactdp.mechanisms import Composition, DiscreteGaussian
@@ -80,6 +81,7 @@ def make_exact_measurement(sigma2, shifts=None, *, rel_tol: float = 1e-10) -> dp
     Reference: Canonne, Kamath & Steinke (2020) for the discrete Gaussian and its exact
     sampler; Su, Su & Wang for the exact accounting.
     """
+    sigma2 = sequence_values(sigma2, "sigma2")
     variances = [positive_fraction(s, f"sigma2[{i}]") for i, s in enumerate(sigma2)]
     if not variances:
         raise InputError("sigma2", list(sigma2), "needs at least one variance")
@@ -87,6 +89,7 @@ def make_exact_measurement(sigma2, shifts=None, *, rel_tol: float = 1e-10) -> dp
     if shifts is None:
         shift_list = [1] * n
     else:
+        shifts = sequence_values(shifts, "shifts")
         shift_list = [to_int(s, f"shifts[{i}]") for i, s in enumerate(shifts)]
         if len(shift_list) != n:
             raise InputError("shifts", list(shifts), f"has {len(shift_list)} entries but there are {n} variances")
