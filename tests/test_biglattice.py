@@ -195,3 +195,85 @@ def test_sweep_with_pl94_runs(tmp_path, capsys):
 
 #: the brackets certified before issue 11 for the whole release, pair 13-13, δ = 1e-10
 OLD_BRACKET = (mpmath.mpf("2.04926e-12"), mpmath.mpf("2.05005e-12"))
+
+
+# --- issue 11, second round: exact trade-off, deep δ, tilted split, refusals ---------------
+
+#: designs for the loss-distribution brute force of the trade-off (P and Q enumerated
+#: separately, no likelihood-ratio identity): big atoms (σ² = 1.21), and a scale ≥ 1e15
+TRADEOFF_DESIGNS = [
+    ((Fraction(121, 100), 1, 1), (Fraction(71234567, 9999991), 1, 1)),
+    ((Fraction(71234567, 9999991), 1, 1), (Fraction(39182731, 9999973), 1, 1)),
+]
+ALPHAS = ["1e-9", "1e-4", "1/20", "3/10", "1/2", "9/10", "999999/1000000"]
+
+
+@pytest.mark.parametrize("design", TRADEOFF_DESIGNS)
+def test_tradeoff_exact_against_loss_distribution_brute_force(design):
+    """β(α) between vertices (randomised NP test at an atom of any size) on the split path:
+    certified, ≤ 1e-9 relative wide, containing the brute-force value."""
+    from harness import tradeoff_brute
+
+    mechs = [(s2, d) for s2, d, m in design for _ in range(m)]
+    comp = _comp(design)
+    assert lattice_of(comp).scale >= 10**9
+    acc = BigLatticeAccountant(comp)
+    assert acc.certification == "exact"
+    for a, tp in zip(ALPHAS, acc.tradeoff(ALPHAS)):
+        ref = tradeoff_brute(mechs, Fraction(a))
+        assert tp.lower <= ref <= tp.upper, (a, tp.lower, ref, tp.upper)
+        assert (tp.upper - tp.lower) <= 1e-9 * ref, (a, float((tp.upper - tp.lower) / ref))
+
+
+def test_tradeoff_smoothed_brackets_contain_exact_values():
+    """The smoothed path's trade-off brackets (coarse resolution, so wide) contain β(α) of
+    the exact split path (itself checked against the loss-distribution brute force above;
+    the smoothed tails against brute force in test_smoothed_brackets_contain_brute_force_tails)."""
+    design = ((Fraction(71234567, 99999), 1, 2), (Fraction(39182731, 99997), 1, 3))
+    comp = _comp(design)
+    smooth = BigLatticeAccountant(comp, method="smoothed", resolution=1e-5)
+    exact = BigLatticeAccountant(comp, method="split")
+    alphas = ALPHAS[1:-1]
+    for a, tp, te in zip(alphas, smooth.tradeoff(alphas), exact.tradeoff(alphas)):
+        assert tp.certification == "bracket" and te.certification == "exact"
+        assert tp.lower <= te.upper and te.lower <= tp.upper, (a, tp.lower, te.lower, tp.upper)
+        assert (te.upper - te.lower) <= 1e-9 * te.upper
+
+
+def test_pl94_tradeoff_and_deep_delta_within_1e9():
+    """P.L. 94-171 persons: trade-off and δ down to 1e-100 each ≤ 1e-9 relative wide, ε(δ) too."""
+    from exactdp.census.designs import composition_for_allocation
+
+    comp = composition_for_allocation("pl94-persons-2020", 1, 1)
+    acc = BigLatticeAccountant(comp)
+    for tp in acc.tradeoff(["1e-12", "1e-3", "1/2", "9/10"]):
+        assert 0 < tp.lower <= tp.upper and (tp.upper - tp.lower) <= 1e-9 * tp.upper
+    deltas = ["1e-30", "1e-40", "1e-100"]
+    for d, p, e in zip(deltas, acc.delta([bun_steinke_epsilon(comp.rho, d) for d in deltas]), acc.epsilon(deltas)):
+        assert 0 < p.lower <= p.upper < mpmath.mpf(d) and (p.upper - p.lower) <= 1e-9 * p.upper
+        assert (e.upper - e.lower) <= 1e-9 * e.upper
+
+
+def test_smoothed_deep_delta_against_the_int64_engine():
+    """pl94-units fits the int64 lattice: the exact engine certifies δ at 1e-40 and 1e-100;
+    the smoothed brackets (lattice-free, coarse) contain it."""
+    from exactdp.census.designs import composition_for_allocation
+
+    comp = composition_for_allocation("pl94-units-2020", 1, 1)
+    exact = ExactAccountant(comp)
+    acc = BigLatticeAccountant(comp, method="smoothed", resolution=2e-5)  # resonances of its lattice
+    es = [bun_steinke_epsilon(comp.rho, d) for d in ("1e-40", "1e-100")]
+    for ref, p in zip(exact.delta(es), acc.delta(es)):
+        assert p.lower <= ref.value and ref.value - 2 * ref.error_bound <= p.upper
+
+
+def test_split_deep_tails_against_brute_force():
+    """The tilted windows follow the tail: δ at 1e-30 on the exact path, against brute force."""
+    design = DESIGNS[2]
+    comp = _comp(design)
+    acc = BigLatticeAccountant(comp)
+    c = float(comp.rho)
+    e = Fraction(c + 2 * math.sqrt(c * math.log(1e30))).limit_denominator(1000)
+    (p,) = acc.delta([e])
+    ref = big_lattice_delta_brute(design, e)
+    assert ref < 1e-25 and p.lower <= ref <= p.upper and (p.upper - p.lower) <= 1e-9 * ref

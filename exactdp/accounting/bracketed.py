@@ -107,6 +107,9 @@ class BigLatticeAccountant:
         The δ down to which the first smoothed resolution is sized (finer ones are built
         when a query needs them).
     method : {"auto", "split", "smoothed"}
+    resolution : float, optional
+        A fixed smoothed resolution a (no refinement); default: sized from ``delta_floor``
+        and refined per query.
 
     Notes
     -----
@@ -120,7 +123,7 @@ class BigLatticeAccountant:
     handed_over = True
 
     def __init__(self, composition: Composition, rel_tol: float = 1e-10, delta_floor: float = 1e-40,
-                 method: str = "auto"):
+                 method: str = "auto", resolution: float | None = None):
         if not isinstance(composition, Composition):
             raise InputError("composition", composition, "expected an exactdp.Composition")
         self.composition = composition
@@ -139,7 +142,8 @@ class BigLatticeAccountant:
                 errors.append(str(exc))
         if self.tails is None and method in ("auto", "smoothed"):
             try:
-                self.tails = SmoothedTails(self.groups, resolution_for(float(self.c), delta_floor))
+                a = resolution if resolution is not None else resolution_for(float(self.c), delta_floor)
+                self.tails = SmoothedTails(self.groups, a)
                 self.levels = [self.tails]
                 self.certification, self.method = "bracket", "smoothed-inversion"
             except TooManyResonances as exc:
@@ -149,7 +153,7 @@ class BigLatticeAccountant:
                                    + " (see the README's performance envelope)")
         self._c_f = float(self.c)
         self._c_dn, self._c_up = (x[0] for x in float_enclosure([self.c]))
-        self._refused_finer = False
+        self._refused_finer = resolution is not None
 
     @property
     def engine(self):

@@ -34,10 +34,12 @@ from exactdp.numerics.precision import EPS64
 
 __all__ = ["tradeoff_brackets", "SEARCH_ROUNDS"]
 
-#: refinement rounds of the x search (each shrinks [x₁, x₂] by ≥ 9×, usually ≫)
+#: refinement rounds of the x search (each shrinks [x₁, x₂] by ≥ 8× unless undecided)
 SEARCH_ROUNDS = 40
 _GRID = np.array([-8.0, -4.0, -2.0, -1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0])
 _ZOOM = np.array([-1.0, -1 / 8, -1 / 64, -1 / 512, 0.0, 1 / 512, 1 / 64, 1 / 8, 1.0])
+_ENDS = np.array([1 / 8, 2.0**-6, 2.0**-10, 2.0**-15, 2.0**-21])
+_UNIFORM = np.arange(1, 8) / 8
 
 
 class _Curve:
@@ -191,11 +193,16 @@ def tradeoff_brackets(acc, eng, alphas, target: float = 1.5e-10) -> tuple:
         frac = np.clip(np.nan_to_num(frac, nan=0.5), 0.0, 1.0)
         xstar = a + frac * (b - a)
         width = (b - a) / 8
-        pts = xstar[:, None] + width[:, None] * _ZOOM[None, :]
-        pts = np.concatenate([pts, 0.5 * (a + b)[:, None]], axis=1)
-        rows = np.repeat(active, pts.shape[1])
+        # zoom around the interpolated crossing (smooth parts), and geometric steps in from
+        # both ends (a large atom near an end: the crossing is a jump there)
+        pts = np.concatenate([xstar[:, None] + width[:, None] * _ZOOM[None, :],
+                              a[:, None] + (b - a)[:, None] * _ENDS[None, :],
+                              b[:, None] - (b - a)[:, None] * _ENDS[None, :],
+                              a[:, None] + (b - a)[:, None] * _UNIFORM[None, :]], axis=1)
+        k = pts.shape[1]
+        rows = np.repeat(active, k)
         pts = pts.ravel()
-        inside = (pts > np.repeat(a, _ZOOM.size + 1)) & (pts < np.repeat(b, _ZOOM.size + 1))
+        inside = (pts > np.repeat(a, k)) & (pts < np.repeat(b, k))
         rows, pts = rows[inside], pts[inside]
         before = x2[active] - x1[active]
         if pts.size:
