@@ -38,7 +38,8 @@ import numpy as np
 
 from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.families import families_of, penalty_arrays
-from exactdp.engine.resonance import arcs_known, family_arcs, generation_plan, window_nodes, windows
+from exactdp.engine.resonance import MAX_HITS, arcs_known, family_arcs, generation_plan, window_nodes, windows
+from exactdp.engine.resonance_lattice import lattice_windows
 from exactdp.kernels.dgauss import log_theta_real
 from exactdp.kernels.smoothed import PHASE_ERR, dd_phases, interval_penalty, smoothed_factors, smoothed_sums
 from exactdp.numerics.precision import DPS_RESULT, EPS64, to_mpf
@@ -58,6 +59,8 @@ CHEAP_GENERATION = 2000
 SIEVE_MULTIPLIER = 2**17
 #: aliasing period in units of sd(W)
 PERIOD_SD = 48.0
+#: exponent slack of the sieve's per-node level (Σ_n (1+n)^{−1−ε} ≤ 1 + 1/ε)
+SIEVE_EPS = 0.1
 
 
 def resolution_for(c: float, delta_floor: float = 1e-40, width: float = 3e-10) -> float:
@@ -138,14 +141,25 @@ class SmoothedTails:
         self.u_max = math.sqrt(2 * T_GAUSS) / self.s
         self.v_max = self.u_max / (2 * math.pi)
         self.n_max = int(self.v_max * self.period) + 1
-        self.sieve_T = (math.log(2 * self.v_max) + 0.5 * math.log(2 * math.pi * self.vproxy)
-                        + math.log(20 / self.rel_tol))
+        # the sieve level of node n: T(n) = T0 + (1+ε)·log(1+n) − log max(1, u_n/λ_max); a
+        # dropped node has |G_n| ≤ e^{−pen_n}·min(1, λ/u_n) ≤ e^{−T0}(1+n)^{−1−ε}·max(1, λ/λ_max)
+        self.lam_max = math.sqrt(1400.0 / self.var) + 2.0 / self.sd
+        self.sieve_T0 = (0.5 * math.log(2 * math.pi * self.vproxy) + math.log(20 / self.rel_tol)
+                         + math.log(1 + 1 / SIEVE_EPS) + math.log(2.0))
+        self.sieve_T = float(self.sieve_level(np.array([self.n_max]))[0])  # the largest level
         self.logtheta0 = np.array([log_theta_real(0.0, s) for s in self.s2])
         self.e_abs = np.array([math.sqrt(s + (s * wl + 1.0) ** 2) for s, wl in zip(self.s2, self.w)])
         self._build_nodes()
         self._cache: dict = {}
 
     # -- nodes ------------------------------------------------------------------------
+    def sieve_level(self, n) -> np.ndarray:
+        """T(n) of the module docstring for node indices n (non-decreasing in n)."""
+        n = np.maximum(np.asarray(n, dtype=float), 0.0)
+        u = 2 * math.pi * n / self.period
+        return (self.sieve_T0 + (1 + SIEVE_EPS) * np.log1p(n)
+                - np.log(np.maximum(1.0, u / self.lam_max)))
+
     def _build_nodes(self) -> None:
         fams = families_of(self.groups, SIEVE_MULTIPLIER)
         # arcs of as few families as needed: cached ones first, then the cheapest, until
@@ -157,9 +171,17 @@ class SmoothedTails:
             arcs[i] = family_arcs(fams[i], self.sieve_T)
             if generation_plan(fams, arcs, self.v_max)[0] <= CHEAP_GENERATION:
                 break
-        wins = windows(fams, arcs, self.v_max, self.sieve_T, dd_phases)
+        cost = generation_plan(fams, arcs, self.v_max)[0]
+        self.generation = "pairwise"
+        if cost > MAX_HITS and len(self.groups) >= 3:
+            # many incommensurate groups: enumerate the joint peaks by lattice reduction
+            wins = lattice_windows(self.groups, self.sk2, self.sieve_T, self.v_max, self.period)
+            self.generation = "lattice"
+        else:
+            wins = windows(fams, arcs, self.v_max, self.sieve_T, dd_phases)
         P = self.period
-        nodes = window_nodes(self.groups, wins, self.sieve_T, P, self.sk2, self.n_max, dd_phases)
+        nodes = window_nodes(self.groups, wins, self.sieve_T, P, self.sk2, self.n_max, dd_phases,
+                             level=self.sieve_level)
         self.tau = [_dd(g.weight * self.nu) for g in self.groups]
         phase = np.empty((nodes.size, len(self.groups)))
         for k, (hi, lo) in enumerate(self.tau):
@@ -167,7 +189,7 @@ class SmoothedTails:
         s2a, ma, logd = penalty_arrays(self.groups)
         pt = np.ascontiguousarray(phase.T)
         pen = 0.5 * self.sk2 * (2 * math.pi * nodes.astype(float) / P) ** 2 + interval_penalty(pt, pt, s2a, ma, logd)
-        keep = pen <= self.sieve_T
+        keep = pen <= self.sieve_level(nodes)
         self.nodes = np.ascontiguousarray(nodes[keep])
         self.phase = np.ascontiguousarray(phase[keep])
         self.u = 2 * math.pi * self.nodes.astype(float) / P
@@ -220,8 +242,8 @@ class SmoothedTails:
         his, los = dd_over(xf, P)
         gamma = EPS64 * (64.0 + 8.0 * float(self.m.sum())) + 1e-21 * float(self.m.sum()) + PHASE_ERR + 8 * EPS64
         u_last = 2 * math.pi * self.n_max / P
-        e_sieve = (2.0 * self.n_max * math.exp(-self.sieve_T)
-                   + (P / math.pi) * math.exp(-0.5 * self.sk2 * u_last**2) / (self.sk2 * u_last))
+        e_sieve0 = 2.0 * (1 + 1 / SIEVE_EPS) * math.exp(-self.sieve_T0)
+        e_gauss = (P / math.pi) * math.exp(-0.5 * self.sk2 * u_last**2) / (self.sk2 * u_last)
         vs = self.vproxy + self.sk2
         for j in np.unique(js):
             idx = np.flatnonzero(js == j)
@@ -232,6 +254,7 @@ class SmoothedTails:
             r = np.where(ok, res, 1.0)
             pole = math.log(lam) + (math.log1p(lam) if kind else 0.0)
             le = logm + 0.5 * self.sk2 * lam * lam - lam * x - pole - math.log(P) + np.log(r)
+            e_sieve = e_sieve0 * max(1.0, lam / self.lam_max) + e_gauss
             units = e_sieve + 2.0 * float(err.sum()) + gamma * absres
             la_neg = -lam * P - math.log(-math.expm1(-lam * P))
             e1 = lam * P - (x + P) ** 2 / (2 * vs)
