@@ -18,7 +18,7 @@ import numpy as np
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 
-__all__ = ["split_tail_sums", "NEAR_SLOTS"]
+__all__ = ["split_tail_sums", "sorted_tail_sums", "NEAR_SLOTS"]
 
 #: near-integer atoms reported per threshold (more: the caller redoes that threshold)
 NEAR_SLOTS = 64
@@ -60,4 +60,43 @@ def split_tail_sums(ints, fracs, probs, suffix, base_lo, fts, its, strict, near)
             acc, comp = neumaier_add(acc, comp, probs[i] * suffix[idx])
         out[t] = acc + comp
         cnt[t] = c
+    return out, cnt
+
+
+@kernel("Tuple((float64[:], int64[:]))(float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], "
+        "boolean, int64[:, :])")
+def sorted_tail_sums(c_desc, p, b_asc, suffix, ts, tol, strict, near):
+    """``Σ_i p_i · Σ_{b_j > t − c_i + tol} q_j`` for each threshold t by one merge (c sorted
+    descending, b ascending, ``suffix[j] = Σ_{j' ≥ j} q_{j'}``), and the ranges
+    ``[j0, j1)`` of b within ``tol`` of ``t − c_i`` (to be settled exactly by the caller;
+    ``strict`` is theirs), as triples ``(i, j0, j1)`` in ``near[t, :]``."""
+    T = ts.shape[0]
+    NO = c_desc.shape[0]
+    NB = b_asc.shape[0]
+    slots = near.shape[1] // 3
+    out = np.empty(T)
+    cnt = np.zeros(T, dtype=np.int64)
+    for k in range(T):
+        t = ts[k]
+        e = tol[k]
+        jlo = 0
+        jhi = 0
+        acc = 0.0
+        comp = 0.0
+        c = 0
+        for i in range(NO):
+            y = t - c_desc[i]
+            while jhi < NB and b_asc[jhi] <= y + e:
+                jhi += 1
+            while jlo < NB and b_asc[jlo] < y - e:
+                jlo += 1
+            acc, comp = neumaier_add(acc, comp, p[i] * suffix[jhi])
+            if jhi > jlo:
+                if c < slots:
+                    near[k, 3 * c] = i
+                    near[k, 3 * c + 1] = jlo
+                    near[k, 3 * c + 2] = jhi
+                c += 1
+        out[k] = acc + comp
+        cnt[k] = c
     return out, cnt

@@ -8,7 +8,9 @@ Two engines, chosen per design:
 
 * :class:`exactdp.engine.split.SplitTails` — *exact*: all variance groups but one family
   enumerated (tilted windows), the last family by its dense pmf; certified relative error
-  ≤ rel_tol per tail.  Chosen when the enumeration is small enough.
+  ≤ rel_tol per tail.  Chosen when the enumeration is small enough; else
+  :class:`exactdp.engine.split_sorted.SortedSplitTails` — *exact*, meet in the middle
+  (two windowed halves, one merge per threshold), for up to 12 incommensurate groups.
 * :class:`exactdp.engine.smoothed.SmoothedTails` — *bracketed*: the lattice-free smoothed
   inversion with monotone brackets of resolution a (any lattice scale).  Resolutions are
   refined per query (a finer engine is built on demand) until every bracket is at most
@@ -46,6 +48,7 @@ from exactdp.engine.families import groups_of
 from exactdp.engine.resonance import TooManyResonances
 from exactdp.engine.smoothed import SmoothedTails, float_enclosure, log_sub, resolution_for
 from exactdp.engine.split import SplitTails, TooManyAtoms
+from exactdp.engine.split_sorted import SortedSplitTails
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction
@@ -135,11 +138,13 @@ class BigLatticeAccountant:
         self.levels: list = []
         errors = []
         if method in ("auto", "split"):
-            try:
-                self.tails = SplitTails(self.groups, rel_tol=self.rel_tol / 10)
-                self.certification, self.method = "exact", self.tails.method
-            except TooManyAtoms as exc:
-                errors.append(str(exc))
+            for kind in (SplitTails, SortedSplitTails):
+                try:
+                    self.tails = kind(self.groups, rel_tol=self.rel_tol / 10)
+                    self.certification, self.method = "exact", self.tails.method
+                    break
+                except TooManyAtoms as exc:
+                    errors.append(str(exc))
         if self.tails is None and method in ("auto", "smoothed"):
             try:
                 a = resolution if resolution is not None else resolution_for(float(self.c), delta_floor)
@@ -208,16 +213,12 @@ class BigLatticeAccountant:
     # ------------------------------------------------------------------ tails
     def _log_tails_on(self, eng, ts, strict: bool) -> tuple:
         """Certified (log lo, log hi) float arrays of ``P(W > t)`` / ``P(W ≥ t)`` on one engine."""
-        if isinstance(eng, SplitTails):
-            lo = np.empty(len(ts))
-            hi = np.empty(len(ts))
-            for k, (v, rel) in enumerate(eng.tails(ts, strict)):
-                if not (v > 0 and math.isfinite(rel) and rel < 1):
-                    lo[k], hi[k] = -np.inf, 0.0
-                    continue
-                lv = math.log(v)
-                lo[k] = lv + math.log1p(-rel) - 4 * EPS64 * (abs(lv) + 1)
-                hi[k] = min(lv + math.log1p(rel) + 4 * EPS64 * (abs(lv) + 1), 0.0)
+        if not isinstance(eng, SmoothedTails):  # an exact enumeration: linear intervals
+            iv = np.array(eng.intervals(ts, strict), dtype=float).reshape(-1, 2)
+            with np.errstate(divide="ignore"):
+                lo, hi = np.log(iv[:, 0]), np.log(iv[:, 1])
+            lo = np.where(np.isfinite(lo), lo - 4 * EPS64 * (np.abs(lo) + 1), -np.inf)
+            hi = np.minimum(hi + 4 * EPS64 * (np.abs(np.where(np.isfinite(hi), hi, 0.0)) + 1), 0.0)
             return lo, hi
         dn, up = float_enclosure(ts)
         return eng.log_tail_brackets(dn, up)

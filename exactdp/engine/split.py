@@ -57,6 +57,8 @@ MAX_FAMILY_PMF = 200_000
 WINDOW_MIN_S2 = 0.5
 #: the tilt range a plan is sized for: λ up to that of δ ≈ 1e-21 at the design's c
 PLAN_LOG_DELTA = 48.4
+#: window sets (tilt ranges) kept per engine
+ATOM_SETS = 4
 
 
 class TooManyAtoms(ArithmeticError):
@@ -230,10 +232,121 @@ class _Atoms:
         self.probs = np.ascontiguousarray(probs[keep])
         self.index = np.flatnonzero(keep)
         self.windows = list(windows)
+        self.pairs = list(zip(units, self.windows))
         self.sizes = [H - L + 1 for L, H in windows]
 
 
-class SplitTails:
+class WindowedTails:
+    """What the exact enumerations share: the tilted windows chosen per batch of
+    thresholds, the window bound, the truncated support, and the certified intervals.
+
+    A subclass provides ``_chunk_cost(lam_lo, lam_hi)`` (≤ 1 within its atom budget),
+    ``_build_set(lam_lo, lam_hi)`` (the enumerated atoms of those windows, with
+    ``pairs``: each enumerated unit and its window) and
+    ``_chunk_tails(aset, ts, tf, strict)`` (the sums, as floats)."""
+
+    def _init_common(self, groups, rel_tol: float) -> None:
+        self.groups = tuple(groups)
+        self.rel_tol = rel_tol
+        self.T = window_T(rel_tol)
+        self.vproxy = float(sum(g.count * g.weight**2 * g.sigma2 for g in groups))
+        self.abs_trunc = 2.0 * math.exp(-TRUNC) * sum(g.count for g in groups)
+        #: W ≤ w_top on the truncated supports (|x| < _width), rounded up
+        self.w_top = sum(g.count * float(g.weight) * _width(float(g.sigma2)) for g in groups) * (1 + 1e-9)
+        self._w = np.array([float(g.weight) for g in groups])
+        self._s2 = np.array([float(g.sigma2) for g in groups])
+        self._m = np.array([g.count for g in groups], dtype=float)
+        self._t0 = np.array([log_theta_real(0.0, s) for s in self._s2])
+        self._sets: list = []
+
+    def _set_for(self, lam_lo: float, lam_hi: float):
+        """The atoms of the windows for tilts in [lam_lo, lam_hi] (a few sets cached)."""
+        for (a0, a1), aset in self._sets:
+            if a0 <= lam_lo and lam_hi <= a1:
+                return aset
+        aset = self._build_set(lam_lo, lam_hi)
+        self._sets = ([((lam_lo, lam_hi), aset)] + self._sets)[:ATOM_SETS]
+        return aset
+
+    def _chunks(self, lam: np.ndarray) -> list:
+        """Index groups of the thresholds whose tilts share one window set within the
+        atom budget (or one tilt's windows), so a batch spanning a wide tilt range (ε = 0
+        and ε huge together) is not charged the window bound of its other end: results
+        do not depend on the batch."""
+        order = np.argsort(lam, kind="stable")
+        out, start = [], 0
+        while start < order.size:
+            lo = float(lam[order[start]])
+            cap = max(1.0, self._chunk_cost(lo, lo))
+            end = start + 1
+            while end < order.size and self._chunk_cost(lo, float(lam[order[end]])) <= cap:
+                end += 1
+            out.append(order[start:end])
+            start = end
+        return out
+
+    def _log_mgf(self, lam: np.ndarray) -> np.ndarray:
+        out = np.zeros(lam.size)
+        for w, m, s, t0 in zip(self._w, self._m, self._s2, self._t0):
+            out += m * (np.array([log_theta_real(w * x, s) for x in lam.tolist()]) - t0)
+        return out
+
+    def _window_bound(self, pairs, lam: np.ndarray, tf: np.ndarray) -> np.ndarray:
+        """``M_W(λ)e^{−λt} Σ_u P_λ(S_u ∉ window_u)`` for the (unit, window) pairs."""
+        log_eta = np.full(lam.size, -np.inf)
+        for u, (L, H) in pairs:
+            log_eta = np.logaddexp(log_eta, u.log_eta(lam, L, H))
+        with np.errstate(over="ignore"):
+            return np.exp(self._log_mgf(lam) - lam * tf + log_eta) * (1 + 1e-9)
+
+    def _positive_tails(self, ts, strict: bool) -> list:
+        """(value, absolute error bound) for thresholds t ≥ 0 (Fraction or mpf)."""
+        if not ts:
+            return []
+        tf = np.array([float(t) for t in ts])
+        lam_all = tf / self.vproxy
+        out = [None] * len(ts)
+        beyond = tf > self.w_top  # beyond every truncated support: only the truncated mass
+        for i in np.flatnonzero(beyond):
+            out[i] = (0.0, self.abs_trunc)
+        inside = np.flatnonzero(~beyond)
+        for sub in self._chunks(lam_all[inside]):
+            idx = inside[sub]
+            lam = lam_all[idx]
+            aset = self._set_for(float(lam.min()), float(lam.max()))
+            sums, rel = self._chunk_tails(aset, [ts[i] for i in idx], tf[idx], strict)
+            e_win = self._window_bound(aset.pairs, lam, tf[idx])
+            for k, i in enumerate(idx):
+                tot = max(float(sums[k]), 0.0)
+                out[i] = (tot, tot * rel + self.abs_trunc + float(e_win[k]))
+        return out
+
+    def intervals(self, ts, strict: bool = True) -> list:
+        """Certified float ``(lo, hi)`` of ``P(W > t)`` (strict) or ``P(W ≥ t)``; t < 0 by
+        symmetry, ``P(W > t) = 1 − P(W ≥ −t)`` (a complement only there, where it is
+        ≥ 1/2).  ``lo = 0`` where the enumeration certifies nothing better."""
+        ts = list(ts)
+        neg = [i for i, t in enumerate(ts) if t < 0]
+        pos = [i for i, t in enumerate(ts) if not t < 0]
+        out = [None] * len(ts)
+        for i, (v, e) in zip(pos, self._positive_tails([ts[i] for i in pos], strict)):
+            out[i] = (max((v - e) * (1 - 4 * EPS64), 0.0), min((v + e) * (1 + 4 * EPS64), 1.0))
+        for i, (v, e) in zip(neg, self._positive_tails([-ts[i] for i in neg], not strict)):
+            lo_c, hi_c = max(v - e, 0.0), min(v + e, 1.0)
+            out[i] = (max((1.0 - hi_c) * (1 - 4 * EPS64), 0.0), min((1.0 - lo_c) * (1 + 4 * EPS64), 1.0))
+        return out
+
+    def tails(self, ts, strict: bool = True) -> list:
+        """``(value, rel_error)`` (floats) of ``P(W > t)`` (strict) or ``P(W ≥ t)``
+        (midpoint and half-width of :meth:`intervals`; rel = inf where value is 0)."""
+        out = []
+        for lo, hi in self.intervals(ts, strict):
+            v = 0.5 * (lo + hi)
+            out.append((v, (0.5 * (hi - lo) + 2 * EPS64 * v) / v if v > 0 else math.inf))
+        return out
+
+
+class SplitTails(WindowedTails):
     """Exact certified ``P(W > t)`` / ``P(W ≥ t)`` of a design with few families.
 
     Parameters
@@ -254,42 +367,22 @@ class SplitTails:
             raise TooManyAtoms("every split of the design enumerates too many atoms")
         self.base, units, self.n_atoms = plan
         self.units = [_Unit(f, self.base.unit) for f in units]
-        self.groups = tuple(groups)
-        self.rel_tol = rel_tol
-        self.T = window_T(rel_tol)
-        self.vproxy = float(sum(g.count * g.weight**2 * g.sigma2 for g in groups))
-        self.abs_trunc = 2.0 * math.exp(-TRUNC) * sum(g.count for g in groups)
+        self._init_common(groups, rel_tol)
+        if self.w_top / float(self.base.unit) > 2.0**62:  # thresholds t/a_b beyond int64
+            raise TooManyAtoms("the base family's unit is too small for int64 threshold indices")
         self.atom_rel = sum(u.rel for u in self.units) + 8 * EPS64 * (len(self.units) + 1)
         pmf, self.base_lo, r = _family_pmf(self.base)
         self.suffix = suffix_sums(pmf)
         self.base_rel = r + 6 * EPS64
-        self._w = np.array([float(g.weight) for g in groups])
-        self._s2 = np.array([float(g.sigma2) for g in groups])
-        self._m = np.array([g.count for g in groups], dtype=float)
-        self._t0 = np.array([log_theta_real(0.0, s) for s in self._s2])
-        self._atoms = None
-        self._lam_range = (0.0, -1.0)
         self.method = "split-enumeration"
 
     # -- atoms --------------------------------------------------------------------------
-    def _atoms_for(self, lam_lo: float, lam_hi: float) -> _Atoms:
-        a0, a1 = self._lam_range
-        if self._atoms is not None and a0 <= lam_lo and lam_hi <= a1:
-            return self._atoms
-        lo, hi = min(lam_lo, a0) if a1 >= a0 else lam_lo, max(lam_hi, a1)
-        wins = [u.window(lo, hi, self.T) for u in self.units]
-        if math.prod(H - L + 1 for L, H in wins) > MAX_ATOMS:
-            lo, hi = lam_lo, lam_hi
-            wins = [u.window(lo, hi, self.T) for u in self.units]
-        self._atoms = _Atoms(self.units, wins)
-        self._lam_range = (lo, hi)
-        return self._atoms
+    def _chunk_cost(self, lam_lo: float, lam_hi: float) -> float:
+        n = math.prod(max(H - L + 1, 0) for L, H in (u.window(lam_lo, lam_hi, self.T) for u in self.units))
+        return n / min(MAX_ATOMS, max(2 * self.n_atoms, 1))
 
-    def _log_mgf(self, lam: np.ndarray) -> np.ndarray:
-        out = np.zeros(lam.size)
-        for w, m, s, t0 in zip(self._w, self._m, self._s2, self._t0):
-            out += m * (np.array([log_theta_real(w * x, s) for x in lam.tolist()]) - t0)
-        return out
+    def _build_set(self, lam_lo: float, lam_hi: float) -> _Atoms:
+        return _Atoms(self.units, [u.window(lam_lo, lam_hi, self.T) for u in self.units])
 
     def _atom_value(self, atoms: _Atoms, i: int) -> Fraction:
         """Exact Σ_u (a_u/a_b)·s_u of atom i (for the rounding fallback)."""
@@ -327,41 +420,29 @@ class SplitTails:
         idx = k - self.base_lo
         return 0.0 if idx >= self.suffix.size - 1 else float(self.suffix[max(idx, 0)])
 
-    def _positive_tails(self, ts, strict: bool) -> list:
-        """(value, rel) for thresholds t ≥ 0 (Fraction or mpf)."""
-        if not ts:
-            return []
-        tf = np.array([float(t) for t in ts])
-        lam = tf / self.vproxy
-        atoms = self._atoms_for(float(lam.min()), float(lam.max()))
-        lam = np.clip(lam, *self._lam_range)
+    def _chunk_tails(self, atoms: _Atoms, ts, tf, strict: bool) -> tuple:
+        """Tail sums of one window set (near-integer floors settled exactly), and their
+        relative rounding error."""
         parts = [self._split_t(t) for t in ts]
         its = np.array([p[0] for p in parts], dtype=np.int64)
         fts = np.array([p[1] for p in parts])
         near = np.zeros((len(ts), NEAR_SLOTS), dtype=np.int64)
         sums, cnt = split_tail_sums(atoms.ints, atoms.fracs, atoms.probs, self.suffix, self.base_lo, fts, its,
                                     bool(strict), near)
-        log_eta = np.full(len(ts), -np.inf)
-        for u, (L, H) in zip(self.units, atoms.windows):
-            log_eta = np.logaddexp(log_eta, u.log_eta(lam, L, H))
-        with np.errstate(over="ignore"):
-            e_win = np.exp(self._log_mgf(lam) - lam * tf + log_eta) * (1 + 1e-9)
-        out = []
+        out = np.empty(len(ts))
         for k, t in enumerate(ts):
             tot = float(sums[k])
             if cnt[k] > NEAR_SLOTS:
                 tot = self._redo(atoms, t, strict, its[k], fts[k])
             else:
-                for i in near[k, :cnt[k]]:
-                    f = fts[k] - atoms.fracs[i]
-                    k_f = its[k] - int(atoms.ints[i]) + math.floor(f) + (1 if strict or f - math.floor(f) > 0 else 0)
-                    k_x = self._exact_k(atoms, int(i), t, strict)
+                for j in near[k, :cnt[k]]:
+                    f = fts[k] - atoms.fracs[j]
+                    k_f = its[k] - int(atoms.ints[j]) + math.floor(f) + (1 if strict or f - math.floor(f) > 0 else 0)
+                    k_x = self._exact_k(atoms, int(j), t, strict)
                     if k_x != k_f:
-                        tot += float(atoms.probs[i]) * (self._suffix_at(k_x) - self._suffix_at(k_f))
-                tot = max(tot, 0.0)
-            err = tot * (self.atom_rel + self.base_rel + 8 * EPS64) + self.abs_trunc + float(e_win[k])
-            out.append((tot, err / tot if tot > 0 else math.inf))
-        return out
+                        tot += float(atoms.probs[j]) * (self._suffix_at(k_x) - self._suffix_at(k_f))
+            out[k] = tot
+        return out, self.atom_rel + self.base_rel + 8 * EPS64
 
     def _redo(self, atoms, t, strict, it, ft) -> float:
         """Tail sum with every near-integer atom settled exactly (vectorised fallback)."""
@@ -375,17 +456,3 @@ class SplitTails:
         n = self.suffix.size - 1
         tv = np.where(idx >= n, 0.0, self.suffix[np.clip(idx, 0, n)])
         return math.fsum(atoms.probs * tv)
-
-    def tails(self, ts, strict: bool = True) -> list:
-        """``(value, rel_error)`` (floats) of ``P(W > t)`` (strict) or ``P(W ≥ t)``; t < 0 by
-        symmetry, ``P(W > t) = 1 − P(W ≥ −t)``."""
-        ts = list(ts)
-        neg = [i for i, t in enumerate(ts) if t < 0]
-        pos = [i for i, t in enumerate(ts) if not t < 0]
-        out = [None] * len(ts)
-        for i, v in zip(pos, self._positive_tails([ts[i] for i in pos], strict)):
-            out[i] = v
-        for i, (v, r) in zip(neg, self._positive_tails([-ts[i] for i in neg], not strict)):
-            comp = 1.0 - v
-            out[i] = (comp, (r * v + 2 * EPS64) / comp if comp > 0 else math.inf)
-        return out
