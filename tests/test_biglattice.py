@@ -300,7 +300,7 @@ def test_sorted_split_against_brute_force():
     are exact atom sums (ties settled exactly, both strictnesses) and δ from 1e-1 to 1e-22."""
     from exactdp.engine.split_sorted import SortedSplitTails
 
-    design = DESIGNS[1]
+    design = DESIGNS[0]
     groups = groups_of(_comp(design))
     st = SortedSplitTails(groups)
     w = [g.weight for g in groups]
@@ -332,3 +332,29 @@ def test_five_incommensurate_groups_are_exact():
     assert (ep.upper - ep.lower) <= 1e-9 * ep.upper
     (lo_d,), (hi_d,) = (acc.delta([Fraction(mpmath.nstr(x, 40))]) for x in (ep.lower, ep.upper))
     assert hi_d.upper <= mpmath.mpf("1e-10") < lo_d.lower
+
+
+#: a near-deterministic mechanism (σ² = 1/500, weight 500: rare atoms carry δ) beside two
+#: ordinary groups; and σ² ≈ 0.025 with shift 2, whose δ(ε) is a staircase
+TINY_DESIGNS = [
+    ((Fraction(1, 500), 1, 1), (Fraction(12130437, 9999991), 2, 2), (Fraction(37186674, 9999991), 1, 3)),
+    ((Fraction(48496852, 9999991), -2, 1), (Fraction(252, 9973), 2, 3)),
+]
+
+
+@pytest.mark.parametrize("design", TINY_DESIGNS)
+def test_tiny_sigma2_groups_stay_tight(design):
+    """Tiny-σ² groups become shifted thresholds (their huge mgf no longer spoils the window
+    bound) and ε(δ) is settled by certified bisection on a staircase δ(ε): δ and ε(δ)
+    within brute force, each ≤ 1e-9 relative wide."""
+    acc = BigLatticeAccountant(_comp(design))
+    assert acc.certification == "exact"
+    c = acc.c
+    es = [Fraction(0), c - 3, c + Fraction(9, 4), c + 26]
+    for e, p in zip(es, acc.delta(es)):
+        ref = big_lattice_delta_brute(design, e)
+        assert p.lower <= ref <= p.upper and (p.upper - p.lower) <= 1e-9 * ref, (e, p.lower, ref, p.upper)
+    for d, ep in zip(("1e-3", "1e-10"), acc.epsilon(["1e-3", "1e-10"])):
+        assert (ep.upper - ep.lower) <= 1e-9 * ep.upper
+        assert big_lattice_delta_brute(design, Fraction(mpmath.nstr(ep.upper, 40))) <= mpmath.mpf(d)
+        assert big_lattice_delta_brute(design, Fraction(mpmath.nstr(ep.lower, 40))) > mpmath.mpf(d)

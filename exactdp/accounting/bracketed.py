@@ -10,7 +10,8 @@ Two engines, chosen per design:
   enumerated (tilted windows), the last family by its dense pmf; certified relative error
   ≤ rel_tol per tail.  Chosen when the enumeration is small enough; else
   :class:`exactdp.engine.split_sorted.SortedSplitTails` — *exact*, meet in the middle
-  (two windowed halves, one merge per threshold), for up to 12 incommensurate groups.
+  (two windowed halves, one merge per threshold), for up to 12 incommensurate groups;
+  tiny-σ² groups as shifted thresholds (:mod:`exactdp.engine.split_free`).
 * :class:`exactdp.engine.smoothed.SmoothedTails` — *bracketed*: the lattice-free smoothed
   inversion with monotone brackets of resolution a (any lattice scale).  Resolutions are
   refined per query (a finer engine is built on demand) until every bracket is at most
@@ -47,8 +48,8 @@ from exactdp.accounting.tradeoff_bracket import tradeoff_brackets
 from exactdp.engine.families import groups_of
 from exactdp.engine.resonance import TooManyResonances
 from exactdp.engine.smoothed import SmoothedTails, float_enclosure, log_sub, resolution_for
-from exactdp.engine.split import SplitTails, TooManyAtoms
-from exactdp.engine.split_sorted import SortedSplitTails
+from exactdp.engine.split import TooManyAtoms
+from exactdp.engine.split_free import exact_tails
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction
@@ -138,13 +139,11 @@ class BigLatticeAccountant:
         self.levels: list = []
         errors = []
         if method in ("auto", "split"):
-            for kind in (SplitTails, SortedSplitTails):
-                try:
-                    self.tails = kind(self.groups, rel_tol=self.rel_tol / 10)
-                    self.certification, self.method = "exact", self.tails.method
-                    break
-                except TooManyAtoms as exc:
-                    errors.append(str(exc))
+            try:
+                self.tails = exact_tails(self.groups, rel_tol=self.rel_tol / 10)
+                self.certification, self.method = "exact", self.tails.method
+            except TooManyAtoms as exc:
+                errors.append(str(exc))
         if self.tails is None and method in ("auto", "smoothed"):
             try:
                 a = resolution if resolution is not None else resolution_for(float(self.c), delta_floor)
@@ -396,6 +395,7 @@ class BigLatticeAccountant:
                     k[pending] *= 4
                     pending = pending[~done]
                 (up if side == "up" else low)[todo] = pos
+            _bisect(ev, todo, low, up, lt_dn, lt_up)
         out = []
         solved = set(todo.tolist())
         with workdps(_DPS):
@@ -451,6 +451,25 @@ class BigLatticeAccountant:
         al = self.brackets(xs, strict=False)
         be = self.brackets([2 * self.c - x for x in xs], strict=True)
         return list(zip(al, be))
+
+
+def _bisect(ev, rows, low, up, lt_dn, lt_up, rounds: int = 100) -> None:
+    """Narrow the certified ε brackets ``[low, up]`` of ``rows`` wider than TARGET_WIDTH in
+    place, by bisection on certified decisions only (``δ_hi(mid) ≤ target``: mid is an
+    upper end; ``δ_lo(mid) > target``: a lower end; else the row stops).  This is what
+    settles a staircase δ(ε) (near-deterministic mechanisms), where Newton steps fail."""
+    active = rows[(up[rows] - low[rows]) > TARGET_WIDTH * np.maximum(up[rows], 1e-300)]
+    for _ in range(rounds):
+        if active.size == 0:
+            return
+        mid = 0.5 * (low[active] + up[active])
+        lo, hi, _, _ = ev(mid)
+        is_up = hi <= lt_dn[active]
+        is_low = ~is_up & (lo > lt_up[active])
+        up[active[is_up]] = mid[is_up]
+        low[active[is_low]] = mid[is_low]
+        moved = is_up | is_low
+        active = active[moved & ((up[active] - low[active]) > TARGET_WIDTH * np.maximum(up[active], 1e-300))]
 
 
 def _lin_rel_width(lo, hi):
