@@ -283,8 +283,8 @@ def windows(families, arcs, v_max: float, T: float, dd_frac):
                     js.append(j)
                     los.append(a)
                     his.append(b)
-                if len(js) > 4 * MAX_HITS:
-                    raise TooManyResonances("too many candidate resonances")
+                    if len(js) > 4 * MAX_HITS:  # inside the loop: one arc pair may cover every j
+                        raise TooManyResonances("too many candidate resonances")
     js = np.array(js, dtype=np.int64)
     lo = np.array(los, dtype=float)
     hi = np.array(his, dtype=float)
