@@ -28,7 +28,7 @@ from exactdp.sweep.pair import DEFAULT_DELTAS
 
 
 def _rel(p):
-    return float((p.upper - p.lower) / p.upper)
+    return float((p.upper - p.lower) / p.upper) if p.upper > 0 else 0.0
 
 
 def main() -> None:
@@ -96,6 +96,33 @@ def main() -> None:
         (p,) = acc.delta([Fraction(1) if "ε = 1" in name else Fraction(5)])
         print(f"{name}: δ = {mpmath.nstr(p.value, 15)} ({acc.certification}, {acc.method}, "
               f"rel. bound {float(p.error_bound / p.estimate):.1e}); {time.perf_counter() - t0:.2f} s")
+        t0 = time.perf_counter()
+        eps = acc.epsilon(list(DEFAULT_DELTAS))
+        trade = acc.tradeoff(["1e-6", "1e-3", "1/10", "1/2", "9/10"])
+        print(f"  then 42 ε(δ) + 5 β(α): {time.perf_counter() - t0:.2f} s; worst ε bracket "
+              f"{max(_rel(e) for e in eps):.1e}, worst β bracket {max(_rel(t) for t in trade):.1e} relative")
+
+    # beyond the single split: five incommensurate groups (meet in the middle), and a
+    # near-deterministic σ² = 1/500 group (shifted thresholds, staircase ε(δ))
+    from fractions import Fraction
+
+    from exactdp.mechanisms import DiscreteGaussian
+
+    F = Fraction
+    for name, design in (
+            ("5 incommensurate groups (scale > 1e30)",
+             ((F(71234567, 9999991), 1, 1), (F(39182731, 9999973), 1, 2), (F(13010111, 9999937), 1, 1),
+              (F(50000017, 9999943), 2, 1), (F(27182819, 9999929), -1, 3))),
+            ("σ² = 1/500 (shift 1) with 12130437/9999991 ×2 (shift 2), 37186674/9999991 ×3",
+             ((F(1, 500), 1, 1), (F(12130437, 9999991), 2, 2), (F(37186674, 9999991), 1, 3)))):
+        c = Composition(tuple((DiscreteGaussian(s2, d), m) for s2, d, m in design))
+        t0 = time.perf_counter()
+        acc = ExactAccountant(c)
+        dl = acc.delta([bun_steinke_epsilon(c.rho, d) for d in DEFAULT_DELTAS])
+        t1 = time.perf_counter()
+        eps = acc.epsilon(list(DEFAULT_DELTAS))
+        print(f"{name}: {acc.method} ({acc.certification}); 42 δ {t1 - t0:.2f} s (worst {max(_rel(p) for p in dl):.1e}"
+              f" rel.), 42 ε(δ) {time.perf_counter() - t1:.2f} s (worst {max(_rel(e) for e in eps):.1e})")
 
 
 if __name__ == "__main__":

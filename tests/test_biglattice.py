@@ -196,3 +196,166 @@ def test_sweep_with_pl94_runs(tmp_path, capsys):
 
 #: the brackets certified before issue 11 for the whole release, pair 13-13, δ = 1e-10
 OLD_BRACKET = (mpmath.mpf("2.04926e-12"), mpmath.mpf("2.05005e-12"))
+
+
+# --- issue 11, second round: exact trade-off, deep δ, tilted split, refusals ---------------
+
+#: designs for the loss-distribution brute force of the trade-off (P and Q enumerated
+#: separately, no likelihood-ratio identity): big atoms (σ² = 1.21), and a scale ≥ 1e15
+TRADEOFF_DESIGNS = [
+    ((Fraction(121, 100), 1, 1), (Fraction(71234567, 9999991), 1, 1)),
+    ((Fraction(71234567, 9999991), 1, 1), (Fraction(39182731, 9999973), 1, 1)),
+]
+ALPHAS = ["1e-9", "1e-4", "1/20", "3/10", "1/2", "9/10", "999999/1000000"]
+
+
+@pytest.mark.parametrize("design", TRADEOFF_DESIGNS)
+def test_tradeoff_exact_against_loss_distribution_brute_force(design):
+    """β(α) between vertices (randomised NP test at an atom of any size) on the split path:
+    certified, ≤ 1e-9 relative wide, containing the brute-force value."""
+    from harness import tradeoff_brute
+
+    mechs = [(s2, d) for s2, d, m in design for _ in range(m)]
+    comp = _comp(design)
+    assert lattice_of(comp).scale >= 10**9
+    acc = BigLatticeAccountant(comp)
+    assert acc.certification == "exact"
+    for a, tp in zip(ALPHAS, acc.tradeoff(ALPHAS)):
+        ref = tradeoff_brute(mechs, Fraction(a))
+        assert tp.lower <= ref <= tp.upper, (a, tp.lower, ref, tp.upper)
+        assert (tp.upper - tp.lower) <= 1e-9 * ref, (a, float((tp.upper - tp.lower) / ref))
+
+
+def test_tradeoff_smoothed_brackets_contain_exact_values():
+    """The smoothed path's trade-off brackets (coarse resolution, so wide) contain β(α) of
+    the exact split path (itself checked against the loss-distribution brute force above;
+    the smoothed tails against brute force in test_smoothed_brackets_contain_brute_force_tails)."""
+    design = ((Fraction(71234567, 99999), 1, 2), (Fraction(39182731, 99997), 1, 3))
+    comp = _comp(design)
+    smooth = BigLatticeAccountant(comp, method="smoothed", resolution=1e-5)
+    exact = BigLatticeAccountant(comp, method="split")
+    alphas = ALPHAS[1:-1]
+    for a, tp, te in zip(alphas, smooth.tradeoff(alphas), exact.tradeoff(alphas)):
+        assert tp.certification == "bracket" and te.certification == "exact"
+        assert tp.lower <= te.upper and te.lower <= tp.upper, (a, tp.lower, te.lower, tp.upper)
+        assert (te.upper - te.lower) <= 1e-9 * te.upper
+
+
+def test_pl94_tradeoff_and_deep_delta_within_1e9():
+    """P.L. 94-171 persons: trade-off and δ down to 1e-100 each ≤ 1e-9 relative wide, ε(δ) too."""
+    from exactdp.census.designs import composition_for_allocation
+
+    comp = composition_for_allocation("pl94-persons-2020", 1, 1)
+    acc = BigLatticeAccountant(comp)
+    for tp in acc.tradeoff(["1e-12", "1e-3", "1/2", "9/10"]):
+        assert 0 < tp.lower <= tp.upper and (tp.upper - tp.lower) <= 1e-9 * tp.upper
+    deltas = ["1e-30", "1e-40", "1e-100"]
+    for d, p, e in zip(deltas, acc.delta([bun_steinke_epsilon(comp.rho, d) for d in deltas]), acc.epsilon(deltas)):
+        assert 0 < p.lower <= p.upper < mpmath.mpf(d) and (p.upper - p.lower) <= 1e-9 * p.upper
+        assert (e.upper - e.lower) <= 1e-9 * e.upper
+
+
+def test_smoothed_deep_delta_against_the_int64_engine():
+    """pl94-units fits the int64 lattice: the exact engine certifies δ at 1e-40 and 1e-100;
+    the smoothed brackets (lattice-free, coarse) contain it."""
+    from exactdp.census.designs import composition_for_allocation
+
+    comp = composition_for_allocation("pl94-units-2020", 1, 1)
+    exact = ExactAccountant(comp)
+    acc = BigLatticeAccountant(comp, method="smoothed", resolution=2e-5)  # resonances of its lattice
+    es = [bun_steinke_epsilon(comp.rho, d) for d in ("1e-40", "1e-100")]
+    for ref, p in zip(exact.delta(es), acc.delta(es)):
+        assert p.lower <= ref.value and ref.value - 2 * ref.error_bound <= p.upper
+
+
+def test_split_deep_tails_against_brute_force():
+    """The tilted windows follow the tail: δ at 1e-30 on the exact path, against brute force."""
+    design = DESIGNS[2]
+    comp = _comp(design)
+    acc = BigLatticeAccountant(comp)
+    c = float(comp.rho)
+    e = Fraction(c + 2 * math.sqrt(c * math.log(1e30))).limit_denominator(1000)
+    (p,) = acc.delta([e])
+    ref = big_lattice_delta_brute(design, e)
+    assert ref < 1e-25 and p.lower <= ref <= p.upper and (p.upper - p.lower) <= 1e-9 * ref
+
+
+# --- issue 11, third round: batch independence, meet in the middle ------------------------
+
+def test_batch_spanning_a_wide_tilt_range_stays_tight():
+    """δ at ε = 0, mid, deep and far beyond the support in one batch: each point as tight
+    as alone (the windows are chosen per tilt range), nothing raised far out."""
+    design = ((Fraction(20446914, 999983), -1, 3), (Fraction(7710904, 9999991), 3, 3))
+    acc = BigLatticeAccountant(_comp(design))
+    c = float(acc.c)
+    mid = Fraction(c + 2 * math.sqrt(c * math.log(1e12))).limit_denominator(1000)
+    batch = acc.delta([Fraction(0), mid, Fraction(10**6)])
+    for e, p in zip((Fraction(0), mid), batch):
+        ref = big_lattice_delta_brute(design, e)
+        assert p.lower <= ref <= p.upper and (p.upper - p.lower) <= 1e-9 * ref, (e, p.lower, ref, p.upper)
+    assert batch[2].lower == 0 and batch[2].upper < 1e-290  # beyond every truncated support
+
+
+def test_sorted_split_against_brute_force():
+    """The meet-in-the-middle engine, forced on a 3-group design: tails at thresholds that
+    are exact atom sums (ties settled exactly, both strictnesses) and δ from 1e-1 to 1e-22."""
+    from exactdp.engine.split_sorted import SortedSplitTails
+
+    design = DESIGNS[0]
+    groups = groups_of(_comp(design))
+    st = SortedSplitTails(groups)
+    w = [g.weight for g in groups]
+    ties = [3 * w[0] - 2 * w[-1], 5 * w[-1], 4 * w[0] + w[-1]]
+    ts = [Fraction(1, 3), Fraction(-2), Fraction(7), Fraction(0)] + ties + [-x for x in ties]
+    for strict in (True, False):
+        for t, (lo, hi) in zip(ts, st.intervals(ts, strict)):
+            ref = big_lattice_tail_brute(design, t, strict)
+            assert lo <= ref <= hi and hi - lo <= 1e-9 * ref, (t, strict, lo, ref, hi)
+    acc = BigLatticeAccountant(_comp(design), method="split")
+    acc.tails, acc.method = st, st.method
+    for e, p in zip(_eps_grid(acc.composition), acc.delta(_eps_grid(acc.composition))):
+        ref = big_lattice_delta_brute(design, e)
+        assert p.lower <= ref <= p.upper and (p.upper - p.lower) <= 1e-9 * ref, (e, p.lower, ref, p.upper)
+
+
+def test_five_incommensurate_groups_are_exact():
+    """Five incommensurate groups (formerly refused by every engine): exact by meeting in
+    the middle, inside the independent smoothed brackets, ≤ 1e-9 relative wide."""
+    design = DESIGNS[1] + ((Fraction(50000017, 9999943), 2, 1), (Fraction(27182819, 9999929), -1, 3))
+    comp = _comp(design)
+    acc = BigLatticeAccountant(comp)
+    assert acc.certification == "exact" and acc.method == "split-sorted"
+    smooth = BigLatticeAccountant(comp, method="smoothed", resolution=1e-2)
+    es = [Fraction(0), Fraction(2), Fraction(9)]
+    for p, q in zip(acc.delta(es), smooth.delta(es)):
+        assert q.lower <= p.lower <= p.upper <= q.upper and (p.upper - p.lower) <= 1e-9 * p.upper
+    (ep,) = acc.epsilon(["1e-10"])
+    assert (ep.upper - ep.lower) <= 1e-9 * ep.upper
+    (lo_d,), (hi_d,) = (acc.delta([Fraction(mpmath.nstr(x, 40))]) for x in (ep.lower, ep.upper))
+    assert hi_d.upper <= mpmath.mpf("1e-10") < lo_d.lower
+
+
+#: a near-deterministic mechanism (σ² = 1/500, weight 500: rare atoms carry δ) beside two
+#: ordinary groups; and σ² ≈ 0.025 with shift 2, whose δ(ε) is a staircase
+TINY_DESIGNS = [
+    ((Fraction(1, 500), 1, 1), (Fraction(12130437, 9999991), 2, 2), (Fraction(37186674, 9999991), 1, 3)),
+    ((Fraction(48496852, 9999991), -2, 1), (Fraction(252, 9973), 2, 3)),
+]
+
+
+@pytest.mark.parametrize("design", TINY_DESIGNS)
+def test_tiny_sigma2_groups_stay_tight(design):
+    """Tiny-σ² groups become shifted thresholds (their huge mgf no longer spoils the window
+    bound) and ε(δ) is settled by certified bisection on a staircase δ(ε): δ and ε(δ)
+    within brute force, each ≤ 1e-9 relative wide."""
+    acc = BigLatticeAccountant(_comp(design))
+    assert acc.certification == "exact"
+    c = acc.c
+    es = [Fraction(0), c - 3, c + Fraction(9, 4), c + 26]
+    for e, p in zip(es, acc.delta(es)):
+        ref = big_lattice_delta_brute(design, e)
+        assert p.lower <= ref <= p.upper and (p.upper - p.lower) <= 1e-9 * ref, (e, p.lower, ref, p.upper)
+    for d, ep in zip(("1e-3", "1e-10"), acc.epsilon(["1e-3", "1e-10"])):
+        assert (ep.upper - ep.lower) <= 1e-9 * ep.upper
+        assert big_lattice_delta_brute(design, Fraction(mpmath.nstr(ep.upper, 40))) <= mpmath.mpf(d)
+        assert big_lattice_delta_brute(design, Fraction(mpmath.nstr(ep.lower, 40))) > mpmath.mpf(d)

@@ -4,23 +4,34 @@
 the int64 engine (two-decimal variances, the P.L. 94-171 budgets, the whole 2020
 release, binary-float σ² from other libraries), with the same methods as
 :class:`~exactdp.accounting.accountant.ExactAccountant` (which hands such designs over).
-Tails ``P(W > t)`` and ``P(W ≥ t)`` come from one of two engines, chosen per design:
+Two engines, chosen per design:
 
-* :class:`exactdp.engine.split.SplitTails` — *exact*: all families but one enumerated,
-  the last by its own lattice; certified relative error ≤ rel_tol.  Chosen when the
-  design has few families (atoms ≤ 3·10⁶).
-* :class:`exactdp.engine.smoothed.SmoothedTails` — *bracketed*: the lattice-free
-  smoothed inversion with monotone brackets of resolution a (any lattice scale).
+* :class:`exactdp.engine.split.SplitTails` — *exact*: all variance groups but one family
+  enumerated (tilted windows), the last family by its dense pmf; certified relative error
+  ≤ rel_tol per tail.  Chosen when the enumeration is small enough; else
+  :class:`exactdp.engine.split_sorted.SortedSplitTails` — *exact*, meet in the middle
+  (two windowed halves, one merge per threshold), for up to 12 incommensurate groups;
+  tiny-σ² groups as shifted thresholds (:mod:`exactdp.engine.split_free`).
+* :class:`exactdp.engine.smoothed.SmoothedTails` — *bracketed*: the lattice-free smoothed
+  inversion with monotone brackets of resolution a (any lattice scale).  Resolutions are
+  refined per query (a finer engine is built on demand) until every bracket is at most
+  :data:`TARGET_WIDTH` relative wide, or no finer sieve is affordable (then the wider,
+  still certified bracket is returned).
 
 Every point says which (``certification`` is ``"exact"`` or ``"bracket"``) and carries
-``lower``/``upper``.  Formulas (W symmetric, c = ρ, atoms at a threshold cancel):
+``lower``/``upper``.  With W symmetric, c = ρ and θ = ε − c:
 
-* ``δ(ε) = P(W > ε−c) − e^ε P(W > ε+c)``: bracket ``[lo₁ − e^ε hi₂, hi₁ − e^ε lo₂]``;
+* ``δ(ε) = P(W > θ) − e^ε P(W > ε+c) = E(1 − e^{θ−W})₊`` (change of measure); the exact
+  engine brackets the two tails, the smoothed one the kernel ``(1 − e^{θ−v})₊`` directly
+  (no cancellation: width ≈ 2a·e^ε P(W > ε+c) instead of 2a·(λ+1)(P₁ + e^ε P₂));
 * ε(δ): the smallest ε ≥ 0 with δ(ε) ≤ target lies in ``[ε_lo, ε_up]`` with
   ``δ_hi(ε_up) ≤ target < δ_lo(ε_lo)`` (δ is continuous and non-increasing);
-* trade-off: the deterministic tests "reject iff W ≥ x" have
-  ``(α, β) = (P(W ≥ x), P(W > 2c − x))`` on the curve, and f is non-increasing, so
-  ``P(W ≥ x') ≥ α ≥ P(W ≥ x'')`` gives ``f(α) ∈ [P(W > 2c−x'), P(W > 2c−x'')]``.
+* trade-off: see :mod:`exactdp.accounting.tradeoff_bracket` (supporting lines of slope
+  ``e^{x−c}``, exact at atoms of any size).
+
+All searches run on float64 thresholds (exact binary rationals) in log space, batched
+over the queries; exact thresholds (rational or irrational ε) are enclosed by floats
+and the monotone brackets evaluated at the outer ends.
 """
 
 from __future__ import annotations
@@ -30,21 +41,28 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 
 from exactdp.accounting.base import Accountant, sequence_values
 from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics, EpsilonPoint, TradeoffPoint
+from exactdp.accounting.tradeoff_bracket import tradeoff_brackets
 from exactdp.engine.families import groups_of
 from exactdp.engine.resonance import TooManyResonances
-from exactdp.engine.smoothed import SmoothedTails, resolution_for
-from exactdp.engine.split import SplitTails, TooManyAtoms
+from exactdp.engine.smoothed import SmoothedTails, float_enclosure, log_sub, resolution_for
+from exactdp.engine.split import TooManyAtoms
+from exactdp.engine.split_free import exact_tails
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction
-from exactdp.numerics.precision import DPS_RESULT, to_mpf, workdps
+from exactdp.numerics.precision import DPS_RESULT, EPS64, to_mpf, workdps
 
-__all__ = ["BigLatticeAccountant", "BracketedDelta", "BracketedEpsilon", "BracketedTradeoff"]
+__all__ = ["BigLatticeAccountant", "BracketedDelta", "BracketedEpsilon", "BracketedTradeoff", "TARGET_WIDTH"]
 
 _DPS = DPS_RESULT
+#: relative bracket width the smoothed engine refines towards (the issue's bar is 1e-9)
+TARGET_WIDTH = 6e-10
+#: at most this many resolutions per accountant (each a finer sieve)
+MAX_LEVELS = 4
 
 
 @dataclass(frozen=True)
@@ -73,6 +91,15 @@ def _at(x, dps=_DPS):
     return to_mpf(x) if isinstance(x, Fraction) else x(dps)
 
 
+def _rel_width(lo, hi):
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.where(np.isfinite(hi), -np.expm1(lo - hi), np.inf)
+
+
+def _mp_exp(x: float):
+    return mpmath.exp(mpmath.mpf(float(x))) if x > -np.inf else mpmath.mpf(0)
+
+
 class BigLatticeAccountant(Accountant):
     """δ(ε), ε(δ) and β = f(α) of a composition of any lattice size (see module).
 
@@ -82,9 +109,12 @@ class BigLatticeAccountant(Accountant):
     rel_tol : float
         Certified relative accuracy of each exact tail (split engine).
     delta_floor : float
-        The smallest δ for which the smoothed engine's brackets are sized to stay below
-        ~1e-9 relative (smaller δ still get certified, wider brackets).
+        The δ down to which the first smoothed resolution is sized (finer ones are built
+        when a query needs them).
     method : {"auto", "split", "smoothed"}
+    resolution : float, optional
+        A fixed smoothed resolution a (no refinement); default: sized from ``delta_floor``
+        and refined per query.
 
     Notes
     -----
@@ -94,8 +124,8 @@ class BigLatticeAccountant(Accountant):
     Canonne, Kamath & Steinke (2020); Dong, Roth & Su (2022) for f-DP.
     """
 
-    def __init__(self, composition: Composition, rel_tol: float = 1e-10, delta_floor: float = 1e-21,
-                 method: str = "auto"):
+    def __init__(self, composition: Composition, rel_tol: float = 1e-10, delta_floor: float = 1e-40,
+                 method: str = "auto", resolution: float | None = None):
         if not isinstance(composition, Composition):
             raise InputError("composition", composition, "expected an exactdp.Composition")
         self.composition = composition
@@ -104,22 +134,28 @@ class BigLatticeAccountant(Accountant):
         self.groups = groups_of(composition)
         self.rel_tol = float(rel_tol)
         self.tails = None
+        self.levels: list = []
         errors = []
         if method in ("auto", "split"):
             try:
-                self.tails = SplitTails(self.groups, rel_tol=self.rel_tol / 10)
+                self.tails = exact_tails(self.groups, rel_tol=self.rel_tol / 10)
                 self.certification, self.method = "exact", self.tails.method
             except TooManyAtoms as exc:
                 errors.append(str(exc))
         if self.tails is None and method in ("auto", "smoothed"):
             try:
-                self.tails = SmoothedTails(self.groups, resolution_for(float(self.c), delta_floor))
+                a = resolution if resolution is not None else resolution_for(float(self.c), delta_floor)
+                self.tails = SmoothedTails(self.groups, a)
+                self.levels = [self.tails]
                 self.certification, self.method = "bracket", "smoothed-inversion"
             except TooManyResonances as exc:
                 errors.append(str(exc))
         if self.tails is None:
             raise UncertifiedError("design beyond every big-lattice engine: " + "; ".join(errors)
-                                   + " (try fewer incommensurate variance groups)")
+                                   + " (see the README's performance envelope)")
+        self._c_f = float(self.c)
+        self._c_dn, self._c_up = (x[0] for x in float_enclosure([self.c]))
+        self._refused_finer = resolution is not None
 
     @property
     def engine(self):
@@ -128,22 +164,73 @@ class BigLatticeAccountant(Accountant):
         raise UncertifiedError("this design is beyond the int64 lattice: its numbers are certified brackets of "
                                f"the {self.method} method; the 60-digit lattice twin (--verify) does not apply")
 
+    @property
+    def exact(self) -> bool:
+        return self.certification == "exact"
+
+    # ------------------------------------------------------------------ resolutions
+    def _finer(self, level: int, worst: float):
+        """The engine one level finer than ``level`` (built on demand), or None."""
+        if level + 1 < len(self.levels):
+            return self.levels[level + 1]
+        if self._refused_finer or len(self.levels) >= MAX_LEVELS:
+            return None
+        a = self.levels[level].a
+        factor = min(0.5, 0.7 * TARGET_WIDTH / max(worst, 1e-300))
+        try:
+            eng = SmoothedTails(self.groups, a * max(factor, 1e-3))
+        except TooManyResonances:
+            self._refused_finer = True
+            return None
+        self.levels.append(eng)
+        return eng
+
+    def _refine(self, compute, n: int, width_of=_rel_width):
+        """Run ``compute(engine, idx) -> (lo, hi, *extra)`` on the coarsest level, then on
+        finer levels for the queries whose bracket is wider than TARGET_WIDTH."""
+        res = list(compute(self.levels[0] if self.levels else self.tails, np.arange(n)))
+        if not self.levels:
+            return res
+        level = 0
+        for _ in range(MAX_LEVELS):
+            w = width_of(res[0], res[1])
+            bad = np.flatnonzero(w > TARGET_WIDTH)
+            if bad.size == 0:
+                break
+            eng = self._finer(level, float(np.max(w[bad][np.isfinite(w[bad])], initial=1.0)))
+            if eng is None:
+                break
+            level += 1
+            sub = compute(eng, bad)
+            better = width_of(sub[0], sub[1]) < w[bad]
+            for k, arr in enumerate(sub):
+                res[k][bad[better]] = arr[better]
+        return res
+
     # ------------------------------------------------------------------ tails
+    def _log_tails_on(self, eng, ts, strict: bool) -> tuple:
+        """Certified (log lo, log hi) float arrays of ``P(W > t)`` / ``P(W ≥ t)`` on one engine."""
+        if not isinstance(eng, SmoothedTails):  # an exact enumeration: linear intervals
+            iv = np.array(eng.intervals(ts, strict), dtype=float).reshape(-1, 2)
+            with np.errstate(divide="ignore"):
+                lo, hi = np.log(iv[:, 0]), np.log(iv[:, 1])
+            lo = np.where(np.isfinite(lo), lo - 4 * EPS64 * (np.abs(lo) + 1), -np.inf)
+            hi = np.minimum(hi + 4 * EPS64 * (np.abs(np.where(np.isfinite(hi), hi, 0.0)) + 1), 0.0)
+            return lo, hi
+        dn, up = float_enclosure(ts)
+        return eng.log_tail_brackets(dn, up)
+
+    def log_tails(self, ts, strict: bool = True) -> tuple:
+        """Certified (log lo, log hi) of ``P(W > t)`` (strict) or ``P(W ≥ t)`` for exact t
+        (Fraction, float, or mpf taken exactly), refined to TARGET_WIDTH where possible."""
+        ts = list(ts)
+        return tuple(self._refine(lambda eng, idx: self._log_tails_on(eng, [ts[i] for i in idx], strict), len(ts)))
+
     def brackets(self, ts, strict: bool = True) -> list:
-        """Certified (lo, hi) of ``P(W > t)`` (strict) or ``P(W ≥ t)`` for each t
-        (Fraction or mpf)."""
-        if isinstance(self.tails, SplitTails):
-            vals = self.tails.tails(ts, strict)
-            out = []
-            with workdps(_DPS):
-                for v, rel in vals:
-                    if not math.isfinite(rel) or rel >= 1:
-                        raise UncertifiedError(f"tail not certified (relative bound {rel})")
-                    v = mpmath.mpf(v)
-                    out.append((v * (1 - rel), min(v * (1 + rel), mpmath.mpf(1))))
-            return out
+        """Certified (lo, hi) mpf of ``P(W > t)`` (strict) or ``P(W ≥ t)`` for each t."""
+        lo, hi = self.log_tails([t if not callable(t) else t(_DPS + 20) for t in ts], strict)
         with workdps(_DPS):
-            return self.tails.brackets([_at(t) if not isinstance(t, mpmath.mpf) else t for t in ts])
+            return [(_mp_exp(a), min(_mp_exp(b), mpmath.mpf(1))) for a, b in zip(lo, hi)]
 
     def diagnostics(self) -> Diagnostics:
         kept = getattr(self.tails, "nodes_kept", getattr(self.tails, "n_atoms", 0))
@@ -151,49 +238,101 @@ class BigLatticeAccountant(Accountant):
                            n_groups=len(self.groups))
 
     # ------------------------------------------------------------------ δ(ε)
-    def _thresholds(self, e):
+    def _eps_real(self, e):
+        """(exact threshold θ = ε − c or its mpf, ε float enclosure) of an exact real ε."""
         if isinstance(e, Fraction):
-            return e - self.c, e + self.c
+            dn, up = float_enclosure([e])
+            return e - self.c, (dn[0], up[0])
         with workdps(_DPS + 20):
             x = e(_DPS + 20)
-            c = to_mpf(self.c)
-            return x - c, x + c
+            th = x - to_mpf(self.c)
+        dn, up = float_enclosure([x])
+        return th, (math.nextafter(dn[0], -math.inf), math.nextafter(up[0], math.inf))
 
-    def _delta_brackets(self, es) -> list:
-        """(lo, hi, P1 mid, e^ε·P2 mid, thresholds) of δ at each exact real ε (one batch)."""
-        ths = [self._thresholds(e) for e in es]
-        br = self.brackets([t for pair in ths for t in pair])
-        out = []
-        with workdps(_DPS):
-            tiny = mpmath.mpf(10) ** -30
-            for k, e in enumerate(es):
-                (l1, h1), (l2, h2) = br[2 * k], br[2 * k + 1]
-                ee = mpmath.exp(_at(e))
-                lo = max(l1 - ee * h2 * (1 + tiny), mpmath.mpf(0))
-                hi = h1 - ee * l2 * (1 - tiny)
-                out.append((lo, hi, (l1 + h1) / 2, ee * (l2 + h2) / 2, ths[k]))
-        return out
+    def _log_delta_on(self, eng, th_dn, th_up, e_dn, e_up, exact) -> tuple:
+        """(log lo, log hi, log P₁ mid, log e^εP₂ mid) of δ at θ = ε − c, given float
+        enclosures of θ and ε and ``exact(i)``, the exact θ of query i (split engine)."""
+        n = th_dn.size
+        lo, hi = np.full(n, -np.inf), np.zeros(n)
+        lp1, lp2 = np.full(n, -np.inf), np.full(n, -np.inf)
+        direct = np.zeros(n, dtype=bool)
+        if isinstance(eng, SmoothedTails):
+            direct = th_dn >= -eng.period / 16
+        if direct.any():
+            k = np.flatnonzero(direct)
+            lo[k], hi[k] = eng.log_delta_brackets(th_dn[k], th_up[k])
+            est = eng.log_tail_estimate(np.abs(th_dn[k]))
+            with np.errstate(divide="ignore"):
+                lp1[k] = np.where(th_dn[k] >= 0, est, np.log1p(-np.exp(est)))
+            with np.errstate(invalid="ignore"):
+                mid = 0.5 * (lo[k] + hi[k])
+                lp2[k] = lp1[k] + np.log(np.maximum(-np.expm1(mid - lp1[k]), 1e-300))
+        rest = np.flatnonzero(~direct)
+        if rest.size:
+            m = rest.size
+            if isinstance(eng, SmoothedTails):
+                d2 = np.nextafter(th_dn[rest] + 2 * self._c_dn, -np.inf)
+                u2 = np.nextafter(th_up[rest] + 2 * self._c_up, np.inf)
+                both = eng.log_tail_brackets(np.concatenate([th_dn[rest], d2]), np.concatenate([th_up[rest], u2]))
+            else:
+                t1 = [exact(i) for i in rest]
+                both = self._log_tails_on(eng, t1 + [_plus_2c(t, self.c) for t in t1], True)  # one window set
+            l1, h1, l2, h2 = both[0][:m], both[1][:m], both[0][m:], both[1][m:]
+            a_hi = e_up[rest] + h2 + 4 * EPS64 * (np.abs(e_up[rest]) + np.abs(h2) + 1)
+            a_lo = e_dn[rest] + l2 - 4 * EPS64 * (np.abs(e_dn[rest]) + np.abs(l2) + 1)
+            lo[rest] = log_sub(l1, a_hi) - 8 * EPS64 * (np.abs(l1) + 1)
+            hi[rest] = np.minimum(log_sub(h1, a_lo) + 8 * EPS64 * (np.abs(h1) + 1), 0.0)
+            lp1[rest] = 0.5 * (l1 + h1)
+            lp2[rest] = 0.5 * (e_dn[rest] + e_up[rest]) + 0.5 * (l2 + h2)
+        return lo, hi, lp1, lp2
 
-    def _delta_bracket(self, e):
-        return self._delta_brackets([e])[0]
+    def _log_deltas(self, es) -> tuple:
+        """Batched certified log brackets of δ at exact reals ε (Fraction or callable)."""
+        info = [self._eps_real(e) for e in es]
+        thetas = [th for th, _ in info]
+        dn, up = float_enclosure(thetas)
+        e_dn = np.array([enc[0] for _, enc in info])
+        e_up = np.array([enc[1] for _, enc in info])
+        return tuple(self._refine(lambda eng, idx: self._log_delta_on(eng, dn[idx], up[idx], e_dn[idx], e_up[idx],
+                                                                      lambda i: thetas[idx[i]]), len(es)))
+
+    def _log_deltas_at(self, eps: np.ndarray) -> tuple:
+        """:meth:`_log_deltas` at float ε ≥ 0 (exact binary rationals), without Fractions on
+        the smoothed path: θ enclosed by ``[ε − c_up, ε − c_dn]`` rounded outwards."""
+        eps = np.asarray(eps, dtype=float)
+        if not self.levels:
+            return self._log_deltas([Fraction(float(x)) for x in eps])
+        dn = np.nextafter(eps - self._c_up, -np.inf)
+        up = np.nextafter(eps - self._c_dn, np.inf)
+        return tuple(self._refine(lambda eng, idx: self._log_delta_on(eng, dn[idx], up[idx], eps[idx], eps[idx], None),
+                                  eps.size))
 
     def delta(self, epsilons) -> tuple:
         """δ(ε) for each ε (exact value or ``f(dps)`` callable), as certified brackets."""
         epsilons = sequence_values(epsilons, "epsilon")
         es = [_real(e, "epsilon") for e in epsilons]
+        for e in es:
+            if isinstance(e, Fraction) and e < 0:
+                raise InputError("epsilon", e, "must be >= 0")
+        lo, hi, lp1, lp2 = self._log_deltas(es)
         out = []
-        for e, (lo, hi, p1, p2, th) in zip(es, self._delta_brackets(es)):
-            with workdps(_DPS):
-                out.append(BracketedDelta(_at(e), (lo + hi) / 2, (hi - lo) / 2, p1, p2, th, self.certification))
+        with workdps(_DPS):
+            for k, e in enumerate(es):
+                th = e - self.c if isinstance(e, Fraction) else None
+                l, h = _mp_exp(lo[k]), min(_mp_exp(hi[k]), mpmath.mpf(1))
+                ths = (th, th + 2 * self.c) if th is not None else ()
+                out.append(BracketedDelta(_at(e), (l + h) / 2, (h - l) / 2, _mp_exp(lp1[k]), _mp_exp(lp2[k]), ths,
+                                          self.certification))
         return tuple(out)
 
     # ------------------------------------------------------------------ ε(δ)
     def epsilon(self, deltas) -> tuple:
         """The smallest ε ≥ 0 with δ(ε) ≤ each target, as a certified bracket.
 
-        Newton steps on log δ (``d log δ/dε = −e^ε P(W > ε+c)/δ``) for all targets at once,
-        then certified sides: ``δ_hi(upper) ≤ target < δ_lo(lower)``, stepping outwards
-        from the Newton point by the bracket's own width (×4 per retry)."""
+        Newton steps on log δ (``d log δ/dε = −e^ε P(W > ε+c)/δ``) for all targets at once
+        on float ε (exact binary rationals), then certified sides ``δ_hi(upper) ≤ target <
+        δ_lo(lower)``, stepping outwards from the Newton point by 1.5× the bracket's own
+        width (×4 per retry)."""
         deltas = sequence_values(deltas, "delta")
         dts = []
         for d in deltas:
@@ -201,151 +340,143 @@ class BigLatticeAccountant(Accountant):
             if not 0 < dt < 1:
                 raise InputError("delta", d, "must lie in (0, 1)")
             dts.append(dt)
-        with workdps(_DPS):
-            targets = [to_mpf(d) for d in dts]
-        zero_hi = self._delta_bracket(Fraction(0))[1]
-        c = float(self.c)
-        eps = {i: Fraction(c + 2 * math.sqrt(c * math.log(1 / float(d)))).limit_denominator(10**12)
-               for i, d in enumerate(dts) if zero_hi > targets[i]}
-        active = list(eps)
+        n = len(dts)
+        with workdps(30):
+            logs = [mpmath.log(to_mpf(d)) for d in dts]
+        lt = np.array([float(x) for x in logs])
+        lt_dn = lt - 4 * EPS64 * (np.abs(lt) + 1)  # log target enclosure
+        lt_up = lt + 4 * EPS64 * (np.abs(lt) + 1)
+        ev = self._log_deltas_at
+        zlo, zhi, _, _ = ev(np.zeros(1))
+        c = self._c_f
+        todo = np.flatnonzero(zhi[0] > lt_dn)  # δ(0) may exceed the target
+        eps = np.zeros(n)
+        eps[todo] = c + 2 * np.sqrt(c * np.maximum(-lt[todo], 1e-300))
+        active = todo
         for _ in range(60):
-            if not active:
+            if active.size == 0:
                 break
-            res = self._delta_brackets([eps[i] for i in active])
-            nxt = []
-            for i, (lo, hi, _, p2, _) in zip(active, res):
-                mid = (lo + hi) / 2
-                if not mid > 0 or not p2 > 0:
-                    eps[i] = eps[i] / 2
-                    nxt.append(i)
-                    continue
-                step = float((mpmath.log(mid) - mpmath.log(targets[i])) * mid / p2)
-                eps[i] = max(eps[i] + Fraction(step).limit_denominator(10**15), Fraction(0))
-                if abs(step) > 1e-13 * max(1.0, float(eps[i])):
-                    nxt.append(i)
-            active = nxt
-        res = dict(zip(eps, self._delta_brackets(list(eps.values())))) if eps else {}
-        step, up, low = {}, dict(eps), dict(eps)
-        for i, (lo, hi, _, p2, _) in res.items():
-            h = float(1.5 * (hi - lo) / p2) if p2 > 0 else 0.0
-            step[i] = Fraction(max(h, 1e-15 * max(1.0, float(eps[i])))).limit_denominator(10**18)
-        for side in ("up", "low"):
-            pos = dict(up if side == "up" else low)
-            k = dict(step)
-            todo = list(pos)
-            for _ in range(200):
-                if not todo:
-                    break
-                res = self._delta_brackets([pos[i] for i in todo])
-                nxt = []
-                for i, (lo, hi, _, _, _) in zip(todo, res):
-                    done = hi <= targets[i] if side == "up" else (lo > targets[i] or pos[i] == 0)
-                    if not done:
-                        pos[i] = pos[i] + k[i] if side == "up" else max(pos[i] - k[i], Fraction(0))
-                        k[i] *= 4
-                        nxt.append(i)
-                todo = nxt
-            (up if side == "up" else low).update(pos)
+            lo, hi, lp1, lp2 = ev(eps[active])
+            mid = 0.5 * (lo + hi)
+            good = np.isfinite(mid) & np.isfinite(lp2)
+            with np.errstate(over="ignore", invalid="ignore"):
+                slope = np.exp(lp2 - mid)  # −d log δ/dε
+                step = np.where(good, (mid - lt[active]) / np.maximum(slope, 1e-300), 0.0)
+            step = np.clip(step, -eps[active] / 2 - 1e-300, 4 * max(c, 1.0) + 4 * eps[active])
+            new = np.where(good, np.maximum(eps[active] + step, 0.0), eps[active] / 2)
+            moved = np.abs(new - eps[active]) > 1e-13 * np.maximum(1.0, eps[active])
+            eps[active] = new
+            active = active[moved | ~good]
+        up, low = eps.copy(), eps.copy()
+        if todo.size:
+            lo, hi, lp1, lp2 = ev(eps[todo])
+            with np.errstate(over="ignore", invalid="ignore"):
+                slope = np.maximum(np.exp(lp2 - 0.5 * (lo + hi)), 1e-300)
+                w = np.where(np.isfinite(lo), (hi - lo) / slope, 1e-3 * np.maximum(eps[todo], 1.0))
+            base = np.maximum(1.5 * w, 4e-16 * np.maximum(1.0, eps[todo]))
+            for side in ("up", "low"):
+                pos = eps[todo].copy()
+                k = base.copy()
+                pending = np.arange(todo.size)
+                for _ in range(200):
+                    if pending.size == 0:
+                        break
+                    sel = todo[pending]
+                    if side == "up":
+                        pos[pending] = pos[pending] + k[pending]
+                    else:
+                        pos[pending] = np.maximum(pos[pending] - k[pending], 0.0)
+                    l2, h2, _, _ = ev(pos[pending])
+                    done = (h2 <= lt_dn[sel]) if side == "up" else ((l2 > lt_up[sel]) | (pos[pending] == 0))
+                    k[pending] *= 4
+                    pending = pending[~done]
+                (up if side == "up" else low)[todo] = pos
+            _bisect(ev, todo, low, up, lt_dn, lt_up)
         out = []
+        solved = set(todo.tolist())
         with workdps(_DPS):
-            for i, target in enumerate(targets):
-                if i not in eps:
+            for i in range(n):
+                target = to_mpf(dts[i])
+                if i not in solved:
                     z = mpmath.mpf(0)
                     out.append(BracketedEpsilon(target, z, z, z, 0, self.certification))
                     continue
-                lower = to_mpf(low[i]) if low[i] > 0 else mpmath.mpf(0)
-                out.append(BracketedEpsilon(target, to_mpf(eps[i]), min(lower, to_mpf(up[i])), to_mpf(up[i]), 0,
-                                            self.certification))
+                u, l = mpmath.mpf(float(up[i])), mpmath.mpf(float(low[i]))
+                out.append(BracketedEpsilon(target, mpmath.mpf(float(eps[i])), min(l, u), u, 0, self.certification))
         return tuple(out)
 
     # ------------------------------------------------------------------ trade-off
-    def _alpha_at(self, x, side):
-        lo, hi = self.brackets([x], strict=False)[0]
-        return lo if side == "lo" else hi
-
     def tradeoff(self, alphas) -> tuple:
         """β = f(α) for each α ∈ [0, 1], as a certified bracket (value = lower bound)."""
         alphas = sequence_values(alphas, "alpha")
-        out = []
-        two_c = 2 * self.c
-        sd = math.sqrt(2 * float(self.c))
+        afs = []
         for a in alphas:
             af = to_fraction(a, "alpha")
             if not 0 <= af <= 1:
                 raise InputError("alpha", a, "must lie in [0, 1]")
-            with workdps(_DPS):
+            afs.append(af)
+        inner = [k for k, af in enumerate(afs) if 0 < af < 1]
+        br = {}
+        if inner:
+            lo, hi = self._refine(lambda eng, idx: tradeoff_brackets(self, eng, [afs[inner[i]] for i in idx]),
+                                  len(inner), width_of=_lin_rel_width)
+            br = {k: (lo[i], hi[i]) for i, k in enumerate(inner)}
+        out = []
+        with workdps(_DPS):
+            for k, af in enumerate(afs):
                 amp = to_mpf(af)
-            if af in (0, 1):
-                beta = mpmath.mpf(1 - af)
-                out.append(BracketedTradeoff(amp, beta, mpmath.mpf(0), 0, self.certification))
-                continue
-            # x with P(W ≥ x) ≈ α by bisection on the bracket midpoints
-            lo_x, hi_x = -sd, sd
-            while self._alpha_at(Fraction(lo_x), "lo") < amp:
-                lo_x -= 4 * sd
-            while self._alpha_at(Fraction(hi_x), "hi") > amp:
-                hi_x += 4 * sd
-            lo_f, hi_f = Fraction(lo_x), Fraction(hi_x)
-            for _ in range(200):
-                if hi_f - lo_f < Fraction(1, 10**14) * max(1, abs(lo_f)):
-                    break
-                mid = (lo_f + hi_f) / 2
-                l, h = self.brackets([mid], strict=False)[0]
-                if l >= amp:
-                    lo_f = mid  # P(W ≥ mid) ≥ α certainly
-                elif h <= amp:
-                    hi_f = mid  # P(W ≥ mid) ≤ α certainly
-                else:
-                    break
-            # widen to certified sides
-            step = Fraction(1, 10**13) * max(1, abs(lo_f))
-            x1 = lo_f
-            while self._alpha_at(x1, "lo") < amp:
-                x1 -= step
-                step *= 4
-            step = Fraction(1, 10**13) * max(1, abs(hi_f))
-            x2 = hi_f
-            while self._alpha_at(x2, "hi") > amp:
-                x2 += step
-                step *= 4
-            out.append(self._tradeoff_from(amp, x1, x2, two_c))
+                if k not in br:
+                    out.append(BracketedTradeoff(amp, mpmath.mpf(1 - af), mpmath.mpf(0), 0, self.certification))
+                    continue
+                l, h = (mpmath.mpf(float(v)) for v in br[k])
+                out.append(BracketedTradeoff(amp, (l + h) / 2, (h - l) / 2, 0, self.certification))
         return tuple(out)
 
-    def _tradeoff_from(self, amp, x1: Fraction, x2: Fraction, two_c: Fraction):
-        """β bracket from the curve points at x1 < x2 (P(W ≥ x1) ≥ α ≥ P(W ≥ x2)): above by
-        the chord (f is convex), below by f(α) ≥ P(W > 2c − x1) and by the extensions of
-        the neighbouring chords (x1 − d, x1) and (x2, x2 + d)."""
-        d = max(x2 - x1, Fraction(1, 10**12))
-        xs = [x1 - d, x1, x2, x2 + d]
-        al = self.brackets(xs, strict=False)
-        be = self.brackets([two_c - x for x in xs], strict=True)
-        with workdps(_DPS):
-            A = [(lo + hi) / 2 for lo, hi in al]
-            B = [(lo + hi) / 2 for lo, hi in be]
-            eA = [(hi - lo) / 2 for lo, hi in al]
-            eB = [(hi - lo) / 2 for lo, hi in be]
-
-            def line(i, j, with_err):
-                if A[i] == A[j]:
-                    return None
-                slope = (B[j] - B[i]) / (A[j] - A[i])
-                val = B[i] + slope * (amp - A[i])
-                err = max(eB[i], eB[j]) + abs(slope) * max(eA[i], eA[j])
-                return val + err if with_err > 0 else val - err * (1 + 2 * abs(amp - A[i]) / abs(A[j] - A[i]))
-
-            upper = line(1, 2, +1)
-            lows = [be[1][0]] + [v for v in (line(0, 1, -1), line(2, 3, -1)) if v is not None]
-            lower = max(max(lows), mpmath.mpf(0))
-            if upper is None or upper < lower:
-                upper = be[2][1]
-            upper = min(upper, be[2][1], mpmath.mpf(1))
-            return BracketedTradeoff(amp, (lower + upper) / 2, (upper - lower) / 2, 0, self.certification)
+    def tradeoff_vertex_log_brackets(self, xs) -> tuple:
+        """Float log brackets ``(α lo, α hi, β lo, β hi)`` of the curve points
+        ``(P(W ≥ x), P(W > 2c − x))`` at exact loss offsets x (one batch each)."""
+        xs = list(xs)
+        a_lo, a_hi = self.log_tails(xs, strict=False)
+        b_lo, b_hi = self.log_tails([2 * self.c - x for x in xs], strict=True)
+        return a_lo, a_hi, b_lo, b_hi
 
     def tradeoff_vertex_brackets(self, xs) -> list:
-        """Curve points ``(P(W ≥ x), P(W > 2c − x))`` as brackets, for loss offsets x."""
-        al = self.brackets(list(xs), strict=False)
+        """Curve points ``(P(W ≥ x), P(W > 2c − x))`` as mpf brackets, for loss offsets x."""
+        xs = list(xs)
+        al = self.brackets(xs, strict=False)
         be = self.brackets([2 * self.c - x for x in xs], strict=True)
         return list(zip(al, be))
+
+
+def _bisect(ev, rows, low, up, lt_dn, lt_up, rounds: int = 100) -> None:
+    """Narrow the certified ε brackets ``[low, up]`` of ``rows`` wider than TARGET_WIDTH in
+    place, by bisection on certified decisions only (``δ_hi(mid) ≤ target``: mid is an
+    upper end; ``δ_lo(mid) > target``: a lower end; else the row stops).  This is what
+    settles a staircase δ(ε) (near-deterministic mechanisms), where Newton steps fail."""
+    active = rows[(up[rows] - low[rows]) > TARGET_WIDTH * np.maximum(up[rows], 1e-300)]
+    for _ in range(rounds):
+        if active.size == 0:
+            return
+        mid = 0.5 * (low[active] + up[active])
+        lo, hi, _, _ = ev(mid)
+        is_up = hi <= lt_dn[active]
+        is_low = ~is_up & (lo > lt_up[active])
+        up[active[is_up]] = mid[is_up]
+        low[active[is_low]] = mid[is_low]
+        moved = is_up | is_low
+        active = active[moved & ((up[active] - low[active]) > TARGET_WIDTH * np.maximum(up[active], 1e-300))]
+
+
+def _lin_rel_width(lo, hi):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(hi > 0, (hi - lo) / hi, 0.0)
+
+
+def _plus_2c(th, c):
+    if isinstance(th, (Fraction, int)):
+        return th + 2 * c
+    with workdps(_DPS + 20):
+        return th + 2 * to_mpf(c)
 
 
 def result(kind: str, acc: BigLatticeAccountant, points) -> AccountingResult:

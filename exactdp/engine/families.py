@@ -34,7 +34,7 @@ from exactdp.kernels.smoothed import interval_penalty
 from exactdp.engine.lattice import LatticeSum
 from exactdp.mechanisms import Composition
 
-__all__ = ["Group", "Family", "groups_of", "families_of", "family_lattice", "group_penalty", "penalty_arrays",
+__all__ = ["Group", "Family", "groups_of", "families_of", "family_of", "family_lattice", "group_penalty", "penalty_arrays",
            "rational_gcd", "FAMILY_LIMIT"]
 
 #: a family is kept only while ``max n_g · N_f`` stays below this (int64 phases with margin)
@@ -80,7 +80,8 @@ def rational_gcd(values) -> Fraction:
     return Fraction(num, den)
 
 
-def _family(groups) -> Family:
+def family_of(groups) -> Family:
+    """The family of the given groups (unit: the rational gcd of their weights)."""
     unit = rational_gcd(g.weight for g in groups)
     mult = tuple(int(g.weight / unit) for g in groups)
     return Family(unit, tuple(groups), mult)
@@ -114,11 +115,11 @@ def families_of(groups, max_multiplier: float = FAMILY_LIMIT) -> tuple:
             top = max(max(f.multipliers) * int(f.unit / unit), int(g.weight / unit))
             if top > max_multiplier:
                 continue
-            cand = _family(f.groups + (g,))
+            cand = family_of(f.groups + (g,))
             if cand.feasible and (best is None or top < best[0]):
                 best = (top, i, cand)
         if best is None:
-            fams.append(_family([g]))
+            fams.append(family_of([g]))
         else:
             fams[best[1]] = best[2]
     return tuple(sorted(fams, key=lambda f: (-f.vproxy * float(f.unit) ** 2, f.unit)))

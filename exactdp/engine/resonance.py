@@ -236,7 +236,11 @@ def generation_plan(families, arcs, v_max: float) -> tuple:
             if f2 == f1:
                 continue
             r = float(families[f2].unit / families[f1].unit)
-            cost = J1 * float(np.minimum(1.0, widths[f2][None, :] + r * widths[f1][:, None]).sum())
+            w1, w2 = widths[f1], widths[f2]
+            if w1.size * w2.size <= 2_000_000:
+                cost = J1 * float(np.minimum(1.0, w2[None, :] + r * w1[:, None]).sum())
+            else:  # the same sum without the cap at 1 (an upper bound), in O(n1 + n2)
+                cost = J1 * min(float(w1.size * w2.size), float(w1.size * w2.sum() + r * w2.size * w1.sum()))
             if cost < best[0]:
                 best = (cost, f1, f2)
     return best
@@ -279,8 +283,8 @@ def windows(families, arcs, v_max: float, T: float, dd_frac):
                     js.append(j)
                     los.append(a)
                     his.append(b)
-                if len(js) > 4 * MAX_HITS:
-                    raise TooManyResonances("too many candidate resonances")
+                    if len(js) > 4 * MAX_HITS:  # inside the loop: one arc pair may cover every j
+                        raise TooManyResonances("too many candidate resonances")
     js = np.array(js, dtype=np.int64)
     lo = np.array(los, dtype=float)
     hi = np.array(his, dtype=float)
@@ -293,7 +297,7 @@ def windows(families, arcs, v_max: float, T: float, dd_frac):
     return js[keep], lo[keep], hi[keep], a1
 
 
-def window_nodes(groups, wins, T: float, period: int, sk2: float, n_max: int, dd_frac) -> np.ndarray:
+def window_nodes(groups, wins, T: float, period: int, sk2: float, n_max: int, dd_frac, level=None) -> np.ndarray:
     """Node indices n ∈ [0, n_max] (frequency v = n/period) of the windows that can have
     a total penalty ≤ T: branch and bound on α inside each window with the sum over all
     groups of interval lower bounds (plus the Gaussian factor's ``s²u²/2``), down to
@@ -325,7 +329,10 @@ def window_nodes(groups, wins, T: float, period: int, sk2: float, n_max: int, dd
         lb = interval_penalty(np.ascontiguousarray(bw + rr * lo), np.ascontiguousarray(bw + rr * hi), s2a, ma, logd)
         v_lo = np.maximum((jf[win] + lo) / a1, 0.0)
         lb += 0.5 * sk2 * (2 * math.pi * v_lo * (1 - 1e-12)) ** 2
-        keep = lb <= T
+        if level is None:
+            keep = lb <= T
+        else:  # the level at the window's last node (levels do not decrease with n)
+            keep = lb <= level(np.ceil((jf[win] + hi) / a1 * period) + 2)
         lo, hi, win = lo[keep], hi[keep], win[keep]
         nodes_span = (hi - lo) / a1 * period
         small = nodes_span <= 32
@@ -335,11 +342,25 @@ def window_nodes(groups, wins, T: float, period: int, sk2: float, n_max: int, dd
         lo, hi, win = np.concatenate([lo, mid]), np.concatenate([mid, hi]), np.concatenate([win, win])
     if lo.size:
         raise TooManyResonances("the window refinement did not converge")
-    out = set()
-    for w_idx, l_arr, h_arr in chunks:
-        for wi, l, h in zip(w_idx, l_arr, h_arr):
-            j = int(js[wi])
-            n0 = math.floor((j + Fraction(float(l))) / unit * period) - 1
-            n1 = math.ceil((j + Fraction(float(h))) / unit * period) + 1
-            out.update(range(max(n0, 0), min(n1, n_max) + 1))
-    return np.array(sorted(out), dtype=np.int64)
+    if not chunks:
+        return np.zeros(0, dtype=np.int64)
+    w_idx = np.concatenate([c[0] for c in chunks])
+    l_arr = np.concatenate([c[1] for c in chunks])
+    h_arr = np.concatenate([c[2] for c in chunks])
+    # node ranges in float (relative error ~1e-16 of n < 2^53: a margin of 3 nodes covers it)
+    scale = float(Fraction(period) / unit)
+    jj = js[w_idx].astype(float)
+    n0 = np.maximum(np.floor((jj + l_arr) * scale) - 3, 0).astype(np.int64)
+    n1 = np.minimum(np.ceil((jj + h_arr) * scale) + 3, n_max).astype(np.int64)
+    ok = n1 >= n0
+    n0, n1 = n0[ok], n1[ok]
+    if n0.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    # union of the ranges [n0, n1]
+    order = np.argsort(n0, kind="stable")
+    n0, n1 = n0[order], np.maximum.accumulate(n1[order])
+    starts = np.concatenate([[True], n0[1:] > n1[:-1] + 1])
+    s0 = n0[starts]
+    e1 = np.concatenate([n1[np.flatnonzero(starts)[1:] - 1], n1[-1:]])
+    lens = e1 - s0 + 1
+    return (np.repeat(s0 - np.cumsum(np.concatenate([[0], lens[:-1]])), lens) + np.arange(lens.sum())).astype(np.int64)

@@ -1,22 +1,35 @@
-"""Exact tails of a few-family design: enumerate all families but one, tilt-free.
+"""Exact tails of a few-family design: enumerate all families but one in tilted windows.
 
 With families f (unit a_f, integer lattice sums S_f; :mod:`exactdp.engine.families`)
 and one *base* family b,
 
     P(W > t) = Σ_c p_c · P(S_b ≥ ⌊(t − c)/a_b⌋ + 1),   P(W ≥ t) = Σ_c p_c · P(S_b ≥ ⌈(t − c)/a_b⌉),
 
-over the atoms ``c = Σ_{f≠b} a_f s_f`` of the other families (probabilities ``p_c``, the
-product of the families' exact lattice pmfs): a sum of non-negative terms, exact up to
-rounding and truncation.  Every threshold ``(t − c)/a_b`` is rounded exactly: integer
-and fractional parts of ``(a_f/a_b)·s_f`` are exact integer divisions; a fractional sum
-within 1e-9 of an integer is settled in rational (or 60-digit) arithmetic.  The tails
-of S_b come from its dense pmf (suffix sums) or, when its support is too long, from the
-exact lattice engine :class:`exactdp.engine.tails.TailEngine` on b's own lattice.
+over the atoms ``c = Σ_{u≠b} a_u s_u`` of the other *units* (each a family, or a single
+group of a family whose dense window would be longer than its groups' product): a sum
+of non-negative terms.  Every threshold ``(t − c)/a_b`` is rounded exactly: integer and
+fractional parts of ``(a_u/a_b)·s_u`` are exact integer divisions; a fractional sum within
+1e-9 of an integer is settled in rational (or 80-digit) arithmetic.  The tails of S_b
+come from its dense pmf (suffix sums), the sums from :func:`exactdp.kernels.split.split_tail_sums`.
+
+**Tilted windows.**  Only the atoms with ``s_u ∈ [L_u, H_u]`` are enumerated, a window
+around the unit's centre ``μ_u(λ) = λ a_u V_u`` under the tilt λ ≈ t/V of the query
+(``V_u = Σ m n² σ²``): for any λ ≥ 0 the dropped atoms contribute at most
+
+    Σ_dropped p_c P(W_b > t − c) ≤ M_W(λ) e^{−λt} Σ_u P_λ(S_u ∉ [L_u, H_u])
+
+(Chernoff on W_b, then a union over units), and under the tilt each X ~ N_Z(0, σ²)
+becomes N_Z(λwσ², σ²), whose centred mgf is ≤ ρ e^{s²σ²/2} with
+``ρ = (1 + 2q)/(1 − 2q)``, ``q = Σ_{k≥1} e^{−2π²σ²k²}`` (Poisson summation of the
+normaliser), so ``P_λ(S_u ≥ H+1) ≤ ρ_u exp(−(H + 1 − μ_u)²/(2V_u))`` (and the mirror
+image below).  Windows are sized by ``T = ln(1/rel_tol) + 8``; the bound is evaluated
+for every threshold and charged.  This makes the enumeration independent of the depth
+of the tail (a tilt moves the window, it does not widen it).
 
 Error bound: each single discrete Gaussian is truncated at ``|x| ≤ sqrt(2σ²·690)`` (mass
 ≤ 2e^{−690} each, Canonne–Kamath–Steinke sub-Gaussian tail), an absolute
 ``Σ m_g·2e^{−690}``; entries of pmfs carry a relative rounding error from their
-operation count, the base tails their certified bounds; the sums are compensated.
+operation count; the window bound above; the sums are compensated.
 """
 
 from __future__ import annotations
@@ -27,19 +40,25 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from exactdp.engine.families import families_of, family_lattice
-from exactdp.engine.tails import TailEngine
-from exactdp.kernels.convolution import dg_pmf, suffix_sums
+from exactdp.engine.families import families_of, family_of
+from exactdp.kernels.convolution import convolve_strided, dg_pmf, suffix_sums
 from exactdp.kernels.dgauss import log_theta_real
+from exactdp.kernels.split import NEAR_SLOTS, split_tail_sums
 from exactdp.numerics.precision import EPS64
 
-__all__ = ["SplitTails", "TooManyAtoms", "split_cost"]
+__all__ = ["SplitTails", "TooManyAtoms", "split_plan"]
 
 TRUNC = 690.0
-#: largest number of enumerated atoms, and longest dense pmf of the base family
+#: largest number of enumerated atoms per window, and longest dense pmf of the base family
 MAX_ATOMS = 3_000_000
 MAX_DENSE = 4_000_000
 MAX_FAMILY_PMF = 200_000
+#: σ² below which a group is not windowed (its support is short; ρ would be large)
+WINDOW_MIN_S2 = 0.5
+#: the tilt range a plan is sized for: λ up to that of δ ≈ 1e-21 at the design's c
+PLAN_LOG_DELTA = 48.4
+#: window sets (tilt ranges) kept per engine
+ATOM_SETS = 4
 
 
 class TooManyAtoms(ArithmeticError):
@@ -54,30 +73,108 @@ def _family_len(fam) -> int:
     return 1 + sum(n * 2 * _width(float(g.sigma2)) * g.count for g, n in zip(fam.groups, fam.multipliers))
 
 
-def split_cost(groups):
-    """(families, base index, cost) of the cheapest split, or None if none fits.
+def _log_rho(s2: float) -> float:
+    q = sum(math.exp(-2 * math.pi**2 * s2 * k * k) for k in range(1, 6))
+    return math.log1p(2 * q) - math.log1p(-2 * q) + 1e-15
+
+
+def window_T(rel_tol: float) -> float:
+    return math.log(1.0 / rel_tol) + 8.0
+
+
+class _Unit:
+    """An enumerated family (or single group): pmf of S_u on lo..hi, weight ratio to the
+    base unit, variance proxy and the sub-Gaussian constant of its window bound."""
+
+    def __init__(self, fam, base_unit: Fraction):
+        self.fam = fam
+        self.pmf, self.lo, self.rel = _family_pmf(fam)
+        self.hi = self.lo + self.pmf.size - 1
+        self.ratio = fam.unit / base_unit
+        self.unit = float(fam.unit)
+        self.V = fam.vproxy
+        self.windowed = all(float(g.sigma2) >= WINDOW_MIN_S2 for g in fam.groups)
+        self.log_rho = sum(g.count * _log_rho(float(g.sigma2)) for g in fam.groups) if self.windowed else 0.0
+
+    def window(self, lam_lo: float, lam_hi: float, T: float) -> tuple:
+        if not self.windowed:
+            return self.lo, self.hi
+        R = math.sqrt(2 * self.V * T) + 1
+        L = math.floor(lam_lo * self.unit * self.V - R)
+        H = math.ceil(lam_hi * self.unit * self.V + R)
+        return max(L, self.lo), min(H, self.hi)
+
+    def log_eta(self, lam: np.ndarray, L: int, H: int) -> np.ndarray:
+        """log of a bound on P_λ(S_u ∉ [L, H]) for each λ (−inf for the full support)."""
+        mu = lam * self.unit * self.V
+        out = np.full(lam.size, -np.inf)
+        if H < self.hi:
+            d = np.maximum(H + 1 - mu, 0.0)
+            out = np.logaddexp(out, self.log_rho - d * d / (2 * self.V))
+        if L > self.lo:
+            d = np.maximum(mu - (L - 1), 0.0)
+            out = np.logaddexp(out, self.log_rho - d * d / (2 * self.V))
+        return np.minimum(out, 0.0)
+
+
+def _unit_cost(fam, lam_nom: float, T: float) -> tuple:
+    """(atoms, units) of enumerating family ``fam``: as one dense family, or group by group."""
+    if len(fam.groups) == 1:
+        g = fam.groups[0]
+        n = _window_len(g, lam_nom, T) if _family_len(fam) <= MAX_FAMILY_PMF else math.inf
+        return n, [fam]
+    parts = math.prod(_window_len(g, lam_nom, T) for g in fam.groups)
+    whole = math.inf
+    if _family_len(fam) <= MAX_FAMILY_PMF:
+        whole = _family_len(fam)
+        if all(float(g.sigma2) >= WINDOW_MIN_S2 for g in fam.groups):
+            V = fam.vproxy
+            whole = min(whole, int(2 * math.sqrt(2 * V * T) + lam_nom * float(fam.unit) * V) + 3)
+    if whole <= parts:
+        return whole, [fam]
+    return parts, [family_of([g]) for g in fam.groups]
+
+
+def split_plan(groups, rel_tol: float = 1e-11):
+    """(base family, enumerated units, atoms) of the cheapest split, or None if none fits.
 
     Decompositions tried: the largest feasible families, families with multipliers
-    ≤ 2^20, and one family per group; cost = enumerated atoms, ×200 when the base
-    family's tails need the lattice engine instead of a dense pmf."""
+    ≤ 2^20, and one family per group; every family with a dense pmf (≤ MAX_DENSE) is tried
+    as the base; cost = atoms enumerated over the tilt range of δ ≥ 1e-21."""
+    T = window_T(rel_tol)
+    c = sum(g.count * float(g.weight) ** 2 * float(g.sigma2) for g in groups) / 2
+    lam_nom = math.sqrt(PLAN_LOG_DELTA / max(c, 1e-300))
+    # a lower bound on any split's atoms: the product of all groups' windows but the largest
+    lens = sorted(_window_len(g, lam_nom, T) for g in groups)
+    if math.prod(lens[:-1]) > MAX_ATOMS * 1e6:
+        return None
     best = None
-    widest = families_of(groups)
-    lens = sorted(_family_len(f) for f in widest)
-    if any(x > MAX_FAMILY_PMF for x in lens[:-1]) or math.prod(lens[:-1]) > MAX_ATOMS:
-        return None  # finer decompositions only enumerate more
-    for fams in (widest, families_of(groups, 2**20), families_of(groups, 1)):
-        lens = [_family_len(f) for f in fams]
-        for b in range(len(fams)):
-            others = [lens[i] for i in range(len(fams)) if i != b]
-            if any(x > MAX_FAMILY_PMF for x in others):
+    seen = set()
+    for fams in (families_of(groups), families_of(groups, 2**20), families_of(groups, 1)):
+        key = tuple(sorted((f.unit, f.multipliers) for f in fams))
+        if key in seen:
+            continue
+        seen.add(key)
+        costs = [_unit_cost(f, lam_nom, T) for f in fams]
+        logs = [math.log(a) if a < math.inf else math.inf for a, _ in costs]
+        for b, base in enumerate(fams):
+            rest = sum(x for i, x in enumerate(logs) if i != b)
+            if rest > math.log(MAX_ATOMS) or _family_len(base) > MAX_DENSE:
                 continue
-            atoms = math.prod(others) if others else 1
-            if atoms > MAX_ATOMS:
-                continue
-            cost = atoms * (1 if lens[b] <= MAX_DENSE else 200)
-            if best is None or cost < best[2]:
-                best = (fams, b, cost)
-    return best
+            atoms = math.prod(a for i, (a, _) in enumerate(costs) if i != b)
+            score = (atoms, -base.vproxy * float(base.unit) ** 2)
+            if best is None or score < best[0]:
+                best = (score, base, [u for i, (_, us) in enumerate(costs) if i != b for u in us])
+    return None if best is None else (best[1], best[2], best[0][0])
+
+
+def _window_len(g, lam_nom: float, T: float) -> int:
+    """Length of one group's tilted window in its own lattice (cf. :meth:`_Unit.window`)."""
+    s2, m = float(g.sigma2), g.count
+    full = 2 * m * _width(s2) + 1
+    if s2 < WINDOW_MIN_S2:
+        return full
+    return min(full, int(2 * math.sqrt(2 * m * s2 * T) + lam_nom * m * float(g.weight) * s2 + 3))
 
 
 def _group_pmf(s2: float, m: int):
@@ -105,22 +202,158 @@ def _family_pmf(fam):
     for g, n in zip(fam.groups, fam.multipliers):
         p, r = _group_pmf(float(g.sigma2), int(g.count))
         half = (p.size - 1) // 2
-        spread = np.zeros((p.size - 1) * n + 1)
-        spread[::n] = p
-        dense = np.convolve(dense, spread)
+        dense = convolve_strided(dense, p, n) if n > 1 else np.convolve(dense, p)
         lo -= n * half
         rel += r + (min(dense.size, p.size) + 1) * EPS64
     return dense, lo, rel
 
 
-class SplitTails:
+class _Atoms:
+    """The enumerated atoms of one window set: exact integer and float fractional parts of
+    ``c/a_b``, probabilities, and the windows (for the exact fallback and the bound)."""
+
+    def __init__(self, units, windows):
+        ints = np.zeros(1, dtype=np.int64)
+        fracs = np.zeros(1)
+        probs = np.ones(1)
+        for u, (L, H) in zip(units, windows):
+            s = list(range(L, H + 1))
+            P, Q = u.ratio.numerator, u.ratio.denominator
+            qr = [divmod(P * x, Q) for x in s]
+            ii = np.array([q for q, _ in qr], dtype=np.int64)
+            ff = np.array([r / Q for _, r in qr])
+            pm = u.pmf[L - u.lo:H - u.lo + 1]
+            ints = (ints[:, None] + ii[None, :]).ravel()
+            fracs = (fracs[:, None] + ff[None, :]).ravel()
+            probs = (probs[:, None] * pm[None, :]).ravel()
+        keep = probs > 0
+        self.ints = np.ascontiguousarray(ints[keep])
+        self.fracs = np.ascontiguousarray(fracs[keep])
+        self.probs = np.ascontiguousarray(probs[keep])
+        self.index = np.flatnonzero(keep)
+        self.windows = list(windows)
+        self.pairs = list(zip(units, self.windows))
+        self.sizes = [H - L + 1 for L, H in windows]
+
+
+class WindowedTails:
+    """What the exact enumerations share: the tilted windows chosen per batch of
+    thresholds, the window bound, the truncated support, and the certified intervals.
+
+    A subclass provides ``_chunk_cost(lam_lo, lam_hi)`` (≤ 1 within its atom budget),
+    ``_build_set(lam_lo, lam_hi)`` (the enumerated atoms of those windows, with
+    ``pairs``: each enumerated unit and its window) and
+    ``_chunk_tails(aset, ts, tf, strict)`` (the sums, as floats)."""
+
+    def _init_common(self, groups, rel_tol: float) -> None:
+        self.groups = tuple(groups)
+        self.rel_tol = rel_tol
+        self.T = window_T(rel_tol)
+        self.vproxy = float(sum(g.count * g.weight**2 * g.sigma2 for g in groups))
+        self.abs_trunc = 2.0 * math.exp(-TRUNC) * sum(g.count for g in groups)
+        #: W ≤ w_top on the truncated supports (|x| < _width), rounded up
+        self.w_top = sum(g.count * float(g.weight) * _width(float(g.sigma2)) for g in groups) * (1 + 1e-9)
+        self._w = np.array([float(g.weight) for g in groups])
+        self._s2 = np.array([float(g.sigma2) for g in groups])
+        self._m = np.array([g.count for g in groups], dtype=float)
+        self._t0 = np.array([log_theta_real(0.0, s) for s in self._s2])
+        self._sets: list = []
+
+    def _set_for(self, lam_lo: float, lam_hi: float):
+        """The atoms of the windows for tilts in [lam_lo, lam_hi] (a few sets cached)."""
+        for (a0, a1), aset in self._sets:
+            if a0 <= lam_lo and lam_hi <= a1:
+                return aset
+        aset = self._build_set(lam_lo, lam_hi)
+        self._sets = ([((lam_lo, lam_hi), aset)] + self._sets)[:ATOM_SETS]
+        return aset
+
+    def _chunks(self, lam: np.ndarray) -> list:
+        """Index groups of the thresholds whose tilts share one window set within the
+        atom budget (or one tilt's windows), so a batch spanning a wide tilt range (ε = 0
+        and ε huge together) is not charged the window bound of its other end: results
+        do not depend on the batch."""
+        order = np.argsort(lam, kind="stable")
+        out, start = [], 0
+        while start < order.size:
+            lo = float(lam[order[start]])
+            cap = max(1.0, self._chunk_cost(lo, lo))
+            end = start + 1
+            while end < order.size and self._chunk_cost(lo, float(lam[order[end]])) <= cap:
+                end += 1
+            out.append(order[start:end])
+            start = end
+        return out
+
+    def _log_mgf(self, lam: np.ndarray) -> np.ndarray:
+        out = np.zeros(lam.size)
+        for w, m, s, t0 in zip(self._w, self._m, self._s2, self._t0):
+            out += m * (np.array([log_theta_real(w * x, s) for x in lam.tolist()]) - t0)
+        return out
+
+    def _window_bound(self, pairs, lam: np.ndarray, tf: np.ndarray) -> np.ndarray:
+        """``M_W(λ)e^{−λt} Σ_u P_λ(S_u ∉ window_u)`` for the (unit, window) pairs."""
+        log_eta = np.full(lam.size, -np.inf)
+        for u, (L, H) in pairs:
+            log_eta = np.logaddexp(log_eta, u.log_eta(lam, L, H))
+        with np.errstate(over="ignore"):
+            return np.exp(self._log_mgf(lam) - lam * tf + log_eta) * (1 + 1e-9)
+
+    def _positive_tails(self, ts, strict: bool) -> list:
+        """(value, absolute error bound) for thresholds t ≥ 0 (Fraction or mpf)."""
+        if not ts:
+            return []
+        tf = np.array([float(t) for t in ts])
+        lam_all = tf / self.vproxy
+        out = [None] * len(ts)
+        beyond = tf > self.w_top  # beyond every truncated support: only the truncated mass
+        for i in np.flatnonzero(beyond):
+            out[i] = (0.0, self.abs_trunc)
+        inside = np.flatnonzero(~beyond)
+        for sub in self._chunks(lam_all[inside]):
+            idx = inside[sub]
+            lam = lam_all[idx]
+            aset = self._set_for(float(lam.min()), float(lam.max()))
+            sums, rel = self._chunk_tails(aset, [ts[i] for i in idx], tf[idx], strict)
+            e_win = self._window_bound(aset.pairs, lam, tf[idx])
+            for k, i in enumerate(idx):
+                tot = max(float(sums[k]), 0.0)
+                out[i] = (tot, tot * rel + self.abs_trunc + float(e_win[k]))
+        return out
+
+    def intervals(self, ts, strict: bool = True) -> list:
+        """Certified float ``(lo, hi)`` of ``P(W > t)`` (strict) or ``P(W ≥ t)``; t < 0 by
+        symmetry, ``P(W > t) = 1 − P(W ≥ −t)`` (a complement only there, where it is
+        ≥ 1/2).  ``lo = 0`` where the enumeration certifies nothing better."""
+        ts = list(ts)
+        neg = [i for i, t in enumerate(ts) if t < 0]
+        pos = [i for i, t in enumerate(ts) if not t < 0]
+        out = [None] * len(ts)
+        for i, (v, e) in zip(pos, self._positive_tails([ts[i] for i in pos], strict)):
+            out[i] = (max((v - e) * (1 - 4 * EPS64), 0.0), min((v + e) * (1 + 4 * EPS64), 1.0))
+        for i, (v, e) in zip(neg, self._positive_tails([-ts[i] for i in neg], not strict)):
+            lo_c, hi_c = max(v - e, 0.0), min(v + e, 1.0)
+            out[i] = (max((1.0 - hi_c) * (1 - 4 * EPS64), 0.0), min((1.0 - lo_c) * (1 + 4 * EPS64), 1.0))
+        return out
+
+    def tails(self, ts, strict: bool = True) -> list:
+        """``(value, rel_error)`` (floats) of ``P(W > t)`` (strict) or ``P(W ≥ t)``
+        (midpoint and half-width of :meth:`intervals`; rel = inf where value is 0)."""
+        out = []
+        for lo, hi in self.intervals(ts, strict):
+            v = 0.5 * (lo + hi)
+            out.append((v, (0.5 * (hi - lo) + 2 * EPS64 * v) / v if v > 0 else math.inf))
+        return out
+
+
+class SplitTails(WindowedTails):
     """Exact certified ``P(W > t)`` / ``P(W ≥ t)`` of a design with few families.
 
     Parameters
     ----------
     groups : sequence of Group
     rel_tol : float
-        Certified relative accuracy required of the base engine's tails.
+        Relative size of the window bound (the tails' own accuracy is ~1e-13).
 
     Raises
     ------
@@ -129,115 +362,97 @@ class SplitTails:
     """
 
     def __init__(self, groups, rel_tol: float = 1e-11):
-        plan = split_cost(groups)
+        plan = split_plan(groups, rel_tol)
         if plan is None:
             raise TooManyAtoms("every split of the design enumerates too many atoms")
-        fams, b, _ = plan
-        self.families, self.base = fams, fams[b]
-        self.rel_tol = rel_tol
-        self.abs_trunc = 2.0 * math.exp(-TRUNC) * sum(g.count for g in groups)
-        # atoms of the enumerated families: integer and fractional parts of (a_f/a_b)·s_f
-        ints = np.zeros(1, dtype=np.int64)
-        fracs = np.zeros(1)
-        probs = np.ones(1)
-        self.exact_parts = []  # (ratio, support lo) for the exact fallback
-        rel = 0.0
-        for i, f in enumerate(fams):
-            if i == b:
-                continue
-            pmf, lo, r = _family_pmf(f)
-            rel += r + EPS64
-            ratio = f.unit / self.base.unit
-            P, Q = ratio.numerator, ratio.denominator
-            vals = [divmod(P * (lo + k), Q) for k in range(pmf.size)]
-            ii = np.array([q for q, _ in vals], dtype=np.int64)
-            ff = np.array([rr / Q for _, rr in vals])
-            ints = (ints[:, None] + ii[None, :]).ravel()
-            fracs = (fracs[:, None] + ff[None, :]).ravel()
-            probs = (probs[:, None] * pmf[None, :]).ravel()
-            self.exact_parts.append((ratio, lo, pmf.size))
-        keep = probs > 0
-        self.ints, self.fracs, self.probs = ints[keep], fracs[keep], probs[keep]
-        self.index = np.flatnonzero(keep)
-        self.atom_rel = rel + 8 * EPS64 * len(self.exact_parts)
-        # the base family: dense suffix sums, or the lattice engine
-        self.engine = None
-        if _family_len(self.base) <= MAX_DENSE:
-            pmf, self.base_lo, r = _family_pmf(self.base)
-            self.suffix = suffix_sums(pmf)
-            self.base_rel = r + 6 * EPS64
-        else:
-            self.engine = TailEngine(family_lattice(self.base, Fraction(0)), rel_tol=rel_tol)
-        self.method = "split-enumeration" if self.engine is None else "split-quadrature"
+        self.base, units, self.n_atoms = plan
+        self.units = [_Unit(f, self.base.unit) for f in units]
+        self._init_common(groups, rel_tol)
+        if self.w_top / float(self.base.unit) > 2.0**62:  # thresholds t/a_b beyond int64
+            raise TooManyAtoms("the base family's unit is too small for int64 threshold indices")
+        self.atom_rel = sum(u.rel for u in self.units) + 8 * EPS64 * (len(self.units) + 1)
+        pmf, self.base_lo, r = _family_pmf(self.base)
+        self.suffix = suffix_sums(pmf)
+        self.base_rel = r + 6 * EPS64
+        self.method = "split-enumeration"
 
-    @property
-    def n_atoms(self) -> int:
-        return int(self.probs.size)
+    # -- atoms --------------------------------------------------------------------------
+    def _chunk_cost(self, lam_lo: float, lam_hi: float) -> float:
+        n = math.prod(max(H - L + 1, 0) for L, H in (u.window(lam_lo, lam_hi, self.T) for u in self.units))
+        return n / min(MAX_ATOMS, max(2 * self.n_atoms, 1))
 
-    def _atom_value(self, i: int) -> Fraction:
-        """Exact Σ_f (a_f/a_b)·s_f of atom i (for the rounding fallback)."""
-        k = int(self.index[i])
+    def _build_set(self, lam_lo: float, lam_hi: float) -> _Atoms:
+        return _Atoms(self.units, [u.window(lam_lo, lam_hi, self.T) for u in self.units])
+
+    def _atom_value(self, atoms: _Atoms, i: int) -> Fraction:
+        """Exact Σ_u (a_u/a_b)·s_u of atom i (for the rounding fallback)."""
+        k = int(atoms.index[i])
         tot = Fraction(0)
-        for ratio, lo, size in reversed(self.exact_parts):
+        for u, (L, _), size in reversed(list(zip(self.units, atoms.windows, atoms.sizes))):
             k, r = divmod(k, size)
-            tot += ratio * (lo + r)
+            tot += u.ratio * (L + r)
         return tot
 
-    def _thresholds(self, t, strict: bool) -> np.ndarray:
-        """Integer k_c with ``{a_b S_b (>|≥) t − c} = {S_b ≥ k_c}`` for every atom c."""
+    def _exact_k(self, atoms, i, t, strict: bool) -> int:
+        if isinstance(t, Fraction):
+            yy = t / self.base.unit - self._atom_value(atoms, i)
+            return math.floor(yy) + 1 if strict else math.ceil(yy)
+        with mpmath.workdps(80):
+            c = self._atom_value(atoms, i)
+            yy = mpmath.mpf(t) / (mpmath.mpf(self.base.unit.numerator) / self.base.unit.denominator) \
+                - mpmath.mpf(c.numerator) / c.denominator
+            f = mpmath.floor(yy)
+            if min(yy - f, f + 1 - yy) < mpmath.mpf(10) ** -60:
+                raise ArithmeticError("an irrational threshold within 1e-60 of an atom")
+            return int(f) + 1
+
+    def _split_t(self, t) -> tuple:
         if isinstance(t, Fraction):
             y = t / self.base.unit
             it = math.floor(y)
-            ft = float(y - it)
-        else:
-            with mpmath.workdps(60):
-                y = mpmath.mpf(t) / (mpmath.mpf(self.base.unit.numerator) / self.base.unit.denominator)
-                it = int(mpmath.floor(y))
-                ft = float(y - it)
-        frac = ft - self.fracs
-        fl = np.floor(frac)
-        base = it - self.ints + fl.astype(np.int64)
-        k = base + 1 if strict else base + (frac - fl > 0)
-        near = np.flatnonzero((np.abs(frac - np.round(frac)) < 1e-9))
-        for i in near:
-            if isinstance(t, Fraction):
-                yy = t / self.base.unit - self._atom_value(i)
-                k[i] = math.floor(yy) + 1 if strict else math.ceil(yy)
-            else:
-                with mpmath.workdps(80):
-                    c = self._atom_value(i)
-                    yy = mpmath.mpf(t) / (mpmath.mpf(self.base.unit.numerator) / self.base.unit.denominator) \
-                        - mpmath.mpf(c.numerator) / c.denominator
-                    f = mpmath.floor(yy)
-                    if min(yy - f, f + 1 - yy) < mpmath.mpf(10) ** -60:
-                        raise ArithmeticError("an irrational threshold within 1e-60 of an atom")
-                    k[i] = int(f) + 1
-        return k
+            return it, float(y - it)
+        with mpmath.workdps(60):
+            y = mpmath.mpf(t) / (mpmath.mpf(self.base.unit.numerator) / self.base.unit.denominator)
+            it = int(mpmath.floor(y))
+            return it, float(y - it)
 
-    def tails(self, ts, strict: bool = True) -> list:
-        """``(value, rel_error)`` (floats) of ``P(W > t)`` (strict) or ``P(W ≥ t)``."""
-        out = []
-        for t in ts:
-            ks = self._thresholds(t, strict)
-            if self.engine is None:
-                idx = ks - self.base_lo
-                n = self.suffix.size - 1
-                tv = np.where(idx <= 0, self.suffix[0], self.suffix[np.clip(idx, 0, n)])
-                tv = np.where(idx >= n, 0.0, tv)
-                rel_t = np.full(tv.size, self.base_rel)
+    def _suffix_at(self, k: int) -> float:
+        idx = k - self.base_lo
+        return 0.0 if idx >= self.suffix.size - 1 else float(self.suffix[max(idx, 0)])
+
+    def _chunk_tails(self, atoms: _Atoms, ts, tf, strict: bool) -> tuple:
+        """Tail sums of one window set (near-integer floors settled exactly), and their
+        relative rounding error."""
+        parts = [self._split_t(t) for t in ts]
+        its = np.array([p[0] for p in parts], dtype=np.int64)
+        fts = np.array([p[1] for p in parts])
+        near = np.zeros((len(ts), NEAR_SLOTS), dtype=np.int64)
+        sums, cnt = split_tail_sums(atoms.ints, atoms.fracs, atoms.probs, self.suffix, self.base_lo, fts, its,
+                                    bool(strict), near)
+        out = np.empty(len(ts))
+        for k, t in enumerate(ts):
+            tot = float(sums[k])
+            if cnt[k] > NEAR_SLOTS:
+                tot = self._redo(atoms, t, strict, its[k], fts[k])
             else:
-                uniq, inv = np.unique(ks, return_inverse=True)
-                vals = self.engine.tails([int(x) for x in uniq], strict=False)
-                tv = np.array([math.exp(v.log_value) if math.isfinite(v.rel_error) else 0.0 for v in vals])[inv]
-                bad = np.array([not math.isfinite(v.rel_error) for v in vals])[inv]
-                rel_t = np.array([v.rel_error if math.isfinite(v.rel_error) else 0.0 for v in vals])[inv]
-                # an uncertified base tail contributes its trivial bound 1 to the error
-                rel_t = rel_t + 0.0
-                extra = float(np.sum(self.probs[bad]))
-            terms = self.probs * tv
-            tot = math.fsum(terms)
-            err = math.fsum(terms * rel_t) + tot * (self.atom_rel + 4 * EPS64) + self.abs_trunc
-            if self.engine is not None:
-                err += extra
-            out.append((tot, err / tot if tot > 0 else math.inf))
-        return out
+                for j in near[k, :cnt[k]]:
+                    f = fts[k] - atoms.fracs[j]
+                    k_f = its[k] - int(atoms.ints[j]) + math.floor(f) + (1 if strict or f - math.floor(f) > 0 else 0)
+                    k_x = self._exact_k(atoms, int(j), t, strict)
+                    if k_x != k_f:
+                        tot += float(atoms.probs[j]) * (self._suffix_at(k_x) - self._suffix_at(k_f))
+            out[k] = tot
+        return out, self.atom_rel + self.base_rel + 8 * EPS64
+
+    def _redo(self, atoms, t, strict, it, ft) -> float:
+        """Tail sum with every near-integer atom settled exactly (vectorised fallback)."""
+        frac = ft - atoms.fracs
+        fl = np.floor(frac)
+        k = it - atoms.ints + fl.astype(np.int64)
+        k = k + 1 if strict else k + (frac - fl > 0)
+        for i in np.flatnonzero(np.abs(frac - np.round(frac)) < 1e-9):
+            k[i] = self._exact_k(atoms, int(i), t, strict)
+        idx = k - self.base_lo
+        n = self.suffix.size - 1
+        tv = np.where(idx >= n, 0.0, self.suffix[np.clip(idx, 0, n)])
+        return math.fsum(atoms.probs * tv)

@@ -19,9 +19,11 @@ import functools
 import math
 import time
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 
 import mpmath
+from mpmath.libmp import from_float, to_str
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf
@@ -354,8 +356,12 @@ def _bracketed_pair(i: int, j: int, acc, settings: SweepSettings, t0: float) -> 
     half-width).  The trade-off vertices are the curve points ``(P(W ≥ x), P(W > 2c − x))``
     at loss offsets ``x = c + m·U/half``, m = −half..half, ``U = z·sd(W) + c`` with
     ``z = Φ̄⁻¹(alpha_min)`` (the set is symmetric under x ↦ 2c − x, as the curve is); the
-    ``threshold`` column holds m.
+    ``threshold`` column holds m.  Vertex brackets come as float64 (log) brackets; each
+    reported value is the float midpoint, its relative bound covers the half-width and
+    the midpoint's rounding; texts are those of :func:`fmt` / :func:`fmt_bound`.
     """
+    import numpy as np
+
     from exactdp.accounting.accountant import bun_steinke_epsilon
 
     rho = acc.rho
@@ -370,23 +376,28 @@ def _bracketed_pair(i: int, j: int, acc, settings: SweepSettings, t0: float) -> 
         U = z * mpmath.sqrt(2 * to_mpf(rho)) + to_mpf(rho)
         step = Fraction(mpmath.nstr(U / half, 25))
     xs = [rho + m * step for m in range(-half, half + 1)]
-    verts = acc.tradeoff_vertex_brackets(xs)
+    a_lo, a_hi, b_lo, b_hi = acc.tradeoff_vertex_log_brackets(xs)
     t3 = time.perf_counter()
-    worst_t = 0.0
+
+    def mid_rel(lo, hi):
+        lo_v, hi_v = np.exp(lo), np.exp(hi)
+        v = 0.5 * (lo_v + hi_v)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.where(v > 0, (hi_v - lo_v) / (2 * v) * (1 + 4e-16) + 1e-15, np.inf)
+        return v, r
+
+    a_v, ra = mid_rel(a_lo, a_hi)
+    b_v, rb = mid_rel(b_lo, b_hi)
+    worst_t = float(max(np.max(ra), np.max(rb)))
     rows, worst_d, worst_e = _curve_rows(i, j, deltas, dpts, epts)
     with mpmath.workdps(DPS_RESULT):
         trows = [TRADEOFF_COLUMNS]
         pts = []
-        for m, ((al, ah), (bl, bh)) in zip(range(-half, half + 1), verts):
-            a, b = (al + ah) / 2, (bl + bh) / 2
-            ra = float((ah - al) / 2 / a) if a > 0 else math.inf
-            rb = float((bh - bl) / 2 / b) if b > 0 else math.inf
-            worst_t = max(worst_t, ra, rb)
-            a_txt, b_txt = fmt(a, 25), fmt(b, 25)
-            trows.append((m, a_txt, fmt_bound(math.nextafter(ra, math.inf)), b_txt,
-                          fmt_bound(math.nextafter(rb, math.inf))))
-            a, b = mpmath.mpf(a_txt), mpmath.mpf(b_txt)
-            pts.append((a, b, a * ra, b * rb))
+        for m, a, b, r_a, r_b in zip(range(-half, half + 1), a_v.tolist(), b_v.tolist(), ra.tolist(), rb.tolist()):
+            a_txt, b_txt = _fmt_float(a, 25), _fmt_float(b, 25)
+            trows.append((m, a_txt, _bound_float(r_a), b_txt, _bound_float(r_b)))
+            a_m, b_m = mpmath.mpf(a_txt), mpmath.mpf(b_txt)
+            pts.append((a_m, b_m, a_m * r_a, b_m * r_b))
         grows = _grid_rows(pts, settings)
     diag = acc.diagnostics()
     return PairResult(
@@ -397,3 +408,25 @@ def _bracketed_pair(i: int, j: int, acc, settings: SweepSettings, t0: float) -> 
          "worst_tradeoff_rel_error": worst_t},
         {"delta": t1 - t0, "epsilon": t2 - t1, "tradeoff": t3 - t2},
     )
+
+
+def _fmt_float(x: float, digits: int) -> str:
+    """:func:`fmt` of a float, without the context overhead (the same ``to_str`` call)."""
+    if x == 0:
+        return "0"
+    return to_str(from_float(x), digits, min_fixed=-4, max_fixed=6, strip_zeros=False)
+
+
+def _bound_float(x: float) -> str:
+    """:func:`fmt_bound` of a float (3 digits rounded up), by exact decimal comparison."""
+    if not math.isfinite(x):
+        return "inf"
+    if x <= 0:
+        return "0"
+    m_txt, e_txt = f"{x:.2e}".split("e")
+    m, e = int(m_txt.replace(".", "")), int(e_txt)
+    if Decimal(f"{m}e{e - 2}") < Decimal(x):
+        m += 1
+        if m >= 1000:
+            m, e = (m + 9) // 10, e + 1
+    return f"{m // 100}.{m % 100:02d}e{e}"
