@@ -153,7 +153,7 @@ class ExactAccountant(TradeoffCurve, Accountant):
 
     def _uncertified(self, what: str):
         return UncertifiedError(f"{what} could not be certified to {self.max_rel:g} relative; try a looser "
-                                f"--rel-tol (rel_tol=) or the bracket API (exactdp.accounting.coarsened)")
+                                f"--rel-tol (rel_tol=) or the bracket API (exactdp.accounting.bracketed.BigLatticeAccountant)")
 
     def _profiles(self, eps_list, full: bool = True, complement: bool = True) -> list[_Profile]:
         """Certified δ(ε) (and 1 − δ(ε) when ``complement``) for exact ε ≥ 0 (Fraction or

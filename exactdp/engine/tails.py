@@ -131,7 +131,7 @@ class TailEngine:
                 costs["conditioned"] = n_atoms
         if not costs:
             raise LatticeTooLarge("the design's exact lattice is beyond int64 phase arithmetic "
-                                  "(use exactdp.accounting.coarsened.CoarsenedAccountant for brackets)")
+                                  "(exactdp.accounting.bracketed.BigLatticeAccountant answers it)")
         best = min(costs, key=costs.get)
         if cond is not None:
             self.cond = cond
