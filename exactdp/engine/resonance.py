@@ -36,7 +36,7 @@ import numpy as np
 from exactdp.engine.families import Family, log_d, penalty_arrays
 from exactdp.kernels.smoothed import interval_penalty
 
-__all__ = ["family_arcs", "arcs_known", "generation_plan", "first_hit", "hits", "windows", "window_nodes", "TooManyResonances", "MAX_HITS"]
+__all__ = ["family_arcs", "generation_plan", "first_hit", "hits", "windows", "window_nodes", "TooManyResonances", "MAX_HITS"]
 
 #: refuse (rather than run for hours) when the generation step expects more coincidences
 MAX_HITS = 400_000
@@ -54,11 +54,6 @@ _ARCS: dict = {}
 def _arcs_key(fam: Family, T: float) -> tuple:
     return (tuple(int(x) for x in fam.multipliers), tuple(float(g.sigma2) for g in fam.groups),
             tuple(int(g.count) for g in fam.groups), float(T), fam.vproxy)
-
-
-def arcs_known(fam: Family, T: float) -> bool:
-    """Whether the arcs of this family at level T are already computed (cached)."""
-    return _arcs_key(fam, T) in _ARCS
 
 
 def _arcs_compute(mults: tuple, s2s: tuple, counts: tuple, T: float, vproxy: float):

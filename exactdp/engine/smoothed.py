@@ -38,7 +38,7 @@ import numpy as np
 
 from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.families import families_of, penalty_arrays
-from exactdp.engine.resonance import MAX_HITS, arcs_known, family_arcs, generation_plan, window_nodes, windows
+from exactdp.engine.resonance import MAX_HITS, family_arcs, generation_plan, window_nodes, windows
 from exactdp.engine.resonance_lattice import lattice_windows
 from exactdp.kernels.dgauss import log_theta_real
 from exactdp.kernels.smoothed import PHASE_ERR, dd_phases, interval_penalty, smoothed_factors, smoothed_sums
@@ -162,10 +162,11 @@ class SmoothedTails:
 
     def _build_nodes(self) -> None:
         fams = families_of(self.groups, SIEVE_MULTIPLIER)
-        # arcs of as few families as needed: cached ones first, then the cheapest, until
-        # the generation is cheap (the window refinement below uses every group anyway)
-        order = sorted(range(len(fams)), key=lambda i: (not arcs_known(fams[i], self.sieve_T),
-                                                       max(fams[i].multipliers) * len(fams[i].groups)))
+        # arcs of as few families as needed, the cheapest first, until the generation is
+        # cheap (the window refinement below uses every group anyway).  The order depends
+        # on the design only (never on which arcs an earlier accountant left cached), so
+        # the nodes, and every number, are the same whatever was computed before.
+        order = sorted(range(len(fams)), key=lambda i: (max(fams[i].multipliers) * len(fams[i].groups), i))
         arcs = [None] * len(fams)
         for i in order:
             arcs[i] = family_arcs(fams[i], self.sieve_T)
