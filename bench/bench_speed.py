@@ -66,8 +66,10 @@ def time_pld(comp, eps_list):
 
     t0 = time.perf_counter()
     pld = None
-    for (mech, count) in Counter({(m.sigma2, abs(m.shift)): c for m, c in comp.groups}).items():
-        s2, shift = mech
+    blocks = Counter()
+    for m, c in comp.groups:  # ±shift are the same mechanism to PLD: merge their counts
+        blocks[(m.sigma2, abs(m.shift))] += c
+    for (s2, shift), count in blocks.items():
         one = pld_mod.from_discrete_gaussian_mechanism(math.sqrt(float(s2)), sensitivity=shift)
         block = one.self_compose(count) if count > 1 else one
         pld = block if pld is None else pld.compose(block)

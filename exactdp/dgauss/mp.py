@@ -168,11 +168,11 @@ def log_theta_ratio_mp(a, b, s2):
     return mpmath.log(num / den)
 
 
-def log_theta_real_mp(a, s2):
+def log_theta_real_mp(a, s2, depth: float = 230):
     """mp twin of :func:`exactdp.kernels.dgauss.log_theta_real`: ``log Θ(a)`` for real a
-    (direct sum around the maximum)."""
+    (direct sum around the maximum, terms below ``e^{−depth}`` of it dropped)."""
     x0 = int(mpmath.nint(a * s2))
-    half = _half_width(s2, 230)
+    half = _half_width(s2, depth)
     ts = [a * x - mpmath.mpf(x) ** 2 / (2 * s2) for x in range(x0 - half, x0 + half + 1)]
     tmax = max(ts)
     return tmax + mpmath.log(mpmath.fsum(mpmath.exp(t - tmax) for t in ts))
@@ -190,11 +190,7 @@ def log_theta_real_deep_mp(a, s2, dps: int):
         ser = 1 + 2 * mpmath.fsum(mpmath.exp(-2 * mpmath.pi**2 * S2 * k * k) * mpmath.cos(2 * mpmath.pi * k * mu)
                                   for k in range(1, K + 1))
         return mu * mu / (2 * S2) + mpmath.log(2 * mpmath.pi * S2) / 2 + mpmath.log(ser)
-    x0 = int(mpmath.nint(a * S2))
-    half = _half_width(s2f, dps * _LN10_UP + 12)
-    ts = [a * x - mpmath.mpf(x) ** 2 / (2 * S2) for x in range(x0 - half, x0 + half + 1)]
-    tmax = max(ts)
-    return tmax + mpmath.log(mpmath.fsum(mpmath.exp(t - tmax) for t in ts))
+    return log_theta_real_mp(a, S2, dps * _LN10_UP + 12)
 
 
 def log_theta_shift_ratio_mp(t, s2):
