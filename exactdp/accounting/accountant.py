@@ -113,6 +113,8 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             return
         self.lattice = lattice_of(composition)
         self.engine = TailEngine(self.lattice, rel_tol=self.rel_tol)
+        self._memo_tails: dict = {}
+        self._memo_weighted: dict = {}
 
     # ------------------------------------------------------------------ helpers
     def diagnostics(self) -> Diagnostics:
@@ -133,6 +135,30 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
 
     def _tails(self, ks) -> list[TailValue]:
         return self.engine.tails(ks)
+
+    #: values kept per accountant by :meth:`_loose_tails` / :meth:`_loose_weighted`
+    MEMO_SIZE = 50_000
+
+    def _loose_tails(self, ks) -> list[TailValue]:
+        """``engine.tails(ks, strict=False)``, each threshold computed once per accountant
+        (a value is a pure function of its threshold: the searches re-ask the same ones)."""
+        memo = self._memo_tails
+        todo = sorted({int(k) for k in ks} - memo.keys())
+        if todo:
+            if len(memo) > self.MEMO_SIZE:
+                memo.clear()
+            memo.update(zip(todo, self.engine.tails(todo, strict=False)))
+        return [memo[int(k)] for k in ks]
+
+    def _loose_weighted(self, queries) -> list[TailValue]:
+        """``engine.weighted(queries, strict=False)``, each query computed once per accountant."""
+        memo = self._memo_weighted
+        todo = list(dict.fromkeys(q for q in queries if q not in memo))
+        if todo:
+            if len(memo) > self.MEMO_SIZE:
+                memo.clear()
+            memo.update(zip(todo, self.engine.weighted(todo, strict=False)))
+        return [memo[q] for q in queries]
 
     def _uncertified(self, what: str):
         return UncertifiedError(f"{what} could not be certified to {self.max_rel:g} relative; try a looser "
@@ -158,20 +184,20 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             ks = [q.threshold + lat.shift for q in queries] + [q.threshold for q in queries]
             if complement:
                 ks += [1 - q.threshold for q in queries]
-            tv = dict(zip(ks, self.engine.tails(ks, strict=False)))
+            tv = dict(zip(ks, self._loose_tails(ks)))
             need1 = [True] * len(queries)
             loose = [i for i, (q, e) in enumerate(zip(queries, eps_list))
                      if not self._tails_tight(tv[q.threshold], tv[q.threshold + lat.shift], e)]
-            got = dict(zip(loose, self.engine.weighted([queries[i] for i in loose], strict=False)))
+            got = dict(zip(loose, self._loose_weighted([queries[i] for i in loose])))
             wv = [got.get(i, none) for i in range(len(queries))]
         else:
-            wv = self.engine.weighted(queries, strict=False)
+            wv = self._loose_weighted(queries)
             need1 = [full or not (self.engine.done(w) and w.rel_error <= self.max_rel / 4) for w in wv]
             ks = [q.threshold + lat.shift for q in queries]
             ks += [q.threshold for q, n in zip(queries, need1) if n]
             if complement:
                 ks += [1 - q.threshold for q in queries]  # P[S ≤ k1 − 1] = P[S ≥ 1 − k1]
-            tv = dict(zip(ks, self.engine.tails(ks, strict=False)))
+            tv = dict(zip(ks, self._loose_tails(ks)))
         out = []
         with workdps(_DPS):
             for q, w, n, e in zip(queries, wv, need1, eps_list):
@@ -273,7 +299,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             if n:
                 pr = self._profile_at(e)
                 k1, k2 = pr.thresholds
-                t1, t2 = self.engine.tails([k1, k2], strict=False)
+                t1, t2 = self._loose_tails([k1, k2])
                 with workdps(_DPS):  # diagnostic terms (estimates) of the certified δ
                     pr.p1 = _bounds(t1)[0] if mpmath.isfinite(t1.log_mp) else mpmath.mpf(1)
                     pr.p2 = (_bounds(t2)[0] if mpmath.isfinite(t2.log_mp) else mpmath.mpf(1)) * mpmath.exp(_mp(e))

@@ -50,21 +50,20 @@ def bun_steinke_epsilon(rho, delta) -> Callable:
 
 class _Memo:
     """What one ε(δ) call has evaluated: reduced profiles at breakpoints (per side of
-    1/2), full profiles, and the tails ``P[S ≥ k + K]`` of the closed-form solve."""
+    1/2) and full profiles (the accountant keeps the tails themselves)."""
 
-    __slots__ = ("prof", "full", "tails", "answers")
+    __slots__ = ("prof", "full", "answers")
 
     def __init__(self):
         self.prof: dict = {}
         self.full: dict = {}
-        self.tails: dict = {}
         self.answers: list = []  # (sqrt(−log δ(ε_k)), k) at the certified false ends
 
 
 class ProfileInversion:
     """The ε(δ) methods of :class:`~exactdp.accounting.accountant.ExactAccountant`
     (which provides ``engine``, ``lattice``, ``identical``, ``max_rel``, ``_profile_at``,
-    ``_piece_eps`` and ``_uncertified``)."""
+    ``_piece_eps``, ``_loose_tails`` and ``_uncertified``)."""
 
     def epsilon(self, deltas) -> tuple[EpsilonPoint, ...]:
         """The smallest ε with δ(ε) ≤ target, for each target δ ∈ (0, 1)."""
@@ -278,10 +277,7 @@ class ProfileInversion:
         lat = self.lattice
         e0 = self._piece_eps(k - 1)
         pr = profile_at(e0)
-        s = k + lat.shift
-        if s not in memo.tails:
-            (memo.tails[s],) = self.engine.tails([s], strict=False)
-        t2 = memo.tails[s]
+        (t2,) = self._loose_tails([k + lat.shift])
         if not self.engine.done(t2):
             with workdps(_DPS):
                 raise self._uncertified(f"ε(δ={mpmath.nstr(to_mpf(dt), 6)})")
