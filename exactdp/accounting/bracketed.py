@@ -87,6 +87,13 @@ def _real(value, field):
     return value if callable(value) else to_fraction(value, field)
 
 
+def _negative(e) -> bool:
+    if isinstance(e, Fraction):
+        return e < 0
+    with workdps(60):
+        return e(60) < 0
+
+
 def _at(x, dps=_DPS):
     return to_mpf(x) if isinstance(x, Fraction) else x(dps)
 
@@ -311,18 +318,24 @@ class BigLatticeAccountant(Accountant):
         """δ(ε) for each ε (exact value or ``f(dps)`` callable), as certified brackets."""
         epsilons = sequence_values(epsilons, "epsilon")
         es = [_real(e, "epsilon") for e in epsilons]
-        for e in es:
-            if isinstance(e, Fraction) and e < 0:
-                raise InputError("epsilon", e, "must be >= 0")
-        lo, hi, lp1, lp2 = self._log_deltas(es)
+        neg = [_negative(e) for e in es]
+        # ε < 0: δ(ε) = 1 − e^ε + e^ε δ(−ε) (a symmetric design; non-negative terms)
+        pos = [(-e if isinstance(e, Fraction) else (lambda dps, e=e: -e(dps))) if n else e for e, n in zip(es, neg)]
+        lo, hi, lp1, lp2 = self._log_deltas(pos)
         out = []
         with workdps(_DPS):
+            widen = mpmath.mpf(10) ** (5 - _DPS)  # the mp rounding of the ε < 0 map, outward
             for k, e in enumerate(es):
                 th = e - self.c if isinstance(e, Fraction) else None
                 l, h = _mp_exp(lo[k]), min(_mp_exp(hi[k]), mpmath.mpf(1))
+                p1, p2 = _mp_exp(lp1[k]), _mp_exp(lp2[k])
+                if neg[k]:  # the two terms: (1 − e^ε + e^ε p1(−ε)) − e^ε p2(−ε)
+                    em = _at(e)
+                    ee, one = mpmath.exp(em), -mpmath.expm1(em)
+                    l, h = (one + ee * l) * (1 - widen), min((one + ee * h) * (1 + widen), mpmath.mpf(1))
+                    p1, p2 = one + ee * p1, ee * p2
                 ths = (th, th + 2 * self.c) if th is not None else ()
-                out.append(BracketedDelta(_at(e), (l + h) / 2, (h - l) / 2, _mp_exp(lp1[k]), _mp_exp(lp2[k]), ths,
-                                          self.certification))
+                out.append(BracketedDelta(_at(e), (l + h) / 2, (h - l) / 2, p1, p2, ths, self.certification))
         return tuple(out)
 
     # ------------------------------------------------------------------ ε(δ)
