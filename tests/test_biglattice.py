@@ -375,3 +375,16 @@ def test_negative_epsilon_against_brute_force(method):
         assert p.lower - slack <= ref <= p.upper + slack, (method, e, p.lower, ref, p.upper)
         assert p.upper - p.lower <= (2e-9 if method == "auto" else 1e-2) * ref
         assert 0 <= p.second_term <= p.first_term <= 1
+
+
+def test_a_useless_bracket_is_refused_not_reported():
+    """P.L. 94-171 with a σ² = 1/1000 mechanism: the smoothed path can only say δ ∈ [0, 1]
+    at ε = 5 (the truth is ≈ 1 − e^{−495}); that is refused (exit 3), not printed."""
+    from exactdp.census.allocations import load_allocation
+    from exactdp.numerics.errors import UncertifiedError
+
+    base = Composition.from_rhos(load_allocation("pl94-persons-2020").pair_rhos(1, 1))
+    comp = Composition(tuple(base.groups) + ((DiscreteGaussian(Fraction(1, 1000), 1), 1),))
+    acc = BigLatticeAccountant(comp)
+    with pytest.raises(UncertifiedError, match="brackets it only in"):
+        acc.delta(["5"])

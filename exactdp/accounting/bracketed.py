@@ -63,6 +63,11 @@ _DPS = DPS_RESULT
 TARGET_WIDTH = 6e-10
 #: at most this many resolutions per accountant (each a finer sieve)
 MAX_LEVELS = 4
+#: a bracket that does not pin its value within a factor 2 (relative width above this) is
+#: refused rather than reported (e.g. [0, 1]), unless its upper end is below REPORT_FLOOR
+#: (then "≤ upper" is the useful statement)
+MAX_REPORTED_WIDTH = 0.5
+REPORT_FLOOR = 1e-100
 
 
 @dataclass(frozen=True)
@@ -175,6 +180,15 @@ class BigLatticeAccountant(Accountant):
     def exact(self) -> bool:
         return self.certification == "exact"
 
+    def _usable(self, lo, hi, what: str) -> None:
+        """Refuse a bracket too wide to be a statement (e.g. [0, 1]): a result is
+        certified, bracketed tightly, or refused."""
+        if hi <= REPORT_FLOOR or hi - lo <= MAX_REPORTED_WIDTH * abs(hi):
+            return
+        raise UncertifiedError(f"{what}: the {self.method} method brackets it only in [{mpmath.nstr(lo, 6)}, "
+                               f"{mpmath.nstr(hi, 6)}]; designs mixing near-deterministic (σ² ≪ 1) mechanisms "
+                               f"into a lattice this large are beyond it (see the README's performance envelope)")
+
     # ------------------------------------------------------------------ resolutions
     def _finer(self, level: int, worst: float):
         """The engine one level finer than ``level`` (built on demand), or None."""
@@ -269,8 +283,8 @@ class BigLatticeAccountant(Accountant):
             k = np.flatnonzero(direct)
             lo[k], hi[k] = eng.log_delta_brackets(th_dn[k], th_up[k])
             est = eng.log_tail_estimate(np.abs(th_dn[k]))
-            with np.errstate(divide="ignore"):
-                lp1[k] = np.where(th_dn[k] >= 0, est, np.log1p(-np.exp(est)))
+            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # the branch not taken
+                lp1[k] = np.where(th_dn[k] >= 0, est, np.log1p(-np.exp(np.minimum(est, 0.0))))
             with np.errstate(invalid="ignore"):
                 mid = 0.5 * (lo[k] + hi[k])
                 lp2[k] = lp1[k] + np.log(np.maximum(-np.expm1(mid - lp1[k]), 1e-300))
@@ -335,6 +349,7 @@ class BigLatticeAccountant(Accountant):
                     l, h = (one + ee * l) * (1 - widen), min((one + ee * h) * (1 + widen), mpmath.mpf(1))
                     p1, p2 = one + ee * p1, ee * p2
                 ths = (th, th + 2 * self.c) if th is not None else ()
+                self._usable(l, h, f"δ(ε={mpmath.nstr(_at(e), 12)})")
                 out.append(BracketedDelta(_at(e), (l + h) / 2, (h - l) / 2, p1, p2, ths, self.certification))
         return tuple(out)
 
@@ -415,6 +430,7 @@ class BigLatticeAccountant(Accountant):
                     out.append(BracketedEpsilon(target, z, z, z, 0, self.certification))
                     continue
                 u, l = mpmath.mpf(float(up[i])), mpmath.mpf(float(low[i]))
+                self._usable(min(l, u), u, f"ε(δ={mpmath.nstr(target, 6)})")
                 out.append(BracketedEpsilon(target, mpmath.mpf(float(eps[i])), min(l, u), u, 0, self.certification))
         return tuple(out)
 
@@ -442,6 +458,7 @@ class BigLatticeAccountant(Accountant):
                     out.append(BracketedTradeoff(amp, mpmath.mpf(1 - af), mpmath.mpf(0), 0, self.certification))
                     continue
                 l, h = (mpmath.mpf(float(v)) for v in br[k])
+                self._usable(l, h, f"β(α={mpmath.nstr(amp, 6)})")
                 out.append(BracketedTradeoff(amp, (l + h) / 2, (h - l) / 2, 0, self.certification))
         return tuple(out)
 
