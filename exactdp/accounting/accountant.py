@@ -38,7 +38,7 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.accounting.base import Accountant, check_rel_tol, sequence_values
+from exactdp.accounting.base import Accountant, check_epsilon_range, check_rel_tol, sequence_values
 from exactdp.accounting.curve import _DPS, _ROUND, TradeoffCurve, _bounds, _mp
 from exactdp.accounting.inversion import ProfileInversion, bun_steinke_epsilon
 from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics
@@ -282,7 +282,9 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
     # ------------------------------------------------------------------ δ(ε)
     def delta(self, epsilons: Iterable) -> tuple[DeltaPoint, ...]:
         """δ(ε) for each ε (exact rational, decimal string, or callable for irrationals)."""
-        eps_list = [as_real(e, "epsilon") for e in sequence_values(epsilons, "epsilon")]
+        raw = sequence_values(epsilons, "epsilon")
+        eps_list = [as_real(e, "epsilon") for e in raw]
+        check_epsilon_range(self.rho, eps_list, "epsilon", shown=raw)
         if self.identical:
             with workdps(_DPS):
                 pts = []

@@ -43,7 +43,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from exactdp.accounting.base import Accountant, sequence_values
+from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_values
 from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics, EpsilonPoint, TradeoffPoint
 from exactdp.accounting.tradeoff_bracket import tradeoff_brackets
 from exactdp.engine.families import groups_of
@@ -332,6 +332,7 @@ class BigLatticeAccountant(Accountant):
         """δ(ε) for each ε (exact value or ``f(dps)`` callable), as certified brackets."""
         epsilons = sequence_values(epsilons, "epsilon")
         es = [_real(e, "epsilon") for e in epsilons]
+        check_epsilon_range(self.rho, es, "epsilon", shown=epsilons)
         neg = [_negative(e) for e in es]
         # ε < 0: δ(ε) = 1 − e^ε + e^ε δ(−ε) (a symmetric design; non-negative terms)
         pos = [(-e if isinstance(e, Fraction) else (lambda dps, e=e: -e(dps))) if n else e for e, n in zip(es, neg)]
