@@ -80,7 +80,7 @@ def main() -> None:
     acc = ExactAccountant(comp)
     (p,) = acc.delta([bun_steinke_epsilon(comp.rho, "1e-10")])
     (e,) = acc.epsilon(["1e-10"])
-    print(f"whole release 13-13 ({acc.method}): δ(ε_Bureau = {mpmath.nstr(p.epsilon, 10)}) ∈ "
+    print(f"whole release 13-13 ({acc.diagnostics().method}): δ(ε_Bureau = {mpmath.nstr(p.epsilon, 10)}) ∈ "
           f"[{mpmath.nstr(p.lower, 12)}, {mpmath.nstr(p.upper, 12)}] (rel. width {_rel(p):.2e}); ε(1e-10) ∈ "
           f"[{mpmath.nstr(e.lower, 14)}, {mpmath.nstr(e.upper, 14)}]; {time.perf_counter() - t0:.2f} s")
 
@@ -94,7 +94,7 @@ def main() -> None:
         t0 = time.perf_counter()
         acc = ExactAccountant(c)
         (p,) = acc.delta([Fraction(1) if "ε = 1" in name else Fraction(5)])
-        print(f"{name}: δ = {mpmath.nstr(p.value, 15)} ({acc.certification}, {acc.method}, "
+        print(f"{name}: δ = {mpmath.nstr(p.value, 15)} ({acc.certification}, {acc.diagnostics().method}, "
               f"rel. bound {float(p.error_bound / p.estimate):.1e}); {time.perf_counter() - t0:.2f} s")
         t0 = time.perf_counter()
         eps = acc.epsilon(list(DEFAULT_DELTAS))
@@ -121,7 +121,7 @@ def main() -> None:
         dl = acc.delta([bun_steinke_epsilon(c.rho, d) for d in DEFAULT_DELTAS])
         t1 = time.perf_counter()
         eps = acc.epsilon(list(DEFAULT_DELTAS))
-        print(f"{name}: {acc.method} ({acc.certification}); 42 δ {t1 - t0:.2f} s (worst {max(_rel(p) for p in dl):.1e}"
+        print(f"{name}: {acc.diagnostics().method} ({acc.certification}); 42 δ {t1 - t0:.2f} s (worst {max(_rel(p) for p in dl):.1e}"
               f" rel.), 42 ε(δ) {time.perf_counter() - t1:.2f} s (worst {max(_rel(e) for e in eps):.1e})")
 
 

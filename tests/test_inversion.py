@@ -80,3 +80,23 @@ def test_deep_and_high_targets_in_one_batch_match_singles(targets):
     batch = ExactAccountant(comp).epsilon(targets)
     singles = [ExactAccountant(comp).epsilon([t])[0] for t in targets]
     assert [_key(p) for p in batch] == [_key(p) for p in singles]
+
+
+def test_a_staircase_profile_is_solved_by_the_split_enumeration():
+    """σ² = 1/500 (shift 1) beside two ordinary groups: δ(ε) is a staircase (rare atoms of
+    weight 500), the int64 method gives tails only (convolution), and the piece search
+    could not pin ε (every target was refused); the exact split enumeration's certified
+    bisection answers, checked against the brute-force hockey stick at both ends."""
+    from harness import big_lattice_delta_brute
+
+    design = ((Fraction(1, 500), 1, 1), (Fraction(12130437, 9999991), 2, 2), (Fraction(37186674, 9999991), 1, 3))
+    comp = Composition(tuple((DiscreteGaussian(s2, d), m) for s2, d, m in design))
+    targets = ["1/2", "1e-1", "1e-10", "1e-20"]
+    batch = ExactAccountant(comp).epsilon(targets)
+    assert [_key(p) for p in batch] == [_key(ExactAccountant(comp).epsilon([t])[0]) for t in targets]
+    with mpmath.workdps(60):
+        for t, p in zip(targets, batch):
+            dt = mpmath.mpf(Fraction(t).numerator) / Fraction(t).denominator
+            assert big_lattice_delta_brute(design, Fraction(mpmath.nstr(p.upper, 40))) <= dt
+            assert big_lattice_delta_brute(design, Fraction(mpmath.nstr(p.lower, 40))) > dt
+            assert p.upper - p.lower <= 1e-9 * p.upper

@@ -321,7 +321,8 @@ class BigLatticeAccountant(Accountant):
             lo[rest] = log_sub(l1, a_hi) - 8 * EPS64 * (np.abs(l1) + 1)
             hi[rest] = np.minimum(log_sub(h1, a_lo) + 8 * EPS64 * (np.abs(h1) + 1), 0.0)
             lp1[rest] = 0.5 * (l1 + h1)
-            lp2[rest] = 0.5 * (e_dn[rest] + e_up[rest]) + 0.5 * (l2 + h2)
+            with np.errstate(over="ignore", invalid="ignore"):  # a diagnostic estimate only
+                lp2[rest] = 0.5 * e_dn[rest] + 0.5 * e_up[rest] + 0.5 * (l2 + h2)
         return lo, hi, lp1, lp2
 
     def _log_deltas(self, es) -> tuple:
@@ -423,6 +424,9 @@ class BigLatticeAccountant(Accountant):
                 slope = np.maximum(np.exp(lp2 - 0.5 * (lo + hi)), 1e-300)
                 w = np.where(np.isfinite(lo), (hi - lo) / slope, 1e-3 * np.maximum(eps[todo], 1.0))
             base = np.maximum(1.5 * w, 4e-16 * np.maximum(1.0, eps[todo]))
+            # ρ-zCDP: δ(ε) ≤ target for ε ≥ ρ + 2 sqrt(ρ log(1/target)) (rounded up): a
+            # certified upper end where the engines' floor hides δ (the walk stops there)
+            zc = (self._c_up + 2 * np.sqrt(self._c_up * np.maximum(-lt_dn[todo], 0.0))) * (1 + 1e-12) + 1e-300
             for side in ("up", "low"):
                 pos = eps[todo].copy()
                 k = base.copy()
@@ -432,11 +436,14 @@ class BigLatticeAccountant(Accountant):
                         break
                     sel = todo[pending]
                     if side == "up":
-                        pos[pending] = pos[pending] + k[pending]
+                        pos[pending] = np.minimum(pos[pending] + k[pending], zc[pending])
                     else:
                         pos[pending] = np.maximum(pos[pending] - k[pending], 0.0)
                     l2, h2, _, _ = ev(pos[pending])
-                    done = (h2 <= lt_dn[sel]) if side == "up" else ((l2 > lt_up[sel]) | (pos[pending] == 0))
+                    if side == "up":
+                        done = (h2 <= lt_dn[sel]) | (pos[pending] >= zc[pending])
+                    else:
+                        done = (l2 > lt_up[sel]) | (pos[pending] == 0)
                     k[pending] *= 4
                     pending = pending[~done]
                 (up if side == "up" else low)[todo] = pos

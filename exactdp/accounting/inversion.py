@@ -12,7 +12,10 @@ and are solved from the largest δ down: the piece ``k' − 1`` certified above 
 a certified "false" end for every smaller target, and the points already evaluated give a
 Newton step on ``sqrt(−log δ)`` (nearly linear in ε beyond ρ) for the next one.  Estimates
 only propose where to test; every decision is a certified comparison, so the memo and the
-order change how many points are evaluated, never which piece is certified.
+order change how many points are evaluated, never which piece is certified.  A target the
+lattice search cannot pin (a staircase δ(ε) of near-deterministic mechanisms) is passed to
+the exact split enumeration's certified bisection before it is refused; designs where that
+is the rule (tails only from the convolution, a σ² < 1/2 group) go there first.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from exactdp.accounting.base import sequence_values
 from exactdp.accounting.curve import _DPS, _ROUND, _bounds, _mp
 from exactdp.accounting.results import EpsilonPoint
 from exactdp.engine.lattice import floor_exact
+from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction
 from exactdp.numerics.precision import to_mpf, workdps
 from exactdp.numerics.search import SearchError, first_true, first_true_near
@@ -76,9 +80,60 @@ class ProfileInversion:
         memo = _Memo()
         out: list = [None] * len(targets)
         hint = None
+        first = self._split_first()
         for i in sorted(range(len(targets)), key=lambda i: targets[i], reverse=True):
-            out[i], hint = self._epsilon_one(targets[i], memo, hint)
+            if first:
+                out[i] = self._epsilon_by_split(targets[i])
+                if out[i] is not None:
+                    continue
+            try:
+                out[i], hint = self._epsilon_one(targets[i], memo, hint)
+            except UncertifiedError:
+                out[i] = None if first else self._epsilon_by_split(targets[i])
+                if out[i] is None:
+                    raise
         return tuple(out)
+
+    def _split_accountant(self):
+        """The big-lattice accountant of the same design when it enumerates exactly (built
+        once), else None."""
+        alt = getattr(self, "_alt", None)
+        if alt is None:
+            from exactdp.accounting.bracketed import BigLatticeAccountant
+
+            try:
+                alt = BigLatticeAccountant(self.composition, self.rel_tol, method="split")
+            except UncertifiedError:
+                alt = False
+            self._alt = alt
+        return alt or None
+
+    def _split_first(self) -> bool:
+        """Whether ε(δ) goes to the exact split enumeration first: the int64 method gives
+        tails only (the convolution) and a near-deterministic group (σ² < 1/2, shifted)
+        makes δ(ε) a staircase the piece search cannot pin.  A property of the design, so
+        a target's answer does not depend on the other targets."""
+        from exactdp.engine.split import WINDOW_MIN_S2
+
+        if self.identical:
+            return False
+        return bool(self.engine.weighted_costly) and any(
+            m.shift != 0 and m.sigma2 < WINDOW_MIN_S2 for m, _ in self.composition.groups)
+
+    def _epsilon_by_split(self, dt: Fraction):
+        """ε(dt) by the exact split enumeration's certified bisection (a staircase δ(ε):
+        near-deterministic mechanisms), if it brackets it to ``max_rel``; else None."""
+        alt = self._split_accountant()
+        if alt is None:
+            return None
+        try:
+            (p,) = alt.epsilon([dt])
+        except (UncertifiedError, ArithmeticError):  # (OverflowError included)
+            return None
+        with workdps(_DPS):
+            if not p.upper - p.lower <= self.max_rel * max(abs(p.upper), mpmath.mpf(10) ** -30):
+                return None
+        return p
 
     def _below(self, pr, dt: Fraction, side: str) -> bool:
         """Certified comparison of δ with the target: ``side='upper'`` → δ ≤ target is
