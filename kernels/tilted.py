@@ -25,7 +25,7 @@ from exactdp.kernels.dgauss import U64, log_psi, tilted_moments
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 
-__all__ = ["node_factors", "delta_factors", "tilted_sums", "cgf_slope", "saddle_point", "sieve_candidates"]
+__all__ = ["node_factors", "node_trig", "delta_factor", "delta_factors", "tilted_sums", "cgf_slope", "saddle_point", "sieve_candidates"]
 
 TWO_PI = 2.0 * math.pi
 #: longest run of phase rotations between exact re-anchorings in :func:`tilted_sums`
@@ -82,36 +82,42 @@ def node_factors(A, m, s2, f, lam, nodes, n_nodes):
     return out, err
 
 
-@kernel("Tuple((complex128[:], float64[:]))(int64[:], int64, float64, float64, float64, float64)")
-def delta_factors(nodes, n_nodes, lam, beta, a0, a1):
-    """Per-node factor turning the tail kernel into the hockey-stick kernel.
-
-    ``Σ_{j≥0} f_j e^{−zj}`` with ``f_j = 1 − c e^{−βj}`` (``a0 = 1 − c``, ``a1 = c − e^{−β}``,
-    both ≥ 0) equals ``(a0 + a1 e^{−z}) / ((1 − e^{−z})(1 − e^{−z−β}))``; normalised by its
-    value at z = λ the extra factor over the tail kernel is
-
-        X_n = [(a0 + a1 e^{−z})/(a0 + a1 e^{−λ})] · [(1 − e^{−λ−β})/(1 − e^{−z−β})],  z = λ + iθ_n,
-
-    of modulus ≤ 1 (non-negative coefficients).  Returns ``X`` and ``|R2|`` (the modulus
-    of the second factor, which bounds the absolute error of the first one's numerator)."""
-    X = np.empty(nodes.shape[0], dtype=np.complex128)
-    R2 = np.empty(nodes.shape[0])
-    e_lam = math.exp(-lam)
-    lb = lam + beta
-    one_minus2 = -math.expm1(-lb)
-    e_lb = math.exp(-lb)
-    num0 = a0 + a1 * e_lam
+@kernel("float64(complex128[:], int64[:], int64, int64)")
+def _signed_sum(Gn, nodes, n_nodes, threshold):
+    """``(1/N) Σ_n w_n Re[G_n e^{−iθ_n s}]`` for one threshold (see :func:`tilted_sums`)."""
+    half = n_nodes // 2
+    s = threshold % n_nodes
+    acc = 0.0
+    comp = 0.0
+    # e^{−iθ_n s} along runs of consecutive nodes by rotation, re-anchored exactly
+    # (integer phase) every ANCHOR steps: its relative error stays ≤ 4u·ANCHOR
+    ph1 = -_wrapped_angle(s, n_nodes)
+    step_re = math.cos(ph1)
+    step_im = math.sin(ph1)
+    prev = -2
+    run = 0
+    rot_re = 1.0
+    rot_im = 0.0
     for i in range(nodes.shape[0]):
-        theta = _wrapped_angle(nodes[i], n_nodes)
-        c = math.cos(theta)
-        s = math.sin(theta)
-        sh = math.sin(0.5 * theta)
-        num = (a0 + a1 * e_lam * c) - 1j * (a1 * e_lam * s)
-        den2 = (one_minus2 * c + 2.0 * sh * sh) + 1j * (e_lb * s)
-        r2 = one_minus2 / den2
-        X[i] = (num / num0) * r2
-        R2[i] = abs(r2)
-    return X, R2
+        n = nodes[i]
+        if n > half:
+            continue
+        w = 1.0 if (n == 0 or 2 * n == n_nodes) else 2.0
+        if n == prev + 1 and run < ANCHOR:
+            r_re = rot_re * step_re - rot_im * step_im
+            rot_im = rot_re * step_im + rot_im * step_re
+            rot_re = r_re
+            run += 1
+        else:
+            ph = -_wrapped_angle((n * s) % n_nodes, n_nodes)
+            rot_re = math.cos(ph)
+            rot_im = math.sin(ph)
+            run = 0
+        prev = n
+        g = Gn[i]
+        term = w * (g.real * rot_re - g.imag * rot_im)
+        acc, comp = neumaier_add(acc, comp, term)
+    return (acc + comp) / n_nodes
 
 
 @kernel("float64[:](complex128[:], int64[:], int64, int64[:])")
@@ -124,41 +130,61 @@ def tilted_sums(Gn, nodes, n_nodes, thresholds):
     """
     T = thresholds.shape[0]
     res = np.empty(T)
-    half = n_nodes // 2
     for t in range(T):
-        s = thresholds[t] % n_nodes
-        acc = 0.0
-        comp = 0.0
-        # e^{−iθ_n s} along runs of consecutive nodes by rotation, re-anchored exactly
-        # (integer phase) every ANCHOR steps: its relative error stays ≤ 4u·ANCHOR
-        ph1 = -_wrapped_angle(s, n_nodes)
-        step_re = math.cos(ph1)
-        step_im = math.sin(ph1)
-        prev = -2
-        run = 0
-        rot_re = 1.0
-        rot_im = 0.0
-        for i in range(nodes.shape[0]):
-            n = nodes[i]
-            if n > half:
-                continue
-            w = 1.0 if (n == 0 or 2 * n == n_nodes) else 2.0
-            if n == prev + 1 and run < ANCHOR:
-                r_re = rot_re * step_re - rot_im * step_im
-                rot_im = rot_re * step_im + rot_im * step_re
-                rot_re = r_re
-                run += 1
-            else:
-                ph = -_wrapped_angle((n * s) % n_nodes, n_nodes)
-                rot_re = math.cos(ph)
-                rot_im = math.sin(ph)
-                run = 0
-            prev = n
-            g = Gn[i]
-            term = w * (g.real * rot_re - g.imag * rot_im)
-            acc, comp = neumaier_add(acc, comp, term)
-        res[t] = (acc + comp) / n_nodes
+        res[t] = _signed_sum(Gn, nodes, n_nodes, thresholds[t])
     return res
+
+
+@kernel("Tuple((float64[:], float64[:], float64[:]))(int64[:], int64)")
+def node_trig(nodes, n_nodes):
+    """``(cos θ_n, sin θ_n, sin(θ_n/2))`` of the nodes (θ_n reduced to [−π, π]): per sieve
+    constants of the hockey-stick factor :func:`delta_factor`."""
+    k = nodes.shape[0]
+    c = np.empty(k)
+    s = np.empty(k)
+    sh = np.empty(k)
+    for i in range(k):
+        theta = _wrapped_angle(nodes[i], n_nodes)
+        c[i] = math.cos(theta)
+        s[i] = math.sin(theta)
+        sh[i] = math.sin(0.5 * theta)
+    return c, s, sh
+
+
+@kernel("Tuple((complex128, float64))(float64, float64, float64, float64, float64, float64, float64, float64, float64)")
+def delta_factor(c, s, sh, a0, a1, e_lam, one_minus2, e_lb, num0):
+    """Per-node factor turning the tail kernel into the hockey-stick kernel.
+
+    ``Σ_{j≥0} f_j e^{−zj}`` with ``f_j = 1 − c e^{−βj}`` (``a0 = 1 − c``, ``a1 = c − e^{−β}``,
+    both ≥ 0) equals ``(a0 + a1 e^{−z}) / ((1 − e^{−z})(1 − e^{−z−β}))``; normalised by its
+    value at z = λ the extra factor over the tail kernel is
+
+        X_n = [(a0 + a1 e^{−z})/(a0 + a1 e^{−λ})] · [(1 − e^{−λ−β})/(1 − e^{−z−β})],  z = λ + iθ_n,
+
+    of modulus ≤ 1 (non-negative coefficients).  Inputs: ``cos θ_n, sin θ_n, sin(θ_n/2)``,
+    ``e^{−λ}``, ``1 − e^{−λ−β}``, ``e^{−λ−β}``, ``a0 + a1 e^{−λ}``.  Returns ``X_n`` and
+    ``|R2|`` (the modulus of the second factor, which bounds the absolute error of the
+    first one's numerator)."""
+    num = (a0 + a1 * e_lam * c) - 1j * (a1 * e_lam * s)
+    den2 = (one_minus2 * c + 2.0 * sh * sh) + 1j * (e_lb * s)
+    r2 = one_minus2 / den2
+    return (num / num0) * r2, abs(r2)
+
+
+@kernel("Tuple((complex128[:], float64[:]))(float64[:], float64[:], float64[:], float64, float64, float64, float64)")
+def delta_factors(cos_t, sin_t, sh_t, lam, beta, a0, a1):
+    """:func:`delta_factor` at every node, from the nodes' :func:`node_trig`: ``(X, |R2|)``."""
+    k = cos_t.shape[0]
+    X = np.empty(k, dtype=np.complex128)
+    R2 = np.empty(k)
+    e_lam = math.exp(-lam)
+    lb = lam + beta
+    one_minus2 = -math.expm1(-lb)
+    e_lb = math.exp(-lb)
+    num0 = a0 + a1 * e_lam
+    for i in range(k):
+        X[i], R2[i] = delta_factor(cos_t[i], sin_t[i], sh_t[i], a0, a1, e_lam, one_minus2, e_lb, num0)
+    return X, R2
 
 
 @kernel("UniTuple(float64, 2)(int64[:], int64[:], float64[:], float64)")
