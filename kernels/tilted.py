@@ -21,11 +21,12 @@ import math
 
 import numpy as np
 
-from exactdp.kernels.dgauss import U64, log_psi, tilted_moments
+from exactdp.kernels.dgauss import U64, log_psi, log_theta_tilde_ratio, tilted_moments
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 
-__all__ = ["node_factors", "node_trig", "delta_factor", "delta_factors", "tilted_sums", "cgf_slope", "saddle_point", "sieve_candidates"]
+__all__ = ["node_factors", "node_trig", "delta_factor", "delta_factors", "tilted_sums", "cgf_slope", "saddle_point", "sieve_candidates",
+           "alias_bound"]
 
 TWO_PI = 2.0 * math.pi
 #: longest run of phase rotations between exact re-anchorings in :func:`tilted_sums`
@@ -279,3 +280,83 @@ def sieve_candidates(A, umax, n_nodes, gstar):
     out = np.empty(count, dtype=np.int64)
     _scan(A, umax, n_nodes, gstar, out, True)
     return out
+
+
+#: returned by :func:`alias_bound` when the float path does not apply
+ALIAS_FALLBACK = -1.0
+
+
+@kernel("float64(float64, float64, float64, float64, float64, int64[:], int64[:], float64[:], int64[:])")
+def _dk_float(lam, tt, s, rho_lam, V, A, m, s2, small):
+    """``[K(tt) − tt·s] − [K(λ) − λs]`` bounded above in float64 (the float branch of
+    ``QuadratureTails._dK``, the same operations in the same order); NaN when that
+    branch does not apply (a float product too inexact, or a tilted centre ≥ 1e8)."""
+    a = (tt + lam) * V / 2
+    d = (tt - lam) * (a - s)
+    derr = 4 * U64 * abs(tt - lam) * (abs(a) + abs(s)) + 4 * U64 * abs(d)
+    if derr > 1e-6:
+        return np.nan
+    out = d - rho_lam
+    for j in range(small.shape[0]):
+        g = small[j]
+        if abs(float(A[g]) * s2[g] * tt) >= 1e8:
+            return np.nan
+    for j in range(small.shape[0]):
+        g = small[j]
+        mu = float(A[g]) * s2[g] * tt
+        f = mu - math.floor(mu + 0.5)
+        out += m[g] * log_theta_tilde_ratio(f, s2[g])
+        derr += m[g] * U64 * 8 * (abs(mu) + 1) / s2[g]
+    return out + derr + 1e-9 * (1 + abs(out) + abs(rho_lam))
+
+
+@kernel("float64(float64, int64, int64, float64, float64, float64, float64, int64[:], int64[:], float64[:], int64[:], "
+        "boolean)")
+def alias_bound(lam, n_nodes, s, log_r, log_k, rho_lam, V, A, m, s2, small, gaussian):
+    """Both aliasing sums of the tilted rule in units of its normalising factor R (the
+    float path of ``QuadratureTails._alias_norm``, the same operations in the same
+    order), or :data:`ALIAS_FALLBACK` when that path does not apply (|s| + N ≥ 2⁵³, an
+    inexact float branch of the CGF difference, or a non-finite candidate).
+
+    ``log_r = log R`` (float), ``log_k`` the log of the kernel factor, ``rho_lam =
+    K(λ) − λ²V'/2``; ``small`` lists the groups whose CGF is bounded by their theta ratio."""
+    N = float(n_nodes)
+    if abs(s) + n_nodes >= 2**53:
+        return ALIAS_FALLBACK
+    la_neg = -lam * N - math.log(-math.expm1(-lam * N)) - log_r
+    la_pos = np.inf
+    have_pos = False
+    for side in (1, -1):
+        target = s + side * n_nodes
+        if target <= 0:
+            continue
+        ft = float(target)
+        c0 = ft / V
+        if not gaussian:
+            c0 = saddle_point(A, m, s2, ft, c0)
+        c1 = lam + float(side * n_nodes) / V
+        for c in range(2):
+            cand = c0 if c == 0 else c1
+            if c == 1 and c1 == c0:
+                continue
+            gap = (cand - lam) * side
+            if gap <= 0 or cand <= 0:
+                continue
+            dk = _dk_float(lam, cand, float(s), rho_lam, V, A, m, s2, small)
+            if not math.isfinite(dk):
+                return ALIAS_FALLBACK
+            val = dk - gap * N - math.log(-math.expm1(-gap * N)) - log_k
+            if math.isnan(val):
+                return ALIAS_FALLBACK
+            if side > 0:
+                if not have_pos or val < la_pos:
+                    la_pos = val
+                have_pos = True
+            elif val < la_neg:
+                la_neg = val
+    if math.isnan(la_neg):
+        return ALIAS_FALLBACK
+    tot = 0.0
+    tot += math.exp(min(la_pos, 700.0))
+    tot += math.exp(min(la_neg, 700.0))
+    return tot

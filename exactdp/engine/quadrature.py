@@ -57,7 +57,7 @@ from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.tilt import (GAUSS_S2, HUGE_MU, ell_ratio_mp, exact_saddle, frac_parts, gauss_slack,
                                  log_as_value, mp_bits_for)
 from exactdp.kernels.dgauss import log_theta_tilde_ratio
-from exactdp.kernels.tilted import (ANCHOR, delta_factors, node_factors, node_trig, saddle_point, sieve_candidates,
+from exactdp.kernels.tilted import (ALIAS_FALLBACK, ANCHOR, alias_bound, delta_factors, node_factors, node_trig, saddle_point, sieve_candidates,
                                     tilted_sums)
 from exactdp.numerics.errors import LatticeTooLarge
 from exactdp.numerics.precision import EPS64, to_mpf
@@ -248,6 +248,7 @@ class QuadratureTails:
         if float(self.A.max()) * self.n_nodes >= 2.0**62 or self.n_nodes >= 2**31:
             raise LatticeTooLarge("lattice too large for int64 phase arithmetic")
         self.small = [g for g in range(len(self.A)) if self.s2[g] < GAUSS_S2]
+        self._small_idx = np.array(self.small, dtype=np.int64)
         self.gaussian = not self.small
         self.slack = gauss_slack(self.s2, self.m)  # relative effect of the Gaussian groups' κ
         # tilts on a grid of lam_step_sd/sd(S): thresholds on the same tilt share one
@@ -492,6 +493,11 @@ class QuadratureTails:
         N = self.n_nodes
         lam = t.lam
         huge = lam * self._mu_scale > HUGE_MU
+        if not huge and big is None and abs(s) < 2**53:
+            tot = alias_bound(lam, N, s, self._logR_float(t, s, big, logK), logK, t.rho_lam, self.vproxy, self.A, self.m,
+                              self.s2, self._small_idx, self.gaussian)
+            if tot != ALIAS_FALLBACK:
+                return tot
         # logs relative to log R
         cands_neg = [-lam * N - math.log(-math.expm1(-lam * N)) - self._logR_float(t, s, big, logK)]
         cands_pos = []
