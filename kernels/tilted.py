@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from exactdp.kernels.dgauss import U64, log_psi, log_theta_tilde_ratio, tilted_moments
+from exactdp.kernels.dgauss import PSI_CONSTS, U64, log_psi_at, log_theta_tilde_ratio, psi_consts, tilted_moments
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 
@@ -57,6 +57,11 @@ def node_factors(A, m, s2, f, lam, nodes, n_nodes):
     err = np.empty(nodes.shape[0])
     one_minus = -math.expm1(-lam)
     e_lam = math.exp(-lam)
+    # the b-independent parts of every log ψ_g, once per group (not per node)
+    cc = np.empty((G, 6), dtype=np.complex128)
+    cr = np.empty((G, PSI_CONSTS))
+    for g in range(G):
+        psi_consts(f[g], s2[g], cc[g], cr[g])
     for i in range(nodes.shape[0]):
         n = nodes[i]
         re = 0.0
@@ -64,7 +69,7 @@ def node_factors(A, m, s2, f, lam, nodes, n_nodes):
         e = 0.0
         for g in range(G):
             b = _wrapped_angle((A[g] * n) % n_nodes, n_nodes)
-            lp, le = log_psi(f[g], b, s2[g])
+            lp, le = log_psi_at(f[g], b, s2[g], cc[g], cr[g])
             re += m[g] * lp.real
             im += m[g] * lp.imag
             e += m[g] * (le + 2.0 * U64 * (abs(lp.real) + abs(lp.imag)))
