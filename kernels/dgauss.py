@@ -226,9 +226,10 @@ def psi_consts(f, s2, cc, cr):
     cr[2 * Y + 1] = srho
 
 
-@kernel("Tuple((complex128, float64))(float64, float64, float64, complex128[:], float64[:])")
-def log_psi_at(f, b, s2, cc, cr):
-    """:func:`log_psi` from the constants :func:`psi_consts` of (f, s²)."""
+@kernel("Tuple((complex128, float64))(float64, float64, float64, complex128[:], float64[:], float64[:])")
+def log_psi_at(f, b, s2, cc, cr, sc):
+    """:func:`log_psi` from the constants :func:`psi_consts` of (f, s²); ``sc`` is scratch
+    space of :data:`PSI_CONSTS` floats."""
     if s2 >= POISSON_MIN_S2:
         z = 0.0 + 0.0j
         zabs = 0.0
@@ -252,15 +253,27 @@ def log_psi_at(f, b, s2, cc, cr):
     Y = direct_half_width(s2)
     num = 0.0 + 0.0j
     sabs = 0.0
-    for y in range(-Y, Y + 1):
-        if y == 0:
+    # e^{iby} − 1 = −2 sin²(by/2) + i sin(by): the sines of y < 0 are kept in ``sc`` for
+    # +y (sin is odd in IEEE arithmetic and (0.5b)(−y) = −((0.5b)y) exactly), so each sine
+    # is evaluated once; the terms are summed in the order y = −Y..−1, 1..Y
+    for y in range(-Y, 0):
+        rho = cr[y + Y]
+        sh = math.sin(0.5 * b * y)
+        sb = math.sin(b * y)
+        sc[2 * (y + Y)] = sh
+        sc[2 * (y + Y) + 1] = sb
+        if rho < 0.0:
             continue
+        c = -2.0 * sh * sh + 1j * sb  # e^{iby} − 1
+        num += rho * c
+        sabs += rho * abs(c)
+    for y in range(1, Y + 1):
         rho = cr[y + Y]
         if rho < 0.0:
             continue
-        h = 0.5 * b * y
-        sh = math.sin(h)
-        c = -2.0 * sh * sh + 1j * math.sin(b * y)  # e^{iby} − 1
+        sh = -sc[2 * (Y - y)]
+        sb = -sc[2 * (Y - y) + 1]
+        c = -2.0 * sh * sh + 1j * sb
         num += rho * c
         sabs += rho * abs(c)
     srho = cr[2 * Y + 1]
@@ -290,7 +303,7 @@ def log_psi(f, b, s2):
     cc = np.empty(6, dtype=np.complex128)
     cr = np.empty(PSI_CONSTS)
     psi_consts(f, s2, cc, cr)
-    return log_psi_at(f, b, s2, cc, cr)
+    return log_psi_at(f, b, s2, cc, cr, np.empty(PSI_CONSTS))
 
 
 @kernel("float64(float64, float64)")

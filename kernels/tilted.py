@@ -60,6 +60,7 @@ def node_factors(A, m, s2, f, lam, nodes, n_nodes):
     # the b-independent parts of every log ψ_g, once per group (not per node)
     cc = np.empty((G, 6), dtype=np.complex128)
     cr = np.empty((G, PSI_CONSTS))
+    sc = np.empty(PSI_CONSTS)
     for g in range(G):
         psi_consts(f[g], s2[g], cc[g], cr[g])
     for i in range(nodes.shape[0]):
@@ -69,7 +70,7 @@ def node_factors(A, m, s2, f, lam, nodes, n_nodes):
         e = 0.0
         for g in range(G):
             b = _wrapped_angle((A[g] * n) % n_nodes, n_nodes)
-            lp, le = log_psi_at(f[g], b, s2[g], cc[g], cr[g])
+            lp, le = log_psi_at(f[g], b, s2[g], cc[g], cr[g], sc)
             re += m[g] * lp.real
             im += m[g] * lp.imag
             e += m[g] * (le + 2.0 * U64 * (abs(lp.real) + abs(lp.imag)))
