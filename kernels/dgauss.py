@@ -150,6 +150,11 @@ def log_theta_real(a, s2):
 
 #: relative truncation of either theta series in the recentred kernels (per factor)
 TRUNC_REL = 1e-25
+#: absolute truncation of the Poisson series z, d of :func:`log_psi` (s² ≥ 1): the terms
+#: |k| ≥ 4 sum to ≤ 2.1·e^{−24π²s²} < 2e-103, the skipped ones (exponent ≤ −745) to
+#: ≤ 6e^{−745}; their effect on log(1 + z) is ≤ TRUNC_Z/|1 + z|, within TRUNC_REL
+#: unless |1 + z| < TRUNC_Z/TRUNC_REL (then added to the bound)
+TRUNC_Z = 1e-100
 U64 = 2.0**-52
 
 
@@ -186,7 +191,8 @@ def psi_consts(f, s2, cc, cr):
     """The parts of :func:`log_psi` that depend on (f, s²) only, not on b (filled in place).
 
     Poisson form: ``cc[j] = e^{−2πikf}`` and ``cr[j] = −2πs²k`` for k = −3, −2, −1, 1, 2, 3
-    (j = 0..5), ``cr[6 + j] = πk``, ``cr[12] = log(1 + d)``, ``cr[13] = Σ|d terms|``.
+    (j = 0..5), ``cr[6 + j] = πk``, ``cr[12] = log(1 + d)``, ``cr[13] = Σ|d terms|``,
+    ``cr[14 + j]`` the b-independent part of term k's rounding weight (:func:`log_psi_at`).
     Direct form: ``cr[y + Y] = ρ_y = e^{−y(y − 2f)/(2s²)}`` for 0 < |y| ≤ Y (−1 for a term
     below e^{−745}, which is skipped), ``cr[2Y + 1] = Σ ρ_y``.  The same operations in
     the same order as a direct evaluation, so :func:`log_psi_at` returns the same bits."""
@@ -201,6 +207,7 @@ def psi_consts(f, s2, cc, cr):
             cc[j] = math.cos(ph) + 1j * math.sin(ph)
             cr[j] = -TWO_PI * s2 * k
             cr[6 + j] = math.pi * k
+            cr[14 + j] = abs(cr[j]) * (5.0 * abs(k) + 7.0) + 9.0 * abs(k) + 20.0
             j += 1
             if k > 0:
                 e0 = -0.5 * s2 * (TWO_PI * k) ** 2
@@ -233,23 +240,34 @@ def log_psi_at(f, b, s2, cc, cr, sc):
     if s2 >= POISSON_MIN_S2:
         z = 0.0 + 0.0j
         zabs = 0.0
+        dz = 0.0
         for j in range(6):
             e = cr[j] * (cr[6 + j] - b)
             if e > -745.0:
                 t = math.exp(e)
                 z += t * cc[j]
                 zabs += t
-        if zabs == 0.0:
-            l1 = 0.0 + 0.0j
-            e1 = 0.0
-        else:
-            l1, e1 = _clog1p(z)
+                dz += t * (4.0 * abs(e) + cr[14 + j])
         l2 = cr[12]
         dabs = cr[13]
         gre = -0.5 * s2 * b * b
         gim = f * b
-        err = e1 + U64 * (16.0 * zabs + 8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
-        return complex(gre, gim) + l1 - l2, 2.0 * err + 2.0 * TRUNC_REL
+        if zabs == 0.0:
+            # nothing above e^{−745}: 1 + z = 1 up to the truncation
+            err = U64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
+            return complex(gre, gim) - l2, 2.0 * err + 2.0 * TRUNC_REL
+        l1, e1 = _clog1p(z)
+        # z's absolute input error ``U64·dz`` (u = U64 = 2ε): each exponent
+        # e_k = −2πs²k(πk − b) to u(4|e_k| + 2πs²|k|(5|k| + 7)) — πk − b to
+        # ε(π|k| + [k = ±3]·3π + 3π + π(|k| + 1)), b = 2πr/N being rounded three times —,
+        # exp, phase (f to ε, 2πkf to 2ε|2πkf|, cos/sin) and the sum to u(9|k| + 20); it
+        # moves log(1 + z) by at most U64·dz/|1 + z|, as does the truncation (≤ TRUNC_Z)
+        aw_lo = abs(1.0 + z) * (1.0 - 4.0 * U64) - U64 * dz - TRUNC_Z
+        if aw_lo <= 0.0:
+            return complex(gre, gim) + l1 - l2, np.inf
+        err = e1 + U64 * dz / aw_lo + U64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
+        trunc = 2.0 * TRUNC_REL if aw_lo >= TRUNC_Z / TRUNC_REL else 2.0 * TRUNC_REL + 2.0 * TRUNC_Z / aw_lo
+        return complex(gre, gim) + l1 - l2, 2.0 * err + trunc
     Y = direct_half_width(s2)
     num = 0.0 + 0.0j
     sabs = 0.0

@@ -188,6 +188,7 @@ class _Tilt:
     errsum: float
     log1m: float
     sieve: "_Sieve"
+    err_hs: np.ndarray | None = None  # err + γ0 + 16u, the hockey-stick sums' per-node bound
 
 
 @dataclass
@@ -413,7 +414,9 @@ class QuadratureTails:
                 X, R2 = delta_factors(cos_t, sin_t, sh_t, t.lam, q.beta, a0, a1)
                 r = float(tilted_sums(t.G * X, sv.nodes, N, thr[i:i + 1])[0])
                 aGX = aG * np.abs(X)
-                errsum = float((aGX * (t.err + self._gamma0 + 16 * EPS64)).sum() + 8 * EPS64 * (aG * R2).sum()) / N
+                if t.err_hs is None:
+                    t.err_hs = t.err + self._gamma0 + 16 * EPS64
+                errsum = float((aGX * t.err_hs).sum() + 8 * EPS64 * (aG * R2).sum()) / N
                 sumabs = float(aGX.sum() / N)
                 num0 = a0 + a1 * math.exp(-t.lam)
                 lb = -math.expm1(-(t.lam + q.beta))
@@ -498,6 +501,14 @@ class QuadratureTails:
                               self.s2, self._small_idx, self.gaussian)
             if tot != ALIAS_FALLBACK:
                 return tot
+        return self._alias_norm_py(t, s, big, logK)
+
+    def _alias_norm_py(self, t: _Tilt, s: int, big, logK: float) -> float:
+        """:meth:`_alias_norm` in Python: every case (huge tilts, exact CGF differences);
+        the kernel :func:`~exactdp.kernels.tilted.alias_bound` repeats its float path."""
+        N = self.n_nodes
+        lam = t.lam
+        huge = lam * self._mu_scale > HUGE_MU
         # logs relative to log R
         cands_neg = [-lam * N - math.log(-math.expm1(-lam * N)) - self._logR_float(t, s, big, logK)]
         cands_pos = []
