@@ -206,6 +206,10 @@ class _Sieve:
 
 #: the raise of the sieve level for values the first pass cannot certify
 RAISE_T = 25.0
+#: values remembered per engine (a query asked again costs a dict look-up)
+_MEMO_VALUES = 8192
+#: memory for the hockey-stick factors G·X remembered per engine (shared by thresholds)
+_MEMO_BYTES = 64_000_000
 
 
 class QuadratureTails:
@@ -260,6 +264,9 @@ class QuadratureTails:
         self._mu_scale = float(np.max(np.abs(self.A.astype(float)) * self.s2))
         self.sieve_T = math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0
         self._sieves = [self._make_sieve(self.sieve_T), None]
+        # pure-function memos (deterministic: a value depends on its query and level only)
+        self._memo: OrderedDict = OrderedDict()  # (level, query) → TailValue
+        self._hs_memo: OrderedDict = OrderedDict()  # (level, λ, β, x0, x1) → (G·X, errsum, sumabs)
 
     # -- sieve ------------------------------------------------------------------------
     def _make_sieve(self, T: float) -> "_Sieve":
@@ -373,6 +380,12 @@ class QuadratureTails:
             sv = self._sieve(attempt)
             by_lam: dict[float, list] = {}
             for q in todo:
+                tv = self._memo.get((attempt, q))
+                if tv is not None:  # a value is a function of (query, level) only
+                    old = out.get(q)
+                    if old is None or tv.rel_error < old.rel_error:
+                        out[q] = tv
+                    continue
                 if attempt == 0:
                     lam = self._grid_lam(q.threshold, self.lam_min)
                 else:
@@ -383,6 +396,9 @@ class QuadratureTails:
                 t = self._tilt(lam, sv)
                 qs = by_lam[lam]
                 for q, tv in zip(qs, self._values_at(t, qs)):
+                    self._memo[(attempt, q)] = tv
+                    if len(self._memo) > _MEMO_VALUES:
+                        self._memo.popitem(last=False)
                     old = out.get(q)
                     if old is None or tv.rel_error < old.rel_error:
                         out[q] = tv
@@ -411,13 +427,22 @@ class QuadratureTails:
                 q = qs[i]
                 a0 = -math.expm1(q.x0)
                 a1 = math.exp(q.x0) * -math.expm1(-q.x1)
-                X, R2 = delta_factors(cos_t, sin_t, sh_t, t.lam, q.beta, a0, a1)
-                r = float(tilted_sums(t.G * X, sv.nodes, N, thr[i:i + 1])[0])
-                aGX = aG * np.abs(X)
-                if t.err_hs is None:
-                    t.err_hs = t.err + self._gamma0 + 16 * EPS64
-                errsum = float((aGX * t.err_hs).sum() + 8 * EPS64 * (aG * R2).sum()) / N
-                sumabs = float(aGX.sum() / N)
+                key = (sv.T, t.lamq, q.beta, q.x0, q.x1)
+                hit = self._hs_memo.get(key)
+                if hit is None:
+                    X, R2 = delta_factors(cos_t, sin_t, sh_t, t.lam, q.beta, a0, a1)
+                    aGX = aG * np.abs(X)
+                    if t.err_hs is None:
+                        t.err_hs = t.err + self._gamma0 + 16 * EPS64
+                    errsum = float((aGX * t.err_hs).sum() + 8 * EPS64 * (aG * R2).sum()) / N
+                    sumabs = float(aGX.sum() / N)
+                    hit = self._hs_memo[key] = (t.G * X, errsum, sumabs)
+                    while len(self._hs_memo) > max(4, _MEMO_BYTES // (16 * max(1, len(sv.nodes)))):
+                        self._hs_memo.popitem(last=False)
+                else:
+                    self._hs_memo.move_to_end(key)
+                GX, errsum, sumabs = hit
+                r = float(tilted_sums(GX, sv.nodes, N, thr[i:i + 1])[0])
                 num0 = a0 + a1 * math.exp(-t.lam)
                 lb = -math.expm1(-(t.lam + q.beta))
                 logK = math.log(num0) - t.log1m - math.log(lb)
