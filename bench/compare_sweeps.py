@@ -60,12 +60,17 @@ class Report:
             self.err_ratio[name] = (max(hi, new / old), min(lo, new / old))
 
 
-def compare_pair_csv(rep: Report, old: Path, new: Path):
+def _paired(rep: Report, old: Path, new: Path) -> list:
+    """The rows of both files side by side ([] and a failure when the counts differ)."""
     a, b = _rows(old), _rows(new)
     if len(a) != len(b):
         rep.fail(f"{new.name}: {len(a)} rows vs {len(b)}")
-        return
-    for ra, rb in zip(a, b):
+        return []
+    return list(zip(a, b))
+
+
+def compare_pair_csv(rep: Report, old: Path, new: Path):
+    for ra, rb in _paired(rep, old, new):
         where = f"{new.name} δ={ra['delta_target']}"
         if ra["delta_target"] != rb["delta_target"] or ra["eps_bureau"] != rb["eps_bureau"]:
             rep.fail(f"{where}: targets differ")
@@ -81,11 +86,7 @@ def compare_pair_csv(rep: Report, old: Path, new: Path):
 
 
 def compare_tradeoff(rep: Report, old: Path, new: Path):
-    a, b = _rows(old), _rows(new)
-    if len(a) != len(b):
-        rep.fail(f"{new.name}: {len(a)} rows vs {len(b)}")
-        return
-    for ra, rb in zip(a, b):
+    for ra, rb in _paired(rep, old, new):
         where = f"{new.name} threshold {ra['threshold']}"
         if ra["threshold"] != rb["threshold"]:
             rep.fail(f"{where}: thresholds differ")
@@ -99,11 +100,7 @@ def compare_tradeoff(rep: Report, old: Path, new: Path):
 
 
 def compare_summary(rep: Report, old: Path, new: Path):
-    a, b = _rows(old), _rows(new)
-    if len(a) != len(b):
-        rep.fail(f"summary: {len(a)} rows vs {len(b)}")
-        return
-    for ra, rb in zip(a, b):
+    for ra, rb in _paired(rep, old, new):
         where = f"summary δ={ra['delta_target']}"
         for name in ("delta_overall", "eps_overall"):
             rep.overlap(f"{where} {name}", _q(ra[name + "_lower"]), _q(ra[name + "_upper"]),

@@ -5,7 +5,7 @@ versions under the same load to compare them.
 
 Run:  python bench/pair_sample_cpu.py
 """
-import sys, time
+import time
 from exactdp.census.allocations import load_allocation
 from exactdp.sweep.pair import compute_pair, SweepSettings
 alloc = load_allocation("dhc-persons-2020")
