@@ -57,8 +57,8 @@ from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.tilt import (GAUSS_S2, HUGE_MU, ell_ratio_mp, exact_saddle, frac_parts, gauss_slack,
                                  log_as_value, mp_bits_for)
 from exactdp.kernels.dgauss import log_theta_tilde_ratio
-from exactdp.kernels.tilted import (ALIAS_FALLBACK, ANCHOR, alias_bound, delta_factors, node_factors, node_trig, saddle_point, sieve_candidates,
-                                    tilted_sums)
+from exactdp.kernels.tilted import (ALIAS_FALLBACK, ANCHOR, alias_bound, delta_factors, node_factors, node_trig,
+                                    saddle_point, sieve_candidates, tilted_sums)
 from exactdp.numerics.errors import LatticeTooLarge
 from exactdp.numerics.precision import EPS64, to_mpf
 
@@ -406,8 +406,9 @@ class QuadratureTails:
 
     # -- values -----------------------------------------------------------------------
     def _values_at(self, t: _Tilt, qs) -> list:
-        """The TailValues of the queries on one tilt: every signed sum in one kernel call
-        per kind (tails, hockey-stick sums), then the certified bound of each."""
+        """The TailValues of the queries on one tilt: the tails' signed sums in one kernel
+        call; per hockey-stick (β, x0, x1) the factors G·X and their bound sums once
+        (memoised), then the signed sum of each threshold; then the certified bound of each."""
         N = self.n_nodes
         sv = t.sieve
         thr = np.array([(q.threshold - t.s0) % N for q in qs], dtype=np.int64)
