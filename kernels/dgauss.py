@@ -150,6 +150,11 @@ def log_theta_real(a, s2):
 
 #: relative truncation of either theta series in the recentred kernels (per factor)
 TRUNC_REL = 1e-25
+#: absolute truncation of the Poisson series z, d of :func:`log_psi` (s² ≥ 1): the terms
+#: |k| ≥ 4 sum to ≤ 2.1·e^{−24π²s²} < 2e-103, the skipped ones (exponent ≤ −745) to
+#: ≤ 6e^{−745}; their effect on log(1 + z) is ≤ TRUNC_Z/|1 + z|, within TRUNC_REL
+#: unless |1 + z| < TRUNC_Z/TRUNC_REL (then added to the bound)
+TRUNC_Z = 1e-100
 U64 = 2.0**-52
 
 
@@ -177,58 +182,119 @@ def _clog1p(z):
     return complex(re, im), U64 * (4.0 * (1.0 + az) / aw + 2.0 * (abs(re) + abs(im)))
 
 
-@kernel("Tuple((complex128, float64))(float64, float64, float64)")
-def log_psi(f, b, s2):
-    """``(log ψ(f, b; s²), absolute error bound)`` for |f| ≤ 1/2, b ∈ [−π, π].
+#: length of the per-(group, tilt) constants of :func:`log_psi_at` (:func:`psi_consts`)
+PSI_CONSTS = 32
 
-    Poisson form (s² ≥ POISSON_MIN_S2): ψ = e^{−s²b²/2 + ifb}(1 + z)/(1 + d) with
-    z = Σ_{k≠0} e^{−2πs²k(πk − b) − 2πikf}, d = 2Σ_{k≥1} e^{−2π²s²k²} cos 2πkf (|k| ≤ 3;
-    the rest is below e^{−24π² s²}).  Direct form: ψ = 1 + z with
-    z = Σ_{y≠0} ρ_y (e^{iby} − 1) / (1 + Σ_{y≠0} ρ_y), ρ_y = e^{−y(y − 2f)/(2s²)}.
-    """
+
+@kernel("void(float64, float64, complex128[:], float64[:])")
+def psi_consts(f, s2, cc, cr):
+    """The parts of :func:`log_psi` that depend on (f, s²) only, not on b (filled in place).
+
+    Poisson form: ``cc[j] = e^{−2πikf}`` and ``cr[j] = −2πs²k`` for k = −3, −2, −1, 1, 2, 3
+    (j = 0..5), ``cr[6 + j] = πk``, ``cr[12] = log(1 + d)``, ``cr[13] = Σ|d terms|``,
+    ``cr[14 + j]`` the b-independent part of term k's rounding weight (:func:`log_psi_at`).
+    Direct form: ``cr[y + Y] = ρ_y = e^{−y(y − 2f)/(2s²)}`` for 0 < |y| ≤ Y (−1 for a term
+    below e^{−745}, which is skipped), ``cr[2Y + 1] = Σ ρ_y``.  The same operations in
+    the same order as a direct evaluation, so :func:`log_psi_at` returns the same bits."""
     if s2 >= POISSON_MIN_S2:
-        z = 0.0 + 0.0j
-        zabs = 0.0
         d = 0.0
         dabs = 0.0
+        j = 0
         for k in range(-3, 4):
             if k == 0:
                 continue
-            e = -TWO_PI * s2 * k * (math.pi * k - b)
-            if e > -745.0:
-                ph = -TWO_PI * k * f
-                t = math.exp(e)
-                z += t * (math.cos(ph) + 1j * math.sin(ph))
-                zabs += t
+            ph = -TWO_PI * k * f
+            cc[j] = math.cos(ph) + 1j * math.sin(ph)
+            cr[j] = -TWO_PI * s2 * k
+            cr[6 + j] = math.pi * k
+            cr[14 + j] = abs(cr[j]) * (5.0 * abs(k) + 7.0) + 9.0 * abs(k) + 20.0
+            j += 1
             if k > 0:
                 e0 = -0.5 * s2 * (TWO_PI * k) ** 2
                 if e0 > -745.0:
                     q = math.exp(e0)
                     d += 2.0 * q * math.cos(TWO_PI * k * f)
                     dabs += 2.0 * q
-        l1, e1 = _clog1p(z)
-        l2 = math.log1p(d)
-        gre = -0.5 * s2 * b * b
-        gim = f * b
-        err = e1 + U64 * (16.0 * zabs + 8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
-        return complex(gre, gim) + l1 - l2, 2.0 * err + 2.0 * TRUNC_REL
+        cr[12] = math.log1p(d)
+        cr[13] = dabs
+        return
     Y = direct_half_width(s2)
-    num = 0.0 + 0.0j
-    sabs = 0.0
     srho = 0.0
     for y in range(-Y, Y + 1):
         if y == 0:
             continue
         e = -y * (y - 2.0 * f) / (2.0 * s2)
         if e < -745.0:
+            cr[y + Y] = -1.0
             continue
         rho = math.exp(e)
-        h = 0.5 * b * y
-        sh = math.sin(h)
-        c = -2.0 * sh * sh + 1j * math.sin(b * y)  # e^{iby} − 1
+        cr[y + Y] = rho
+        srho += rho
+    cr[2 * Y + 1] = srho
+
+
+@kernel("Tuple((complex128, float64))(float64, float64, float64, complex128[:], float64[:], float64[:])")
+def log_psi_at(f, b, s2, cc, cr, sc):
+    """:func:`log_psi` from the constants :func:`psi_consts` of (f, s²); ``sc`` is scratch
+    space of :data:`PSI_CONSTS` floats."""
+    if s2 >= POISSON_MIN_S2:
+        z = 0.0 + 0.0j
+        zabs = 0.0
+        dz = 0.0
+        for j in range(6):
+            e = cr[j] * (cr[6 + j] - b)
+            if e > -745.0:
+                t = math.exp(e)
+                z += t * cc[j]
+                zabs += t
+                dz += t * (4.0 * abs(e) + cr[14 + j])
+        l2 = cr[12]
+        dabs = cr[13]
+        gre = -0.5 * s2 * b * b
+        gim = f * b
+        if zabs == 0.0:
+            # nothing above e^{−745}: 1 + z = 1 up to the truncation
+            err = U64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
+            return complex(gre, gim) - l2, 2.0 * err + 2.0 * TRUNC_REL
+        l1, e1 = _clog1p(z)
+        # z's absolute input error ``U64·dz`` (u = U64 = 2ε): each exponent
+        # e_k = −2πs²k(πk − b) to u(4|e_k| + 2πs²|k|(5|k| + 7)) — πk − b to
+        # ε(π|k| + [k = ±3]·3π + 3π + π(|k| + 1)), b = 2πr/N being rounded three times —,
+        # exp, phase (f to ε, 2πkf to 2ε|2πkf|, cos/sin) and the sum to u(9|k| + 20); it
+        # moves log(1 + z) by at most U64·dz/|1 + z|, as does the truncation (≤ TRUNC_Z)
+        aw_lo = abs(1.0 + z) * (1.0 - 4.0 * U64) - U64 * dz - TRUNC_Z
+        if aw_lo <= 0.0:
+            return complex(gre, gim) + l1 - l2, np.inf
+        err = e1 + U64 * dz / aw_lo + U64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
+        trunc = 2.0 * TRUNC_REL if aw_lo >= TRUNC_Z / TRUNC_REL else 2.0 * TRUNC_REL + 2.0 * TRUNC_Z / aw_lo
+        return complex(gre, gim) + l1 - l2, 2.0 * err + trunc
+    Y = direct_half_width(s2)
+    num = 0.0 + 0.0j
+    sabs = 0.0
+    # e^{iby} − 1 = −2 sin²(by/2) + i sin(by): the sines of y < 0 are kept in ``sc`` for
+    # +y (sin is odd in IEEE arithmetic and (0.5b)(−y) = −((0.5b)y) exactly), so each sine
+    # is evaluated once; the terms are summed in the order y = −Y..−1, 1..Y
+    for y in range(-Y, 0):
+        rho = cr[y + Y]
+        sh = math.sin(0.5 * b * y)
+        sb = math.sin(b * y)
+        sc[2 * (y + Y)] = sh
+        sc[2 * (y + Y) + 1] = sb
+        if rho < 0.0:
+            continue
+        c = -2.0 * sh * sh + 1j * sb  # e^{iby} − 1
         num += rho * c
         sabs += rho * abs(c)
-        srho += rho
+    for y in range(1, Y + 1):
+        rho = cr[y + Y]
+        if rho < 0.0:
+            continue
+        sh = -sc[2 * (Y - y)]
+        sb = -sc[2 * (Y - y) + 1]
+        c = -2.0 * sh * sh + 1j * sb
+        num += rho * c
+        sabs += rho * abs(c)
+    srho = cr[2 * Y + 1]
     z = num / (1.0 + srho)
     zabs = sabs / (1.0 + srho)
     l1, e1 = _clog1p(z)
@@ -239,6 +305,23 @@ def log_psi(f, b, s2):
     if aw == 0.0:
         return l1, np.inf
     return l1, 2.0 * (e1 + dz / min(aw, 1.0)) + 2.0 * TRUNC_REL
+
+
+@kernel("Tuple((complex128, float64))(float64, float64, float64)")
+def log_psi(f, b, s2):
+    """``(log ψ(f, b; s²), absolute error bound)`` for |f| ≤ 1/2, b ∈ [−π, π].
+
+    Poisson form (s² ≥ POISSON_MIN_S2): ψ = e^{−s²b²/2 + ifb}(1 + z)/(1 + d) with
+    z = Σ_{k≠0} e^{−2πs²k(πk − b) − 2πikf}, d = 2Σ_{k≥1} e^{−2π²s²k²} cos 2πkf (|k| ≤ 3;
+    the rest is below e^{−24π² s²}).  Direct form: ψ = 1 + z with
+    z = Σ_{y≠0} ρ_y (e^{iby} − 1) / (1 + Σ_{y≠0} ρ_y), ρ_y = e^{−y(y − 2f)/(2s²)}.
+    (:func:`psi_consts` + :func:`log_psi_at`, which a node loop calls with the constants
+    hoisted out of it.)
+    """
+    cc = np.empty(6, dtype=np.complex128)
+    cr = np.empty(PSI_CONSTS)
+    psi_consts(f, s2, cc, cr)
+    return log_psi_at(f, b, s2, cc, cr, np.empty(PSI_CONSTS))
 
 
 @kernel("float64(float64, float64)")

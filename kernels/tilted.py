@@ -21,11 +21,12 @@ import math
 
 import numpy as np
 
-from exactdp.kernels.dgauss import U64, log_psi, tilted_moments
+from exactdp.kernels.dgauss import PSI_CONSTS, U64, log_psi_at, log_theta_tilde_ratio, psi_consts, tilted_moments
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 
-__all__ = ["node_factors", "delta_factors", "tilted_sums", "cgf_slope", "saddle_point", "sieve_candidates"]
+__all__ = ["node_factors", "node_trig", "delta_factor", "delta_factors", "tilted_sums", "cgf_slope", "saddle_point", "sieve_candidates",
+           "alias_bound"]
 
 TWO_PI = 2.0 * math.pi
 #: longest run of phase rotations between exact re-anchorings in :func:`tilted_sums`
@@ -56,6 +57,12 @@ def node_factors(A, m, s2, f, lam, nodes, n_nodes):
     err = np.empty(nodes.shape[0])
     one_minus = -math.expm1(-lam)
     e_lam = math.exp(-lam)
+    # the b-independent parts of every log ψ_g, once per group (not per node)
+    cc = np.empty((G, 6), dtype=np.complex128)
+    cr = np.empty((G, PSI_CONSTS))
+    sc = np.empty(PSI_CONSTS)
+    for g in range(G):
+        psi_consts(f[g], s2[g], cc[g], cr[g])
     for i in range(nodes.shape[0]):
         n = nodes[i]
         re = 0.0
@@ -63,7 +70,7 @@ def node_factors(A, m, s2, f, lam, nodes, n_nodes):
         e = 0.0
         for g in range(G):
             b = _wrapped_angle((A[g] * n) % n_nodes, n_nodes)
-            lp, le = log_psi(f[g], b, s2[g])
+            lp, le = log_psi_at(f[g], b, s2[g], cc[g], cr[g], sc)
             re += m[g] * lp.real
             im += m[g] * lp.imag
             e += m[g] * (le + 2.0 * U64 * (abs(lp.real) + abs(lp.imag)))
@@ -82,36 +89,42 @@ def node_factors(A, m, s2, f, lam, nodes, n_nodes):
     return out, err
 
 
-@kernel("Tuple((complex128[:], float64[:]))(int64[:], int64, float64, float64, float64, float64)")
-def delta_factors(nodes, n_nodes, lam, beta, a0, a1):
-    """Per-node factor turning the tail kernel into the hockey-stick kernel.
-
-    ``Σ_{j≥0} f_j e^{−zj}`` with ``f_j = 1 − c e^{−βj}`` (``a0 = 1 − c``, ``a1 = c − e^{−β}``,
-    both ≥ 0) equals ``(a0 + a1 e^{−z}) / ((1 − e^{−z})(1 − e^{−z−β}))``; normalised by its
-    value at z = λ the extra factor over the tail kernel is
-
-        X_n = [(a0 + a1 e^{−z})/(a0 + a1 e^{−λ})] · [(1 − e^{−λ−β})/(1 − e^{−z−β})],  z = λ + iθ_n,
-
-    of modulus ≤ 1 (non-negative coefficients).  Returns ``X`` and ``|R2|`` (the modulus
-    of the second factor, which bounds the absolute error of the first one's numerator)."""
-    X = np.empty(nodes.shape[0], dtype=np.complex128)
-    R2 = np.empty(nodes.shape[0])
-    e_lam = math.exp(-lam)
-    lb = lam + beta
-    one_minus2 = -math.expm1(-lb)
-    e_lb = math.exp(-lb)
-    num0 = a0 + a1 * e_lam
+@kernel("float64(complex128[:], int64[:], int64, int64)")
+def _signed_sum(Gn, nodes, n_nodes, threshold):
+    """``(1/N) Σ_n w_n Re[G_n e^{−iθ_n s}]`` for one threshold (see :func:`tilted_sums`)."""
+    half = n_nodes // 2
+    s = threshold % n_nodes
+    acc = 0.0
+    comp = 0.0
+    # e^{−iθ_n s} along runs of consecutive nodes by rotation, re-anchored exactly
+    # (integer phase) every ANCHOR steps: its relative error stays ≤ 4u·ANCHOR
+    ph1 = -_wrapped_angle(s, n_nodes)
+    step_re = math.cos(ph1)
+    step_im = math.sin(ph1)
+    prev = -2
+    run = 0
+    rot_re = 1.0
+    rot_im = 0.0
     for i in range(nodes.shape[0]):
-        theta = _wrapped_angle(nodes[i], n_nodes)
-        c = math.cos(theta)
-        s = math.sin(theta)
-        sh = math.sin(0.5 * theta)
-        num = (a0 + a1 * e_lam * c) - 1j * (a1 * e_lam * s)
-        den2 = (one_minus2 * c + 2.0 * sh * sh) + 1j * (e_lb * s)
-        r2 = one_minus2 / den2
-        X[i] = (num / num0) * r2
-        R2[i] = abs(r2)
-    return X, R2
+        n = nodes[i]
+        if n > half:
+            continue
+        w = 1.0 if (n == 0 or 2 * n == n_nodes) else 2.0
+        if n == prev + 1 and run < ANCHOR:
+            r_re = rot_re * step_re - rot_im * step_im
+            rot_im = rot_re * step_im + rot_im * step_re
+            rot_re = r_re
+            run += 1
+        else:
+            ph = -_wrapped_angle((n * s) % n_nodes, n_nodes)
+            rot_re = math.cos(ph)
+            rot_im = math.sin(ph)
+            run = 0
+        prev = n
+        g = Gn[i]
+        term = w * (g.real * rot_re - g.imag * rot_im)
+        acc, comp = neumaier_add(acc, comp, term)
+    return (acc + comp) / n_nodes
 
 
 @kernel("float64[:](complex128[:], int64[:], int64, int64[:])")
@@ -124,41 +137,61 @@ def tilted_sums(Gn, nodes, n_nodes, thresholds):
     """
     T = thresholds.shape[0]
     res = np.empty(T)
-    half = n_nodes // 2
     for t in range(T):
-        s = thresholds[t] % n_nodes
-        acc = 0.0
-        comp = 0.0
-        # e^{−iθ_n s} along runs of consecutive nodes by rotation, re-anchored exactly
-        # (integer phase) every ANCHOR steps: its relative error stays ≤ 4u·ANCHOR
-        ph1 = -_wrapped_angle(s, n_nodes)
-        step_re = math.cos(ph1)
-        step_im = math.sin(ph1)
-        prev = -2
-        run = 0
-        rot_re = 1.0
-        rot_im = 0.0
-        for i in range(nodes.shape[0]):
-            n = nodes[i]
-            if n > half:
-                continue
-            w = 1.0 if (n == 0 or 2 * n == n_nodes) else 2.0
-            if n == prev + 1 and run < ANCHOR:
-                r_re = rot_re * step_re - rot_im * step_im
-                rot_im = rot_re * step_im + rot_im * step_re
-                rot_re = r_re
-                run += 1
-            else:
-                ph = -_wrapped_angle((n * s) % n_nodes, n_nodes)
-                rot_re = math.cos(ph)
-                rot_im = math.sin(ph)
-                run = 0
-            prev = n
-            g = Gn[i]
-            term = w * (g.real * rot_re - g.imag * rot_im)
-            acc, comp = neumaier_add(acc, comp, term)
-        res[t] = (acc + comp) / n_nodes
+        res[t] = _signed_sum(Gn, nodes, n_nodes, thresholds[t])
     return res
+
+
+@kernel("Tuple((float64[:], float64[:], float64[:]))(int64[:], int64)")
+def node_trig(nodes, n_nodes):
+    """``(cos θ_n, sin θ_n, sin(θ_n/2))`` of the nodes (θ_n reduced to [−π, π]): per sieve
+    constants of the hockey-stick factor :func:`delta_factor`."""
+    k = nodes.shape[0]
+    c = np.empty(k)
+    s = np.empty(k)
+    sh = np.empty(k)
+    for i in range(k):
+        theta = _wrapped_angle(nodes[i], n_nodes)
+        c[i] = math.cos(theta)
+        s[i] = math.sin(theta)
+        sh[i] = math.sin(0.5 * theta)
+    return c, s, sh
+
+
+@kernel("Tuple((complex128, float64))(float64, float64, float64, float64, float64, float64, float64, float64, float64)")
+def delta_factor(c, s, sh, a0, a1, e_lam, one_minus2, e_lb, num0):
+    """Per-node factor turning the tail kernel into the hockey-stick kernel.
+
+    ``Σ_{j≥0} f_j e^{−zj}`` with ``f_j = 1 − c e^{−βj}`` (``a0 = 1 − c``, ``a1 = c − e^{−β}``,
+    both ≥ 0) equals ``(a0 + a1 e^{−z}) / ((1 − e^{−z})(1 − e^{−z−β}))``; normalised by its
+    value at z = λ the extra factor over the tail kernel is
+
+        X_n = [(a0 + a1 e^{−z})/(a0 + a1 e^{−λ})] · [(1 − e^{−λ−β})/(1 − e^{−z−β})],  z = λ + iθ_n,
+
+    of modulus ≤ 1 (non-negative coefficients).  Inputs: ``cos θ_n, sin θ_n, sin(θ_n/2)``,
+    ``e^{−λ}``, ``1 − e^{−λ−β}``, ``e^{−λ−β}``, ``a0 + a1 e^{−λ}``.  Returns ``X_n`` and
+    ``|R2|`` (the modulus of the second factor, which bounds the absolute error of the
+    first one's numerator)."""
+    num = (a0 + a1 * e_lam * c) - 1j * (a1 * e_lam * s)
+    den2 = (one_minus2 * c + 2.0 * sh * sh) + 1j * (e_lb * s)
+    r2 = one_minus2 / den2
+    return (num / num0) * r2, abs(r2)
+
+
+@kernel("Tuple((complex128[:], float64[:]))(float64[:], float64[:], float64[:], float64, float64, float64, float64)")
+def delta_factors(cos_t, sin_t, sh_t, lam, beta, a0, a1):
+    """:func:`delta_factor` at every node, from the nodes' :func:`node_trig`: ``(X, |R2|)``."""
+    k = cos_t.shape[0]
+    X = np.empty(k, dtype=np.complex128)
+    R2 = np.empty(k)
+    e_lam = math.exp(-lam)
+    lb = lam + beta
+    one_minus2 = -math.expm1(-lb)
+    e_lb = math.exp(-lb)
+    num0 = a0 + a1 * e_lam
+    for i in range(k):
+        X[i], R2[i] = delta_factor(cos_t[i], sin_t[i], sh_t[i], a0, a1, e_lam, one_minus2, e_lb, num0)
+    return X, R2
 
 
 @kernel("UniTuple(float64, 2)(int64[:], int64[:], float64[:], float64)")
@@ -253,3 +286,83 @@ def sieve_candidates(A, umax, n_nodes, gstar):
     out = np.empty(count, dtype=np.int64)
     _scan(A, umax, n_nodes, gstar, out, True)
     return out
+
+
+#: returned by :func:`alias_bound` when the float path does not apply
+ALIAS_FALLBACK = -1.0
+
+
+@kernel("float64(float64, float64, float64, float64, float64, int64[:], int64[:], float64[:], int64[:])")
+def _dk_float(lam, tt, s, rho_lam, V, A, m, s2, small):
+    """``[K(tt) − tt·s] − [K(λ) − λs]`` bounded above in float64 (the float branch of
+    ``QuadratureTails._dK``, the same operations in the same order); NaN when that
+    branch does not apply (a float product too inexact, or a tilted centre ≥ 1e8)."""
+    a = (tt + lam) * V / 2
+    d = (tt - lam) * (a - s)
+    derr = 4 * U64 * abs(tt - lam) * (abs(a) + abs(s)) + 4 * U64 * abs(d)
+    if derr > 1e-6:
+        return np.nan
+    out = d - rho_lam
+    for j in range(small.shape[0]):
+        g = small[j]
+        if abs(float(A[g]) * s2[g] * tt) >= 1e8:
+            return np.nan
+    for j in range(small.shape[0]):
+        g = small[j]
+        mu = float(A[g]) * s2[g] * tt
+        f = mu - math.floor(mu + 0.5)
+        out += m[g] * log_theta_tilde_ratio(f, s2[g])
+        derr += m[g] * U64 * 8 * (abs(mu) + 1) / s2[g]
+    return out + derr + 1e-9 * (1 + abs(out) + abs(rho_lam))
+
+
+@kernel("float64(float64, int64, int64, float64, float64, float64, float64, int64[:], int64[:], float64[:], int64[:], "
+        "boolean)")
+def alias_bound(lam, n_nodes, s, log_r, log_k, rho_lam, V, A, m, s2, small, gaussian):
+    """Both aliasing sums of the tilted rule in units of its normalising factor R (the
+    float path of ``QuadratureTails._alias_norm``, the same operations in the same
+    order), or :data:`ALIAS_FALLBACK` when that path does not apply (|s| + N ≥ 2⁵³, an
+    inexact float branch of the CGF difference, or a non-finite candidate).
+
+    ``log_r = log R`` (float), ``log_k`` the log of the kernel factor, ``rho_lam =
+    K(λ) − λ²V'/2``; ``small`` lists the groups whose CGF is bounded by their theta ratio."""
+    N = float(n_nodes)
+    if abs(s) + n_nodes >= 2**53:
+        return ALIAS_FALLBACK
+    la_neg = -lam * N - math.log(-math.expm1(-lam * N)) - log_r
+    la_pos = np.inf
+    have_pos = False
+    for side in (1, -1):
+        target = s + side * n_nodes
+        if target <= 0:
+            continue
+        ft = float(target)
+        c0 = ft / V
+        if not gaussian:
+            c0 = saddle_point(A, m, s2, ft, c0)
+        c1 = lam + float(side * n_nodes) / V
+        for c in range(2):
+            cand = c0 if c == 0 else c1
+            if c == 1 and c1 == c0:
+                continue
+            gap = (cand - lam) * side
+            if gap <= 0 or cand <= 0:
+                continue
+            dk = _dk_float(lam, cand, float(s), rho_lam, V, A, m, s2, small)
+            if not math.isfinite(dk):
+                return ALIAS_FALLBACK
+            val = dk - gap * N - math.log(-math.expm1(-gap * N)) - log_k
+            if math.isnan(val):
+                return ALIAS_FALLBACK
+            if side > 0:
+                if not have_pos or val < la_pos:
+                    la_pos = val
+                have_pos = True
+            elif val < la_neg:
+                la_neg = val
+    if math.isnan(la_neg):
+        return ALIAS_FALLBACK
+    tot = 0.0
+    tot += math.exp(min(la_pos, 700.0))
+    tot += math.exp(min(la_neg, 700.0))
+    return tot

@@ -57,7 +57,8 @@ from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.tilt import (GAUSS_S2, HUGE_MU, ell_ratio_mp, exact_saddle, frac_parts, gauss_slack,
                                  log_as_value, mp_bits_for)
 from exactdp.kernels.dgauss import log_theta_tilde_ratio
-from exactdp.kernels.tilted import ANCHOR, delta_factors, node_factors, saddle_point, sieve_candidates, tilted_sums
+from exactdp.kernels.tilted import (ALIAS_FALLBACK, ANCHOR, alias_bound, delta_factors, node_factors, node_trig,
+                                    saddle_point, sieve_candidates, tilted_sums)
 from exactdp.numerics.errors import LatticeTooLarge
 from exactdp.numerics.precision import EPS64, to_mpf
 
@@ -181,11 +182,13 @@ class _Tilt:
     s0: int
     f: np.ndarray
     G: np.ndarray
+    aG: np.ndarray  # |G|·w
     err: np.ndarray
     sumabs: float
     errsum: float
     log1m: float
     sieve: "_Sieve"
+    err_hs: np.ndarray | None = None  # err + γ0 + 16u, the hockey-stick sums' per-node bound
 
 
 @dataclass
@@ -197,10 +200,16 @@ class _Sieve:
     nodes: np.ndarray
     w: np.ndarray
     tilts: OrderedDict
+    n_nodes: int
+    trig: tuple | None = None  # (cos θ_n, sin θ_n, sin(θ_n/2)), built on first use
 
 
 #: the raise of the sieve level for values the first pass cannot certify
 RAISE_T = 25.0
+#: values remembered per engine (a query asked again costs a dict look-up)
+_MEMO_VALUES = 8192
+#: memory for the hockey-stick factors G·X remembered per engine (shared by thresholds)
+_MEMO_BYTES = 64_000_000
 
 
 class QuadratureTails:
@@ -244,6 +253,7 @@ class QuadratureTails:
         if float(self.A.max()) * self.n_nodes >= 2.0**62 or self.n_nodes >= 2**31:
             raise LatticeTooLarge("lattice too large for int64 phase arithmetic")
         self.small = [g for g in range(len(self.A)) if self.s2[g] < GAUSS_S2]
+        self._small_idx = np.array(self.small, dtype=np.int64)
         self.gaussian = not self.small
         self.slack = gauss_slack(self.s2, self.m)  # relative effect of the Gaussian groups' κ
         # tilts on a grid of lam_step_sd/sd(S): thresholds on the same tilt share one
@@ -254,6 +264,9 @@ class QuadratureTails:
         self._mu_scale = float(np.max(np.abs(self.A.astype(float)) * self.s2))
         self.sieve_T = math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0
         self._sieves = [self._make_sieve(self.sieve_T), None]
+        # pure-function memos (deterministic: a value depends on its query and level only)
+        self._memo: OrderedDict = OrderedDict()  # (level, query) → TailValue
+        self._hs_memo: OrderedDict = OrderedDict()  # (level, λ, β, x0, x1) → (G·X, errsum, sumabs)
 
     # -- sieve ------------------------------------------------------------------------
     def _make_sieve(self, T: float) -> "_Sieve":
@@ -263,7 +276,7 @@ class QuadratureTails:
         half = self.n_nodes // 2
         w = np.where((nodes == 0) | (2 * nodes == self.n_nodes), 1.0, 2.0)
         w[nodes > half] = 0.0
-        return _Sieve(T, umax, nodes, w, OrderedDict())
+        return _Sieve(T, umax, nodes, w, OrderedDict(), self.n_nodes)
 
     def _sieve(self, level: int) -> "_Sieve":
         """The sieve of level 0 (``T0``) or 1 (``T0 + RAISE_T``), built once each: every
@@ -332,7 +345,7 @@ class QuadratureTails:
         aG = np.abs(G) * sv.w
         N = self.n_nodes
         t = _Tilt(lam, lamq, exact, float(exact), float(exact - lamq * lamq * self.vq / 2) + float(kappa), kappa, kerr, s0, f_arr,
-                  G, err, float(aG.sum() / N), float((aG * (err + self._gamma0)).sum() / N),
+                  G, aG, err, float(aG.sum() / N), float((aG * (err + self._gamma0)).sum() / N),
                   math.log(-math.expm1(-lam)), sv)
         cache[lamq] = t
         while len(cache) > 24:
@@ -367,6 +380,12 @@ class QuadratureTails:
             sv = self._sieve(attempt)
             by_lam: dict[float, list] = {}
             for q in todo:
+                tv = self._memo.get((attempt, q))
+                if tv is not None:  # a value is a function of (query, level) only
+                    old = out.get(q)
+                    if old is None or tv.rel_error < old.rel_error:
+                        out[q] = tv
+                    continue
                 if attempt == 0:
                     lam = self._grid_lam(q.threshold, self.lam_min)
                 else:
@@ -375,38 +394,74 @@ class QuadratureTails:
                 by_lam.setdefault(lam, []).append(q)
             for lam in sorted(by_lam):
                 t = self._tilt(lam, sv)
-                for q in by_lam[lam]:
-                    tv = self._value(t, q)
+                qs = by_lam[lam]
+                for q, tv in zip(qs, self._values_at(t, qs)):
+                    self._memo[(attempt, q)] = tv
+                    if len(self._memo) > _MEMO_VALUES:
+                        self._memo.popitem(last=False)
                     old = out.get(q)
                     if old is None or tv.rel_error < old.rel_error:
                         out[q] = tv
         return out
 
-    # -- one value --------------------------------------------------------------------
-    def _value(self, t: _Tilt, q: WeightedQuery) -> TailValue:
+    # -- values -----------------------------------------------------------------------
+    def _values_at(self, t: _Tilt, qs) -> list:
+        """The TailValues of the queries on one tilt: the tails' signed sums in one kernel
+        call; per hockey-stick (β, x0, x1) the factors G·X and their bound sums once
+        (memoised), then the signed sum of each threshold; then the certified bound of each."""
+        N = self.n_nodes
+        sv = t.sieve
+        thr = np.array([(q.threshold - t.s0) % N for q in qs], dtype=np.int64)
+        plain = [i for i, q in enumerate(qs) if q.x0 == -math.inf]
+        hs = [i for i, q in enumerate(qs) if q.x0 != -math.inf]
+        out = [None] * len(qs)
+        if plain:
+            rs = tilted_sums(t.G, sv.nodes, N, thr[plain])
+            logK = -t.log1m
+            logK_err = EPS64 * (2 * abs(t.log1m) + 4)
+            for i, r in zip(plain, rs):
+                out[i] = self._finish(t, qs[i], float(r), t.errsum, t.sumabs, logK, logK_err)
+        if hs:
+            cos_t, sin_t, sh_t = self._trig(sv)
+            aG = t.aG
+            for i in hs:
+                q = qs[i]
+                a0 = -math.expm1(q.x0)
+                a1 = math.exp(q.x0) * -math.expm1(-q.x1)
+                key = (sv.T, t.lamq, q.beta, q.x0, q.x1)
+                hit = self._hs_memo.get(key)
+                if hit is None:
+                    X, R2 = delta_factors(cos_t, sin_t, sh_t, t.lam, q.beta, a0, a1)
+                    aGX = aG * np.abs(X)
+                    if t.err_hs is None:
+                        t.err_hs = t.err + self._gamma0 + 16 * EPS64
+                    errsum = float((aGX * t.err_hs).sum() + 8 * EPS64 * (aG * R2).sum()) / N
+                    sumabs = float(aGX.sum() / N)
+                    hit = self._hs_memo[key] = (t.G * X, errsum, sumabs)
+                    while len(self._hs_memo) > max(4, _MEMO_BYTES // (16 * max(1, len(sv.nodes)))):
+                        self._hs_memo.popitem(last=False)
+                else:
+                    self._hs_memo.move_to_end(key)
+                GX, errsum, sumabs = hit
+                r = float(tilted_sums(GX, sv.nodes, N, thr[i:i + 1])[0])
+                num0 = a0 + a1 * math.exp(-t.lam)
+                lb = -math.expm1(-(t.lam + q.beta))
+                logK = math.log(num0) - t.log1m - math.log(lb)
+                logK_err = EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12) \
+                    + 8 * EPS64 * (1 + abs(q.x0) + abs(q.x1))
+                out[i] = self._finish(t, q, r, errsum, sumabs, logK, logK_err)
+        return out
+
+    @staticmethod
+    def _trig(sv: "_Sieve"):
+        if sv.trig is None:
+            sv.trig = node_trig(sv.nodes, int(sv.n_nodes))
+        return sv.trig
+
+    def _finish(self, t: _Tilt, q: WeightedQuery, r: float, errsum: float, sumabs: float, logK: float,
+                logK_err: float) -> TailValue:
         s = q.threshold
         N = self.n_nodes
-        thr = np.array([(s - t.s0) % N], dtype=np.int64)
-        if q.x0 == -math.inf:
-            r = float(tilted_sums(t.G, t.sieve.nodes, N, thr)[0])
-            logK = -t.log1m
-            errsum, sumabs = t.errsum, t.sumabs
-            logK_err = EPS64 * (2 * abs(t.log1m) + 4)
-        else:
-            a0 = -math.expm1(q.x0)
-            a1 = math.exp(q.x0) * -math.expm1(-q.x1)
-            X, R2 = delta_factors(t.sieve.nodes, N, t.lam, q.beta, a0, a1)
-            GX = t.G * X
-            r = float(tilted_sums(GX, t.sieve.nodes, N, thr)[0])
-            aG = np.abs(t.G) * t.sieve.w
-            aGX = aG * np.abs(X)
-            errsum = float((aGX * (t.err + self._gamma0 + 16 * EPS64)).sum() + 8 * EPS64 * (aG * R2).sum()) / N
-            sumabs = float(aGX.sum() / N)
-            num0 = a0 + a1 * math.exp(-t.lam)
-            lb = -math.expm1(-(t.lam + q.beta))
-            logK = math.log(num0) - t.log1m - math.log(lb)
-            logK_err = EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12) \
-                + 8 * EPS64 * (1 + abs(q.x0) + abs(q.x1))
         method = "tilted-trapezoid"
         if not (r > 0 and math.isfinite(r)):
             return TailValue(s, -math.inf, math.inf, method, int(t.sieve.nodes.shape[0]), N, t.lam)
@@ -464,6 +519,19 @@ class QuadratureTails:
 
     def _alias_norm(self, t: _Tilt, s: int, big, logK: float, log_est, log_est_mp) -> float:
         """Both aliasing sums in units of the normalising factor R = e^{E − λs + κ}·K(λ)."""
+        N = self.n_nodes
+        lam = t.lam
+        huge = lam * self._mu_scale > HUGE_MU
+        if not huge and big is None and abs(s) < 2**53:
+            tot = alias_bound(lam, N, s, self._logR_float(t, s, big, logK), logK, t.rho_lam, self.vproxy, self.A, self.m,
+                              self.s2, self._small_idx, self.gaussian)
+            if tot != ALIAS_FALLBACK:
+                return tot
+        return self._alias_norm_py(t, s, big, logK)
+
+    def _alias_norm_py(self, t: _Tilt, s: int, big, logK: float) -> float:
+        """:meth:`_alias_norm` in Python: every case (huge tilts, exact CGF differences);
+        the kernel :func:`~exactdp.kernels.tilted.alias_bound` repeats its float path."""
         N = self.n_nodes
         lam = t.lam
         huge = lam * self._mu_scale > HUGE_MU
