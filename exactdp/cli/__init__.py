@@ -2,11 +2,14 @@
 
 Each subcommand lives in its own module of this package and exposes
 ``register(subparsers)``; the module only parses arguments, calls the public API and
-prints.  Heavy imports happen inside the command functions so that ``--help`` is fast.
+prints.  Heavy imports happen inside the command functions, and a call naming a command
+imports and registers only that command's module, so that ``--help`` and the first answer
+are fast (neither ``exactdp --help`` nor ``exactdp CMD --help`` imports Numba).
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import os
 import sys
@@ -17,11 +20,39 @@ from exactdp.numerics.errors import InputError, UncertifiedError
 
 __all__ = ["main", "build_parser"]
 
-#: Modules that contribute subcommands, in the order ``--help`` lists them.
-SUBCOMMAND_MODULES = ("accounting", "sweep", "release", "crosscheck", "calibrate", "risk", "countdep")
+#: Modules that contribute subcommands, in the order ``--help`` lists them, with the
+#: commands each registers (``tests/test_startup.py`` checks this against ``register``).
+SUBCOMMANDS = {
+    "accounting": ("delta", "epsilon", "tradeoff"),
+    "sweep": ("sweep",),
+    "release": ("release",),
+    "crosscheck": ("crosscheck",),
+    "calibrate": ("calibrate",),
+    "risk": ("risk",),
+    "countdep": ("countdep",),
+}
+SUBCOMMAND_MODULES = tuple(SUBCOMMANDS)
 
 
-def build_parser() -> Parser:
+class _VersionAction(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show program's version number and exit"):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from exactdp._version import __version__
+
+        sys.stdout.write(f"exactdp {__version__}\n")
+        parser.exit()
+
+
+def build_parser(argv=None) -> Parser:
+    """The ``exactdp`` parser.  When ``argv`` starts with a known command, only the module
+    of that command is imported and registered (a command's parser and its messages do not
+    depend on the other modules); otherwise (``--help``, ``--version``, an unknown
+    command) all of them, in :data:`SUBCOMMAND_MODULES` order."""
     parser = Parser(
         prog="exactdp",
         description=(
@@ -29,14 +60,19 @@ def build_parser() -> Parser:
             "mechanisms. Every reported number carries a certified error bound."
         ),
     )
-    from exactdp._version import __version__
-
-    parser.add_argument("--version", action="version", version=f"exactdp {__version__}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
-    for name in SUBCOMMAND_MODULES:
+    for name in _modules_for(argv):
         importlib.import_module(f"exactdp.cli.{name}").register(sub)
     return parser
+
+
+def _modules_for(argv) -> tuple:
+    """The subcommand modules a parse of ``argv`` needs."""
+    command = argv[0] if argv else None
+    owners = [name for name, commands in SUBCOMMANDS.items() if command in commands]
+    return tuple(owners) if owners else SUBCOMMAND_MODULES
 
 
 #: what to try when a result cannot be certified (appended unless the message says it)
@@ -54,7 +90,7 @@ def main(argv=None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a bound is certified or refused, never a warning
-            parser = build_parser()
+            parser = build_parser(argv)
             args = parser.parse_args(argv)
             return int(args.func(args) or 0)
     except InputError as exc:
