@@ -18,13 +18,16 @@ Policy (why):
   ``numba.njit(signature, ...)`` dispatcher as before (loaded from the cache, or compiled
   for exactly that signature); a process pays only for the kernels it calls.  A kernel
   that calls other kernels gets their dispatchers bound into its module globals before it
-  is built, so Numba compiles (or loads) it exactly as if everything had been eager.
+  is built, so Numba compiles (or loads) it exactly as if everything had been eager.  Once
+  built, every exactdp module's name for the kernel is rebound to the dispatcher itself.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import operator
+import sys
 import threading
 import types
 
@@ -67,6 +70,8 @@ class Kernel:
         self.py_func = fn
         self.signature = signature
         self._dispatcher = None
+        #: what a call calls: first a builder, then the dispatcher itself (see __call__)
+        self._call = self._build_and_call
 
     @property
     def dispatcher(self):
@@ -80,18 +85,21 @@ class Kernel:
                 import numba
 
                 _bind_callees(self.py_func)
-                self._dispatcher = numba.njit(self.signature, **JIT_OPTIONS)(self.py_func)
+                self._dispatcher = self._call = numba.njit(self.signature, **JIT_OPTIONS)(self.py_func)
+                _rebind(self, self._dispatcher)
             return self._dispatcher
 
-    def __call__(self, *args, **kwargs):
-        dispatcher = self._dispatcher
-        if dispatcher is None:
-            dispatcher = self._build()
-        return dispatcher(*args, **kwargs)
+    def _build_and_call(self, *args, **kwargs):
+        return self._build()(*args, **kwargs)
+
+    #: ``kernel(*args)`` calls ``self._call(*args)``: the builder on the first call, the
+    #: dispatcher afterwards; fetched by a C-level getter, so that a call of a built kernel
+    #: costs no Python frame beyond the dispatcher's own (the sweep makes ~2e4 per pair)
+    __call__ = property(operator.attrgetter("_call"))
 
     def __getattr__(self, name):
-        if name.startswith("__"):  # copy, pickle and introspection probes: not the dispatcher's
-            raise AttributeError(name)
+        if name.startswith("_"):  # private names, copy/pickle/introspection probes: not forwarded
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         return getattr(self.dispatcher, name)
 
     def __reduce__(self):
@@ -105,6 +113,17 @@ class Kernel:
 def _resolve(module: str, qualname: str):
     """The kernel ``module.qualname`` (unpickling)."""
     return getattr(importlib.import_module(module), qualname)
+
+
+def _rebind(kern: Kernel, dispatcher) -> None:
+    """Point every name bound to ``kern`` in exactdp's modules at its ``dispatcher``: after
+    its first call a kernel is called as the plain dispatcher (no proxy in between) by every
+    module that imported it by name."""
+    for name, module in list(sys.modules.items()):
+        if name == "exactdp" or name.startswith("exactdp."):
+            namespace = getattr(module, "__dict__", {})
+            for key in [k for k, v in namespace.items() if v is kern]:
+                namespace[key] = dispatcher
 
 
 def _global_names(code: types.CodeType):

@@ -2,8 +2,8 @@
 
 ``--help`` of the tool and of a command import no Numba (nor SciPy, nor matplotlib);
 importing the kernels or the engine loads no kernel; a kernel is built on first call with
-the one JIT policy and its declared signature, its callees' dispatchers bound first; a
-command's reduced parser (only its module registered) is the full parser's for it.
+the one JIT policy and its declared signature, its callees first, and exactdp's names for
+it rebound to the dispatcher; a command's reduced parser (only its module registered) is the full parser's for it.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import sys
 import pytest
 
 from exactdp.cli import SUBCOMMANDS, build_parser
+from exactdp.kernels.jit import Kernel, kernel
 
 HEAVY = ("numba", "scipy", "matplotlib", "llvmlite")
 
@@ -51,42 +52,58 @@ def test_importing_kernels_and_engine_loads_no_numba():
     assert "numba" not in loaded
 
 
+_FIRST_CALL = """
+import json, sys
+import numpy as np
+from exactdp.kernels import dgauss, tilted
+from exactdp.kernels.jit import JIT_OPTIONS, Kernel
+out = {"kernel_before": isinstance(tilted.saddle_point, Kernel), "numba_before": "numba" in sys.modules}
+held = tilted.saddle_point  # a reference held across the first call (as an importer's would be)
+held(np.array([1], dtype=np.int64), np.array([1], dtype=np.int64), np.array([2.0]), 0.25, 0.1)
+import numba
+D = numba.core.registry.CPUDispatcher
+out["rebound"] = {f"{m.__name__}.{n}": isinstance(m.__dict__[n], D) for m, n in
+                  ((tilted, "saddle_point"), (tilted, "cgf_slope"), (tilted, "tilted_moments"),
+                   (dgauss, "tilted_moments"))}
+out["unbuilt_stays"] = isinstance(dgauss.log_theta_real, Kernel)
+disp = held.dispatcher
+out["same_py_func"] = disp.py_func is held.py_func and tilted.saddle_point is disp
+out["options"] = {k: disp.targetoptions[k] == JIT_OPTIONS[k] for k in ("fastmath", "nogil", "error_model")}
+out["cache"] = type(disp._cache).__name__
+out["signatures"] = [len(d.signatures) for d in (disp, tilted.cgf_slope, dgauss.tilted_moments)]
+try:
+    dgauss.tilted_moments(np.arange(3), 2.0)
+    out["other_types"] = "compiled"
+except TypeError:
+    out["other_types"] = "refused"
+print(json.dumps(out))
+"""
+
+
 def test_kernel_built_on_first_call_with_the_policy():
-    import numba
-    import numpy as np
-
-    from exactdp.kernels import dgauss
-    from exactdp.kernels.jit import JIT_OPTIONS, Kernel
-
-    kern = dgauss.tilted_moments  # no kernel of its module calls it: it stays the Kernel object
-    assert isinstance(kern, Kernel)
-    assert all(isinstance(x, float) for x in kern(0.1, 2.0))
-    disp = kern.dispatcher
-    assert isinstance(disp, numba.core.registry.CPUDispatcher) and disp.py_func is kern.py_func
-    assert {k: disp.targetoptions[k] for k in ("fastmath", "nogil", "error_model")} == \
-        {k: JIT_OPTIONS[k] for k in ("fastmath", "nogil", "error_model")}
-    assert disp._cache.__class__.__name__ == "FunctionCache"  # cache=True
-    assert len(disp.signatures) == 1  # exactly the declared signature, compiled eagerly
-    with pytest.raises(TypeError):  # and no other specialisation compiled on demand
-        kern(np.arange(3), 2.0)
+    """In a new process: no Numba until the first call; the call builds the kernel and its
+    callees (one eager signature each, the policy's options, the disk cache), rebinds
+    exactdp's names to the dispatchers, and leaves kernels not called unbuilt."""
+    out = subprocess.run([sys.executable, "-c", _FIRST_CALL], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout.splitlines()[-1])
+    assert got == {"kernel_before": True, "numba_before": False,
+                   "rebound": {f"exactdp.kernels.{n}": True for n in ("tilted.saddle_point", "tilted.cgf_slope",
+                                                                      "tilted.tilted_moments", "dgauss.tilted_moments")},
+                   "unbuilt_stays": True, "same_py_func": True,
+                   "options": {"fastmath": True, "nogil": True, "error_model": True},
+                   "cache": "FunctionCache", "signatures": [1, 1, 1], "other_types": "refused"}
 
 
-def test_caller_built_after_its_callees():
-    import numba
-
-    from exactdp.kernels import tilted
-
-    tilted.saddle_point.dispatcher  # calls cgf_slope, which calls tilted_moments
-    for name in ("cgf_slope", "tilted_moments"):
-        assert isinstance(tilted.__dict__[name], numba.core.registry.CPUDispatcher), name
-        assert len(tilted.__dict__[name].signatures) == 1
+@kernel("float64(float64)")
+def _twice(x):  # never called: pickling needs no build
+    return 2.0 * x
 
 
 def test_kernel_pickles_by_reference():
-    from exactdp.kernels import dgauss
-
-    again = pickle.loads(pickle.dumps(dgauss.log_theta_real))
-    assert again(0.25, 3.0) == dgauss.log_theta_real(0.25, 3.0)
+    assert isinstance(_twice, Kernel) and "not loaded" in repr(_twice)
+    assert pickle.loads(pickle.dumps(_twice)) is _twice
+    assert _twice._dispatcher is None
 
 
 def test_subcommand_table_matches_registration():
