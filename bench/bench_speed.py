@@ -95,46 +95,55 @@ _NO_SCIPY = ("import sys\nclass _Hide:\n    def find_spec(self, name, path=None,
 _FLOOR_KERNEL = "import numba\n\n@numba.njit('float64(float64)', cache=True)\ndef one(x):\n    return x + 1.0\n"
 
 
-def _timed(argv, env=None) -> tuple[float, float, bytes]:
-    """(wall s, CPU s = the child's user+system, stdout) of one new process."""
+def _timed(argv, env=None) -> tuple[float, float, float, bytes]:
+    """(wall s to the first byte on stdout — the first answer —, wall s to the exit, CPU s =
+    the child's user+system, stdout) of one new process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    out = subprocess.run(argv, check=True, capture_output=True, env=env)
-    wall = time.perf_counter() - t0
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    first = proc.stdout.read(1)
+    t1 = time.perf_counter()
+    out = first + proc.stdout.read()
+    if proc.wait() != 0:
+        raise subprocess.CalledProcessError(proc.returncode, argv)
+    t2 = time.perf_counter()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, out.stdout
+    return t1 - t0, t2 - t0, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, out
 
 
 def _cli(argv, hide_scipy=False):
-    prelude = _NO_SCIPY if hide_scipy else ""
-    return [sys.executable, "-c", f"{prelude}import sys\nfrom exactdp.cli import main\nsys.exit(main({argv!r}))"]
+    """The ``exactdp`` program (``main()`` without argv, as the console script runs it)."""
+    if not hide_scipy:
+        return [sys.executable, "-m", "exactdp.cli", *argv]
+    return [sys.executable, "-c", f"{_NO_SCIPY}import sys\nsys.argv = ['exactdp', *{argv!r}]\n"
+            f"from exactdp.cli import main\nsys.exit(main())"]
 
 
-def time_cli(reps: int = 10) -> list[tuple[str, float, float]]:
-    """Warm-cache startup, each row (what, min wall s, CPU s of that run) over ``reps``
-    rounds that run every case once (so all cases see the same machine load), after one
-    warm-up round: the CLI call's first answer (SciPy importable, and hidden), ``exactdp
-    --help``, the Numba floor (import Numba, call one cached kernel; with and without
-    SciPy) and the interpreter alone."""
+def time_cli(reps: int = 10) -> list[tuple[str, float, float, float]]:
+    """Warm-cache startup, each row (what, first answer s, exit s, CPU s) of the run with the
+    earliest answer over ``reps`` rounds that run every case once (so all cases see the same
+    machine load), after one warm-up round: the CLI call (SciPy importable, and hidden),
+    ``exactdp --help``, the Numba floor (import Numba, call one cached kernel, print; with
+    and without SciPy) and the interpreter alone."""
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "floor_kernel.py"), "w") as f:
             f.write(_FLOOR_KERNEL)
         env = {**os.environ, "NUMBA_CACHE_DIR": os.path.join(d, "cache"), "PYTHONPATH": d}
-        floor = "import floor_kernel\nfloor_kernel.one(1.0)\n"
+        floor = "import floor_kernel\nprint(floor_kernel.one(1.0))\n"
         cases = [("exactdp " + " ".join(CLI_CALL), _cli(CLI_CALL), None),
                  ("  the same, SciPy hidden", _cli(CLI_CALL, hide_scipy=True), None),
                  ("exactdp --help", _cli(["--help"]), None),
-                 ("floor: import numba + call 1 cached kernel", [sys.executable, "-c", floor], env),
+                 ("floor: import numba, call 1 cached kernel", [sys.executable, "-c", floor], env),
                  ("  the same, SciPy hidden", [sys.executable, "-c", _NO_SCIPY + floor], env),
-                 ("floor: python -c pass", [sys.executable, "-c", "pass"], None)]
-        answers = [_timed(argv, e)[2] for _, argv, e in cases]  # warm-up (and the caches)
+                 ("python -c 'print(1)'", [sys.executable, "-c", "print(1)"], None)]
+        answers = [_timed(argv, e)[3] for _, argv, e in cases]  # warm-up (and the caches)
         assert answers[0] == answers[1], "hiding SciPy changed the answer"
-        best = [(math.inf, math.inf)] * len(cases)
+        best = [(math.inf,) * 3] * len(cases)
         for _ in range(reps):
             for k, (_, argv, e) in enumerate(cases):
-                wall, cpu, out = _timed(argv, e)
+                *times, out = _timed(argv, e)
                 assert out == answers[k], "an answer changed between runs"
-                best[k] = min(best[k], (wall, cpu))
+                best[k] = min(best[k], tuple(times))
     return [(what, *b) for (what, _, _), b in zip(cases, best)]
 
 
@@ -145,7 +154,7 @@ _ALL_KERNELS = ("import importlib, pkgutil\nimport exactdp.kernels as k\nfrom ex
                 "[v.dispatcher for v in ks.values()]\nprint(len(ks))\n")
 
 
-def time_cli_cold() -> list[tuple[str, float, float]]:
+def time_cli_cold() -> list[tuple[str, float, float, float]]:
     """The first run after install: the CLI call with an empty Numba cache (it compiles the
     kernels it calls), then, in a second empty cache, every kernel compiled; rows as
     :func:`time_cli` (one run each)."""
@@ -153,9 +162,9 @@ def time_cli_cold() -> list[tuple[str, float, float]]:
     for what, argv in ((f"cold cache: exactdp {' '.join(CLI_CALL)}", _cli(CLI_CALL)),
                        ("cold cache: every kernel compiled", [sys.executable, "-c", _ALL_KERNELS])):
         with tempfile.TemporaryDirectory() as d:
-            wall, cpu, _ = _timed(argv, {**os.environ, "NUMBA_CACHE_DIR": d})
+            first, wall, cpu, _ = _timed(argv, {**os.environ, "NUMBA_CACHE_DIR": d})
             n = sum(name.endswith(".nbc") for _, _, files in os.walk(d) for name in files)
-            rows.append((f"{what} ({n} kernels)", wall, cpu))
+            rows.append((f"{what} ({n} kernels)", first, wall, cpu))
     return rows
 
 
@@ -192,8 +201,9 @@ def main() -> None:
         rows = (time_cli(args.reps) if args.cli else []) + (time_cli_cold() if args.cli_cold else [])
         print(f"startup, a new process each (warm Numba cache: min of {args.reps} interleaved rounds after a "
               f"warm-up; CPU = user+sys of that run):")
-        for what, wall, cpu in rows:
-            print(f"  {what:<52} {wall:>6.3f} s wall {cpu:>6.3f} s CPU")
+        print(f"  {'':<48} {'answer':>8} {'exit':>8} {'CPU':>8}")
+        for what, first, wall, cpu in rows:
+            print(f"  {what:<48} {first:>6.3f} s {wall:>6.3f} s {cpu:>6.3f} s")
     if args.sweep:
         wall, cpu = time_sweep()
         print(f"full 946-pair DHC sweep (--jobs 2): {wall:.1f} s wall, {cpu:.1f} CPU-s")
