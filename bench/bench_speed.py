@@ -199,8 +199,9 @@ def main() -> None:
         print(f"{name:<46} {tmin * 1e3:>9.1f} ms {tmed * 1e3:>6.1f} ms {worst:>10.1e} {tp:>6.2f} s {tp / tmin:>11.3g}x")
     if args.cli or args.cli_cold:
         rows = (time_cli(args.reps) if args.cli else []) + (time_cli_cold() if args.cli_cold else [])
-        print(f"startup, a new process each (warm Numba cache: min of {args.reps} interleaved rounds after a "
-              f"warm-up; CPU = user+sys of that run):")
+        print("startup, a new process each; CPU = the child's user+sys" + (
+            f"; warm Numba cache: the run with the earliest answer of {args.reps} interleaved rounds after a warm-up"
+            if args.cli else "") + ":")
         print(f"  {'':<48} {'answer':>8} {'exit':>8} {'CPU':>8}")
         for what, first, wall, cpu in rows:
             print(f"  {what:<48} {first:>6.3f} s {wall:>6.3f} s {cpu:>6.3f} s")
