@@ -13,6 +13,7 @@ import contextlib
 import importlib
 import io
 import json
+import os
 import pickle
 import subprocess
 import sys
@@ -127,3 +128,28 @@ def test_reduced_parser_is_the_full_one(command):
     assert set(reduced._subparsers._group_actions[0].choices) == set(
         next(cs for cs in SUBCOMMANDS.values() if command in cs))
     assert _help(reduced, [command, "--help"]) == _help(full, [command, "--help"])
+
+
+_COMPILE_AFTER_CAP = """
+import os, sys
+sys.path.insert(0, {d!r})
+import numba  # loaded first, as in a --jobs 1 sweep whose manifest recorded numba's version
+from exactdp.sweep.driver import _cap_threads
+_cap_threads()
+import fresh_kernel
+print(fresh_kernel.plus_one(1.0))
+"""
+
+
+def test_kernel_compiles_after_the_sweep_caps_threads(tmp_path):
+    """A kernel first compiled after the sweep capped the threads of a process that had
+    already imported Numba (``exactdp sweep --jobs 1`` on a cold cache) compiles."""
+    (tmp_path / "fresh_kernel.py").write_text(
+        "from exactdp.kernels.jit import kernel\n\n\n@kernel('float64(float64)')\ndef plus_one(x):\n"
+        "    return x + 1.0\n")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_NUM_THREADS"}
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "cache")
+    out = subprocess.run([sys.executable, "-c", _COMPILE_AFTER_CAP.format(d=str(tmp_path))], capture_output=True,
+                         text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["2.0"]
