@@ -2,7 +2,8 @@
 
 The package face — everything a user needs; the layers below are described in the
 README's Layout section.  Names are loaded on first use (PEP 562), so ``import exactdp``
-and the CLI start without compiling or loading any kernel they do not need.
+and the CLI start without compiling or loading any kernel they do not need (and without
+reading the package metadata until ``__version__`` is asked for).
 
 >>> from exactdp import Composition, ExactAccountant
 >>> acc = ExactAccountant(Composition.from_sigma2(["10000/11"] * 20))
@@ -13,7 +14,6 @@ True
 
 from __future__ import annotations
 
-from exactdp._version import __version__
 from exactdp.numerics.lazy import lazy_names
 
 #: public name → the module that defines it
@@ -50,4 +50,4 @@ _FACE = {
 
 __all__ = ["__version__", *_FACE]
 
-__getattr__, __dir__ = lazy_names(__name__, _FACE)
+__getattr__, __dir__ = lazy_names(__name__, {"__version__": "exactdp._version", **_FACE})

@@ -13,13 +13,22 @@
 
 from __future__ import annotations
 
-from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon, delta, epsilon, tradeoff
-from exactdp.accounting.base import Accountant
-from exactdp.accounting.bracketed import BigLatticeAccountant
-from exactdp.accounting.coarsened import CoarsenedAccountant, DeltaBracket
-from exactdp.numerics.exact import as_real
-from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics, EpsilonPoint, TradeoffPoint
-from exactdp.accounting.verification import VerifiedDelta, VerifiedTail, verify_delta, verify_tail
+from exactdp.numerics.lazy import lazy_names
+
+#: public name → the module that defines it (loaded on first use, PEP 562: a query that
+#: needs only the exact accountant does not import the bracketed one or the verification twin)
+_NAMES = {
+    **{n: "exactdp.accounting.accountant" for n in
+       ("ExactAccountant", "bun_steinke_epsilon", "delta", "epsilon", "tradeoff")},
+    "Accountant": "exactdp.accounting.base",
+    "BigLatticeAccountant": "exactdp.accounting.bracketed",
+    "CoarsenedAccountant": "exactdp.accounting.coarsened",
+    "DeltaBracket": "exactdp.accounting.coarsened",
+    "as_real": "exactdp.numerics.exact",
+    **{n: "exactdp.accounting.results" for n in
+       ("AccountingResult", "DeltaPoint", "Diagnostics", "EpsilonPoint", "TradeoffPoint")},
+    **{n: "exactdp.accounting.verification" for n in ("VerifiedDelta", "VerifiedTail", "verify_delta", "verify_tail")},
+}
 
 __all__ = [
     "Accountant", "ExactAccountant", "delta", "epsilon", "tradeoff", "bun_steinke_epsilon", "as_real",
@@ -27,3 +36,5 @@ __all__ = [
     "BigLatticeAccountant", "CoarsenedAccountant", "DeltaBracket",
     "VerifiedDelta", "VerifiedTail", "verify_delta", "verify_tail",
 ]
+
+__getattr__, __dir__ = lazy_names(__name__, _NAMES)

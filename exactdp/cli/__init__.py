@@ -2,11 +2,16 @@
 
 Each subcommand lives in its own module of this package and exposes
 ``register(subparsers)``; the module only parses arguments, calls the public API and
-prints.  Heavy imports happen inside the command functions so that ``--help`` is fast.
+prints.  Heavy imports happen inside the command functions, and a call naming a command
+imports and registers only that command's module, so that ``--help`` and the first answer
+are fast (neither ``exactdp --help`` nor ``exactdp CMD --help`` imports Numba).
 """
 
 from __future__ import annotations
 
+import argparse
+import atexit
+import gc
 import importlib
 import os
 import sys
@@ -15,13 +20,41 @@ import warnings
 from exactdp.cli._common import Parser, fail, fail_input, json_errors, one_line
 from exactdp.numerics.errors import InputError, UncertifiedError
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "as_program"]
 
-#: Modules that contribute subcommands, in the order ``--help`` lists them.
-SUBCOMMAND_MODULES = ("accounting", "sweep", "release", "crosscheck", "calibrate", "risk", "countdep")
+#: Modules that contribute subcommands, in the order ``--help`` lists them, with the
+#: commands each registers (``tests/test_startup.py`` checks this against ``register``).
+SUBCOMMANDS = {
+    "accounting": ("delta", "epsilon", "tradeoff"),
+    "sweep": ("sweep",),
+    "release": ("release",),
+    "crosscheck": ("crosscheck",),
+    "calibrate": ("calibrate",),
+    "risk": ("risk",),
+    "countdep": ("countdep",),
+}
+SUBCOMMAND_MODULES = tuple(SUBCOMMANDS)
 
 
-def build_parser() -> Parser:
+class _VersionAction(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show program's version number and exit"):
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from exactdp._version import __version__
+
+        sys.stdout.write(f"exactdp {__version__}\n")
+        parser.exit()
+
+
+def build_parser(argv=None) -> Parser:
+    """The ``exactdp`` parser.  When ``argv`` starts with a known command, only the module
+    of that command is imported and registered (a command's parser and its messages do not
+    depend on the other modules); otherwise (``--help``, ``--version``, an unknown
+    command) all of them, in :data:`SUBCOMMAND_MODULES` order."""
     parser = Parser(
         prog="exactdp",
         description=(
@@ -29,14 +62,19 @@ def build_parser() -> Parser:
             "mechanisms. Every reported number carries a certified error bound."
         ),
     )
-    from exactdp._version import __version__
-
-    parser.add_argument("--version", action="version", version=f"exactdp {__version__}")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
-    for name in SUBCOMMAND_MODULES:
+    for name in _modules_for(argv):
         importlib.import_module(f"exactdp.cli.{name}").register(sub)
     return parser
+
+
+def _modules_for(argv) -> tuple:
+    """The subcommand modules a parse of ``argv`` needs."""
+    command = argv[0] if argv else None
+    owners = [name for name, commands in SUBCOMMANDS.items() if command in commands]
+    return tuple(owners) if owners else SUBCOMMAND_MODULES
 
 
 #: what to try when a result cannot be certified (appended unless the message says it)
@@ -48,13 +86,18 @@ def main(argv=None) -> int:
     """Run ``exactdp``: 0 on success, 2 for bad input, 3 for a result that cannot be
     certified; every error is one line on stderr (and a JSON ``error`` object on stdout
     under ``--json``), never a traceback (``EXACTDP_DEBUG=1`` re-raises).  Argument errors
-    found by argparse raise ``SystemExit(2)`` after printing their line."""
+    found by argparse raise ``SystemExit(2)`` after printing their line.
+
+    Called without ``argv`` it is the ``exactdp`` program (the console script, ``python -m
+    exactdp.cli``) and also applies :func:`as_program`."""
+    if argv is None:
+        as_program()
     argv = list(sys.argv[1:] if argv is None else argv)
     json_errors("--json" in argv)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a bound is certified or refused, never a warning
-            parser = build_parser()
+            parser = build_parser(argv)
             args = parser.parse_args(argv)
             return int(args.func(args) or 0)
     except InputError as exc:
@@ -67,6 +110,27 @@ def main(argv=None) -> int:
         return fail(*_describe(exc))
     finally:
         json_errors(False)
+
+
+#: threshold of the cyclic collector's oldest generation in the program (CPython's default: 10)
+PROGRAM_GC_THRESHOLD2 = 100
+
+
+def as_program() -> None:
+    """Process-wide garbage-collector settings of the ``exactdp`` program (never applied when
+    :func:`main` is called with ``argv``, as from Python or the tests).
+
+    Starting a query allocates ~10⁵ long-lived objects (NumPy, Numba's typing and target
+    registries, mpmath) and then few cycles: full collections over them are made 10× rarer
+    (oldest-generation threshold :data:`PROGRAM_GC_THRESHOLD2`; the younger generations
+    still collect every new cycle), and skipped at exit (``gc.freeze`` in an atexit handler,
+    run before the interpreter's final collections, which took ~0.3 s with Numba loaded;
+    the process ends right after, other atexit handlers still run).  No number depends on
+    either."""
+    gen0, gen1, _ = gc.get_threshold()
+    gc.set_threshold(gen0, gen1, PROGRAM_GC_THRESHOLD2)
+    atexit.unregister(gc.freeze)  # once per process
+    atexit.register(gc.freeze)
 
 
 def _describe(exc: Exception):

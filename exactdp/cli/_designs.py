@@ -10,10 +10,6 @@ Mechanism files (documented in the README):
 
 from __future__ import annotations
 
-import csv
-import tomllib
-from pathlib import Path
-
 from exactdp.cli._common import check_exponent
 from exactdp.mechanisms import Composition, DiscreteGaussian
 from exactdp.numerics.exact import InputError, check_sigma2_range, positive_fraction, to_int
@@ -46,6 +42,10 @@ def parse_sigma2_specs(specs) -> Composition:
 
 def read_mechanisms_file(path) -> Composition:
     """Read a TOML or CSV mechanisms file (see the module docstring)."""
+    import csv
+    import tomllib
+    from pathlib import Path
+
     p = Path(path)
     try:
         raw = p.read_bytes()

@@ -10,7 +10,6 @@ import math
 
 import numpy as np
 
-from exactdp.dgauss.mp import tail_mp
 from exactdp.kernels.dgauss import log_theta, log_theta_real
 from exactdp.numerics.exact import positive_fraction, to_fraction, to_int
 from exactdp.numerics.precision import DPS_FLOAT64
@@ -71,4 +70,6 @@ def cf(t: float, sigma2) -> complex:
 
 def tail(k: int, sigma2, mu=0) -> float:
     """``P(X ≥ k)`` as a float: the 20-digit twin :func:`tail_mp` rounded (relative accuracy)."""
+    from exactdp.dgauss.mp import tail_mp  # the mp twins load only when asked for
+
     return float(tail_mp(k, sigma2, mu, dps=DPS_FLOAT64))

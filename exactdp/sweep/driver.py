@@ -87,9 +87,14 @@ class SweepReport:
 
 
 def _cap_threads() -> None:
-    """One compute thread per worker process (the sweep's parallelism is across pairs)."""
+    """One compute thread per worker process (the sweep's parallelism is across pairs).
+
+    ``NUMBA_NUM_THREADS`` is set only before Numba is imported (it is read then; changed
+    after its thread pool started, every later compilation raises — with kernels built on
+    first call, a ``--jobs 1`` sweep on a cold cache)."""
     for var in _THREAD_VARS:
-        os.environ[var] = "1"
+        if not (var == "NUMBA_NUM_THREADS" and "numba" in sys.modules):
+            os.environ[var] = "1"
     try:
         import numba
 
