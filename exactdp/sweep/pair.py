@@ -23,10 +23,11 @@ from decimal import Decimal
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import from_float, to_str
+from mpmath.libmp import from_float, from_str, fzero, mpf_exp, mpf_gt, mpf_mul, mpf_pos, to_float, to_str
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf
+from exactdp.sweep.numtext import RND, bound_text_float, digits_exp, fmt_raw, layout, prec_of, value_of
 
 __all__ = [
     "DEFAULT_DELTAS",
@@ -164,7 +165,16 @@ class PairResult:
 
 
 def fmt(x, digits: int = DIGITS) -> str:
-    """Decimal text of an mpf/float with ``digits`` significant digits (deterministic)."""
+    """Decimal text of an mpf/float with ``digits`` significant digits (deterministic).
+
+    ``nstr(mpf(x), digits, min_fixed=-4, max_fixed=6, strip_zeros=False)`` under
+    ``workdps(digits + 15)`` ("0" for zero), computed on the raw value for an mpf or a
+    float (:mod:`exactdp.sweep.numtext`; the same rounding steps).
+    """
+    if type(x) is mpmath.mpf:
+        return fmt_raw(mpf_pos(x._mpf_, prec_of(digits + 15), RND), digits)
+    if type(x) is float:
+        return fmt_raw(mpf_pos(from_float(x), prec_of(digits + 15), RND), digits)
     with mpmath.workdps(digits + 15):
         x = mpmath.mpf(x)
         if x == 0:
@@ -175,21 +185,7 @@ def fmt(x, digits: int = DIGITS) -> str:
 def fmt_bound(x) -> str:
     """A non-negative error bound as 3-digit text, rounded *up* (stays a valid bound)."""
     if isinstance(x, (int, float)):
-        xf = float(x)
-        if not math.isfinite(xf):
-            return "inf"
-        if xf <= 0:
-            return "0"
-        q = Fraction(xf)  # exact
-        e = math.floor(math.log10(xf)) - 2
-        while q >= Fraction(10) ** (e + 3):
-            e += 1
-        while q < Fraction(10) ** (e + 2):
-            e -= 1
-        m = math.ceil(q / Fraction(10) ** e)
-        if m >= 1000:
-            m, e = (m + 9) // 10, e + 1
-        return f"{m // 100}.{m % 100:02d}e{e + 2}"
+        return bound_text_float(float(x))
     with mpmath.workdps(DPS_LOW):
         x = mpmath.mpf(x)
         if not mpmath.isfinite(x):
@@ -246,18 +242,65 @@ def _csv(rows) -> str:
     return "".join(",".join(str(v) for v in r) + "\n" for r in rows)
 
 
-def _grid_rows(pts, settings) -> list:
-    """The pair's sampled curve on the common α grid (interpolated between vertices)."""
-    from exactdp.sweep.envelope import interpolate
+_P_RESULT = prec_of(DPS_RESULT)
+_P_VERTEX = prec_of(25 + 15)  # fmt(·, 25)
+_P_BETA = prec_of(DIGITS + 15)  # fmt(·)
+_TINY = from_float(1e-300)
 
-    pts.sort(key=lambda p: (p[0], -p[1]))
-    curve = tuple([p[c] for p in pts] for c in range(4))
+
+def _vertex(log_value, rel: float) -> tuple:
+    """One trade-off vertex value: its 25-digit text, its point ``(v, v·rel)`` and sort key.
+
+    The former code, under ``workdps(DPS_RESULT)``: ``t = fmt(exp(mpf(log_value)), 25)``,
+    ``v = mpf(t)``, ``v * rel``; here the same libmp calls on raw values.  The key
+    ``(e, q)`` of a positive text ``q·10^(e−24)`` orders as the value (and as ``v``: the
+    25-digit texts are far apart at 133 bits, so rounding keeps order and ties); ``None``
+    when the text came from another path (the caller then sorts mpf objects).
+    """
+    if type(log_value) is float:
+        x = from_float(log_value)
+    elif type(log_value) is mpmath.mpf:
+        x = mpf_pos(log_value._mpf_, _P_RESULT, RND)
+    else:
+        with mpmath.workdps(DPS_RESULT):
+            x = mpmath.mpf(log_value)._mpf_
+    y = mpf_pos(mpf_exp(x, _P_RESULT, RND), _P_VERTEX, RND)
+    de = digits_exp(y, 25)
+    if de is None:
+        text = fmt_raw(y, 25)
+        v = mpf_pos(from_str(text, _P_RESULT, RND), _P_RESULT, RND)
+        key = (-(10**9), 0) if v == fzero else None
+    else:
+        text = layout(de[0], de[1], 25)
+        v = value_of(de[0], de[1], 25, text, _P_RESULT)
+        key = (de[1], de[0])
+    return text, v, mpf_mul(v, from_float(rel), _P_RESULT, RND), key
+
+
+def _grid_rows(pts, settings, keys=None) -> list:
+    """The pair's sampled curve on the common α grid (interpolated between vertices).
+
+    ``pts``: raw ``(α, β, abs err α, abs err β)`` at ``DPS_RESULT``; ``keys``: exact sort
+    keys ``(key α, key β)`` of the texts (see :func:`_vertex`), or ``None``.  The vertices
+    are sorted by ``(α, −β)`` as the former code sorted its mpf tuples.
+    """
+    from exactdp.sweep.envelope import interpolate_grid
+
+    n = len(pts)
+    if keys is not None and all(ka is not None and kb is not None for ka, kb in keys):
+        order = sorted(range(n), key=lambda m: (keys[m][0], (-keys[m][1][0], -keys[m][1][1])))
+    else:
+        mk = mpmath.mp.make_mpf
+        with mpmath.workdps(DPS_RESULT):  # −β rounds at the context's precision
+            order = sorted(range(n), key=lambda m: (mk(pts[m][0]), -mk(pts[m][1])))
+    curve = tuple([pts[m][c] for m in order] for c in range(4))
     rows = [GRID_COLUMNS]
     texts, values = grid_alphas(settings)
-    for t, a in zip(texts, values):
-        b, err, _gap = interpolate(curve, a, with_gap=False)
+    for t, (b, err) in zip(texts, interpolate_grid(curve, [a._mpf_ for a in values], _P_RESULT)):
         # float(err) rounds to nearest; the next float up is ≥ err
-        rows.append((t, fmt(b), fmt_bound(math.nextafter(float(err), math.inf)) if err > 1e-300 else fmt_bound(err)))
+        eb = (bound_text_float(math.nextafter(to_float(err, rnd=RND), math.inf)) if mpf_gt(err, _TINY)
+              else fmt_bound(mpmath.mp.make_mpf(err)))
+        rows.append((t, fmt_raw(mpf_pos(b, _P_BETA, RND), DIGITS), eb))
     return rows
 
 
@@ -327,17 +370,18 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     t3 = time.perf_counter()
 
     rows, worst_d, worst_e = _curve_rows(i, j, deltas, dpts, epts)
-    with mpmath.workdps(DPS_RESULT):
-        trows = [TRADEOFF_COLUMNS]
-        worst_t = 0.0
-        pts = []
-        for k, ta, tb in verts:
-            worst_t = max(worst_t, float(ta.rel_error), float(tb.rel_error))
-            a_txt, b_txt = fmt(mpmath.exp(mpmath.mpf(ta.log_value)), 25), fmt(mpmath.exp(mpmath.mpf(tb.log_value)), 25)
-            trows.append((k, a_txt, fmt_bound(ta.rel_error), b_txt, fmt_bound(tb.rel_error)))
-            a, b = mpmath.mpf(a_txt), mpmath.mpf(b_txt)
-            pts.append((a, b, a * float(ta.rel_error), b * float(tb.rel_error)))
-        grows = _grid_rows(pts, settings)
+    trows = [TRADEOFF_COLUMNS]
+    worst_t = 0.0
+    pts, keys = [], []
+    for k, ta, tb in verts:
+        ra, rb = float(ta.rel_error), float(tb.rel_error)
+        worst_t = max(worst_t, ra, rb)
+        a_txt, a, ea, ka = _vertex(ta.log_value, ra)
+        b_txt, b, eb, kb = _vertex(tb.log_value, rb)
+        trows.append((k, a_txt, fmt_bound(ta.rel_error), b_txt, fmt_bound(tb.rel_error)))
+        pts.append((a, b, ea, eb))
+        keys.append((ka, kb))
+    grows = _grid_rows(pts, settings, keys)
     diag = acc.diagnostics()
     return PairResult(
         i, j, _csv(rows), _csv(trows), _csv(grows),
@@ -396,8 +440,9 @@ def _bracketed_pair(i: int, j: int, acc, settings: SweepSettings, t0: float) -> 
         for m, a, b, r_a, r_b in zip(range(-half, half + 1), a_v.tolist(), b_v.tolist(), ra.tolist(), rb.tolist()):
             a_txt, b_txt = _fmt_float(a, 25), _fmt_float(b, 25)
             trows.append((m, a_txt, _bound_float(r_a), b_txt, _bound_float(r_b)))
-            a_m, b_m = mpmath.mpf(a_txt), mpmath.mpf(b_txt)
-            pts.append((a_m, b_m, a_m * r_a, b_m * r_b))
+            a_m, b_m = mpmath.mpf(a_txt)._mpf_, mpmath.mpf(b_txt)._mpf_
+            pts.append((a_m, b_m, mpf_mul(a_m, from_float(r_a), _P_RESULT, RND),
+                        mpf_mul(b_m, from_float(r_b), _P_RESULT, RND)))
         grows = _grid_rows(pts, settings)
     diag = acc.diagnostics()
     return PairResult(
