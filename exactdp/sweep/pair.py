@@ -248,7 +248,7 @@ _P_BETA = prec_of(DIGITS + 15)  # fmt(·)
 _TINY = from_float(1e-300)
 
 
-def _vertex(log_value, rel: float) -> tuple:
+def vertex_value(log_value, rel: float) -> tuple:
     """One trade-off vertex value: its 25-digit text, its point ``(v, v·rel)`` and sort key.
 
     The former code, under ``workdps(DPS_RESULT)``: ``t = fmt(exp(mpf(log_value)), 25)``,
@@ -277,11 +277,11 @@ def _vertex(log_value, rel: float) -> tuple:
     return text, v, mpf_mul(v, from_float(rel), _P_RESULT, RND), key
 
 
-def _grid_rows(pts, settings, keys=None) -> list:
+def grid_rows(pts, settings, keys=None) -> list:
     """The pair's sampled curve on the common α grid (interpolated between vertices).
 
     ``pts``: raw ``(α, β, abs err α, abs err β)`` at ``DPS_RESULT``; ``keys``: exact sort
-    keys ``(key α, key β)`` of the texts (see :func:`_vertex`), or ``None``.  The vertices
+    keys ``(key α, key β)`` of the texts (see :func:`vertex_value`), or ``None``.  The vertices
     are sorted by ``(α, −β)`` as the former code sorted its mpf tuples.
     """
     from exactdp.sweep.envelope import interpolate_grid
@@ -376,12 +376,12 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     for k, ta, tb in verts:
         ra, rb = float(ta.rel_error), float(tb.rel_error)
         worst_t = max(worst_t, ra, rb)
-        a_txt, a, ea, ka = _vertex(ta.log_value, ra)
-        b_txt, b, eb, kb = _vertex(tb.log_value, rb)
+        a_txt, a, ea, ka = vertex_value(ta.log_value, ra)
+        b_txt, b, eb, kb = vertex_value(tb.log_value, rb)
         trows.append((k, a_txt, fmt_bound(ta.rel_error), b_txt, fmt_bound(tb.rel_error)))
         pts.append((a, b, ea, eb))
         keys.append((ka, kb))
-    grows = _grid_rows(pts, settings, keys)
+    grows = grid_rows(pts, settings, keys)
     diag = acc.diagnostics()
     return PairResult(
         i, j, _csv(rows), _csv(trows), _csv(grows),
@@ -443,7 +443,7 @@ def _bracketed_pair(i: int, j: int, acc, settings: SweepSettings, t0: float) -> 
             a_m, b_m = mpmath.mpf(a_txt)._mpf_, mpmath.mpf(b_txt)._mpf_
             pts.append((a_m, b_m, mpf_mul(a_m, from_float(r_a), _P_RESULT, RND),
                         mpf_mul(b_m, from_float(r_b), _P_RESULT, RND)))
-        grows = _grid_rows(pts, settings)
+        grows = grid_rows(pts, settings)
     diag = acc.diagnostics()
     return PairResult(
         i, j, _csv(rows), _csv(trows), _csv(grows),
