@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from exactdp.sweep.numtext import mpfr_context, nearest_digits
 from exactdp.sweep.pair import SweepSettings, fmt, fmt_bound, grid_alphas, grid_rows, vertex_value
 
 # ------------------------------------------------------------------ references (former code)
@@ -114,8 +115,16 @@ def _boundary_values(digits: int) -> list:
     return out
 
 
-def _raw_equal(fast_raw, ref_mpf) -> bool:
-    return fast_raw == ref_mpf._mpf_
+def _raw_equal(fast, ref_mpf) -> bool:
+    """Whether a fast value (raw tuple or gmpy2 mpfr) is the same number as an mpf."""
+    if not isinstance(fast, tuple):
+        if fast.is_nan():
+            return mpmath.isnan(ref_mpf)
+        if fast.is_zero() or fast.is_infinite():
+            return ref_mpf == float(fast)
+        m, e = fast.as_mantissa_exp()
+        fast = mpmath.libmp.from_man_exp(m, e)
+    return fast == ref_mpf._mpf_
 
 
 # ------------------------------------------------------------------ fmt
@@ -203,8 +212,7 @@ def test_vertex_value_special_logs():
         for rel in (0.0, 1e-10, math.inf):
             t, v, ev, _ = vertex_value(lv, rel)
             rt, rv, rev = ref_vertex(lv, rel)
-            assert t == rt and _raw_equal(v, rv), lv
-            assert (ev == rev._mpf_) or (mpmath.isnan(rev) and ev == mpmath.nan._mpf_)
+            assert t == rt and _raw_equal(v, rv) and _raw_equal(ev, rev), lv
 
 
 def test_vertex_texts_at_digit_boundaries():
@@ -217,6 +225,51 @@ def test_vertex_texts_at_digit_boundaries():
                 logs += [lv, math.nextafter(lv, 0), math.nextafter(lv, -math.inf)]
     for lv in logs:
         assert vertex_value(lv, 1e-11)[0] == ref_vertex(lv, 1e-11)[0], lv
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(st.one_of(st.floats(-2500, 50), st.floats(-1, 1)))
+def test_mpmath_exp_is_as_accurate_as_nearest_digits_assumes(x):
+    """mpf_exp at 136 bits against MPFR at 300 bits: < 2^-130 relative (2^-103 assumed)."""
+    y = mpmath.libmp.mpf_exp(mpmath.libmp.from_float(x), 136, "n")
+    c = mpfr_context(300)
+    m, e = c.exp(x).as_mantissa_exp()
+    with mpmath.workprec(400):
+        rel = abs(mpmath.mpf(y) / (mpmath.mpf(int(m)) * mpmath.mpf(2) ** int(e)) - 1)
+    assert rel < mpmath.mpf(2) ** -130
+
+
+def test_nearest_digits_refuses_near_midpoints_and_rounds_elsewhere():
+    c = mpfr_context(200)
+    rng = random.Random(5)
+    for _ in range(300):
+        q = rng.randrange(10**24, 10**25)
+        e = rng.randrange(-30, 3)
+        with mpmath.workprec(300):
+            unit = mpmath.mpf(10) ** (e - 24)
+            for off, expect in ((mpmath.mpf(0.5), None), (mpmath.mpf(0.5) + mpmath.mpf(2) ** -17, None),
+                                (mpmath.mpf(0.5) + mpmath.mpf(2) ** -15, q + 1), (mpmath.mpf(0.5) - mpmath.mpf(2) ** -15, q),
+                                (mpmath.mpf(0.01), q), (mpmath.mpf(0.99), q + 1)):
+                v = (q + off) * unit
+                m, ex = mpmath.mpf(v).man_exp
+                z = c.mul_2exp(c.plus(int(m)) if int(m).bit_length() <= 200 else c.plus(m), int(ex))
+                got = nearest_digits(z, 25)
+                if expect is None:
+                    assert got is None
+                else:
+                    exp_q, exp_e = (expect, e) if expect < 10**25 else (10**24, e + 1)
+                    assert got == (exp_q, exp_e)
+
+
+def test_vertex_fallback_path_matches_the_context_code():
+    """The mpmath steps used near a midpoint give the former text and value."""
+    from exactdp.sweep.pair import _vertex_text_mpmath
+
+    rng = random.Random(9)
+    for lv in [rng.uniform(-60, 0) for _ in range(200)] + [0.0, -1e-300, -3000.5]:
+        t, v = _vertex_text_mpmath(lv)
+        rt, rv, _ = ref_vertex(lv, 0.0)
+        assert t == rt and v == rv._mpf_
 
 
 def _random_curve(rng, n):
@@ -260,14 +313,19 @@ def test_pair_files_match_the_context_code():
     rhos = load_allocation("dhc-persons-2020").pair_rhos(1, 1)
     acc = ExactAccountant(Composition.from_rhos(tuple(rhos)), rel_tol=s.rel_tol)
     verts = acc.tradeoff_vertices(tradeoff_thresholds(acc.lattice, s.tradeoff_half, s.alpha_min))
-    trows, ref_pts = [], []
+    from exactdp.sweep.pair import compute_pair
+
+    ref_t, ref_g = ref_tradeoff_rows(verts, s)
+    res = compute_pair(1, 1, rhos, s)
+    assert res.tradeoff_csv.splitlines() == [",".join(map(str, r)) for r in ref_t]
+    assert res.grid_csv.splitlines() == [",".join(map(str, r)) for r in ref_g]
+
+def ref_tradeoff_rows(verts, s):
+    """The former compute_pair post-processing of the accountant's vertices (reference)."""
+    trows, pts = [("threshold", "alpha", "alpha_rel_error", "beta", "beta_rel_error")], []
     for k, ta, tb in verts:
         at, a, ea = ref_vertex(ta.log_value, ta.rel_error)
         bt, b, eb = ref_vertex(tb.log_value, tb.rel_error)
-        trows.append(f"{k},{at},{ref_fmt_bound(ta.rel_error)},{bt},{ref_fmt_bound(tb.rel_error)}")
-        ref_pts.append((a, b, ea, eb))
-    from exactdp.sweep.pair import compute_pair
-
-    res = compute_pair(1, 1, rhos, s)
-    assert res.tradeoff_csv.splitlines()[1:] == trows
-    assert res.grid_csv.splitlines() == [",".join(map(str, r)) for r in ref_grid_rows(ref_pts, s)]
+        trows.append((k, at, ref_fmt_bound(ta.rel_error), bt, ref_fmt_bound(tb.rel_error)))
+        pts.append((a, b, ea, eb))
+    return trows, ref_grid_rows(pts, s)

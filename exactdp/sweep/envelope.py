@@ -19,7 +19,6 @@ from __future__ import annotations
 import bisect
 
 import mpmath
-from mpmath.libmp import mpf_abs, mpf_add, mpf_div, mpf_ge, mpf_le, mpf_lt, mpf_mul, mpf_sub, round_nearest
 
 __all__ = ["alpha_grid", "pair_curve", "interpolate", "interpolate_grid", "lower_hull", "gdp_beta",
            "ENVELOPE_COLUMNS"]
@@ -81,39 +80,40 @@ def interpolate(curve, alpha, with_gap: bool = True) -> tuple:
     return beta, err, max(beta - lower, mpmath.mpf(0))
 
 
-def interpolate_grid(curve, grid, prec: int):
+def interpolate_grid(curve, grid, ctx):
     """``interpolate(curve, α, with_gap=False)[:2]`` for every α of an ascending grid, on
-    raw ``mpmath.libmp`` values at ``prec`` bits (round to nearest).
+    ``gmpy2.mpfr`` values in the MPFR context ``ctx`` (round to nearest).
 
-    ``curve`` holds four lists of raw values (A ascending), ``grid`` raw values in
-    ascending order.  The bracketing index is walked forward instead of bisected (it is
-    ``bisect_right(A, α)``: the first vertex with α < A[r]); every arithmetic step is the
-    libmp call that the mpf operators of :func:`interpolate` make under
-    ``workdps`` of ``prec``.  Yields ``(β, error bound)`` raw pairs.
+    ``curve`` holds four lists (A ascending), ``grid`` the α in ascending order.  The
+    bracketing index is walked forward instead of bisected (it is ``bisect_right(A, α)``:
+    the first vertex with α < A[r]).  Every step is the correctly rounded operation that
+    the mpf operators of :func:`interpolate` perform under ``workdps`` of the same
+    precision (mpmath's + − × ÷ are correctly rounded, as MPFR's are), so the numbers
+    are the same.  Yields ``(β, error bound)``.
     """
     A, B, EA, EB = curve
     n = len(A)
-    rnd = round_nearest
+    sub, mul, add, div = ctx.sub, ctx.mul, ctx.add, ctx.div
     r = 0
     for alpha in grid:
-        if mpf_le(alpha, A[0]):
+        if alpha <= A[0]:
             yield B[0], EB[0]
             continue
-        if mpf_ge(alpha, A[-1]):
+        if alpha >= A[-1]:
             yield B[-1], EB[-1]
             continue
-        while r < n and not mpf_lt(alpha, A[r]):
+        while r < n and not alpha < A[r]:
             r += 1
         i0, i1 = r - 1, r
         a0, a1, b0, b1 = A[i0], A[i1], B[i0], B[i1]
-        eb = EB[i1] if mpf_lt(EB[i0], EB[i1]) else EB[i0]  # max(): the first of equals
+        eb = EB[i1] if EB[i1] > EB[i0] else EB[i0]  # max(): the first of equals
         if a1 == a0:
-            yield (b1 if mpf_lt(b1, b0) else b0), eb
+            yield (b1 if b1 < b0 else b0), eb
             continue
-        slope = mpf_div(mpf_sub(b1, b0, prec, rnd), mpf_sub(a1, a0, prec, rnd), prec, rnd)
-        beta = mpf_add(b0, mpf_mul(slope, mpf_sub(alpha, a0, prec, rnd), prec, rnd), prec, rnd)
-        ea = EA[i1] if mpf_lt(EA[i0], EA[i1]) else EA[i0]
-        yield beta, mpf_add(eb, mpf_mul(mpf_abs(slope, prec, rnd), ea, prec, rnd), prec, rnd)
+        slope = div(sub(b1, b0), sub(a1, a0))
+        beta = add(b0, mul(slope, sub(alpha, a0)))
+        ea = EA[i1] if EA[i1] > EA[i0] else EA[i0]
+        yield beta, add(eb, mul(ctx.abs(slope), ea))
 
 
 def lower_hull(points) -> list:

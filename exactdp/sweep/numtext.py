@@ -30,8 +30,13 @@ from __future__ import annotations
 
 import math
 
+import gmpy2
 from mpmath.libmp import (
     dps_to_prec,
+    finf,
+    fnan,
+    fninf,
+    from_man_exp,
     from_rational,
     from_str,
     fzero,
@@ -41,11 +46,12 @@ from mpmath.libmp import (
 from mpmath.libmp.libmpf import blog2_10
 
 __all__ = ["RND", "prec_of", "digits_exp", "layout", "value_of", "text_of", "fmt_raw", "bound_text_float",
-           "POW10"]
+           "POW10", "mpfr_context", "nearest_digits", "decimal_mpfr", "mpfr_to_raw", "raw_to_mpfr", "fmt_mpfr"]
 
 RND = round_nearest
 #: 10**k for k = 0..1199 (covers every scale digits_exp and bound_text_float use)
 POW10 = tuple(10**k for k in range(1200))
+_P10Z = tuple(gmpy2.mpz(v) for v in POW10)  # the same as gmpy2 integers (no conversions)
 _MIN_FIXED, _MAX_FIXED = -4, 6
 
 
@@ -60,32 +66,46 @@ def prec_of(dps: int) -> int:
     return p
 
 
+def mpfr_context(prec: int):
+    """A gmpy2 (MPFR) context of ``prec`` bits, round to nearest-even (as mpmath's
+    ``round_nearest``), no traps and MPFR's default (practically unbounded) exponents.
+    Every call of the sweep names its context: the global gmpy2 context is never used."""
+    c = _CTX.get(prec)
+    if c is None:
+        c = _CTX[prec] = gmpy2.context(precision=prec, round=gmpy2.RoundToNearest)
+    return c
+
+
+_CTX: dict = {}
+_BITPREC: dict = {}
+
+
 def digits_exp(s, dps: int):
     """``(q, e)`` of ``to_str(s, dps)``: the text's value is ``q·10^(e − dps + 1)`` with
     ``10^(dps−1) ≤ q < 10^dps``; ``None`` when ``s`` is not positive and finite or
     ``|exp + bc| > 3500`` (then ``to_str`` takes another path)."""
     sign, man, exp, bc = s
-    if sign or not man or abs(exp + bc) > 3500:
+    mag = exp + bc
+    if sign or not man or mag > 3500 or mag < -3500:
         return None
-    bitprec = int((dps + 10) * blog2_10) + 10  # to_digits_exp(s, dps + 10)
-    fixprec = bitprec - exp - bc
-    if fixprec < 0:
-        fixprec = 0
+    bitprec = _BITPREC.get(dps)
+    if bitprec is None:
+        bitprec = _BITPREC[dps] = int((dps + 10) * blog2_10) + 10  # to_digits_exp(s, dps + 10)
+    fixprec = bitprec - mag if bitprec > mag else 0
     fixdps = int(fixprec / blog2_10 + 0.5)
     off = exp + fixprec
-    sf = man << off if off >= 0 else man >> -off
-    sb = sf * POW10[fixdps] >> fixprec
+    sb = ((man << off) if off >= 0 else (man >> -off)) * _P10Z[fixdps] >> fixprec
     n = len(str(sb))
     if n <= dps:  # round_digits would assert; let to_str say so
         return None
     k = n - dps
-    q, r = divmod(sb, POW10[k])
-    half = 5 * POW10[k - 1]
+    q, r = divmod(sb, _P10Z[k])
+    half = 5 * _P10Z[k - 1]
     e = n - fixdps - 1
     if r > half or (r == half and q & 1):  # round_digits: half to even on the digits
         q += 1
-        if q == POW10[dps]:
-            q, e = POW10[dps - 1], e + 1
+        if q == _P10Z[dps]:
+            q, e = _P10Z[dps - 1], e + 1
     return q, e
 
 
@@ -127,28 +147,130 @@ def fmt_raw(s, dps: int) -> str:
 
 
 def bound_text_float(x: float) -> str:
-    """:func:`exactdp.sweep.pair.fmt_bound` of a float: 3 significant digits rounded up,
-    in exact integer arithmetic (``x = n/d``, ``d`` a power of two)."""
+    """:func:`exactdp.sweep.pair.fmt_bound` of a float: 3 significant digits rounded up.
+
+    ``t = f"{x:.16e}"`` is the nearest 17-digit decimal of the exact binary value
+    (correctly rounded, so monotone in x).  Unless ``t`` is itself a 3-digit decimal,
+    ``x`` lies strictly between the same two 3-digit decimals as ``t`` (rounding cannot
+    cross a 17-digit number), and the ceiling is the upper one, read off ``t``.  When it
+    is, the ceiling is ``t`` or the next one up, decided exactly (``x = n/d``).
+    """
     if not math.isfinite(x):
         return "inf"
     if x <= 0:
         return "0"
-    n, d = x.as_integer_ratio()
-    e = math.floor(math.log10(x)) - 2
-    # 10^(e+2) ≤ x < 10^(e+3), decided exactly (the float log10 is only a start)
-    while _ge_pow10(n, d, e + 3):
-        e += 1
-    while not _ge_pow10(n, d, e + 2):
-        e -= 1
-    if e >= 0:
-        m = -(-n // (d * POW10[e]))
+    t = f"{x:.16e}"  # d.dddddddddddddddde±X...
+    m, e = int(t[0] + t[2:4]), int(t[19:])
+    if t[4:18] != "00000000000000":
+        m += 1
     else:
-        m = -(-(n * POW10[-e]) // d)
-    if m >= 1000:
-        m, e = (m + 9) // 10, e + 1
-    return f"{m // 100}.{m % 100:02d}e{e + 2}"
+        n, d = x.as_integer_ratio()
+        p = e - 2  # t = m·10^p exactly
+        if (m * POW10[p] * d < n) if p >= 0 else (m * d < n * POW10[-p]):
+            m += 1
+    if m == 1000:
+        m, e = 100, e + 1
+    return f"{m // 100}.{m % 100:02d}e{e}"
 
 
-def _ge_pow10(n: int, d: int, p: int) -> bool:
-    """Whether n/d ≥ 10^p."""
-    return n >= d * POW10[p] if p >= 0 else n * POW10[-p] >= d
+# ------------------------------------------------------------------ MPFR values (gmpy2)
+#
+# mpmath's mpf_add/sub/mul/div and from_rational are correctly rounded (exact result,
+# or a sticky bit, then ``normalize`` with round-half-even), and so is every MPFR
+# operation: at the same precision and rounding both give the same number, so values
+# may be carried as ``gmpy2.mpfr`` between the steps.  exp is the exception (mpmath's
+# ``mpf_exp`` is accurate, not correctly rounded): see :func:`nearest_digits`.
+
+_G = 64  # guard bits below the last decimal digit in nearest_digits
+_HALF = 1 << (_G - 1)
+_MARGIN = 1 << (_G - 16)
+_MASK = gmpy2.mpz((1 << _G) - 1)
+_LOG10_2 = math.log10(2)
+
+
+def nearest_digits(z, dps: int):
+    """``(q, e)``: an mpfr ``z > 0`` rounded to the nearest ``dps``-digit decimal
+    ``q·10^(e−dps+1)``, or ``None`` when ``z`` lies within 2^-16 units of the last digit
+    of a rounding midpoint, or its binary exponent is beyond ±3400.
+
+    Used on ``z`` = MPFR's correctly rounded ``exp`` (relative error ≤ 2^-136) in place of
+    ``to_str(mpf_exp(x, 136), dps)``: that text is the nearest rounding of
+    ``y = mpf_exp(x)`` except within 1e-10 units of a midpoint (``to_str`` rounds half to
+    even a digit string truncated ≥ 10 digits further), and ``|y − e^x| ≤ 2^-103·e^x``
+    (mpmath works at 150 bits, ``tests/test_sweep_format.py`` measures < 2^-130), i.e.
+    < 2^-20 units of the 25th digit; outside the 2^-16 margin all of them round alike.
+    """
+    m, ex = z.as_mantissa_exp()
+    bl = m.bit_length()
+    if m <= 0 or abs(ex + bl) > 3400:
+        return None
+    lo, hi = _P10Z[dps - 1], _P10Z[dps]
+    f = float(z)
+    e = math.floor(math.log10(f)) if 0 < f < math.inf else math.floor((ex + bl - 1) * _LOG10_2)
+    while True:  # the float estimate of e can be one off next to a power of ten
+        sh = dps - 1 - e
+        num, den = (m * _P10Z[sh], 1) if sh >= 0 else (m, _P10Z[-sh])
+        g = ex + _G
+        x = (num << g) // den if g >= 0 else num // (den << -g)
+        q = x >> _G
+        if q < lo:
+            e -= 1
+        elif q >= hi:
+            e += 1
+        else:
+            break
+    frac = x & _MASK
+    if abs(frac - _HALF) <= _MARGIN:
+        return None
+    if frac > _HALF:
+        q += 1
+        if q == hi:
+            q, e = lo, e + 1
+    return q, e
+
+
+#: exact MPFR powers of ten 10^j, j ≤ 58 (5^58 has 135 bits)
+_P10_MPFR = tuple(gmpy2.mpfr(10**j, 136) for j in range(59))
+
+
+def decimal_mpfr(q: int, e: int, dps: int, text: str, ctx):
+    """``mpmath.mpf(text)`` at ``ctx.precision`` bits (≥ 136) as an mpfr, for a text
+    printed from ``(q, e)``: one correctly rounded division ``q / 10^j``
+    (= ``from_rational``), else ``from_str`` itself."""
+    k = e - dps + 1
+    if e < 0 and -58 <= k and ctx.precision >= 136:
+        return ctx.div(q, _P10_MPFR[-k])
+    return raw_to_mpfr(value_of(q, e, dps, text, ctx.precision), ctx)
+
+
+def mpfr_to_raw(x):
+    """The raw mpmath value of an mpfr (exact)."""
+    if x.is_zero():
+        return fzero
+    if x.is_nan():
+        return fnan
+    if x.is_infinite():
+        return fninf if x < 0 else finf
+    m, e = x.as_mantissa_exp()
+    return from_man_exp(m, e)
+
+
+def raw_to_mpfr(raw, ctx):
+    """The mpfr of a raw mpmath value with at most ``ctx.precision`` bits (exact)."""
+    sign, man, exp, bc = raw
+    if not man:
+        return gmpy2.mpfr({fzero: 0, finf: "inf", fninf: "-inf"}.get(raw, "nan"), 2)
+    x = ctx.mul_2exp(gmpy2.mpfr(man, max(bc, 2)), exp)
+    return ctx.minus(x) if sign else x
+
+
+def fmt_mpfr(x, dps: int) -> str:
+    """:func:`exactdp.sweep.pair.fmt` of an mpfr (``mpf(x)`` at ``dps + 15`` digits,
+    then ``nstr``)."""
+    y = mpfr_context(prec_of(dps + 15)).plus(x)
+    if y > 0 and y.is_finite():
+        m, ex = y.as_mantissa_exp()
+        de = digits_exp((0, m, ex, m.bit_length()), dps)
+        if de is not None:
+            return layout(de[0], de[1], dps)
+    return fmt_raw(mpfr_to_raw(y), dps)
