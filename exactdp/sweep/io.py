@@ -29,6 +29,7 @@ __all__ = [
     "write_task",
     "remove_temp_files",
     "read_csv",
+    "read_columns",
     "read_json",
     "MANIFEST",
     "LOCK_FILE",
@@ -149,6 +150,14 @@ def read_csv(path) -> list[dict]:
     lines = Path(path).read_text(encoding="utf-8").splitlines()
     head = lines[0].split(",")
     return [dict(zip(head, ln.split(","))) for ln in lines[1:] if ln]
+
+
+def read_columns(path) -> dict:
+    """A CSV written by the sweep as columns: header name → list of texts (row order)."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    head = lines[0].split(",")
+    cols = list(zip(*(ln.split(",") for ln in lines[1:] if ln))) or [()] * len(head)
+    return {h: list(c) for h, c in zip(head, cols)}
 
 
 def read_json(path) -> dict:

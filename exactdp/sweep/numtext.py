@@ -46,7 +46,8 @@ from mpmath.libmp import (
 from mpmath.libmp.libmpf import blog2_10
 
 __all__ = ["RND", "prec_of", "digits_exp", "layout", "value_of", "text_of", "fmt_raw", "bound_text_float",
-           "POW10", "mpfr_context", "nearest_digits", "decimal_mpfr", "mpfr_to_raw", "raw_to_mpfr", "fmt_mpfr"]
+           "POW10", "mpfr_context", "nearest_digits", "decimal_mpfr", "mpfr_to_raw", "raw_to_mpfr", "fmt_mpfr",
+           "parse_mpfr"]
 
 RND = round_nearest
 #: 10**k for k = 0..1199 (covers every scale digits_exp and bound_text_float use)
@@ -252,7 +253,7 @@ def mpfr_to_raw(x):
     if x.is_infinite():
         return fninf if x < 0 else finf
     m, e = x.as_mantissa_exp()
-    return from_man_exp(m, e)
+    return from_man_exp(m, int(e))
 
 
 def raw_to_mpfr(raw, ctx):
@@ -274,3 +275,17 @@ def fmt_mpfr(x, dps: int) -> str:
         if de is not None:
             return layout(de[0], de[1], dps)
     return fmt_raw(mpfr_to_raw(y), dps)
+
+
+def parse_mpfr(text: str, ctx):
+    """``mpmath.mpf(text)`` under a context of ``ctx.precision`` bits, as an mpfr.
+
+    ``from_str`` is correctly rounded (``from_rational`` / ``from_int``) when its decimal
+    exponent lies within ±400, as MPFR's string conversion always is: for the sweep's
+    texts (≤ 30 digits, exponent ``E`` with ``|E| < 360``) the two are the same number;
+    other texts go through ``from_str`` itself.
+    """
+    i = text.find("e")
+    if len(text) <= 40 and (i < 0 or -360 < int(text[i + 1:]) < 360):
+        return gmpy2.mpfr(text, ctx.precision, context=ctx)
+    return raw_to_mpfr(from_str(text, ctx.precision, RND), ctx)

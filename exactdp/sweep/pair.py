@@ -316,7 +316,7 @@ def grid_rows(pts, settings, keys=None) -> list:
     sort keys ``(key α, key β)`` of the texts (see :func:`vertex_value`), or ``None``.  The
     vertices are sorted by ``(α, −β)`` as the former code sorted its mpf tuples.
     """
-    from exactdp.sweep.envelope import interpolate_grid
+    from exactdp.sweep.envelope import interpolate_grid, mpfr_arithmetic
 
     n = len(pts)
     if keys is not None and all(ka is not None and kb is not None for ka, kb in keys):
@@ -329,7 +329,7 @@ def grid_rows(pts, settings, keys=None) -> list:
     texts = grid_alphas(settings)[0]
     bounds: dict = {}
     for t, (b, err) in zip(texts, interpolate_grid(curve, _grid_mpfr(settings.alpha_min, settings.envelope_points),
-                                                   _C_RESULT)):
+                                                   mpfr_arithmetic(_C_RESULT))):
         if err > 1e-300:  # float(err) rounds to nearest; the next float up is ≥ err
             eb = _cached_bound(bounds, math.nextafter(float(err), math.inf))
         else:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 
@@ -59,6 +60,7 @@ def plot_eps_delta(summary_rows, outdir, stem="eps_delta", rho=None) -> list:
     return save(fig, outdir, stem)
 
 
+@functools.lru_cache(maxsize=4096)
 def _probit(text):
     """Φ⁻¹(p) of a decimal string p ∈ (0, 1), at 40 digits (p may be 1 − 1e-20)."""
     import mpmath
