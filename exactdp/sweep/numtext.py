@@ -79,6 +79,7 @@ def mpfr_context(prec: int):
 
 _CTX: dict = {}
 _BITPREC: dict = {}
+_FMT_CTX: dict = {}
 
 
 def digits_exp(s, dps: int):
@@ -268,7 +269,10 @@ def raw_to_mpfr(raw, ctx):
 def fmt_mpfr(x, dps: int) -> str:
     """:func:`exactdp.sweep.pair.fmt` of an mpfr (``mpf(x)`` at ``dps + 15`` digits,
     then ``nstr``)."""
-    y = mpfr_context(prec_of(dps + 15)).plus(x)
+    ctx = _FMT_CTX.get(dps)
+    if ctx is None:
+        ctx = _FMT_CTX[dps] = mpfr_context(prec_of(dps + 15))
+    y = ctx.plus(x)
     if y > 0 and y.is_finite():
         m, ex = y.as_mantissa_exp()
         de = digits_exp((0, m, ex, m.bit_length()), dps)
