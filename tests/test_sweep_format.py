@@ -329,3 +329,39 @@ def ref_tradeoff_rows(verts, s):
         trows.append((k, at, ref_fmt_bound(ta.rel_error), bt, ref_fmt_bound(tb.rel_error)))
         pts.append((a, b, ea, eb))
     return trows, ref_grid_rows(pts, s)
+
+
+def ref_probit(text):
+    """The former plots._probit: float of sqrt(2)·erfinv(2p − 1) at 40 digits."""
+    with mpmath.workdps(40):
+        p = mpmath.mpf(text)
+        if p <= 0 or p >= 1:
+            return math.nan
+        return float(mpmath.sqrt(2) * mpmath.erfinv(2 * p - 1))
+
+
+@settings(derandomize=True, max_examples=150, deadline=None)
+@given(st.one_of(st.floats(1e-25, 1 - 1e-12), st.floats(0, 25).map(lambda k: 10.0 ** -k),
+                 st.floats(1, 20).map(lambda k: 1 - 10.0 ** -k)), st.sampled_from([12, 20, 25]))
+def test_probit_matches_mpmath(p, digits):
+    from exactdp.sweep.plots import _probit
+
+    text = mpmath.nstr(mpmath.mpf(p), digits, strip_zeros=False) if p < 1 else "1"
+    if 1 - p < 1e-15:  # the envelope's α reach 1 − 1e-20: write those as decimals
+        text = "0." + "9" * 20 + str(int(p * 7) % 10)
+    a, b = _probit(text), ref_probit(text)
+    assert a == b or (math.isnan(a) and math.isnan(b)), text
+
+
+def test_probit_special_texts():
+    """Also: the MPFR path itself settles these (the fallback is not what is tested)."""
+    from exactdp.sweep.plots import _probit_mpfr
+
+    for text in ("0.5", "1e-20", "0.99999999999999999999", "0.3", "0.0001234", "0.7"):
+        assert _probit_mpfr(text) == ref_probit(text), text
+    from exactdp.sweep.plots import _probit
+
+    for text in ("0", "1", "0.5", "1e-20", "0.99999999999999999999", "1e-300", "0.9999999999999999999999999999999999999999999",
+                 "0.5000000000000000000001", "2", "-1"):
+        a, b = _probit(text), ref_probit(text)
+        assert a == b or (math.isnan(a) and math.isnan(b)), text
