@@ -18,10 +18,12 @@ import numpy as np
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 
-__all__ = ["split_tail_sums", "sorted_tail_sums", "NEAR_SLOTS"]
+__all__ = ["split_tail_sums", "grouped_tail_sums", "sorted_tail_sums", "NEAR_SLOTS", "NEAR_BAND"]
 
 #: near-integer atoms reported per threshold (more: the caller redoes that threshold)
 NEAR_SLOTS = 64
+#: an atom whose fractional part is within this of the threshold's is settled exactly
+NEAR_BAND = 1e-9
 
 
 @kernel("Tuple((float64[:], int64[:]))(int64[:], float64[:], float64[:], float64[:], int64, float64[:], int64[:], "
@@ -61,6 +63,68 @@ def split_tail_sums(ints, fracs, probs, suffix, base_lo, fts, its, strict, near)
         out[t] = acc + comp
         cnt[t] = c
     return out, cnt
+
+
+@kernel("Tuple((float64[:], int64[:]))(int64[:], int64[:], float64[:], float64[:], float64[:], int64, float64[:], "
+        "int64[:], boolean, int64[:, :])")
+def grouped_tail_sums(starts, dvals, f2, p2, suffix, base_lo, fts, its, strict, near):
+    """The tail sums of :func:`split_tail_sums` with the atoms grouped by integer part:
+    atom j of group g is ``d_g + f2[j]`` (``0 ≤ f2 < 1``, ascending within the group,
+    group g at ``starts[g]:starts[g+1]``), and the thresholds sorted by ``fts`` (each in
+    ``[NEAR_BAND, 1 − NEAR_BAND]``).  In group g the atoms with ``f2 ≤ ft`` (``< ft``
+    when not strict) have ``k = it − d_g + 1``, the others ``k = it − d_g``; their two
+    probability sums come from an ascending and a descending compensated walk over the
+    group (no complement, no cancellation), so a batch costs O(atoms + groups × thresholds)
+    instead of O(atoms × thresholds).  Atoms with ``|f2 − ft| ≤ NEAR_BAND`` go to
+    ``near[t, :]`` (sorted positions) for the caller to settle exactly."""
+    T = fts.shape[0]
+    D = dvals.shape[0]
+    N = suffix.shape[0] - 1
+    slots = near.shape[1]
+    acc = np.zeros(T)
+    comp = np.zeros(T)
+    cnt = np.zeros(T, dtype=np.int64)
+    for g in range(D):
+        a = starts[g]
+        b = starts[g + 1]
+        d = dvals[g]
+        j = a
+        jl = a
+        jh = a
+        s = 0.0
+        c = 0.0
+        for t in range(T):
+            ft = fts[t]
+            while j < b and (f2[j] <= ft if strict else f2[j] < ft):
+                s, c = neumaier_add(s, c, p2[j])
+                j += 1
+            while jl < b and f2[jl] < ft - NEAR_BAND:
+                jl += 1
+            if jh < jl:
+                jh = jl
+            while jh < b and f2[jh] <= ft + NEAR_BAND:
+                jh += 1
+            for q in range(jl, jh):
+                if cnt[t] < slots:
+                    near[t, cnt[t]] = q
+                cnt[t] += 1
+            low = s + c
+            idx = its[t] - d + 1 - base_lo
+            if low > 0.0 and idx < N:
+                acc[t], comp[t] = neumaier_add(acc[t], comp[t], low * suffix[max(idx, 0)])
+        j = b - 1
+        s = 0.0
+        c = 0.0
+        for t in range(T - 1, -1, -1):
+            ft = fts[t]
+            while j >= a and (f2[j] > ft if strict else f2[j] >= ft):
+                s, c = neumaier_add(s, c, p2[j])
+                j -= 1
+            high = s + c
+            idx = its[t] - d - base_lo
+            if high > 0.0 and idx < N:
+                acc[t], comp[t] = neumaier_add(acc[t], comp[t], high * suffix[max(idx, 0)])
+    return acc + comp, cnt
 
 
 @kernel("Tuple((float64[:], int64[:]))(float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], "

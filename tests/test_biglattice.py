@@ -359,3 +359,32 @@ def test_tiny_sigma2_groups_stay_tight(design):
         assert (ep.upper - ep.lower) <= 1e-9 * ep.upper
         assert big_lattice_delta_brute(design, Fraction(mpmath.nstr(ep.upper, 40))) <= mpmath.mpf(d)
         assert big_lattice_delta_brute(design, Fraction(mpmath.nstr(ep.lower, 40))) > mpmath.mpf(d)
+
+
+@pytest.mark.parametrize("method", ["auto", "smoothed"])
+def test_negative_epsilon_against_brute_force(method):
+    """δ(ε) for ε < 0 (= 1 − e^ε + e^ε δ(−ε)), on both big-lattice paths, against the
+    brute-force hockey stick ``P[W > ε − c] − e^ε P[W > ε + c]`` at the same ε."""
+    design = DESIGNS[0] if method == "auto" else ((Fraction(71234567, 9999991), 1, 12), (Fraction(39182731, 9999973), 1, 12))
+    # the smoothed path at a coarse fixed resolution (its resonance count stays small)
+    acc = BigLatticeAccountant(_comp(design), method=method, resolution=None if method == "auto" else 2e-4)
+    eps = [Fraction(-1, 1000), Fraction(-1, 2), Fraction(-3), lambda dps: -mpmath.sqrt(2)]
+    for p, e in zip(acc.delta(eps), eps):
+        ref = big_lattice_delta_brute(design, e if isinstance(e, Fraction) else Fraction(mpmath.nstr(e(40), 35)))
+        slack = 0 if isinstance(e, Fraction) else mpmath.mpf(10) ** -30
+        assert p.lower - slack <= ref <= p.upper + slack, (method, e, p.lower, ref, p.upper)
+        assert p.upper - p.lower <= (2e-9 if method == "auto" else 1e-2) * ref
+        assert 0 <= p.second_term <= p.first_term <= 1
+
+
+def test_a_useless_bracket_is_refused_not_reported():
+    """P.L. 94-171 with a σ² = 1/1000 mechanism: the smoothed path can only say δ ∈ [0, 1]
+    at ε = 5 (the truth is ≈ 1 − e^{−495}); that is refused (exit 3), not printed."""
+    from exactdp.census.allocations import load_allocation
+    from exactdp.numerics.errors import UncertifiedError
+
+    base = Composition.from_rhos(load_allocation("pl94-persons-2020").pair_rhos(1, 1))
+    comp = Composition(tuple(base.groups) + ((DiscreteGaussian(Fraction(1, 1000), 1), 1),))
+    acc = BigLatticeAccountant(comp)
+    with pytest.raises(UncertifiedError, match="brackets it only in"):
+        acc.delta(["5"])

@@ -279,3 +279,13 @@ def test_results_do_not_depend_on_query_history(specs):
     used.tradeoff(["1e-400", "0.99999999999999999999", "1/2"])
     used.delta(["100", "1/3"])
     assert [_numbers(getattr(used, k)(a)) for k, a in queries] == fresh
+
+
+# ---------------------------------------------------------------- |ε| beyond 1e50 in the API
+@pytest.mark.parametrize("e", ["1e200", "-1e60", F(10**51)])
+def test_python_api_refuses_huge_epsilon_like_the_cli(e):
+    """δ(ε = 1e200) used to raise a raw OverflowError from the quadrature; the API now
+    refuses |ε| > 1e50 with the CLI's one-line InputError (naming the value as given)."""
+    for comp in (Composition.from_sigma2(["2"]), Composition.from_sigma2(["121/100", "12148/25", "121481/100"])):
+        with pytest.raises(InputError, match=r"above 1e50 is not supported"):
+            ExactAccountant(comp).delta([e])

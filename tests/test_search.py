@@ -21,6 +21,7 @@ from exactdp.numerics.search import (
     bisect_real,
     expand,
     first_true,
+    first_true_near,
     golden_max,
     golden_min,
     least_int,
@@ -60,6 +61,25 @@ def test_first_true_finds_the_threshold_whatever_the_probe(lo, n, frac, probe):
     assert got == _brute_first(lambda k: k >= t, lo, hi) == t
     # probes alternate with midpoints: the bracket at least halves every two tests
     assert pred.calls <= 2 * math.ceil(math.log2(n)) + 2
+
+
+@PROPS
+@given(lo=st.integers(-10**6, 10**6), n=st.integers(1, 5000), frac=st.floats(0, 1),
+       off=st.integers(-6000, 6000), hi_tested=st.booleans())
+def test_first_true_near_finds_the_threshold_whatever_the_guess(lo, n, frac, off, hi_tested):
+    hi = lo + n
+    t = lo + 1 + int(frac * (n - 1))
+    pred = Counted(t)
+    got = first_true_near(pred, t + off, lo, hi, hi_tested=hi_tested)
+    assert got == _brute_first(lambda k: k >= t, lo, hi) == t
+    d = abs(min(max(t + off, lo + 1), hi) - t)
+    # a right guess costs two tests; a guess d away O(log d) more
+    assert pred.calls <= (2 if d == 0 else 4 * math.ceil(math.log2(d + 1)) + 4)
+
+
+def test_first_true_near_refuses_a_false_upper_end():
+    with pytest.raises(SearchError):
+        first_true_near(lambda k: k >= 100, 5, 0, 50, hi_tested=False)
 
 
 @PROPS

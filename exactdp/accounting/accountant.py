@@ -13,13 +13,11 @@ For a :class:`~exactdp.mechanisms.Composition` with lattice sum ``S = scale·W``
   a second certified interval, and the two are intersected.  For ε < 0,
   ``δ(ε) = 1 − e^ε + e^ε δ(−ε)`` (non-negative terms).
 * **ε(δ)**: on each piece ``ε ∈ [ε_{k−1}, ε_k]``, ``ε_k = c + k/scale``, both tails are
-  constant, so ``δ(ε) = δ(ε_{k−1}) − (e^ε − e^{ε_{k−1}}) P[S ≥ k + K]``.  The piece is
-  found by :func:`exactdp.numerics.search.first_true` on the *certified* predicate
-  ``upper(δ(ε_k)) ≤ target`` (estimates only propose where to test), between analytic
-  brackets (``δ(ε) > 1 − e^ε`` and the zCDP bound); inside it ε is solved in closed form
-  from the bounds of δ(ε_{k−1}) and of the tail, so ``δ(upper) ≤ target`` holds by
-  construction.  Targets above 1/2 are compared through ``1 − δ`` (computed directly as
-  ``P[S ≤ k − 1] + e^ε P[S ≥ k + K]``) and ``1 − target`` (exact).
+  constant, so ``δ(ε) = δ(ε_{k−1}) − (e^ε − e^{ε_{k−1}}) P[S ≥ k + K]``; the piece is
+  found on certified predicates and ε solved in closed form inside it (the methods of
+  :class:`exactdp.accounting.inversion.ProfileInversion`).  Targets above 1/2 are
+  compared through ``1 − δ`` (computed directly as ``P[S ≤ k − 1] + e^ε P[S ≥ k + K]``)
+  and ``1 − target`` (exact).
 * **trade-off**: the optimal test rejects when ``S ≥ k`` (randomising on the boundary
   atom); its vertices are ``(α_k, β_k) = (P[S ≥ k], P[S ≥ K − k + 1])``; between two
   vertices f is linear with slope ``−e^{β(k−1) − c}`` (the likelihood ratio of the
@@ -37,37 +35,22 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from fractions import Fraction
-from typing import Callable
 
 import mpmath
 
-from exactdp.accounting.base import Accountant, check_rel_tol, sequence_values
+from exactdp.accounting.base import Accountant, check_epsilon_range, check_rel_tol, sequence_values
 from exactdp.accounting.curve import _DPS, _ROUND, TradeoffCurve, _bounds, _mp
-from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics, EpsilonPoint
-from exactdp.engine.lattice import floor_exact, lattice_of
+from exactdp.accounting.inversion import ProfileInversion, bun_steinke_epsilon
+from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics
+from exactdp.engine.lattice import lattice_of
 from exactdp.engine.tails import TailEngine, TailValue, WeightedQuery
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import LatticeTooLarge, UncertifiedError
-from exactdp.numerics.exact import InputError, as_real, check_sigma2_range, to_fraction
+from exactdp.numerics.exact import InputError, as_real, check_sigma2_range
 from exactdp.numerics.precision import to_mpf, workdps
-from exactdp.numerics.search import first_true
 
 __all__ = ["ExactAccountant", "delta", "epsilon", "tradeoff", "bun_steinke_epsilon", "as_real", "check_rel_tol",
            "check_sigma2_range"]
-
-def bun_steinke_epsilon(rho, delta) -> Callable:
-    """The Bureau's conversion ``ε = ρ + 2 sqrt(ρ ln(1/δ))`` as an exact-real callable."""
-    rho = to_fraction(rho, "rho")
-    delta = to_fraction(delta, "delta")
-
-    def eps(dps):
-        with workdps(dps + 10):
-            r = to_mpf(rho)
-            d = to_mpf(delta)
-            return r + 2 * mpmath.sqrt(r * mpmath.log(1 / d))
-
-    return eps
-
 
 class _Profile:
     """Certified δ(ε) and 1 − δ(ε) at one ε: estimates and brackets (mp)."""
@@ -78,7 +61,7 @@ class _Profile:
         return (self.d_hi - self.d_lo) / 2 / self.d if self.d > 0 else mpmath.inf
 
 
-class ExactAccountant(TradeoffCurve, Accountant):
+class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
     """Exact accountant of one composition (lattice and quadrature state are cached).
 
     Parameters
@@ -130,6 +113,8 @@ class ExactAccountant(TradeoffCurve, Accountant):
             return
         self.lattice = lattice_of(composition)
         self.engine = TailEngine(self.lattice, rel_tol=self.rel_tol)
+        self._memo_tails: dict = {}
+        self._memo_weighted: dict = {}
 
     # ------------------------------------------------------------------ helpers
     def diagnostics(self) -> Diagnostics:
@@ -150,6 +135,30 @@ class ExactAccountant(TradeoffCurve, Accountant):
 
     def _tails(self, ks) -> list[TailValue]:
         return self.engine.tails(ks)
+
+    #: values kept per accountant by :meth:`_loose_tails` / :meth:`_loose_weighted`
+    MEMO_SIZE = 50_000
+
+    def _loose_tails(self, ks) -> list[TailValue]:
+        """``engine.tails(ks, strict=False)``, each threshold computed once per accountant
+        (a value is a pure function of its threshold: the searches re-ask the same ones)."""
+        memo = self._memo_tails
+        todo = sorted({int(k) for k in ks} - memo.keys())
+        if todo:
+            if len(memo) > self.MEMO_SIZE:
+                memo.clear()
+            memo.update(zip(todo, self.engine.tails(todo, strict=False)))
+        return [memo[int(k)] for k in ks]
+
+    def _loose_weighted(self, queries) -> list[TailValue]:
+        """``engine.weighted(queries, strict=False)``, each query computed once per accountant."""
+        memo = self._memo_weighted
+        todo = list(dict.fromkeys(q for q in queries if q not in memo))
+        if todo:
+            if len(memo) > self.MEMO_SIZE:
+                memo.clear()
+            memo.update(zip(todo, self.engine.weighted(todo, strict=False)))
+        return [memo[q] for q in queries]
 
     def _uncertified(self, what: str):
         return UncertifiedError(f"{what} could not be certified to {self.max_rel:g} relative; try a looser "
@@ -175,20 +184,20 @@ class ExactAccountant(TradeoffCurve, Accountant):
             ks = [q.threshold + lat.shift for q in queries] + [q.threshold for q in queries]
             if complement:
                 ks += [1 - q.threshold for q in queries]
-            tv = dict(zip(ks, self.engine.tails(ks, strict=False)))
+            tv = dict(zip(ks, self._loose_tails(ks)))
             need1 = [True] * len(queries)
             loose = [i for i, (q, e) in enumerate(zip(queries, eps_list))
                      if not self._tails_tight(tv[q.threshold], tv[q.threshold + lat.shift], e)]
-            got = dict(zip(loose, self.engine.weighted([queries[i] for i in loose], strict=False)))
+            got = dict(zip(loose, self._loose_weighted([queries[i] for i in loose])))
             wv = [got.get(i, none) for i in range(len(queries))]
         else:
-            wv = self.engine.weighted(queries, strict=False)
+            wv = self._loose_weighted(queries)
             need1 = [full or not (self.engine.done(w) and w.rel_error <= self.max_rel / 4) for w in wv]
             ks = [q.threshold + lat.shift for q in queries]
             ks += [q.threshold for q, n in zip(queries, need1) if n]
             if complement:
                 ks += [1 - q.threshold for q in queries]  # P[S ≤ k1 − 1] = P[S ≥ 1 − k1]
-            tv = dict(zip(ks, self.engine.tails(ks, strict=False)))
+            tv = dict(zip(ks, self._loose_tails(ks)))
         out = []
         with workdps(_DPS):
             for q, w, n, e in zip(queries, wv, need1, eps_list):
@@ -273,7 +282,9 @@ class ExactAccountant(TradeoffCurve, Accountant):
     # ------------------------------------------------------------------ δ(ε)
     def delta(self, epsilons: Iterable) -> tuple[DeltaPoint, ...]:
         """δ(ε) for each ε (exact rational, decimal string, or callable for irrationals)."""
-        eps_list = [as_real(e, "epsilon") for e in sequence_values(epsilons, "epsilon")]
+        raw = sequence_values(epsilons, "epsilon")
+        eps_list = [as_real(e, "epsilon") for e in raw]
+        check_epsilon_range(self.rho, eps_list, "epsilon", shown=raw)
         if self.identical:
             with workdps(_DPS):
                 pts = []
@@ -290,7 +301,7 @@ class ExactAccountant(TradeoffCurve, Accountant):
             if n:
                 pr = self._profile_at(e)
                 k1, k2 = pr.thresholds
-                t1, t2 = self.engine.tails([k1, k2], strict=False)
+                t1, t2 = self._loose_tails([k1, k2])
                 with workdps(_DPS):  # diagnostic terms (estimates) of the certified δ
                     pr.p1 = _bounds(t1)[0] if mpmath.isfinite(t1.log_mp) else mpmath.mpf(1)
                     pr.p2 = (_bounds(t2)[0] if mpmath.isfinite(t2.log_mp) else mpmath.mpf(1)) * mpmath.exp(_mp(e))
@@ -304,147 +315,6 @@ class ExactAccountant(TradeoffCurve, Accountant):
                 # + the rounding of the 40-digit estimate itself
                 out.append(DeltaPoint(em, pr.d, (pr.d_hi - pr.d_lo) / 2 + pr.d * _ROUND, pr.p1, pr.p2, pr.thresholds))
         return tuple(out)
-
-    # ------------------------------------------------------------------ ε(δ)
-    def epsilon(self, deltas: Iterable) -> tuple[EpsilonPoint, ...]:
-        """The smallest ε with δ(ε) ≤ target, for each target δ ∈ (0, 1)."""
-        out = []
-        for d in sequence_values(deltas, "delta"):
-            dt = to_fraction(d, "delta")
-            if not 0 < dt < 1:
-                raise InputError("delta", d, "must lie in (0, 1)")
-            out.append(self._epsilon_one(dt))
-        return tuple(out)
-
-    def _below(self, pr: _Profile, dt: Fraction, side: str) -> bool:
-        """Certified comparison of δ with the target: ``side='upper'`` → δ ≤ target is
-        certain; ``'lower'`` → δ > target is certain (through 1 − δ above 1/2)."""
-        with workdps(_DPS + 10):
-            if dt > Fraction(1, 2):
-                cd = to_mpf(1 - dt)
-                return pr.c_lo >= cd if side == "upper" else pr.c_hi < cd
-            dm = to_mpf(dt)
-            return pr.d_hi <= dm if side == "upper" else pr.d_lo > dm
-
-    def _epsilon_one(self, dt: Fraction) -> EpsilonPoint:
-        with workdps(_DPS + 10):
-            dmp = to_mpf(dt)
-            # log(1 − dt), from the exact complement
-            log_c = mpmath.log1p(-dmp) if dt <= Fraction(1, 2) else mpmath.log(to_mpf(1 - dt))
-        if self.identical:  # δ(ε) = 1 − e^ε: ε* = log(1 − dt) exactly
-            with workdps(_DPS):
-                return EpsilonPoint(dmp, +log_c, log_c - abs(log_c) * _ROUND, log_c + abs(log_c) * _ROUND, 0)
-        lat = self.lattice
-        # δ(ε) ≥ 1 − e^ε > dt for ε < log(1 − dt): an analytic lower bracket
-        e_low = Fraction(math.floor(float(log_c)) - 1)
-        k_lo = floor_exact(e_low - lat.c, lat.scale) - 1
-        eps_hi = bun_steinke_epsilon(lat.c, dt)
-        k_hi = max(floor_exact(lambda dps: eps_hi(dps) - to_mpf(lat.c), lat.scale) + 1, k_lo + 1)
-        cache: dict = {}
-        high = dt > Fraction(1, 2)
-
-        def prof(k):
-            if k not in cache:
-                cache[k] = self._profile_at(self._piece_eps(k), full=False, complement=high)
-            return cache[k]
-
-        def pred(k):
-            return self._below(prof(k), dt, "upper")
-
-        step = max(1, int(lat.scale))
-        tries = 0
-        while not pred(k_hi):  # the zCDP bound is valid; only an uncertifiable δ lands here
-            k_hi += step
-            step *= 2
-            tries += 1
-            if tries > 3:
-                raise self._uncertified(f"ε(δ={mpmath.nstr(dmp, 6)}) (δ at the zCDP bound)")
-
-        def probe(a, b):
-            """A secant step on sqrt(−log δ) (about linear in ε beyond ρ: δ is nearly
-            Gaussian in ε) between evaluated ends, else a Newton step from the evaluated
-            end (dδ/dε = −e^ε P[S ≥ k + K] on a piece); only proposes where to test."""
-            pa, pb = cache.get(a), cache.get(b)
-            if pa is not None and pb is not None and 0 < pa.d < 1 and 0 < pb.d < 1 and dt < Fraction(1, 2):
-                with workdps(_DPS):
-                    la, lb = mpmath.sqrt(-mpmath.log(pa.d)), mpmath.sqrt(-mpmath.log(pb.d))
-                    lt = mpmath.sqrt(-mpmath.log(dmp))
-                    if la != lb:
-                        return a + int(mpmath.nint((b - a) * (la - lt) / (la - lb)))
-            best = None
-            for k in (a, b):
-                p = cache.get(k)
-                if p is None or not (p.d > 0) or p.p2 is None or not (p.p2 > 0):
-                    continue
-                with workdps(_DPS):
-                    gap = mpmath.log(p.d) - mpmath.log(dmp)
-                    step = gap * p.d / p.p2  # Δε
-                    cand = k + int(mpmath.nint(step * to_mpf(lat.scale)))
-                if best is None or abs(gap) < best[0]:
-                    best = (abs(gap), cand)
-            return None if best is None else best[1]
-
-        k = first_true(pred, k_lo, k_hi, probe=probe)
-        full_cache: dict = {}
-
-        def full_prof(e0):
-            if e0 not in full_cache:
-                full_cache[e0] = self._profile_at(e0)
-            return full_cache[e0]
-
-        upper, est = self._solve_piece(k, dt, "upper", full_prof)
-        kk = k
-        lower = None
-        for _ in range(4):  # the certified lower end: step down while the bracket straddles
-            if kk - 1 <= k_lo:  # δ(ε) > 1 − e^ε > dt below e_low (analytic)
-                break
-            if self._below(prof(kk - 1), dt, "lower"):  # δ(ε_{kk−1}) > dt: ε* in piece kk
-                lower, _ = self._solve_piece(kk, dt, "lower", full_prof)
-                break
-            kk -= 1
-        else:
-            raise self._uncertified(f"ε(δ={mpmath.nstr(dmp, 6)})")
-        with workdps(_DPS):
-            if lower is None:
-                lower = to_mpf(e_low)
-            upper += abs(upper) * _ROUND
-            lower -= abs(lower) * _ROUND
-            est = min(max(est, lower), upper)
-            width = upper - lower
-            if not width <= self.max_rel * max(abs(upper), mpmath.mpf(10) ** -30):
-                raise self._uncertified(f"ε(δ={mpmath.nstr(dmp, 6)})")
-        return EpsilonPoint(dmp, est, lower, upper, k)
-
-    def _solve_piece(self, k: int, dt: Fraction, side: str, profile_at=None):
-        """ε on piece k from the bounds of δ(ε_{k−1}) and of P[S ≥ k + K]:
-        ``ε = ε_{k−1} + log1p((δ(ε_{k−1}) − dt)/(e^{ε_{k−1}} P[S ≥ k + K]))``."""
-        lat = self.lattice
-        e0 = self._piece_eps(k - 1)
-        pr = (profile_at or self._profile_at)(e0)
-        (t2,) = self.engine.tails([k + lat.shift], strict=False)
-        if not self.engine.done(t2):
-            with workdps(_DPS):
-                raise self._uncertified(f"ε(δ={mpmath.nstr(to_mpf(dt), 6)})")
-        with workdps(_DPS + 10):
-            em0 = _mp(e0)
-            e_right = _mp(self._piece_eps(k))
-            p2, p2lo, p2hi = _bounds(t2)
-            scale = mpmath.exp(em0)
-            if dt > Fraction(1, 2):  # δ0 − dt = (1 − dt) − (1 − δ0)
-                cd = to_mpf(1 - dt)
-                gaps = {"est": cd - pr.c, "upper": cd - pr.c_lo, "lower": cd - pr.c_hi}
-            else:
-                dm = to_mpf(dt)
-                gaps = {"est": pr.d - dm, "upper": pr.d_hi - dm, "lower": pr.d_lo - dm}
-            den = {"est": p2, "upper": p2lo, "lower": p2hi}
-
-            def solve(which):
-                g = max(gaps[which], mpmath.mpf(0))
-                if den[which] <= 0:
-                    return e_right
-                return min(em0 + mpmath.log1p(g / (scale * den[which])), e_right)
-
-            return solve(side), solve("est")
 
 
 def _accountant(design, rel_tol) -> Accountant:

@@ -17,10 +17,18 @@ from __future__ import annotations
 import abc
 from collections.abc import Iterable
 
+from fractions import Fraction
+
+import mpmath
+
 from exactdp.numerics.errors import InputError
 from exactdp.numerics.exact import to_fraction
 
-__all__ = ["Accountant", "check_rel_tol", "sequence_values"]
+__all__ = ["Accountant", "check_rel_tol", "check_epsilon_range", "sequence_values", "EPS_MAX"]
+
+#: the largest |ε| answered (beyond it δ(ε) is below 10^-(10^99)·… for any design with
+#: ρ ≤ 10^…, or 1 − e^ε rounds to 1): refused with the zCDP bound instead
+EPS_MAX = Fraction(10) ** 50
 
 
 class Accountant(abc.ABC):
@@ -67,6 +75,32 @@ def sequence_values(values, field: str) -> list:
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
         raise InputError(field, values, "expected a sequence of values, e.g. [\"1\", \"11/10\"] (not a lone value)")
     return list(values)
+
+
+def check_epsilon_range(rho, values, field: str = "epsilon", shown=None) -> None:
+    """Refuse |ε| > :data:`EPS_MAX` (exact values or ``f(dps)`` callables), quoting the
+    zCDP bound ``δ(ε) ≤ exp(−(ε−ρ)²/(4ρ))`` there; ``shown`` are the values as the user
+    gave them (for the message; default: the values)."""
+    rho = Fraction(rho)
+    for e, raw in zip(values, values if shown is None else shown):
+        if callable(e):
+            with mpmath.workdps(30):
+                x = e(30)
+            if abs(x) <= 10**50:
+                continue
+            e = Fraction(mpmath.nstr(x, 25))
+        if abs(e) <= EPS_MAX:
+            continue
+        tail = ""
+        if e > 0 and rho > 0:
+            nats = (e - rho) ** 2 / (4 * rho)  # exact
+            with mpmath.workdps(20):
+                digits = mpmath.nstr(mpmath.mpf(nats.numerator) / nats.denominator / mpmath.log(10), 4)
+            tail = f" (there δ(ε) ≤ exp(−(ε−ρ)²/(4ρ)) ≈ 10^-{digits} by the zCDP bound)"
+        elif e < 0:
+            tail = " (there δ(ε) = 1 − e^ε + e^ε δ(−ε) rounds to 1)"
+        raise InputError(field, raw if isinstance(raw, (str, int, Fraction)) else "a callable",
+                         f"|ε| above 1e50 is not supported{tail}")
 
 
 def check_rel_tol(value, field: str = "rel_tol") -> float:

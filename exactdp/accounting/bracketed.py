@@ -43,7 +43,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from exactdp.accounting.base import Accountant, sequence_values
+from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_values
 from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics, EpsilonPoint, TradeoffPoint
 from exactdp.accounting.tradeoff_bracket import tradeoff_brackets
 from exactdp.engine.families import groups_of
@@ -63,6 +63,11 @@ _DPS = DPS_RESULT
 TARGET_WIDTH = 6e-10
 #: at most this many resolutions per accountant (each a finer sieve)
 MAX_LEVELS = 4
+#: a bracket that does not pin its value within a factor 2 (relative width above this) is
+#: refused rather than reported (e.g. [0, 1]), unless its upper end is below REPORT_FLOOR
+#: (then "≤ upper" is the useful statement)
+MAX_REPORTED_WIDTH = 0.5
+REPORT_FLOOR = 1e-100
 
 
 @dataclass(frozen=True)
@@ -85,6 +90,13 @@ class BracketedTradeoff(TradeoffPoint):
 
 def _real(value, field):
     return value if callable(value) else to_fraction(value, field)
+
+
+def _negative(e) -> bool:
+    if isinstance(e, Fraction):
+        return e < 0
+    with workdps(60):
+        return e(60) < 0
 
 
 def _at(x, dps=_DPS):
@@ -167,6 +179,15 @@ class BigLatticeAccountant(Accountant):
     @property
     def exact(self) -> bool:
         return self.certification == "exact"
+
+    def _usable(self, lo, hi, what: str) -> None:
+        """Refuse a bracket too wide to be a statement (e.g. [0, 1]): a result is
+        certified, bracketed tightly, or refused."""
+        if hi <= REPORT_FLOOR or hi - lo <= MAX_REPORTED_WIDTH * abs(hi):
+            return
+        raise UncertifiedError(f"{what}: the {self.method} method brackets it only in [{mpmath.nstr(lo, 6)}, "
+                               f"{mpmath.nstr(hi, 6)}]; designs mixing near-deterministic (σ² ≪ 1) mechanisms "
+                               f"into a lattice this large are beyond it (see the README's performance envelope)")
 
     # ------------------------------------------------------------------ resolutions
     def _finer(self, level: int, worst: float):
@@ -262,8 +283,8 @@ class BigLatticeAccountant(Accountant):
             k = np.flatnonzero(direct)
             lo[k], hi[k] = eng.log_delta_brackets(th_dn[k], th_up[k])
             est = eng.log_tail_estimate(np.abs(th_dn[k]))
-            with np.errstate(divide="ignore"):
-                lp1[k] = np.where(th_dn[k] >= 0, est, np.log1p(-np.exp(est)))
+            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # the branch not taken
+                lp1[k] = np.where(th_dn[k] >= 0, est, np.log1p(-np.exp(np.minimum(est, 0.0))))
             with np.errstate(invalid="ignore"):
                 mid = 0.5 * (lo[k] + hi[k])
                 lp2[k] = lp1[k] + np.log(np.maximum(-np.expm1(mid - lp1[k]), 1e-300))
@@ -311,18 +332,26 @@ class BigLatticeAccountant(Accountant):
         """δ(ε) for each ε (exact value or ``f(dps)`` callable), as certified brackets."""
         epsilons = sequence_values(epsilons, "epsilon")
         es = [_real(e, "epsilon") for e in epsilons]
-        for e in es:
-            if isinstance(e, Fraction) and e < 0:
-                raise InputError("epsilon", e, "must be >= 0")
-        lo, hi, lp1, lp2 = self._log_deltas(es)
+        check_epsilon_range(self.rho, es, "epsilon", shown=epsilons)
+        neg = [_negative(e) for e in es]
+        # ε < 0: δ(ε) = 1 − e^ε + e^ε δ(−ε) (a symmetric design; non-negative terms)
+        pos = [(-e if isinstance(e, Fraction) else (lambda dps, e=e: -e(dps))) if n else e for e, n in zip(es, neg)]
+        lo, hi, lp1, lp2 = self._log_deltas(pos)
         out = []
         with workdps(_DPS):
+            widen = mpmath.mpf(10) ** (5 - _DPS)  # the mp rounding of the ε < 0 map, outward
             for k, e in enumerate(es):
                 th = e - self.c if isinstance(e, Fraction) else None
                 l, h = _mp_exp(lo[k]), min(_mp_exp(hi[k]), mpmath.mpf(1))
+                p1, p2 = _mp_exp(lp1[k]), _mp_exp(lp2[k])
+                if neg[k]:  # the two terms: (1 − e^ε + e^ε p1(−ε)) − e^ε p2(−ε)
+                    em = _at(e)
+                    ee, one = mpmath.exp(em), -mpmath.expm1(em)
+                    l, h = (one + ee * l) * (1 - widen), min((one + ee * h) * (1 + widen), mpmath.mpf(1))
+                    p1, p2 = one + ee * p1, ee * p2
                 ths = (th, th + 2 * self.c) if th is not None else ()
-                out.append(BracketedDelta(_at(e), (l + h) / 2, (h - l) / 2, _mp_exp(lp1[k]), _mp_exp(lp2[k]), ths,
-                                          self.certification))
+                self._usable(l, h, f"δ(ε={mpmath.nstr(_at(e), 12)})")
+                out.append(BracketedDelta(_at(e), (l + h) / 2, (h - l) / 2, p1, p2, ths, self.certification))
         return tuple(out)
 
     # ------------------------------------------------------------------ ε(δ)
@@ -402,6 +431,7 @@ class BigLatticeAccountant(Accountant):
                     out.append(BracketedEpsilon(target, z, z, z, 0, self.certification))
                     continue
                 u, l = mpmath.mpf(float(up[i])), mpmath.mpf(float(low[i]))
+                self._usable(min(l, u), u, f"ε(δ={mpmath.nstr(target, 6)})")
                 out.append(BracketedEpsilon(target, mpmath.mpf(float(eps[i])), min(l, u), u, 0, self.certification))
         return tuple(out)
 
@@ -429,6 +459,7 @@ class BigLatticeAccountant(Accountant):
                     out.append(BracketedTradeoff(amp, mpmath.mpf(1 - af), mpmath.mpf(0), 0, self.certification))
                     continue
                 l, h = (mpmath.mpf(float(v)) for v in br[k])
+                self._usable(l, h, f"β(α={mpmath.nstr(amp, 6)})")
                 out.append(BracketedTradeoff(amp, (l + h) / 2, (h - l) / 2, 0, self.certification))
         return tuple(out)
 

@@ -27,7 +27,7 @@ The caller then checks every node of every window against all groups (exact phas
 
 from __future__ import annotations
 
-import bisect
+import functools
 import math
 from fractions import Fraction
 
@@ -83,16 +83,23 @@ def _arcs_compute(mults: tuple, s2s: tuple, counts: tuple, T: float, vproxy: flo
         return None
     allv = np.concatenate(leaves) if leaves else np.zeros((0, 2))
     allv = allv[np.argsort(allv[:, 0])]
-    arcs = []
-    for a, b in allv:
-        if arcs and a <= arcs[-1][1] + 1e-15:
-            arcs[-1][1] = max(arcs[-1][1], b)
-        else:
-            arcs.append([a, b])
+    arcs = _merge_sorted(allv[:, 0], allv[:, 1], 1e-15)
     covered = sum(b - a for a, b in arcs)
     if covered >= 0.45 or len(arcs) > 20_000:
         return None
     return tuple((max(a - PAD, 0.0), min(b + PAD, 0.5)) for a, b in arcs)
+
+
+def _merge_sorted(lo: np.ndarray, hi: np.ndarray, tol: float) -> list:
+    """Union of intervals sorted by start: an interval starting at or before the running
+    end (+ tol) of the previous ones joins them.  Returns [(start, end), ...]."""
+    if lo.size == 0:
+        return []
+    run = np.maximum.accumulate(hi)
+    first = np.concatenate([[True], lo[1:] > run[:-1] + tol])
+    starts = np.flatnonzero(first)
+    ends = np.concatenate([starts[1:], [lo.size]]) - 1
+    return list(zip(lo[starts].tolist(), run[ends].tolist()))
 
 
 def family_arcs(fam: Family, T: float):
@@ -106,16 +113,15 @@ def family_arcs(fam: Family, T: float):
     return _ARCS[key]
 
 
-def _symmetric(arcs) -> list:
-    """The arcs of [0, 1/2] and their mirror images as sorted intervals of (−1/2, 1/2]."""
-    out = [(-b, -a) for a, b in reversed(arcs)] + list(arcs)
-    merged = []
-    for a, b in out:
-        if merged and a <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
-        else:
-            merged.append((a, b))
-    return merged
+@functools.lru_cache(maxsize=256)
+def _symmetric(arcs: tuple) -> tuple:
+    """The arcs of [0, 1/2] and their mirror images as sorted intervals of (−1/2, 1/2]
+    (an interval starting at or before the running end of the previous ones is merged
+    into them; the arcs are sorted by start)."""
+    if not arcs:
+        return ()
+    a = np.asarray(arcs, dtype=float).reshape(-1, 2)
+    return tuple(_merge_sorted(np.concatenate([-a[::-1, 1], a[:, 0]]), np.concatenate([-a[::-1, 0], a[:, 1]]), 0.0))
 
 
 def _min_x(a: int, m: int, lo: int, hi: int):

@@ -43,7 +43,7 @@ import numpy as np
 from exactdp.engine.families import families_of, family_of
 from exactdp.kernels.convolution import convolve_strided, dg_pmf, suffix_sums
 from exactdp.kernels.dgauss import log_theta_real
-from exactdp.kernels.split import NEAR_SLOTS, split_tail_sums
+from exactdp.kernels.split import NEAR_BAND, NEAR_SLOTS, grouped_tail_sums, split_tail_sums
 from exactdp.numerics.precision import EPS64
 
 __all__ = ["SplitTails", "TooManyAtoms", "split_plan"]
@@ -236,6 +236,30 @@ class _Atoms:
         self.sizes = [H - L + 1 for L, H in windows]
 
 
+#: thresholds of one batch from which the atoms are grouped (sorted once per window set)
+GROUPED_MIN = 24
+
+
+def _grouped(atoms: _Atoms) -> tuple:
+    """The atoms grouped by integer part for :func:`grouped_tail_sums` (built once per
+    window set): ``value = ints + fracs = d + f2`` with ``f2 = fracs − ⌊fracs⌋`` (exact in
+    binary64), sorted by (d, f2); returns (starts, d per group, d per atom, f2, probs,
+    original index per sorted position)."""
+    g = getattr(atoms, "grouped", None)
+    if g is None:
+        carry = np.floor(atoms.fracs)
+        ints2 = atoms.ints + carry.astype(np.int64)
+        f2 = atoms.fracs - carry
+        order = np.lexsort((f2, ints2))
+        ints_s = np.ascontiguousarray(ints2[order])
+        cut = np.flatnonzero(np.diff(ints_s)) + 1
+        starts = np.concatenate(([0], cut, [ints_s.size])).astype(np.int64)
+        g = (starts, np.ascontiguousarray(ints_s[starts[:-1]]), ints_s, np.ascontiguousarray(f2[order]),
+             np.ascontiguousarray(atoms.probs[order]), order)
+        atoms.grouped = g
+    return g
+
+
 class WindowedTails:
     """What the exact enumerations share: the tilted windows chosen per batch of
     thresholds, the window bound, the truncated support, and the certified intervals.
@@ -422,27 +446,58 @@ class SplitTails(WindowedTails):
 
     def _chunk_tails(self, atoms: _Atoms, ts, tf, strict: bool) -> tuple:
         """Tail sums of one window set (near-integer floors settled exactly), and their
-        relative rounding error."""
+        relative rounding error.  In batches of GROUPED_MIN thresholds or more (or once the
+        set is grouped), thresholds whose fractional part is at least NEAR_BAND from an
+        integer go through :func:`grouped_tail_sums` (atoms grouped by integer part), the
+        others through :func:`split_tail_sums`; both sum the same terms."""
         parts = [self._split_t(t) for t in ts]
         its = np.array([p[0] for p in parts], dtype=np.int64)
         fts = np.array([p[1] for p in parts])
-        near = np.zeros((len(ts), NEAR_SLOTS), dtype=np.int64)
-        sums, cnt = split_tail_sums(atoms.ints, atoms.fracs, atoms.probs, self.suffix, self.base_lo, fts, its,
-                                    bool(strict), near)
         out = np.empty(len(ts))
-        for k, t in enumerate(ts):
-            tot = float(sums[k])
-            if cnt[k] > NEAR_SLOTS:
+        inner = (fts >= NEAR_BAND) & (fts <= 1.0 - NEAR_BAND)
+        if getattr(atoms, "grouped", None) is None and len(ts) < GROUPED_MIN:
+            inner[:] = False  # a few thresholds: one pass each costs less than the grouping's sort
+        if inner.any():
+            starts, dvals, ints_s, f2, p2, order = _grouped(atoms)
+            sel = np.flatnonzero(inner)
+            sel = sel[np.argsort(fts[sel], kind="stable")]
+            near = np.zeros((sel.size, NEAR_SLOTS), dtype=np.int64)
+            sums, cnt = grouped_tail_sums(starts, dvals, f2, p2, self.suffix, self.base_lo, fts[sel], its[sel],
+                                          bool(strict), near)
+
+            def used_k(k, q):  # the k the grouped kernel gave sorted atom q, and its original index
+                below = f2[q] <= fts[k] if strict else f2[q] < fts[k]
+                return int(order[q]), int(its[k]) - int(ints_s[q]) + (1 if below else 0)
+
+            self._settle(atoms, ts, its, fts, strict, sel, sums, cnt, near, used_k, out)
+        edge = np.flatnonzero(~inner)
+        if edge.size:
+            near = np.zeros((edge.size, NEAR_SLOTS), dtype=np.int64)
+            sums, cnt = split_tail_sums(atoms.ints, atoms.fracs, atoms.probs, self.suffix, self.base_lo, fts[edge],
+                                        its[edge], bool(strict), near)
+
+            def used_k(k, j):  # the k the one-pass kernel gave atom j
+                f = fts[k] - atoms.fracs[j]
+                return int(j), int(its[k]) - int(atoms.ints[j]) + math.floor(f) + (1 if strict or f - math.floor(f) > 0 else 0)
+
+            self._settle(atoms, ts, its, fts, strict, edge, sums, cnt, near, used_k, out)
+        return out, self.atom_rel + self.base_rel + 8 * EPS64
+
+    def _settle(self, atoms, ts, its, fts, strict, rows, sums, cnt, near, used_k, out) -> None:
+        """``out[k]`` for the thresholds ``rows``: the kernel's sum with each near atom
+        moved from the k the kernel used (``used_k(k, slot) -> (atom, k)``) to its exact
+        k, or recomputed by :meth:`_redo` when more atoms were near than reported."""
+        for r, k in enumerate(rows):
+            t, tot = ts[k], float(sums[r])
+            if cnt[r] > NEAR_SLOTS:
                 tot = self._redo(atoms, t, strict, its[k], fts[k])
             else:
-                for j in near[k, :cnt[k]]:
-                    f = fts[k] - atoms.fracs[j]
-                    k_f = its[k] - int(atoms.ints[j]) + math.floor(f) + (1 if strict or f - math.floor(f) > 0 else 0)
-                    k_x = self._exact_k(atoms, int(j), t, strict)
+                for q in near[r, :cnt[r]]:
+                    j, k_f = used_k(k, q)
+                    k_x = self._exact_k(atoms, j, t, strict)
                     if k_x != k_f:
                         tot += float(atoms.probs[j]) * (self._suffix_at(k_x) - self._suffix_at(k_f))
             out[k] = tot
-        return out, self.atom_rel + self.base_rel + 8 * EPS64
 
     def _redo(self, atoms, t, strict, it, ft) -> float:
         """Tail sum with every near-integer atom settled exactly (vectorised fallback)."""
