@@ -184,12 +184,33 @@ def test_fmt_bound_of_floats_matches_fractions(x):
     assert fmt_bound(x) == ref_fmt_bound(x)
 
 
-@settings(derandomize=True, max_examples=200, deadline=None)
-@given(st.floats(-700, 0))
-def test_fmt_bound_of_mpf_unchanged(log_value):
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(st.floats(-700, 5))
+def test_fmt_bound_of_mpf_matches_the_context_code(log_value):
     with mpmath.workdps(40):
         v = mpmath.exp(mpmath.mpf(log_value))
     assert fmt_bound(v) == ref_fmt_bound(v)
+
+
+def test_fmt_bound_of_mpf_at_boundaries():
+    """Dyadic values (x/10^e an exact integer), powers of ten ± 1 ulp, 3-digit boundaries."""
+    from exactdp.sweep.numtext import bound_text_raw
+
+    vals = []
+    with mpmath.workdps(40):
+        eps = mpmath.mpf(2) ** -130
+        for k in range(-60, 12):
+            vals += [mpmath.mpf(2) ** k, 3 * mpmath.mpf(2) ** k, 5 * mpmath.mpf(2) ** k]
+        for e in (-300, -40, -12, -3, 0, 2, 5):
+            for m in ("1", "1.23", "9.99", "9.995", "1.005", "9.9949999999999999999999"):
+                v = mpmath.mpf(f"{m}e{e}")
+                vals += [v, v * (1 + eps), v * (1 - eps), v * (1 + 2 ** -70), v * (1 - 2 ** -70)]
+        vals += [mpmath.mpf(0), -mpmath.mpf(1), mpmath.inf, mpmath.nan, mpmath.mpf("1e-400"), mpmath.mpf("1e400")]
+    fast = 0
+    for v in vals:
+        assert fmt_bound(v) == ref_fmt_bound(v), mpmath.nstr(v, 45)
+        fast += bound_text_raw(v._mpf_) is not None
+    assert fast > len(vals) // 2  # the integer path, not only the mpmath fallback, is tested
 
 
 # ------------------------------------------------------------------ vertices and the α grid

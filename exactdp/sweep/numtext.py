@@ -40,6 +40,7 @@ from mpmath.libmp import (
     from_rational,
     from_str,
     fzero,
+    mpf_pos,
     round_nearest,
     to_str,
 )
@@ -47,7 +48,7 @@ from mpmath.libmp.libmpf import blog2_10
 
 __all__ = ["RND", "prec_of", "digits_exp", "layout", "value_of", "text_of", "fmt_raw", "bound_text_float",
            "POW10", "mpfr_context", "nearest_digits", "decimal_mpfr", "mpfr_to_raw", "raw_to_mpfr", "fmt_mpfr",
-           "parse_mpfr"]
+           "parse_mpfr", "bound_text_raw"]
 
 RND = round_nearest
 #: 10**k for k = 0..1199 (covers every scale digits_exp and bound_text_float use)
@@ -293,3 +294,48 @@ def parse_mpfr(text: str, ctx):
     if len(text) <= 40 and (i < 0 or -360 < int(text[i + 1:]) < 360):
         return gmpy2.mpfr(text, ctx.precision, context=ctx)
     return raw_to_mpfr(from_str(text, ctx.precision, RND), ctx)
+
+
+_P_BOUND = dps_to_prec(30)  # fmt_bound's workdps(DPS_LOW)
+
+
+def bound_text_raw(s):
+    """:func:`exactdp.sweep.pair.fmt_bound` of a raw mpf, or ``None`` (use the mpmath code).
+
+    That code rounds ``x`` to 30 digits, takes ``e = floor(log10 x) − 2`` and
+    ``ceil(x / 10^e)`` in mpmath (each step accurate to ~1e-29); here both are exact
+    integer arithmetic on the rounded ``x``, which gives the same integers whenever
+    ``x`` is not within 1e-20 (relative) of a power of ten and ``x / 10^e`` not within
+    2^-56 of an integer; otherwise ``None``.
+    """
+    s = mpf_pos(s, _P_BOUND, RND)
+    sign, man, exp, bc = s
+    if sign or not man or abs(exp + bc) > 3000:
+        return None
+    man = int(man)
+    exp = int(exp)
+    num, den = (man << exp, 1) if exp >= 0 else (man, 1 << -exp)  # x = num/den exactly
+    big = math.floor((exp + bc - 1) * _LOG10_2)  # floor(log10 x), about
+    while _ge_10(num, den, big + 1):
+        big += 1
+    while not _ge_10(num, den, big):
+        big -= 1
+    e = big - 2
+    n, d = (num, den * POW10[e]) if e >= 0 else (num * POW10[-e], den)  # x / 10^e
+    # not near a power of ten: 10^(e+2)·(1 + 1e-20) ≤ x < 10^(e+3)·(1 − 1e-20)
+    if not (n * 10**20 >= d * 100 * (10**20 + 1) and n * 10**20 < d * 1000 * (10**20 - 1)):
+        return None
+    g = 80
+    xg = (n << g) // d
+    m, frac = xg >> g, xg & ((1 << g) - 1)
+    if frac < (1 << (g - 56)) or frac > (1 << g) - (1 << (g - 56)):
+        return None
+    m += 1
+    if m >= 1000:
+        m, e = (m + 9) // 10, e + 1
+    return f"{m // 100}.{m % 100:02d}e{e + 2}"
+
+
+def _ge_10(num: int, den: int, p: int) -> bool:
+    """Whether num/den ≥ 10^p."""
+    return num >= den * POW10[p] if p >= 0 else num * POW10[-p] >= den

@@ -30,6 +30,7 @@ from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf
 from exactdp.sweep.numtext import (
     RND,
     bound_text_float,
+    bound_text_raw,
     decimal_mpfr,
     digits_exp,
     fmt_mpfr,
@@ -200,6 +201,10 @@ def fmt_bound(x) -> str:
     """A non-negative error bound as 3-digit text, rounded *up* (stays a valid bound)."""
     if isinstance(x, (int, float)):
         return bound_text_float(float(x))
+    if type(x) is mpmath.mpf:
+        t = bound_text_raw(x._mpf_)
+        if t is not None:
+            return t
     with mpmath.workdps(DPS_LOW):
         x = mpmath.mpf(x)
         if not mpmath.isfinite(x):
