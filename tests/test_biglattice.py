@@ -388,3 +388,26 @@ def test_a_useless_bracket_is_refused_not_reported():
     acc = BigLatticeAccountant(comp)
     with pytest.raises(UncertifiedError, match="brackets it only in"):
         acc.delta(["5"])
+
+
+def test_beyond_the_floor_the_zcdp_bound_caps_delta_and_epsilon():
+    """Far beyond the enumeration's e^-690 floor δ is still bounded: by ρ-zCDP,
+    δ(ε) ≤ exp(−(ε−ρ)²/(4ρ)) (reported as [0, that]); ε(δ) ≤ ρ + 2 sqrt(ρ log(1/δ)) caps
+    ε, but what is not pinned to 1e-6 (ε at δ = 1e-300, 1e-600 here: [60, 110] and
+    [0, 154]; they used to be printed as [60, 1.6e119] and [0, 4.6e119]) is refused."""
+    from exactdp.numerics.errors import UncertifiedError
+
+    design = ((Fraction(71234567, 9999991), 5, 1), (Fraction(39182731, 9999973), -3, 2))
+    comp = _comp(design)
+    acc = BigLatticeAccountant(comp)
+    (p,) = acc.delta(["1000"])
+    (q,) = acc.epsilon(["1e-30"])  # (the brute force truncates at mass 1e-70: e^ε·1e-70 ≪ 1e-30)
+    with mpmath.workdps(60):
+        rho = mpmath.mpf(comp.rho.numerator) / comp.rho.denominator
+        zc = mpmath.exp(-((1000 - rho) ** 2) / (4 * rho))
+        assert p.lower == 0 and zc <= p.upper <= zc * (1 + mpmath.mpf(10) ** -20)
+        ref = big_lattice_delta_brute(design, Fraction(mpmath.nstr(q.upper, 30)))
+        assert ref <= mpmath.mpf("1e-30") < big_lattice_delta_brute(design, Fraction(mpmath.nstr(q.lower, 30)))
+    for d in ("1e-300", "1e-600"):
+        with pytest.raises(UncertifiedError, match="beyond its resolution"):
+            acc.epsilon([d])

@@ -63,10 +63,12 @@ _DPS = DPS_RESULT
 TARGET_WIDTH = 6e-10
 #: at most this many resolutions per accountant (each a finer sieve)
 MAX_LEVELS = 4
-#: a bracket that does not pin its value within a factor 2 (relative width above this) is
-#: refused rather than reported (e.g. [0, 1]), unless its upper end is below REPORT_FLOOR
-#: (then "≤ upper" is the useful statement)
-MAX_REPORTED_WIDTH = 0.5
+#: a bracket wider than this (relative) is refused rather than reported (e.g. [0, 1]),
+#: unless its upper end is below REPORT_FLOOR (then "≤ upper" is the useful statement);
+#: with a resolution fixed by the caller, only one not pinning its value within a
+#: factor 2 (MAX_COARSE_WIDTH) is
+MAX_REPORTED_WIDTH = 1e-6
+MAX_COARSE_WIDTH = 0.5
 REPORT_FLOOR = 1e-100
 
 
@@ -168,6 +170,7 @@ class BigLatticeAccountant(Accountant):
         self._c_f = float(self.c)
         self._c_dn, self._c_up = (x[0] for x in float_enclosure([self.c]))
         self._refused_finer = resolution is not None
+        self._fixed_resolution = resolution is not None
 
     @property
     def engine(self):
@@ -180,14 +183,28 @@ class BigLatticeAccountant(Accountant):
     def exact(self) -> bool:
         return self.certification == "exact"
 
+    def _zcdp_delta(self, em):
+        """exp(−(ε − ρ)²/(4ρ)) rounded up for ε ≥ ρ (ρ-zCDP, Bun & Steinke 2016), else 1."""
+        rho = to_mpf(self.c)
+        if not em > rho:
+            return mpmath.mpf(1)
+        return mpmath.exp(-((em - rho) ** 2) / (4 * rho)) * (1 + mpmath.mpf(10) ** (5 - _DPS))
+
+    def _zcdp_epsilon(self, dm):
+        """ρ + 2 sqrt(ρ log(1/δ)) rounded up (the ρ-zCDP conversion: δ(ε) ≤ δ there)."""
+        rho = to_mpf(self.c)
+        return (rho + 2 * mpmath.sqrt(rho * mpmath.log(1 / dm))) * (1 + mpmath.mpf(10) ** (5 - _DPS))
+
     def _usable(self, lo, hi, what: str) -> None:
         """Refuse a bracket too wide to be a statement (e.g. [0, 1]): a result is
         certified, bracketed tightly, or refused."""
-        if hi <= REPORT_FLOOR or hi - lo <= MAX_REPORTED_WIDTH * abs(hi):
+        limit = MAX_COARSE_WIDTH if self._fixed_resolution else MAX_REPORTED_WIDTH
+        if hi <= REPORT_FLOOR or hi - lo <= limit * abs(hi):
             return
         raise UncertifiedError(f"{what}: the {self.method} method brackets it only in [{mpmath.nstr(lo, 6)}, "
-                               f"{mpmath.nstr(hi, 6)}]; designs mixing near-deterministic (σ² ≪ 1) mechanisms "
-                               f"into a lattice this large are beyond it (see the README's performance envelope)")
+                               f"{mpmath.nstr(hi, 6)}] (beyond its resolution: values below its e^-690 "
+                               f"truncation floor, or near-deterministic σ² ≪ 1 mechanisms in a lattice this "
+                               f"large; see the README's performance envelope)")
 
     # ------------------------------------------------------------------ resolutions
     def _finer(self, level: int, worst: float):
@@ -349,6 +366,9 @@ class BigLatticeAccountant(Accountant):
                     ee, one = mpmath.exp(em), -mpmath.expm1(em)
                     l, h = (one + ee * l) * (1 - widen), min((one + ee * h) * (1 + widen), mpmath.mpf(1))
                     p1, p2 = one + ee * p1, ee * p2
+                else:  # ρ-zCDP: δ(ε) ≤ exp(−(ε − ρ)²/(4ρ)) for ε ≥ ρ (beyond the engines' floor)
+                    h = min(h, self._zcdp_delta(_at(e)) * (1 + widen))
+                    l = min(l, h)
                 ths = (th, th + 2 * self.c) if th is not None else ()
                 self._usable(l, h, f"δ(ε={mpmath.nstr(_at(e), 12)})")
                 out.append(BracketedDelta(_at(e), (l + h) / 2, (h - l) / 2, p1, p2, ths, self.certification))
@@ -431,6 +451,7 @@ class BigLatticeAccountant(Accountant):
                     out.append(BracketedEpsilon(target, z, z, z, 0, self.certification))
                     continue
                 u, l = mpmath.mpf(float(up[i])), mpmath.mpf(float(low[i]))
+                u = min(u, self._zcdp_epsilon(target))  # ε ≤ ρ + 2 sqrt(ρ log(1/δ)) (ρ-zCDP)
                 self._usable(min(l, u), u, f"ε(δ={mpmath.nstr(target, 6)})")
                 out.append(BracketedEpsilon(target, mpmath.mpf(float(eps[i])), min(l, u), u, 0, self.certification))
         return tuple(out)
