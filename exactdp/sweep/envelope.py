@@ -17,13 +17,44 @@ above the exact one there.
 from __future__ import annotations
 
 import bisect
+import operator
+from typing import Callable, NamedTuple
 
+import gmpy2
 import mpmath
 
-__all__ = ["alpha_grid", "pair_curve", "interpolate", "lower_hull", "gdp_beta", "ENVELOPE_COLUMNS"]
+from exactdp.sweep.numtext import parse_mpfr
+
+__all__ = ["alpha_grid", "pair_curve", "interpolate", "interpolate_grid", "lower_hull", "gdp_beta",
+           "ENVELOPE_COLUMNS", "Arithmetic", "MPF_ARITHMETIC", "mpfr_arithmetic"]
 
 ENVELOPE_COLUMNS = ("alpha", "beta_envelope", "on_hull", "beta_pointwise_min", "argmin_pair",
                     "beta_error_bound", "beta_interp_gap", "beta_gdp")
+
+
+class Arithmetic(NamedTuple):
+    """The operations of the interpolation: mpf operators under the ambient ``workdps``, or
+    the correctly rounded methods of one MPFR context (the same numbers at the same
+    precision: mpmath's + − × ÷ are correctly rounded, as MPFR's are)."""
+
+    parse: Callable
+    add: Callable
+    sub: Callable
+    mul: Callable
+    div: Callable
+    neg: Callable
+    abs: Callable
+    zero: object
+
+
+MPF_ARITHMETIC = Arithmetic(mpmath.mpf, operator.add, operator.sub, operator.mul, operator.truediv, operator.neg,
+                            abs, mpmath.mpf(0))
+
+
+def mpfr_arithmetic(ctx) -> Arithmetic:
+    """:class:`Arithmetic` in the gmpy2 context ``ctx`` (texts parsed as ``mpf(text)``)."""
+    return Arithmetic(lambda t: parse_mpfr(t, ctx), ctx.add, ctx.sub, ctx.mul, ctx.div, ctx.minus, ctx.abs,
+                      gmpy2.mpfr(0))
 
 
 def alpha_grid(alpha_min, n: int = 401) -> list:
@@ -33,50 +64,75 @@ def alpha_grid(alpha_min, n: int = 401) -> list:
     return [mpmath.ncdf(-(z - 2 * z * m / (n - 1))) for m in range(n)]
 
 
-def pair_curve(rows) -> tuple:
+def pair_curve(rows, ar: Arithmetic = MPF_ARITHMETIC) -> tuple:
     """Vertices of one pair sorted by α: lists (α, β, abs err α, abs err β)."""
     pts = []
     for r in rows:
-        a, b = mpmath.mpf(r["alpha"]), mpmath.mpf(r["beta"])
-        pts.append((a, b, a * mpmath.mpf(r["alpha_rel_error"]), b * mpmath.mpf(r["beta_rel_error"])))
-    pts.sort(key=lambda p: (p[0], -p[1]))
+        a, b = ar.parse(r["alpha"]), ar.parse(r["beta"])
+        pts.append((a, b, ar.mul(a, ar.parse(r["alpha_rel_error"])), ar.mul(b, ar.parse(r["beta_rel_error"]))))
+    pts.sort(key=lambda p: (p[0], ar.neg(p[1])))
     return ([p[0] for p in pts], [p[1] for p in pts], [p[2] for p in pts], [p[3] for p in pts])
 
 
-def _line_at(x0, y0, x1, y1, x):
+def _line_at(x0, y0, x1, y1, x, ar: Arithmetic):
     if x1 == x0:
         return None
-    return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return ar.add(y0, ar.div(ar.mul(ar.sub(y1, y0), ar.sub(x, x0)), ar.sub(x1, x0)))
 
 
-def interpolate(curve, alpha, with_gap: bool = True) -> tuple:
+def interpolate(curve, alpha, with_gap: bool = True, ar: Arithmetic = MPF_ARITHMETIC) -> tuple:
     """(β, error bound, convexity gap) of a pair's sampled curve at α (gap 0 if not asked)."""
     A, B, EA, EB = curve
-    n = len(A)
     if alpha <= A[0]:
-        return B[0], EB[0], mpmath.mpf(0)
+        return B[0], EB[0], ar.zero
     if alpha >= A[-1]:
-        return B[-1], EB[-1], mpmath.mpf(0)
+        return B[-1], EB[-1], ar.zero
     r = bisect.bisect_right(A, alpha)
-    i0, i1 = r - 1, r
+    return _chord(curve, r - 1, r, alpha, with_gap, ar)
+
+
+def _chord(curve, i0: int, i1: int, alpha, with_gap: bool, ar: Arithmetic) -> tuple:
+    """:func:`interpolate` between consecutive sampled vertices i0 < i1."""
+    A, B, EA, EB = curve
     a0, a1, b0, b1 = A[i0], A[i1], B[i0], B[i1]
     if a1 == a0:
-        return min(b0, b1), max(EB[i0], EB[i1]), mpmath.mpf(0)
-    slope = (b1 - b0) / (a1 - a0)
-    beta = b0 + slope * (alpha - a0)
-    err = max(EB[i0], EB[i1]) + abs(slope) * max(EA[i0], EA[i1])
+        return min(b0, b1), max(EB[i0], EB[i1]), ar.zero
+    slope = ar.div(ar.sub(b1, b0), ar.sub(a1, a0))
+    beta = ar.add(b0, ar.mul(slope, ar.sub(alpha, a0)))
+    err = ar.add(max(EB[i0], EB[i1]), ar.mul(ar.abs(slope), max(EA[i0], EA[i1])))
     if not with_gap:
-        return beta, err, mpmath.mpf(0)
-    lower = mpmath.mpf(0)
+        return beta, err, ar.zero
+    lower = ar.zero
     if i0 >= 1:
-        v = _line_at(A[i0 - 1], B[i0 - 1], a0, b0, alpha)
+        v = _line_at(A[i0 - 1], B[i0 - 1], a0, b0, alpha, ar)
         if v is not None:
             lower = max(lower, v)
-    if i1 + 1 < n:
-        v = _line_at(a1, b1, A[i1 + 1], B[i1 + 1], alpha)
+    if i1 + 1 < len(A):
+        v = _line_at(a1, b1, A[i1 + 1], B[i1 + 1], alpha, ar)
         if v is not None:
             lower = max(lower, v)
-    return beta, err, max(beta - lower, mpmath.mpf(0))
+    return beta, err, max(ar.sub(beta, lower), ar.zero)
+
+
+def interpolate_grid(curve, grid, ar: Arithmetic):
+    """``interpolate(curve, α, with_gap=False)[:2]`` for every α of an ascending grid.
+
+    The bracketing index is walked forward instead of bisected (it is
+    ``bisect_right(A, α)``: the first vertex with α < A[r]).  Yields ``(β, error bound)``.
+    """
+    A, B, EA, EB = curve
+    n = len(A)
+    r = 0
+    for alpha in grid:
+        if alpha <= A[0]:
+            yield B[0], EB[0]
+            continue
+        if alpha >= A[-1]:
+            yield B[-1], EB[-1]
+            continue
+        while r < n and not alpha < A[r]:
+            r += 1
+        yield _chord(curve, r - 1, r, alpha, False, ar)[:2]
 
 
 def lower_hull(points) -> list:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import threading
 from pathlib import Path
 
 from exactdp.sweep.pair import GRID_COLUMNS, PAIR_COLUMNS, TRADEOFF_COLUMNS
@@ -29,6 +30,7 @@ __all__ = [
     "write_task",
     "remove_temp_files",
     "read_csv",
+    "read_columns",
     "read_json",
     "MANIFEST",
     "LOCK_FILE",
@@ -81,17 +83,21 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write_text(path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically and durably (temp file, fsync, os.replace)."""
+def atomic_write_text(path, text: str, *, sync_dir: bool = True) -> None:
+    """Write ``text`` to ``path`` atomically and durably (temp file, fsync, os.replace).
+
+    ``sync_dir=False`` leaves the folder's fsync (which makes the rename durable) to the
+    caller, who writes several files of one folder and fsyncs it once."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}{_TMP_MARK}{os.getpid()}")
+    tmp = path.with_name(f".{path.name}{_TMP_MARK}{os.getpid()}-{threading.get_ident()}")
     with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    if sync_dir:
+        _fsync_dir(path.parent)
 
 
 def remove_temp_files(out) -> int:
@@ -137,11 +143,16 @@ def task_complete(files: dict, deltas, grid_points: int) -> bool:
 
 
 def write_task(files: dict, result, info: dict) -> None:
-    """Write one finished task: trade-off, grid, info, then the curve (completion mark)."""
-    atomic_write_text(files["tradeoff"], result.tradeoff_csv)
-    atomic_write_text(files["grid"], result.grid_csv)
-    atomic_write_text(files["info"], json.dumps(info, indent=1, sort_keys=True) + "\n")
-    atomic_write_text(files["curve"], result.curve_csv)
+    """Write one finished task: trade-off, grid, info, then the curve (completion mark).
+
+    Every file's content is fsync'ed before its rename, and the folder once at the end:
+    :func:`task_complete` checks all four files, so a crash that loses some of the
+    renames (in any order) leaves the task incomplete, never wrong."""
+    atomic_write_text(files["tradeoff"], result.tradeoff_csv, sync_dir=False)
+    atomic_write_text(files["grid"], result.grid_csv, sync_dir=False)
+    atomic_write_text(files["info"], json.dumps(info, indent=1, sort_keys=True) + "\n", sync_dir=False)
+    atomic_write_text(files["curve"], result.curve_csv, sync_dir=False)
+    _fsync_dir(files["curve"].parent)
 
 
 def read_csv(path) -> list[dict]:
@@ -149,6 +160,14 @@ def read_csv(path) -> list[dict]:
     lines = Path(path).read_text(encoding="utf-8").splitlines()
     head = lines[0].split(",")
     return [dict(zip(head, ln.split(","))) for ln in lines[1:] if ln]
+
+
+def read_columns(path) -> dict:
+    """A CSV written by the sweep as columns: header name → list of texts (row order)."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    head = lines[0].split(",")
+    cols = list(zip(*(ln.split(",") for ln in lines[1:] if ln))) or [()] * len(head)
+    return {h: list(c) for h, c in zip(head, cols)}
 
 
 def read_json(path) -> dict:

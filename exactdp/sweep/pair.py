@@ -23,10 +23,26 @@ from decimal import Decimal
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import from_float, to_str
+from mpmath.libmp import from_float, from_str, fzero, mpf_exp, mpf_pos, to_str
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf
+from exactdp.sweep.numtext import (
+    RND,
+    bound_text_float,
+    bound_text_raw,
+    decimal_mpfr,
+    digits_exp,
+    fmt_mpfr,
+    fmt_raw,
+    layout,
+    mpfr_context,
+    mpfr_to_raw,
+    nearest_digits,
+    prec_of,
+    raw_to_mpfr,
+    value_of,
+)
 
 __all__ = [
     "DEFAULT_DELTAS",
@@ -164,7 +180,16 @@ class PairResult:
 
 
 def fmt(x, digits: int = DIGITS) -> str:
-    """Decimal text of an mpf/float with ``digits`` significant digits (deterministic)."""
+    """Decimal text of an mpf/float with ``digits`` significant digits (deterministic).
+
+    ``nstr(mpf(x), digits, min_fixed=-4, max_fixed=6, strip_zeros=False)`` under
+    ``workdps(digits + 15)`` ("0" for zero), computed on the raw value for an mpf or a
+    float (:mod:`exactdp.sweep.numtext`; the same rounding steps).
+    """
+    if type(x) is mpmath.mpf:
+        return fmt_raw(mpf_pos(x._mpf_, prec_of(digits + 15), RND), digits)
+    if type(x) is float:
+        return fmt_raw(mpf_pos(from_float(x), prec_of(digits + 15), RND), digits)
     with mpmath.workdps(digits + 15):
         x = mpmath.mpf(x)
         if x == 0:
@@ -175,21 +200,11 @@ def fmt(x, digits: int = DIGITS) -> str:
 def fmt_bound(x) -> str:
     """A non-negative error bound as 3-digit text, rounded *up* (stays a valid bound)."""
     if isinstance(x, (int, float)):
-        xf = float(x)
-        if not math.isfinite(xf):
-            return "inf"
-        if xf <= 0:
-            return "0"
-        q = Fraction(xf)  # exact
-        e = math.floor(math.log10(xf)) - 2
-        while q >= Fraction(10) ** (e + 3):
-            e += 1
-        while q < Fraction(10) ** (e + 2):
-            e -= 1
-        m = math.ceil(q / Fraction(10) ** e)
-        if m >= 1000:
-            m, e = (m + 9) // 10, e + 1
-        return f"{m // 100}.{m % 100:02d}e{e + 2}"
+        return bound_text_float(float(x))
+    if type(x) is mpmath.mpf:
+        t = bound_text_raw(x._mpf_)
+        if t is not None:
+            return t
     with mpmath.workdps(DPS_LOW):
         x = mpmath.mpf(x)
         if not mpmath.isfinite(x):
@@ -246,19 +261,122 @@ def _csv(rows) -> str:
     return "".join(",".join(str(v) for v in r) + "\n" for r in rows)
 
 
-def _grid_rows(pts, settings) -> list:
-    """The pair's sampled curve on the common α grid (interpolated between vertices)."""
-    from exactdp.sweep.envelope import interpolate
+_P_RESULT = prec_of(DPS_RESULT)
+_P_VERTEX = prec_of(25 + 15)  # fmt(·, 25)
+_C_RESULT = mpfr_context(_P_RESULT)
 
-    pts.sort(key=lambda p: (p[0], -p[1]))
-    curve = tuple([p[c] for p in pts] for c in range(4))
+
+def vertex_value(log_value, rel: float) -> tuple:
+    """One trade-off vertex value: its 25-digit text, ``v`` and ``v·rel``, a sort key.
+
+    The former code, under ``workdps(DPS_RESULT)``: ``t = fmt(exp(mpf(log_value)), 25)``,
+    ``v = mpf(t)``, ``v * rel``.  Here: ``t`` from MPFR's exp rounded to 25 digits
+    (:func:`exactdp.sweep.numtext.nearest_digits`; near a rounding midpoint, mpmath's own
+    ``mpf_exp`` and ``to_str`` steps instead), ``v`` and ``v·rel`` as correctly rounded
+    ``gmpy2.mpfr`` values at ``DPS_RESULT`` (the same numbers as mpmath's).  The key
+    ``(e, q)`` of a positive text ``q·10^(e−24)`` orders as the value and as ``v`` (the
+    25-digit texts are far apart at 136 bits, so rounding keeps order and ties); it is
+    ``None`` for a text from the fallback path (the caller then sorts the values).
+    """
+    de = None
+    if type(log_value) is float and -2000.0 < log_value < 2000.0:
+        de = nearest_digits(_C_RESULT.exp(log_value), 25)
+    if de is not None:
+        text = layout(de[0], de[1], 25)
+        v, key = decimal_mpfr(de[0], de[1], 25, text, _C_RESULT), (de[1], de[0])
+    else:
+        text, v_raw = _vertex_text_mpmath(log_value)
+        v = raw_to_mpfr(v_raw, _C_RESULT)
+        key = (-(10**9), 0) if v_raw == fzero else None
+    return text, v, _C_RESULT.mul(v, rel), key
+
+
+def _vertex_text_mpmath(log_value) -> tuple:
+    """``fmt(exp(mpf(log_value)), 25)`` and ``mpf`` of it, by mpmath's own steps (raw)."""
+    if type(log_value) is float:
+        x = from_float(log_value)
+    elif type(log_value) is mpmath.mpf:
+        x = mpf_pos(log_value._mpf_, _P_RESULT, RND)
+    else:
+        with mpmath.workdps(DPS_RESULT):
+            x = mpmath.mpf(log_value)._mpf_
+    y = mpf_pos(mpf_exp(x, _P_RESULT, RND), _P_VERTEX, RND)
+    de = digits_exp(y, 25)
+    if de is None:
+        text = fmt_raw(y, 25)
+        return text, mpf_pos(from_str(text, _P_RESULT, RND), _P_RESULT, RND)
+    text = layout(de[0], de[1], 25)
+    return text, value_of(de[0], de[1], 25, text, _P_RESULT)
+
+
+@functools.lru_cache(maxsize=4)
+def _grid_mpfr(alpha_min: str, n: int) -> tuple:
+    return tuple(raw_to_mpfr(a._mpf_, _C_RESULT) for a in _grid_alphas(alpha_min, n)[1])
+
+
+def grid_rows(pts, settings, keys=None) -> list:
+    """The pair's sampled curve on the common α grid (interpolated between vertices).
+
+    ``pts``: ``(α, β, abs err α, abs err β)`` as mpfr at ``DPS_RESULT``; ``keys``: exact
+    sort keys ``(key α, key β)`` of the texts (see :func:`vertex_value`), or ``None``.  The
+    vertices are sorted by ``(α, −β)`` as the former code sorted its mpf tuples.
+    """
+    from exactdp.sweep.envelope import interpolate_grid, mpfr_arithmetic
+
+    n = len(pts)
+    if keys is not None and all(ka is not None and kb is not None for ka, kb in keys):
+        order = sorted(range(n), key=lambda m: (keys[m][0], (-keys[m][1][0], -keys[m][1][1])))
+    else:
+        neg = _C_RESULT.minus
+        order = sorted(range(n), key=lambda m: (pts[m][0], neg(pts[m][1])))
+    curve = tuple([pts[m][c] for m in order] for c in range(4))
     rows = [GRID_COLUMNS]
-    texts, values = grid_alphas(settings)
-    for t, a in zip(texts, values):
-        b, err, _gap = interpolate(curve, a, with_gap=False)
-        # float(err) rounds to nearest; the next float up is ≥ err
-        rows.append((t, fmt(b), fmt_bound(math.nextafter(float(err), math.inf)) if err > 1e-300 else fmt_bound(err)))
+    texts = grid_alphas(settings)[0]
+    bounds: dict = {}
+    for t, (b, err) in zip(texts, interpolate_grid(curve, _grid_mpfr(settings.alpha_min, settings.envelope_points),
+                                                   mpfr_arithmetic(_C_RESULT))):
+        if err > 1e-300:  # float(err) rounds to nearest; the next float up is ≥ err
+            eb = _cached_bound(bounds, math.nextafter(float(err), math.inf))
+        else:
+            eb = fmt_bound(mpmath.mp.make_mpf(mpfr_to_raw(err)))
+        rows.append((t, fmt_mpfr(b, DIGITS), eb))
     return rows
+
+
+def _cached_bound(cache: dict, x) -> str:
+    """:func:`fmt_bound` of ``x``, memoised in ``cache`` for floats (vertices share bounds)."""
+    if type(x) is not float:
+        return fmt_bound(x)
+    t = cache.get(x)
+    if t is None:
+        t = cache[x] = bound_text_float(x)
+    return t
+
+
+def tradeoff_rows(verts, settings) -> tuple:
+    """The trade-off rows (TRADEOFF_COLUMNS), the grid rows and the worst vertex error.
+
+    ``verts``: ``ExactAccountant.tradeoff_vertices`` output ``(k, α tail, β tail)``.
+    """
+    seen: dict = {}  # the set is symmetric: a β tail is another vertex's α tail
+    bounds: dict = {}
+    trows, pts, keys = [TRADEOFF_COLUMNS], [], []
+    worst_t = 0.0
+    for k, ta, tb in verts:
+        la, lb, ra, rb = ta.log_value, tb.log_value, float(ta.rel_error), float(tb.rel_error)
+        if ra > worst_t or rb > worst_t:
+            worst_t = max(worst_t, ra, rb)
+        va = seen.get((la, ra))
+        if va is None:
+            va = seen[(la, ra)] = vertex_value(la, ra)
+        vb = seen.get((lb, rb))
+        if vb is None:
+            vb = seen[(lb, rb)] = vertex_value(lb, rb)
+        trows.append((k, va[0], bounds.get(ta.rel_error) or _cached_bound(bounds, ta.rel_error), vb[0],
+                      bounds.get(tb.rel_error) or _cached_bound(bounds, tb.rel_error)))
+        pts.append((va[1], vb[1], va[2], vb[2]))
+        keys.append((va[3], vb[3]))
+    return trows, grid_rows(pts, settings, keys), worst_t
 
 
 def _curve_rows(i: int, j: int, deltas, dpts, epts) -> tuple:
@@ -327,17 +445,7 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     t3 = time.perf_counter()
 
     rows, worst_d, worst_e = _curve_rows(i, j, deltas, dpts, epts)
-    with mpmath.workdps(DPS_RESULT):
-        trows = [TRADEOFF_COLUMNS]
-        worst_t = 0.0
-        pts = []
-        for k, ta, tb in verts:
-            worst_t = max(worst_t, float(ta.rel_error), float(tb.rel_error))
-            a_txt, b_txt = fmt(mpmath.exp(mpmath.mpf(ta.log_value)), 25), fmt(mpmath.exp(mpmath.mpf(tb.log_value)), 25)
-            trows.append((k, a_txt, fmt_bound(ta.rel_error), b_txt, fmt_bound(tb.rel_error)))
-            a, b = mpmath.mpf(a_txt), mpmath.mpf(b_txt)
-            pts.append((a, b, a * float(ta.rel_error), b * float(tb.rel_error)))
-        grows = _grid_rows(pts, settings)
+    trows, grows, worst_t = tradeoff_rows(verts, settings)
     diag = acc.diagnostics()
     return PairResult(
         i, j, _csv(rows), _csv(trows), _csv(grows),
@@ -396,9 +504,10 @@ def _bracketed_pair(i: int, j: int, acc, settings: SweepSettings, t0: float) -> 
         for m, a, b, r_a, r_b in zip(range(-half, half + 1), a_v.tolist(), b_v.tolist(), ra.tolist(), rb.tolist()):
             a_txt, b_txt = _fmt_float(a, 25), _fmt_float(b, 25)
             trows.append((m, a_txt, _bound_float(r_a), b_txt, _bound_float(r_b)))
-            a_m, b_m = mpmath.mpf(a_txt), mpmath.mpf(b_txt)
-            pts.append((a_m, b_m, a_m * r_a, b_m * r_b))
-        grows = _grid_rows(pts, settings)
+            a_m = raw_to_mpfr(mpmath.mpf(a_txt)._mpf_, _C_RESULT)
+            b_m = raw_to_mpfr(mpmath.mpf(b_txt)._mpf_, _C_RESULT)
+            pts.append((a_m, b_m, _C_RESULT.mul(a_m, r_a), _C_RESULT.mul(b_m, r_b)))
+        grows = grid_rows(pts, settings)
     diag = acc.diagnostics()
     return PairResult(
         i, j, _csv(rows), _csv(trows), _csv(grows),

@@ -12,17 +12,18 @@
 
 from __future__ import annotations
 
+import functools
 from fractions import Fraction
 
+import gmpy2
 import mpmath
 
 from exactdp.numerics.exact import fraction_str, to_fraction
-import functools
-
-from exactdp.sweep.envelope import ENVELOPE_COLUMNS, gdp_beta, interpolate, lower_hull, pair_curve
-from exactdp.sweep.io import atomic_write_text, pair_paths, read_csv, read_json, release_path
-from exactdp.sweep.pair import fmt, fmt_bound
 from exactdp.numerics.precision import DPS_RESULT, to_mpf
+from exactdp.sweep.envelope import ENVELOPE_COLUMNS, gdp_beta, interpolate, lower_hull, mpfr_arithmetic, pair_curve
+from exactdp.sweep.io import atomic_write_text, pair_paths, read_columns, read_csv, read_json, release_path
+from exactdp.sweep.numtext import fmt_mpfr, mpfr_context, mpfr_to_raw, parse_mpfr, prec_of
+from exactdp.sweep.pair import fmt, fmt_bound
 
 __all__ = ["assemble", "SUMMARY_COLUMNS", "RELEASE_COLUMNS", "HEATMAP_DELTA"]
 
@@ -47,7 +48,15 @@ def _csv(rows) -> str:
 
 
 def _summary(curves: dict, deltas) -> tuple[list, dict]:
-    """Rows of summary.csv and the headline numbers (certified brackets as mpf)."""
+    """Rows of summary.csv and the headline numbers (certified brackets).
+
+    The numbers are ``mpmath.mpf(text)`` at ``DPS_RESULT``, differences and the spread
+    ratio rounded to nearest there, and the maxima/minima exact comparisons; they are
+    carried as MPFR values of that precision (:mod:`exactdp.sweep.numtext`: the same
+    correctly rounded numbers, without mpf objects).
+    """
+    ctx = mpfr_context(prec_of(_DPS))
+    zero = gmpy2.mpfr(0)
     rows = [SUMMARY_COLUMNS]
     keys = sorted(curves)
     out = {}
@@ -55,9 +64,11 @@ def _summary(curves: dict, deltas) -> tuple[list, dict]:
         recs = []
         for key in keys:
             row = curves[key][r_idx]
-            est, err = mpmath.mpf(row["delta_exact"]), mpmath.mpf(row["delta_error_bound"])
-            recs.append((key, row, est, max(est - err, mpmath.mpf(0)), mpmath.mpf(row["delta_upper"]),
-                         mpmath.mpf(row["eps_exact"]), mpmath.mpf(row["eps_lower"]), mpmath.mpf(row["eps_upper"])))
+            est, err = parse_mpfr(row["delta_exact"], ctx), parse_mpfr(row["delta_error_bound"], ctx)
+            lo = ctx.sub(est, err)
+            recs.append((key, row, est, zero if zero > lo else lo, parse_mpfr(row["delta_upper"], ctx),
+                         parse_mpfr(row["eps_exact"], ctx), parse_mpfr(row["eps_lower"], ctx),
+                         parse_mpfr(row["eps_upper"], ctx)))
         eps_bs = {rec[1]["eps_bureau"] for rec in recs}
         if len(eps_bs) != 1:
             raise ValueError(f"pairs disagree on the Bureau's ε at δ={d}: the paths spend different ρ")
@@ -68,12 +79,12 @@ def _summary(curves: dict, deltas) -> tuple[list, dict]:
         ties = sum(1 for t in recs if t is not amax and t[4] >= amax[3])
         emax = max(recs, key=lambda t: t[5])
         emin = min(recs, key=lambda t: t[5])
-        spread = amax[2] / amin[2] if amin[2] > 0 else mpmath.inf
+        spread = ctx.div(amax[2], amin[2]) if amin[2] > 0 else gmpy2.inf()
         name = lambda t: f"{t[0][0]}-{t[0][1]}"  # noqa: E731
-        rows.append((d, eps_bs.pop(), fmt(amax[2]), fmt(lo), fmt(hi), name(amax), ties,
-                     fmt(amin[2]), name(amin), fmt(spread, 8),
-                     fmt(emax[5]), fmt(max(t[6] for t in recs)), fmt(max(t[7] for t in recs)), name(emax),
-                     fmt(emin[5]), name(emin), len(recs)))
+        rows.append((d, eps_bs.pop(), fmt_mpfr(amax[2], 20), fmt_mpfr(lo, 20), fmt_mpfr(hi, 20), name(amax), ties,
+                     fmt_mpfr(amin[2], 20), name(amin), fmt_mpfr(spread, 8),
+                     fmt_mpfr(emax[5], 20), fmt_mpfr(max(t[6] for t in recs), 20),
+                     fmt_mpfr(max(t[7] for t in recs), 20), name(emax), fmt_mpfr(emin[5], 20), name(emin), len(recs)))
         out[d] = {"eps_bureau": rows[-1][1], "delta_overall": rows[-1][2], "delta_overall_upper": rows[-1][4],
                   "delta_argmax_pair": name(amax), "eps_overall": rows[-1][10], "eps_overall_upper": rows[-1][12],
                   "eps_argmax_pair": name(emax)}
@@ -83,25 +94,30 @@ def _summary(curves: dict, deltas) -> tuple[list, dict]:
 def _envelope(grids: dict, rho: Fraction, vertices) -> tuple[list, dict]:
     """Pointwise minimum over pairs of the gridded curves, then its lower convex hull.
 
-    ``vertices(key)`` returns a pair's sampled curve (for the convexity gap of the
-    minimising pair at each grid point)."""
+    ``grids[key]`` holds a pair's grid file as columns (texts); ``vertices(key)`` returns
+    its sampled curve as MPFR values at ``DPS_RESULT`` (for the convexity gap of the
+    minimising pair at each grid point, computed with the same correctly rounded steps
+    as :func:`~exactdp.sweep.envelope.interpolate` on mpf values)."""
+    import numpy as np
+
     keys = sorted(grids)
-    first = grids[keys[0]]
-    grid_txt = [r["alpha"] for r in first]
+    grid_txt = grids[keys[0]]["alpha"]
     for k in keys:
-        if [r["alpha"] for r in grids[k]] != grid_txt:
+        if grids[k]["alpha"] != grid_txt:
             raise ValueError(f"pair {k[0]}-{k[1]} was evaluated on another α grid")
     grid = [mpmath.mpf(t) for t in grid_txt]
+    ar = mpfr_arithmetic(mpfr_context(prec_of(_DPS)))
+    # compare in float first (fast), settle near-ties exactly
+    floats = np.array([list(map(float, grids[k]["beta"])) for k in keys], dtype=np.float64)
     best = []
     for m in range(len(grid)):
-        # compare in float first (fast), settle near-ties exactly
-        vals = [(float(grids[k][m]["beta"]), k) for k in keys]
-        lo = min(v for v, _ in vals)
-        cands = [k for v, k in vals if v <= lo * (1 + 1e-12)]
-        key = min(cands, key=lambda k: (mpmath.mpf(grids[k][m]["beta"]), k))
-        r = grids[key][m]
-        gap = interpolate(vertices(key), grid[m])[2]
-        best.append((mpmath.mpf(r["beta"]), r["beta_error_bound"], fmt_bound(gap), key))
+        vals = floats[:, m]
+        lo = float(vals.min())
+        cands = [keys[c] for c in np.flatnonzero(vals <= lo * (1 + 1e-12))]
+        key = min(cands, key=lambda k: (ar.parse(grids[k]["beta"][m]), k)) if len(cands) > 1 else cands[0]
+        gap = interpolate(vertices(key), ar.parse(grid_txt[m]), ar=ar)[2]
+        best.append((mpmath.mpf(grids[key]["beta"][m]), grids[key]["beta_error_bound"][m],
+                     fmt_bound(mpmath.mp.make_mpf(mpfr_to_raw(gap))), key))
     pts = [(mpmath.mpf(0), mpmath.mpf(1))] + [(a, c[0]) for a, c in zip(grid, best)] + [(mpmath.mpf(1), mpmath.mpf(0))]
     hull = lower_hull(pts)
     on = set(hull)
@@ -173,12 +189,14 @@ def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True) 
     for i, j in pairs:
         f = pair_paths(out, i, j)
         curves[(i, j)] = read_csv(f["curve"])
-        grids[(i, j)] = read_csv(f["grid"])
+        grids[(i, j)] = read_columns(f["grid"])
         infos[(i, j)] = read_json(f["info"])
     with mpmath.workdps(_DPS):
         srows, headline = _summary(curves, deltas)
         atomic_write_text(out / "summary.csv", _csv(srows))
-        vertices = functools.lru_cache(maxsize=None)(lambda k: pair_curve(read_csv(pair_paths(out, *k)["tradeoff"])))
+        ar = mpfr_arithmetic(mpfr_context(prec_of(_DPS)))
+        vertices = functools.lru_cache(maxsize=None)(
+            lambda k: pair_curve(read_csv(pair_paths(out, *k)["tradeoff"]), ar))
         erows, env_info = _envelope(grids, alloc.total_rho, vertices)
         atomic_write_text(out / "envelope.csv", _csv(erows))
         heat_delta, hrows, heat = _heatmap(curves, deltas, alloc.n_paths)

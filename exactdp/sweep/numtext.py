@@ -1,0 +1,341 @@
+"""Decimal text of the sweep's numbers, computed on raw ``mpmath.libmp`` values.
+
+The sweep writes every number with :func:`exactdp.sweep.pair.fmt` (``mpmath.nstr`` under
+``mpmath.workdps(digits + 15)``) and :func:`exactdp.sweep.pair.fmt_bound`.  Done per
+value through mpmath's context (a ``workdps`` switch, mpf objects, ``Fraction`` powers
+of ten), that cost ~0.3 s per pair.  This module does the *same computations* on the raw
+``(sign, man, exp, bc)`` tuples:
+
+* ``mpmath.mpf(x)`` under ``workdps(d)`` is ``mpf_pos(x, dps_to_prec(d), round_nearest)``
+  (mpmath's default rounding, which exactdp never changes);
+* ``nstr(x, n, **kw)`` is ``to_str(x._mpf_, n, **kw)`` (context-free).  For a positive
+  finite ``x`` with ``|exp + bc| ≤ 3500``, ``to_str(x, n, min_fixed=-4, max_fixed=6,
+  strip_zeros=False)`` is: ``D = to_digits_exp(x, n + 10)`` (the binary value truncated
+  to ``n + 10``-ish decimal digits: ``floor(floor(x·2^f)·10^g / 2^f)``), then
+  ``round_digits`` (round half to even on that digit string), then the fixed/scientific
+  layout.  :func:`digits_exp` and :func:`layout` are those three steps in integer
+  arithmetic (same ``bitprec``, ``fixprec``, ``fixdps`` formulas); other inputs go to
+  ``to_str`` itself;
+* ``mpmath.mpf(text)`` is ``from_str(text, prec, round_nearest)``, which for a decimal
+  ``man·10^exp`` with ``-400 ≤ exp < 0`` is ``from_rational(man, 10^-exp, prec, rnd)``:
+  a correctly rounded quotient (``mpf_div`` with a sticky bit), so it depends only on
+  the value; :func:`value_of` passes the same value as integers (other exponents go to
+  ``from_str`` itself).
+
+``tests/test_sweep_format.py`` compares every function here with the mpmath-context
+reference (the former code) on many values, and the sweep's files are byte-identical.
+"""
+
+from __future__ import annotations
+
+import math
+
+import gmpy2
+from mpmath.libmp import (
+    dps_to_prec,
+    finf,
+    fnan,
+    fninf,
+    from_man_exp,
+    from_rational,
+    from_str,
+    fzero,
+    mpf_pos,
+    round_nearest,
+    to_str,
+)
+from mpmath.libmp.libmpf import blog2_10
+
+__all__ = ["RND", "prec_of", "digits_exp", "layout", "value_of", "text_of", "fmt_raw", "bound_text_float",
+           "POW10", "mpfr_context", "nearest_digits", "decimal_mpfr", "mpfr_to_raw", "raw_to_mpfr", "fmt_mpfr",
+           "parse_mpfr", "bound_text_raw"]
+
+RND = round_nearest
+#: 10**k for k = 0..1199 (covers every scale digits_exp and bound_text_float use)
+POW10 = tuple(10**k for k in range(1200))
+_P10Z = tuple(gmpy2.mpz(v) for v in POW10)  # the same as gmpy2 integers (no conversions)
+_MIN_FIXED, _MAX_FIXED = -4, 6
+
+
+_PREC: dict = {}
+
+
+def prec_of(dps: int) -> int:
+    """Binary precision of ``mpmath.workdps(dps)`` (``dps_to_prec``)."""
+    p = _PREC.get(dps)
+    if p is None:
+        p = _PREC[dps] = dps_to_prec(dps)
+    return p
+
+
+def mpfr_context(prec: int):
+    """A gmpy2 (MPFR) context of ``prec`` bits, round to nearest-even (as mpmath's
+    ``round_nearest``), no traps and MPFR's default (practically unbounded) exponents.
+    Every call of the sweep names its context: the global gmpy2 context is never used."""
+    c = _CTX.get(prec)
+    if c is None:
+        c = _CTX[prec] = gmpy2.context(precision=prec, round=gmpy2.RoundToNearest)
+    return c
+
+
+_CTX: dict = {}
+_BITPREC: dict = {}
+_FMT_CTX: dict = {}
+
+
+def digits_exp(s, dps: int):
+    """``(q, e)`` of ``to_str(s, dps)``: the text's value is ``q·10^(e − dps + 1)`` with
+    ``10^(dps−1) ≤ q < 10^dps``; ``None`` when ``s`` is not positive and finite or
+    ``|exp + bc| > 3500`` (then ``to_str`` takes another path)."""
+    sign, man, exp, bc = s
+    mag = exp + bc
+    if sign or not man or mag > 3500 or mag < -3500:
+        return None
+    bitprec = _BITPREC.get(dps)
+    if bitprec is None:
+        bitprec = _BITPREC[dps] = int((dps + 10) * blog2_10) + 10  # to_digits_exp(s, dps + 10)
+    fixprec = bitprec - mag if bitprec > mag else 0
+    fixdps = int(fixprec / blog2_10 + 0.5)
+    off = exp + fixprec
+    sb = ((man << off) if off >= 0 else (man >> -off)) * _P10Z[fixdps] >> fixprec
+    n = len(str(sb))
+    if n <= dps:  # round_digits would assert; let to_str say so
+        return None
+    k = n - dps
+    q, r = divmod(sb, _P10Z[k])
+    half = 5 * _P10Z[k - 1]
+    e = n - fixdps - 1
+    if r > half or (r == half and q & 1):  # round_digits: half to even on the digits
+        q += 1
+        if q == _P10Z[dps]:
+            q, e = _P10Z[dps - 1], e + 1
+    return q, e
+
+
+def layout(q: int, e: int, dps: int) -> str:
+    """The text ``to_str`` prints for ``(q, e)`` with ``min_fixed=-4, max_fixed=6,
+    strip_zeros=False`` (no sign: positive values only)."""
+    digits = str(q)
+    if _MIN_FIXED < e < _MAX_FIXED:
+        if e < 0:
+            return "0." + "0" * (-e - 1) + digits
+        split = e + 1
+        if split > dps:
+            digits += "0" * (split - dps)
+        return digits[:split] + "." + digits[split:]
+    return f"{digits[0]}.{digits[1:]}e{e:+}"
+
+
+def value_of(q: int, e: int, dps: int, text: str, prec: int):
+    """``from_str(text, prec, round_nearest)`` of a text printed from ``(q, e)``."""
+    k = e - dps + 1  # text = q·10^k; from_str's exponent lies in [k, e]
+    if k >= -400 and e < 0:
+        return from_rational(q, POW10[-k], prec, RND)
+    return from_str(text, prec, RND)
+
+
+def text_of(s, dps: int) -> str:
+    """``to_str(s, dps, min_fixed=-4, max_fixed=6, strip_zeros=False)``."""
+    de = digits_exp(s, dps)
+    if de is None:
+        return to_str(s, dps, min_fixed=_MIN_FIXED, max_fixed=_MAX_FIXED, strip_zeros=False)
+    return layout(de[0], de[1], dps)
+
+
+def fmt_raw(s, dps: int) -> str:
+    """:func:`exactdp.sweep.pair.fmt` of a raw value already at ``prec_of(dps + 15)``."""
+    if s == fzero:
+        return "0"
+    return text_of(s, dps)
+
+
+def bound_text_float(x: float) -> str:
+    """:func:`exactdp.sweep.pair.fmt_bound` of a float: 3 significant digits rounded up.
+
+    ``t = f"{x:.16e}"`` is the nearest 17-digit decimal of the exact binary value
+    (correctly rounded, so monotone in x).  Unless ``t`` is itself a 3-digit decimal,
+    ``x`` lies strictly between the same two 3-digit decimals as ``t`` (rounding cannot
+    cross a 17-digit number), and the ceiling is the upper one, read off ``t``.  When it
+    is, the ceiling is ``t`` or the next one up, decided exactly (``x = n/d``).
+    """
+    if not math.isfinite(x):
+        return "inf"
+    if x <= 0:
+        return "0"
+    t = f"{x:.16e}"  # d.dddddddddddddddde±X...
+    m, e = int(t[0] + t[2:4]), int(t[19:])
+    if t[4:18] != "00000000000000":
+        m += 1
+    else:
+        n, d = x.as_integer_ratio()
+        p = e - 2  # t = m·10^p exactly
+        if (m * POW10[p] * d < n) if p >= 0 else (m * d < n * POW10[-p]):
+            m += 1
+    if m == 1000:
+        m, e = 100, e + 1
+    return f"{m // 100}.{m % 100:02d}e{e}"
+
+
+# ------------------------------------------------------------------ MPFR values (gmpy2)
+#
+# mpmath's mpf_add/sub/mul/div and from_rational are correctly rounded (exact result,
+# or a sticky bit, then ``normalize`` with round-half-even), and so is every MPFR
+# operation: at the same precision and rounding both give the same number, so values
+# may be carried as ``gmpy2.mpfr`` between the steps.  exp is the exception (mpmath's
+# ``mpf_exp`` is accurate, not correctly rounded): see :func:`nearest_digits`.
+
+_G = 64  # guard bits below the last decimal digit in nearest_digits
+_HALF = 1 << (_G - 1)
+_MARGIN = 1 << (_G - 16)
+_MASK = gmpy2.mpz((1 << _G) - 1)
+_LOG10_2 = math.log10(2)
+
+
+def nearest_digits(z, dps: int):
+    """``(q, e)``: an mpfr ``z > 0`` rounded to the nearest ``dps``-digit decimal
+    ``q·10^(e−dps+1)``, or ``None`` when ``z`` lies within 2^-16 units of the last digit
+    of a rounding midpoint, or its binary exponent is beyond ±3400.
+
+    Used on ``z`` = MPFR's correctly rounded ``exp`` (relative error ≤ 2^-136) in place of
+    ``to_str(mpf_exp(x, 136), dps)``: that text is the nearest rounding of
+    ``y = mpf_exp(x)`` except within 1e-10 units of a midpoint (``to_str`` rounds half to
+    even a digit string truncated ≥ 10 digits further), and ``|y − e^x| ≤ 2^-103·e^x``
+    (mpmath works at 150 bits, ``tests/test_sweep_format.py`` measures < 2^-130), i.e.
+    < 2^-20 units of the 25th digit; outside the 2^-16 margin all of them round alike.
+    """
+    m, ex = z.as_mantissa_exp()
+    bl = m.bit_length()
+    if m <= 0 or abs(ex + bl) > 3400:
+        return None
+    lo, hi = _P10Z[dps - 1], _P10Z[dps]
+    f = float(z)
+    e = math.floor(math.log10(f)) if 0 < f < math.inf else math.floor((ex + bl - 1) * _LOG10_2)
+    while True:  # the float estimate of e can be one off next to a power of ten
+        sh = dps - 1 - e
+        num, den = (m * _P10Z[sh], 1) if sh >= 0 else (m, _P10Z[-sh])
+        g = ex + _G
+        x = (num << g) // den if g >= 0 else num // (den << -g)
+        q = x >> _G
+        if q < lo:
+            e -= 1
+        elif q >= hi:
+            e += 1
+        else:
+            break
+    frac = x & _MASK
+    if abs(frac - _HALF) <= _MARGIN:
+        return None
+    if frac > _HALF:
+        q += 1
+        if q == hi:
+            q, e = lo, e + 1
+    return q, e
+
+
+#: exact MPFR powers of ten 10^j, j ≤ 58 (5^58 has 135 bits)
+_P10_MPFR = tuple(gmpy2.mpfr(10**j, 136) for j in range(59))
+
+
+def decimal_mpfr(q: int, e: int, dps: int, text: str, ctx):
+    """``mpmath.mpf(text)`` at ``ctx.precision`` bits (≥ 136) as an mpfr, for a text
+    printed from ``(q, e)``: one correctly rounded division ``q / 10^j``
+    (= ``from_rational``), else ``from_str`` itself."""
+    k = e - dps + 1
+    if e < 0 and -58 <= k and ctx.precision >= 136:
+        return ctx.div(q, _P10_MPFR[-k])
+    return raw_to_mpfr(value_of(q, e, dps, text, ctx.precision), ctx)
+
+
+def mpfr_to_raw(x):
+    """The raw mpmath value of an mpfr (exact)."""
+    if x.is_zero():
+        return fzero
+    if x.is_nan():
+        return fnan
+    if x.is_infinite():
+        return fninf if x < 0 else finf
+    m, e = x.as_mantissa_exp()
+    return from_man_exp(m, int(e))
+
+
+def raw_to_mpfr(raw, ctx):
+    """The mpfr of a raw mpmath value with at most ``ctx.precision`` bits (exact)."""
+    sign, man, exp, bc = raw
+    if not man:
+        return gmpy2.mpfr({fzero: 0, finf: "inf", fninf: "-inf"}.get(raw, "nan"), 2)
+    x = ctx.mul_2exp(gmpy2.mpfr(man, max(bc, 2)), exp)
+    return ctx.minus(x) if sign else x
+
+
+def fmt_mpfr(x, dps: int) -> str:
+    """:func:`exactdp.sweep.pair.fmt` of an mpfr (``mpf(x)`` at ``dps + 15`` digits,
+    then ``nstr``)."""
+    ctx = _FMT_CTX.get(dps)
+    if ctx is None:
+        ctx = _FMT_CTX[dps] = mpfr_context(prec_of(dps + 15))
+    y = ctx.plus(x)
+    if y > 0 and y.is_finite():
+        m, ex = y.as_mantissa_exp()
+        de = digits_exp((0, m, ex, m.bit_length()), dps)
+        if de is not None:
+            return layout(de[0], de[1], dps)
+    return fmt_raw(mpfr_to_raw(y), dps)
+
+
+def parse_mpfr(text: str, ctx):
+    """``mpmath.mpf(text)`` under a context of ``ctx.precision`` bits, as an mpfr.
+
+    ``from_str`` is correctly rounded (``from_rational`` / ``from_int``) when its decimal
+    exponent lies within ±400, as MPFR's string conversion always is: for the sweep's
+    texts (≤ 30 digits, exponent ``E`` with ``|E| < 360``) the two are the same number;
+    other texts go through ``from_str`` itself.
+    """
+    i = text.find("e")
+    if len(text) <= 40 and (i < 0 or -360 < int(text[i + 1:]) < 360):
+        return gmpy2.mpfr(text, ctx.precision, context=ctx)
+    return raw_to_mpfr(from_str(text, ctx.precision, RND), ctx)
+
+
+_P_BOUND = dps_to_prec(30)  # fmt_bound's workdps(DPS_LOW)
+
+
+def bound_text_raw(s):
+    """:func:`exactdp.sweep.pair.fmt_bound` of a raw mpf, or ``None`` (use the mpmath code).
+
+    That code rounds ``x`` to 30 digits, takes ``e = floor(log10 x) − 2`` and
+    ``ceil(x / 10^e)`` in mpmath (each step accurate to ~1e-29); here both are exact
+    integer arithmetic on the rounded ``x``, which gives the same integers whenever
+    ``x`` is not within 1e-20 (relative) of a power of ten and ``x / 10^e`` not within
+    2^-56 of an integer; otherwise ``None``.
+    """
+    s = mpf_pos(s, _P_BOUND, RND)
+    sign, man, exp, bc = s
+    if sign or not man or abs(exp + bc) > 3000:
+        return None
+    man = int(man)
+    exp = int(exp)
+    num, den = (man << exp, 1) if exp >= 0 else (man, 1 << -exp)  # x = num/den exactly
+    big = math.floor((exp + bc - 1) * _LOG10_2)  # floor(log10 x), about
+    while _ge_10(num, den, big + 1):
+        big += 1
+    while not _ge_10(num, den, big):
+        big -= 1
+    e = big - 2
+    n, d = (num, den * POW10[e]) if e >= 0 else (num * POW10[-e], den)  # x / 10^e
+    # not near a power of ten: 10^(e+2)·(1 + 1e-20) ≤ x < 10^(e+3)·(1 − 1e-20)
+    if not (n * 10**20 >= d * 100 * (10**20 + 1) and n * 10**20 < d * 1000 * (10**20 - 1)):
+        return None
+    g = 80
+    xg = (n << g) // d
+    m, frac = xg >> g, xg & ((1 << g) - 1)
+    if frac < (1 << (g - 56)) or frac > (1 << g) - (1 << (g - 56)):
+        return None
+    m += 1
+    if m >= 1000:
+        m, e = (m + 9) // 10, e + 1
+    return f"{m // 100}.{m % 100:02d}e{e + 2}"
+
+
+def _ge_10(num: int, den: int, p: int) -> bool:
+    """Whether num/den ≥ 10^p."""
+    return num >= den * POW10[p] if p >= 0 else num * POW10[-p] >= den

@@ -1,0 +1,388 @@
+"""The sweep's fast text formatting is byte-identical to the former mpmath-context code.
+
+The references below are the former implementations, kept verbatim (``workdps`` +
+``nstr``, ``Fraction`` powers of ten, mpf operators and ``bisect``); nothing of
+:mod:`exactdp.sweep.numtext` is used by them.  Every test compares the fast path with
+them on many values, including the hard cases: digit-boundary neighbours
+(9.99…95e-5 ± 1 ulp), exact powers of ten, subnormals, 0 and inf.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import random
+from fractions import Fraction
+
+import mpmath
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from exactdp.sweep.numtext import mpfr_context, nearest_digits
+from exactdp.sweep.pair import SweepSettings, fmt, fmt_bound, grid_alphas, grid_rows, vertex_value
+
+# ------------------------------------------------------------------ references (former code)
+
+
+def ref_fmt(x, digits: int = 20) -> str:
+    with mpmath.workdps(digits + 15):
+        x = mpmath.mpf(x)
+        if x == 0:
+            return "0"
+        return mpmath.nstr(x, digits, min_fixed=-4, max_fixed=6, strip_zeros=False)
+
+
+def ref_fmt_bound(x) -> str:
+    if isinstance(x, (int, float)):
+        xf = float(x)
+        if not math.isfinite(xf):
+            return "inf"
+        if xf <= 0:
+            return "0"
+        q = Fraction(xf)
+        e = math.floor(math.log10(xf)) - 2
+        while q >= Fraction(10) ** (e + 3):
+            e += 1
+        while q < Fraction(10) ** (e + 2):
+            e -= 1
+        m = math.ceil(q / Fraction(10) ** e)
+        if m >= 1000:
+            m, e = (m + 9) // 10, e + 1
+        return f"{m // 100}.{m % 100:02d}e{e + 2}"
+    with mpmath.workdps(30):
+        x = mpmath.mpf(x)
+        if not mpmath.isfinite(x):
+            return "inf"
+        if x <= 0:
+            return "0"
+        e = int(mpmath.floor(mpmath.log10(x))) - 2
+        m = int(mpmath.ceil(x / mpmath.mpf(10) ** e))
+        if m >= 1000:
+            m, e = (m + 9) // 10, e + 1
+        return f"{m // 100}.{m % 100:02d}e{e + 2}"
+
+
+def ref_vertex(log_value, rel: float):
+    """Text, value and value·rel of one vertex, as the former compute_pair made them."""
+    with mpmath.workdps(40):
+        t = ref_fmt(mpmath.exp(mpmath.mpf(log_value)), 25)
+        v = mpmath.mpf(t)
+        return t, v, v * float(rel)
+
+
+def ref_interpolate(curve, alpha):
+    A, B, EA, EB = curve
+    if alpha <= A[0]:
+        return B[0], EB[0]
+    if alpha >= A[-1]:
+        return B[-1], EB[-1]
+    r = bisect.bisect_right(A, alpha)
+    i0, i1 = r - 1, r
+    a0, a1, b0, b1 = A[i0], A[i1], B[i0], B[i1]
+    if a1 == a0:
+        return min(b0, b1), max(EB[i0], EB[i1])
+    slope = (b1 - b0) / (a1 - a0)
+    return b0 + slope * (alpha - a0), max(EB[i0], EB[i1]) + abs(slope) * max(EA[i0], EA[i1])
+
+
+def ref_grid_rows(pts, s):
+    with mpmath.workdps(40):
+        pts = sorted(pts, key=lambda p: (p[0], -p[1]))
+        curve = tuple([p[c] for p in pts] for c in range(4))
+        rows = [("alpha", "beta", "beta_error_bound")]
+        texts, values = grid_alphas(s)
+        for t, a in zip(texts, values):
+            b, err = ref_interpolate(curve, a)
+            rows.append((t, ref_fmt(b), ref_fmt_bound(math.nextafter(float(err), math.inf)) if err > 1e-300
+                         else ref_fmt_bound(err)))
+        return rows
+
+
+# ------------------------------------------------------------------ values that stress the digits
+
+
+def _boundary_values(digits: int) -> list:
+    """Values at 40 digits next to the digit boundaries of a ``digits``-digit text."""
+    out = []
+    with mpmath.workdps(40):
+        eps = mpmath.mpf(2) ** -133
+        for e in (-300, -21, -5, -4, -1, 0, 1, 5, 6, 7, 40):
+            for base in ("9" * digits + "5", "1" + "0" * digits, "1" + "0" * (digits - 1) + "5",
+                         "2" + "0" * (digits - 1) + "5", "9" * (digits + 3), "1"):
+                v = mpmath.mpf(f"{base[0]}.{base[1:]}e{e}")
+                out += [v, v * (1 + eps), v * (1 - eps), v * (1 + 2 ** -40), v * (1 - 2 ** -40)]
+    return out
+
+
+def _raw_equal(fast, ref_mpf) -> bool:
+    """Whether a fast value (raw tuple or gmpy2 mpfr) is the same number as an mpf."""
+    if not isinstance(fast, tuple):
+        if fast.is_nan():
+            return mpmath.isnan(ref_mpf)
+        if fast.is_zero() or fast.is_infinite():
+            return ref_mpf == float(fast)
+        m, e = fast.as_mantissa_exp()
+        fast = mpmath.libmp.from_man_exp(m, e)
+    return fast == ref_mpf._mpf_
+
+
+# ------------------------------------------------------------------ fmt
+
+
+@pytest.mark.parametrize("digits", [8, 12, 20, 25])
+def test_fmt_matches_nstr_at_digit_boundaries(digits):
+    with mpmath.workdps(40):
+        vals = _boundary_values(digits)
+        vals += [-v for v in vals[:20]] + [mpmath.mpf(0), mpmath.inf, -mpmath.inf, mpmath.nan]
+    for v in vals:
+        assert fmt(v, digits) == ref_fmt(v, digits), mpmath.nstr(v, 45)
+
+
+@settings(derandomize=True, max_examples=400, deadline=None)
+@given(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([8, 20, 25]))
+def test_fmt_of_floats_matches_nstr(x, digits):
+    assert fmt(x, digits) == ref_fmt(x, digits)
+
+
+@settings(derandomize=True, max_examples=400, deadline=None)
+@given(st.floats(-1e5, 50), st.sampled_from([20, 25]))
+def test_fmt_of_40_digit_values_matches_nstr(log_value, digits):
+    with mpmath.workdps(40):
+        v = mpmath.exp(mpmath.mpf(log_value))
+    assert fmt(v, digits) == ref_fmt(v, digits)
+
+
+def test_fmt_of_other_types_keeps_the_context_path():
+    assert fmt(Fraction(1, 3), 20) == ref_fmt(Fraction(1, 3), 20)
+    assert fmt(7, 20) == ref_fmt(7, 20)
+    assert fmt("1e-10", 20) == ref_fmt("1e-10", 20)
+    assert fmt(mpmath.pi, 20) == ref_fmt(mpmath.pi, 20)
+
+
+# ------------------------------------------------------------------ fmt_bound
+
+
+def _bound_specials() -> list:
+    out = [0.0, -0.0, -1.0, math.inf, -math.inf, math.nan, 5e-324, 1e-323, 2.2250738585072014e-308,
+           2.225073858507201e-308, 1e-300, 1.0, 1e300, 1.7976931348623157e308, 3]
+    for e in range(-320, 300, 7):
+        for m in ("1", "1.23", "9.99", "9.995", "9.9999999", "1.005", "5", "9.991"):
+            x = float(f"{m}e{e}")
+            out += [x, math.nextafter(x, 0), math.nextafter(x, math.inf)]
+    return out
+
+
+def test_fmt_bound_of_floats_at_boundaries():
+    for x in _bound_specials():
+        assert fmt_bound(x) == ref_fmt_bound(x), repr(x)
+
+
+@settings(derandomize=True, max_examples=500, deadline=None)
+@given(st.floats(min_value=0.0, allow_infinity=True, allow_nan=False))
+def test_fmt_bound_of_floats_matches_fractions(x):
+    assert fmt_bound(x) == ref_fmt_bound(x)
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(st.floats(-700, 5))
+def test_fmt_bound_of_mpf_matches_the_context_code(log_value):
+    with mpmath.workdps(40):
+        v = mpmath.exp(mpmath.mpf(log_value))
+    assert fmt_bound(v) == ref_fmt_bound(v)
+
+
+def test_fmt_bound_of_mpf_at_boundaries():
+    """Dyadic values (x/10^e an exact integer), powers of ten ± 1 ulp, 3-digit boundaries."""
+    from exactdp.sweep.numtext import bound_text_raw
+
+    vals = []
+    with mpmath.workdps(40):
+        eps = mpmath.mpf(2) ** -130
+        for k in range(-60, 12):
+            vals += [mpmath.mpf(2) ** k, 3 * mpmath.mpf(2) ** k, 5 * mpmath.mpf(2) ** k]
+        for e in (-300, -40, -12, -3, 0, 2, 5):
+            for m in ("1", "1.23", "9.99", "9.995", "1.005", "9.9949999999999999999999"):
+                v = mpmath.mpf(f"{m}e{e}")
+                vals += [v, v * (1 + eps), v * (1 - eps), v * (1 + 2 ** -70), v * (1 - 2 ** -70)]
+        vals += [mpmath.mpf(0), -mpmath.mpf(1), mpmath.inf, mpmath.nan, mpmath.mpf("1e-400"), mpmath.mpf("1e400")]
+    fast = 0
+    for v in vals:
+        assert fmt_bound(v) == ref_fmt_bound(v), mpmath.nstr(v, 45)
+        fast += bound_text_raw(v._mpf_) is not None
+    assert fast > len(vals) // 2  # the integer path, not only the mpmath fallback, is tested
+
+
+# ------------------------------------------------------------------ vertices and the α grid
+
+
+@settings(derandomize=True, max_examples=500, deadline=None)
+@given(st.one_of(st.floats(-1e5, 0), st.floats(-50, 0), st.floats(-1e-12, 0)),
+       st.floats(0, 1e-3))
+def test_vertex_value_matches_the_context_code(log_value, rel):
+    t, v, ev, key = vertex_value(log_value, rel)
+    rt, rv, rev = ref_vertex(log_value, rel)
+    assert t == rt
+    assert _raw_equal(v, rv) and _raw_equal(ev, rev)
+
+
+def test_vertex_value_special_logs():
+    with mpmath.workdps(60):
+        big = [-mpmath.mpf(12345) - mpmath.mpf(1) / 3, -mpmath.mpf(10) ** 5 + mpmath.mpf(2) ** -100]
+    for lv in [0.0, -0.0, -math.inf, -1e-300, -5e-324, -745.2, -708.4, math.log(1e-20), *big]:
+        for rel in (0.0, 1e-10, math.inf):
+            t, v, ev, _ = vertex_value(lv, rel)
+            rt, rv, rev = ref_vertex(lv, rel)
+            assert t == rt and _raw_equal(v, rv) and _raw_equal(ev, rev), lv
+
+
+def test_vertex_texts_at_digit_boundaries():
+    """Logs whose exp lands next to a 25-digit rounding boundary (or a power of ten)."""
+    logs = []
+    with mpmath.workdps(60):
+        for e in (-21, -10, -5, -4, -1):
+            for txt in ("9.9999999999999999999999995", "1.0000000000000000000000005", "5.0000000000000000000000005"):
+                lv = float(mpmath.log(mpmath.mpf(f"{txt}e{e}")))
+                logs += [lv, math.nextafter(lv, 0), math.nextafter(lv, -math.inf)]
+    for lv in logs:
+        assert vertex_value(lv, 1e-11)[0] == ref_vertex(lv, 1e-11)[0], lv
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(st.one_of(st.floats(-2500, 50), st.floats(-1, 1)))
+def test_mpmath_exp_is_as_accurate_as_nearest_digits_assumes(x):
+    """mpf_exp at 136 bits against MPFR at 300 bits: < 2^-130 relative (2^-103 assumed)."""
+    y = mpmath.libmp.mpf_exp(mpmath.libmp.from_float(x), 136, "n")
+    c = mpfr_context(300)
+    m, e = c.exp(x).as_mantissa_exp()
+    with mpmath.workprec(400):
+        rel = abs(mpmath.mpf(y) / (mpmath.mpf(int(m)) * mpmath.mpf(2) ** int(e)) - 1)
+    assert rel < mpmath.mpf(2) ** -130
+
+
+def test_nearest_digits_refuses_near_midpoints_and_rounds_elsewhere():
+    c = mpfr_context(200)
+    rng = random.Random(5)
+    for _ in range(300):
+        q = rng.randrange(10**24, 10**25)
+        e = rng.randrange(-30, 3)
+        with mpmath.workprec(300):
+            unit = mpmath.mpf(10) ** (e - 24)
+            for off, expect in ((mpmath.mpf(0.5), None), (mpmath.mpf(0.5) + mpmath.mpf(2) ** -17, None),
+                                (mpmath.mpf(0.5) + mpmath.mpf(2) ** -15, q + 1), (mpmath.mpf(0.5) - mpmath.mpf(2) ** -15, q),
+                                (mpmath.mpf(0.01), q), (mpmath.mpf(0.99), q + 1)):
+                v = (q + off) * unit
+                m, ex = mpmath.mpf(v).man_exp
+                z = c.mul_2exp(c.plus(int(m)) if int(m).bit_length() <= 200 else c.plus(m), int(ex))
+                got = nearest_digits(z, 25)
+                if expect is None:
+                    assert got is None
+                else:
+                    exp_q, exp_e = (expect, e) if expect < 10**25 else (10**24, e + 1)
+                    assert got == (exp_q, exp_e)
+
+
+def test_vertex_fallback_path_matches_the_context_code():
+    """The mpmath steps used near a midpoint give the former text and value."""
+    from exactdp.sweep.pair import _vertex_text_mpmath
+
+    rng = random.Random(9)
+    for lv in [rng.uniform(-60, 0) for _ in range(200)] + [0.0, -1e-300, -3000.5]:
+        t, v = _vertex_text_mpmath(lv)
+        rt, rv, _ = ref_vertex(lv, 0.0)
+        assert t == rt and v == rv._mpf_
+
+
+def _random_curve(rng, n):
+    """A trade-off-like vertex set from float logs (with repeated α and β values)."""
+    logs = sorted(rng.uniform(-46, 0) for _ in range(n))
+    logs += logs[:3]  # exact duplicates
+    la = logs
+    lb = [math.log(-math.expm1(x)) if x < 0 else -50.0 for x in logs]
+    return [(a, b, rng.choice([1e-11, 3e-13, 2.5e-12]), rng.choice([1e-11, 7e-14])) for a, b in zip(la, lb)]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_grid_rows_match_the_context_code(seed):
+    rng = random.Random(seed)
+    s = SweepSettings(envelope_points=101)
+    vs = _random_curve(rng, 120)
+    rng.shuffle(vs)
+    pts, keys, ref_pts = [], [], []
+    for la, lb, ra, rb in vs:
+        _, a, ea, ka = vertex_value(la, ra)
+        _, b, eb, kb = vertex_value(lb, rb)
+        pts.append((a, b, ea, eb))
+        keys.append((ka, kb))
+        ra_ = ref_vertex(la, ra)
+        rb_ = ref_vertex(lb, rb)
+        ref_pts.append((ra_[1], rb_[1], ra_[2], rb_[2]))
+    ref = ref_grid_rows(ref_pts, s)
+    assert grid_rows(pts, s, keys) == ref
+    assert grid_rows(pts, s, None) == ref  # the mpf-object sort (fallback) agrees
+
+
+def test_pair_files_match_the_context_code():
+    """A real pair end to end: compute_pair's trade-off and grid files against the former
+    post-processing of the same accountant's vertices."""
+    from exactdp.accounting.accountant import ExactAccountant
+    from exactdp.census.allocations import load_allocation
+    from exactdp.mechanisms import Composition
+    from exactdp.sweep.pair import tradeoff_thresholds
+
+    s = SweepSettings(deltas=("1e-5",), tradeoff_half=60, envelope_points=61)
+    rhos = load_allocation("dhc-persons-2020").pair_rhos(1, 1)
+    acc = ExactAccountant(Composition.from_rhos(tuple(rhos)), rel_tol=s.rel_tol)
+    verts = acc.tradeoff_vertices(tradeoff_thresholds(acc.lattice, s.tradeoff_half, s.alpha_min))
+    from exactdp.sweep.pair import compute_pair
+
+    ref_t, ref_g = ref_tradeoff_rows(verts, s)
+    res = compute_pair(1, 1, rhos, s)
+    assert res.tradeoff_csv.splitlines() == [",".join(map(str, r)) for r in ref_t]
+    assert res.grid_csv.splitlines() == [",".join(map(str, r)) for r in ref_g]
+
+def ref_tradeoff_rows(verts, s):
+    """The former compute_pair post-processing of the accountant's vertices (reference)."""
+    trows, pts = [("threshold", "alpha", "alpha_rel_error", "beta", "beta_rel_error")], []
+    for k, ta, tb in verts:
+        at, a, ea = ref_vertex(ta.log_value, ta.rel_error)
+        bt, b, eb = ref_vertex(tb.log_value, tb.rel_error)
+        trows.append((k, at, ref_fmt_bound(ta.rel_error), bt, ref_fmt_bound(tb.rel_error)))
+        pts.append((a, b, ea, eb))
+    return trows, ref_grid_rows(pts, s)
+
+
+def ref_probit(text):
+    """The former plots._probit: float of sqrt(2)·erfinv(2p − 1) at 40 digits."""
+    with mpmath.workdps(40):
+        p = mpmath.mpf(text)
+        if p <= 0 or p >= 1:
+            return math.nan
+        return float(mpmath.sqrt(2) * mpmath.erfinv(2 * p - 1))
+
+
+@settings(derandomize=True, max_examples=150, deadline=None)
+@given(st.one_of(st.floats(1e-25, 1 - 1e-12), st.floats(0, 25).map(lambda k: 10.0 ** -k),
+                 st.floats(1, 20).map(lambda k: 1 - 10.0 ** -k)), st.sampled_from([12, 20, 25]))
+def test_probit_matches_mpmath(p, digits):
+    from exactdp.sweep.plots import _probit
+
+    text = mpmath.nstr(mpmath.mpf(p), digits, strip_zeros=False) if p < 1 else "1"
+    if 1 - p < 1e-15:  # the envelope's α reach 1 − 1e-20: write those as decimals
+        text = "0." + "9" * 20 + str(int(p * 7) % 10)
+    a, b = _probit(text), ref_probit(text)
+    assert a == b or (math.isnan(a) and math.isnan(b)), text
+
+
+def test_probit_special_texts():
+    """Also: the MPFR path itself settles these (the fallback is not what is tested)."""
+    from exactdp.sweep.plots import _probit_mpfr
+
+    for text in ("0.5", "1e-20", "0.99999999999999999999", "0.3", "0.0001234", "0.7"):
+        assert _probit_mpfr(text) == ref_probit(text), text
+    from exactdp.sweep.plots import _probit
+
+    for text in ("0", "1", "0.5", "1e-20", "0.99999999999999999999", "1e-300", "0.9999999999999999999999999999999999999999999",
+                 "0.5000000000000000000001", "2", "-1"):
+        a, b = _probit(text), ref_probit(text)
+        assert a == b or (math.isnan(a) and math.isnan(b)), text
