@@ -26,8 +26,8 @@ from exactdp.numerics.exact import to_fraction
 
 __all__ = ["Accountant", "check_rel_tol", "check_epsilon_range", "sequence_values", "EPS_MAX"]
 
-#: the largest |ε| answered (beyond it δ(ε) is below 10^-(10^99)·… for any design with
-#: ρ ≤ 10^…, or 1 − e^ε rounds to 1): refused with the zCDP bound instead
+#: the largest |ε| answered (the engines' tested range); beyond it the refusal quotes the
+#: zCDP bound, which there puts δ below 10^-(10^99/ρ) (or 1 − e^ε rounds to 1 for ε < 0)
 EPS_MAX = Fraction(10) ** 50
 
 

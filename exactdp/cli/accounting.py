@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from exactdp.cli._common import decimal_str, emit_json, rational_type, rel_tol_type
 from exactdp.cli._designs import add_design_arguments, design_from_args
 
-__all__ = ["register", "EPS_MAX"]
-
-#: the largest |ε| the delta command accepts (the engine's tested range; beyond it the
-#: zCDP bound, quoted in the refusal, already puts δ below 10^-(10^99 ρ⁻¹))
-EPS_MAX = Fraction(10**50)
+__all__ = ["register"]
 
 #: the argument type of each query flag (the domain of the query, as the user types it)
 _VALUE_TYPES = {
@@ -66,22 +60,11 @@ def _print_table(title, cols, rows):
 
 
 def _check_eps_range(comp, values) -> None:
-    """Refuse |ε| > :data:`EPS_MAX`, quoting the zCDP bound δ(ε) ≤ exp(−(ε−ρ)²/(4ρ))."""
-    import mpmath
+    """Refuse |ε| > 1e50 (:func:`exactdp.accounting.base.check_epsilon_range`, which
+    quotes the zCDP bound δ(ε) ≤ exp(−(ε−ρ)²/(4ρ))), naming the flag."""
+    from exactdp.accounting.base import check_epsilon_range
 
-    from exactdp.numerics.exact import InputError
-
-    for e in values:
-        if abs(e) > EPS_MAX:
-            tail = ""
-            if e > 0 and comp.rho > 0:
-                nats = (e - comp.rho) ** 2 / (4 * comp.rho)  # exact
-                with mpmath.workdps(20):
-                    digits = mpmath.nstr(mpmath.mpf(nats.numerator) / nats.denominator / mpmath.log(10), 4)
-                tail = f" (there δ(ε) ≤ exp(−(ε−ρ)²/(4ρ)) ≈ 10^-{digits} by the zCDP bound)"
-            elif e < 0:
-                tail = " (there δ(ε) = 1 − e^ε + e^ε δ(−ε) rounds to 1)"
-            raise InputError("--eps", decimal_str(e, 6), f"|ε| above 1e50 is not supported{tail}")
+    check_epsilon_range(comp.rho, values, "--eps", shown=[decimal_str(e, 6) for e in values])
 
 
 def _run_delta(args) -> int:
