@@ -177,10 +177,10 @@ class ProfileInversion:
 
         k = self._locate(dt, dmp, high, pred, cache, memo.answers, k_lo)
 
-        def full_prof(e0):
-            if e0 not in memo.full:
-                memo.full[e0] = self._profile_at(e0)
-            return memo.full[e0]
+        def full_prof(e0):  # 1 − δ (the lower tail) only where the target is compared through it
+            if (e0, high) not in memo.full:
+                memo.full[(e0, high)] = self._profile_at(e0, complement=high)
+            return memo.full[(e0, high)]
 
         upper, est = self._solve_piece(k, dt, "upper", full_prof, memo)
         kk = k
