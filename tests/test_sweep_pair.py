@@ -185,3 +185,14 @@ def test_fmt_bound_rounds_up(x):
     value = Fraction(text)
     assert value >= Fraction(x)  # exact comparison: the printed bound is still a bound
     assert value <= Fraction(x) * Fraction(1011, 1000) or x == 0
+
+
+def test_a_negative_epsilon_row_has_a_finite_relative_width():
+    """A weak design (ρ = 1/200: δ(0) < 1/2, so ε(1/2) < 0) used to report the worst ε
+    bracket as inf (the width was divided only by a positive estimate)."""
+    from exactdp.sweep.pair import SweepSettings, compute_pair
+
+    res = compute_pair(1, 1, [Fraction(1, 100)], SweepSettings(deltas=("5e-1", "1e-10")))
+    first = res.curve_csv.splitlines()[1].split(",")
+    assert first[-3].startswith("-")  # eps_exact at δ = 1/2 is negative
+    assert res.diagnostics["worst_eps_rel_width"] < 1e-9

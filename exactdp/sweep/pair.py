@@ -379,6 +379,13 @@ def tradeoff_rows(verts, settings) -> tuple:
     return trows, grid_rows(pts, settings, keys), worst_t
 
 
+def _rel(width, value) -> float:
+    """A width relative to |value|: 0 for a point, inf for a width around 0."""
+    if width == 0:
+        return 0.0
+    return float(width / abs(value)) if value != 0 else math.inf
+
+
 def _curve_rows(i: int, j: int, deltas, dpts, epts) -> tuple:
     """The ε–δ rows of a pair (PAIR_COLUMNS) and its worst relative δ bound and ε width."""
     worst_d = 0.0
@@ -386,8 +393,8 @@ def _curve_rows(i: int, j: int, deltas, dpts, epts) -> tuple:
     rows = [PAIR_COLUMNS]
     with mpmath.workdps(DPS_RESULT):
         for d, dp, ep in zip(deltas, dpts, epts):
-            rel_d = float(dp.error_bound / dp.estimate) if dp.estimate > 0 else math.inf
-            rel_e = float((ep.upper - ep.lower) / ep.estimate) if ep.estimate > 0 else math.inf
+            rel_d = _rel(dp.error_bound, dp.estimate)
+            rel_e = _rel(ep.upper - ep.lower, ep.estimate)  # ε may be negative (δ(0) < target)
             worst_d, worst_e = max(worst_d, rel_d), max(worst_e, rel_e)
             rows.append((i, j, d, fmt(dp.epsilon), fmt(dp.estimate), fmt_bound(dp.error_bound),
                          fmt(dp.estimate + dp.error_bound * (1 + mpmath.mpf(10) ** -15)),
