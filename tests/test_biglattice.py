@@ -411,3 +411,20 @@ def test_beyond_the_floor_the_zcdp_bound_caps_delta_and_epsilon():
     for d in ("1e-300", "1e-600"):
         with pytest.raises(UncertifiedError, match="beyond its resolution"):
             acc.epsilon([d])
+
+
+def test_split_numbers_do_not_depend_on_the_batch_or_history():
+    """The split enumeration's window set is a function of the threshold's own tilt (a
+    canonical bucket) and the kernel a function of the set: δ(5) alone, in a batch with
+    other ε, and after other queries give the same digits (they differed by 2e-11)."""
+    comp = Composition.from_sigma2(["1214.81"] * 4 + ["2429.62"] * 3 + ["485.92"] * 2 + ["19.66", "1.21"])
+
+    def at5(acc, batch):
+        return [(str(p.lower), str(p.upper)) for p in acc.delta(batch) if p.epsilon == 5][0]
+
+    alone = at5(BigLatticeAccountant(comp), ["5"])
+    assert at5(BigLatticeAccountant(comp), ["1", "5", "1000"]) == alone
+    used = BigLatticeAccountant(comp)
+    used.epsilon(["1e-3", "1e-12"])
+    used.delta(["0", "20"])
+    assert at5(used, ["5"]) == alone

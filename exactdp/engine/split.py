@@ -58,7 +58,11 @@ WINDOW_MIN_S2 = 0.5
 #: the tilt range a plan is sized for: λ up to that of δ ≈ 1e-21 at the design's c
 PLAN_LOG_DELTA = 48.4
 #: window sets (tilt ranges) kept per engine
-ATOM_SETS = 4
+ATOM_SETS = 6
+#: canonical tilt buckets of the window sets (see WindowedTails._bucket)
+BUCKETS = 1
+MAX_BUCKET_LEVEL = 12
+LAM_ZERO = 2.0**-40
 
 
 class TooManyAtoms(ArithmeticError):
@@ -236,8 +240,10 @@ class _Atoms:
         self.sizes = [H - L + 1 for L, H in windows]
 
 
-#: thresholds of one batch from which the atoms are grouped (sorted once per window set)
-GROUPED_MIN = 24
+#: window sets of at least this many atoms are grouped by integer part (sorted once) and
+#: summed by :func:`grouped_tail_sums`; smaller ones by one pass per threshold.  A property
+#: of the set, not of the batch, so the roundings do not depend on the other thresholds
+GROUPED_MIN_ATOMS = 200_000
 
 
 def _grouped(atoms: _Atoms) -> tuple:
@@ -250,7 +256,8 @@ def _grouped(atoms: _Atoms) -> tuple:
         carry = np.floor(atoms.fracs)
         ints2 = atoms.ints + carry.astype(np.int64)
         f2 = atoms.fracs - carry
-        order = np.lexsort((f2, ints2))
+        by_f = np.argsort(f2)  # then a stable (radix) sort by integer part: sorted by (d, f2)
+        order = by_f[np.argsort(ints2[by_f], kind="stable")]
         ints_s = np.ascontiguousarray(ints2[order])
         cut = np.flatnonzero(np.diff(ints_s)) + 1
         starts = np.concatenate(([0], cut, [ints_s.size])).astype(np.int64)
@@ -284,30 +291,33 @@ class WindowedTails:
         self._sets: list = []
 
     def _set_for(self, lam_lo: float, lam_hi: float):
-        """The atoms of the windows for tilts in [lam_lo, lam_hi] (a few sets cached)."""
-        for (a0, a1), aset in self._sets:
-            if a0 <= lam_lo and lam_hi <= a1:
+        """The atoms of the windows for tilts in [lam_lo, lam_hi] (a few sets cached, by
+        their exact range: a rebuilt set is the same set)."""
+        key = (lam_lo, lam_hi)
+        for k, aset in self._sets:
+            if k == key:
                 return aset
         aset = self._build_set(lam_lo, lam_hi)
-        self._sets = ([((lam_lo, lam_hi), aset)] + self._sets)[:ATOM_SETS]
+        self._sets = ([(key, aset)] + self._sets)[:ATOM_SETS]
         return aset
 
-    def _chunks(self, lam: np.ndarray) -> list:
-        """Index groups of the thresholds whose tilts share one window set within the
-        atom budget (or one tilt's windows), so a batch spanning a wide tilt range (ε = 0
-        and ε huge together) is not charged the window bound of its other end: results
-        do not depend on the batch."""
-        order = np.argsort(lam, kind="stable")
-        out, start = [], 0
-        while start < order.size:
-            lo = float(lam[order[start]])
-            cap = max(1.0, self._chunk_cost(lo, lo))
-            end = start + 1
-            while end < order.size and self._chunk_cost(lo, float(lam[order[end]])) <= cap:
-                end += 1
-            out.append(order[start:end])
-            start = end
-        return out
+    def _bucket(self, lam: float) -> tuple:
+        """The canonical tilt range ``[2^(b/R), 2^((b+1)/R)]`` of a threshold's window set:
+        the coarsest level (R = BUCKETS·2^ℓ) whose windows stay within the threshold's own
+        single-tilt budget, else ``[λ, λ]``.  A function of λ and the design only, so no
+        number depends on the other thresholds of the batch or on earlier queries (the
+        window bound is taken at the threshold's own tilt either way)."""
+        cap = max(1.0, self._chunk_cost(lam, lam))
+        if lam < LAM_ZERO:
+            return (0.0, LAM_ZERO) if self._chunk_cost(0.0, LAM_ZERO) <= cap else (lam, lam)
+        x = math.log2(lam)
+        for level in range(MAX_BUCKET_LEVEL):
+            R = BUCKETS << level
+            b = math.floor(x * R)
+            lo, hi = 2.0 ** (b / R), 2.0 ** ((b + 1) / R)
+            if lo <= lam <= hi and self._chunk_cost(lo, hi) <= cap:
+                return lo, hi
+        return lam, lam
 
     def _log_mgf(self, lam: np.ndarray) -> np.ndarray:
         out = np.zeros(lam.size)
@@ -334,10 +344,13 @@ class WindowedTails:
         for i in np.flatnonzero(beyond):
             out[i] = (0.0, self.abs_trunc)
         inside = np.flatnonzero(~beyond)
-        for sub in self._chunks(lam_all[inside]):
-            idx = inside[sub]
+        groups: dict = {}
+        for i in inside:
+            groups.setdefault(self._bucket(float(lam_all[i])), []).append(i)
+        for (lam_lo, lam_hi), members in sorted(groups.items()):
+            idx = np.array(members, dtype=np.int64)
             lam = lam_all[idx]
-            aset = self._set_for(float(lam.min()), float(lam.max()))
+            aset = self._set_for(lam_lo, lam_hi)
             sums, rel = self._chunk_tails(aset, [ts[i] for i in idx], tf[idx], strict)
             e_win = self._window_bound(aset.pairs, lam, tf[idx])
             for k, i in enumerate(idx):
@@ -446,8 +459,8 @@ class SplitTails(WindowedTails):
 
     def _chunk_tails(self, atoms: _Atoms, ts, tf, strict: bool) -> tuple:
         """Tail sums of one window set (near-integer floors settled exactly), and their
-        relative rounding error.  In batches of GROUPED_MIN thresholds or more (or once the
-        set is grouped), thresholds whose fractional part is at least NEAR_BAND from an
+        relative rounding error.  In sets of GROUPED_MIN_ATOMS atoms or more, thresholds
+        whose fractional part is at least NEAR_BAND from an
         integer go through :func:`grouped_tail_sums` (atoms grouped by integer part), the
         others through :func:`split_tail_sums`; both sum the same terms."""
         parts = [self._split_t(t) for t in ts]
@@ -455,8 +468,8 @@ class SplitTails(WindowedTails):
         fts = np.array([p[1] for p in parts])
         out = np.empty(len(ts))
         inner = (fts >= NEAR_BAND) & (fts <= 1.0 - NEAR_BAND)
-        if getattr(atoms, "grouped", None) is None and len(ts) < GROUPED_MIN:
-            inner[:] = False  # a few thresholds: one pass each costs less than the grouping's sort
+        if atoms.probs.size < GROUPED_MIN_ATOMS:
+            inner[:] = False  # a small set: one pass per threshold costs less than the grouping's sort
         if inner.any():
             starts, dvals, ints_s, f2, p2, order = _grouped(atoms)
             sel = np.flatnonzero(inner)
