@@ -58,11 +58,12 @@ WINDOW_MIN_S2 = 0.5
 #: the tilt range a plan is sized for: λ up to that of δ ≈ 1e-21 at the design's c
 PLAN_LOG_DELTA = 48.4
 #: window sets (tilt ranges) kept per engine
-ATOM_SETS = 6
+ATOM_SETS = 8
 #: canonical tilt buckets of the window sets (see WindowedTails._bucket)
 BUCKETS = 1
 MAX_BUCKET_LEVEL = 12
 LAM_ZERO = 2.0**-40
+MAX_BUCKET_EXP = 40
 
 
 class TooManyAtoms(ArithmeticError):
@@ -301,16 +302,29 @@ class WindowedTails:
         self._sets = ([(key, aset)] + self._sets)[:ATOM_SETS]
         return aset
 
+    def _cost_or_inf(self, lam_lo: float, lam_hi: float) -> float:
+        try:
+            return self._chunk_cost(lam_lo, lam_hi)
+        except (OverflowError, ValueError):  # a tilt range too wide to size: not a candidate
+            return math.inf
+
     def _bucket(self, lam: float) -> tuple:
-        """The canonical tilt range ``[2^(b/R), 2^((b+1)/R)]`` of a threshold's window set:
-        the coarsest level (R = BUCKETS·2^ℓ) whose windows stay within the threshold's own
-        single-tilt budget, else ``[λ, λ]``.  A function of λ and the design only, so no
+        """The canonical tilt range of a threshold's window set: ``[0, 2^e]`` with the
+        largest e ≥ log2 λ whose windows stay within the threshold's own single-tilt
+        budget, else
+        ``[2^(b/R), 2^((b+1)/R)]`` at the coarsest level (R = BUCKETS·2^ℓ) that does, else
+        ``[λ, λ]``.  A function of λ and the design only, so no
         number depends on the other thresholds of the batch or on earlier queries (the
         window bound is taken at the threshold's own tilt either way)."""
         cap = max(1.0, self._chunk_cost(lam, lam))
         if lam < LAM_ZERO:
             return (0.0, LAM_ZERO) if self._chunk_cost(0.0, LAM_ZERO) <= cap else (lam, lam)
         x = math.log2(lam)
+        e = math.ceil(x)  # small tilts share one set from 0: the largest [0, 2^e] in budget
+        if 2.0**e >= lam and self._chunk_cost(0.0, 2.0**e) <= cap:
+            while e < MAX_BUCKET_EXP and self._cost_or_inf(0.0, 2.0 ** (e + 1)) <= cap:
+                e += 1
+            return 0.0, 2.0**e
         for level in range(MAX_BUCKET_LEVEL):
             R = BUCKETS << level
             b = math.floor(x * R)
