@@ -47,7 +47,7 @@ def split_tail_sums(ints, fracs, probs, suffix, base_lo, fts, its, strict, near)
             f = ft - fracs[i]
             fl = math.floor(f)
             r = f - fl
-            if r < 1e-9 or r > 1.0 - 1e-9:
+            if r < NEAR_BAND or r > 1.0 - NEAR_BAND:
                 if c < slots:
                     near[t, c] = i
                 c += 1

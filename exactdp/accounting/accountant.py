@@ -38,9 +38,9 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.accounting.base import Accountant, check_epsilon_range, check_rel_tol, sequence_values
+from exactdp.accounting.base import Accountant, bun_steinke_epsilon, check_epsilon_range, check_rel_tol, sequence_values
 from exactdp.accounting.curve import _DPS, _ROUND, TradeoffCurve, _bounds, _mp
-from exactdp.accounting.inversion import ProfileInversion, bun_steinke_epsilon
+from exactdp.accounting.inversion import ProfileInversion
 from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics
 from exactdp.engine.lattice import lattice_of
 from exactdp.engine.tails import TailEngine, TailValue, WeightedQuery

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Iterable
+from typing import Callable
 
 from fractions import Fraction
 
@@ -23,8 +24,9 @@ import mpmath
 
 from exactdp.numerics.errors import InputError
 from exactdp.numerics.exact import to_fraction
+from exactdp.numerics.precision import to_mpf, workdps
 
-__all__ = ["Accountant", "check_rel_tol", "check_epsilon_range", "sequence_values", "EPS_MAX"]
+__all__ = ["Accountant", "bun_steinke_epsilon", "check_rel_tol", "check_epsilon_range", "sequence_values", "EPS_MAX"]
 
 #: the largest |ε| answered (the engines' tested range); beyond it the refusal quotes the
 #: zCDP bound, which there puts δ below 10^-(10^99/ρ) (or 1 − e^ε rounds to 1 for ε < 0)
@@ -68,6 +70,20 @@ class Accountant(abc.ABC):
     @abc.abstractmethod
     def diagnostics(self):
         """Which method answered and its size (:class:`~exactdp.accounting.results.Diagnostics`)."""
+
+
+def bun_steinke_epsilon(rho, delta) -> Callable:
+    """The Bureau's conversion ``ε = ρ + 2 sqrt(ρ ln(1/δ))`` as an exact-real callable."""
+    rho = to_fraction(rho, "rho")
+    delta = to_fraction(delta, "delta")
+
+    def eps(dps):
+        with workdps(dps + 10):
+            r = to_mpf(rho)
+            d = to_mpf(delta)
+            return r + 2 * mpmath.sqrt(r * mpmath.log(1 / d))
+
+    return eps
 
 
 def sequence_values(values, field: str) -> list:

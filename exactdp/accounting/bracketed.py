@@ -43,7 +43,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_values
+from exactdp.accounting.base import Accountant, bun_steinke_epsilon, check_epsilon_range, sequence_values
 from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics, EpsilonPoint, TradeoffPoint
 from exactdp.accounting.tradeoff_bracket import tradeoff_brackets
 from exactdp.engine.families import groups_of
@@ -190,10 +190,9 @@ class BigLatticeAccountant(Accountant):
             return mpmath.mpf(1)
         return mpmath.exp(-((em - rho) ** 2) / (4 * rho)) * (1 + mpmath.mpf(10) ** (5 - _DPS))
 
-    def _zcdp_epsilon(self, dm):
-        """ρ + 2 sqrt(ρ log(1/δ)) rounded up (the ρ-zCDP conversion: δ(ε) ≤ δ there)."""
-        rho = to_mpf(self.c)
-        return (rho + 2 * mpmath.sqrt(rho * mpmath.log(1 / dm))) * (1 + mpmath.mpf(10) ** (5 - _DPS))
+    def _zcdp_epsilon(self, dt: Fraction):
+        """The ρ-zCDP conversion (:func:`bun_steinke_epsilon`, δ(ε) ≤ δ there), rounded up."""
+        return bun_steinke_epsilon(self.c, dt)(_DPS) * (1 + mpmath.mpf(10) ** (5 - _DPS))
 
     def _usable(self, lo, hi, what: str) -> None:
         """Refuse a bracket too wide to be a statement (e.g. [0, 1]): a result is
@@ -458,7 +457,7 @@ class BigLatticeAccountant(Accountant):
                     out.append(BracketedEpsilon(target, z, z, z, 0, self.certification))
                     continue
                 u, l = mpmath.mpf(float(up[i])), mpmath.mpf(float(low[i]))
-                u = min(u, self._zcdp_epsilon(target))  # ε ≤ ρ + 2 sqrt(ρ log(1/δ)) (ρ-zCDP)
+                u = min(u, self._zcdp_epsilon(dts[i]))  # ε ≤ ρ + 2 sqrt(ρ log(1/δ)) (ρ-zCDP)
                 self._usable(min(l, u), u, f"ε(δ={mpmath.nstr(target, 6)})")
                 out.append(BracketedEpsilon(target, mpmath.mpf(float(eps[i])), min(l, u), u, 0, self.certification))
         return tuple(out)

@@ -22,34 +22,20 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Callable
 
 import mpmath
 
-from exactdp.accounting.base import sequence_values
+from exactdp.accounting.base import bun_steinke_epsilon, sequence_values
 from exactdp.accounting.curve import _DPS, _ROUND, _bounds, _mp
 from exactdp.accounting.results import EpsilonPoint
 from exactdp.engine.lattice import floor_exact
+from exactdp.engine.split import WINDOW_MIN_S2
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction
 from exactdp.numerics.precision import to_mpf, workdps
 from exactdp.numerics.search import SearchError, first_true, first_true_near
 
-__all__ = ["ProfileInversion", "bun_steinke_epsilon"]
-
-
-def bun_steinke_epsilon(rho, delta) -> Callable:
-    """The Bureau's conversion ``ε = ρ + 2 sqrt(ρ ln(1/δ))`` as an exact-real callable."""
-    rho = to_fraction(rho, "rho")
-    delta = to_fraction(delta, "delta")
-
-    def eps(dps):
-        with workdps(dps + 10):
-            r = to_mpf(rho)
-            d = to_mpf(delta)
-            return r + 2 * mpmath.sqrt(r * mpmath.log(1 / d))
-
-    return eps
+__all__ = ["ProfileInversion"]
 
 
 class _Memo:
@@ -113,8 +99,6 @@ class ProfileInversion:
         tails only (the convolution) and a near-deterministic group (σ² < 1/2, shifted)
         makes δ(ε) a staircase the piece search cannot pin.  A property of the design, so
         a target's answer does not depend on the other targets."""
-        from exactdp.engine.split import WINDOW_MIN_S2
-
         if self.identical:
             return False
         return bool(self.engine.weighted_costly) and any(

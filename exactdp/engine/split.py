@@ -329,7 +329,7 @@ class WindowedTails:
             R = BUCKETS << level
             b = math.floor(x * R)
             lo, hi = 2.0 ** (b / R), 2.0 ** ((b + 1) / R)
-            if lo <= lam <= hi and self._chunk_cost(lo, hi) <= cap:
+            if lo <= lam <= hi and self._cost_or_inf(lo, hi) <= cap:
                 return lo, hi
         return lam, lam
 
