@@ -24,7 +24,8 @@ import numpy as np
 
 from exactdp.kernels.jit import kernel
 
-__all__ = ["POISSON_MIN_S2", "log_theta", "log_theta_ratio", "log_poisson_numerator", "log_theta_real"]
+__all__ = ["POISSON_MIN_S2", "log_theta", "log_theta_ratio", "log_poisson_numerator", "log_theta_real", "psi_consts",
+           "psi_terms", "psi_terms_len", "log_psi_terms", "log_psi_at", "log_psi"]
 
 POISSON_MIN_S2 = 1.0
 TWO_PI = 2.0 * math.pi
@@ -233,21 +234,76 @@ def psi_consts(f, s2, cc, cr):
     cr[2 * Y + 1] = srho
 
 
-@kernel("Tuple((complex128, float64))(float64, float64, float64, complex128[:], float64[:], float64[:])")
-def log_psi_at(f, b, s2, cc, cr, sc):
-    """:func:`log_psi` from the constants :func:`psi_consts` of (f, s²); ``sc`` is scratch
-    space of :data:`PSI_CONSTS` floats."""
+@kernel("int64(float64)")
+def psi_terms_len(s2):
+    """Length of the b-dependent row of :func:`psi_terms` for s²."""
     if s2 >= POISSON_MIN_S2:
-        z = 0.0 + 0.0j
+        return 9
+    return 6 * direct_half_width(s2)
+
+
+@kernel("void(float64, float64, float64[:], float64[:])")
+def psi_terms(b, s2, cr, row):
+    """The parts of :func:`log_psi` that depend on (b, s²) only, not on f (filled in place,
+    :func:`psi_terms_len` entries); ``cr`` from :func:`psi_consts` of any f (only its
+    f-independent entries are read).  With :func:`log_psi_terms` this is :func:`log_psi_at`
+    split in two, the same operations in the same order: a node loop evaluates the
+    b-dependent half once per (node, group) for every tilt.
+
+    Poisson form: ``row[j] = e^{e_j}`` with ``e_j = −2πs²k(πk − b)`` for k = −3, −2, −1, 1,
+    2, 3 (j = 0..5; −1 for a term skipped, e_j ≤ −745), ``row[6] = Σ e^{e_j}``,
+    ``row[7]`` the terms' rounding weight, ``row[8] = b``.  Direct form: for y = −Y..−1,
+    1..Y (p = 0..2Y−1) ``row[3p] + i·row[3p+1] = e^{iby} − 1`` and ``row[3p+2]`` its modulus."""
+    if s2 >= POISSON_MIN_S2:
         zabs = 0.0
         dz = 0.0
         for j in range(6):
             e = cr[j] * (cr[6 + j] - b)
             if e > -745.0:
                 t = math.exp(e)
-                z += t * cc[j]
+                row[j] = t
                 zabs += t
                 dz += t * (4.0 * abs(e) + cr[14 + j])
+            else:
+                row[j] = -1.0
+        row[6] = zabs
+        row[7] = dz
+        row[8] = b
+        return
+    Y = direct_half_width(s2)
+    # e^{iby} − 1 = −2 sin²(by/2) + i sin(by): the sines of y > 0 are those of −y negated
+    # (sin is odd in IEEE arithmetic and (0.5b)(−y) = −((0.5b)y) exactly), so each sine is
+    # evaluated once
+    for y in range(-Y, 0):
+        sh = math.sin(0.5 * b * y)
+        sb = math.sin(b * y)
+        c = -2.0 * sh * sh + 1j * sb  # e^{iby} − 1
+        p = y + Y
+        row[3 * p] = c.real
+        row[3 * p + 1] = c.imag
+        row[3 * p + 2] = abs(c)
+        sh = -sh
+        sb = -sb
+        c = -2.0 * sh * sh + 1j * sb
+        p = Y - y - 1
+        row[3 * p] = c.real
+        row[3 * p + 1] = c.imag
+        row[3 * p + 2] = abs(c)
+
+
+@kernel("Tuple((complex128, float64))(float64, float64, complex128[:], float64[:], float64[:])")
+def log_psi_terms(f, s2, cc, cr, row):
+    """:func:`log_psi` from the constants :func:`psi_consts` of (f, s²) and the row
+    :func:`psi_terms` of (b, s²)."""
+    if s2 >= POISSON_MIN_S2:
+        z = 0.0 + 0.0j
+        for j in range(6):
+            t = row[j]
+            if t >= 0.0:
+                z += t * cc[j]
+        zabs = row[6]
+        dz = row[7]
+        b = row[8]
         l2 = cr[12]
         dabs = cr[13]
         gre = -0.5 * s2 * b * b
@@ -271,29 +327,15 @@ def log_psi_at(f, b, s2, cc, cr, sc):
     Y = direct_half_width(s2)
     num = 0.0 + 0.0j
     sabs = 0.0
-    # e^{iby} − 1 = −2 sin²(by/2) + i sin(by): the sines of y < 0 are kept in ``sc`` for
-    # +y (sin is odd in IEEE arithmetic and (0.5b)(−y) = −((0.5b)y) exactly), so each sine
-    # is evaluated once; the terms are summed in the order y = −Y..−1, 1..Y
-    for y in range(-Y, 0):
-        rho = cr[y + Y]
-        sh = math.sin(0.5 * b * y)
-        sb = math.sin(b * y)
-        sc[2 * (y + Y)] = sh
-        sc[2 * (y + Y) + 1] = sb
-        if rho < 0.0:
-            continue
-        c = -2.0 * sh * sh + 1j * sb  # e^{iby} − 1
-        num += rho * c
-        sabs += rho * abs(c)
-    for y in range(1, Y + 1):
+    # the terms are summed in the order y = −Y..−1, 1..Y
+    for p in range(2 * Y):
+        y = p - Y if p < Y else p - Y + 1
         rho = cr[y + Y]
         if rho < 0.0:
             continue
-        sh = -sc[2 * (Y - y)]
-        sb = -sc[2 * (Y - y) + 1]
-        c = -2.0 * sh * sh + 1j * sb
+        c = complex(row[3 * p], row[3 * p + 1])
         num += rho * c
-        sabs += rho * abs(c)
+        sabs += rho * row[3 * p + 2]
     srho = cr[2 * Y + 1]
     z = num / (1.0 + srho)
     zabs = sabs / (1.0 + srho)
@@ -305,6 +347,16 @@ def log_psi_at(f, b, s2, cc, cr, sc):
     if aw == 0.0:
         return l1, np.inf
     return l1, 2.0 * (e1 + dz / min(aw, 1.0)) + 2.0 * TRUNC_REL
+
+
+@kernel("Tuple((complex128, float64))(float64, float64, float64, complex128[:], float64[:], float64[:])")
+def log_psi_at(f, b, s2, cc, cr, sc):
+    """:func:`log_psi` from the constants :func:`psi_consts` of (f, s²); ``sc`` is scratch
+    space (used when it holds :func:`psi_terms_len` floats, else a row is allocated)."""
+    k = psi_terms_len(s2)
+    row = sc if sc.shape[0] >= k else np.empty(k)
+    psi_terms(b, s2, cr, row)
+    return log_psi_terms(f, s2, cc, cr, row)
 
 
 @kernel("Tuple((complex128, float64))(float64, float64, float64)")

@@ -779,3 +779,31 @@ def log_psi_direct(f, b, s2, digits: int = 40):
             num += w * mpmath.expj(b * y)
             den += w
         return mpmath.log(num / den)
+
+
+# =====================================================================================
+# Issue 14 (node factors): log ψ by its Poisson (dual) series, for large s² where the
+# direct sum over y (log_psi_direct) needs ~13·s terms.  With g(y) = e^{−(y−f)²/(2s²) + iby},
+# Σ_y g(y) = Σ_k ĝ(2πk) = √(2πs²) Σ_k e^{−s²(b − 2πk)²/2 + i(b − 2πk)f}, so
+#   log ψ = −s²b²/2 + ibf + log Σ_k e^{−s²((b−2πk)² − b²)/2 − 2πikf} − log Σ_k e^{−2π²s²k² − 2πikf}.
+# For |b| ≤ π the terms k ≠ 0 of either sum are ≤ e^{−π²s²(2|k|−1)·…}; every |k| ≤ K with
+# 2π²s²(K − 1)² ≥ (digits + 30)·ln 10 is kept (the rest is below 10^{−digits−30}).
+def log_psi_dual(f, b, s2, digits: int = 40):
+    """``log ψ(f, b; s²)`` (as :func:`log_psi_direct`) by the dual series; |b| ≤ π.  The
+    k = 0 term of either sum is 1 and every other is ≤ 1; those below 10^{−digits−40} are
+    dropped."""
+    with mpmath.workdps(digits + 20):
+        f, b, s2 = (mpmath.mpf(Fraction(x)) if not isinstance(x, float) else mpmath.mpf(x) for x in (f, b, s2))
+        K = int(mpmath.ceil(mpmath.sqrt((digits + 30) * mpmath.log(10) / (2 * mpmath.pi ** 2 * s2)))) + 2
+        floor = -(digits + 40) * mpmath.log(10)
+        two_pi = 2 * mpmath.pi
+
+        def series(x):
+            terms = []
+            for k in range(-K, K + 1):
+                ex = -s2 * ((x - two_pi * k) ** 2 - x * x) / 2
+                if ex >= floor:
+                    terms.append(mpmath.exp(ex) * mpmath.expj(-two_pi * k * f))
+            return mpmath.fsum(terms)
+
+        return mpmath.mpc(-s2 * b * b / 2, b * f) + mpmath.log(series(b)) - mpmath.log(series(mpmath.mpf(0)))
