@@ -196,6 +196,49 @@ def old_node_factors(A, m, s2, f, lam, nodes, n_nodes):
     return out, err
 
 
+ANCHOR = 32
+
+
+@numba.njit("float64(complex128[:], int64[:], int64, int64)", **_JIT)
+def old_signed_sum(Gn, nodes, n_nodes, threshold):
+    half = n_nodes // 2
+    s = threshold % n_nodes
+    acc = 0.0
+    comp = 0.0
+    ph1 = -_wrapped_angle(s, n_nodes)
+    step_re = math.cos(ph1)
+    step_im = math.sin(ph1)
+    prev = -2
+    run = 0
+    rot_re = 1.0
+    rot_im = 0.0
+    for i in range(nodes.shape[0]):
+        n = nodes[i]
+        if n > half:
+            continue
+        w = 1.0 if (n == 0 or 2 * n == n_nodes) else 2.0
+        if n == prev + 1 and run < ANCHOR:
+            r_re = rot_re * step_re - rot_im * step_im
+            rot_im = rot_re * step_im + rot_im * step_re
+            rot_re = r_re
+            run += 1
+        else:
+            ph = -_wrapped_angle((n * s) % n_nodes, n_nodes)
+            rot_re = math.cos(ph)
+            rot_im = math.sin(ph)
+            run = 0
+        prev = n
+        g = Gn[i]
+        term = w * (g.real * rot_re - g.imag * rot_im)
+        tot = acc + term  # neumaier_add
+        if abs(acc) >= abs(term):
+            comp += (acc - tot) + term
+        else:
+            comp += (term - tot) + acc
+        acc = tot
+    return (acc + comp) / n_nodes
+
+
 # ------------------------------------------------------------------ designs
 def _bits(a):
     return np.ascontiguousarray(a).view(np.uint64)
@@ -298,3 +341,19 @@ def test_bound_holds_against_mpmath(s2):
                 continue
             rel = abs(mpmath.mpc(g.real, g.imag) / ref - 1)
             assert math.isfinite(e) and rel <= e + 1e-15, (n, rel, e)
+
+
+@pytest.mark.parametrize("n_thr", [1, 2, 7, 8, 9, 40])
+def test_tilted_sums_same_bits(n_thr):
+    # runs longer than ANCHOR, gaps, nodes beyond N/2 (skipped), N/2 itself, thresholds
+    # negative, beyond N and 0, terms of both signs and magnitudes (the compensation works)
+    N = 100_000
+    rng = np.random.default_rng(n_thr)
+    nodes = np.unique(np.concatenate([np.arange(0, 150), np.arange(777, 900), rng.integers(0, N, 3000), [N // 2]]))
+    Gn = (rng.standard_normal(nodes.shape[0]) + 1j * rng.standard_normal(nodes.shape[0])) * np.exp(
+        rng.uniform(-30, 0, nodes.shape[0]))
+    thr = rng.integers(-3 * N, 3 * N, n_thr)
+    thr[0] = 0
+    got = tilted.tilted_sums(Gn, nodes, N, thr)
+    ref = np.array([old_signed_sum(Gn, nodes, N, int(t)) for t in thr])
+    assert np.array_equal(_bits(got), _bits(ref))
