@@ -157,6 +157,8 @@ TRUNC_REL = 1e-25
 #: unless |1 + z| < TRUNC_Z/TRUNC_REL (then added to the bound)
 TRUNC_Z = 1e-100
 U64 = 2.0**-52
+#: 2^{−56}: a term below this fraction of a sum (with margin 2) leaves its rounding unchanged
+NEGLIGIBLE = 2.0**-56
 
 
 @kernel("int64(float64)")
@@ -296,11 +298,6 @@ def log_psi_terms(f, s2, cc, cr, row):
     """:func:`log_psi` from the constants :func:`psi_consts` of (f, s²) and the row
     :func:`psi_terms` of (b, s²)."""
     if s2 >= POISSON_MIN_S2:
-        z = 0.0 + 0.0j
-        for j in range(6):
-            t = row[j]
-            if t >= 0.0:
-                z += t * cc[j]
         zabs = row[6]
         dz = row[7]
         b = row[8]
@@ -312,6 +309,22 @@ def log_psi_terms(f, s2, cc, cr, row):
             # nothing above e^{−745}: 1 + z = 1 up to the truncation
             err = U64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
             return complex(gre, gim) - l2, 2.0 * err + 2.0 * TRUNC_REL
+        if zabs <= 1e-20 and dz <= 1e10 and abs(gre) >= 1e-250 and abs(gim) >= 1e-250:
+            # z negligible: the branch below would return these bits.  |Re z|, |Im z| ≤ zabs
+            # (each |t_j·cc_j| component ≤ t_j, the same sums rounded monotonically), so
+            # _clog1p gives |Re l1|, |Im l1| ≤ 1.001·zabs and e1 ≤ 61u·zabs, aw_lo ≥ 0.99 and
+            # the trunc term is 2·TRUNC_REL; a t with |t| ≤ 2^{−55}|x| leaves fl(x + t) = x
+            # (round to nearest), so gre + Re l1, gim + Im l1 and e1 + u·dz/aw_lo + err0 are
+            # gre, gim and err0 (margins ×2 over the rounding of these tests)
+            err = U64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
+            if (1.1 * zabs <= NEGLIGIBLE * abs(gre) and 1.1 * zabs <= NEGLIGIBLE * abs(gim)
+                    and U64 * (64.0 * zabs + 1.1 * dz) <= NEGLIGIBLE * err):
+                return complex(gre, gim) - l2, 2.0 * err + 2.0 * TRUNC_REL
+        z = 0.0 + 0.0j
+        for j in range(6):
+            t = row[j]
+            if t >= 0.0:
+                z += t * cc[j]
         l1, e1 = _clog1p(z)
         # z's absolute input error ``U64·dz`` (u = U64 = 2ε): each exponent
         # e_k = −2πs²k(πk − b) to u(4|e_k| + 2πs²|k|(5|k| + 7)) — πk − b to
