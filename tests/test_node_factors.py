@@ -239,6 +239,46 @@ def old_signed_sum(Gn, nodes, n_nodes, threshold):
     return (acc + comp) / n_nodes
 
 
+@numba.njit("int64(int64[:], float64[:], int64, int64, int64[:], boolean)", **_JIT)
+def _old_scan(A, umax, n_nodes, gstar, out, fill):
+    G = A.shape[0]
+    a_star = A[gstar]
+    u_star = umax[gstar]
+    half = n_nodes // 2
+    limits = np.empty(G)
+    for g in range(G):
+        limits[g] = umax[g] * n_nodes / TWO_PI * (1.0 + 1e-12) + 1e-9
+    count = 0
+    last = -1
+    jmax = a_star // 2 + 1
+    for j in range(jmax + 1):
+        lo_f = (TWO_PI * j - u_star) * n_nodes / (TWO_PI * a_star)
+        hi_f = (TWO_PI * j + u_star) * n_nodes / (TWO_PI * a_star)
+        lo = max(int(math.floor(lo_f)) - 1, 0, last + 1)
+        hi = min(int(math.ceil(hi_f)) + 1, half)
+        for n in range(lo, hi + 1):
+            ok = True
+            for g in range(G):
+                r = (A[g] * n) % n_nodes
+                d = r if 2 * r <= n_nodes else n_nodes - r
+                if d > limits[g]:
+                    ok = False
+                    break
+            if ok:
+                if fill:
+                    out[count] = n
+                count += 1
+            last = n
+    return count
+
+
+def old_sieve_candidates(A, umax, n_nodes, gstar):
+    count = _old_scan(A, umax, n_nodes, gstar, np.empty(0, dtype=np.int64), False)
+    out = np.empty(count, dtype=np.int64)
+    _old_scan(A, umax, n_nodes, gstar, out, True)
+    return out
+
+
 # ------------------------------------------------------------------ designs
 def _bits(a):
     return np.ascontiguousarray(a).view(np.uint64)
@@ -357,3 +397,22 @@ def test_tilted_sums_same_bits(n_thr):
     got = tilted.tilted_sums(Gn, nodes, N, thr)
     ref = np.array([old_signed_sum(Gn, nodes, N, int(t)) for t in thr])
     assert np.array_equal(_bits(got), _bits(ref))
+
+
+def test_sieve_candidates_same_nodes():
+    A = np.array(COARSE_A, dtype=np.int64)
+    umax = np.array([0.19093723, 1.14562339, 0.99891132, 1.58310381, 1.93382233, math.pi, math.pi, math.pi])
+    got = sieve_candidates(A, umax, COARSE_N, 0)
+    assert got.shape[0] > 100_000 and np.array_equal(got, old_sieve_candidates(A, umax, COARSE_N, 0))
+    # a full-chain-like design (many groups, few survivors), negative weights, a group
+    # with A ≡ 0 (mod N), every choice of the enumerating group
+    rng = np.random.default_rng(3)
+    N = 4_032_388
+    A = rng.integers(-40_000, 400_000, 13)
+    A[5] = N
+    umax = rng.uniform(0.05, 1.5, 13)
+    for gstar in range(13):
+        if A[gstar] <= 0:
+            continue
+        got = sieve_candidates(A, umax, N, gstar)
+        assert np.array_equal(got, old_sieve_candidates(A, umax, N, gstar)), gstar
