@@ -293,14 +293,14 @@ def psi_terms(b, s2, cr, row):
         row[3 * p + 2] = abs(c)
 
 
-@kernel("Tuple((complex128, float64))(float64, float64, complex128[:], float64[:], float64[:])")
-def log_psi_terms(f, s2, cc, cr, row):
+@kernel("Tuple((complex128, float64))(float64, float64, complex128[:], float64[:], float64[:], int64)")
+def log_psi_terms(f, s2, cc, cr, tab, at):
     """:func:`log_psi` from the constants :func:`psi_consts` of (f, s²) and the row
-    :func:`psi_terms` of (b, s²)."""
+    :func:`psi_terms` of (b, s²), read from ``tab[at:]`` (no slice per call)."""
     if s2 >= POISSON_MIN_S2:
-        zabs = row[6]
-        dz = row[7]
-        b = row[8]
+        zabs = tab[at + 6]
+        dz = tab[at + 7]
+        b = tab[at + 8]
         l2 = cr[12]
         dabs = cr[13]
         gre = -0.5 * s2 * b * b
@@ -322,7 +322,7 @@ def log_psi_terms(f, s2, cc, cr, row):
                 return complex(gre, gim) - l2, 2.0 * err + 2.0 * TRUNC_REL
         z = 0.0 + 0.0j
         for j in range(6):
-            t = row[j]
+            t = tab[at + j]
             if t >= 0.0:
                 z += t * cc[j]
         l1, e1 = _clog1p(z)
@@ -346,9 +346,9 @@ def log_psi_terms(f, s2, cc, cr, row):
         rho = cr[y + Y]
         if rho < 0.0:
             continue
-        c = complex(row[3 * p], row[3 * p + 1])
+        c = complex(tab[at + 3 * p], tab[at + 3 * p + 1])
         num += rho * c
-        sabs += rho * row[3 * p + 2]
+        sabs += rho * tab[at + 3 * p + 2]
     srho = cr[2 * Y + 1]
     z = num / (1.0 + srho)
     zabs = sabs / (1.0 + srho)
@@ -369,7 +369,7 @@ def log_psi_at(f, b, s2, cc, cr, sc):
     k = psi_terms_len(s2)
     row = sc if sc.shape[0] >= k else np.empty(k)
     psi_terms(b, s2, cr, row)
-    return log_psi_terms(f, s2, cc, cr, row)
+    return log_psi_terms(f, s2, cc, cr, row, 0)
 
 
 @kernel("Tuple((complex128, float64))(float64, float64, float64)")

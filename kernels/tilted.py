@@ -161,7 +161,7 @@ def _node_factors_rows(m, s2, f, lam, slot, soff, tab, tbase, tw, cos_t, sin_t, 
         w = tw[g]
         for u in range(soff[g + 1] - soff[g]):
             base = tbase[g] + u * w
-            lp, le = log_psi_terms(f[g], s2[g], cc, cr, tab[base:base + w])
+            lp, le = log_psi_terms(f[g], s2[g], cc, cr, tab, base)
             k = soff[g] + u
             lre[k] = lp.real
             lim[k] = lp.imag
