@@ -44,13 +44,6 @@ def _wrapped_angle(r, n_nodes):
     return TWO_PI * r / n_nodes
 
 
-@kernel("int64(int64, int64)")
-def _gcd(a, b):
-    while b != 0:
-        a, b = b, a % b
-    return a
-
-
 @kernel("Tuple((int32[:, :], int64[:]))(int64[:], int64[:], int64)")
 def _node_slots(A, nodes, n_nodes):
     """Nodes that share a phase.  ``slot[i, g]`` numbers the distinct residues
@@ -64,7 +57,7 @@ def _node_slots(A, nodes, n_nodes):
     soff = np.zeros(G + 1, dtype=np.int64)
     period = np.empty(G, dtype=np.int64)
     for g in range(G):
-        P = n_nodes // _gcd(abs(A[g]) % n_nodes, n_nodes)
+        P = n_nodes // np.gcd(abs(A[g]) % n_nodes, n_nodes)
         period[g] = P
         same = -1
         for h in range(g):
@@ -337,9 +330,7 @@ def tilted_sums(Gn, nodes, n_nodes, thresholds):
         if n > half:
             continue
         w = 1.0 if (n == 0 or 2 * n == n_nodes) else 2.0
-        g = Gn[i]
-        gre = g.real
-        gim = g.imag
+        gre, gim = Gn[i].real, Gn[i].imag
         if n == prev + 1 and run < ANCHOR:
             for t in range(T):
                 r_re = rot_re[t] * step_re[t] - rot_im[t] * step_im[t]
