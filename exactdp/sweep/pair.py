@@ -357,7 +357,8 @@ def grid_rows(pts, settings, keys=None) -> list:
 
     n = len(pts)
     if keys is not None and all(ka is not None and kb is not None for ka, kb in keys):
-        order = sorted(range(n), key=lambda m: (keys[m][0], (-keys[m][1][0], -keys[m][1][1])))
+        # (key α, −key β, index): the stable sort by (α, −β), the comparisons in C
+        order = [t[2] for t in sorted([(ka, (-kb[0], -kb[1]), m) for m, (ka, kb) in enumerate(keys)])]
     else:
         neg = _C_RESULT.minus
         order = sorted(range(n), key=lambda m: (pts[m][0], neg(pts[m][1])))
@@ -398,27 +399,22 @@ def tradeoff_rows(verts, settings) -> tuple:
     ``(log value, relative error)`` is formatted once (:func:`vertex_value`, bound text
     :func:`fmt_bound`).
     """
+    ka = [(ta.log_value, ta.rel_error) for _, ta, _ in verts]
+    kb = [(tb.log_value, tb.rel_error) for _, _, tb in verts]
     seen: dict = {}
-    get = seen.get
-    rows, pts, keys = [], [], []
-    for k, ta, tb in verts:
-        ka, kb = (ta.log_value, ta.rel_error), (tb.log_value, tb.rel_error)
-        va = get(ka)
-        if va is None:
-            va = seen[ka] = vertex_value(ka[0], float(ka[1]))
-        vb = get(kb)
-        if vb is None:
-            vb = seen[kb] = vertex_value(kb[0], float(kb[1]))
-        rows.append((k, va[0], ka[1], vb[0], kb[1]))
-        pts.append((va[1], vb[1], va[2], vb[2]))
-        keys.append((va[3], vb[3]))
+    for key in ka + kb:
+        if key not in seen:
+            seen[key] = vertex_value(key[0], float(key[1]))
+    va, vb = [seen[key] for key in ka], [seen[key] for key in kb]
+    pts = [(a[1], b[1], a[2], b[2]) for a, b in zip(va, vb)]
+    keys = [(a[3], b[3]) for a, b in zip(va, vb)]
     rels = [rel for _, rel in seen]
     if all(type(r) is float for r in rels):
         bound = dict(zip(rels, bound_texts_float(rels)))
     else:
         bound = {r: fmt_bound(r) for r in rels}
     lines = [_TRADEOFF_HEAD]
-    lines += [f"{k},{at},{bound[ra]},{bt},{bound[rb]}\n" for k, at, ra, bt, rb in rows]
+    lines += [f"{v[0]},{a[0]},{bound[x[1]]},{b[0]},{bound[y[1]]}\n" for v, a, b, x, y in zip(verts, va, vb, ka, kb)]
     worst_t = 0.0
     for r in rels:  # every vertex's α and β errors (NaN never counts)
         r = float(r)
@@ -440,12 +436,13 @@ def _curve_rows(i: int, j: int, deltas, dpts, epts) -> tuple:
     worst_e = 0.0
     rows = [PAIR_COLUMNS]
     with mpmath.workdps(DPS_RESULT):
+        up = 1 + mpmath.mpf(10) ** -15  # the same number in every row: computed once
         for d, dp, ep in zip(deltas, dpts, epts):
             rel_d = _rel(dp.error_bound, dp.estimate)
             rel_e = _rel(ep.upper - ep.lower, ep.estimate)  # ε may be negative (δ(0) < target)
             worst_d, worst_e = max(worst_d, rel_d), max(worst_e, rel_e)
             rows.append((i, j, d, fmt(dp.epsilon), fmt(dp.estimate), fmt_bound(dp.error_bound),
-                         fmt(dp.estimate + dp.error_bound * (1 + mpmath.mpf(10) ** -15)),
+                         fmt(dp.estimate + dp.error_bound * up),
                          fmt(dp.first_term), fmt(dp.second_term),
                          fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper)))
     return rows, worst_d, worst_e
