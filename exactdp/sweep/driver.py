@@ -271,6 +271,7 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
 
         sdict = settings.as_dict()
         t_compute = time.perf_counter()
+        prefetch = _import_plotting_meanwhile() if plots and tasks else None
         if tasks:
             from tqdm import tqdm
 
@@ -294,6 +295,8 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
                         last_flush = time.monotonic()
                 _reap(pending, bar, wait_all=True)
             bar.close()
+        if prefetch is not None:
+            prefetch.join()
         t_assemble = time.perf_counter()
         extra = assemble(out, alloc, pair_list, settings, rel_pairs, pl, plots=plots)
         t_end = time.perf_counter()
@@ -316,6 +319,23 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
         }
         atomic_write_text(out / MANIFEST, _dump(manifest))
         return SweepReport(out, len(pair_list), len(tasks), reused, manifest)
+
+
+def _import_plotting_meanwhile() -> threading.Thread:
+    """Import the figures' code (matplotlib: ~1 s of CPU) in a thread of this process while
+    the workers compute, instead of after them in the assembly.  Only the import: it
+    touches no mpmath context and no output; an import error is left for the assembly
+    to raise."""
+
+    def run():
+        try:
+            import exactdp.sweep.plots  # noqa: F401
+        except Exception:  # pragma: no cover - raised again where the plots are drawn
+            pass
+
+    thread = threading.Thread(target=run, name="exactdp-import-plots", daemon=True)
+    thread.start()
+    return thread
 
 
 def _reap(pending: set, bar, wait_all: bool = False) -> set:
