@@ -470,3 +470,24 @@ def test_bound_texts_float_match_the_fraction_code():
         xs += [x, math.nextafter(x, 0), math.nextafter(x, math.inf)]
     assert bound_texts_float(xs) == [ref_fmt_bound(x) for x in xs]
     assert bound_texts_float([]) == []
+
+
+def ref_read_columns(text):
+    """The former io.read_columns on a text (line by line)."""
+    lines = text.splitlines()
+    head = lines[0].split(",")
+    cols = list(zip(*(ln.split(",") for ln in lines[1:] if ln))) or [()] * len(head)
+    return {h: list(c) for h, c in zip(head, cols)}
+
+
+@pytest.mark.parametrize("text", [
+    "alpha,beta,beta_error_bound\n1e-20,0.99,1.00e-11\n0.5,0.25,3.00e-12\n",  # a grid file
+    "a,b,c\n", "a\nx\ny\n", "a,b\n1,2\n\n3,4\n", "a,b\r\n1,2\r\n", "a,b\n1,2\n3,4",  # header only, 1 column, …
+    "a,b\n1,2,3\n4\n", "a,b,c\n1,2\n3,4,5,6\n", "a,b\n1,2\x0c3,4\n", "a,b\n1,\u20282\n", "a,b\n,\n,\n",
+])
+def test_read_columns_matches_the_line_by_line_code(tmp_path, text):
+    from exactdp.sweep.io import read_columns
+
+    p = tmp_path / "f.csv"
+    p.write_bytes(text.encode("utf-8"))
+    assert read_columns(p) == ref_read_columns(text)
