@@ -65,10 +65,10 @@ def test_the_search_evaluates_few_breakpoints():
     points, batches = [], []
     orig = acc._profile_values
 
-    def counted(eps_list, full=True, complement=True):
+    def counted(eps_list, full=True, complement=True, pieces=None):
         points.extend(eps_list)
         batches.append(len(eps_list))
-        return orig(eps_list, full, complement)
+        return orig(eps_list, full, complement, pieces)
 
     acc._profile_values = counted
     targets = [f"{m}e-{e}" for e in range(1, 22) for m in (5, 1)]

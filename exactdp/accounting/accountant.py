@@ -178,22 +178,19 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         with workdps(_DPS):
             return [self._assemble(r) for r in recs]
 
-    def _profile_values(self, eps_list, full: bool = True, complement: bool = True) -> list[ProfileValues]:
-        """The engine values behind :meth:`_profiles` (one batch for all ε), unassembled."""
+    def _profile_values(self, eps_list, full: bool = True, complement: bool = True,
+                        pieces=None) -> list[ProfileValues]:
+        """The engine values behind :meth:`_profiles` (one batch for all ε), unassembled.
+
+        ``pieces``: the ε are the breakpoints ``ε_k = c + k/scale`` of these k (then
+        ``k1 = k + 1``, ``x0 = −β`` and ``x1 = 0`` exactly, without rational arithmetic)."""
         lat = self.lattice
         beta = Fraction(1) / lat.scale
-        queries = []
         fbeta = float(beta)
-        for e in eps_list:
-            k1, k2 = lat.delta_thresholds(e)
-            if isinstance(e, Fraction):  # x0, x1 exact, each rounded once to a float
-                x0q = e - lat.c - k1 * beta
-                queries.append(WeightedQuery(k1, float(x0q), float(max(x0q + beta, 0)), fbeta))
-                continue
-            with workdps(_DPS + 20 + len(str(abs(k1)))):
-                x0 = _mp(e, mpmath.mp.dps) - to_mpf(lat.c) - to_mpf(k1 * beta)
-                x1 = x0 + to_mpf(beta)
-                queries.append(WeightedQuery(k1, float(x0), float(max(x1, 0)), fbeta))
+        if pieces is not None:
+            queries = [WeightedQuery(int(k) + 1, -fbeta, 0.0, fbeta) for k in pieces]
+        else:
+            queries = [self._query(e, beta, fbeta) for e in eps_list]
         if self.engine.weighted_costly:
             # the chosen method gives tails only: the kernel is asked only where the
             # difference of the two certified tails is not tight enough
@@ -217,6 +214,19 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         return [ProfileValues(e, q.threshold, q.threshold + lat.shift, w, tv[q.threshold] if n else None,
                               tv[q.threshold + lat.shift], tv.get(1 - q.threshold) if complement else None)
                 for q, w, n, e in zip(queries, wv, need1, eps_list)]
+
+    def _query(self, e, beta: Fraction, fbeta: float) -> WeightedQuery:
+        """The hockey-stick query of δ(ε): threshold k1, ``x0 = ε − c − k1β`` and
+        ``x1 = x0 + β`` (clipped at 0), each rounded once to a float."""
+        lat = self.lattice
+        k1, _ = lat.delta_thresholds(e)
+        if isinstance(e, Fraction):
+            x0q = e - lat.c - k1 * beta
+            return WeightedQuery(k1, float(x0q), float(max(x0q + beta, 0)), fbeta)
+        with workdps(_DPS + 20 + len(str(abs(k1)))):
+            x0 = _mp(e, mpmath.mp.dps) - to_mpf(lat.c) - to_mpf(k1 * beta)
+            x1 = x0 + to_mpf(beta)
+            return WeightedQuery(k1, float(x0), float(max(x1, 0)), fbeta)
 
     def _assemble(self, r: ProfileValues) -> _Profile:
         """The certified profile (mp, at the caller's precision) from its engine values."""

@@ -129,7 +129,7 @@ class _Search:
                     self._sample(float(k), math.sqrt(-math.log(d)))
         pos = [(k, e) for k, e in zip(ks, eps) if e >= 0]
         if pos:
-            recs = acc._profile_values([e for _, e in pos], full=False, complement=high)
+            recs = acc._profile_values([e for _, e in pos], full=False, complement=high, pieces=[k for k, _ in pos])
             for (k, e), rec in zip(pos, recs):
                 self.raw[(k, high)] = rec
                 self.screen[(k, high)] = delta_bracket(rec, float(e), eng.done, eng.log_chernoff)
