@@ -55,8 +55,9 @@ import numpy as np
 from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.tilt import (GAUSS_S2, HUGE_MU, ell_ratio_mp, exact_saddle, frac_parts, gauss_slack,
-                                 log_as_value, mp_bits_for)
+                                 log_as_value, mp_bits_for, sieve_umax)
 from exactdp.kernels.dgauss import log_theta_tilde_ratio
+from exactdp.kernels.quadfinish import FINISH_EMPTY, FINISH_OK, finish_values, saddle_points
 from exactdp.kernels.tilted import (ALIAS_FALLBACK, ANCHOR, alias_bound, delta_factors, node_factors, node_trig,
                                     saddle_point, sieve_candidates, tilted_sums)
 from exactdp.numerics.errors import LatticeTooLarge
@@ -122,52 +123,12 @@ def tol_for(rel_tol: float, log_value) -> float:
 
 def certified(tv: TailValue | None, rel_tol: float) -> bool:
     """Whether a value is certified to ``rel_tol`` (finite log, finite bound ≤ rel_tol)."""
-    return tv is not None and math.isfinite(tv.rel_error) and tv.rel_error <= tol_for(rel_tol, tv.log_value)
-
-
-def _wrapped_log_upper(u: float, s2: float) -> float:
-    """An upper bound of log Σ_k exp(−s²(u − 2πk)²/2) for u in [0, π]: the terms
-    |k| ≤ K plus a geometric bound of the rest (exponents below −40, ratio ≤ e^{−2π²s²K})."""
-    K = max(3, int(math.ceil(math.sqrt(80.0 / max(s2, 1e-300)) / (2 * math.pi))) + 2)
-    two_pi = 2 * math.pi
-    mx = -0.5 * s2 * u * u  # k = 0 is the largest term for u ∈ [0, π]
-    tot = 1.0
-    for k in range(1, K + 1):
-        for kk in (k, -k):
-            e = -0.5 * s2 * (u - two_pi * kk) ** 2 - mx
-            if e > -745.0:
-                tot += math.exp(e)
-    tail = 2 * math.exp(-0.5 * s2 * (two_pi * K - math.pi) ** 2 - mx) / (1 - math.exp(-2 * math.pi**2 * s2 * K))
-    return mx + math.log(tot + tail) + 1e-12
-
-
-def sieve_umax(s2: float, m: int, T: float) -> float:
-    """Largest u ∈ [0, π] not excluded by group (s2, m) alone at sieve level T."""
-    q = sum(math.exp(-2 * math.pi**2 * s2 * k * k) for k in range(1, 40))
-    D = 1 - 2 * q * (1 + 1e-12)
-    if D <= 0.5:
-        return math.pi
-    logD = math.log(D)
-
-    def h(u):
-        return -m * (_wrapped_log_upper(u, s2) - logD)
-
-    if h(math.pi) <= T:
-        return math.pi
-    lo, hi = 0.0, math.pi
-    # narrow the bracket around the Gaussian guess (each end is tested, so this is safe)
-    guess = math.sqrt(2 * (T / m + max(logD, 0.0) + 1e-300) / s2) if s2 > 0 else math.pi
-    if guess * 1.01 < math.pi and h(guess * 1.01) > T:
-        hi = guess * 1.01
-        if h(guess * 0.99) <= T:
-            lo = guess * 0.99
-    for _ in range(30 if lo > 0 else 56):  # the result is the excluded end (widened later)
-        mid = 0.5 * (lo + hi)
-        if h(mid) > T:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    if tv is None:
+        return False
+    e, lv = tv.rel_error, tv.log_value
+    if type(lv) is float:  # the common case of tol_for, inline
+        return math.isfinite(e) and e <= (float(rel_tol) if math.isfinite(lv) else 0.0)
+    return math.isfinite(e) and e <= tol_for(rel_tol, lv)
 
 
 @dataclass
@@ -326,12 +287,33 @@ class QuadratureTails:
         lam_j = j * self.lam_step
         return Fraction(lam_j if lam_j > floor else floor)
 
-    def _tilt(self, lamq: Fraction, sv: "_Sieve") -> _Tilt:
+    def _grid_lams(self, qs) -> list:
+        """:meth:`_grid_lam` of each query's threshold (floor ``lam_min``) in one kernel call
+        (the same float operations; a float grid point stands for the exact rational
+        it is, a huge tilt is the Fraction of :meth:`saddle_q`)."""
+        floor = self.lam_min
+        try:
+            s = np.array([q.threshold for q in qs], dtype=float)
+        except OverflowError:
+            s = None
+        lam = None if s is None else saddle_points(self.A, self.m, self.s2, s, self.vproxy, self.gaussian)
+        if lam is None or not np.isfinite(lam).all():
+            return [self._grid_lam(q.threshold, floor) for q in qs]
+        lam_j = np.rint(lam / self.lam_step) * self.lam_step
+        out = np.where(lam_j > floor, lam_j, floor).tolist()
+        for i in np.flatnonzero(lam * self._mu_scale > HUGE_MU).tolist():
+            out[i] = self.saddle_q(qs[i].threshold)
+        return out
+
+    def _tilt(self, key, sv: "_Sieve") -> _Tilt:
+        """The tilt at λ = ``key`` (a float or a Fraction: the same key for the same
+        rational) on sieve ``sv``, evaluated once and kept (LRU of 24)."""
         cache = sv.tilts
-        hit = cache.get(lamq)
+        hit = cache.get(key)
         if hit is not None:
-            cache.move_to_end(lamq)
+            cache.move_to_end(key)
             return hit
+        lamq = key if isinstance(key, Fraction) else Fraction(key)
         lam = float(lamq)
         n0, f, fq = frac_parts(self.lattice.weights, self.s2q, lamq)
         s0 = sum(int(m) * int(a) * n for a, m, n in zip(self.lattice.weights, self.lattice.counts, n0))
@@ -347,7 +329,7 @@ class QuadratureTails:
         t = _Tilt(lam, lamq, exact, float(exact), float(exact - lamq * lamq * self.vq / 2) + float(kappa), kappa, kerr, s0, f_arr,
                   G, aG, err, float(aG.sum() / N), float((aG * (err + self._gamma0)).sum() / N),
                   math.log(-math.expm1(-lam)), sv)
-        cache[lamq] = t
+        cache[key] = t
         while len(cache) > 24:
             cache.popitem(last=False)
         return t
@@ -373,84 +355,116 @@ class QuadratureTails:
         value)."""
         out = {q: v for q, v in (best or {}).items() if v is not None}
         todo = list(queries)
+        memo = self._memo
         for attempt in range(2):
-            todo = [q for q in todo if not self.done(out.get(q))]
+            todo = [q for q in todo if not certified(out.get(q), self.rel_tol)]
             if not todo:
                 break
             sv = self._sieve(attempt)
-            by_lam: dict[float, list] = {}
+            new = []
             for q in todo:
-                tv = self._memo.get((attempt, q))
-                if tv is not None:  # a value is a function of (query, level) only
-                    old = out.get(q)
-                    if old is None or tv.rel_error < old.rel_error:
-                        out[q] = tv
+                tv = memo.get((attempt, q))
+                if tv is None:
+                    new.append(q)
                     continue
-                if attempt == 0:
-                    lam = self._grid_lam(q.threshold, self.lam_min)
-                else:
+                old = out.get(q)  # a value is a function of (query, level) only
+                if old is None or tv.rel_error < old.rel_error:
+                    out[q] = tv
+            if not new:
+                continue
+            if attempt == 0:
+                lams = self._grid_lams(new)
+            else:
+                lams = []
+                for q in new:
                     floor = Fraction(self.lam_min * (1.0 if q.x0 == -math.inf else 2.5))
-                    lam = max(self.saddle_q(q.threshold) if q.threshold > 0 else Fraction(0), floor)
+                    lams.append(max(self.saddle_q(q.threshold) if q.threshold > 0 else Fraction(0), floor))
+            by_lam: dict = {}
+            for q, lam in zip(new, lams):
                 by_lam.setdefault(lam, []).append(q)
             for lam in sorted(by_lam):
-                t = self._tilt(lam, sv)
                 qs = by_lam[lam]
-                for q, tv in zip(qs, self._values_at(t, qs)):
-                    self._memo[(attempt, q)] = tv
-                    if len(self._memo) > _MEMO_VALUES:
-                        self._memo.popitem(last=False)
+                for q, tv in zip(qs, self._values_at(self._tilt(lam, sv), qs)):
+                    memo[(attempt, q)] = tv
                     old = out.get(q)
                     if old is None or tv.rel_error < old.rel_error:
                         out[q] = tv
+                while len(memo) > _MEMO_VALUES:
+                    memo.popitem(last=False)
         return out
 
     # -- values -----------------------------------------------------------------------
     def _values_at(self, t: _Tilt, qs) -> list:
         """The TailValues of the queries on one tilt: the tails' signed sums in one kernel
         call; per hockey-stick (β, x0, x1) the factors G·X and their bound sums once
-        (memoised), then the signed sum of each threshold; then the certified bound of each."""
+        (memoised), then the signed sum of each threshold; then the logs and certified
+        bounds of all in one kernel call (:func:`finish_values`, the float path of
+        :meth:`_finish`; what is off that path goes through :meth:`_finish`)."""
         N = self.n_nodes
         sv = t.sieve
+        n = len(qs)
         thr = np.array([(q.threshold - t.s0) % N for q in qs], dtype=np.int64)
+        r, log_k, log_k_err = np.empty(n), np.empty(n), np.empty(n)
+        errsum, sumabs = np.full(n, t.errsum), np.full(n, t.sumabs)
         plain = [i for i, q in enumerate(qs) if q.x0 == -math.inf]
-        hs = [i for i, q in enumerate(qs) if q.x0 != -math.inf]
-        out = [None] * len(qs)
         if plain:
-            rs = tilted_sums(t.G, sv.nodes, N, thr[plain])
-            logK = -t.log1m
-            logK_err = EPS64 * (2 * abs(t.log1m) + 4)
-            for i, r in zip(plain, rs):
-                out[i] = self._finish(t, qs[i], float(r), t.errsum, t.sumabs, logK, logK_err)
-        if hs:
-            cos_t, sin_t, sh_t = self._trig(sv)
-            aG = t.aG
-            for i in hs:
-                q = qs[i]
-                a0 = -math.expm1(q.x0)
-                a1 = math.exp(q.x0) * -math.expm1(-q.x1)
-                key = (sv.T, t.lamq, q.beta, q.x0, q.x1)
-                hit = self._hs_memo.get(key)
-                if hit is None:
-                    X, R2 = delta_factors(cos_t, sin_t, sh_t, t.lam, q.beta, a0, a1)
-                    aGX = aG * np.abs(X)
-                    if t.err_hs is None:
-                        t.err_hs = t.err + self._gamma0 + 16 * EPS64
-                    errsum = float((aGX * t.err_hs).sum() + 8 * EPS64 * (aG * R2).sum()) / N
-                    sumabs = float(aGX.sum() / N)
-                    hit = self._hs_memo[key] = (t.G * X, errsum, sumabs)
-                    while len(self._hs_memo) > max(4, _MEMO_BYTES // (16 * max(1, len(sv.nodes)))):
-                        self._hs_memo.popitem(last=False)
-                else:
-                    self._hs_memo.move_to_end(key)
-                GX, errsum, sumabs = hit
-                r = float(tilted_sums(GX, sv.nodes, N, thr[i:i + 1])[0])
-                num0 = a0 + a1 * math.exp(-t.lam)
-                lb = -math.expm1(-(t.lam + q.beta))
-                logK = math.log(num0) - t.log1m - math.log(lb)
-                logK_err = EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12) \
-                    + 8 * EPS64 * (1 + abs(q.x0) + abs(q.x1))
-                out[i] = self._finish(t, q, r, errsum, sumabs, logK, logK_err)
+            r[plain] = tilted_sums(t.G, sv.nodes, N, thr[plain])
+            log_k[plain] = -t.log1m
+            log_k_err[plain] = EPS64 * (2 * abs(t.log1m) + 4)
+        if len(plain) < n:
+            self._hs_sums(t, qs, thr, r, log_k, log_k_err, errsum, sumabs)
+        out = [None] * n
+        kept = int(sv.nodes.shape[0])
+        method = "tilted-trapezoid"
+        if t.lam * self._mu_scale <= HUGE_MU:  # huge tilts: every value in Python
+            idx = [i for i, q in enumerate(qs) if abs(q.threshold) < 2**53]
+            if idx:
+                s_arr = np.array([qs[i].threshold for i in idx], dtype=np.int64)
+                est, rel, status = finish_values(r[idx], s_arr, log_k[idx], log_k_err[idx], errsum[idx], sumabs[idx],
+                                                 t.lam, t.exact_f, float(t.kappa), t.kappa_err, t.rho_lam,
+                                                 math.exp(-sv.T), self.slack, N, self.vproxy, self.A, self.m, self.s2,
+                                                 self._small_idx, self.gaussian)
+                for i, e, rl, st in zip(idx, est.tolist(), rel.tolist(), status.tolist()):
+                    if st == FINISH_OK or st == FINISH_EMPTY:
+                        out[i] = TailValue(qs[i].threshold, e, rl, method, kept, N, t.lam)
+        for i, tv in enumerate(out):
+            if tv is None:
+                out[i] = self._finish(t, qs[i], float(r[i]), float(errsum[i]), float(sumabs[i]), float(log_k[i]),
+                                      float(log_k_err[i]))
         return out
+
+    def _hs_sums(self, t: _Tilt, qs, thr, r, log_k, log_k_err, errsum, sumabs) -> None:
+        """The hockey-stick queries' signed sums, kernel-factor logs and bound sums (into
+        the arrays, in place)."""
+        N = self.n_nodes
+        sv = t.sieve
+        cos_t, sin_t, sh_t = self._trig(sv)
+        aG = t.aG
+        for i, q in enumerate(qs):
+            if q.x0 == -math.inf:
+                continue
+            a0 = -math.expm1(q.x0)
+            a1 = math.exp(q.x0) * -math.expm1(-q.x1)
+            key = (sv.T, t.lamq, q.beta, q.x0, q.x1)
+            hit = self._hs_memo.get(key)
+            if hit is None:
+                X, R2 = delta_factors(cos_t, sin_t, sh_t, t.lam, q.beta, a0, a1)
+                aGX = aG * np.abs(X)
+                if t.err_hs is None:
+                    t.err_hs = t.err + self._gamma0 + 16 * EPS64
+                es = float((aGX * t.err_hs).sum() + 8 * EPS64 * (aG * R2).sum()) / N
+                hit = self._hs_memo[key] = (t.G * X, es, float(aGX.sum() / N))
+                while len(self._hs_memo) > max(4, _MEMO_BYTES // (16 * max(1, len(sv.nodes)))):
+                    self._hs_memo.popitem(last=False)
+            else:
+                self._hs_memo.move_to_end(key)
+            GX, errsum[i], sumabs[i] = hit
+            r[i] = tilted_sums(GX, sv.nodes, N, thr[i:i + 1])[0]
+            num0 = a0 + a1 * math.exp(-t.lam)
+            lb = -math.expm1(-(t.lam + q.beta))
+            log_k[i] = math.log(num0) - t.log1m - math.log(lb)
+            log_k_err[i] = EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12) \
+                + 8 * EPS64 * (1 + abs(q.x0) + abs(q.x1))
 
     @staticmethod
     def _trig(sv: "_Sieve"):
