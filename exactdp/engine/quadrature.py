@@ -57,7 +57,7 @@ from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.tilt import (GAUSS_S2, HUGE_MU, ell_ratio_mp, exact_saddle, frac_parts, gauss_slack,
                                  log_as_value, mp_bits_for, sieve_umax)
 from exactdp.kernels.dgauss import log_theta_tilde_ratio
-from exactdp.kernels.quadfinish import FINISH_EMPTY, FINISH_OK, finish_values, saddle_points
+from exactdp.kernels.quadfinish import FINISH_EMPTY, FINISH_OK, GRID_HUGE, GRID_OK, finish_values, grid_tilts
 from exactdp.kernels.tilted import (ALIAS_FALLBACK, ANCHOR, alias_bound, delta_factors, node_factors, node_trig,
                                     saddle_point, sieve_candidates, tilted_sums)
 from exactdp.numerics.errors import LatticeTooLarge
@@ -107,6 +107,19 @@ class WeightedQuery:
     x1: float
     beta: float
 
+    def __hash__(self):
+        # the dataclass hash (of the field tuple), computed once: a query is a dict key
+        # some 15 times on its way through the engine
+        try:
+            return self.__dict__["_hash"]
+        except KeyError:
+            h = hash((self.threshold, self.x0, self.x1, self.beta))
+            object.__setattr__(self, "_hash", h)
+            return h
+
+    def __reduce__(self):  # the fields only (no cached hash in a pickle)
+        return WeightedQuery, (self.threshold, self.x0, self.x1, self.beta)
+
 
 def tol_for(rel_tol: float, log_value) -> float:
     """The accuracy a tail must be certified to: ``rel_tol``; a non-finite log is never
@@ -150,6 +163,9 @@ class _Tilt:
     log1m: float
     sieve: "_Sieve"
     err_hs: np.ndarray | None = None  # err + γ0 + 16u, the hockey-stick sums' per-node bound
+    fin: np.ndarray | None = None  # the floats finish_values needs (λ, E, κ, κ_err, ρ, e^{−T}, slack, V')
+    aux: np.ndarray | None = None  # (4, 1): a tail's log K, its error, errsum, sumabs
+    key: object = None  # the tilt's cache key: λ as a float or a Fraction (equal to lamq)
 
 
 @dataclass
@@ -289,20 +305,19 @@ class QuadratureTails:
 
     def _grid_lams(self, qs) -> list:
         """:meth:`_grid_lam` of each query's threshold (floor ``lam_min``) in one kernel call
-        (the same float operations; a float grid point stands for the exact rational
-        it is, a huge tilt is the Fraction of :meth:`saddle_q`)."""
+        (:func:`grid_tilts`: the same float operations; a float grid point stands for the
+        exact rational it is, a huge tilt is the Fraction of :meth:`saddle_q`)."""
         floor = self.lam_min
         try:
             s = np.array([q.threshold for q in qs], dtype=float)
         except OverflowError:
-            s = None
-        lam = None if s is None else saddle_points(self.A, self.m, self.s2, s, self.vproxy, self.gaussian)
-        if lam is None or not np.isfinite(lam).all():
             return [self._grid_lam(q.threshold, floor) for q in qs]
-        lam_j = np.rint(lam / self.lam_step) * self.lam_step
-        out = np.where(lam_j > floor, lam_j, floor).tolist()
-        for i in np.flatnonzero(lam * self._mu_scale > HUGE_MU).tolist():
-            out[i] = self.saddle_q(qs[i].threshold)
+        key, status = grid_tilts(self.A, self.m, self.s2, s, self.vproxy, self.gaussian, self.lam_step, floor,
+                                 self._mu_scale)
+        out = key.tolist()
+        for i, st in enumerate(status.tolist()):
+            if st != GRID_OK:
+                out[i] = self.saddle_q(qs[i].threshold) if st == GRID_HUGE else self._grid_lam(qs[i].threshold, floor)
         return out
 
     def _tilt(self, key, sv: "_Sieve") -> _Tilt:
@@ -329,6 +344,9 @@ class QuadratureTails:
         t = _Tilt(lam, lamq, exact, float(exact), float(exact - lamq * lamq * self.vq / 2) + float(kappa), kappa, kerr, s0, f_arr,
                   G, aG, err, float(aG.sum() / N), float((aG * (err + self._gamma0)).sum() / N),
                   math.log(-math.expm1(-lam)), sv)
+        t.key = key
+        t.fin = np.array([lam, t.exact_f, float(kappa), kerr, t.rho_lam, math.exp(-sv.T), self.slack, self.vproxy])
+        t.aux = np.array([[-t.log1m], [EPS64 * (2 * abs(t.log1m) + 4)], [t.errsum], [t.sumabs]])
         cache[key] = t
         while len(cache) > 24:
             cache.popitem(last=False)
@@ -357,7 +375,7 @@ class QuadratureTails:
         todo = list(queries)
         memo = self._memo
         for attempt in range(2):
-            todo = [q for q in todo if not certified(out.get(q), self.rel_tol)]
+            todo = [q for q in todo if not certified(out.get(q), self.rel_tol)] if out else todo
             if not todo:
                 break
             sv = self._sieve(attempt)
@@ -403,49 +421,52 @@ class QuadratureTails:
         N = self.n_nodes
         sv = t.sieve
         n = len(qs)
-        thr = np.array([(q.threshold - t.s0) % N for q in qs], dtype=np.int64)
-        r, log_k, log_k_err = np.empty(n), np.empty(n), np.empty(n)
-        errsum, sumabs = np.full(n, t.errsum), np.full(n, t.sumabs)
-        plain = [i for i, q in enumerate(qs) if q.x0 == -math.inf]
-        if plain:
-            r[plain] = tilted_sums(t.G, sv.nodes, N, thr[plain])
-            log_k[plain] = -t.log1m
-            log_k_err[plain] = EPS64 * (2 * abs(t.log1m) + 4)
-        if len(plain) < n:
-            self._hs_sums(t, qs, thr, r, log_k, log_k_err, errsum, sumabs)
+        s_list = [q.threshold for q in qs]
+        small_s = -2**53 < min(s_list) and max(s_list) < 2**53 and abs(t.s0) < 2**53
+        if small_s:
+            s_arr = np.array(s_list, dtype=np.int64)
+            thr = (s_arr - t.s0) % N
+        else:
+            thr = np.array([(s - t.s0) % N for s in s_list], dtype=np.int64)
+        hs = [i for i, q in enumerate(qs) if q.x0 != -math.inf]
+        if not hs:
+            r, aux = tilted_sums(t.G, sv.nodes, N, thr), t.aux
+        else:
+            r, aux = np.empty(n), np.empty((4, n))
+            aux[:, :] = t.aux
+            if len(hs) < n:
+                plain = [i for i, q in enumerate(qs) if q.x0 == -math.inf]
+                r[plain] = tilted_sums(t.G, sv.nodes, N, thr[plain])
+            self._hs_sums(t, qs, hs, thr, r, aux)
         out = [None] * n
-        kept = int(sv.nodes.shape[0])
-        method = "tilted-trapezoid"
-        if t.lam * self._mu_scale <= HUGE_MU:  # huge tilts: every value in Python
-            idx = [i for i, q in enumerate(qs) if abs(q.threshold) < 2**53]
-            if idx:
-                s_arr = np.array([qs[i].threshold for i in idx], dtype=np.int64)
-                est, rel, status = finish_values(r[idx], s_arr, log_k[idx], log_k_err[idx], errsum[idx], sumabs[idx],
-                                                 t.lam, t.exact_f, float(t.kappa), t.kappa_err, t.rho_lam,
-                                                 math.exp(-sv.T), self.slack, N, self.vproxy, self.A, self.m, self.s2,
-                                                 self._small_idx, self.gaussian)
-                for i, e, rl, st in zip(idx, est.tolist(), rel.tolist(), status.tolist()):
-                    if st == FINISH_OK or st == FINISH_EMPTY:
-                        out[i] = TailValue(qs[i].threshold, e, rl, method, kept, N, t.lam)
+        if small_s and t.lam * self._mu_scale <= HUGE_MU:  # else every value in Python
+            kept = int(sv.nodes.shape[0])
+            est, rel, status = finish_values(r, s_arr, aux, t.fin, N, self.A, self.m, self.s2, self._small_idx,
+                                             self.gaussian)
+            lam = t.lam
+            for i, s, e, rl, st in zip(range(n), s_list, est.tolist(), rel.tolist(), status.tolist()):
+                if st == FINISH_OK or st == FINISH_EMPTY:
+                    out[i] = TailValue(s, e, rl, "tilted-trapezoid", kept, N, lam)
+        j = 0 if aux.shape[1] == 1 else None
         for i, tv in enumerate(out):
             if tv is None:
-                out[i] = self._finish(t, qs[i], float(r[i]), float(errsum[i]), float(sumabs[i]), float(log_k[i]),
-                                      float(log_k_err[i]))
+                c = i if j is None else j
+                out[i] = self._finish(t, qs[i], float(r[i]), float(aux[2, c]), float(aux[3, c]), float(aux[0, c]),
+                                      float(aux[1, c]))
         return out
 
-    def _hs_sums(self, t: _Tilt, qs, thr, r, log_k, log_k_err, errsum, sumabs) -> None:
-        """The hockey-stick queries' signed sums, kernel-factor logs and bound sums (into
-        the arrays, in place)."""
+    def _hs_sums(self, t: _Tilt, qs, hs, thr, r, aux) -> None:
+        """The hockey-stick queries' (indices ``hs``) signed sums into ``r`` and their
+        kernel-factor logs, errors and bound sums into the columns of ``aux``."""
         N = self.n_nodes
         sv = t.sieve
         cos_t, sin_t, sh_t = self._trig(sv)
         aG = t.aG
-        for i, q in enumerate(qs):
-            if q.x0 == -math.inf:
-                continue
+        for i in hs:
+            q = qs[i]
             a0 = -math.expm1(q.x0)
             a1 = math.exp(q.x0) * -math.expm1(-q.x1)
-            key = (sv.T, t.lamq, q.beta, q.x0, q.x1)
+            key = (sv.T, t.key, q.beta, q.x0, q.x1)  # t.key: λ as a float when it is one (cheap hash)
             hit = self._hs_memo.get(key)
             if hit is None:
                 X, R2 = delta_factors(cos_t, sin_t, sh_t, t.lam, q.beta, a0, a1)
@@ -458,12 +479,12 @@ class QuadratureTails:
                     self._hs_memo.popitem(last=False)
             else:
                 self._hs_memo.move_to_end(key)
-            GX, errsum[i], sumabs[i] = hit
+            GX, aux[2, i], aux[3, i] = hit
             r[i] = tilted_sums(GX, sv.nodes, N, thr[i:i + 1])[0]
             num0 = a0 + a1 * math.exp(-t.lam)
             lb = -math.expm1(-(t.lam + q.beta))
-            log_k[i] = math.log(num0) - t.log1m - math.log(lb)
-            log_k_err[i] = EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12) \
+            aux[0, i] = math.log(num0) - t.log1m - math.log(lb)
+            aux[1, i] = EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12) \
                 + 8 * EPS64 * (1 + abs(q.x0) + abs(q.x1))
 
     @staticmethod

@@ -22,6 +22,7 @@ from fractions import Fraction
 import mpmath
 
 from exactdp.kernels.dgauss import tilted_moments
+from exactdp.kernels.quadfinish import HUGE_MU as KERNEL_HUGE_MU
 from exactdp.numerics.precision import EPS64, to_mpf
 
 __all__ = ["GAUSS_S2", "HUGE_MU", "frac_parts", "ell_ratio_mp", "gauss_slack", "log_as_value", "mp_bits_for",
@@ -143,8 +144,8 @@ def log_as_value(log_est, rel: float):
 
 
 #: above this tilted centre |A λ s²| a float λ cannot place the centre to 1e-4: tilts are
-#: then exact rationals from :func:`exact_saddle`
-HUGE_MU = 2.0**36
+#: then exact rationals from :func:`exact_saddle` (defined with the kernel that tests it)
+HUGE_MU = KERNEL_HUGE_MU
 
 
 def exact_saddle(weights, counts, s2q, s: int, vq: Fraction) -> Fraction:
