@@ -247,7 +247,7 @@ class TailEngine:
 
     def weighted(self, queries, strict: bool = True) -> list[TailValue]:
         """Certified hockey-stick sums ``Σ_{s≥k} P(S = s)(1 − e^{x0 − β(s−k)})`` (see
-        :class:`~exactdp.engine.quadrature.WeightedQuery`; x0 = −inf gives tails, which
+        :class:`~exactdp.engine.values.WeightedQuery`; x0 = −inf gives tails, which
         must then have k ≥ 1)."""
         return self._values(list(queries), strict, conv_ok=False)
 

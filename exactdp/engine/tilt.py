@@ -12,6 +12,8 @@ The quadratic parts are exact rationals; ``κ = Σ m [ℓ(f) − ℓ(0)]`` is ev
 30 digits (truncation of either series below e^{−60} relative per term, so κ is exact to
 ≤ 1e-25·Σm).  Groups with s² ≥ GAUSS_S2 have |ℓ_P(f) − ℓ_P(0)| ≤ 4e^{−2π²s²}/(1 − 2e^{−2π²s²})
 (< 1e-85): they are left out of κ and their total is returned by :func:`gauss_slack`.
+:func:`sieve_umax` is the per-group node bound of the quadrature's sieve (a function of
+the group's σ², count and the sieve level only).
 """
 
 from __future__ import annotations
