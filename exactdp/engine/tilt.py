@@ -18,6 +18,7 @@ the group's σ², count and the sieve level only).
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -38,7 +39,20 @@ _DPS = 30
 def frac_parts(weights, s2q, lamq: Fraction):
     """``(n0, f_float, f_exact)`` per group: ``A λ s² = n0 + f``, n0 = round, |f| ≤ 1/2."""
     n0, ff, fq = [], [], []
+    if isinstance(lamq, (Fraction, int)):
+        ln, ld = lamq.numerator, lamq.denominator
     for a, s2 in zip(weights, s2q):
+        if isinstance(s2, (Fraction, int)) and isinstance(lamq, (Fraction, int)):
+            # integers only: A·s²·λ = num/den, rounded half to even (as Fraction.__round__)
+            num, den = int(a) * s2.numerator * ln, s2.denominator * ld
+            n, rem = divmod(num, den)
+            if 2 * rem > den or (2 * rem == den and n % 2):
+                n += 1
+            f = Fraction(num - n * den, den)
+            n0.append(n)
+            fq.append(f)
+            ff.append(float(f))
+            continue
         mu = int(a) * s2 * lamq
         n = round(mu)
         f = mu - n
@@ -79,8 +93,9 @@ def ell_ratio_mp(items):
     err = 0.0
     msum = 0
     for s2, m, f in items:
-        a = _ell_float(float(s2), float(f))
-        b = _ell_float(float(s2), 0.0)
+        s2f = float(s2)
+        a = _ell_float(s2f, float(f))
+        b = _ell_float_zero(s2f)
         tot += m * (a - b)
         err += m * 8 * EPS64 * (abs(a) + abs(b)) + EPS64 * abs(tot)
         msum += m
@@ -91,6 +106,12 @@ def ell_ratio_mp(items):
         for s2, m, f in items:
             acc += m * (_ell(s2, f) - _ell(s2, 0))
         return +acc, 1e-25 * msum
+
+
+@functools.lru_cache(maxsize=4096)
+def _ell_float_zero(s2: float) -> float:
+    """ℓ(0) in float64 (a pure function of s², asked once per tilt and group)."""
+    return _ell_float(s2, 0.0)
 
 
 def _ell_float(s2: float, f: float) -> float:
