@@ -106,14 +106,14 @@ class Composition:
         mechanism of variance 1/ρ_q per query and per moved cell: the ``"production"``
         convention of :mod:`exactdp.dgauss.conventions`.)
         """
-        mechs = []
+        counts: Counter = Counter()
         for r in rhos:
             r = to_fraction(r, "rho")
             if r < 0:
                 raise InputError("rho", r, "must be >= 0")
             if r > 0:
-                mechs.append(DiscreteGaussian(variance(r, "production"), 1))
-        return cls.of(mechs)
+                counts[r] += 1
+        return cls(tuple((DiscreteGaussian(variance(r, "production"), 1), c) for r, c in counts.items()))
 
     # -- properties -----------------------------------------------------------------
     @property

@@ -58,20 +58,23 @@ def test_a_batch_answers_what_single_queries_answer():
 
 def test_the_search_evaluates_few_breakpoints():
     # the DHC-like regime: 42 targets from 1/2 down to 1e-21 should cost about three
-    # profile evaluations each (two reduced, one full), far below a bisection's ~20
+    # profile evaluations each (reduced ones in the search, one full one per solve), far
+    # below a bisection's ~20; every evaluation passes through _profile_values
     comp = Composition.from_rhos([Fraction(1, 40)] * 20 + [Fraction(7, 100)] * 10)
     acc = ExactAccountant(comp)
-    calls = []
-    orig = acc._profile_at
+    points, batches = [], []
+    orig = acc._profile_values
 
-    def counted(e, full=True, complement=True):
-        calls.append(full)
-        return orig(e, full, complement)
+    def counted(eps_list, full=True, complement=True, pieces=None):
+        points.extend(eps_list)
+        batches.append(len(eps_list))
+        return orig(eps_list, full, complement, pieces)
 
-    acc._profile_at = counted
+    acc._profile_values = counted
     targets = [f"{m}e-{e}" for e in range(1, 22) for m in (5, 1)]
     acc.epsilon(targets)
-    assert len(calls) <= 5 * len(targets)
+    assert len(points) <= 5 * len(targets)
+    assert len(batches) <= 12  # the pieces of all targets are evaluated together
 
 
 @pytest.mark.parametrize("targets", [["1e-600", "1e-5"], ["0.999", "1e-300"]])

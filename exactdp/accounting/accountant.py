@@ -42,6 +42,7 @@ from exactdp.accounting.base import Accountant, bun_steinke_epsilon, check_epsil
 from exactdp.accounting.curve import _DPS, _ROUND, TradeoffCurve, _bounds, _mp
 from exactdp.accounting.inversion import ProfileInversion
 from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics
+from exactdp.accounting.screen import ProfileValues
 from exactdp.engine.lattice import lattice_of
 from exactdp.engine.tails import TailEngine, TailValue, WeightedQuery
 from exactdp.mechanisms import Composition
@@ -51,6 +52,10 @@ from exactdp.numerics.precision import to_mpf, workdps
 
 __all__ = ["ExactAccountant", "delta", "epsilon", "tradeoff", "bun_steinke_epsilon", "as_real", "check_rel_tol",
            "check_sigma2_range"]
+
+#: the hockey-stick value of a profile whose kernel was not asked (see _profile_values)
+_NO_VALUE = TailValue(0, -math.inf, math.inf, "none", 0, 0, 0.0)
+
 
 class _Profile:
     """Certified δ(ε) and 1 − δ(ε) at one ε: estimates and brackets (mp)."""
@@ -115,6 +120,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         self.engine = TailEngine(self.lattice, rel_tol=self.rel_tol)
         self._memo_tails: dict = {}
         self._memo_weighted: dict = {}
+        self._curve_pts: list = []  # (piece as float, sqrt(−log δ)) estimates: ε(δ) guesses only
 
     # ------------------------------------------------------------------ helpers
     def diagnostics(self) -> Diagnostics:
@@ -168,16 +174,23 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         """Certified δ(ε) (and 1 − δ(ε) when ``complement``) for exact ε ≥ 0 (Fraction or
         callable).  ``full=False`` (searches) evaluates the kernel and P[S ≥ k2] only,
         and the first tail only when the kernel alone is not certified."""
+        recs = self._profile_values(eps_list, full, complement)
+        with workdps(_DPS):
+            return [self._assemble(r) for r in recs]
+
+    def _profile_values(self, eps_list, full: bool = True, complement: bool = True,
+                        pieces=None) -> list[ProfileValues]:
+        """The engine values behind :meth:`_profiles` (one batch for all ε), unassembled.
+
+        ``pieces``: the ε are the breakpoints ``ε_k = c + k/scale`` of these k (then
+        ``k1 = k + 1``, ``x0 = −β`` and ``x1 = 0`` exactly, without rational arithmetic)."""
         lat = self.lattice
         beta = Fraction(1) / lat.scale
-        queries = []
-        for e in eps_list:
-            k1, k2 = lat.delta_thresholds(e)
-            with workdps(_DPS + 20 + len(str(abs(k1)))):
-                x0 = _mp(e, mpmath.mp.dps) - to_mpf(lat.c) - to_mpf(k1 * beta)
-                x1 = x0 + to_mpf(beta)
-                queries.append(WeightedQuery(k1, float(x0), float(max(x1, 0)), float(beta)))
-        none = TailValue(0, -math.inf, math.inf, "none", 0, 0, 0.0)
+        fbeta = float(beta)
+        if pieces is not None:
+            queries = [WeightedQuery(int(k) + 1, -fbeta, 0.0, fbeta) for k in pieces]
+        else:
+            queries = [self._query(e, beta, fbeta) for e in eps_list]
         if self.engine.weighted_costly:
             # the chosen method gives tails only: the kernel is asked only where the
             # difference of the two certified tails is not tight enough
@@ -189,7 +202,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             loose = [i for i, (q, e) in enumerate(zip(queries, eps_list))
                      if not self._tails_tight(tv[q.threshold], tv[q.threshold + lat.shift], e)]
             got = dict(zip(loose, self._loose_weighted([queries[i] for i in loose])))
-            wv = [got.get(i, none) for i in range(len(queries))]
+            wv = [got.get(i, _NO_VALUE) for i in range(len(queries))]
         else:
             wv = self._loose_weighted(queries)
             need1 = [full or not (self.engine.done(w) and w.rel_error <= self.max_rel / 4) for w in wv]
@@ -198,50 +211,72 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             if complement:
                 ks += [1 - q.threshold for q in queries]  # P[S ≤ k1 − 1] = P[S ≥ 1 − k1]
             tv = dict(zip(ks, self._loose_tails(ks)))
-        out = []
+        return [ProfileValues(e, q.threshold, q.threshold + lat.shift, w, tv[q.threshold] if n else None,
+                              tv[q.threshold + lat.shift], tv.get(1 - q.threshold) if complement else None)
+                for q, w, n, e in zip(queries, wv, need1, eps_list)]
+
+    def _query(self, e, beta: Fraction, fbeta: float) -> WeightedQuery:
+        """The hockey-stick query of δ(ε): threshold k1, ``x0 = ε − c − k1β`` and
+        ``x1 = x0 + β`` (clipped at 0), each rounded once to a float."""
+        lat = self.lattice
+        k1, _ = lat.delta_thresholds(e)
+        if isinstance(e, Fraction):
+            x0q = e - lat.c - k1 * beta
+            return WeightedQuery(k1, float(x0q), float(max(x0q + beta, 0)), fbeta)
+        with workdps(_DPS + 20 + len(str(abs(k1)))):
+            x0 = _mp(e, mpmath.mp.dps) - to_mpf(lat.c) - to_mpf(k1 * beta)
+            x1 = x0 + to_mpf(beta)
+            return WeightedQuery(k1, float(x0), float(max(x1, 0)), fbeta)
+
+    def _assemble(self, r: ProfileValues) -> _Profile:
+        """The certified profile (mp, at the caller's precision) from its engine values."""
+        em = _mp(r.eps)
+        ee = mpmath.exp(em)
+        pr = _Profile()
+        pr.thresholds = (r.k1, r.k2)
+        t2 = r.t2
+        ok2 = self.engine.done(t2)
+        if ok2:
+            p2, p2lo, p2hi = _bounds(t2)
+        else:  # an uncertified far tail still has its Chernoff bound
+            p2, p2lo, p2hi = mpmath.mpf(0), mpmath.mpf(0), mpmath.exp(self.engine.log_chernoff(r.k2))
+        lo, hi = mpmath.mpf(0), mpmath.mpf(1)
+        pr.p1 = None
+        if r.t1 is not None and self.engine.done(r.t1):
+            p1, p1lo, p1hi = _bounds(r.t1)
+            pr.p1 = p1
+            lo, hi = max(p1lo - ee * p2hi, lo), min(p1hi - ee * p2lo, hi)
+        pr.p2 = p2 * ee
+        if self.engine.done(r.w):
+            d, dlo, dhi = _bounds(r.w)
+            if dlo > hi or dhi < lo:  # two certified intervals must intersect
+                raise UncertifiedError(f"inconsistent certified bounds for δ at ε = {mpmath.nstr(em, 12)} "
+                                       f"([{mpmath.nstr(dlo, 12)}, {mpmath.nstr(dhi, 12)}] vs "
+                                       f"[{mpmath.nstr(lo, 12)}, {mpmath.nstr(hi, 12)}]): an internal error, "
+                                       f"please report it")
+            lo, hi = max(lo, dlo), min(hi, dhi)
+            if pr.p1 is None:
+                pr.p1 = d + pr.p2
+        pr.d_lo, pr.d_hi = lo, max(hi, lo)
+        pr.d = (pr.d_lo + pr.d_hi) / 2
+        # 1 − δ = P[S ≤ k1 − 1] + e^ε P[S ≥ k2]  (non-negative terms)
+        tl = r.tl
+        if tl is not None and self.engine.done(tl) and ok2:
+            ql, qllo, qlhi = _bounds(tl)
+            pr.c, pr.c_lo, pr.c_hi = ql + ee * p2, qllo + ee * p2lo, qlhi + ee * p2hi
+        else:
+            pr.c, pr.c_lo, pr.c_hi = 1 - pr.d, 1 - pr.d_hi, 1 - pr.d_lo
+        return pr
+
+    def _note_curve(self, eps_list, profiles) -> None:
+        """Keep the estimated curve points of a δ(ε) call for the ε(δ) search's guesses."""
+        lat = self.lattice
+        c, scale = float(lat.c), float(lat.scale)
         with workdps(_DPS):
-            for q, w, n, e in zip(queries, wv, need1, eps_list):
-                k1 = q.threshold
-                em = _mp(e)
-                ee = mpmath.exp(em)
-                pr = _Profile()
-                pr.thresholds = (k1, k1 + lat.shift)
-                t2 = tv[k1 + lat.shift]
-                ok2 = self.engine.done(t2)
-                if ok2:
-                    p2, p2lo, p2hi = _bounds(t2)
-                else:  # an uncertified far tail still has its Chernoff bound
-                    p2, p2lo, p2hi = mpmath.mpf(0), mpmath.mpf(0), mpmath.exp(self.engine.log_chernoff(k1 + lat.shift))
-                lo, hi = mpmath.mpf(0), mpmath.mpf(1)
-                pr.p1 = None
-                if n:
-                    t1 = tv[k1]
-                    if self.engine.done(t1):
-                        p1, p1lo, p1hi = _bounds(t1)
-                        pr.p1 = p1
-                        lo, hi = max(p1lo - ee * p2hi, lo), min(p1hi - ee * p2lo, hi)
-                pr.p2 = p2 * ee
-                if self.engine.done(w):
-                    d, dlo, dhi = _bounds(w)
-                    if dlo > hi or dhi < lo:  # two certified intervals must intersect
-                        raise UncertifiedError(f"inconsistent certified bounds for δ at ε = {mpmath.nstr(em, 12)} "
-                                               f"([{mpmath.nstr(dlo, 12)}, {mpmath.nstr(dhi, 12)}] vs "
-                                               f"[{mpmath.nstr(lo, 12)}, {mpmath.nstr(hi, 12)}]): an internal error, "
-                                               f"please report it")
-                    lo, hi = max(lo, dlo), min(hi, dhi)
-                    if pr.p1 is None:
-                        pr.p1 = d + pr.p2
-                pr.d_lo, pr.d_hi = lo, max(hi, lo)
-                pr.d = (pr.d_lo + pr.d_hi) / 2
-                # 1 − δ = P[S ≤ k1 − 1] + e^ε P[S ≥ k2]  (non-negative terms)
-                tl = tv.get(1 - k1) if complement else None
-                if tl is not None and self.engine.done(tl) and ok2:
-                    ql, qllo, qlhi = _bounds(tl)
-                    pr.c, pr.c_lo, pr.c_hi = ql + ee * p2, qllo + ee * p2lo, qlhi + ee * p2hi
-                else:
-                    pr.c, pr.c_lo, pr.c_hi = 1 - pr.d, 1 - pr.d_hi, 1 - pr.d_lo
-                out.append(pr)
-        return out
+            for e, pr in zip(eps_list, profiles):
+                d = float(pr.d)
+                if 0.0 < d < 1.0 and len(self._curve_pts) < self.MEMO_SIZE:
+                    self._curve_pts.append(((float(_mp(e)) - c) * scale, math.sqrt(-math.log(d))))
 
     def _tails_tight(self, t1: TailValue, t2: TailValue, e) -> bool:
         """Whether ``P[S ≥ k1] − e^ε P[S ≥ k2]`` from two certified tails is within
@@ -256,21 +291,34 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             return lo > 0 and hi - lo <= self.max_rel / 4 * (hi + lo)
 
     def _profile_at(self, e, full: bool = True, complement: bool = True) -> _Profile:
-        """Certified δ and 1 − δ at any exact ε (negative ε by δ(ε) = 1 − e^ε + e^ε δ(−ε))."""
-        if not self._negative(e):
-            return self._profiles([e], full, complement)[0]
-        neg = (-e) if isinstance(e, Fraction) else (lambda dps, e=e: -e(dps))
-        q = self._profiles([neg], full, True)[0]
-        with workdps(_DPS):
-            em = _mp(e)
-            ee = mpmath.exp(em)
-            one = -mpmath.expm1(em)
-            pr = _Profile()
-            pr.thresholds = self.lattice.delta_thresholds(e)
-            pr.d, pr.d_lo, pr.d_hi = one + ee * q.d, one + ee * q.d_lo, one + ee * q.d_hi
-            pr.c, pr.c_lo, pr.c_hi = ee * q.c, ee * q.c_lo, ee * q.c_hi
-            pr.p1, pr.p2 = None, None
-        return pr
+        """Certified δ and 1 − δ at any exact ε (see :meth:`_profiles_any`)."""
+        return self._profiles_any([e], full, complement)[0]
+
+    def _profiles_any(self, eps_list, full: bool = True, complement: bool = True) -> list[_Profile]:
+        """:meth:`_profiles` for exact ε of either sign (negative ε by
+        δ(ε) = 1 − e^ε + e^ε δ(−ε)), one batch per sign."""
+        neg = [self._negative(e) for e in eps_list]
+        pos = [e for e, n in zip(eps_list, neg) if not n]
+        out_pos = iter(self._profiles(pos, full, complement) if pos else ())
+        mirrored = [(-e) if isinstance(e, Fraction) else (lambda dps, e=e: -e(dps)) for e, n in zip(eps_list, neg) if n]
+        out_neg = iter(self._profiles(mirrored, full, True) if mirrored else ())
+        out = []
+        for e, n in zip(eps_list, neg):
+            if not n:
+                out.append(next(out_pos))
+                continue
+            q = next(out_neg)
+            with workdps(_DPS):
+                em = _mp(e)
+                ee = mpmath.exp(em)
+                one = -mpmath.expm1(em)
+                pr = _Profile()
+                pr.thresholds = self.lattice.delta_thresholds(e)
+                pr.d, pr.d_lo, pr.d_hi = one + ee * q.d, one + ee * q.d_lo, one + ee * q.d_hi
+                pr.c, pr.c_lo, pr.c_hi = ee * q.c, ee * q.c_lo, ee * q.c_hi
+                pr.p1, pr.p2 = None, None
+            out.append(pr)
+        return out
 
     @staticmethod
     def _negative(e) -> bool:
@@ -296,6 +344,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         pos = [e for e, n in zip(eps_list, neg) if not n]
         # the hockey-stick kernel; the two tails only where it is not certified alone
         prof = dict(zip(range(len(pos)), self._profiles(pos, full=False, complement=False))) if pos else {}
+        self._note_curve(pos, [prof[i] for i in range(len(pos))])
         out, j = [], 0
         for e, n in zip(eps_list, neg):
             if n:

@@ -77,11 +77,16 @@ def bun_steinke_epsilon(rho, delta) -> Callable:
     rho = to_fraction(rho, "rho")
     delta = to_fraction(delta, "delta")
 
+    memo: dict = {}  # a value is a pure function of dps (callers ask the same ones)
+
     def eps(dps):
-        with workdps(dps + 10):
-            r = to_mpf(rho)
-            d = to_mpf(delta)
-            return r + 2 * mpmath.sqrt(r * mpmath.log(1 / d))
+        v = memo.get(dps)
+        if v is None:
+            with workdps(dps + 10):
+                r = to_mpf(rho)
+                d = to_mpf(delta)
+                v = memo[dps] = r + 2 * mpmath.sqrt(r * mpmath.log(1 / d))
+        return v
 
     return eps
 

@@ -1,18 +1,22 @@
 """ε(δ): inverting the privacy profile of a lattice sum (a mixin of the exact accountant).
 
 On each piece ``ε ∈ [ε_{k−1}, ε_k]``, ``ε_k = c + k/scale``, both tails of the profile are
-constant, so ``δ(ε) = δ(ε_{k−1}) − (e^ε − e^{ε_{k−1}}) P[S ≥ k + K]``.  The piece is found
-by :func:`exactdp.numerics.search.first_true` on the *certified* predicate
-``upper(δ(ε_k)) ≤ target``; inside it ε is solved in closed form from the bounds of
-``δ(ε_{k−1})`` and of the tail, so ``δ(upper) ≤ target`` holds by construction, and the
-lower end is certified by ``lower(δ(ε_{k'−1})) > target`` on the piece ``k'`` it lies in.
+constant, so ``δ(ε) = δ(ε_{k−1}) − (e^ε − e^{ε_{k−1}}) P[S ≥ k + K]``.  The piece is the
+first k where the *certified* predicate ``upper(δ(ε_k)) ≤ target`` holds; inside it ε is
+solved in closed form from the bounds of ``δ(ε_{k−1})`` and of the tail, so
+``δ(upper) ≤ target`` holds by construction, and the lower end is certified by
+``lower(δ(ε_{k'−1})) > target`` on the piece ``k'`` it lies in.
 
-Many targets share one search memo (profiles at breakpoints do not depend on the target)
-and are solved from the largest δ down: the piece ``k' − 1`` certified above one target is
-a certified "false" end for every smaller target, and the points already evaluated give a
-Newton step on ``sqrt(−log δ)`` (nearly linear in ε beyond ρ) for the next one.  Estimates
-only propose where to test; every decision is a certified comparison, so the memo and the
-order change how many points are evaluated, never which piece is certified.  A target the
+All targets of one call are searched together, in rounds: every unfinished target
+proposes its guess of the piece and the piece below it (inverse interpolation of the
+estimated curve ``u = sqrt(−log δ)``, nearly linear in ε beyond ρ, through the points
+already evaluated and those of earlier δ(ε) calls), the proposals are evaluated in one
+engine batch, and every target narrows its certified bracket on every new piece inside it
+(a piece certified above one target bounds every smaller one).  After a few rounds a
+target bisects.  Estimates only propose where to test; every decision is a certified
+comparison — screened in float64 with a rigorous error bound, in mpmath where the screen
+cannot settle it (:mod:`exactdp.accounting.screen`) — so the guesses and the batching
+change how many points are evaluated, never which piece is certified.  A target the
 lattice search cannot pin (a staircase δ(ε) of near-deterministic mechanisms) is passed to
 the exact split enumeration's certified bisection before it is refused; designs where that
 is the rule (tails only from the convolution, a σ² < 1/2 group) go there first.
@@ -20,6 +24,7 @@ is the rule (tails only from the convolution, a σ² < 1/2 group) go there first
 
 from __future__ import annotations
 
+import bisect
 import math
 from fractions import Fraction
 
@@ -28,32 +33,171 @@ import mpmath
 from exactdp.accounting.base import bun_steinke_epsilon, sequence_values
 from exactdp.accounting.curve import _DPS, _ROUND, _bounds, _mp
 from exactdp.accounting.results import EpsilonPoint
+from exactdp.accounting.screen import decide, delta_bracket, estimate_log_delta
 from exactdp.engine.lattice import floor_exact
 from exactdp.engine.split import WINDOW_MIN_S2
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction
 from exactdp.numerics.precision import to_mpf, workdps
-from exactdp.numerics.search import SearchError, first_true, first_true_near
 
 __all__ = ["ProfileInversion"]
 
 
-class _Memo:
-    """What one ε(δ) call has evaluated: reduced profiles at breakpoints (per side of
-    1/2) and full profiles (the accountant keeps the tails themselves)."""
+#: rounds of batched evaluations before a target's search is given up (bisection
+#: takes over after GUESS_ROUNDS, so ~log2 of the bracket suffices)
+MAX_ROUNDS = 80
+GUESS_ROUNDS = 4
+#: the zCDP piece is walked up this many doubling steps before a target is refused
+UPPER_TRIES = 3
 
-    __slots__ = ("prof", "full", "answers")
 
-    def __init__(self):
-        self.prof: dict = {}
+def _log_inverse(x: Fraction) -> float:
+    """log(1/x) of a Fraction in (0, 1) as a float (no underflow for tiny x)."""
+    return math.log(x.denominator) - math.log(x.numerator)
+
+
+def _floor_log(x: Fraction) -> int:
+    """⌊log x⌋ exactly, for a Fraction x in (0, 1) (mpmath only near an integer)."""
+    f = -_log_inverse(x)
+    if abs(f - round(f)) > 1e-9 * max(1.0, abs(f)):
+        return math.floor(f)
+    with workdps(60):
+        return int(mpmath.floor(mpmath.log(to_mpf(x))))
+
+
+class _Target:
+    """One target of an ε(δ) call and its certified bracket of pieces ``(lo, hi]``:
+    δ(ε_lo) is not certified ≤ target (or lo is the analytic bound), δ(ε_hi) ≤ target is."""
+
+    __slots__ = ("dt", "dmp", "t_f", "u", "high", "e_low", "k_an", "k_zc", "top", "lo", "hi", "rounds", "walk",
+                 "step", "error")
+
+    def __init__(self, dt: Fraction):
+        self.dt = dt
+        self.high = dt > Fraction(1, 2)
+        self.t_f = float(dt) if not self.high and dt > Fraction(1, 10**290) else None
+        fd = float(dt)
+        self.u = math.sqrt(-math.log(fd)) if 0.0 < fd < 1.0 else None
+        self.hi = None
+        self.rounds = 0
+        self.walk = 0
+        self.step = 0
+        self.error = None
+        self.k_zc = None
+
+
+class _Search:
+    """The breakpoints one ε(δ) call has evaluated: engine values and their float
+    screens per side (``high``: targets above 1/2, compared through 1 − δ), lazily
+    assembled mpmath profiles, full profiles for the closed-form solves, and the
+    estimated curve ``u = sqrt(−log δ)`` against the piece (guesses only)."""
+
+    def __init__(self, acc):
+        self.acc = acc
+        self.raw: dict = {}
+        self.screen: dict = {}
+        self.mp: dict = {}
         self.full: dict = {}
-        self.answers: list = []  # (sqrt(−log δ(ε_k)), k) at the certified false ends
+        self.sk: list = []  # samples: pieces (float) and u, sorted by piece
+        self.su: list = []
+        self.new: dict = {False: [], True: []}
+        for kf, u in acc._curve_pts:
+            self._sample(kf, u)
+
+    def _sample(self, kf: float, u: float) -> None:
+        i = bisect.bisect_left(self.sk, kf)
+        if i < len(self.sk) and self.sk[i] == kf:
+            return
+        self.sk.insert(i, kf)
+        self.su.insert(i, u)
+
+    def evaluate(self, ks, high: bool) -> None:
+        """Evaluate the reduced profiles of the pieces ``ks`` (one engine batch)."""
+        acc = self.acc
+        ks = sorted({k for k in ks if (k, high) not in self.raw})
+        if not ks:
+            return
+        eng = acc.engine
+        eps = [acc._piece_eps(k) for k in ks]
+        neg = [(k, e) for k, e in zip(ks, eps) if e < 0]
+        if neg:  # through δ(ε) = 1 − e^ε + e^ε δ(−ε): assembled directly
+            for (k, _), pr in zip(neg, acc._profiles_any([e for _, e in neg], full=False, complement=high)):
+                self.raw[(k, high)] = None
+                self.mp[(k, high)] = pr
+                d = float(pr.d)
+                if 0.0 < d < 1.0:
+                    self._sample(float(k), math.sqrt(-math.log(d)))
+        pos = [(k, e) for k, e in zip(ks, eps) if e >= 0]
+        if pos:
+            recs = acc._profile_values([e for _, e in pos], full=False, complement=high, pieces=[k for k, _ in pos])
+            for (k, e), rec in zip(pos, recs):
+                self.raw[(k, high)] = rec
+                self.screen[(k, high)] = delta_bracket(rec, float(e), eng.done, eng.log_chernoff)
+                ld = estimate_log_delta(rec, eng.done)
+                if ld is not None and ld < 0:
+                    self._sample(float(k), math.sqrt(-ld))
+        self.new[high].extend(ks)
+
+    def profile(self, k: int, high: bool):
+        """The certified (mpmath) reduced profile at piece k (evaluated first if needed)."""
+        key = (k, high)
+        pr = self.mp.get(key)
+        if pr is None:
+            if key not in self.raw:
+                self.evaluate([k], high)
+                pr = self.mp.get(key)
+            if pr is None:
+                with workdps(_DPS):
+                    pr = self.mp[key] = self.acc._assemble(self.raw[key])
+        return pr
+
+    def pred(self, tg: _Target, k: int, side: str) -> bool:
+        """The certified comparison of δ(ε_k) with the target (see ``_below``), screened
+        in float64 where that settles it (:mod:`exactdp.accounting.screen`)."""
+        if tg.t_f is not None:
+            key = (k, tg.high)
+            if key not in self.raw:
+                self.evaluate([k], tg.high)
+            got = decide(self.screen.get(key), tg.t_f, side)
+            if got is not None:
+                return got
+        return self.acc._below(self.profile(k, tg.high), tg.dt, side)
+
+    def guess(self, u: float | None) -> int | None:
+        """The first piece where the estimated u reaches ``u``: inverse interpolation
+        through the samples around it (quadratic when three are near), else None."""
+        n = len(self.sk)
+        if u is None or n < 2:
+            return None
+        i = bisect.bisect_left(self.su, u)
+        if 0 < i < n:
+            idx = [i - 1, i]
+            if i - 2 >= 0 and (i + 1 >= n or u - self.su[i - 2] < self.su[i + 1] - u):
+                idx.insert(0, i - 2)
+            elif i + 1 < n:
+                idx.append(i + 1)
+        else:
+            idx = [0, 1] if i == 0 else [n - 2, n - 1]
+        est = 0.0
+        for a in idx:
+            w = self.sk[a]
+            for b in idx:
+                if b != a:
+                    den = self.su[a] - self.su[b]
+                    if den == 0:
+                        return None
+                    w *= (u - self.su[b]) / den
+            est += w
+        if not math.isfinite(est) or abs(est) > 1e17:
+            return None
+        return math.ceil(est)
 
 
 class ProfileInversion:
     """The ε(δ) methods of :class:`~exactdp.accounting.accountant.ExactAccountant`
     (which provides ``engine``, ``lattice``, ``identical``, ``max_rel``, ``_profile_at``,
-    ``_piece_eps``, ``_loose_tails`` and ``_uncertified``)."""
+    ``_profile_values``, ``_assemble``, ``_piece_eps``, ``_loose_tails``, ``_curve_pts``
+    and ``_uncertified``)."""
 
     def epsilon(self, deltas) -> tuple[EpsilonPoint, ...]:
         """The smallest ε with δ(ε) ≤ target, for each target δ ∈ (0, 1)."""
@@ -63,21 +207,29 @@ class ProfileInversion:
             if not 0 < dt < 1:
                 raise InputError("delta", d, "must lie in (0, 1)")
             targets.append(dt)
-        memo = _Memo()
+        order = sorted(range(len(targets)), key=lambda i: targets[i], reverse=True)
         out: list = [None] * len(targets)
-        hint = None
         first = self._split_first()
-        for i in sorted(range(len(targets)), key=lambda i: targets[i], reverse=True):
+        todo = []
+        for i in order:
             if first:
                 out[i] = self._epsilon_by_split(targets[i])
                 if out[i] is not None:
                     continue
-            try:
-                out[i], hint = self._epsilon_one(targets[i], memo, hint)
-            except UncertifiedError:
-                out[i] = None if first else self._epsilon_by_split(targets[i])
-                if out[i] is None:
-                    raise
+            todo.append(i)
+        if self.identical:
+            for i in todo:
+                out[i] = self._epsilon_identical(targets[i])
+            return tuple(out)
+        got = dict(zip(todo, self._epsilon_batch([targets[i] for i in todo]))) if todo else {}
+        for i in todo:  # in the order of the targets, largest first
+            p = got[i]
+            if isinstance(p, UncertifiedError):
+                alt = None if first else self._epsilon_by_split(targets[i])
+                if alt is None:
+                    raise p
+                p = alt
+            out[i] = p
         return tuple(out)
 
     def _split_accountant(self):
@@ -129,165 +281,169 @@ class ProfileInversion:
             dm = to_mpf(dt)
             return pr.d_hi <= dm if side == "upper" else pr.d_lo > dm
 
-    def _epsilon_one(self, dt: Fraction, memo: _Memo, hint) -> tuple[EpsilonPoint, tuple | None]:
-        """ε(dt) and the hint for smaller targets: ``(dt, k)`` with δ(ε_k) > dt certified."""
+    @staticmethod
+    def _epsilon_identical(dt: Fraction) -> EpsilonPoint:
+        """P = Q: δ(ε) = 1 − e^ε, so ε* = log(1 − dt) exactly."""
         with workdps(_DPS + 10):
             dmp = to_mpf(dt)
-            # log(1 − dt), from the exact complement
             log_c = mpmath.log1p(-dmp) if dt <= Fraction(1, 2) else mpmath.log(to_mpf(1 - dt))
-        if self.identical:  # δ(ε) = 1 − e^ε: ε* = log(1 − dt) exactly
+        with workdps(_DPS):
+            return EpsilonPoint(dmp, +log_c, log_c - abs(log_c) * _ROUND, log_c + abs(log_c) * _ROUND, 0)
+
+    def _epsilon_batch(self, dts: list) -> list:
+        """ε of every target (an EpsilonPoint, or the UncertifiedError that refused it).
+
+        The pieces are located together: each round evaluates, in one engine batch per
+        side, the pieces every unfinished target proposes (its guess and the piece below
+        it, from the estimated curve), then every target narrows its certified bracket
+        on every newly evaluated piece inside it (a piece certified for one target also
+        bounds the others).  After GUESS_ROUNDS rounds a target bisects its bracket.
+        Then the closed-form solves run on full profiles evaluated in one batch."""
+        S = _Search(self)
+        tgs = [self._target(dt) for dt in dts]
+        active = list(tgs)
+        for _ in range(MAX_ROUNDS):
+            want: dict = {False: set(), True: set()}
+            for tg in active:
+                want[tg.high].update(self._propose(tg, S))
+            S.new = {False: [], True: []}
+            for high in (False, True):
+                if want[high]:
+                    S.evaluate(want[high], high)
+            nxt = []
+            for tg in active:
+                try:
+                    self._narrow(tg, S)
+                except UncertifiedError as exc:
+                    tg.error = exc
+                if tg.error is None and not (tg.hi is not None and tg.hi - tg.lo <= 1):
+                    nxt.append(tg)
+            active = nxt
+            if not active:
+                break
+        for tg in active:
             with workdps(_DPS):
-                return EpsilonPoint(dmp, +log_c, log_c - abs(log_c) * _ROUND, log_c + abs(log_c) * _ROUND, 0), None
+                tg.error = self._uncertified(f"ε(δ={mpmath.nstr(tg.dmp, 6)})")
+        self._prefetch_solves([tg for tg in tgs if tg.error is None], S)
+        out = []
+        for tg in tgs:
+            if tg.error is None:
+                try:
+                    out.append(self._finish(tg, S))
+                    continue
+                except UncertifiedError as exc:
+                    tg.error = exc
+            out.append(tg.error)
+        return out
+
+    def _target(self, dt: Fraction) -> _Target:
+        tg = _Target(dt)
+        with workdps(_DPS + 10):
+            tg.dmp = to_mpf(dt)
         lat = self.lattice
         # δ(ε) ≥ 1 − e^ε > dt for ε < log(1 − dt): an analytic lower bracket
-        e_low = Fraction(math.floor(float(log_c)) - 1)
-        k_an = floor_exact(e_low - lat.c, lat.scale) - 1
-        high = dt > Fraction(1, 2)
-        cache = memo.prof
+        tg.e_low = Fraction(_floor_log(1 - dt) - 1)
+        tg.k_an = floor_exact(tg.e_low - lat.c, lat.scale) - 1
+        tg.lo = tg.k_an
+        # the zCDP bound's piece, estimated (the search's upper start is the exact one)
+        c, scale = float(lat.c), float(lat.scale)
+        tg.top = max(math.floor(2.0 * math.sqrt(c * _log_inverse(dt)) * scale) + 1, tg.k_an + 1)
+        tg.step = max(1, int(lat.scale))
+        return tg
 
-        def prof(k):
-            key = (k, high)
-            if key not in cache:
-                cache[key] = self._profile_at(self._piece_eps(k), full=False, complement=high)
-            return cache[key]
+    def _propose(self, tg: _Target, S: _Search) -> list:
+        """The pieces a target wants evaluated next: its guess and the piece below (both
+        inside its bracket); without a certified true end after the guessing rounds, the
+        zCDP piece walked up with doubling steps; after GUESS_ROUNDS, bisection."""
+        tg.rounds += 1
+        lo, hi = tg.lo, tg.hi
+        if hi is None:
+            if tg.rounds > 2 or tg.lo >= tg.top:
+                if tg.k_zc is None:
+                    tg.k_zc = self._zcdp_piece(tg.dt, tg.k_an)
+                k = tg.k_zc if tg.walk == 0 else tg.k_zc + tg.step * (2**tg.walk - 1)
+                while k <= lo:
+                    tg.walk += 1
+                    k = tg.k_zc + tg.step * (2**tg.walk - 1)
+                if tg.walk > UPPER_TRIES:
+                    with workdps(_DPS):
+                        tg.error = self._uncertified(f"ε(δ={mpmath.nstr(tg.dmp, 6)}) (δ at the zCDP bound)")
+                    return []
+                tg.walk += 1
+                return [k]
+            top = tg.top
+        else:
+            top = hi - 1
+        if tg.rounds > GUESS_ROUNDS and hi is not None:
+            return [(lo + hi) // 2]
+        g = S.guess(tg.u)
+        if g is None:
+            return [top] if hi is None else [(lo + hi) // 2]
+        g = min(max(g, lo + 1), top)
+        return [g - 1, g] if g - 1 > lo else [g]
 
-        def pred(k):
-            return self._below(prof(k), dt, "upper")
+    def _narrow(self, tg: _Target, S: _Search) -> None:
+        """Narrow the target's bracket on the newly evaluated pieces inside it (ascending:
+        the first certified true one is the new upper end)."""
+        for k in S.new[tg.high]:
+            if k <= tg.lo or (tg.hi is not None and k >= tg.hi):
+                continue
+            if S.pred(tg, k, "upper"):
+                tg.hi = k
+                break
+            tg.lo = k
 
-        # a certified false end: the analytic one, or the piece a larger target left
-        k_lo = k_an
-        if hint is not None and hint[0] >= dt and hint[1] > k_lo:
-            k_lo = hint[1]
+    def _prefetch_solves(self, tgs: list, S: _Search) -> None:
+        """The full profiles at ε_{k−1} and the tails P[S ≥ k + K] of the located pieces,
+        one batch per side (the solves then find them memoised)."""
+        lat = self.lattice
+        for high in (False, True):
+            e0s = [self._piece_eps(tg.hi - 1) for tg in tgs if tg.high == high]
+            e0s = [e for e in dict.fromkeys(e0s) if (e, high) not in S.full]
+            if e0s:
+                S.full.update(((e, high), p) for e, p in zip(e0s, self._profiles_any(e0s, complement=high)))
+        if tgs:
+            self._loose_tails([tg.hi + lat.shift for tg in tgs])
 
-        k = self._locate(dt, dmp, high, pred, cache, memo.answers, k_lo)
+    def _finish(self, tg: _Target, S: _Search) -> EpsilonPoint:
+        """The certified bracket of ε on the located piece: the upper end by the closed
+        form on piece k, the lower end on the piece whose left breakpoint is certified
+        above the target (stepping down at most four pieces)."""
+        k = tg.hi
+        dt = tg.dt
 
         def full_prof(e0):  # 1 − δ (the lower tail) only where the target is compared through it
-            if (e0, high) not in memo.full:
-                memo.full[(e0, high)] = self._profile_at(e0, complement=high)
-            return memo.full[(e0, high)]
+            key = (e0, tg.high)
+            if key not in S.full:
+                S.full[key] = self._profile_at(e0, complement=tg.high)
+            return S.full[key]
 
-        upper, est = self._solve_piece(k, dt, "upper", full_prof, memo)
         kk = k
         lower = None
         for _ in range(4):  # the certified lower end: step down while the bracket straddles
-            if kk - 1 <= k_an:  # δ(ε) > 1 − e^ε > dt below e_low (analytic)
+            if kk - 1 <= tg.k_an:  # δ(ε) > 1 − e^ε > dt below e_low (analytic)
                 break
-            if self._below(prof(kk - 1), dt, "lower"):  # δ(ε_{kk−1}) > dt: ε* in piece kk
-                lower, _ = self._solve_piece(kk, dt, "lower", full_prof, memo)
+            if S.pred(tg, kk - 1, "lower"):  # δ(ε_{kk−1}) > dt: ε* in piece kk
                 break
             kk -= 1
         else:
-            raise self._uncertified(f"ε(δ={mpmath.nstr(dmp, 6)})")
+            raise self._uncertified(f"ε(δ={mpmath.nstr(tg.dmp, 6)})")
+        if kk == k and kk - 1 > tg.k_an:
+            upper, est, lower = self._solve_piece(k, dt, ("upper", "est", "lower"), full_prof)
+        else:
+            upper, est = self._solve_piece(k, dt, ("upper", "est"), full_prof)
+            if kk - 1 > tg.k_an:
+                (lower,) = self._solve_piece(kk, dt, ("lower",), full_prof)
         with workdps(_DPS):
             if lower is None:
-                lower = to_mpf(e_low)
+                lower = to_mpf(tg.e_low)
             upper += abs(upper) * _ROUND
             lower -= abs(lower) * _ROUND
             est = min(max(est, lower), upper)
             width = upper - lower
             if not width <= self.max_rel * max(abs(upper), mpmath.mpf(10) ** -30):
-                raise self._uncertified(f"ε(δ={mpmath.nstr(dmp, 6)})")
-        hint_out = hint
-        if kk - 1 > k_an:
-            hint_out = (dt, kk - 1)
-            p = prof(kk - 1)
-            if 0 < p.d < 1:
-                with workdps(_DPS):
-                    memo.answers.append((mpmath.sqrt(-mpmath.log(p.d)), kk - 1))
-        return EpsilonPoint(dmp, est, lower, upper, k), hint_out
-
-    def _locate(self, dt: Fraction, dmp, high: bool, pred, cache: dict, answers: list, k_lo: int) -> int:
-        """The first piece k > k_lo (a certified false end) with ``pred(k)`` true.
-
-        A first guess comes from the solved larger targets (:meth:`_guess_piece`), else
-        from a Newton step down from the zCDP bound's piece (tested true); at most three
-        secant steps on ``sqrt(−log δ)`` through the last two evaluated points refine it,
-        while they move by more than a piece; then :func:`first_true_near` walks from
-        the last guess.  Every step tests the certified predicate, so the guesses change
-        the cost, never the piece (for a monotone predicate)."""
-        guess = self._guess_piece(answers, cache.get((k_lo, high)), k_lo, dmp)
-        k_zc = self._zcdp_piece(dt, k_lo)
-        if guess is not None and guess > k_lo:  # near a larger target's answer
-            a, g = k_lo, min(guess, k_zc)
-            if pred(g):
-                lo, hi, tested = k_lo, g, True
-            elif g == k_zc:  # δ not certified below the target at the zCDP bound
-                return first_true(pred, g, self._upper_start(dt, g, pred))
-            else:
-                lo, hi, tested = g, k_zc, False
-        else:
-            hi = self._upper_start(dt, k_lo, pred)
-            lo, tested, a = k_lo, True, hi
-            g = self._guess_piece((), cache.get((hi, high)), hi, dmp)
-            if g is None or hi - lo <= 1:
-                return first_true(pred, lo, hi)
-            g = min(max(g, lo + 1), hi)
-            if pred(g):
-                hi = g
-            else:
-                lo = g
-        b = g
-        for _ in range(3):
-            g2 = self._secant_piece(cache.get((a, high)), a, cache.get((b, high)), b, dmp)
-            if g2 is None or hi - lo <= 1:
-                break
-            g = min(max(g2, lo + 1), hi)
-            if abs(g - b) <= 1:
-                break
-            if pred(g):
-                hi, tested = g, True
-            else:
-                lo = g
-            a, b = b, g
-        if hi - lo <= 1 and tested:
-            return hi
-        try:
-            return first_true_near(pred, g, lo, hi, hi_tested=tested)
-        except SearchError:  # δ not certified below the target at the zCDP bound
-            return first_true(pred, lo, self._upper_start(dt, lo, pred))
-
-    def _guess_piece(self, answers, p, k: int, dmp):
-        """The piece where δ reaches the target, estimated on ``u = sqrt(−log δ)`` (nearly
-        linear in ε beyond ρ): inverse interpolation ``k(u)`` through the last three
-        solved targets (quadratic; linear through two), else a Newton step from the
-        evaluated breakpoint k (``du/dε = e^ε P[S ≥ k + K]/(2uδ)``); None without data."""
-        if not (0 < dmp < 1):
-            return None
-        with workdps(_DPS):
-            ut = mpmath.sqrt(-mpmath.log(dmp))
-            pts = []
-            for u, kk in reversed(answers):
-                if all(u != v for v, _ in pts):
-                    pts.append((u, kk))
-                if len(pts) == 3:
-                    break
-            if len(pts) >= 2:
-                est = mpmath.mpf(0)
-                for i, (ui, ki) in enumerate(pts):
-                    w = mpmath.mpf(ki)
-                    for j, (uj, _) in enumerate(pts):
-                        if j != i:
-                            w *= (ut - uj) / (ui - uj)
-                    est += w
-                return int(mpmath.ceil(est))
-            if p is None or not (0 < p.d < 1) or p.p2 is None or not (p.p2 > 0) or p.d == dmp:
-                return None
-            u = mpmath.sqrt(-mpmath.log(p.d))
-            step = 2 * u * (ut - u) * p.d / p.p2  # Δε
-            return k + int(mpmath.ceil(step * to_mpf(self.lattice.scale)))
-
-    @staticmethod
-    def _secant_piece(pa, a: int, pb, b: int, dmp):
-        """The piece where the line through ``(a, u_a)``, ``(b, u_b)`` (u = sqrt(−log δ))
-        reaches the target's u, or None."""
-        if pa is None or pb is None or a == b or not (0 < pa.d < 1 and 0 < pb.d < 1 and 0 < dmp < 1):
-            return None
-        with workdps(_DPS):
-            ua, ub = mpmath.sqrt(-mpmath.log(pa.d)), mpmath.sqrt(-mpmath.log(pb.d))
-            if ua == ub:
-                return None
-            ut = mpmath.sqrt(-mpmath.log(dmp))
-            return a + int(mpmath.ceil((b - a) * (ut - ua) / (ub - ua)))
+                raise self._uncertified(f"ε(δ={mpmath.nstr(tg.dmp, 6)})")
+        return EpsilonPoint(tg.dmp, est, lower, upper, k)
 
     def _zcdp_piece(self, dt: Fraction, k_lo: int) -> int:
         """The piece of the zCDP bound ``ρ + 2 sqrt(ρ log(1/δ))`` (δ ≤ target there)."""
@@ -295,24 +451,10 @@ class ProfileInversion:
         eps_hi = bun_steinke_epsilon(lat.c, dt)
         return max(floor_exact(lambda dps: eps_hi(dps) - to_mpf(lat.c), lat.scale) + 1, k_lo + 1)
 
-    def _upper_start(self, dt: Fraction, k_lo: int, pred) -> int:
-        """A piece with the certified predicate true: the zCDP bound's (valid; only an
-        uncertifiable δ is not below the target there), walked up with doubling steps."""
-        k_hi = self._zcdp_piece(dt, k_lo)
-        step = max(1, int(self.lattice.scale))
-        tries = 0
-        while not pred(k_hi):
-            k_hi += step
-            step *= 2
-            tries += 1
-            if tries > 3:
-                with workdps(_DPS):
-                    raise self._uncertified(f"ε(δ={mpmath.nstr(to_mpf(dt), 6)}) (δ at the zCDP bound)")
-        return k_hi
-
-    def _solve_piece(self, k: int, dt: Fraction, side: str, profile_at, memo: _Memo):
+    def _solve_piece(self, k: int, dt: Fraction, sides, profile_at) -> tuple:
         """ε on piece k from the bounds of δ(ε_{k−1}) and of P[S ≥ k + K]:
-        ``ε = ε_{k−1} + log1p((δ(ε_{k−1}) − dt)/(e^{ε_{k−1}} P[S ≥ k + K]))``."""
+        ``ε = ε_{k−1} + log1p((δ(ε_{k−1}) − dt)/(e^{ε_{k−1}} P[S ≥ k + K]))``, for each of
+        ``sides`` (``"upper"``, ``"est"``, ``"lower"``)."""
         lat = self.lattice
         e0 = self._piece_eps(k - 1)
         pr = profile_at(e0)
@@ -339,4 +481,4 @@ class ProfileInversion:
                     return e_right
                 return min(em0 + mpmath.log1p(g / (scale * den[which])), e_right)
 
-            return solve(side), solve("est")
+            return tuple(solve(side) for side in sides)
