@@ -362,8 +362,9 @@ class TailEngine:
             return TailValue(k, float(mpmath.log(est)), rel, self.method + "+far-left", self.nodes_kept, self.n_nodes, 0.0)
 
     def _complement(self, tv: TailValue) -> TailValue:
-        p = tv.value
-        q = -math.expm1(float(tv.log_value))  # 1 − p, p ≤ 1/2 here
+        lv = float(tv.log_value)
+        p = math.exp(lv)  # tv.value
+        q = -math.expm1(lv)  # 1 − p, p ≤ 1/2 here
         err = (tv.rel_error * p + 2 * EPS64) / q if q > 0 else math.inf
         return TailValue(1 - tv.threshold, math.log(q) if q > 0 else -math.inf, err, tv.method + "+complement",
                          tv.nodes_kept, tv.nodes_total, tv.lam)
