@@ -14,7 +14,9 @@ screened answer is always the answer the mpmath comparison gives, and the search
 Error model: ``math.exp`` is within 1 ulp (≤ 2u relative, u = 2⁻⁵³) of the true value of
 its float argument; each ``+ − ×`` adds ≤ u relative of its result; ``float(Fraction)``
 is within u; the mpmath side carries ≥ 40 digits (its own error ≤ 1e-35 relative, covered
-by the ``1e-30`` slack).  Values whose logs are not floats in (−700, 700) are not screened.
+by the ``1e-30`` slack); the final comparisons keep a margin of 8u beyond the error
+bound, which covers their own roundings.  Values whose logs are not floats in
+(−700, 700), and targets below 1e-290, are not screened (no subnormal arithmetic).
 """
 
 from __future__ import annotations
@@ -96,7 +98,8 @@ def delta_bracket(rec: ProfileValues, eps_float: float, done, chernoff_log):
         dlo, dhi, ew = bw
         # the mpmath assembly raises when the two intervals do not meet: leave every
         # case that is not clearly consistent to it
-        if not (dlo + ew < hi - e_hi and dhi - ew > lo + e_lo):
+        if not ((dlo + ew) * (1.0 + 4.0 * U) < (hi - e_hi) * (1.0 - 4.0 * U)
+                and (dhi - ew) * (1.0 - 4.0 * U) > (lo + e_lo) * (1.0 + 4.0 * U)):
             return None
         lo, e_lo = max(lo, dlo), max(e_lo, ew)
         hi, e_hi = min(hi, dhi), max(e_hi, ew)
@@ -112,7 +115,9 @@ def decide(bracket, target: float, side: str):
     if bracket is None or not 0.0 < target:
         return None
     lo, hi, err = bracket
-    tl, th = target * (1.0 - 2.0 * U), target * (1.0 + 2.0 * U)
+    # margins of 8u: the target's own rounding (u), these two products' and the sums'
+    # below (u each) leave ≥ 5u, so a decided comparison holds for the real numbers
+    tl, th = target * (1.0 - 8.0 * U), target * (1.0 + 8.0 * U)
     if side == "upper":
         if hi + err < tl:
             return True
