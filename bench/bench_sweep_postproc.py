@@ -1,7 +1,7 @@
 """The sweep's per-pair post-processing: fast path against the former mpmath-context code.
 
 For each pair: the accountant's 802 trade-off vertices (computed once, not timed), then
-``exactdp.sweep.pair.tradeoff_rows`` (vertex texts, bounds, the 401-point α grid) and the
+``exactdp.sweep.pair.tradeoff_rows`` (vertex texts, bounds, the 401-point α grid, as CSV text) and the
 reference implementation kept in ``tests/test_sweep_format.py`` (the former code:
 ``fmt(mpmath.exp(mpf(log)), 25)``, Fraction-based ``fmt_bound``, mpf interpolation with
 bisect), alternately, ``--repeat`` times each; CPU time (``time.process_time``), minimum and
@@ -47,12 +47,12 @@ def main() -> None:
             t0 = time.process_time()
             ref_t, ref_g = ref_tradeoff_rows(verts, s)
             t1 = time.process_time()
-            trows, grows, _ = tradeoff_rows(verts, s)
+            tradeoff_csv, grid_csv, _ = tradeoff_rows(verts, s)
             t2 = time.process_time()
             old_t.append(t1 - t0)
             new_t.append(t2 - t1)
-            assert [tuple(map(str, r)) for r in trows] == [tuple(map(str, r)) for r in ref_t]
-            assert [tuple(map(str, r)) for r in grows] == [tuple(map(str, r)) for r in ref_g]
+            assert tradeoff_csv == "".join(",".join(map(str, r)) + "\n" for r in ref_t)
+            assert grid_csv == "".join(",".join(map(str, r)) + "\n" for r in ref_g)
         o, n = min(old_t), min(new_t)
         print(f"{spec:6s} {len(verts):8d}  {o * 1e3:8.1f} / {statistics.median(old_t) * 1e3:6.1f}"
               f"        {n * 1e3:6.1f} / {statistics.median(new_t) * 1e3:5.1f}        {o / n:5.1f}x")

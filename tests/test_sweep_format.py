@@ -317,7 +317,7 @@ def test_grid_rows_match_the_context_code(seed):
         ra_ = ref_vertex(la, ra)
         rb_ = ref_vertex(lb, rb)
         ref_pts.append((ra_[1], rb_[1], ra_[2], rb_[2]))
-    ref = ref_grid_rows(ref_pts, s)
+    ref = _csv_lines(ref_grid_rows(ref_pts, s))
     assert grid_rows(pts, s, keys) == ref
     assert grid_rows(pts, s, None) == ref  # the mpf-object sort (fallback) agrees
 
@@ -340,6 +340,10 @@ def test_pair_files_match_the_context_code():
     res = compute_pair(1, 1, rhos, s)
     assert res.tradeoff_csv.splitlines() == [",".join(map(str, r)) for r in ref_t]
     assert res.grid_csv.splitlines() == [",".join(map(str, r)) for r in ref_g]
+
+def _csv_lines(rows) -> list:
+    return [",".join(str(v) for v in r) + "\n" for r in rows]
+
 
 def ref_tradeoff_rows(verts, s):
     """The former compute_pair post-processing of the accountant's vertices (reference)."""
@@ -386,3 +390,104 @@ def test_probit_special_texts():
                  "0.5000000000000000000001", "2", "-1"):
         a, b = _probit(text), ref_probit(text)
         assert a == b or (math.isnan(a) and math.isnan(b)), text
+
+
+# ------------------------------------------------------------------ trade-off thresholds, vectorised bounds
+
+
+def ref_tradeoff_thresholds(lattice, half, alpha_min):
+    """The former tradeoff_thresholds, verbatim (mpmath nint of U·m/half at 30 digits)."""
+    K = int(lattice.shift)
+    with mpmath.workdps(30):
+        v = sum((Fraction(m * a * a) * s for a, m, s in zip(lattice.weights, lattice.counts, lattice.sigma2)),
+                Fraction(0))
+        sd = mpmath.sqrt(mpmath.mpf(v.numerator) / v.denominator)
+        z = -mpmath.sqrt(2) * mpmath.erfinv(2 * (mpmath.mpf(Fraction(alpha_min).numerator) /
+                                                 Fraction(alpha_min).denominator) - 1)
+        U = z * sd + mpmath.mpf(K) / 2
+        offs = sorted({int(mpmath.nint(U * m / half)) for m in range(half + 1)})
+    if K % 2:
+        c = (K + 1) // 2
+        ks = {c - u for u in offs} | {c + u for u in offs}
+    else:
+        ks = {K // 2 - u for u in offs} | {K // 2 + 1 + u for u in offs}
+    return sorted(ks)
+
+
+def ref_offsets(U, half):
+    with mpmath.workdps(30):
+        return sorted({int(mpmath.nint(U * m / half)) for m in range(half + 1)})
+
+
+def test_tradeoff_thresholds_match_the_former_code():
+    from exactdp.accounting.accountant import ExactAccountant
+    from exactdp.census.allocations import load_allocation
+    from exactdp.mechanisms import Composition
+    from exactdp.sweep.pair import tradeoff_thresholds
+
+    alloc = load_allocation("dhc-persons-2020")
+    for (i, j), half, amin in (((13, 13), 400, "1e-20"), ((6, 10), 400, "1e-20"), ((1, 1), 37, "1/3"),
+                               ((24, 24), 2, "1e-25"), ((5, 17), 1000, "2e-7")):
+        lat = ExactAccountant(Composition.from_rhos(tuple(alloc.pair_rhos(i, j)))).lattice
+        assert tradeoff_thresholds(lat, half, amin) == ref_tradeoff_thresholds(lat, half, amin)
+
+
+@settings(derandomize=True, max_examples=300, deadline=None)
+@given(st.one_of(st.integers(-10**7, 10**7).map(lambda k: Fraction(k, 8)),  # exact ties m·U/half = n + 1/2
+                 st.integers(-10**30, 10**30).map(lambda k: Fraction(k, 2**80)),  # full 30-digit mantissas
+                 st.floats(-1e6, 1e6)),
+       st.integers(2, 600))
+def test_threshold_offsets_match_mpmath_nint_including_ties(u, half):
+    from exactdp.sweep.pair import threshold_offsets
+
+    with mpmath.workdps(30):
+        U = mpmath.mpf(u) if isinstance(u, float) else mpmath.mpf(u.numerator) / u.denominator
+    assert threshold_offsets(U, half) == ref_offsets(U, half)
+
+
+def test_threshold_offsets_next_to_half_integers():
+    """U·m/half within an ulp of n + 1/2 (either side) and exactly on it, U > 0 and < 0."""
+    from exactdp.sweep.pair import threshold_offsets
+
+    with mpmath.workdps(30):
+        ulp = mpmath.mpf(2) ** -90
+        for half in (2, 3, 400, 401):
+            for n in (0, 1, 2, 7, 123456):
+                base = (mpmath.mpf(n) + mpmath.mpf(1) / 2) * half / max(1, half // 2)
+                for U in (base, base * (1 + ulp), base * (1 - ulp), -base, -base * (1 + ulp)):
+                    assert threshold_offsets(U, half) == ref_offsets(U, half), (half, n)
+
+
+def test_bound_texts_float_match_the_fraction_code():
+    """The vectorised bounds on floats at every hard place (3-digit decimals ± 1 ulp, powers
+    of ten, the 1e±290 cut-offs, subnormals, 0, inf, nan) and on random magnitudes."""
+    from exactdp.sweep.numtext import bound_texts_float
+
+    rng = random.Random(3)
+    xs = _bound_specials() + [rng.uniform(0.5, 10) * 10.0 ** rng.randint(-310, 300) for _ in range(3000)]
+    for e in (-291, -290, -289, 289, 290):
+        x = float(f"1e{e}")
+        xs += [x, math.nextafter(x, 0), math.nextafter(x, math.inf)]
+    assert bound_texts_float(xs) == [ref_fmt_bound(x) for x in xs]
+    assert bound_texts_float([]) == []
+
+
+def ref_read_columns(text):
+    """The former io.read_columns on a text (line by line)."""
+    lines = text.splitlines()
+    head = lines[0].split(",")
+    cols = list(zip(*(ln.split(",") for ln in lines[1:] if ln))) or [()] * len(head)
+    return {h: list(c) for h, c in zip(head, cols)}
+
+
+@pytest.mark.parametrize("text", [
+    "alpha,beta,beta_error_bound\n1e-20,0.99,1.00e-11\n0.5,0.25,3.00e-12\n",  # a grid file
+    "a,b,c\n", "a\nx\ny\n", "a,b\n1,2\n\n3,4\n", "a,b\r\n1,2\r\n", "a,b\n1,2\n3,4",  # header only, 1 column, …
+    "a,b\n1,2,3\n4\n", "a,b,c\n1,2\n3,4,5,6\n", "a,b\n1,2\x0c3,4\n", "a,b\n1,\u20282\n", "a,b\n,\n,\n",
+])
+def test_read_columns_matches_the_line_by_line_code(tmp_path, text):
+    from exactdp.sweep.io import read_columns
+
+    p = tmp_path / "f.csv"
+    p.write_bytes(text.encode("utf-8"))
+    assert read_columns(p) == ref_read_columns(text)

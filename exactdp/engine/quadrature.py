@@ -55,8 +55,10 @@ import numpy as np
 from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.tilt import (GAUSS_S2, HUGE_MU, ell_ratio_mp, exact_saddle, frac_parts, gauss_slack,
-                                 log_as_value, mp_bits_for)
+                                 log_as_value, mp_bits_for, sieve_umax)
+from exactdp.engine.values import TailValue, WeightedQuery, certified, tol_for
 from exactdp.kernels.dgauss import log_theta_tilde_ratio
+from exactdp.kernels.quadfinish import FINISH_EMPTY, FINISH_OK, GRID_HUGE, GRID_OK, finish_values, grid_tilts
 from exactdp.kernels.tilted import (ALIAS_FALLBACK, ANCHOR, alias_bound, delta_factors, node_factors, node_trig,
                                     saddle_point, sieve_candidates, tilted_sums)
 from exactdp.numerics.errors import LatticeTooLarge
@@ -66,108 +68,6 @@ __all__ = ["TailValue", "QuadratureTails", "sieve_umax", "tol_for", "certified",
 
 #: |log| above which a float64 exponent would lose relative accuracy: use mpmath instead
 _FLOAT_LOG_MAX = 1e4
-
-
-@dataclass(frozen=True)
-class TailValue:
-    """A tail probability (or hockey-stick sum) with a certified relative error bound.
-
-    ``|estimate − truth| ≤ rel_error · estimate`` where ``estimate = exp(log_value)``;
-    ``log_value`` is a float, or an :class:`mpmath.mpf` when |log| ≥ 10⁴ (a float could
-    not carry it to relative accuracy).
-    """
-
-    threshold: int
-    log_value: object
-    rel_error: float
-    method: str
-    nodes_kept: int
-    nodes_total: int
-    lam: float
-
-    @property
-    def value(self) -> float:
-        return math.exp(float(self.log_value))
-
-    @property
-    def log_mp(self):
-        """The log of the estimate as an mpmath number (at its full stored precision)."""
-        v = self.log_value
-        return v if isinstance(v, mpmath.mpf) else mpmath.mpf(v)
-
-
-@dataclass(frozen=True)
-class WeightedQuery:
-    """``Σ_{s≥k} P(S = s)(1 − e^{x0 − β(s−k)})`` with ``x0 < 0 ≤ x1 = x0 + β`` (floats
-    rounded from exact values; β > 0).  ``x0 = −inf`` is the plain tail P(S ≥ k)."""
-
-    threshold: int
-    x0: float
-    x1: float
-    beta: float
-
-
-def tol_for(rel_tol: float, log_value) -> float:
-    """The accuracy a tail must be certified to: ``rel_tol``; a non-finite log is never
-    certified (0)."""
-    if isinstance(log_value, float):
-        ok = math.isfinite(log_value)
-    else:
-        try:
-            ok = mpmath.isfinite(log_value)
-        except (TypeError, ValueError):
-            ok = False
-    return float(rel_tol) if ok else 0.0
-
-
-def certified(tv: TailValue | None, rel_tol: float) -> bool:
-    """Whether a value is certified to ``rel_tol`` (finite log, finite bound ≤ rel_tol)."""
-    return tv is not None and math.isfinite(tv.rel_error) and tv.rel_error <= tol_for(rel_tol, tv.log_value)
-
-
-def _wrapped_log_upper(u: float, s2: float) -> float:
-    """An upper bound of log Σ_k exp(−s²(u − 2πk)²/2) for u in [0, π]: the terms
-    |k| ≤ K plus a geometric bound of the rest (exponents below −40, ratio ≤ e^{−2π²s²K})."""
-    K = max(3, int(math.ceil(math.sqrt(80.0 / max(s2, 1e-300)) / (2 * math.pi))) + 2)
-    two_pi = 2 * math.pi
-    mx = -0.5 * s2 * u * u  # k = 0 is the largest term for u ∈ [0, π]
-    tot = 1.0
-    for k in range(1, K + 1):
-        for kk in (k, -k):
-            e = -0.5 * s2 * (u - two_pi * kk) ** 2 - mx
-            if e > -745.0:
-                tot += math.exp(e)
-    tail = 2 * math.exp(-0.5 * s2 * (two_pi * K - math.pi) ** 2 - mx) / (1 - math.exp(-2 * math.pi**2 * s2 * K))
-    return mx + math.log(tot + tail) + 1e-12
-
-
-def sieve_umax(s2: float, m: int, T: float) -> float:
-    """Largest u ∈ [0, π] not excluded by group (s2, m) alone at sieve level T."""
-    q = sum(math.exp(-2 * math.pi**2 * s2 * k * k) for k in range(1, 40))
-    D = 1 - 2 * q * (1 + 1e-12)
-    if D <= 0.5:
-        return math.pi
-    logD = math.log(D)
-
-    def h(u):
-        return -m * (_wrapped_log_upper(u, s2) - logD)
-
-    if h(math.pi) <= T:
-        return math.pi
-    lo, hi = 0.0, math.pi
-    # narrow the bracket around the Gaussian guess (each end is tested, so this is safe)
-    guess = math.sqrt(2 * (T / m + max(logD, 0.0) + 1e-300) / s2) if s2 > 0 else math.pi
-    if guess * 1.01 < math.pi and h(guess * 1.01) > T:
-        hi = guess * 1.01
-        if h(guess * 0.99) <= T:
-            lo = guess * 0.99
-    for _ in range(30 if lo > 0 else 56):  # the result is the excluded end (widened later)
-        mid = 0.5 * (lo + hi)
-        if h(mid) > T:
-            hi = mid
-        else:
-            lo = mid
-    return hi
 
 
 @dataclass
@@ -189,6 +89,9 @@ class _Tilt:
     log1m: float
     sieve: "_Sieve"
     err_hs: np.ndarray | None = None  # err + γ0 + 16u, the hockey-stick sums' per-node bound
+    fin: np.ndarray | None = None  # the floats finish_values needs (λ, E, κ, κ_err, ρ, e^{−T}, slack, V')
+    aux: np.ndarray | None = None  # (4, 1): a tail's log K, its error, errsum, sumabs
+    key: object = None  # the tilt's cache key: λ as a float or a Fraction (equal to lamq)
 
 
 @dataclass
@@ -326,12 +229,32 @@ class QuadratureTails:
         lam_j = j * self.lam_step
         return Fraction(lam_j if lam_j > floor else floor)
 
-    def _tilt(self, lamq: Fraction, sv: "_Sieve") -> _Tilt:
+    def _grid_lams(self, qs) -> list:
+        """:meth:`_grid_lam` of each query's threshold (floor ``lam_min``) in one kernel call
+        (:func:`grid_tilts`: the same float operations; a float grid point stands for the
+        exact rational it is, a huge tilt is the Fraction of :meth:`saddle_q`)."""
+        floor = self.lam_min
+        try:
+            s = np.array([q.threshold for q in qs], dtype=float)
+        except OverflowError:
+            return [self._grid_lam(q.threshold, floor) for q in qs]
+        key, status = grid_tilts(self.A, self.m, self.s2, s, self.vproxy, self.gaussian, self.lam_step, floor,
+                                 self._mu_scale)
+        out = key.tolist()
+        for i, st in enumerate(status.tolist()):
+            if st != GRID_OK:
+                out[i] = self.saddle_q(qs[i].threshold) if st == GRID_HUGE else self._grid_lam(qs[i].threshold, floor)
+        return out
+
+    def _tilt(self, key, sv: "_Sieve") -> _Tilt:
+        """The tilt at λ = ``key`` (a float or a Fraction: the same key for the same
+        rational) on sieve ``sv``, evaluated once and kept (LRU of 24)."""
         cache = sv.tilts
-        hit = cache.get(lamq)
+        hit = cache.get(key)
         if hit is not None:
-            cache.move_to_end(lamq)
+            cache.move_to_end(key)
             return hit
+        lamq = key if isinstance(key, Fraction) else Fraction(key)
         lam = float(lamq)
         n0, f, fq = frac_parts(self.lattice.weights, self.s2q, lamq)
         s0 = sum(int(m) * int(a) * n for a, m, n in zip(self.lattice.weights, self.lattice.counts, n0))
@@ -347,7 +270,10 @@ class QuadratureTails:
         t = _Tilt(lam, lamq, exact, float(exact), float(exact - lamq * lamq * self.vq / 2) + float(kappa), kappa, kerr, s0, f_arr,
                   G, aG, err, float(aG.sum() / N), float((aG * (err + self._gamma0)).sum() / N),
                   math.log(-math.expm1(-lam)), sv)
-        cache[lamq] = t
+        t.key = key
+        t.fin = np.array([lam, t.exact_f, float(kappa), kerr, t.rho_lam, math.exp(-sv.T), self.slack, self.vproxy])
+        t.aux = np.array([[-t.log1m], [EPS64 * (2 * abs(t.log1m) + 4)], [t.errsum], [t.sumabs]])
+        cache[key] = t
         while len(cache) > 24:
             cache.popitem(last=False)
         return t
@@ -373,84 +299,119 @@ class QuadratureTails:
         value)."""
         out = {q: v for q, v in (best or {}).items() if v is not None}
         todo = list(queries)
+        memo = self._memo
         for attempt in range(2):
-            todo = [q for q in todo if not self.done(out.get(q))]
+            todo = [q for q in todo if not certified(out.get(q), self.rel_tol)] if out else todo
             if not todo:
                 break
             sv = self._sieve(attempt)
-            by_lam: dict[float, list] = {}
+            new = []
             for q in todo:
-                tv = self._memo.get((attempt, q))
-                if tv is not None:  # a value is a function of (query, level) only
-                    old = out.get(q)
-                    if old is None or tv.rel_error < old.rel_error:
-                        out[q] = tv
+                tv = memo.get((attempt, q))
+                if tv is None:
+                    new.append(q)
                     continue
-                if attempt == 0:
-                    lam = self._grid_lam(q.threshold, self.lam_min)
-                else:
+                old = out.get(q)  # a value is a function of (query, level) only
+                if old is None or tv.rel_error < old.rel_error:
+                    out[q] = tv
+            if not new:
+                continue
+            if attempt == 0:
+                lams = self._grid_lams(new)
+            else:
+                lams = []
+                for q in new:
                     floor = Fraction(self.lam_min * (1.0 if q.x0 == -math.inf else 2.5))
-                    lam = max(self.saddle_q(q.threshold) if q.threshold > 0 else Fraction(0), floor)
+                    lams.append(max(self.saddle_q(q.threshold) if q.threshold > 0 else Fraction(0), floor))
+            by_lam: dict = {}
+            for q, lam in zip(new, lams):
                 by_lam.setdefault(lam, []).append(q)
             for lam in sorted(by_lam):
-                t = self._tilt(lam, sv)
                 qs = by_lam[lam]
-                for q, tv in zip(qs, self._values_at(t, qs)):
-                    self._memo[(attempt, q)] = tv
-                    if len(self._memo) > _MEMO_VALUES:
-                        self._memo.popitem(last=False)
+                for q, tv in zip(qs, self._values_at(self._tilt(lam, sv), qs)):
+                    memo[(attempt, q)] = tv
                     old = out.get(q)
                     if old is None or tv.rel_error < old.rel_error:
                         out[q] = tv
+                while len(memo) > _MEMO_VALUES:
+                    memo.popitem(last=False)
         return out
 
     # -- values -----------------------------------------------------------------------
     def _values_at(self, t: _Tilt, qs) -> list:
         """The TailValues of the queries on one tilt: the tails' signed sums in one kernel
         call; per hockey-stick (β, x0, x1) the factors G·X and their bound sums once
-        (memoised), then the signed sum of each threshold; then the certified bound of each."""
+        (memoised), then the signed sum of each threshold; then the logs and certified
+        bounds of all in one kernel call (:func:`finish_values`, the float path of
+        :meth:`_finish`; what is off that path goes through :meth:`_finish`)."""
         N = self.n_nodes
         sv = t.sieve
-        thr = np.array([(q.threshold - t.s0) % N for q in qs], dtype=np.int64)
-        plain = [i for i, q in enumerate(qs) if q.x0 == -math.inf]
+        n = len(qs)
+        s_list = [q.threshold for q in qs]
+        small_s = -2**53 < min(s_list) and max(s_list) < 2**53 and abs(t.s0) < 2**53
+        if small_s:
+            s_arr = np.array(s_list, dtype=np.int64)
+            thr = (s_arr - t.s0) % N
+        else:
+            thr = np.array([(s - t.s0) % N for s in s_list], dtype=np.int64)
         hs = [i for i, q in enumerate(qs) if q.x0 != -math.inf]
-        out = [None] * len(qs)
-        if plain:
-            rs = tilted_sums(t.G, sv.nodes, N, thr[plain])
-            logK = -t.log1m
-            logK_err = EPS64 * (2 * abs(t.log1m) + 4)
-            for i, r in zip(plain, rs):
-                out[i] = self._finish(t, qs[i], float(r), t.errsum, t.sumabs, logK, logK_err)
-        if hs:
-            cos_t, sin_t, sh_t = self._trig(sv)
-            aG = t.aG
-            for i in hs:
-                q = qs[i]
-                a0 = -math.expm1(q.x0)
-                a1 = math.exp(q.x0) * -math.expm1(-q.x1)
-                key = (sv.T, t.lamq, q.beta, q.x0, q.x1)
-                hit = self._hs_memo.get(key)
-                if hit is None:
-                    X, R2 = delta_factors(cos_t, sin_t, sh_t, t.lam, q.beta, a0, a1)
-                    aGX = aG * np.abs(X)
-                    if t.err_hs is None:
-                        t.err_hs = t.err + self._gamma0 + 16 * EPS64
-                    errsum = float((aGX * t.err_hs).sum() + 8 * EPS64 * (aG * R2).sum()) / N
-                    sumabs = float(aGX.sum() / N)
-                    hit = self._hs_memo[key] = (t.G * X, errsum, sumabs)
-                    while len(self._hs_memo) > max(4, _MEMO_BYTES // (16 * max(1, len(sv.nodes)))):
-                        self._hs_memo.popitem(last=False)
-                else:
-                    self._hs_memo.move_to_end(key)
-                GX, errsum, sumabs = hit
-                r = float(tilted_sums(GX, sv.nodes, N, thr[i:i + 1])[0])
-                num0 = a0 + a1 * math.exp(-t.lam)
-                lb = -math.expm1(-(t.lam + q.beta))
-                logK = math.log(num0) - t.log1m - math.log(lb)
-                logK_err = EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12) \
-                    + 8 * EPS64 * (1 + abs(q.x0) + abs(q.x1))
-                out[i] = self._finish(t, q, r, errsum, sumabs, logK, logK_err)
+        if not hs:
+            r, aux = tilted_sums(t.G, sv.nodes, N, thr), t.aux
+        else:
+            r, aux = np.empty(n), np.empty((4, n))
+            aux[:, :] = t.aux
+            if len(hs) < n:
+                plain = [i for i, q in enumerate(qs) if q.x0 == -math.inf]
+                r[plain] = tilted_sums(t.G, sv.nodes, N, thr[plain])
+            self._hs_sums(t, qs, hs, thr, r, aux)
+        out = [None] * n
+        if small_s and t.lam * self._mu_scale <= HUGE_MU:  # else every value in Python
+            kept = int(sv.nodes.shape[0])
+            est, rel, status = finish_values(r, s_arr, aux, t.fin, N, self.A, self.m, self.s2, self._small_idx,
+                                             self.gaussian)
+            lam = t.lam
+            for i, s, e, rl, st in zip(range(n), s_list, est.tolist(), rel.tolist(), status.tolist()):
+                if st == FINISH_OK or st == FINISH_EMPTY:
+                    out[i] = TailValue(s, e, rl, "tilted-trapezoid", kept, N, lam)
+        j = 0 if aux.shape[1] == 1 else None
+        for i, tv in enumerate(out):
+            if tv is None:
+                c = i if j is None else j
+                out[i] = self._finish(t, qs[i], float(r[i]), float(aux[2, c]), float(aux[3, c]), float(aux[0, c]),
+                                      float(aux[1, c]))
         return out
+
+    def _hs_sums(self, t: _Tilt, qs, hs, thr, r, aux) -> None:
+        """The hockey-stick queries' (indices ``hs``) signed sums into ``r`` and their
+        kernel-factor logs, errors and bound sums into the columns of ``aux``."""
+        N = self.n_nodes
+        sv = t.sieve
+        cos_t, sin_t, sh_t = self._trig(sv)
+        aG = t.aG
+        for i in hs:
+            q = qs[i]
+            a0 = -math.expm1(q.x0)
+            a1 = math.exp(q.x0) * -math.expm1(-q.x1)
+            key = (sv.T, t.key, q.beta, q.x0, q.x1)  # t.key: λ as a float when it is one (cheap hash)
+            hit = self._hs_memo.get(key)
+            if hit is None:
+                X, R2 = delta_factors(cos_t, sin_t, sh_t, t.lam, q.beta, a0, a1)
+                aGX = aG * np.abs(X)
+                if t.err_hs is None:
+                    t.err_hs = t.err + self._gamma0 + 16 * EPS64
+                es = float((aGX * t.err_hs).sum() + 8 * EPS64 * (aG * R2).sum()) / N
+                hit = self._hs_memo[key] = (t.G * X, es, float(aGX.sum() / N))
+                while len(self._hs_memo) > max(4, _MEMO_BYTES // (16 * max(1, len(sv.nodes)))):
+                    self._hs_memo.popitem(last=False)
+            else:
+                self._hs_memo.move_to_end(key)
+            GX, aux[2, i], aux[3, i] = hit
+            r[i] = tilted_sums(GX, sv.nodes, N, thr[i:i + 1])[0]
+            num0 = a0 + a1 * math.exp(-t.lam)
+            lb = -math.expm1(-(t.lam + q.beta))
+            aux[0, i] = math.log(num0) - t.log1m - math.log(lb)
+            aux[1, i] = EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12) \
+                + 8 * EPS64 * (1 + abs(q.x0) + abs(q.x1))
 
     @staticmethod
     def _trig(sv: "_Sieve"):

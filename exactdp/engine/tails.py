@@ -247,7 +247,7 @@ class TailEngine:
 
     def weighted(self, queries, strict: bool = True) -> list[TailValue]:
         """Certified hockey-stick sums ``Σ_{s≥k} P(S = s)(1 − e^{x0 − β(s−k)})`` (see
-        :class:`~exactdp.engine.quadrature.WeightedQuery`; x0 = −inf gives tails, which
+        :class:`~exactdp.engine.values.WeightedQuery`; x0 = −inf gives tails, which
         must then have k ≥ 1)."""
         return self._values(list(queries), strict, conv_ok=False)
 
@@ -261,8 +261,9 @@ class TailEngine:
             if old is None or (tv.rel_error < old.rel_error):
                 best[q] = tv
 
+        tol = self.rel_tol
         for name in self._order():
-            todo = [q for q in qs if not self.done(best.get(q))]
+            todo = [q for q in qs if not certified(best.get(q), tol)] if best else list(qs)
             if not todo:
                 break
             if name == "convolution":
@@ -278,14 +279,15 @@ class TailEngine:
                 for q, tv in zip(todo, self.cond.weighted(todo)):
                     offer(q, tv)
             else:
-                got = self.quad.weighted(todo, {q: best.get(q) for q in todo})
+                got = self.quad.weighted(todo, {q: best.get(q) for q in todo} if best else None)
                 for q in todo:
                     offer(q, got.get(q))
-        left = [q for q in qs if not self.done(best.get(q)) and q.x0 != -math.inf and q.threshold <= 0]
+        missing = [q for q in qs if not certified(best.get(q), tol)]
+        left = [q for q in missing if q.x0 != -math.inf and q.threshold <= 0]
         if left:
             for q, tv in zip(left, self._left_weighted(left)):
                 offer(q, tv)
-        missing = [q for q in qs if not self.done(best.get(q))]
+            missing = [q for q in qs if not certified(best.get(q), tol)]
         if missing and strict and conv_ok and self._plan is not None and "convolution" not in self._order():
             # a last resort for strict tails: the convolution (built once, deterministic),
             # asked only for what the chosen methods could not certify
@@ -360,8 +362,9 @@ class TailEngine:
             return TailValue(k, float(mpmath.log(est)), rel, self.method + "+far-left", self.nodes_kept, self.n_nodes, 0.0)
 
     def _complement(self, tv: TailValue) -> TailValue:
-        p = tv.value
-        q = -math.expm1(float(tv.log_value))  # 1 − p, p ≤ 1/2 here
+        lv = float(tv.log_value)
+        p = math.exp(lv)  # tv.value
+        q = -math.expm1(lv)  # 1 − p, p ≤ 1/2 here
         err = (tv.rel_error * p + 2 * EPS64) / q if q > 0 else math.inf
         return TailValue(1 - tv.threshold, math.log(q) if q > 0 else -math.inf, err, tv.method + "+complement",
                          tv.nodes_kept, tv.nodes_total, tv.lam)

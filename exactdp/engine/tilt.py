@@ -12,20 +12,24 @@ The quadratic parts are exact rationals; ``κ = Σ m [ℓ(f) − ℓ(0)]`` is ev
 30 digits (truncation of either series below e^{−60} relative per term, so κ is exact to
 ≤ 1e-25·Σm).  Groups with s² ≥ GAUSS_S2 have |ℓ_P(f) − ℓ_P(0)| ≤ 4e^{−2π²s²}/(1 − 2e^{−2π²s²})
 (< 1e-85): they are left out of κ and their total is returned by :func:`gauss_slack`.
+:func:`sieve_umax` is the per-group node bound of the quadrature's sieve (a function of
+the group's σ², count and the sieve level only).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
 import mpmath
 
 from exactdp.kernels.dgauss import tilted_moments
+from exactdp.kernels.quadfinish import HUGE_MU as KERNEL_HUGE_MU
 from exactdp.numerics.precision import EPS64, to_mpf
 
 __all__ = ["GAUSS_S2", "HUGE_MU", "frac_parts", "ell_ratio_mp", "gauss_slack", "log_as_value", "mp_bits_for",
-           "exact_saddle", "log_mgf_parts"]
+           "exact_saddle", "log_mgf_parts", "sieve_umax"]
 
 #: variances from which a group counts as Gaussian (its κ is below 1e-85 relative)
 GAUSS_S2 = 10.0
@@ -35,7 +39,20 @@ _DPS = 30
 def frac_parts(weights, s2q, lamq: Fraction):
     """``(n0, f_float, f_exact)`` per group: ``A λ s² = n0 + f``, n0 = round, |f| ≤ 1/2."""
     n0, ff, fq = [], [], []
+    if isinstance(lamq, (Fraction, int)):
+        ln, ld = lamq.numerator, lamq.denominator
     for a, s2 in zip(weights, s2q):
+        if isinstance(s2, (Fraction, int)) and isinstance(lamq, (Fraction, int)):
+            # integers only: A·s²·λ = num/den, rounded half to even (as Fraction.__round__)
+            num, den = int(a) * s2.numerator * ln, s2.denominator * ld
+            n, rem = divmod(num, den)
+            if 2 * rem > den or (2 * rem == den and n % 2):
+                n += 1
+            f = Fraction(num - n * den, den)
+            n0.append(n)
+            fq.append(f)
+            ff.append(float(f))
+            continue
         mu = int(a) * s2 * lamq
         n = round(mu)
         f = mu - n
@@ -76,8 +93,9 @@ def ell_ratio_mp(items):
     err = 0.0
     msum = 0
     for s2, m, f in items:
-        a = _ell_float(float(s2), float(f))
-        b = _ell_float(float(s2), 0.0)
+        s2f = float(s2)
+        a = _ell_float(s2f, float(f))
+        b = _ell_float_zero(s2f)
         tot += m * (a - b)
         err += m * 8 * EPS64 * (abs(a) + abs(b)) + EPS64 * abs(tot)
         msum += m
@@ -88,6 +106,12 @@ def ell_ratio_mp(items):
         for s2, m, f in items:
             acc += m * (_ell(s2, f) - _ell(s2, 0))
         return +acc, 1e-25 * msum
+
+
+@functools.lru_cache(maxsize=4096)
+def _ell_float_zero(s2: float) -> float:
+    """ℓ(0) in float64 (a pure function of s², asked once per tilt and group)."""
+    return _ell_float(s2, 0.0)
 
 
 def _ell_float(s2: float, f: float) -> float:
@@ -143,8 +167,8 @@ def log_as_value(log_est, rel: float):
 
 
 #: above this tilted centre |A λ s²| a float λ cannot place the centre to 1e-4: tilts are
-#: then exact rationals from :func:`exact_saddle`
-HUGE_MU = 2.0**36
+#: then exact rationals from :func:`exact_saddle` (defined with the kernel that tests it)
+HUGE_MU = KERNEL_HUGE_MU
 
 
 def exact_saddle(weights, counts, s2q, s: int, vq: Fraction) -> Fraction:
@@ -185,3 +209,48 @@ def log_mgf_parts(weights, counts, s2q, t: Fraction):
     kappa, kerr = ell_ratio_mp(items)
     kerr += gauss_slack([float(s) for s in s2q], counts)
     return exact, kappa, kerr
+
+
+def _wrapped_log_upper(u: float, s2: float) -> float:
+    """An upper bound of log Σ_k exp(−s²(u − 2πk)²/2) for u in [0, π]: the terms
+    |k| ≤ K plus a geometric bound of the rest (exponents below −40, ratio ≤ e^{−2π²s²K})."""
+    K = max(3, int(math.ceil(math.sqrt(80.0 / max(s2, 1e-300)) / (2 * math.pi))) + 2)
+    two_pi = 2 * math.pi
+    mx = -0.5 * s2 * u * u  # k = 0 is the largest term for u ∈ [0, π]
+    tot = 1.0
+    for k in range(1, K + 1):
+        for kk in (k, -k):
+            e = -0.5 * s2 * (u - two_pi * kk) ** 2 - mx
+            if e > -745.0:
+                tot += math.exp(e)
+    tail = 2 * math.exp(-0.5 * s2 * (two_pi * K - math.pi) ** 2 - mx) / (1 - math.exp(-2 * math.pi**2 * s2 * K))
+    return mx + math.log(tot + tail) + 1e-12
+
+
+def sieve_umax(s2: float, m: int, T: float) -> float:
+    """Largest u ∈ [0, π] not excluded by group (s2, m) alone at sieve level T."""
+    q = sum(math.exp(-2 * math.pi**2 * s2 * k * k) for k in range(1, 40))
+    D = 1 - 2 * q * (1 + 1e-12)
+    if D <= 0.5:
+        return math.pi
+    logD = math.log(D)
+
+    def h(u):
+        return -m * (_wrapped_log_upper(u, s2) - logD)
+
+    if h(math.pi) <= T:
+        return math.pi
+    lo, hi = 0.0, math.pi
+    # narrow the bracket around the Gaussian guess (each end is tested, so this is safe)
+    guess = math.sqrt(2 * (T / m + max(logD, 0.0) + 1e-300) / s2) if s2 > 0 else math.pi
+    if guess * 1.01 < math.pi and h(guess * 1.01) > T:
+        hi = guess * 1.01
+        if h(guess * 0.99) <= T:
+            lo = guess * 0.99
+    for _ in range(30 if lo > 0 else 56):  # the result is the excluded end (widened later)
+        mid = 0.5 * (lo + hi)
+        if h(mid) > T:
+            hi = mid
+        else:
+            lo = mid
+    return hi

@@ -163,8 +163,25 @@ def read_csv(path) -> list[dict]:
 
 
 def read_columns(path) -> dict:
-    """A CSV written by the sweep as columns: header name → list of texts (row order)."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    """A CSV written by the sweep as columns: header name → list of texts (row order).
+
+    A plain text (ASCII, ``\\n`` line ends only, no empty line, every line with as many
+    fields as the header: the sweep's files) is split in one pass and sliced into columns;
+    any other text line by line (``splitlines``, empty lines skipped).  Both give the same
+    columns for a plain text."""
+    text = Path(path).read_text(encoding="utf-8")
+    end = text.find("\n")
+    if end > 0 and text.endswith("\n") and text.isascii() and "\n\n" not in text \
+            and not any(c in text for c in "\r\x0b\x0c\x1c\x1d\x1e"):
+        head = text[:end].split(",")
+        n = len(head)
+        body = text[end + 1:-1]
+        if not body:
+            return {h: [] for h in head}
+        if all(ln.count(",") == n - 1 for ln in body.split("\n")):
+            flat = body.replace("\n", ",").split(",")
+            return {h: flat[k::n] for k, h in enumerate(head)}
+    lines = text.splitlines()
     head = lines[0].split(",")
     cols = list(zip(*(ln.split(",") for ln in lines[1:] if ln))) or [()] * len(head)
     return {h: list(c) for h, c in zip(head, cols)}

@@ -30,6 +30,7 @@ from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf
 from exactdp.sweep.numtext import (
     RND,
     bound_text_float,
+    bound_texts_float,
     bound_text_raw,
     decimal_mpfr,
     digits_exp,
@@ -226,21 +227,51 @@ def tradeoff_thresholds(lattice, half: int, alpha_min) -> list[int]:
     vertices then span α from about ``alpha_min`` to about ``1 − alpha_min`` uniformly
     on the probit scale, and the set (so the sampled curve) is symmetric about the
     diagonal, as the exact curve of a symmetric design is.
+
+    Every step is mpmath's at ``DPS_LOW`` (the former code: ``nint(U * m / half)``);
+    ``z`` depends on ``alpha_min`` only and is computed once, the offsets by
+    :func:`threshold_offsets`.
     """
     K = int(lattice.shift)
     with mpmath.workdps(DPS_LOW):
         v = sum((Fraction(m * a * a) * s for a, m, s in zip(lattice.weights, lattice.counts, lattice.sigma2)), Fraction(0))
         sd = mpmath.sqrt(to_mpf(v))
-        a = to_fraction(alpha_min, "alpha_min")
-        z = -mpmath.sqrt(2) * mpmath.erfinv(2 * (to_mpf(a)) - 1)
-        U = z * sd + mpmath.mpf(K) / 2
-        offs = sorted({int(mpmath.nint(U * m / half)) for m in range(half + 1)})
+        U = _probit_z(to_fraction(alpha_min, "alpha_min")) * sd + mpmath.mpf(K) / 2
+    offs = threshold_offsets(U, half)
     if K % 2:
         c = (K + 1) // 2
         ks = {c - u for u in offs} | {c + u for u in offs}
     else:
         ks = {K // 2 - u for u in offs} | {K // 2 + 1 + u for u in offs}
     return sorted(ks)
+
+
+@functools.lru_cache(maxsize=8)
+def _probit_z(a: Fraction):
+    """``z = −sqrt(2)·erfinv(2a − 1)`` under ``workdps(DPS_LOW)`` (an mpf, memoised)."""
+    with mpmath.workdps(DPS_LOW):
+        return -mpmath.sqrt(2) * mpmath.erfinv(2 * (to_mpf(a)) - 1)
+
+
+_P_LOW = prec_of(DPS_LOW)
+_C_LOW = mpfr_context(_P_LOW)
+
+
+def threshold_offsets(U, half: int) -> list[int]:
+    """``sorted({int(nint(U * m / half)) for m in range(half + 1)})`` under
+    ``workdps(DPS_LOW)``, for an mpf ``U`` (rounded to that precision first, as mpmath's
+    operators do) — the same integers, computed with MPFR.
+
+    mpmath's ``U * m`` (``mpf_mul`` by the exact ``from_int(m)``) and ``/ half``
+    (``mpf_div``) are correctly rounded to nearest-even at the context precision, as
+    MPFR's ``mul``/``div`` by an integer are: the same numbers.  ``nint`` is
+    ``mpf_round_int(·, round_nearest)``: the nearest integer, ties to even (0 for
+    ``|x| ≤ 1/2``), which is MPFR's ``rint`` under round-to-nearest.
+    """
+    ctx = _C_LOW
+    u = raw_to_mpfr(mpf_pos(U._mpf_, _P_LOW, RND), ctx)
+    mul, div, rint = ctx.mul, ctx.div, ctx.rint
+    return sorted({int(rint(div(mul(u, m), half))) for m in range(half + 1)})
 
 
 def grid_alphas(settings: "SweepSettings") -> tuple:
@@ -319,64 +350,77 @@ def grid_rows(pts, settings, keys=None) -> list:
 
     ``pts``: ``(α, β, abs err α, abs err β)`` as mpfr at ``DPS_RESULT``; ``keys``: exact
     sort keys ``(key α, key β)`` of the texts (see :func:`vertex_value`), or ``None``.  The
-    vertices are sorted by ``(α, −β)`` as the former code sorted its mpf tuples.
+    vertices are sorted by ``(α, −β)`` as the former code sorted its mpf tuples.  Returns
+    the CSV lines (GRID_COLUMNS first), each ending in a newline.
     """
     from exactdp.sweep.envelope import interpolate_grid, mpfr_arithmetic
 
     n = len(pts)
     if keys is not None and all(ka is not None and kb is not None for ka, kb in keys):
-        order = sorted(range(n), key=lambda m: (keys[m][0], (-keys[m][1][0], -keys[m][1][1])))
+        # (key α, −key β, index): the stable sort by (α, −β), the comparisons in C
+        order = [t[2] for t in sorted([(ka, (-kb[0], -kb[1]), m) for m, (ka, kb) in enumerate(keys)])]
     else:
         neg = _C_RESULT.minus
         order = sorted(range(n), key=lambda m: (pts[m][0], neg(pts[m][1])))
     curve = tuple([pts[m][c] for m in order] for c in range(4))
-    rows = [GRID_COLUMNS]
     texts = grid_alphas(settings)[0]
-    bounds: dict = {}
-    for t, (b, err) in zip(texts, interpolate_grid(curve, _grid_mpfr(settings.alpha_min, settings.envelope_points),
-                                                   mpfr_arithmetic(_C_RESULT))):
-        if err > 1e-300:  # float(err) rounds to nearest; the next float up is ≥ err
-            eb = _cached_bound(bounds, math.nextafter(float(err), math.inf))
-        else:
-            eb = fmt_bound(mpmath.mp.make_mpf(mpfr_to_raw(err)))
-        rows.append((t, fmt_mpfr(b, DIGITS), eb))
-    return rows
+    betas, errs = [], []
+    for b, err in interpolate_grid(curve, _grid_mpfr(settings.alpha_min, settings.envelope_points),
+                                   mpfr_arithmetic(_C_RESULT)):
+        betas.append(b)
+        errs.append(err)
+    # the bound of err: fmt_bound of the next float up from float(err) (≥ err: float()
+    # rounds to nearest), or of err itself at or below 1e-300
+    big = [err > 1e-300 for err in errs]
+    nextafter, inf = math.nextafter, math.inf
+    ebs = iter(bound_texts_float([nextafter(float(err), inf) for err, g in zip(errs, big) if g]))
+    fmt20 = _fmt_mpfr_20
+    lines = [_GRID_HEAD]
+    for t, b, err, g in zip(texts, betas, errs, big):
+        eb = next(ebs) if g else fmt_bound(mpmath.mp.make_mpf(mpfr_to_raw(err)))
+        lines.append(f"{t},{fmt20(b)},{eb}\n")
+    return lines
 
 
-def _cached_bound(cache: dict, x) -> str:
-    """:func:`fmt_bound` of ``x``, memoised in ``cache`` for floats (vertices share bounds)."""
-    if type(x) is not float:
-        return fmt_bound(x)
-    t = cache.get(x)
-    if t is None:
-        t = cache[x] = bound_text_float(x)
-    return t
+_GRID_HEAD = ",".join(GRID_COLUMNS) + "\n"
+_TRADEOFF_HEAD = ",".join(TRADEOFF_COLUMNS) + "\n"
+
+
+def _fmt_mpfr_20(x) -> str:
+    return fmt_mpfr(x, DIGITS)
 
 
 def tradeoff_rows(verts, settings) -> tuple:
-    """The trade-off rows (TRADEOFF_COLUMNS), the grid rows and the worst vertex error.
+    """The trade-off CSV text (TRADEOFF_COLUMNS), the grid CSV text and the worst vertex
+    relative error.
 
-    ``verts``: ``ExactAccountant.tradeoff_vertices`` output ``(k, α tail, β tail)``.
+    ``verts``: ``ExactAccountant.tradeoff_vertices`` output ``(k, α tail, β tail)``.  The
+    set is symmetric, so a β tail is another vertex's α tail: each distinct
+    ``(log value, relative error)`` is formatted once (:func:`vertex_value`, bound text
+    :func:`fmt_bound`).
     """
-    seen: dict = {}  # the set is symmetric: a β tail is another vertex's α tail
-    bounds: dict = {}
-    trows, pts, keys = [TRADEOFF_COLUMNS], [], []
+    ka = [(ta.log_value, ta.rel_error) for _, ta, _ in verts]
+    kb = [(tb.log_value, tb.rel_error) for _, _, tb in verts]
+    seen: dict = {}
+    for key in ka + kb:
+        if key not in seen:
+            seen[key] = vertex_value(key[0], float(key[1]))
+    va, vb = [seen[key] for key in ka], [seen[key] for key in kb]
+    pts = [(a[1], b[1], a[2], b[2]) for a, b in zip(va, vb)]
+    keys = [(a[3], b[3]) for a, b in zip(va, vb)]
+    rels = [rel for _, rel in seen]
+    if all(type(r) is float for r in rels):
+        bound = dict(zip(rels, bound_texts_float(rels)))
+    else:
+        bound = {r: fmt_bound(r) for r in rels}
+    lines = [_TRADEOFF_HEAD]
+    lines += [f"{v[0]},{a[0]},{bound[x[1]]},{b[0]},{bound[y[1]]}\n" for v, a, b, x, y in zip(verts, va, vb, ka, kb)]
     worst_t = 0.0
-    for k, ta, tb in verts:
-        la, lb, ra, rb = ta.log_value, tb.log_value, float(ta.rel_error), float(tb.rel_error)
-        if ra > worst_t or rb > worst_t:
-            worst_t = max(worst_t, ra, rb)
-        va = seen.get((la, ra))
-        if va is None:
-            va = seen[(la, ra)] = vertex_value(la, ra)
-        vb = seen.get((lb, rb))
-        if vb is None:
-            vb = seen[(lb, rb)] = vertex_value(lb, rb)
-        trows.append((k, va[0], bounds.get(ta.rel_error) or _cached_bound(bounds, ta.rel_error), vb[0],
-                      bounds.get(tb.rel_error) or _cached_bound(bounds, tb.rel_error)))
-        pts.append((va[1], vb[1], va[2], vb[2]))
-        keys.append((va[3], vb[3]))
-    return trows, grid_rows(pts, settings, keys), worst_t
+    for r in rels:  # every vertex's α and β errors (NaN never counts)
+        r = float(r)
+        if r > worst_t:
+            worst_t = r
+    return "".join(lines), "".join(grid_rows(pts, settings, keys)), worst_t
 
 
 def _rel(width, value) -> float:
@@ -392,12 +436,13 @@ def _curve_rows(i: int, j: int, deltas, dpts, epts) -> tuple:
     worst_e = 0.0
     rows = [PAIR_COLUMNS]
     with mpmath.workdps(DPS_RESULT):
+        up = 1 + mpmath.mpf(10) ** -15  # the same number in every row: computed once
         for d, dp, ep in zip(deltas, dpts, epts):
             rel_d = _rel(dp.error_bound, dp.estimate)
             rel_e = _rel(ep.upper - ep.lower, ep.estimate)  # ε may be negative (δ(0) < target)
             worst_d, worst_e = max(worst_d, rel_d), max(worst_e, rel_e)
             rows.append((i, j, d, fmt(dp.epsilon), fmt(dp.estimate), fmt_bound(dp.error_bound),
-                         fmt(dp.estimate + dp.error_bound * (1 + mpmath.mpf(10) ** -15)),
+                         fmt(dp.estimate + dp.error_bound * up),
                          fmt(dp.first_term), fmt(dp.second_term),
                          fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper)))
     return rows, worst_d, worst_e
@@ -452,10 +497,10 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     t3 = time.perf_counter()
 
     rows, worst_d, worst_e = _curve_rows(i, j, deltas, dpts, epts)
-    trows, grows, worst_t = tradeoff_rows(verts, settings)
+    tradeoff_csv, grid_csv, worst_t = tradeoff_rows(verts, settings)
     diag = acc.diagnostics()
     return PairResult(
-        i, j, _csv(rows), _csv(trows), _csv(grows),
+        i, j, _csv(rows), tradeoff_csv, grid_csv,
         {"method": diag.method, "nodes_kept": diag.nodes_kept, "nodes_total": diag.nodes_total,
          "n_groups": diag.n_groups, "lattice_scale": diag.lattice_scale, "shift": acc.lattice.shift,
          "worst_delta_rel_error": worst_d, "worst_eps_rel_width": worst_e, "worst_tradeoff_rel_error": worst_t},
@@ -514,10 +559,10 @@ def _bracketed_pair(i: int, j: int, acc, settings: SweepSettings, t0: float) -> 
             a_m = raw_to_mpfr(mpmath.mpf(a_txt)._mpf_, _C_RESULT)
             b_m = raw_to_mpfr(mpmath.mpf(b_txt)._mpf_, _C_RESULT)
             pts.append((a_m, b_m, _C_RESULT.mul(a_m, r_a), _C_RESULT.mul(b_m, r_b)))
-        grows = grid_rows(pts, settings)
+        grid_csv = "".join(grid_rows(pts, settings))
     diag = acc.diagnostics()
     return PairResult(
-        i, j, _csv(rows), _csv(trows), _csv(grows),
+        i, j, _csv(rows), _csv(trows), grid_csv,
         {"method": diag.method, "certification": acc.certification, "nodes_kept": diag.nodes_kept,
          "nodes_total": diag.nodes_total, "n_groups": diag.n_groups, "lattice_scale": diag.lattice_scale,
          "shift": 0, "worst_delta_rel_error": worst_d, "worst_eps_rel_width": worst_e,

@@ -1,0 +1,90 @@
+"""The engine's value vocabulary: a certified tail (or hockey-stick sum) and its query.
+
+:class:`TailValue` is what every method of :class:`~exactdp.engine.tails.TailEngine`
+returns, :class:`WeightedQuery` what it is asked; :func:`certified` decides whether a
+value meets a relative accuracy (finite log, finite bound ≤ the tolerance).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import mpmath
+
+__all__ = ["TailValue", "WeightedQuery", "tol_for", "certified"]
+
+
+@dataclass(frozen=True)
+class TailValue:
+    """A tail probability (or hockey-stick sum) with a certified relative error bound.
+
+    ``|estimate − truth| ≤ rel_error · estimate`` where ``estimate = exp(log_value)``;
+    ``log_value`` is a float, or an :class:`mpmath.mpf` when |log| ≥ 10⁴ (a float could
+    not carry it to relative accuracy).
+    """
+
+    threshold: int
+    log_value: object
+    rel_error: float
+    method: str
+    nodes_kept: int
+    nodes_total: int
+    lam: float
+
+    @property
+    def value(self) -> float:
+        return math.exp(float(self.log_value))
+
+    @property
+    def log_mp(self):
+        """The log of the estimate as an mpmath number (at its full stored precision)."""
+        v = self.log_value
+        return v if isinstance(v, mpmath.mpf) else mpmath.mpf(v)
+
+
+@dataclass(frozen=True)
+class WeightedQuery:
+    """``Σ_{s≥k} P(S = s)(1 − e^{x0 − β(s−k)})`` with ``x0 < 0 ≤ x1 = x0 + β`` (floats
+    rounded from exact values; β > 0).  ``x0 = −inf`` is the plain tail P(S ≥ k)."""
+
+    threshold: int
+    x0: float
+    x1: float
+    beta: float
+
+    def __hash__(self):
+        # the dataclass hash (of the field tuple), computed once: a query is a dict key
+        # some 15 times on its way through the engine
+        try:
+            return self.__dict__["_hash"]
+        except KeyError:
+            h = hash((self.threshold, self.x0, self.x1, self.beta))
+            object.__setattr__(self, "_hash", h)
+            return h
+
+    def __reduce__(self):  # the fields only (no cached hash in a pickle)
+        return WeightedQuery, (self.threshold, self.x0, self.x1, self.beta)
+
+
+def tol_for(rel_tol: float, log_value) -> float:
+    """The accuracy a tail must be certified to: ``rel_tol``; a non-finite log is never
+    certified (0)."""
+    if isinstance(log_value, float):
+        ok = math.isfinite(log_value)
+    else:
+        try:
+            ok = mpmath.isfinite(log_value)
+        except (TypeError, ValueError):
+            ok = False
+    return float(rel_tol) if ok else 0.0
+
+
+def certified(tv: TailValue | None, rel_tol: float) -> bool:
+    """Whether a value is certified to ``rel_tol`` (finite log, finite bound ≤ rel_tol)."""
+    if tv is None:
+        return False
+    e, lv = tv.rel_error, tv.log_value
+    if type(lv) is float:  # the common case of tol_for, inline
+        return math.isfinite(e) and e <= (float(rel_tol) if math.isfinite(lv) else 0.0)
+    return math.isfinite(e) and e <= tol_for(rel_tol, lv)
