@@ -204,3 +204,27 @@ def test_reproduce_figures_script(reference_run, tmp_path):
             proxy = mpmath.mpf(read_csv(out / "pairs" / "pair_13_13.csv")[FAST.deltas.index(d)]["delta_exact"])
             gap = (max(vals) - proxy) / max(vals) * 100
             assert abs(mpmath.mpf(rows[d]["gap_percent"]) - gap) <= 1e-6 * abs(gap) + 1e-12
+
+
+def test_pairs_of_one_composition_are_computed_once_and_written_as_computed(tmp_path):
+    # DHC pairs 1-2 and 13-26 compose the same multiset of ρ (so do 1-5 and 3-13): one of
+    # each is computed, the other written from its result relabelled — byte for byte what
+    # compute_pair gives for it (the labels are the first two fields of the ε–δ rows)
+    from exactdp.census.allocations import load_allocation
+    from exactdp.sweep.io import pair_paths
+    from exactdp.sweep.pair import composition_key, compute_pair
+
+    alloc = load_allocation("dhc-persons-2020")
+    assert composition_key(alloc.pair_rhos(1, 2)) == composition_key(alloc.pair_rhos(13, 26))
+    assert composition_key(alloc.pair_rhos(1, 2)) != composition_key(alloc.pair_rhos(1, 5))
+    out = tmp_path / "twins"
+    rep = run_sweep("dhc-persons-2020", out, pairs="1-2,13-26,1-5,3-13", settings=FAST, jobs=1, plots=False)
+    assert rep.computed == 4
+    timed = [k for k, v in rep.manifest["timings"]["pairs"].items() if sum(v.values()) > 0]
+    assert sorted(timed) == ["pair:1-2", "pair:1-5"]
+    for i, j in [(13, 26), (3, 13), (1, 2)]:
+        direct = compute_pair(i, j, alloc.pair_rhos(i, j), FAST)
+        files = pair_paths(out, i, j)
+        assert files["curve"].read_text() == direct.curve_csv
+        assert files["tradeoff"].read_text() == direct.tradeoff_csv
+        assert files["grid"].read_text() == direct.grid_csv

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import math
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -50,6 +51,8 @@ __all__ = [
     "SweepSettings",
     "PairResult",
     "compute_pair",
+    "composition_key",
+    "relabel",
     "canonical_delta",
     "tradeoff_thresholds",
     "PAIR_COLUMNS",
@@ -446,6 +449,27 @@ def _curve_rows(i: int, j: int, deltas, dpts, epts) -> tuple:
                          fmt(dp.first_term), fmt(dp.second_term),
                          fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper)))
     return rows, worst_d, worst_e
+
+
+def composition_key(rhos) -> tuple:
+    """What :func:`compute_pair` depends on besides the labels: the multiset of ρ (two
+    pairs with the same multiset compose the same mechanisms, so have the same numbers)."""
+    return tuple(sorted(Counter(Fraction(r) for r in rhos).items()))
+
+
+def relabel(result: PairResult, i: int, j: int) -> PairResult:
+    """``result`` as :func:`compute_pair` returns it for pair ``(i, j)`` of the same
+    composition: only the ``path_i, path_j`` fields of the ε–δ rows carry the labels."""
+    lines = result.curve_csv.split("\n")
+    head = f"{i},{j},"
+    out = [lines[0]]
+    for ln in lines[1:]:
+        if ln:
+            _, _, rest = ln.split(",", 2)
+            ln = head + rest
+        out.append(ln)
+    return PairResult(i, j, "\n".join(out), result.tradeoff_csv, result.grid_csv, dict(result.diagnostics),
+                      {k: 0.0 for k in result.seconds})
 
 
 def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
