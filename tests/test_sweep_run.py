@@ -212,7 +212,8 @@ def test_pairs_of_one_composition_are_computed_once_and_written_as_computed(tmp_
     # compute_pair gives for it (the labels are the first two fields of the ε–δ rows)
     from exactdp.census.allocations import load_allocation
     from exactdp.sweep.io import pair_paths
-    from exactdp.sweep.pair import composition_key, compute_pair
+    from exactdp.sweep.pair import compute_pair
+    from exactdp.sweep.twins import composition_key
 
     alloc = load_allocation("dhc-persons-2020")
     assert composition_key(alloc.pair_rhos(1, 2)) == composition_key(alloc.pair_rhos(13, 26))

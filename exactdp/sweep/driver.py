@@ -51,7 +51,8 @@ from exactdp.sweep.io import (
     task_complete,
     write_task,
 )
-from exactdp.sweep.pair import DEFAULT_DELTAS, SweepSettings, composition_key, compute_pair, relabel
+from exactdp.sweep.pair import DEFAULT_DELTAS, SweepSettings, compute_pair
+from exactdp.sweep.twins import composition_key, relabel
 
 __all__ = [
     "run_sweep",

@@ -36,6 +36,7 @@ from mpmath.libmp import (
     finf,
     fnan,
     fninf,
+    from_float,
     from_man_exp,
     from_rational,
     from_str,
@@ -48,7 +49,7 @@ from mpmath.libmp.libmpf import blog2_10
 
 __all__ = ["RND", "prec_of", "digits_exp", "layout", "value_of", "text_of", "fmt_raw", "bound_text_float", "bound_texts_float",
            "POW10", "mpfr_context", "nearest_digits", "decimal_mpfr", "mpfr_to_raw", "raw_to_mpfr", "fmt_mpfr",
-           "parse_mpfr", "bound_text_raw"]
+           "parse_mpfr", "bound_text_raw", "float_text"]
 
 RND = round_nearest
 #: 10**k for k = 0..1199 (covers every scale digits_exp and bound_text_float use)
@@ -380,3 +381,11 @@ def bound_text_raw(s):
 def _ge_10(num: int, den: int, p: int) -> bool:
     """Whether num/den ≥ 10^p."""
     return num >= den * POW10[p] if p >= 0 else num * POW10[-p] >= den
+
+
+def float_text(x: float, digits: int) -> str:
+    """``to_str`` of a float's exact value to ``digits`` significant digits (the layout of
+    :func:`exactdp.sweep.pair.fmt`: fixed notation from 1e-4 to 1e6), "0" for zero."""
+    if x == 0:
+        return "0"
+    return to_str(from_float(x), digits, min_fixed=-4, max_fixed=6, strip_zeros=False)

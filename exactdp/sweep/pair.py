@@ -18,19 +18,18 @@ from __future__ import annotations
 import functools
 import math
 import time
-from collections import Counter
 from dataclasses import dataclass, field
-from decimal import Decimal
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import from_float, from_str, fzero, mpf_exp, mpf_pos, to_str
+from mpmath.libmp import from_float, from_str, fzero, mpf_exp, mpf_pos
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf
 from exactdp.sweep.numtext import (
     RND,
     bound_text_float,
+    float_text,
     bound_texts_float,
     bound_text_raw,
     decimal_mpfr,
@@ -51,8 +50,6 @@ __all__ = [
     "SweepSettings",
     "PairResult",
     "compute_pair",
-    "composition_key",
-    "relabel",
     "canonical_delta",
     "tradeoff_thresholds",
     "PAIR_COLUMNS",
@@ -451,27 +448,6 @@ def _curve_rows(i: int, j: int, deltas, dpts, epts) -> tuple:
     return rows, worst_d, worst_e
 
 
-def composition_key(rhos) -> tuple:
-    """What :func:`compute_pair` depends on besides the labels: the multiset of ρ (two
-    pairs with the same multiset compose the same mechanisms, so have the same numbers)."""
-    return tuple(sorted(Counter(Fraction(r) for r in rhos).items()))
-
-
-def relabel(result: PairResult, i: int, j: int) -> PairResult:
-    """``result`` as :func:`compute_pair` returns it for pair ``(i, j)`` of the same
-    composition: only the ``path_i, path_j`` fields of the ε–δ rows carry the labels."""
-    lines = result.curve_csv.split("\n")
-    head = f"{i},{j},"
-    out = [lines[0]]
-    for ln in lines[1:]:
-        if ln:
-            _, _, rest = ln.split(",", 2)
-            ln = head + rest
-        out.append(ln)
-    return PairResult(i, j, "\n".join(out), result.tradeoff_csv, result.grid_csv, dict(result.diagnostics),
-                      {k: 0.0 for k in result.seconds})
-
-
 def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     """Everything the sweep reports for neighbour pair ``(i, j)``.
 
@@ -578,8 +554,8 @@ def _bracketed_pair(i: int, j: int, acc, settings: SweepSettings, t0: float) -> 
         trows = [TRADEOFF_COLUMNS]
         pts = []
         for m, a, b, r_a, r_b in zip(range(-half, half + 1), a_v.tolist(), b_v.tolist(), ra.tolist(), rb.tolist()):
-            a_txt, b_txt = _fmt_float(a, 25), _fmt_float(b, 25)
-            trows.append((m, a_txt, _bound_float(r_a), b_txt, _bound_float(r_b)))
+            a_txt, b_txt = float_text(a, 25), float_text(b, 25)
+            trows.append((m, a_txt, bound_text_float(r_a), b_txt, bound_text_float(r_b)))
             a_m = raw_to_mpfr(mpmath.mpf(a_txt)._mpf_, _C_RESULT)
             b_m = raw_to_mpfr(mpmath.mpf(b_txt)._mpf_, _C_RESULT)
             pts.append((a_m, b_m, _C_RESULT.mul(a_m, r_a), _C_RESULT.mul(b_m, r_b)))
@@ -594,24 +570,3 @@ def _bracketed_pair(i: int, j: int, acc, settings: SweepSettings, t0: float) -> 
         {"delta": t1 - t0, "epsilon": t2 - t1, "tradeoff": t3 - t2},
     )
 
-
-def _fmt_float(x: float, digits: int) -> str:
-    """:func:`fmt` of a float, without the context overhead (the same ``to_str`` call)."""
-    if x == 0:
-        return "0"
-    return to_str(from_float(x), digits, min_fixed=-4, max_fixed=6, strip_zeros=False)
-
-
-def _bound_float(x: float) -> str:
-    """:func:`fmt_bound` of a float (3 digits rounded up), by exact decimal comparison."""
-    if not math.isfinite(x):
-        return "inf"
-    if x <= 0:
-        return "0"
-    m_txt, e_txt = f"{x:.2e}".split("e")
-    m, e = int(m_txt.replace(".", "")), int(e_txt)
-    if Decimal(f"{m}e{e - 2}") < Decimal(x):
-        m += 1
-        if m >= 1000:
-            m, e = (m + 9) // 10, e + 1
-    return f"{m // 100}.{m % 100:02d}e{e}"
