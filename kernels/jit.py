@@ -5,7 +5,11 @@ Every Numba kernel is declared with :func:`kernel` and an explicit signature.
 Policy (why):
 
 * ``cache=True`` - compiled code is stored next to the source, so worker processes of a
-  sweep load it instead of recompiling.
+  sweep load it instead of recompiling.  Numba keys a cached kernel on its own file only:
+  a kernel compiled with the callees (and module constants) of *another* file is not
+  invalidated when that file changes (numba issue #1833), and would run the old callee's
+  code.  So every kernel's cache stamp also carries :data:`KERNELS_DIGEST`, a hash of
+  all the kernel modules' sources: any change to any of them recompiles every kernel.
 * ``fastmath=False`` - always.  Kernels feed privacy numbers; reassociation or
   flush-to-zero would void the rounding-error bounds that are certified.
 * ``error_model="numpy"`` - division by zero gives inf/nan instead of raising, the
@@ -25,15 +29,29 @@ Policy (why):
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib
 import operator
 import sys
 import threading
 import types
+from pathlib import Path
 
-__all__ = ["kernel", "Kernel", "JIT_OPTIONS"]
+__all__ = ["kernel", "Kernel", "JIT_OPTIONS", "KERNELS_DIGEST"]
 
 JIT_OPTIONS = dict(cache=True, fastmath=False, nogil=True, error_model="numpy")
+
+
+def _kernels_digest() -> str:
+    """A hash of every kernel module's source (names and bytes), in name order."""
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()[:24]
+
+
+#: part of every kernel's cache stamp (see the policy above)
+KERNELS_DIGEST = _kernels_digest()
 
 #: one lock for building dispatchers (re-entrant: building a caller builds its callees)
 _BUILD_LOCK = threading.RLock()
@@ -85,7 +103,7 @@ class Kernel:
                 import numba
 
                 _bind_callees(self.py_func)
-                self._dispatcher = self._call = numba.njit(self.signature, **JIT_OPTIONS)(self.py_func)
+                self._dispatcher = self._call = _compiled(numba, self.py_func, self.signature)
                 _rebind(self, self._dispatcher)
             return self._dispatcher
 
@@ -108,6 +126,30 @@ class Kernel:
     def __repr__(self):
         state = "loaded" if self._dispatcher is not None else "not loaded yet"
         return f"<exactdp kernel {self.__module__}.{self.__qualname__} {self.signature!r} ({state})>"
+
+
+def _compiled(numba, fn, signature):
+    """``numba.njit(signature, **JIT_OPTIONS)(fn)``, step by step as Numba's decorator
+    does it (dispatcher, caching, compile for the signature, no further compilation), with
+    :data:`KERNELS_DIGEST` added to the cache stamp before anything is loaded.  Should
+    Numba's cache internals change, the kernel is compiled without a cache rather than
+    loaded from one that could be stale."""
+    from numba.core import typeinfer
+
+    disp = numba.njit(**JIT_OPTIONS)(fn)
+    if not hasattr(disp, "compile"):  # NUMBA_DISABLE_JIT: the plain function
+        return disp
+    cache_file = getattr(getattr(disp, "_cache", None), "_cache_file", None)
+    if cache_file is not None and hasattr(cache_file, "_source_stamp"):
+        cache_file._source_stamp = (cache_file._source_stamp, KERNELS_DIGEST)
+    else:
+        from numba.core.caching import NullCache
+
+        disp._cache = NullCache()
+    with typeinfer.register_dispatcher(disp):
+        disp.compile(signature)
+    disp.disable_compile()
+    return disp
 
 
 def _resolve(module: str, qualname: str):
