@@ -15,6 +15,7 @@ the first, so callers need not know which one answers; ``certification`` says it
 from __future__ import annotations
 
 import abc
+import functools
 from collections.abc import Iterable
 from typing import Callable
 
@@ -84,11 +85,18 @@ def bun_steinke_epsilon(rho, delta) -> Callable:
         if v is None:
             with workdps(dps + 10):
                 r = to_mpf(rho)
-                d = to_mpf(delta)
-                v = memo[dps] = r + 2 * mpmath.sqrt(r * mpmath.log(1 / d))
+                v = memo[dps] = r + 2 * mpmath.sqrt(r * _log_inverse(delta, dps + 10))
         return v
 
     return eps
+
+
+@functools.lru_cache(maxsize=4096)
+def _log_inverse(delta: Fraction, dps: int):
+    """``log(1/δ)`` at ``dps`` digits, as :func:`bun_steinke_epsilon` computes it (the
+    sweep asks the same 42 targets of every pair)."""
+    with workdps(dps):
+        return mpmath.log(1 / to_mpf(delta))
 
 
 def sequence_values(values, field: str) -> list:
