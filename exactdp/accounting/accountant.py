@@ -343,8 +343,8 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         neg = [self._negative(e) for e in eps_list]
         pos = [e for e, n in zip(eps_list, neg) if not n]
         # the hockey-stick kernel; the two tails only where it is not certified alone
-        prof = dict(zip(range(len(pos)), self._profiles(pos, full=False, complement=False))) if pos else {}
-        self._note_curve(pos, [prof[i] for i in range(len(pos))])
+        prof = self._profiles(pos, full=False, complement=False) if pos else []
+        self._note_curve(pos, prof)
         out, j = [], 0
         for e, n in zip(eps_list, neg):
             if n:

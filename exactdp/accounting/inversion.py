@@ -76,8 +76,7 @@ class _Target:
         self.dt = dt
         self.high = dt > Fraction(1, 2)
         self.t_f = float(dt) if not self.high and dt > Fraction(1, 10**290) else None
-        fd = float(dt)
-        self.u = math.sqrt(-math.log(fd)) if 0.0 < fd < 1.0 else None
+        self.u = math.sqrt(_log_inverse(dt))  # also below the float range (δ = 1e-600)
         self.hi = None
         self.rounds = 0
         self.walk = 0

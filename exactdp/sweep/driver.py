@@ -276,9 +276,12 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
         # pairs of one composition have the same numbers: one of them is computed, the
         # others are its result relabelled (written exactly as they would be computed)
         twins: dict = {}
+        calls = []
         for k, i, j, r in tasks:
-            twins.setdefault((k, composition_key(r)), []).append((i, j))
-        calls = [(k, i, j, r, sdict) for k, i, j, r in tasks if twins[(k, composition_key(r))][0] == (i, j)]
+            members = twins.setdefault((k, composition_key(r)), [])
+            if not members:
+                calls.append((k, i, j, r, sdict))
+            members.append((i, j))
         rest = {(k, *ij[0]): ij[1:] for (k, _), ij in twins.items() if len(ij) > 1}
         t_compute = time.perf_counter()
         prefetch = _import_plotting_meanwhile() if plots and tasks else None
