@@ -60,15 +60,22 @@ def _summary(curves: dict, deltas) -> tuple[list, dict]:
     rows = [SUMMARY_COLUMNS]
     keys = sorted(curves)
     out = {}
+    seen: dict = {}  # text -> its value: the pairs share most texts (57 k distinct of 238 k)
+
+    def parse(text):
+        v = seen.get(text)
+        if v is None:
+            v = seen[text] = parse_mpfr(text, ctx)
+        return v
+
     for r_idx, d in enumerate(deltas):
         recs = []
         for key in keys:
             row = curves[key][r_idx]
-            est, err = parse_mpfr(row["delta_exact"], ctx), parse_mpfr(row["delta_error_bound"], ctx)
+            est, err = parse(row["delta_exact"]), parse(row["delta_error_bound"])
             lo = ctx.sub(est, err)
-            recs.append((key, row, est, zero if zero > lo else lo, parse_mpfr(row["delta_upper"], ctx),
-                         parse_mpfr(row["eps_exact"], ctx), parse_mpfr(row["eps_lower"], ctx),
-                         parse_mpfr(row["eps_upper"], ctx)))
+            recs.append((key, row, est, zero if zero > lo else lo, parse(row["delta_upper"]),
+                         parse(row["eps_exact"]), parse(row["eps_lower"]), parse(row["eps_upper"])))
         eps_bs = {rec[1]["eps_bureau"] for rec in recs}
         if len(eps_bs) != 1:
             raise ValueError(f"pairs disagree on the Bureau's ε at δ={d}: the paths spend different ρ")
