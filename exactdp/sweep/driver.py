@@ -26,6 +26,7 @@ Outputs in the folder ``out``::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import sys
@@ -38,6 +39,7 @@ from pathlib import Path
 
 from exactdp.census.designs import PL94_ALLOCATION, composition_for_allocation
 from exactdp.numerics.exact import InputError
+from exactdp.sweep.assist import Assistant
 from exactdp.sweep.backends import BACKENDS, check_backend, unordered_results
 from exactdp.sweep.io import (
     LOCK_FILE,
@@ -66,6 +68,7 @@ __all__ = [
 
 FORMAT = "exactdp-sweep/1"
 _WRITERS = 4  # threads writing finished pairs' files
+_ASSIST_MIN_CALLS = 64  # pair computations from which the assembly gets a helper process
 _THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                 "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
@@ -267,7 +270,7 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
     out = Path(out)
     ident = _identity(alloc, pair_list, settings, rel_pairs, pl)
     _check_out_dir(out, ident, resume)  # before the lock file is created in a folder that is not ours
-    with locked_out_dir(out):
+    with locked_out_dir(out), contextlib.ExitStack() as stack:
         old = _check_out_dir(out, ident, resume)  # again, now that no other run can write
         remove_temp_files(out)
         timings = dict(old.get("timings", {}).get("pairs", {})) if old else {}
@@ -306,7 +309,13 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
                 members.append((i, j))
             rest = {(k, *ij[0]): ij[1:] for (k, _), ij in twins.items() if len(ij) > 1}
             t_compute = time.perf_counter()
-            prefetch = _import_plotting_meanwhile() if plots and tasks else None
+            # big sweeps: a helper process imports the figures' code and computes the GDP
+            # column while the workers run, and draws the figures during the assembly;
+            # small ones: the figures' code is imported in a thread of this process
+            helper = None
+            if len(calls) >= _ASSIST_MIN_CALLS:
+                helper = stack.enter_context(Assistant(alloc.total_rho, settings, plots))
+            prefetch = _import_plotting_meanwhile() if plots and tasks and helper is None else None
             if tasks:
                 from tqdm import tqdm
 
@@ -330,7 +339,7 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
         if prefetch is not None:
             prefetch.join()
         t_assemble = time.perf_counter()
-        extra = assemble(out, alloc, pair_list, settings, rel_pairs, pl, plots=plots)
+        extra = assemble(out, alloc, pair_list, settings, rel_pairs, pl, plots=plots, assistant=helper)
         t_end = time.perf_counter()
         slowest = sorted(timings.items(), key=lambda kv: -sum(kv[1].values()))[:10]
         manifest = {
