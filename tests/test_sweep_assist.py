@@ -61,3 +61,21 @@ def test_helper_column_only_for_its_grid_and_errors_propagate(tmp_path):
         with Assistant(alloc.total_rho, FAST, plots=False):
             raise RuntimeError("the block failed: the process is killed, not waited for")
     assert assemble  # the serial entry point is the one the helper mirrors
+
+
+def test_a_dead_helper_leaves_the_work_to_this_process(tmp_path):
+    import os
+    import signal
+
+    from exactdp.sweep.pair import grid_alphas
+
+    alloc = load_allocation("dhc-persons-2020")
+    texts = list(grid_alphas(FAST)[0])
+    with Assistant(alloc.total_rho, FAST, plots=False) as helper:
+        helper._gdp.result()
+        for pid in list(helper._pool._processes):
+            os.kill(pid, signal.SIGKILL)
+        (tmp_path / "a").write_text("x")
+        helper.draw(shutil.copyfile, str(tmp_path / "a"), str(tmp_path / "b"))
+        assert helper.figures() == [str(tmp_path / "b")]
+    assert (tmp_path / "b").read_text() == "x"

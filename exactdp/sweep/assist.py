@@ -12,10 +12,13 @@ the files are the same bytes; their order and error handling are the serial code
 The process is loky's (as the sweep's workers): started by fork + exec, so a script
 calling ``run_sweep`` needs no ``if __name__ == "__main__"`` guard, and it exits when
 the driver's process dies.  Use it as a context manager: leaving the block on an error
-kills it, otherwise waits for it.
+kills it, otherwise waits for it.  Should the process die (killed, out of memory), its
+work is done here instead, so a sweep never fails for want of it.
 """
 
 from __future__ import annotations
+
+from concurrent.futures import BrokenExecutor
 
 from joblib.externals.loky import ProcessPoolExecutor
 
@@ -57,17 +60,34 @@ class Assistant:
         self._figures: list = []
 
     def gdp_column(self, grid_texts) -> list | None:
-        """The GDP column for these grid texts, or ``None`` (other texts: compute it here)."""
-        texts, column = self._gdp.result()
+        """The GDP column for these grid texts, or ``None`` (other texts, or no helper
+        process any more: compute it here)."""
+        try:
+            texts, column = self._gdp.result()
+        except BrokenExecutor:
+            return None
         return list(column) if list(texts) == list(grid_texts) else None
 
     def draw(self, fn, *args) -> None:
         """Draw one figure there: ``fn(*args)`` (a module-level function returning paths)."""
-        self._figures.append(self._pool.submit(fn, *args))
+        try:
+            fut = self._pool.submit(fn, *args)
+        except BrokenExecutor:
+            fut = None
+        self._figures.append((fut, fn, args))
 
     def figures(self) -> list:
-        """Wait for the figures; the paths of each, in the order they were asked."""
-        return [fut.result() for fut in self._figures]
+        """Wait for the figures; the paths of each, in the order they were asked (a figure
+        the process could not draw because it died is drawn here)."""
+        out = []
+        for fut, fn, args in self._figures:
+            try:
+                if fut is None:
+                    raise BrokenExecutor
+                out.append(fut.result())
+            except BrokenExecutor:
+                out.append(fn(*args))
+        return out
 
     def __enter__(self) -> "Assistant":
         return self
