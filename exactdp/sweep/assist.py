@@ -20,8 +20,6 @@ from __future__ import annotations
 
 from concurrent.futures import BrokenExecutor
 
-from joblib.externals.loky import ProcessPoolExecutor
-
 __all__ = ["Assistant", "gdp_column_of_grid"]
 
 
@@ -55,6 +53,8 @@ class Assistant:
     """
 
     def __init__(self, rho, settings, plots: bool):
+        from joblib.externals.loky import ProcessPoolExecutor
+
         self._pool = ProcessPoolExecutor(max_workers=1, initializer=_start, initargs=(bool(plots),))
         self._gdp = self._pool.submit(gdp_column_of_grid, settings, rho)
         self._figures: list = []
