@@ -39,6 +39,7 @@ def test_assembly_with_the_helper_writes_the_serial_bytes(tmp_path, monkeypatch)
     assert info == rep.manifest["results"]
     # the driver starts the helper for big sweeps (here: from one computation on)
     monkeypatch.setattr(driver, "_ASSIST_MIN_CALLS", 1)
+    monkeypatch.setattr(driver, "_ASSIST_AFTER", 1)  # started inside the result loop
     one = tmp_path / "one"
     rep1 = driver.run_sweep("dhc-persons-2020", one, pairs="2-2", settings=FAST, jobs=1, plots=False)
     assert (one / "envelope.csv").read_bytes().count(b"\n") == FAST.envelope_points + 1

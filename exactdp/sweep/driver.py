@@ -69,6 +69,7 @@ __all__ = [
 FORMAT = "exactdp-sweep/1"
 _WRITERS = 4  # threads writing finished pairs' files
 _ASSIST_MIN_CALLS = 64  # pair computations from which the assembly gets a helper process
+_ASSIST_AFTER = 4  # results to wait for before starting it
 _THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                 "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
@@ -310,12 +311,13 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
             rest = {(k, *ij[0]): ij[1:] for (k, _), ij in twins.items() if len(ij) > 1}
             t_compute = time.perf_counter()
             # big sweeps: a helper process imports the figures' code and computes the GDP
-            # column while the workers run, and draws the figures during the assembly;
+            # column while the workers run (started once the first results are in, not
+            # to slow the workers' own start), and draws the figures during the assembly;
             # small ones: the figures' code is imported in a thread of this process
             helper = None
-            if len(calls) >= _ASSIST_MIN_CALLS:
-                helper = stack.enter_context(Assistant(alloc.total_rho, settings, plots))
-            prefetch = _import_plotting_meanwhile() if plots and tasks and helper is None else None
+            assisted = len(calls) >= _ASSIST_MIN_CALLS
+            prefetch = _import_plotting_meanwhile() if plots and tasks and not assisted else None
+            n_results = 0
             if tasks:
                 from tqdm import tqdm
 
@@ -325,6 +327,9 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
                 last_flush = time.monotonic()
                 pending: set = set()
                 for kind, first in unordered_results(_task, calls, backend, jobs, scheduler):
+                    n_results += 1
+                    if assisted and helper is None and n_results >= _ASSIST_AFTER:
+                        helper = stack.enter_context(Assistant(alloc.total_rho, settings, plots))
                     for res in [first] + [relabel(first, i, j) for i, j in rest.get((kind, first.i, first.j), ())]:
                         files = pair_paths(out, res.i, res.j) if kind == "pair" else release_path(out, res.i, res.j)
                         pending.add(pool.submit(_write_after, started, files, res))
@@ -336,6 +341,8 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
                 _reap(pending, bar, wait_all=True)
                 bar.close()
             started.result()
+        if assisted and helper is None:
+            helper = stack.enter_context(Assistant(alloc.total_rho, settings, plots))
         if prefetch is not None:
             prefetch.join()
         t_assemble = time.perf_counter()
