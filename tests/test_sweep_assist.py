@@ -55,8 +55,8 @@ def test_helper_column_only_for_its_grid_and_errors_propagate(tmp_path):
     with Assistant(alloc.total_rho, FAST, plots=False) as helper:
         assert helper.gdp_column(texts) == gdp_column(texts, alloc.total_rho)
         assert helper.gdp_column(texts[:-1]) is None
-        helper.draw(shutil.copyfile, str(tmp_path / "missing"), str(tmp_path / "x"))
-        with pytest.raises(FileNotFoundError):
+        helper.draw("plot_proxy_sensitivity", [1e-2, 1e-3], [0.5], tmp_path, "1-1")  # lengths differ
+        with pytest.raises(ValueError):
             helper.figures()
     with pytest.raises(RuntimeError):
         with Assistant(alloc.total_rho, FAST, plots=False):
@@ -76,7 +76,6 @@ def test_a_dead_helper_leaves_the_work_to_this_process(tmp_path):
         helper._gdp.result()
         for pid in list(helper._pool._processes):
             os.kill(pid, signal.SIGKILL)
-        (tmp_path / "a").write_text("x")
-        helper.draw(shutil.copyfile, str(tmp_path / "a"), str(tmp_path / "b"))
-        assert helper.figures() == [str(tmp_path / "b")]
-    assert (tmp_path / "b").read_text() == "x"
+        helper.draw("plot_proxy_sensitivity", [1e-2, 1e-3], [0.5, 0.25], tmp_path, "1-1")
+        assert helper.figures() == [[tmp_path / "proxy_sensitivity.png", tmp_path / "proxy_sensitivity.pdf"]]
+    assert (tmp_path / "proxy_sensitivity.png").stat().st_size > 0

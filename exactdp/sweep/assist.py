@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from concurrent.futures import BrokenExecutor
 
-__all__ = ["Assistant", "gdp_column_of_grid"]
+__all__ = ["Assistant", "gdp_column_of_grid", "draw_figure"]
 
 
 def _start(plots: bool) -> None:
@@ -37,6 +37,13 @@ def gdp_column_of_grid(settings, rho) -> tuple:
 
     texts = grid_alphas(settings)[0]
     return texts, gdp_column(texts, rho)
+
+
+def draw_figure(name: str, *args) -> list:
+    """``exactdp.sweep.plots.<name>(*args)``: the paths of the figure's files."""
+    from exactdp.sweep import plots
+
+    return getattr(plots, name)(*args)
 
 
 class Assistant:
@@ -68,25 +75,26 @@ class Assistant:
             return None
         return list(column) if list(texts) == list(grid_texts) else None
 
-    def draw(self, fn, *args) -> None:
-        """Draw one figure there: ``fn(*args)`` (a module-level function returning paths)."""
+    def draw(self, name: str, *args) -> None:
+        """Draw one figure there: ``exactdp.sweep.plots.<name>(*args)`` (it returns the
+        paths written; named, so that this process need not import matplotlib)."""
         try:
-            fut = self._pool.submit(fn, *args)
+            fut = self._pool.submit(draw_figure, name, *args)
         except BrokenExecutor:
             fut = None
-        self._figures.append((fut, fn, args))
+        self._figures.append((fut, name, args))
 
     def figures(self) -> list:
         """Wait for the figures; the paths of each, in the order they were asked (a figure
         the process could not draw because it died is drawn here)."""
         out = []
-        for fut, fn, args in self._figures:
+        for fut, name, args in self._figures:
             try:
                 if fut is None:
                     raise BrokenExecutor
                 out.append(fut.result())
             except BrokenExecutor:
-                out.append(fn(*args))
+                out.append(draw_figure(name, *args))
         return out
 
     def __enter__(self) -> "Assistant":

@@ -212,28 +212,26 @@ def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True, 
         curves[(i, j)] = read_csv(f["curve"])
         grids[(i, j)] = read_columns(f["grid"])
         infos[(i, j)] = read_json(f["info"])
-    # the figures (function, arguments), drawn as soon as their rows exist when a helper
-    # process draws them, else at the end; listed in the order eps_delta, tradeoff, heatmap
+    # the figures (function of exactdp.sweep.plots by name, arguments): drawn as soon as
+    # their rows exist when a helper process draws them (this process then never imports
+    # matplotlib), else here at the end; listed in the order eps_delta, tradeoff, heatmap
     figures: list = []
-    if plots:
-        from exactdp.sweep import plots as figs
-
-        pdir = out / "plots"
-    draw = assistant.draw if assistant is not None else (lambda fn, *a: figures.append((fn, a)))
+    pdir = out / "plots"
+    draw = assistant.draw if assistant is not None else (lambda name, *a: figures.append((name, a)))
     with mpmath.workdps(_DPS):
         srows, headline = _summary(curves, deltas)
         atomic_write_text(out / "summary.csv", _csv(srows))
         heat_delta, hrows, heat = _heatmap(curves, deltas, alloc.n_paths)
         if plots:
-            draw(figs.plot_eps_delta, srows, pdir, "eps_delta", alloc.total_rho)
-            draw(figs.plot_spread_heatmap, heat, pdir, heat_delta)
+            draw("plot_eps_delta", srows, pdir, "eps_delta", alloc.total_rho)
+            draw("plot_spread_heatmap", heat, pdir, heat_delta)
         ar = mpfr_arithmetic(mpfr_context(prec_of(_DPS)))
         vertices = functools.lru_cache(maxsize=None)(
             lambda k: pair_curve(read_csv(pair_paths(out, *k)["tradeoff"]), ar))
         gdp_txt = assistant.gdp_column(grids[min(grids)]["alpha"]) if assistant is not None and grids else None
         erows, env_info = _envelope(grids, alloc.total_rho, vertices, gdp_txt)
         if plots:
-            draw(figs.plot_tradeoff, erows, pdir, "tradeoff", alloc.total_rho)
+            draw("plot_tradeoff", erows, pdir, "tradeoff", alloc.total_rho)
         atomic_write_text(out / "envelope.csv", _csv(erows))
         atomic_write_text(out / "spread_matrix.csv", _csv(hrows))
         if rel_pairs:
@@ -245,7 +243,12 @@ def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True, 
     }
     files = ["summary.csv", "envelope.csv", "spread_matrix.csv"] + (["release.csv"] if rel_pairs else [])
     if plots:
-        drawn = assistant.figures() if assistant is not None else [fn(*a) for fn, a in figures]
+        if assistant is not None:
+            drawn = assistant.figures()
+        else:
+            from exactdp.sweep import plots as figs
+
+            drawn = [getattr(figs, name)(*a) for name, a in figures]
         files += [str(p.relative_to(out)) for k in (0, 2, 1) for p in drawn[k]]
     return {"headline": headline, "worst_certified": {k: fmt_bound(v) for k, v in worst.items()},
             "envelope": env_info, "heatmap_delta": heat_delta, "files": files,
