@@ -530,3 +530,28 @@ def test_read_columns_matches_the_line_by_line_code(tmp_path, text):
     p = tmp_path / "f.csv"
     p.write_bytes(text.encode("utf-8"))
     assert read_columns(p) == ref_read_columns(text)
+
+
+def test_rel_width_matches_the_comparison_code():
+    """``_rel`` tests truth values where the former code compared with 0."""
+    from fractions import Fraction
+
+    from exactdp.sweep.pair import _rel
+
+    def former(width, value):
+        if width == 0:
+            return 0.0
+        return float(width / abs(value)) if value != 0 else math.inf
+
+    vals = [mpmath.mpf(0), mpmath.mpf(1), mpmath.mpf("1e-300"), -mpmath.mpf(2), mpmath.mpf("nan"), mpmath.inf,
+            0.0, -0.0, 1.5, math.nan, Fraction(0), Fraction(1, 3), 0, 2]
+    for w in vals:
+        for v in vals:
+            try:
+                want = former(w, v)
+            except ZeroDivisionError:
+                with pytest.raises(ZeroDivisionError):
+                    _rel(w, v)
+                continue
+            got = _rel(w, v)
+            assert got == want or (math.isnan(got) and math.isnan(want)), (w, v)

@@ -374,10 +374,14 @@ def tradeoff_rows(verts, settings) -> tuple:
 
 
 def _rel(width, value) -> float:
-    """A width relative to |value|: 0 for a point, inf for a width around 0."""
-    if width == 0:
+    """A width relative to |value|: 0 for a point, inf for a width around 0.
+
+    ``not x`` is ``x == 0`` for the mpf, float and rational values met here (an mpf is
+    false exactly when its raw value is mpmath's zero; NaN is true) and skips mpmath's
+    conversion of the 0."""
+    if not width:
         return 0.0
-    return float(width / abs(value)) if value != 0 else math.inf
+    return float(width / abs(value)) if value else math.inf
 
 
 def _curve_rows(i: int, j: int, deltas, dpts, epts) -> tuple:
