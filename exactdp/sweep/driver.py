@@ -244,7 +244,9 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
     byte-identical for any ``jobs`` and across interruptions.  Error bound: each number
     carries its certified bound; the manifest states the worst.  Reference: Su, Su &
     Wang, exact privacy accounting for the 2020 U.S. Census (overall curve = max over
-    pairs; trade-off = lower convex envelope).
+    pairs; trade-off = lower convex envelope).  From 64 computations on, a helper process
+    (:mod:`exactdp.sweep.assist`) computes the envelope's GDP column and draws the
+    figures with the same code, so the serial assembly after the last pair is shorter.
     """
     from exactdp.census.allocations import load_allocation, parse_pair_spec
     from exactdp.sweep.summary import assemble
