@@ -417,3 +417,29 @@ def test_sieve_candidates_same_nodes():
             continue
         got = sieve_candidates(A, umax, N, gstar)
         assert np.array_equal(got, old_sieve_candidates(A, umax, N, gstar)), gstar
+
+
+def test_sieve_candidates_same_nodes_off_regime():
+    """The run-cutting sieve against the frozen per-candidate one off the DHC regime: small
+    and odd N, steps near N/2 and beyond N, negative weights, limits of 0, tiny, π, NaN and
+    negative, every choice of the enumerating group."""
+    rng = np.random.default_rng(11)
+    for trial in range(60):
+        N = int(rng.choice([64, 65, 97, 1000, 4099, 65536, 1_000_003]))
+        G = int(rng.integers(1, 7))
+        A = rng.integers(1, 3 * N, G)
+        pick = rng.integers(0, 5, G)
+        A = np.where(pick == 0, N // 2 + rng.integers(-2, 3, G), A)
+        A = np.where(pick == 1, -A, A).astype(np.int64)
+        umax = rng.uniform(0.0, 2.5, G)
+        special = rng.integers(0, 12, G)
+        umax = np.where(special == 0, 0.0, umax)
+        umax = np.where(special == 1, math.pi, umax)
+        umax = np.where(special == 2, 1e-9, umax)
+        if trial % 15 == 7:
+            umax[int(rng.integers(0, G))] = math.nan if trial % 2 else -0.5
+        for gstar in range(G):
+            if A[gstar] <= 0 or not umax[gstar] >= 0:
+                continue
+            got = sieve_candidates(A, umax, N, gstar)
+            assert np.array_equal(got, old_sieve_candidates(A, umax, N, gstar)), (trial, gstar)
