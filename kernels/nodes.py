@@ -12,7 +12,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from exactdp.kernels.dgauss import PSI_CONSTS, TWO_PI, U64, log_psi_terms, psi_consts, psi_terms, psi_terms_len
+from exactdp.kernels.dgauss import PSI_CONSTS, TWO_PI, U64, log_psi_rows, psi_consts, psi_terms, psi_terms_len
 from exactdp.kernels.jit import kernel
 
 __all__ = ["wrapped_angle", "node_trig", "node_factors", "TABLE_BYTES", "clear_tables"]
@@ -133,14 +133,9 @@ def _node_factors_rows(m, s2, f, lam, slot, soff, tab, tbase, tw, cos_t, sin_t, 
     cr = np.empty(PSI_CONSTS)
     for g in range(G):
         psi_consts(f[g], s2[g], cc, cr)
-        w = tw[g]
-        for u in range(soff[g + 1] - soff[g]):
-            base = tbase[g] + u * w
-            lp, le = log_psi_terms(f[g], s2[g], cc, cr, tab, base)
-            k = soff[g] + u
-            lre[k] = lp.real
-            lim[k] = lp.imag
-            lq[k] = le + 2.0 * U64 * (abs(lp.real) + abs(lp.imag))
+        log_psi_rows(f[g], s2[g], cc, cr, tab, tbase[g], tw[g], soff[g + 1] - soff[g], lre, lim, lq, soff[g])
+    for k in range(U):
+        lq[k] = lq[k] + 2.0 * U64 * (abs(lre[k]) + abs(lim[k]))
     out = np.empty(K, dtype=np.complex128)
     err = np.empty(K)
     one_minus = -math.expm1(-lam)
