@@ -20,14 +20,29 @@ def _keep_runs(lo, hi, out_lo, out_hi, count, a, L, n_nodes):
     ``out_lo``/``out_hi`` (ascending, disjoint; a run of length ℓ yields at most
     ``min(ℓ, ⌊a(ℓ − 1)/N⌋ + 2)`` of them); returns their count.  ``0 < a ≤ N/2``.  The residue is carried exactly: along a run
     that passes by one division, across the rejected arc to its next wrap by one more, so
-    the work is one step per wrap of ``a·n`` around N, not one per node."""
+    the work is one step per wrap of ``a·n`` around N, not one per node (for a step
+    above N/16, node by node, the residue carried by one addition)."""
     W = 2 * L
     c = 0
+    per_node = 16 * a > n_nodes  # a wrap every < 16 nodes: test node by node instead
     for i in range(count):
         x = lo[i]
         y = hi[i]
         v = (a * x + L) % n_nodes
         n = x
+        if per_node:
+            for n in range(x, y + 1):
+                if v <= W:
+                    if c > 0 and out_hi[c - 1] == n - 1:
+                        out_hi[c - 1] = n
+                    else:
+                        out_lo[c] = n
+                        out_hi[c] = n
+                        c += 1
+                v += a
+                if v >= n_nodes:
+                    v -= n_nodes
+            continue
         while n <= y:
             if v <= W:
                 k = (W - v) // a  # n .. n + k pass

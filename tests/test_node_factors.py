@@ -421,8 +421,8 @@ def test_sieve_candidates_same_nodes():
 
 def test_sieve_candidates_same_nodes_off_regime():
     """The run-cutting sieve against the frozen per-candidate one off the DHC regime: small
-    and odd N, steps near N/2 and beyond N, negative weights, limits of 0, tiny, π, NaN and
-    negative, every choice of the enumerating group."""
+    and odd N, steps near N/2, beyond N and small (both ways of cutting a run), negative
+    weights, limits of 0, tiny, π, NaN and negative, every choice of the enumerating group."""
     rng = np.random.default_rng(11)
     for trial in range(60):
         N = int(rng.choice([64, 65, 97, 1000, 4099, 65536, 1_000_003]))
@@ -430,6 +430,7 @@ def test_sieve_candidates_same_nodes_off_regime():
         A = rng.integers(1, 3 * N, G)
         pick = rng.integers(0, 5, G)
         A = np.where(pick == 0, N // 2 + rng.integers(-2, 3, G), A)
+        A = np.where(pick == 2, rng.integers(1, max(2, N // 40), G), A)  # a wrap every > 16 nodes
         A = np.where(pick == 1, -A, A).astype(np.int64)
         umax = rng.uniform(0.0, 2.5, G)
         special = rng.integers(0, 12, G)
