@@ -25,7 +25,7 @@ import numpy as np
 from exactdp.kernels.jit import kernel
 
 __all__ = ["POISSON_MIN_S2", "log_theta", "log_theta_ratio", "log_poisson_numerator", "log_theta_real", "psi_consts",
-           "psi_terms", "psi_terms_len", "log_psi_rows", "log_psi_terms", "log_psi_at", "log_psi"]
+           "psi_terms", "psi_terms_rows", "psi_terms_len", "log_psi_rows", "log_psi_terms", "log_psi_at", "log_psi"]
 
 POISSON_MIN_S2 = 1.0
 TWO_PI = 2.0 * math.pi
@@ -238,14 +238,14 @@ def psi_consts(f, s2, cc, cr):
 
 @kernel("int64(float64)")
 def psi_terms_len(s2):
-    """Length of the b-dependent row of :func:`psi_terms` for s²."""
+    """Length of the b-dependent row of :func:`psi_terms_rows` for s²."""
     if s2 >= POISSON_MIN_S2:
         return 9
     return 6 * direct_half_width(s2)
 
 
-@kernel("void(float64, float64, float64[:], float64[:])")
-def psi_terms(b, s2, cr, row):
+@kernel("void(float64[:], float64, float64[:], float64[:], int64, int64)")
+def psi_terms_rows(bs, s2, cr, tab, base, width):
     """The parts of :func:`log_psi` that depend on (b, s²) only, not on f (filled in place,
     :func:`psi_terms_len` entries); ``cr`` from :func:`psi_consts` of any f (only its
     f-independent entries are read).  With :func:`log_psi_terms` this is :func:`log_psi_at`
@@ -255,49 +255,65 @@ def psi_terms(b, s2, cr, row):
     Poisson form: ``row[j] = e^{e_j}`` with ``e_j = −2πs²k(πk − b)`` for k = −3, −2, −1, 1,
     2, 3 (j = 0..5; −1 for a term skipped, e_j ≤ −745), ``row[6] = Σ e^{e_j}``,
     ``row[7]`` the terms' rounding weight, ``row[8] = b``.  Direct form: for y = −Y..−1,
-    1..Y (p = 0..2Y−1) ``row[3p] + i·row[3p+1] = e^{iby} − 1`` and ``row[3p+2]`` its modulus."""
-    if s2 >= POISSON_MIN_S2:
-        zabs = 0.0
-        dz = 0.0
-        for j in range(6):
-            e = cr[j] * (cr[6 + j] - b)
-            if e > -745.0:
-                t = math.exp(e)
-                row[j] = t
-                zabs += t
-                dz += t * (4.0 * abs(e) + cr[14 + j])
-            else:
-                row[j] = -1.0
-        row[6] = zabs
-        row[7] = dz
-        row[8] = b
-        return
-    Y = direct_half_width(s2)
-    # e^{iby} − 1 = −2 sin²(by/2) + i sin(by): the sines of y > 0 are those of −y negated
-    # (sin is odd in IEEE arithmetic and (0.5b)(−y) = −((0.5b)y) exactly), so each sine is
-    # evaluated once
-    for y in range(-Y, 0):
-        sh = math.sin(0.5 * b * y)
-        sb = math.sin(b * y)
-        c = -2.0 * sh * sh + 1j * sb  # e^{iby} − 1
-        p = y + Y
-        row[3 * p] = c.real
-        row[3 * p + 1] = c.imag
-        row[3 * p + 2] = abs(c)
-        sh = -sh
-        sb = -sb
-        c = -2.0 * sh * sh + 1j * sb
-        p = Y - y - 1
-        row[3 * p] = c.real
-        row[3 * p + 1] = c.imag
-        row[3 * p + 2] = abs(c)
+    1..Y (p = 0..2Y−1) ``row[3p] + i·row[3p+1] = e^{iby} − 1`` and ``row[3p+2]`` its modulus.
+
+    Here for each ``b = bs[u]``, into the row ``row = tab[base + u·width:]`` (:func:`one_row`
+    compiled into the loop, so a row costs no call)."""
+
+    def one_row(b, at):
+        if s2 >= POISSON_MIN_S2:
+            zabs = 0.0
+            dz = 0.0
+            for j in range(6):
+                e = cr[j] * (cr[6 + j] - b)
+                if e > -745.0:
+                    t = math.exp(e)
+                    tab[at + j] = t
+                    zabs += t
+                    dz += t * (4.0 * abs(e) + cr[14 + j])
+                else:
+                    tab[at + j] = -1.0
+            tab[at + 6] = zabs
+            tab[at + 7] = dz
+            tab[at + 8] = b
+            return
+        Y = direct_half_width(s2)
+        # e^{iby} − 1 = −2 sin²(by/2) + i sin(by): the sines of y > 0 are those of −y negated
+        # (sin is odd in IEEE arithmetic and (0.5b)(−y) = −((0.5b)y) exactly), so each sine is
+        # evaluated once
+        for y in range(-Y, 0):
+            sh = math.sin(0.5 * b * y)
+            sb = math.sin(b * y)
+            c = -2.0 * sh * sh + 1j * sb  # e^{iby} − 1
+            p = y + Y
+            tab[at + 3 * p] = c.real
+            tab[at + 3 * p + 1] = c.imag
+            tab[at + 3 * p + 2] = abs(c)
+            sh = -sh
+            sb = -sb
+            c = -2.0 * sh * sh + 1j * sb
+            p = Y - y - 1
+            tab[at + 3 * p] = c.real
+            tab[at + 3 * p + 1] = c.imag
+            tab[at + 3 * p + 2] = abs(c)
+
+    for u in range(bs.shape[0]):
+        one_row(bs[u], base + u * width)
+
+
+@kernel("void(float64, float64, float64[:], float64[:])")
+def psi_terms(b, s2, cr, row):
+    """:func:`psi_terms_rows` of the one row ``row`` at b."""
+    bs = np.empty(1)
+    bs[0] = b
+    psi_terms_rows(bs, s2, cr, row, 0, 0)
 
 
 @kernel("void(float64, float64, complex128[:], float64[:], float64[:], int64, int64, int64, float64[:], float64[:], "
         "float64[:], int64)")
 def log_psi_rows(f, s2, cc, cr, tab, base, width, count, out_re, out_im, out_err, k0):
     """:func:`log_psi` of ``count`` rows of one (f, s²): from the constants
-    :func:`psi_consts` of (f, s²) and the rows :func:`psi_terms` read from
+    :func:`psi_consts` of (f, s²) and the rows :func:`psi_terms_rows` read from
     ``tab[base + u·width:]`` (no slice per row), into ``out_re``/``out_im``/``out_err``
     at ``k0 + u``, u = 0..count − 1 (real and imaginary part of log ψ, its error bound).
     One evaluation (:func:`one_row`) compiled into the loop, so a row costs no call."""
@@ -377,7 +393,7 @@ def log_psi_rows(f, s2, cc, cr, tab, base, width, count, out_re, out_im, out_err
 @kernel("Tuple((complex128, float64))(float64, float64, complex128[:], float64[:], float64[:], int64)")
 def log_psi_terms(f, s2, cc, cr, tab, at):
     """:func:`log_psi` from the constants :func:`psi_consts` of (f, s²) and the row
-    :func:`psi_terms` of (b, s²), read from ``tab[at:]`` (:func:`log_psi_rows` of one row)."""
+    :func:`psi_terms_rows` of (b, s²), read from ``tab[at:]`` (:func:`log_psi_rows` of one row)."""
     out = np.empty(3)
     log_psi_rows(f, s2, cc, cr, tab, at, 0, 1, out[0:1], out[1:2], out[2:3], 0)
     return complex(out[0], out[1]), out[2]

@@ -12,7 +12,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from exactdp.kernels.dgauss import PSI_CONSTS, TWO_PI, U64, log_psi_rows, psi_consts, psi_terms, psi_terms_len
+from exactdp.kernels.dgauss import PSI_CONSTS, TWO_PI, U64, log_psi_rows, psi_consts, psi_terms_rows, psi_terms_len
 from exactdp.kernels.jit import kernel
 
 __all__ = ["wrapped_angle", "node_trig", "node_factors", "TABLE_BYTES", "clear_tables"]
@@ -89,9 +89,10 @@ def _node_slots(A, nodes, n_nodes):
 
 @kernel("Tuple((float64[:], int64[:], int64[:]))(int64[:], float64[:], int64[:], int64, int32[:, :], int64[:])")
 def _slot_rows(A, s2, nodes, n_nodes, slot, soff):
-    """The b-dependent half of every log ψ (:func:`psi_terms`), once per slot: slot u of
-    group g is the row ``tab[tbase[g] + u·tw[g] :][: tw[g]]``, from ``b_g = A_g θ_n``
-    reduced exactly modulo 2π at the slot's first node n."""
+    """The b-dependent half of every log ψ (:func:`~exactdp.kernels.dgauss.psi_terms_rows`),
+    once per slot: slot u of group g is the row ``tab[tbase[g] + u·tw[g] :][: tw[g]]``,
+    from ``b_g = A_g θ_n`` reduced exactly modulo 2π at the slot's first node n (one
+    call per group)."""
     G = A.shape[0]
     K = nodes.shape[0]
     tw = np.empty(G, dtype=np.int64)
@@ -104,16 +105,15 @@ def _slot_rows(A, s2, nodes, n_nodes, slot, soff):
     tab = np.empty(total)
     cc = np.empty(6, dtype=np.complex128)
     cr = np.empty(PSI_CONSTS)
+    bs = np.empty(K)
     for g in range(G):
         psi_consts(0.0, s2[g], cc, cr)  # only its f-independent entries are read
-        w = tw[g]
         seen = 0
         for i in range(K):
             if slot[i, g] == seen:
-                base = tbase[g] + seen * w
-                b = wrapped_angle((A[g] * nodes[i]) % n_nodes, n_nodes)
-                psi_terms(b, s2[g], cr, tab[base:base + w])
+                bs[seen] = wrapped_angle((A[g] * nodes[i]) % n_nodes, n_nodes)
                 seen += 1
+        psi_terms_rows(bs[:seen], s2[g], cr, tab, tbase[g], tw[g])
     return tab, tbase, tw
 
 

@@ -18,10 +18,12 @@ def _keep_runs(lo, hi, out_lo, out_hi, count, a, L, n_nodes):
     """The runs ``lo[i] .. hi[i]`` (i < count, ascending, disjoint) cut to the nodes n with
     ``(a·n + L) mod N ≤ 2L``, i.e. ``dist(a·n, Nℤ) ≤ L`` (for 0 ≤ L, 2L < N), into
     ``out_lo``/``out_hi`` (ascending, disjoint; a run of length ℓ yields at most
-    ``min(ℓ, ⌊a(ℓ − 1)/N⌋ + 2)`` of them); returns their count.  ``0 < a ≤ N/2``.  The residue is carried exactly: along a run
-    that passes by one division, across the rejected arc to its next wrap by one more, so
-    the work is one step per wrap of ``a·n`` around N, not one per node (for a step
-    above N/16, node by node, the residue carried by one addition)."""
+    ``min(ℓ, ⌊a(ℓ − 1)/N⌋ + 2)`` of them); returns their count.  ``0 < a ≤ N/2``.
+
+    The residue is carried exactly: along a run that passes by one division, across the
+    rejected arc to its next wrap by one more, so the work is one step per wrap of ``a·n``
+    around N, not one per node (for a step above N/16: node by node, the residue carried
+    by one addition)."""
     W = 2 * L
     c = 0
     per_node = 16 * a > n_nodes  # a wrap every < 16 nodes: test node by node instead

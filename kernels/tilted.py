@@ -32,8 +32,8 @@ from exactdp.kernels.nodes import node_factors, node_trig
 from exactdp.kernels.sieve import sieve_candidates
 from exactdp.kernels.signed import ANCHOR, tilted_sums
 
-__all__ = ["node_factors", "node_trig", "delta_factor", "delta_factors", "tilted_sums", "cgf_slope", "saddle_point", "sieve_candidates",
-           "alias_bound", "ANCHOR", "ALIAS_FALLBACK"]
+__all__ = ["node_factors", "node_trig", "delta_factor", "delta_factors", "tilted_sums", "cgf_slope", "saddle_point",
+           "sieve_candidates", "alias_bound", "ANCHOR", "ALIAS_FALLBACK"]
 
 
 @kernel("Tuple((complex128, float64))(float64, float64, float64, float64, float64, float64, float64, float64, float64)")
