@@ -64,7 +64,8 @@ def _same(a, b) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
-def _drop_tables():
+def drop_tables():
+    """Drop the node tables kept by ``node_factors`` (this tree's or an older one's)."""
     for name in ("nodes", "tilted"):  # the node tables' module (kernels.tilted before the split)
         try:
             module = importlib.import_module(f"exactdp.kernels.{name}")
@@ -88,7 +89,7 @@ def replay(path, tree=None):
         fn = getattr(tilted, name)
         best, outs = float("inf"), []
         for _ in range(3):
-            _drop_tables()
+            drop_tables()
             t0 = time.process_time()
             outs = [fn(*args) for args, _ in calls]
             best = min(best, time.process_time() - t0)

@@ -10,7 +10,6 @@ shared machine; run it for two versions under the same load to compare them.
 Run:  python bench/bench_node_kernels.py 6-10 6-31 6-24 10-33 6-33 6-6 20-40
 """
 import cProfile
-import importlib
 import pstats
 import sys
 import time
@@ -18,17 +17,9 @@ import time
 from exactdp.census.allocations import load_allocation
 from exactdp.sweep.pair import SweepSettings, compute_pair
 
+from bench_kernel_replay import drop_tables as _drop_tables  # (bench/ is the script's folder)
 
 KERNEL_FILES = tuple(f"kernels/{m}.py" for m in ("tilted", "nodes", "signed", "sieve", "dgauss"))
-
-
-def _drop_tables():
-    for name in ("nodes", "tilted"):  # the node tables' module (kernels.tilted before the split)
-        try:
-            module = importlib.import_module(f"exactdp.kernels.{name}")
-        except ImportError:
-            continue
-        getattr(module, "_TABLES", {}).clear()
 
 
 alloc = load_allocation("dhc-persons-2020")

@@ -13,6 +13,18 @@ from exactdp.kernels.jit import kernel
 __all__ = ["sieve_candidates"]
 
 
+@kernel("int64(int64[:], int64[:], int64, int64, int64)")
+def _add_run(out_lo, out_hi, c, n, e):
+    """Append the run n .. e to the ``c`` runs ``out_lo``/``out_hi`` (joined to the last one
+    when adjacent); returns the new count."""
+    if c > 0 and out_hi[c - 1] == n - 1:
+        out_hi[c - 1] = e
+        return c
+    out_lo[c] = n
+    out_hi[c] = e
+    return c + 1
+
+
 @kernel("int64(int64[:], int64[:], int64[:], int64[:], int64, int64, int64, int64)")
 def _keep_runs(lo, hi, out_lo, out_hi, count, a, L, n_nodes):
     """The runs ``lo[i] .. hi[i]`` (i < count, ascending, disjoint) cut to the nodes n with
@@ -35,12 +47,7 @@ def _keep_runs(lo, hi, out_lo, out_hi, count, a, L, n_nodes):
         if per_node:
             for n in range(x, y + 1):
                 if v <= W:
-                    if c > 0 and out_hi[c - 1] == n - 1:
-                        out_hi[c - 1] = n
-                    else:
-                        out_lo[c] = n
-                        out_hi[c] = n
-                        c += 1
+                    c = _add_run(out_lo, out_hi, c, n, n)
                 v += a
                 if v >= n_nodes:
                     v -= n_nodes
@@ -51,12 +58,7 @@ def _keep_runs(lo, hi, out_lo, out_hi, count, a, L, n_nodes):
                 e = n + k
                 if e > y:
                     e = y
-                if c > 0 and out_hi[c - 1] == n - 1:
-                    out_hi[c - 1] = e
-                else:
-                    out_lo[c] = n
-                    out_hi[c] = e
-                    c += 1
+                c = _add_run(out_lo, out_hi, c, n, e)
                 v += a * (k + 1)
                 n += k + 1
                 if v >= n_nodes:
