@@ -29,9 +29,11 @@ import math
 from fractions import Fraction
 
 import mpmath
+from mpmath.libmp import fzero, mpf_add, mpf_div, mpf_exp, mpf_gt, mpf_le, mpf_lt, mpf_mul, mpf_sub
 
 from exactdp.accounting.base import bun_steinke_epsilon, sequence_values
-from exactdp.accounting.curve import _DPS, _ROUND, _bounds, _mp
+from exactdp.accounting.curve import _DPS, _ROUND
+from exactdp.accounting.rawmp import ctx_prec, make, raw_bounds, raw_fraction, raw_log1p
 from exactdp.accounting.results import EpsilonPoint
 from exactdp.accounting.screen import decide, delta_bracket, estimate_log_delta
 from exactdp.engine.lattice import floor_exact
@@ -49,6 +51,9 @@ MAX_ROUNDS = 80
 GUESS_ROUNDS = 4
 #: the zCDP piece is walked up this many doubling steps before a target is refused
 UPPER_TRIES = 3
+_HALF = Fraction(1, 2)
+#: targets below this are not screened in float64 (accounting.screen)
+_TINY = Fraction(1, 10**290)
 
 
 def _log_inverse(x: Fraction) -> float:
@@ -58,6 +63,8 @@ def _log_inverse(x: Fraction) -> float:
 
 def _floor_log(x: Fraction) -> int:
     """⌊log x⌋ exactly, for a Fraction x in (0, 1) (mpmath only near an integer)."""
+    if _HALF <= x < 1:  # −1 < log(1/2) ≤ log x < 0
+        return -1
     f = -_log_inverse(x)
     if abs(f - round(f)) > 1e-9 * max(1.0, abs(f)):
         return math.floor(f)
@@ -74,8 +81,8 @@ class _Target:
 
     def __init__(self, dt: Fraction):
         self.dt = dt
-        self.high = dt > Fraction(1, 2)
-        self.t_f = float(dt) if not self.high and dt > Fraction(1, 10**290) else None
+        self.high = dt > _HALF
+        self.t_f = float(dt) if not self.high and dt > _TINY else None
         self.u = math.sqrt(_log_inverse(dt))  # also below the float range (δ = 1e-600)
         self.hi = None
         self.rounds = 0
@@ -462,22 +469,32 @@ class ProfileInversion:
             with workdps(_DPS):
                 raise self._uncertified(f"ε(δ={mpmath.nstr(to_mpf(dt), 6)})")
         with workdps(_DPS + 10):
-            em0 = _mp(e0)
-            e_right = _mp(self._piece_eps(k))
-            p2, p2lo, p2hi = _bounds(t2)
-            scale = mpmath.exp(em0)
-            if dt > Fraction(1, 2):  # δ0 − dt = (1 − dt) − (1 − δ0)
-                cd = to_mpf(1 - dt)
-                gaps = {"est": cd - pr.c, "upper": cd - pr.c_lo, "lower": cd - pr.c_hi}
+            prec, rnd = ctx_prec()
+            em0 = raw_fraction(e0, prec, rnd)
+            e_right = raw_fraction(self._piece_eps(k), prec, rnd)
+            p2, p2lo, p2hi = raw_bounds(t2, prec, rnd)
+            scale = mpf_exp(em0, prec, rnd)
+            if dt > _HALF:  # δ0 − dt = (1 − dt) − (1 − δ0)
+                cd = raw_fraction(1 - dt, prec, rnd)
+                gaps = {"est": (cd, pr.c), "upper": (cd, pr.c_lo), "lower": (cd, pr.c_hi)}
             else:
-                dm = to_mpf(dt)
-                gaps = {"est": pr.d - dm, "upper": pr.d_hi - dm, "lower": pr.d_lo - dm}
+                dm = raw_fraction(dt, prec, rnd)
+                gaps = {"est": (pr.d, dm), "upper": (pr.d_hi, dm), "lower": (pr.d_lo, dm)}
             den = {"est": p2, "upper": p2lo, "lower": p2hi}
 
             def solve(which):
-                g = max(gaps[which], mpmath.mpf(0))
-                if den[which] <= 0:
-                    return e_right
-                return min(em0 + mpmath.log1p(g / (scale * den[which])), e_right)
+                a, b = gaps[which]
+                gap = mpf_sub(a if type(a) is tuple else a._mpf_, b if type(b) is tuple else b._mpf_, prec, rnd)
+                return make(_solve_raw(em0, e_right, scale, gap, den[which], prec, rnd))
 
             return tuple(solve(side) for side in sides)
+
+
+def _solve_raw(em0, e_right, scale, gap, den, prec: int, rnd: str):
+    """``min(em0 + log1p(max(gap, 0)/(scale·den)), e_right)`` (``e_right`` when den ≤ 0) on
+    raw mpf tuples: the libmp calls of the former mpf code (:mod:`exactdp.accounting.rawmp`)."""
+    g = fzero if mpf_gt(fzero, gap) else gap  # max(gap, 0)
+    if mpf_le(den, fzero):
+        return e_right
+    x = mpf_add(em0, raw_log1p(mpf_div(g, mpf_mul(scale, den, prec, rnd), prec, rnd), prec, rnd), prec, rnd)
+    return e_right if mpf_lt(e_right, x) else x  # min(x, e_right)

@@ -65,8 +65,10 @@ class LatticeSum:
 
     def delta_thresholds(self, eps) -> tuple[int, int]:
         """Integer thresholds (k1, k2) with δ(ε) = P[S ≥ k1] − e^ε P[S ≥ k2]."""
-        if isinstance(eps, Fraction):
-            k1 = floor_exact(eps - self.c, self.scale) + 1
+        if isinstance(eps, Fraction):  # ⌊(ε − c)·scale⌋ + 1 in integers
+            c, sc = self.c, self.scale
+            k1 = ((eps.numerator * c.denominator - c.numerator * eps.denominator) * sc.numerator
+                  // (eps.denominator * c.denominator * sc.denominator)) + 1
         else:
             c = self.c
             k1 = floor_exact(lambda dps: eps(dps) - to_mpf(c), self.scale) + 1
@@ -81,14 +83,27 @@ def floor_exact(x, scale: Fraction = Fraction(1)) -> int:
     digits is refused rather than rounded.
     """
     if isinstance(x, (int, Fraction)):
+        if isinstance(scale, (int, Fraction)):  # ⌊p·s/(q·t)⌋ in integers
+            return x.numerator * scale.numerator // (x.denominator * scale.denominator)
         return math.floor(Fraction(x) * scale)
     for dps in (50, 200):
         with mpmath.workdps(dps):
             y = x(dps) * (to_mpf(scale))
             f = mpmath.floor(y)
-            if min(y - f, f + 1 - y) > mpmath.mpf(10) ** (-(dps - 10)):
+            if min(y - f, f + 1 - y) > _lattice_gap(dps):
                 return int(f)
     raise ValueError("threshold is within 1e-190 of a lattice point; pass ε as an exact rational")
+
+
+_GAPS: dict = {}
+
+
+def _lattice_gap(dps: int):
+    """``mpf(10) ** (−(dps − 10))`` at ``dps`` digits, computed once per dps."""
+    g = _GAPS.get(dps)
+    if g is None:
+        g = _GAPS[dps] = mpmath.mpf(10) ** (-(dps - 10))
+    return g
 
 
 def lattice_of(comp: Composition) -> LatticeSum:
