@@ -37,7 +37,8 @@ from collections.abc import Iterable
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import fone, from_rational, fzero, mpf_add, mpf_div, mpf_exp, mpf_gt, mpf_lt, mpf_mul, mpf_sub, to_float
+from mpmath.libmp import (fone, from_float, from_rational, fzero, mpf_add, mpf_div, mpf_exp, mpf_gt, mpf_le, mpf_lt, mpf_mul,
+                          mpf_sub, to_float)
 
 from exactdp.accounting.base import Accountant, bun_steinke_epsilon, check_epsilon_range, check_rel_tol, sequence_values
 from exactdp.accounting.curve import _DPS, _ROUND, TradeoffCurve, _bounds, _mp
@@ -386,12 +387,16 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             else:
                 pr = prof[j]
                 j += 1
-            with workdps(_DPS):
+            with workdps(_DPS):  # raw: width = d_hi − d_lo ≤ (2·max_rel)·d
+                prec, rnd = ctx_prec()
                 em = _mp(e)
-                if not (pr.d_hi - pr.d_lo <= 2 * self.max_rel * pr.d):
+                d = pr.d._mpf_
+                width = mpf_sub(pr.d_hi._mpf_, pr.d_lo._mpf_, prec, rnd)
+                if not mpf_le(width, mpf_mul(d, from_float(2 * self.max_rel), prec, rnd)):
                     raise self._uncertified(f"δ(ε={mpmath.nstr(em, 12)})")
                 # + the rounding of the 40-digit estimate itself
-                out.append(DeltaPoint(em, pr.d, (pr.d_hi - pr.d_lo) / 2 + pr.d * _ROUND, pr.p1, pr.p2, pr.thresholds))
+                err = mpf_add(mpf_div(width, FTWO, prec, rnd), mpf_mul(d, _ROUND._mpf_, prec, rnd), prec, rnd)
+                out.append(DeltaPoint(em, pr.d, make(err), pr.p1, pr.p2, pr.thresholds))
         return tuple(out)
 
 

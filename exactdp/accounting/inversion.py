@@ -29,11 +29,11 @@ import math
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import fzero, mpf_add, mpf_div, mpf_exp, mpf_gt, mpf_le, mpf_lt, mpf_mul, mpf_sub
+from mpmath.libmp import from_float, fzero, mpf_abs, mpf_add, mpf_div, mpf_exp, mpf_gt, mpf_le, mpf_lt, mpf_mul, mpf_sub
 
 from exactdp.accounting.base import bun_steinke_epsilon, sequence_values
 from exactdp.accounting.curve import _DPS, _ROUND
-from exactdp.accounting.rawmp import ctx_prec, make, raw_bounds, raw_fraction, raw_log1p
+from exactdp.accounting.rawmp import ctx_prec, make, raw_bounds, raw_fraction, raw_log1p, raw_max, raw_min
 from exactdp.accounting.results import EpsilonPoint
 from exactdp.accounting.screen import decide, delta_bracket, estimate_log_delta
 from exactdp.engine.lattice import floor_exact
@@ -440,16 +440,20 @@ class ProfileInversion:
             upper, est = self._solve_piece(k, dt, ("upper", "est"), full_prof)
             if kk - 1 > tg.k_an:
                 (lower,) = self._solve_piece(kk, dt, ("lower",), full_prof)
-        with workdps(_DPS):
-            if lower is None:
-                lower = to_mpf(tg.e_low)
-            upper += abs(upper) * _ROUND
-            lower -= abs(lower) * _ROUND
-            est = min(max(est, lower), upper)
-            width = upper - lower
-            if not width <= self.max_rel * max(abs(upper), mpmath.mpf(10) ** -30):
+        with workdps(_DPS):  # raw: upper += |upper|·_ROUND, lower −= |lower|·_ROUND, est clipped
+            prec, rnd = ctx_prec()
+            rr = _ROUND._mpf_
+            up = upper._mpf_
+            lw = raw_fraction(tg.e_low, prec, rnd) if lower is None else lower._mpf_
+            up = mpf_add(up, mpf_mul(mpf_abs(up, prec, rnd), rr, prec, rnd), prec, rnd)
+            lw = mpf_sub(lw, mpf_mul(mpf_abs(lw, prec, rnd), rr, prec, rnd), prec, rnd)
+            es = raw_max(est._mpf_, lw)
+            es = raw_min(es, up)
+            # width ≤ max_rel·max(|upper|, 10^-30)
+            room = mpf_mul(raw_max(mpf_abs(up, prec, rnd), _tiny_width()._mpf_), from_float(self.max_rel), prec, rnd)
+            if not mpf_le(mpf_sub(up, lw, prec, rnd), room):
                 raise self._uncertified(f"ε(δ={mpmath.nstr(tg.dmp, 6)})")
-        return EpsilonPoint(tg.dmp, est, lower, upper, k)
+        return EpsilonPoint(tg.dmp, make(es), make(lw), make(up), k)
 
     def _zcdp_piece(self, dt: Fraction, k_lo: int) -> int:
         """The piece of the zCDP bound ``ρ + 2 sqrt(ρ log(1/δ))`` (δ ≤ target there)."""
@@ -488,6 +492,18 @@ class ProfileInversion:
                 return make(_solve_raw(em0, e_right, scale, gap, den[which], prec, rnd))
 
             return tuple(solve(side) for side in sides)
+
+
+_TINY_WIDTH: dict = {}
+
+
+def _tiny_width():
+    """``mpf(10) ** -30`` at the current precision (the floor of a result's width bound)."""
+    prec = mpmath.mp.prec
+    v = _TINY_WIDTH.get(prec)
+    if v is None:
+        v = _TINY_WIDTH[prec] = mpmath.mpf(10) ** -30
+    return v
 
 
 def _solve_raw(em0, e_right, scale, gap, den, prec: int, rnd: str):
