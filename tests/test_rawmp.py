@@ -204,3 +204,38 @@ def test_log1p_matches_mpmath():
             for x in xs:
                 x = +x
                 assert raw_log1p(x._mpf_, *ctx_prec()) == mpmath.log1p(x)._mpf_, x
+
+
+def _floor_exact_ref(x, scale):
+    """``engine.lattice.floor_exact`` for a callable, as at e2cac23."""
+    for dps in (50, 200):
+        with mpmath.workdps(dps):
+            y = x(dps) * (to_mpf(scale))
+            f = mpmath.floor(y)
+            if min(y - f, f + 1 - y) > mpmath.mpf(10) ** (-(dps - 10)):
+                return int(f)
+    raise ValueError("threshold is within 1e-190 of a lattice point; pass ε as an exact rational")
+
+
+def test_floor_exact_matches_the_former_mpf_code():
+    from exactdp.engine.lattice import floor_exact
+
+    rng = random.Random(17)
+    for i in range(300):
+        scale = Fraction(rng.randint(1, 10**30), rng.randint(1, 10**12))
+        base = Fraction(rng.randint(-10**40, 10**40), rng.randint(1, 10**20))
+        # far from a lattice point, within 1e-45 of one (the 200-digit pass), or on one
+        off = [mpmath.sqrt(2) / 7, mpmath.mpf(10) ** -45 * mpmath.sqrt(3), mpmath.mpf(0)][i % 3]
+        k = math.floor(base * scale)
+
+        def x(dps, k=k, scale=scale, off=off):
+            with workdps(dps + 10):
+                return (mpmath.mpf(k) + off) / to_mpf(scale)
+
+        try:
+            ref = _floor_exact_ref(x, scale)
+        except ValueError:
+            with pytest.raises(ValueError):
+                floor_exact(x, scale)
+            continue
+        assert floor_exact(x, scale) == ref

@@ -25,11 +25,13 @@ is the rule (tails only from the convolution, a σ² < 1/2 group) go there first
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import from_float, fzero, mpf_abs, mpf_add, mpf_div, mpf_exp, mpf_gt, mpf_le, mpf_lt, mpf_mul, mpf_sub
+from mpmath.libmp import (from_float, fzero, mpf_abs, mpf_add, mpf_div, mpf_exp, mpf_ge, mpf_gt, mpf_le, mpf_lt, mpf_mul,
+                          mpf_sub)
 
 from exactdp.accounting.base import bun_steinke_epsilon, sequence_values
 from exactdp.accounting.curve import _DPS, _ROUND
@@ -70,6 +72,17 @@ def _floor_log(x: Fraction) -> int:
         return math.floor(f)
     with workdps(60):
         return int(mpmath.floor(mpmath.log(to_mpf(x))))
+
+
+@functools.lru_cache(maxsize=4096)
+def _target_ref(dt: Fraction) -> tuple:
+    """``(high, ref, dmp)`` of a target: ``high = dt > 1/2``, the raw mpf at ``_DPS + 10``
+    digits of what δ is compared with (``to_mpf(1 − dt)`` when high, else ``to_mpf(dt)``)
+    and ``to_mpf(dt)`` there (the sweep asks the same targets of every pair)."""
+    with workdps(_DPS + 10):
+        dmp = to_mpf(dt)
+        high = dt > _HALF
+        return high, raw_fraction(1 - dt, *ctx_prec()) if high else dmp._mpf_, dmp
 
 
 class _Target:
@@ -280,12 +293,10 @@ class ProfileInversion:
     def _below(self, pr, dt: Fraction, side: str) -> bool:
         """Certified comparison of δ with the target: ``side='upper'`` → δ ≤ target is
         certain; ``'lower'`` → δ > target is certain (through 1 − δ above 1/2)."""
-        with workdps(_DPS + 10):
-            if dt > Fraction(1, 2):
-                cd = to_mpf(1 - dt)
-                return pr.c_lo >= cd if side == "upper" else pr.c_hi < cd
-            dm = to_mpf(dt)
-            return pr.d_hi <= dm if side == "upper" else pr.d_lo > dm
+        high, ref, _ = _target_ref(dt)  # raw compare: the same as the mpf comparisons
+        if high:
+            return mpf_ge(pr.c_lo._mpf_, ref) if side == "upper" else mpf_lt(pr.c_hi._mpf_, ref)
+        return mpf_le(pr.d_hi._mpf_, ref) if side == "upper" else mpf_gt(pr.d_lo._mpf_, ref)
 
     @staticmethod
     def _epsilon_identical(dt: Fraction) -> EpsilonPoint:
@@ -344,8 +355,7 @@ class ProfileInversion:
 
     def _target(self, dt: Fraction) -> _Target:
         tg = _Target(dt)
-        with workdps(_DPS + 10):
-            tg.dmp = to_mpf(dt)
+        tg.dmp = _target_ref(dt)[2]
         lat = self.lattice
         # δ(ε) ≥ 1 − e^ε > dt for ε < log(1 − dt): an analytic lower bracket
         tg.e_low = Fraction(_floor_log(1 - dt) - 1)
@@ -478,12 +488,11 @@ class ProfileInversion:
             e_right = raw_fraction(self._piece_eps(k), prec, rnd)
             p2, p2lo, p2hi = raw_bounds(t2, prec, rnd)
             scale = mpf_exp(em0, prec, rnd)
-            if dt > _HALF:  # δ0 − dt = (1 − dt) − (1 − δ0)
-                cd = raw_fraction(1 - dt, prec, rnd)
-                gaps = {"est": (cd, pr.c), "upper": (cd, pr.c_lo), "lower": (cd, pr.c_hi)}
+            high, ref, _ = _target_ref(dt)  # to_mpf(1 − dt) or to_mpf(dt) at this precision
+            if high:  # δ0 − dt = (1 − dt) − (1 − δ0)
+                gaps = {"est": (ref, pr.c), "upper": (ref, pr.c_lo), "lower": (ref, pr.c_hi)}
             else:
-                dm = raw_fraction(dt, prec, rnd)
-                gaps = {"est": (pr.d, dm), "upper": (pr.d_hi, dm), "lower": (pr.d_lo, dm)}
+                gaps = {"est": (pr.d, ref), "upper": (pr.d_hi, ref), "lower": (pr.d_lo, ref)}
             den = {"est": p2, "upper": p2lo, "lower": p2hi}
 
             def solve(which):
