@@ -1,17 +1,21 @@
 """Side by side in one process: the accounting layer's raw-tuple arithmetic (issue 14, mpasm)
 against the mpf-object code it replaced.
 
-usage: python bench/mpasm_ab.py [STEP] [ROUNDS] [BASE]     (default: every 20th DHC pair, 3 rounds, e2cac23)
+usage: python bench/mpasm_ab.py [STEP] [ROUNDS] [BASE] [calls]
+       (default: every 20th DHC pair, 3 rounds, e2cac23; ``calls``: also count the Python
+       function calls of each side under cProfile, a load-independent measure)
 
 The former functions are read from git (``git show BASE:path``), compiled in the namespace
 of today's modules and swapped in for the "old" runs (``ExactAccountant._assemble``,
 ``_query``, ``_piece_eps``, ``delta``; ``ProfileInversion._solve_piece``, ``_finish``;
-``inversion._floor_log``; ``lattice.floor_exact``, ``LatticeSum.delta_thresholds``).
+``_below``, ``_target``; ``inversion._floor_log``; ``lattice.floor_exact``, ``LatticeSum.delta_thresholds``).
 Every pair runs old and new alternately (the order flips each round, a fresh accountant
 each time) and the CPU time (``time.process_time``) of each is summed per stage; the three
 CSV texts of both must be identical.
 """
 import ast
+import cProfile
+import pstats
 import subprocess
 import sys
 import textwrap
@@ -27,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 STEP = int(sys.argv[1]) if len(sys.argv) > 1 else 20
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 BASE = sys.argv[3] if len(sys.argv) > 3 else "e2cac23"
+CALLS = len(sys.argv) > 4 and sys.argv[4] == "calls"
 
 
 def old_functions(path, names, module, extra=None):
@@ -59,7 +64,8 @@ old_acc = old_functions("exactdp/accounting/accountant.py",
                         {"ExactAccountant._assemble", "ExactAccountant._query", "ExactAccountant._piece_eps",
                          "ExactAccountant.delta"}, accountant)
 old_inv = old_functions("exactdp/accounting/inversion.py",
-                        {"ProfileInversion._solve_piece", "ProfileInversion._finish", "_floor_log"}, inversion,
+                        {"ProfileInversion._solve_piece", "ProfileInversion._finish", "ProfileInversion._below",
+                         "ProfileInversion._target", "_floor_log"}, inversion,
                         {"_bounds": curve._bounds, "_mp": curve._mp, "floor_exact": old_lat["floor_exact"]})
 old_lat_ns = old_lat["LatticeSum.delta_thresholds"].__globals__
 old_lat_ns["floor_exact"] = old_lat["floor_exact"]
@@ -67,7 +73,8 @@ old_lat_ns["floor_exact"] = old_lat["floor_exact"]
 SWAPS = [(A, "_assemble", old_acc["ExactAccountant._assemble"]), (A, "_query", old_acc["ExactAccountant._query"]),
          (A, "_piece_eps", old_acc["ExactAccountant._piece_eps"]), (A, "delta", old_acc["ExactAccountant.delta"]),
          (P, "_solve_piece", old_inv["ProfileInversion._solve_piece"]),
-         (P, "_finish", old_inv["ProfileInversion._finish"]), (inversion, "_floor_log", old_inv["_floor_log"]),
+         (P, "_finish", old_inv["ProfileInversion._finish"]), (P, "_below", old_inv["ProfileInversion._below"]),
+         (P, "_target", old_inv["ProfileInversion._target"]), (inversion, "_floor_log", old_inv["_floor_log"]),
          (inversion, "floor_exact", old_lat["floor_exact"]),
          (L, "delta_thresholds", old_lat["LatticeSum.delta_thresholds"])]
 NEW = [(o, n, getattr(o, n) if not isinstance(o, type) else o.__dict__[n]) for o, n, _ in SWAPS]
@@ -86,6 +93,7 @@ compute_pair(1, 1, alloc.pair_rhos(13, 13), s)  # warm-up (kernels loaded)
 tot = {"old": {}, "new": {}}
 cpu = {"old": 0.0, "new": 0.0}
 bad = 0
+prof = {"old": cProfile.Profile(), "new": cProfile.Profile()}
 for rnd in range(ROUNDS):
     for i, j in pairs:
         got = {}
@@ -94,6 +102,10 @@ for rnd in range(ROUNDS):
             t = time.process_time()
             r = compute_pair(i, j, alloc.pair_rhos(i, j), s)
             cpu[which] += time.process_time() - t
+            if CALLS and rnd == 0:
+                prof[which].enable()
+                compute_pair(i, j, alloc.pair_rhos(i, j), s)
+                prof[which].disable()
             for k, v in r.seconds.items():
                 tot[which][k] = tot[which].get(k, 0.0) + v
             got[which] = (r.curve_csv, r.tradeoff_csv, r.grid_csv)
@@ -105,3 +117,7 @@ for which in ("old", "new"):
     st = ", ".join(f"{k} {1000 * v / n:.1f}" for k, v in tot[which].items())
     print(f"{which}: cpu {1000 * cpu[which] / n:.1f} ms/pair; stages (wall, ms/pair): {st}")
 print(f"new/old cpu: {cpu['new'] / cpu['old']:.3f}")
+if CALLS:
+    calls = {w: pstats.Stats(prof[w]).total_calls / len(pairs) for w in prof}
+    print(f"Python function calls a pair: old {calls['old']:.0f}, new {calls['new']:.0f} "
+          f"(new/old {calls['new'] / calls['old']:.3f})")
