@@ -108,6 +108,8 @@ def _tail(rng, k, lo=-2000.0, hi=0.0):
 
 def _eps(rng):
     e = Fraction(rng.randint(-50 * 10**6, 50 * 10**6), rng.randint(1, 10**6))
+    if rng.random() < 0.05:  # a user callable giving a float
+        return lambda dps, x=float(e): x
     if rng.random() < 0.2:
         base = e
 
@@ -239,3 +241,27 @@ def test_floor_exact_matches_the_former_mpf_code():
                 floor_exact(x, scale)
             continue
         assert floor_exact(x, scale) == ref
+
+
+def test_fraction_query_and_breakpoints_match_the_former_rational_code():
+    from exactdp.engine.lattice import LatticeSum
+
+    rng = random.Random(19)
+    for _ in range(300):
+        scale = Fraction(rng.randint(1, 10**rng.randint(1, 40)), rng.randint(1, 10**rng.randint(0, 12)))
+        c = Fraction(rng.randint(0, 10**30), rng.randint(1, 10**25))
+        lat = LatticeSum((1,), (1,), (Fraction(1),), scale, c, 0)
+        fake = type("A", (), {"lattice": lat})()
+        a, b, sn, sd = c.numerator, c.denominator, scale.numerator, scale.denominator
+        fake._ints = (a * sn, sd * b, b * sn)
+        beta = Fraction(1) / scale
+        for e in (Fraction(rng.randint(-10**20, 10**20), rng.randint(1, 10**15)), c, c + 7 / scale,
+                  Fraction(rng.randint(-10**60, 10**60), rng.randint(1, 10**3))):
+            # the former code (e2cac23): Fraction arithmetic
+            k1 = math.floor((e - c) * scale) + 1
+            x0q = e - c - k1 * beta
+            q = ExactAccountant._query(fake, e, beta, float(beta))
+            assert (q.threshold, q.x0, q.x1) == (k1, float(x0q), float(max(x0q + beta, 0)))
+            assert lat.delta_thresholds(e) == (k1, k1)
+        k = rng.randint(-10**12, 10**12)
+        assert ExactAccountant._piece_eps(fake, k) == c + Fraction(k) / scale

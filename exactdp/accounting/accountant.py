@@ -43,7 +43,8 @@ from mpmath.libmp import (fone, from_float, from_rational, fzero, mpf_add, mpf_d
 from exactdp.accounting.base import Accountant, bun_steinke_epsilon, check_epsilon_range, check_rel_tol, sequence_values
 from exactdp.accounting.curve import _DPS, _ROUND, TradeoffCurve, _bounds, _mp
 from exactdp.accounting.inversion import ProfileInversion
-from exactdp.accounting.rawmp import FTWO, ctx_prec, make, raw_bounds, raw_exp, raw_fraction, raw_max, raw_min
+from exactdp.accounting.rawmp import (FTWO, ctx_prec, make, raw_bounds, raw_convert, raw_exp, raw_fraction, raw_max,
+                                     raw_min)
 from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics
 from exactdp.accounting.screen import ProfileValues
 from exactdp.engine.lattice import lattice_of
@@ -144,7 +145,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         """Breakpoint ε_k = c + k/scale (exact): ``(a·s + k·t·b)/(b·s)`` for c = a/b,
         scale = s/t, normalised once (the Fraction that ``c + Fraction(k)/scale`` gives)."""
         ints = self._ints
-        return Fraction(ints[0] + k * ints[1], ints[2])
+        return Fraction(ints[0] + int(k) * ints[1], ints[2])
 
     def _tails(self, ks) -> list[TailValue]:
         return self.engine.tails(ks)
@@ -241,7 +242,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             return WeightedQuery(k1, n0 / den, n1 / den if n1 > 0 else 0.0, fbeta)
         with workdps(_DPS + 20 + len(str(abs(k1)))):
             prec, rnd = ctx_prec()
-            x0 = mpf_sub(mpf_sub(_mp(e, mpmath.mp.dps)._mpf_, raw_fraction(c, prec, rnd), prec, rnd),
+            x0 = mpf_sub(mpf_sub(raw_convert(_mp(e, mpmath.mp.dps)), raw_fraction(c, prec, rnd), prec, rnd),
                          from_rational(k1 * t, s, prec, rnd), prec, rnd)
             x1 = mpf_add(x0, from_rational(t, s, prec, rnd), prec, rnd)
             return WeightedQuery(k1, to_float(x0, rnd=rnd), 0.0 if mpf_lt(x1, fzero) else to_float(x1, rnd=rnd), fbeta)
@@ -253,7 +254,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         calls the mpf operators would make, at the caller's precision, so the same bits."""
         prec, rnd = ctx_prec()
         eps = r.eps
-        em = raw_fraction(eps, prec, rnd) if isinstance(eps, Fraction) else eps(_DPS)._mpf_
+        em = raw_fraction(eps, prec, rnd) if isinstance(eps, Fraction) else raw_convert(eps(_DPS))
         ee = mpf_exp(em, prec, rnd)
         pr = _Profile()
         pr.thresholds = (r.k1, r.k2)

@@ -32,7 +32,7 @@ import mpmath
 from mpmath.libmp import (fone, from_float, from_int, from_rational, fzero, mpf_add, mpf_exp, mpf_gt, mpf_ln, mpf_lt,
                           mpf_mul, mpf_pos, mpf_sub)
 
-__all__ = ["ctx_prec", "raw_real", "raw_exp", "raw_bounds", "raw_max", "raw_min", "raw_fraction", "make", "raw_log1p", "FTWO"]
+__all__ = ["ctx_prec", "raw_real", "raw_exp", "raw_bounds", "raw_max", "raw_min", "raw_fraction", "make", "raw_log1p", "raw_convert", "FTWO"]
 
 _MPF = mpmath.mpf
 _new = object.__new__
@@ -62,8 +62,9 @@ def raw_real(x, prec: int, rnd: str):
     return _MPF(x)._mpf_
 
 
-def _exp_arg(x):
-    """The lossless conversion of ``mpmath.exp``'s argument (``ctx.convert``)."""
+def raw_convert(x):
+    """``mpmath.mp.convert(x)._mpf_``: the lossless conversion an mpf operator or
+    ``mpmath.exp`` applies to a float, int or mpf operand (an mpf as it is)."""
     if type(x) is _MPF:
         return x._mpf_
     if type(x) is float:
@@ -73,7 +74,7 @@ def _exp_arg(x):
 
 def raw_exp(x, prec: int, rnd: str):
     """``mpmath.exp(x)._mpf_`` (x a float, an mpf or an int)."""
-    return mpf_exp(_exp_arg(x), prec, rnd)
+    return mpf_exp(raw_convert(x), prec, rnd)
 
 
 def raw_bounds(tv, prec: int, rnd: str):
