@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactdp.sweep.numtext import mpfr_context, nearest_digits
+from exactdp.sweep.numtext import layout, mpfr_context, nearest_digits
 from exactdp.sweep.pair import SweepSettings, fmt, fmt_bound, grid_alphas, grid_rows, vertex_value
 
 # ------------------------------------------------------------------ references (former code)
@@ -248,6 +248,45 @@ def test_vertex_texts_at_digit_boundaries():
         assert vertex_value(lv, 1e-11)[0] == ref_vertex(lv, 1e-11)[0], lv
 
 
+def test_vertex_values_batch_is_vertex_value_per_key():
+    """The batched loop against the one-value function (and so the former code), on
+    every branch: exponents −34..−1 (inlined), ≤ −35 and 0 (not), mpf logs, huge and
+    special logs, logs next to a 25-digit midpoint (fallback), relative errors as mpf."""
+    from exactdp.sweep.numtext import vertex_values
+
+    rng = random.Random(13)
+    with mpmath.workdps(60):
+        mid = float(mpmath.log(mpmath.mpf("5.0000000000000000000000005e-7")))
+        logs = [rng.uniform(-80, 0) for _ in range(300)] + [math.log(10.0) * -k for k in range(30, 40)]
+        logs += [0.0, -0.0, -1e-300, -745.2, -3000.5, -math.inf, mid, mpmath.mpf(-3) / 7]
+    keys = [(lv, rel) for lv in logs for rel in (1e-11, mpmath.mpf("2e-12"))][::-1]
+    got = vertex_values(keys)
+    assert len(got) == len(keys)
+    for (lv, rel), g in zip(keys, got):
+        w = vertex_value(lv, float(rel))
+        assert g[0] == w[0] and g[3] == w[3], lv
+        assert all((a == b) or (a.is_nan() and b.is_nan()) for a, b in zip(g[1:3], w[1:3])), lv
+        assert g[0] == ref_vertex(lv, float(rel))[0], lv
+
+
+def test_digits_exp_counts_digits_at_powers_of_ten():
+    """``digits_exp``'s digit count (gmpy2's ``num_digits``, exact or one too many, then
+    corrected) against ``len(str(·))`` where it matters: values whose scaled integer is
+    10^k − 1, 10^k or 10^k + 1, at several precisions."""
+    from mpmath.libmp import from_int, from_man_exp, mpf_div, to_str
+
+    from exactdp.sweep.numtext import digits_exp
+
+    for dps in (8, 20, 25):
+        for k in range(-40, 40):
+            ten = from_int(10**k) if k >= 0 else mpf_div(from_int(1), from_int(10**-k), 200, "n")
+            for dm in (-1, 0, 1):
+                v = from_man_exp((ten[1] << 120) + dm, ten[2] - 120)
+                ref = to_str(v, dps, min_fixed=-4, max_fixed=6, strip_zeros=False)
+                de = digits_exp(v, dps)
+                assert de is not None and layout(de[0], de[1], dps) == ref, (dps, k, dm)
+
+
 @settings(derandomize=True, max_examples=300, deadline=None)
 @given(st.one_of(st.floats(-2500, 50), st.floats(-1, 1)))
 def test_mpmath_exp_is_as_accurate_as_nearest_digits_assumes(x):
@@ -284,7 +323,7 @@ def test_nearest_digits_refuses_near_midpoints_and_rounds_elsewhere():
 
 def test_vertex_fallback_path_matches_the_context_code():
     """The mpmath steps used near a midpoint give the former text and value."""
-    from exactdp.sweep.pair import _vertex_text_mpmath
+    from exactdp.sweep.numtext import _vertex_text_mpmath
 
     rng = random.Random(9)
     for lv in [rng.uniform(-60, 0) for _ in range(200)] + [0.0, -1e-300, -3000.5]:
@@ -491,3 +530,28 @@ def test_read_columns_matches_the_line_by_line_code(tmp_path, text):
     p = tmp_path / "f.csv"
     p.write_bytes(text.encode("utf-8"))
     assert read_columns(p) == ref_read_columns(text)
+
+
+def test_rel_width_matches_the_comparison_code():
+    """``_rel`` tests truth values where the former code compared with 0."""
+    from fractions import Fraction
+
+    from exactdp.sweep.pair import _rel
+
+    def former(width, value):
+        if width == 0:
+            return 0.0
+        return float(width / abs(value)) if value != 0 else math.inf
+
+    vals = [mpmath.mpf(0), mpmath.mpf(1), mpmath.mpf("1e-300"), -mpmath.mpf(2), mpmath.mpf("nan"), mpmath.inf,
+            0.0, -0.0, 1.5, math.nan, Fraction(0), Fraction(1, 3), 0, 2]
+    for w in vals:
+        for v in vals:
+            try:
+                want = former(w, v)
+            except ZeroDivisionError:
+                with pytest.raises(ZeroDivisionError):
+                    _rel(w, v)
+                continue
+            got = _rel(w, v)
+            assert got == want or (math.isnan(got) and math.isnan(want)), (w, v)

@@ -26,17 +26,20 @@ Outputs in the folder ``out``::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import sys
 import threading
 import time
+from collections import Counter
 from concurrent.futures import ALL_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
 from exactdp.census.designs import PL94_ALLOCATION, composition_for_allocation
 from exactdp.numerics.exact import InputError
+from exactdp.sweep.assist import Assistant
 from exactdp.sweep.backends import BACKENDS, check_backend, unordered_results
 from exactdp.sweep.io import (
     LOCK_FILE,
@@ -65,6 +68,8 @@ __all__ = [
 
 FORMAT = "exactdp-sweep/1"
 _WRITERS = 4  # threads writing finished pairs' files
+_ASSIST_MIN_CALLS = 64  # pair computations from which the assembly gets a helper process
+_ASSIST_AFTER = 4  # results to wait for before starting it
 _THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                 "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
@@ -127,17 +132,31 @@ def _task(kind: str, i: int, j: int, rhos, settings_dict: dict):
     return kind, compute_pair(i, j, rhos, settings)
 
 
+def _version_of(name: str) -> str:
+    """A package's version: the imported module's ``__version__`` if it is loaded, else
+    the installed distribution's (numba and joblib cost ~1 s to import in this process,
+    which needs neither before the workers start)."""
+    mod = sys.modules.get(name)
+    if mod is not None:
+        return mod.__version__
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:  # pragma: no cover - an unpackaged install
+        import importlib
+
+        return importlib.import_module(name).__version__
+
+
 def _versions() -> dict:
-    import joblib
     import mpmath
-    import numba
-    import numpy
 
     from exactdp._version import __version__
 
-    return {"exactdp": __version__, "python": platform.python_version(), "numpy": numpy.__version__,
-            "numba": numba.__version__, "mpmath": mpmath.__version__, "mpmath_backend": mpmath.libmp.BACKEND,
-            "joblib": joblib.__version__}
+    return {"exactdp": __version__, "python": platform.python_version(), "numpy": _version_of("numpy"),
+            "numba": _version_of("numba"), "mpmath": mpmath.__version__, "mpmath_backend": mpmath.libmp.BACKEND,
+            "joblib": _version_of("joblib")}
 
 
 def _identity(alloc, pairs, settings, release_pairs, pl) -> dict:
@@ -225,7 +244,9 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
     byte-identical for any ``jobs`` and across interruptions.  Error bound: each number
     carries its certified bound; the manifest states the worst.  Reference: Su, Su &
     Wang, exact privacy accounting for the 2020 U.S. Census (overall curve = max over
-    pairs; trade-off = lower convex envelope).
+    pairs; trade-off = lower convex envelope).  From 64 computations on, a helper process
+    (:mod:`exactdp.sweep.assist`) computes the envelope's GDP column and draws the
+    figures with the same code, so the serial assembly after the last pair is shorter.
     """
     from exactdp.census.allocations import load_allocation, parse_pair_spec
     from exactdp.sweep.summary import assemble
@@ -252,66 +273,82 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
     out = Path(out)
     ident = _identity(alloc, pair_list, settings, rel_pairs, pl)
     _check_out_dir(out, ident, resume)  # before the lock file is created in a folder that is not ours
-    with locked_out_dir(out):
+    with locked_out_dir(out), contextlib.ExitStack() as stack:
         old = _check_out_dir(out, ident, resume)  # again, now that no other run can write
         remove_temp_files(out)
         timings = dict(old.get("timings", {}).get("pairs", {})) if old else {}
         manifest = {**ident, "status": "running", "versions": _versions()}
-        atomic_write_text(out / MANIFEST, _dump(manifest))
+        # the files' fsyncs wait on the disk (≈ 35 ms a pair here, ~1 s for the first
+        # manifest), not on the CPU: they run in writer threads while this thread goes on;
+        # every pair write waits for the manifest (a folder never holds pair files without
+        # it), each task's files stay in order inside its thread, all are written before
+        # the assembly
+        with ThreadPoolExecutor(max_workers=_WRITERS, thread_name_prefix="exactdp-write") as pool:
+            started = pool.submit(atomic_write_text, out / MANIFEST, _dump(manifest))
+            rhos_of = _pair_rhos_memo(alloc)
+            tasks, reused = [], 0
+            for i, j in pair_list:
+                if task_complete(pair_paths(out, i, j), settings.deltas, settings.envelope_points):
+                    reused += 1
+                else:
+                    tasks.append(("pair", i, j, rhos_of(i, j)))
+            for i, j in rel_pairs:
+                if task_complete(release_path(out, i, j), settings.deltas, settings.envelope_points):
+                    reused += 1
+                else:
+                    tasks.append(("release", i, j, rhos_of(i, j) + pl.pair_rhos(1, 1)))
+            tasks.sort(key=_cost_key)
 
-        tasks, reused = [], 0
-        for i, j in pair_list:
-            if task_complete(pair_paths(out, i, j), settings.deltas, settings.envelope_points):
-                reused += 1
-            else:
-                tasks.append(("pair", i, j, alloc.pair_rhos(i, j)))
-        for i, j in rel_pairs:
-            if task_complete(release_path(out, i, j), settings.deltas, settings.envelope_points):
-                reused += 1
-            else:
-                tasks.append(("release", i, j, alloc.pair_rhos(i, j) + pl.pair_rhos(1, 1)))
-        tasks.sort(key=_cost_key)
+            sdict = settings.as_dict()
+            # pairs of one composition have the same numbers: one of them is computed, the
+            # others are its result relabelled (written exactly as they would be computed)
+            twins: dict = {}
+            calls = []
+            key_of = _composition_key_memo(alloc)
+            for k, i, j, r in tasks:
+                members = twins.setdefault((k, key_of(i, j) if k == "pair" else composition_key(r)), [])
+                if not members:
+                    calls.append((k, i, j, r, sdict))
+                members.append((i, j))
+            rest = {(k, *ij[0]): ij[1:] for (k, _), ij in twins.items() if len(ij) > 1}
+            t_compute = time.perf_counter()
+            # big sweeps: a helper process imports the figures' code and computes the GDP
+            # column while the workers run (started once the first results are in, not
+            # to slow the workers' own start), and draws the figures during the assembly;
+            # small ones: the figures' code is imported in a thread of this process
+            helper = None
+            assisted = len(calls) >= _ASSIST_MIN_CALLS
+            prefetch = _import_plotting_meanwhile() if plots and tasks and not assisted else None
+            n_results = 0
+            if tasks:
+                from tqdm import tqdm
 
-        sdict = settings.as_dict()
-        # pairs of one composition have the same numbers: one of them is computed, the
-        # others are its result relabelled (written exactly as they would be computed)
-        twins: dict = {}
-        calls = []
-        for k, i, j, r in tasks:
-            members = twins.setdefault((k, composition_key(r)), [])
-            if not members:
-                calls.append((k, i, j, r, sdict))
-            members.append((i, j))
-        rest = {(k, *ij[0]): ij[1:] for (k, _), ij in twins.items() if len(ij) > 1}
-        t_compute = time.perf_counter()
-        prefetch = _import_plotting_meanwhile() if plots and tasks else None
-        if tasks:
-            from tqdm import tqdm
-
-            show = not quiet and sys.stderr.isatty()
-            bar = tqdm(total=len(tasks), disable=not show, file=sys.stderr, unit="pair", desc="exactdp sweep",
-                       dynamic_ncols=True)
-            last_flush = time.monotonic()
-            # the files' fsyncs wait on the disk (≈ 35 ms a pair here), not on the CPU: they
-            # run in writer threads while this loop takes the next results; each task's
-            # files stay in order inside its thread, and all are written before assembly
-            with ThreadPoolExecutor(max_workers=_WRITERS, thread_name_prefix="exactdp-write") as pool:
+                show = not quiet and sys.stderr.isatty()
+                bar = tqdm(total=len(tasks), disable=not show, file=sys.stderr, unit="pair", desc="exactdp sweep",
+                           dynamic_ncols=True)
+                last_flush = time.monotonic()
                 pending: set = set()
                 for kind, first in unordered_results(_task, calls, backend, jobs, scheduler):
+                    n_results += 1
+                    if assisted and helper is None and n_results >= _ASSIST_AFTER:
+                        helper = stack.enter_context(Assistant(alloc.total_rho, settings, plots))
                     for res in [first] + [relabel(first, i, j) for i, j in rest.get((kind, first.i, first.j), ())]:
                         files = pair_paths(out, res.i, res.j) if kind == "pair" else release_path(out, res.i, res.j)
-                        pending.add(pool.submit(write_task, files, res, res.diagnostics))
+                        pending.add(pool.submit(_write_after, started, files, res))
                         timings[f"{kind}:{res.i}-{res.j}"] = {k: round(v, 4) for k, v in res.seconds.items()}
                     pending = _reap(pending, bar)
-                    if time.monotonic() - last_flush > 2.0:
+                    if time.monotonic() - last_flush > 2.0 and started.done():
                         atomic_write_text(out / MANIFEST, _dump({**manifest, "timings": {"pairs": timings}}))
                         last_flush = time.monotonic()
                 _reap(pending, bar, wait_all=True)
-            bar.close()
+                bar.close()
+            started.result()
+        if assisted and helper is None:
+            helper = stack.enter_context(Assistant(alloc.total_rho, settings, plots))
         if prefetch is not None:
             prefetch.join()
         t_assemble = time.perf_counter()
-        extra = assemble(out, alloc, pair_list, settings, rel_pairs, pl, plots=plots)
+        extra = assemble(out, alloc, pair_list, settings, rel_pairs, pl, plots=plots, assistant=helper)
         t_end = time.perf_counter()
         slowest = sorted(timings.items(), key=lambda kv: -sum(kv[1].values()))[:10]
         manifest = {
@@ -333,6 +370,43 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
         }
         atomic_write_text(out / MANIFEST, _dump(manifest))
         return SweepReport(out, len(pair_list), len(tasks), reused, manifest)
+
+
+def _write_after(started, files: dict, result) -> None:
+    """:func:`~exactdp.sweep.io.write_task` once the run's first manifest is written."""
+    started.result()
+    write_task(files, result, result.diagnostics)
+
+
+def _pair_rhos_memo(alloc):
+    """``alloc.pair_rhos`` (path ``i``'s ρ, then path ``j``'s) from each path's ρ computed
+    once (``path_rhos`` rebuilds its path's table: ~0.65 s for the 946 DHC pairs)."""
+    paths: dict = {}
+
+    def rhos_of(i: int, j: int) -> tuple:
+        for p in (i, j):
+            if p not in paths:
+                paths[p] = alloc.path_rhos(p)
+        return paths[i] + paths[j]
+
+    return rhos_of
+
+
+def _composition_key_memo(alloc):
+    """A key of pair ``(i, j)`` equal for two pairs exactly when their
+    :func:`~exactdp.sweep.twins.composition_key` are (the multiset of non-zero ρ): the two
+    paths' counts of each ``(numerator, denominator)`` added.  A Fraction is equal to
+    another exactly when its normalised numerator and denominator are, so the grouping
+    is the same, without hashing ~170 Fractions a pair (~0.55 s for the DHC sweep)."""
+    counts: dict = {}
+
+    def key_of(i: int, j: int) -> tuple:
+        for p in (i, j):
+            if p not in counts:
+                counts[p] = Counter((r.numerator, r.denominator) for r in alloc.path_rhos(p) if r)
+        return tuple(sorted((counts[i] + counts[j]).items()))
+
+    return key_of
 
 
 def _import_plotting_meanwhile() -> threading.Thread:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 
 import gmpy2
+import mpmath
 from mpmath.libmp import (
     dps_to_prec,
     finf,
@@ -41,20 +42,25 @@ from mpmath.libmp import (
     from_rational,
     from_str,
     fzero,
+    mpf_exp,
     mpf_pos,
     round_nearest,
     to_str,
 )
 from mpmath.libmp.libmpf import blog2_10
 
+from exactdp.numerics.precision import DPS_RESULT
+
 __all__ = ["RND", "prec_of", "digits_exp", "layout", "value_of", "text_of", "fmt_raw", "bound_text_float", "bound_texts_float",
            "POW10", "mpfr_context", "nearest_digits", "decimal_mpfr", "mpfr_to_raw", "raw_to_mpfr", "fmt_mpfr",
-           "parse_mpfr", "bound_text_raw", "float_text"]
+           "parse_mpfr", "bound_text_raw", "float_text", "vertex_value", "vertex_values"]
 
 RND = round_nearest
 #: 10**k for k = 0..1199 (covers every scale digits_exp and bound_text_float use)
 POW10 = tuple(10**k for k in range(1200))
 _P10Z = tuple(gmpy2.mpz(v) for v in POW10)  # the same as gmpy2 integers (no conversions)
+_HALF10 = (None,) + tuple(5 * v for v in _P10Z[:-1])  # 10^k / 2, k ≥ 1
+_num_digits = gmpy2.num_digits
 _MIN_FIXED, _MAX_FIXED = -4, 6
 
 
@@ -99,12 +105,14 @@ def digits_exp(s, dps: int):
     fixdps = int(fixprec / blog2_10 + 0.5)
     off = exp + fixprec
     sb = ((man << off) if off >= 0 else (man >> -off)) * _P10Z[fixdps] >> fixprec
-    n = len(str(sb))
+    n = _num_digits(sb)  # len(str(sb)): exact or one too many, then settled by one comparison
+    if n > 1 and sb < _P10Z[n - 1]:
+        n -= 1
     if n <= dps:  # round_digits would assert; let to_str say so
         return None
     k = n - dps
     q, r = divmod(sb, _P10Z[k])
-    half = 5 * _P10Z[k - 1]
+    half = _HALF10[k]
     e = n - fixdps - 1
     if r > half or (r == half and q & 1):  # round_digits: half to even on the digits
         q += 1
@@ -389,3 +397,74 @@ def float_text(x: float, digits: int) -> str:
     if x == 0:
         return "0"
     return to_str(from_float(x), digits, min_fixed=-4, max_fixed=6, strip_zeros=False)
+
+
+# ------------------------------------------------------------------ trade-off vertices
+
+_P_RESULT = prec_of(DPS_RESULT)
+_P_VERTEX = prec_of(25 + 15)  # fmt(·, 25)
+_C_RESULT = mpfr_context(_P_RESULT)
+
+
+def vertex_value(log_value, rel: float) -> tuple:
+    """One trade-off vertex value: its 25-digit text, ``v`` and ``v·rel``, a sort key.
+
+    The former code, under ``workdps(DPS_RESULT)``: ``t = fmt(exp(mpf(log_value)), 25)``,
+    ``v = mpf(t)``, ``v * rel``.  Here: ``t`` from MPFR's exp rounded to 25 digits
+    (:func:`nearest_digits`; near a rounding midpoint, mpmath's own
+    ``mpf_exp`` and ``to_str`` steps instead), ``v`` and ``v·rel`` as correctly rounded
+    ``gmpy2.mpfr`` values at ``DPS_RESULT`` (the same numbers as mpmath's).  The key
+    ``(e, q)`` of a positive text ``q·10^(e−24)`` orders as the value and as ``v`` (the
+    25-digit texts are far apart at 136 bits, so rounding keeps order and ties); it is
+    ``None`` for a text from the fallback path (the caller then sorts the values).
+    """
+    de = None
+    if type(log_value) is float and -2000.0 < log_value < 2000.0:
+        de = nearest_digits(_C_RESULT.exp(log_value), 25)
+    if de is not None:
+        text = layout(de[0], de[1], 25)
+        v, key = decimal_mpfr(de[0], de[1], 25, text, _C_RESULT), (de[1], de[0])
+    else:
+        text, v_raw = _vertex_text_mpmath(log_value)
+        v = raw_to_mpfr(v_raw, _C_RESULT)
+        key = (-(10**9), 0) if v_raw == fzero else None
+    return text, v, _C_RESULT.mul(v, rel), key
+
+
+def _vertex_text_mpmath(log_value) -> tuple:
+    """``fmt(exp(mpf(log_value)), 25)`` and ``mpf`` of it, by mpmath's own steps (raw)."""
+    if type(log_value) is float:
+        x = from_float(log_value)
+    elif type(log_value) is mpmath.mpf:
+        x = mpf_pos(log_value._mpf_, _P_RESULT, RND)
+    else:
+        with mpmath.workdps(DPS_RESULT):
+            x = mpmath.mpf(log_value)._mpf_
+    y = mpf_pos(mpf_exp(x, _P_RESULT, RND), _P_VERTEX, RND)
+    de = digits_exp(y, 25)
+    if de is None:
+        text = fmt_raw(y, 25)
+        return text, mpf_pos(from_str(text, _P_RESULT, RND), _P_RESULT, RND)
+    text = layout(de[0], de[1], 25)
+    return text, value_of(de[0], de[1], 25, text, _P_RESULT)
+
+
+def vertex_values(keys) -> list:
+    """``[vertex_value(lv, float(rel)) for lv, rel in keys]``: the common path (a float
+    log, :func:`nearest_digits` outside the midpoint margin, a text of exponent
+    ``−34 ≤ e < 0``, whose value is ``q / 10^(24−e)``: :func:`decimal_mpfr`'s division)
+    written out in one loop; every other key goes to :func:`vertex_value`."""
+    ctx = _C_RESULT
+    exp, div, mul = ctx.exp, ctx.div, ctx.mul
+    p10 = _P10_MPFR if ctx.precision >= 136 else ()
+    out = []
+    for lv, rel in keys:
+        rel = float(rel)
+        de = nearest_digits(exp(lv), 25) if type(lv) is float and -2000.0 < lv < 2000.0 else None
+        if de is None or not -34 <= de[1] < 0 or not p10:
+            out.append(vertex_value(lv, rel))
+            continue
+        q, e = de
+        v = div(q, p10[24 - e])
+        out.append((layout(q, e, 25), v, mul(v, rel), (e, q)))
+    return out

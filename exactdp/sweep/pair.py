@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import from_float, from_str, fzero, mpf_exp, mpf_pos
+from mpmath.libmp import from_float, mpf_pos
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf
@@ -32,17 +32,14 @@ from exactdp.sweep.numtext import (
     float_text,
     bound_texts_float,
     bound_text_raw,
-    decimal_mpfr,
-    digits_exp,
     fmt_mpfr,
     fmt_raw,
-    layout,
     mpfr_context,
     mpfr_to_raw,
-    nearest_digits,
     prec_of,
     raw_to_mpfr,
-    value_of,
+    vertex_value,
+    vertex_values,
 )
 
 __all__ = [
@@ -292,52 +289,7 @@ def _csv(rows) -> str:
     return "".join(",".join(str(v) for v in r) + "\n" for r in rows)
 
 
-_P_RESULT = prec_of(DPS_RESULT)
-_P_VERTEX = prec_of(25 + 15)  # fmt(·, 25)
-_C_RESULT = mpfr_context(_P_RESULT)
-
-
-def vertex_value(log_value, rel: float) -> tuple:
-    """One trade-off vertex value: its 25-digit text, ``v`` and ``v·rel``, a sort key.
-
-    The former code, under ``workdps(DPS_RESULT)``: ``t = fmt(exp(mpf(log_value)), 25)``,
-    ``v = mpf(t)``, ``v * rel``.  Here: ``t`` from MPFR's exp rounded to 25 digits
-    (:func:`exactdp.sweep.numtext.nearest_digits`; near a rounding midpoint, mpmath's own
-    ``mpf_exp`` and ``to_str`` steps instead), ``v`` and ``v·rel`` as correctly rounded
-    ``gmpy2.mpfr`` values at ``DPS_RESULT`` (the same numbers as mpmath's).  The key
-    ``(e, q)`` of a positive text ``q·10^(e−24)`` orders as the value and as ``v`` (the
-    25-digit texts are far apart at 136 bits, so rounding keeps order and ties); it is
-    ``None`` for a text from the fallback path (the caller then sorts the values).
-    """
-    de = None
-    if type(log_value) is float and -2000.0 < log_value < 2000.0:
-        de = nearest_digits(_C_RESULT.exp(log_value), 25)
-    if de is not None:
-        text = layout(de[0], de[1], 25)
-        v, key = decimal_mpfr(de[0], de[1], 25, text, _C_RESULT), (de[1], de[0])
-    else:
-        text, v_raw = _vertex_text_mpmath(log_value)
-        v = raw_to_mpfr(v_raw, _C_RESULT)
-        key = (-(10**9), 0) if v_raw == fzero else None
-    return text, v, _C_RESULT.mul(v, rel), key
-
-
-def _vertex_text_mpmath(log_value) -> tuple:
-    """``fmt(exp(mpf(log_value)), 25)`` and ``mpf`` of it, by mpmath's own steps (raw)."""
-    if type(log_value) is float:
-        x = from_float(log_value)
-    elif type(log_value) is mpmath.mpf:
-        x = mpf_pos(log_value._mpf_, _P_RESULT, RND)
-    else:
-        with mpmath.workdps(DPS_RESULT):
-            x = mpmath.mpf(log_value)._mpf_
-    y = mpf_pos(mpf_exp(x, _P_RESULT, RND), _P_VERTEX, RND)
-    de = digits_exp(y, 25)
-    if de is None:
-        text = fmt_raw(y, 25)
-        return text, mpf_pos(from_str(text, _P_RESULT, RND), _P_RESULT, RND)
-    text = layout(de[0], de[1], 25)
-    return text, value_of(de[0], de[1], 25, text, _P_RESULT)
+_C_RESULT = mpfr_context(prec_of(DPS_RESULT))
 
 
 @functools.lru_cache(maxsize=4)
@@ -401,10 +353,8 @@ def tradeoff_rows(verts, settings) -> tuple:
     """
     ka = [(ta.log_value, ta.rel_error) for _, ta, _ in verts]
     kb = [(tb.log_value, tb.rel_error) for _, _, tb in verts]
-    seen: dict = {}
-    for key in ka + kb:
-        if key not in seen:
-            seen[key] = vertex_value(key[0], float(key[1]))
+    seen = dict.fromkeys(ka + kb)
+    seen = dict(zip(seen, vertex_values(seen)))
     va, vb = [seen[key] for key in ka], [seen[key] for key in kb]
     pts = [(a[1], b[1], a[2], b[2]) for a, b in zip(va, vb)]
     keys = [(a[3], b[3]) for a, b in zip(va, vb)]
@@ -424,10 +374,14 @@ def tradeoff_rows(verts, settings) -> tuple:
 
 
 def _rel(width, value) -> float:
-    """A width relative to |value|: 0 for a point, inf for a width around 0."""
-    if width == 0:
+    """A width relative to |value|: 0 for a point, inf for a width around 0.
+
+    ``not x`` is ``x == 0`` for the mpf, float and rational values met here (an mpf is
+    false exactly when its raw value is mpmath's zero; NaN is true) and skips mpmath's
+    conversion of the 0."""
+    if not width:
         return 0.0
-    return float(width / abs(value)) if value != 0 else math.inf
+    return float(width / abs(value)) if value else math.inf
 
 
 def _curve_rows(i: int, j: int, deltas, dpts, epts) -> tuple:

@@ -60,15 +60,22 @@ def _summary(curves: dict, deltas) -> tuple[list, dict]:
     rows = [SUMMARY_COLUMNS]
     keys = sorted(curves)
     out = {}
+    seen: dict = {}  # text -> its value: the pairs share most texts (57 k distinct of 238 k)
+
+    def parse(text):
+        v = seen.get(text)
+        if v is None:
+            v = seen[text] = parse_mpfr(text, ctx)
+        return v
+
     for r_idx, d in enumerate(deltas):
         recs = []
         for key in keys:
             row = curves[key][r_idx]
-            est, err = parse_mpfr(row["delta_exact"], ctx), parse_mpfr(row["delta_error_bound"], ctx)
+            est, err = parse(row["delta_exact"]), parse(row["delta_error_bound"])
             lo = ctx.sub(est, err)
-            recs.append((key, row, est, zero if zero > lo else lo, parse_mpfr(row["delta_upper"], ctx),
-                         parse_mpfr(row["eps_exact"], ctx), parse_mpfr(row["eps_lower"], ctx),
-                         parse_mpfr(row["eps_upper"], ctx)))
+            recs.append((key, row, est, zero if zero > lo else lo, parse(row["delta_upper"]),
+                         parse(row["eps_exact"]), parse(row["eps_lower"]), parse(row["eps_upper"])))
         eps_bs = {rec[1]["eps_bureau"] for rec in recs}
         if len(eps_bs) != 1:
             raise ValueError(f"pairs disagree on the Bureau's ε at δ={d}: the paths spend different ρ")
@@ -91,13 +98,22 @@ def _summary(curves: dict, deltas) -> tuple[list, dict]:
     return rows, out
 
 
-def _envelope(grids: dict, rho: Fraction, vertices) -> tuple[list, dict]:
+def gdp_column(grid_txt, rho: Fraction) -> list:
+    """The ``beta_gdp`` texts of envelope.csv: ``fmt(gdp_beta(α, μ))``, μ = √(2ρ), at
+    ``DPS_RESULT`` for every α text of the grid."""
+    with mpmath.workdps(_DPS):
+        mu = mpmath.sqrt(2 * to_mpf(rho))
+        return [fmt(gdp_beta(mpmath.mpf(t), mu)) for t in grid_txt]
+
+
+def _envelope(grids: dict, rho: Fraction, vertices, gdp_txt=None) -> tuple[list, dict]:
     """Pointwise minimum over pairs of the gridded curves, then its lower convex hull.
 
     ``grids[key]`` holds a pair's grid file as columns (texts); ``vertices(key)`` returns
     its sampled curve as MPFR values at ``DPS_RESULT`` (for the convexity gap of the
     minimising pair at each grid point, computed with the same correctly rounded steps
-    as :func:`~exactdp.sweep.envelope.interpolate` on mpf values)."""
+    as :func:`~exactdp.sweep.envelope.interpolate` on mpf values).  ``gdp_txt``: the
+    :func:`gdp_column` of the grid if already known."""
     import numpy as np
 
     keys = sorted(grids)
@@ -121,7 +137,8 @@ def _envelope(grids: dict, rho: Fraction, vertices) -> tuple[list, dict]:
     pts = [(mpmath.mpf(0), mpmath.mpf(1))] + [(a, c[0]) for a, c in zip(grid, best)] + [(mpmath.mpf(1), mpmath.mpf(0))]
     hull = lower_hull(pts)
     on = set(hull)
-    mu = mpmath.sqrt(2 * to_mpf(rho))
+    if gdp_txt is None:
+        gdp_txt = gdp_column(grid_txt, rho)
     rows = [ENVELOPE_COLUMNS]
     worst_gap = mpmath.mpf(0)
     worst_err = mpmath.mpf(0)
@@ -134,7 +151,7 @@ def _envelope(grids: dict, rho: Fraction, vertices) -> tuple[list, dict]:
         env = y0 + (y1 - y0) * (a - x0) / (x1 - x0) if idx not in on else pts[idx][1]
         b, e, g, key = best[m]
         worst_gap, worst_err = max(worst_gap, mpmath.mpf(g)), max(worst_err, mpmath.mpf(e))
-        rows.append((grid_txt[m], fmt(env), int(idx in on), fmt(b), f"{key[0]}-{key[1]}", e, g, fmt(gdp_beta(a, mu))))
+        rows.append((grid_txt[m], fmt(env), int(idx in on), fmt(b), f"{key[0]}-{key[1]}", e, g, gdp_txt[m]))
     return rows, {"grid_points": len(grid), "worst_beta_error_bound": fmt_bound(worst_err),
                   "worst_beta_interp_gap": fmt_bound(worst_gap)}
 
@@ -166,8 +183,12 @@ def _release(out, rel_pairs, deltas, alloc, pl, curves) -> list:
     return rows
 
 
-def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True) -> dict:
+def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True, assistant=None) -> dict:
     """Write summary.csv, envelope.csv, spread_matrix.csv (and release.csv, plots).
+
+    ``assistant``: an :class:`exactdp.sweep.assist.Assistant` started for this sweep (the
+    GDP column and the figures are then computed in its process, with the same code);
+    without one everything runs here.
 
     Returns
     -------
@@ -191,15 +212,27 @@ def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True) 
         curves[(i, j)] = read_csv(f["curve"])
         grids[(i, j)] = read_columns(f["grid"])
         infos[(i, j)] = read_json(f["info"])
+    # the figures (function of exactdp.sweep.plots by name, arguments): drawn as soon as
+    # their rows exist when a helper process draws them (this process then never imports
+    # matplotlib), else here at the end; listed in the order eps_delta, tradeoff, heatmap
+    figures: list = []
+    pdir = out / "plots"
+    draw = assistant.draw if assistant is not None else (lambda name, *a: figures.append((name, a)))
     with mpmath.workdps(_DPS):
         srows, headline = _summary(curves, deltas)
         atomic_write_text(out / "summary.csv", _csv(srows))
+        heat_delta, hrows, heat = _heatmap(curves, deltas, alloc.n_paths)
+        if plots:
+            draw("plot_eps_delta", srows, pdir, "eps_delta", alloc.total_rho)
+            draw("plot_spread_heatmap", heat, pdir, heat_delta)
         ar = mpfr_arithmetic(mpfr_context(prec_of(_DPS)))
         vertices = functools.lru_cache(maxsize=None)(
             lambda k: pair_curve(read_csv(pair_paths(out, *k)["tradeoff"]), ar))
-        erows, env_info = _envelope(grids, alloc.total_rho, vertices)
+        gdp_txt = assistant.gdp_column(grids[min(grids)]["alpha"]) if assistant is not None and grids else None
+        erows, env_info = _envelope(grids, alloc.total_rho, vertices, gdp_txt)
+        if plots:
+            draw("plot_tradeoff", erows, pdir, "tradeoff", alloc.total_rho)
         atomic_write_text(out / "envelope.csv", _csv(erows))
-        heat_delta, hrows, heat = _heatmap(curves, deltas, alloc.n_paths)
         atomic_write_text(out / "spread_matrix.csv", _csv(hrows))
         if rel_pairs:
             atomic_write_text(out / "release.csv", _csv(_release(out, rel_pairs, deltas, alloc, pl, curves)))
@@ -210,9 +243,13 @@ def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True) 
     }
     files = ["summary.csv", "envelope.csv", "spread_matrix.csv"] + (["release.csv"] if rel_pairs else [])
     if plots:
-        from exactdp.sweep.plots import plot_sweep
+        if assistant is not None:
+            drawn = assistant.figures()
+        else:
+            from exactdp.sweep import plots as figs
 
-        files += [str(p.relative_to(out)) for p in plot_sweep(out, srows, erows, heat, heat_delta, alloc.total_rho)]
+            drawn = [getattr(figs, name)(*a) for name, a in figures]
+        files += [str(p.relative_to(out)) for k in (0, 2, 1) for p in drawn[k]]
     return {"headline": headline, "worst_certified": {k: fmt_bound(v) for k, v in worst.items()},
             "envelope": env_info, "heatmap_delta": heat_delta, "files": files,
             "methods": _count(v["method"] for v in infos.values())}
