@@ -56,7 +56,7 @@ from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.tilt import (GAUSS_S2, HUGE_MU, ell_ratio_mp, exact_saddle, frac_parts, gauss_slack,
                                  log_as_value, mp_bits_for, sieve_umax)
-from exactdp.engine.values import TailValue, WeightedQuery, certified, tol_for
+from exactdp.engine.values import TailValue, WeightedQuery, certified, query_key, tail_value, tol_for
 from exactdp.kernels.dgauss import log_theta_tilde_ratio
 from exactdp.kernels.quadfinish import FINISH_EMPTY, FINISH_OK, GRID_HUGE, GRID_OK, finish_values, grid_tilts
 from exactdp.kernels.tilted import (ALIAS_FALLBACK, ANCHOR, alias_bound, delta_factors, node_factors, node_trig,
@@ -109,7 +109,7 @@ class _Sieve:
 
 #: the raise of the sieve level for values the first pass cannot certify
 RAISE_T = 25.0
-#: values remembered per engine (a query asked again costs a dict look-up)
+#: values remembered per engine and sieve level (a query asked again costs a dict look-up)
 _MEMO_VALUES = 8192
 #: memory for the hockey-stick factors G·X remembered per engine (shared by thresholds)
 _MEMO_BYTES = 64_000_000
@@ -168,7 +168,7 @@ class QuadratureTails:
         self.sieve_T = math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0
         self._sieves = [self._make_sieve(self.sieve_T), None]
         # pure-function memos (deterministic: a value depends on its query and level only)
-        self._memo: OrderedDict = OrderedDict()  # (level, query) → TailValue
+        self._memo = (OrderedDict(), OrderedDict())  # per level: query_key → TailValue
         self._hs_memo: OrderedDict = OrderedDict()  # (level, λ, β, x0, x1) → (G·X, errsum, sumabs)
 
     # -- sieve ------------------------------------------------------------------------
@@ -293,46 +293,61 @@ class QuadratureTails:
 
     def weighted(self, queries, best: dict | None = None) -> dict:
         """Certified values of the queries (WeightedQuery → TailValue dict, starting from
-        ``best``): one pass on the tilt grid, then, for what is still uncertified, one at
-        the exact saddle point with a raised sieve level (and a raised floor tilt for
-        central hockey-stick sums, whose j < 0 aliasing is measured against a smaller
-        value)."""
+        ``best``): :meth:`weighted_list` as a dict."""
+        qs = list(queries)
         out = {q: v for q, v in (best or {}).items() if v is not None}
-        todo = list(queries)
-        memo = self._memo
+        for q, tv in zip(qs, self.weighted_list(qs, [out.get(q) for q in qs] if out else None)):
+            if tv is not None:
+                out[q] = tv
+        return out
+
+    def weighted_list(self, qs: list, prior: list | None = None) -> list:
+        """Certified values of the queries (a list aligned with ``qs``, each the better of
+        its ``prior`` and what the rule gives, None where there is neither): one pass on
+        the tilt grid, then, for what is still uncertified, one at the exact saddle point
+        with a raised sieve level (and a raised floor tilt for central hockey-stick sums,
+        whose j < 0 aliasing is measured against a smaller value)."""
+        tol = self.rel_tol
+        out = list(prior) if prior is not None else [None] * len(qs)
+        ok = [v is not None and certified(v, tol) for v in out]  # certified(out[i], tol), kept with out[i]
+        todo = range(len(qs))
         for attempt in range(2):
-            todo = [q for q in todo if not certified(out.get(q), self.rel_tol)] if out else todo
+            todo = [i for i in todo if not ok[i]]
             if not todo:
                 break
             sv = self._sieve(attempt)
+            memo = self._memo[attempt]
             new = []
-            for q in todo:
-                tv = memo.get((attempt, q))
+            for i in todo:
+                tv = memo.get(query_key(qs[i]))
                 if tv is None:
-                    new.append(q)
+                    new.append(i)
                     continue
-                old = out.get(q)  # a value is a function of (query, level) only
+                old = out[i]  # a value is a function of (query, level) only
                 if old is None or tv.rel_error < old.rel_error:
-                    out[q] = tv
+                    out[i] = tv
+                    ok[i] = certified(tv, tol)
             if not new:
                 continue
             if attempt == 0:
-                lams = self._grid_lams(new)
+                lams = self._grid_lams([qs[i] for i in new])
             else:
                 lams = []
-                for q in new:
+                for i in new:
+                    q = qs[i]
                     floor = Fraction(self.lam_min * (1.0 if q.x0 == -math.inf else 2.5))
                     lams.append(max(self.saddle_q(q.threshold) if q.threshold > 0 else Fraction(0), floor))
             by_lam: dict = {}
-            for q, lam in zip(new, lams):
-                by_lam.setdefault(lam, []).append(q)
+            for i, lam in zip(new, lams):
+                by_lam.setdefault(lam, []).append(i)
             for lam in sorted(by_lam):
-                qs = by_lam[lam]
-                for q, tv in zip(qs, self._values_at(self._tilt(lam, sv), qs)):
-                    memo[(attempt, q)] = tv
-                    old = out.get(q)
+                idx = by_lam[lam]
+                for i, tv in zip(idx, self._values_at(self._tilt(lam, sv), [qs[i] for i in idx])):
+                    memo[query_key(qs[i])] = tv
+                    old = out[i]
                     if old is None or tv.rel_error < old.rel_error:
-                        out[q] = tv
+                        out[i] = tv
+                        ok[i] = certified(tv, tol)
                 while len(memo) > _MEMO_VALUES:
                     memo.popitem(last=False)
         return out
@@ -372,7 +387,7 @@ class QuadratureTails:
             lam = t.lam
             for i, s, e, rl, st in zip(range(n), s_list, est.tolist(), rel.tolist(), status.tolist()):
                 if st == FINISH_OK or st == FINISH_EMPTY:
-                    out[i] = TailValue(s, e, rl, "tilted-trapezoid", kept, N, lam)
+                    out[i] = tail_value(s, e, rl, "tilted-trapezoid", kept, N, lam)
         j = 0 if aux.shape[1] == 1 else None
         for i, tv in enumerate(out):
             if tv is None:
@@ -425,7 +440,7 @@ class QuadratureTails:
         N = self.n_nodes
         method = "tilted-trapezoid"
         if not (r > 0 and math.isfinite(r)):
-            return TailValue(s, -math.inf, math.inf, method, int(t.sieve.nodes.shape[0]), N, t.lam)
+            return tail_value(s, -math.inf, math.inf, method, int(t.sieve.nodes.shape[0]), N, t.lam)
         # exponent: E − λs + κ + log K(λ) + log r
         small = logK + math.log(r)
         small_err = logK_err + 2 * EPS64 * abs(math.log(r)) + t.kappa_err
@@ -446,7 +461,7 @@ class QuadratureTails:
         rel = rel_R + alias / r + math.expm1(small_err) + self.slack
         rel *= 1 + 1e-6
         log_value, rel = log_as_value(log_est_mp if log_est_mp is not None else log_est, rel)
-        return TailValue(s, log_value, rel, method, int(t.sieve.nodes.shape[0]), N, t.lam)
+        return tail_value(s, log_value, rel, method, int(t.sieve.nodes.shape[0]), N, t.lam)
 
     # -- aliasing ---------------------------------------------------------------------
     def _dK(self, t: _Tilt, tt, s: int) -> float:
