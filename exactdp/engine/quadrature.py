@@ -55,7 +55,7 @@ import numpy as np
 from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.tilt import (GAUSS_S2, HUGE_MU, ell_ratio_mp, exact_saddle, frac_parts, gauss_slack,
-                                 log_as_value, mp_bits_for, sieve_umax)
+                                 log_as_value, mp_bits_for, sieve_umax, sieve_umaxes)
 from exactdp.engine.values import TailValue, WeightedQuery, certified, query_key, tail_value, tol_for
 from exactdp.kernels.dgauss import log_theta_tilde_ratio
 from exactdp.kernels.quadfinish import FINISH_EMPTY, FINISH_OK, GRID_HUGE, GRID_OK, finish_values, grid_tilts
@@ -64,7 +64,7 @@ from exactdp.kernels.tilted import (ALIAS_FALLBACK, ANCHOR, alias_bound, delta_f
 from exactdp.numerics.errors import LatticeTooLarge
 from exactdp.numerics.precision import EPS64, to_mpf
 
-__all__ = ["TailValue", "QuadratureTails", "sieve_umax", "tol_for", "certified", "WeightedQuery"]
+__all__ = ["TailValue", "QuadratureTails", "sieve_umax", "sieve_umaxes", "tol_for", "certified", "WeightedQuery"]
 
 #: |log| above which a float64 exponent would lose relative accuracy: use mpmath instead
 _FLOAT_LOG_MAX = 1e4
@@ -173,7 +173,7 @@ class QuadratureTails:
 
     # -- sieve ------------------------------------------------------------------------
     def _make_sieve(self, T: float) -> "_Sieve":
-        umax = np.array([sieve_umax(s, int(m), T) for s, m in zip(self.s2, self.m)])
+        umax = sieve_umaxes(self.s2, self.m, T)
         gstar = int(np.argmin(umax))
         nodes = sieve_candidates(self.A, umax, self.n_nodes, gstar)
         half = self.n_nodes // 2

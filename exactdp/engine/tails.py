@@ -34,7 +34,7 @@ from exactdp.engine.atoms import SetCGF
 from exactdp.engine.conditioning import ConditionedTails, atoms_estimate, fine_sublattice
 from exactdp.engine.convolution import ConvolutionTails, plan_split
 from exactdp.engine.lattice import LatticeSum
-from exactdp.engine.quadrature import QuadratureTails, TailValue, WeightedQuery, certified, sieve_umax
+from exactdp.engine.quadrature import QuadratureTails, TailValue, WeightedQuery, certified, sieve_umaxes
 from exactdp.engine.values import query_key, tail_value
 from exactdp.engine.tilt import log_mgf_parts
 from exactdp.numerics.errors import LatticeTooLarge, UncertifiedError
@@ -93,7 +93,7 @@ class TailEngine:
             self.var, self.n_nodes, umax = q.var, q.n_nodes, q.umax
         else:
             T = math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0
-            umax = np.array([sieve_umax(s, int(c), T) for s, c in zip(self.s2, self.m)])
+            umax = sieve_umaxes(self.s2, self.m, T)
             self.var, self.n_nodes = self.vproxy, 0
         self.umax = umax
         self.conv = None
