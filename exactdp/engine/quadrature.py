@@ -58,7 +58,8 @@ from exactdp.engine.tilt import (GAUSS_S2, HUGE_MU, ell_ratio_mp, exact_saddle, 
                                  log_as_value, mp_bits_for, sieve_umax, sieve_umaxes)
 from exactdp.engine.values import TailValue, WeightedQuery, certified, query_key, tail_value, tol_for
 from exactdp.kernels.dgauss import log_theta_tilde_ratio
-from exactdp.kernels.quadfinish import FINISH_EMPTY, FINISH_OK, GRID_HUGE, GRID_OK, finish_values, grid_tilts
+from exactdp.kernels.quadfinish import (FINISH_EMPTY, FINISH_OK, FINISH_PYTHON, GRID_HUGE, GRID_OK, finish_values,
+                                        grid_tilts)
 from exactdp.kernels.tilted import (ALIAS_FALLBACK, ANCHOR, alias_bound, delta_factors, node_factors, node_trig,
                                     saddle_point, sieve_candidates, tilted_sums)
 from exactdp.numerics.errors import LatticeTooLarge
@@ -385,8 +386,12 @@ class QuadratureTails:
             est, rel, status = finish_values(r, s_arr, aux, t.fin, N, self.A, self.m, self.s2, self._small_idx,
                                              self.gaussian)
             lam = t.lam
-            for i, s, e, rl, st in zip(range(n), s_list, est.tolist(), rel.tolist(), status.tolist()):
-                if st == FINISH_OK or st == FINISH_EMPTY:
+            st = status.tolist()
+            if FINISH_PYTHON not in st:  # every value on the float path (the common case)
+                return [tail_value(s, e, rl, "tilted-trapezoid", kept, N, lam)
+                        for s, e, rl in zip(s_list, est.tolist(), rel.tolist())]
+            for i, s, e, rl, sti in zip(range(n), s_list, est.tolist(), rel.tolist(), st):
+                if sti == FINISH_OK or sti == FINISH_EMPTY:
                     out[i] = tail_value(s, e, rl, "tilted-trapezoid", kept, N, lam)
         j = 0 if aux.shape[1] == 1 else None
         for i, tv in enumerate(out):
@@ -398,19 +403,25 @@ class QuadratureTails:
 
     def _hs_sums(self, t: _Tilt, qs, hs, thr, r, aux) -> None:
         """The hockey-stick queries' (indices ``hs``) signed sums into ``r`` and their
-        kernel-factor logs, errors and bound sums into the columns of ``aux``."""
+        kernel-factor logs, errors and bound sums into the columns of ``aux``: per kernel
+        (β, x0, x1) the factors G·X (memoised) and the columns once, then the signed sums
+        of all its thresholds in one :func:`tilted_sums` call (each threshold's sum is
+        the same however many are summed side by side)."""
         N = self.n_nodes
         sv = t.sieve
         cos_t, sin_t, sh_t = self._trig(sv)
         aG = t.aG
+        groups: dict = {}
         for i in hs:
             q = qs[i]
-            a0 = -math.expm1(q.x0)
-            a1 = math.exp(q.x0) * -math.expm1(-q.x1)
-            key = (sv.T, t.key, q.beta, q.x0, q.x1)  # t.key: λ as a float when it is one (cheap hash)
+            groups.setdefault((q.beta, q.x0, q.x1), []).append(i)
+        for (beta, x0, x1), idx in groups.items():
+            a0 = -math.expm1(x0)
+            a1 = math.exp(x0) * -math.expm1(-x1)
+            key = (sv.T, t.key, beta, x0, x1)  # t.key: λ as a float when it is one (cheap hash)
             hit = self._hs_memo.get(key)
             if hit is None:
-                X, R2 = delta_factors(cos_t, sin_t, sh_t, t.lam, q.beta, a0, a1)
+                X, R2 = delta_factors(cos_t, sin_t, sh_t, t.lam, beta, a0, a1)
                 aGX = aG * np.abs(X)
                 if t.err_hs is None:
                     t.err_hs = t.err + self._gamma0 + 16 * EPS64
@@ -420,13 +431,15 @@ class QuadratureTails:
                     self._hs_memo.popitem(last=False)
             else:
                 self._hs_memo.move_to_end(key)
-            GX, aux[2, i], aux[3, i] = hit
-            r[i] = tilted_sums(GX, sv.nodes, N, thr[i:i + 1])[0]
+            GX, errsum, sumabs = hit
+            r[idx] = tilted_sums(GX, sv.nodes, N, thr[idx])
             num0 = a0 + a1 * math.exp(-t.lam)
-            lb = -math.expm1(-(t.lam + q.beta))
-            aux[0, i] = math.log(num0) - t.log1m - math.log(lb)
-            aux[1, i] = EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12) \
-                + 8 * EPS64 * (1 + abs(q.x0) + abs(q.x1))
+            lb = -math.expm1(-(t.lam + beta))
+            aux[0, idx] = math.log(num0) - t.log1m - math.log(lb)
+            aux[1, idx] = EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12) \
+                + 8 * EPS64 * (1 + abs(x0) + abs(x1))
+            aux[2, idx] = errsum
+            aux[3, idx] = sumabs
 
     @staticmethod
     def _trig(sv: "_Sieve"):

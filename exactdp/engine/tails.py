@@ -35,7 +35,7 @@ from exactdp.engine.conditioning import ConditionedTails, atoms_estimate, fine_s
 from exactdp.engine.convolution import ConvolutionTails, plan_split
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.quadrature import QuadratureTails, TailValue, WeightedQuery, certified, sieve_umaxes
-from exactdp.engine.values import query_key, tail_value
+from exactdp.engine.values import query_key, tail_query, tail_value
 from exactdp.engine.tilt import log_mgf_parts
 from exactdp.numerics.errors import LatticeTooLarge, UncertifiedError
 from exactdp.numerics.precision import EPS64, to_mpf
@@ -238,7 +238,7 @@ class TailEngine:
         """
         thr = [int(s) for s in thresholds]
         upper = sorted({s if s >= 1 else 1 - s for s in thr})
-        qs = [WeightedQuery(s, -math.inf, 0.0, 1.0) for s in upper]
+        qs = [tail_query(s) for s in upper]
         best = dict(zip(upper, self._values(qs, strict, conv_ok=True, unique=True)))
         return [self._complement(best[1 - s]) if s <= 0 else best[s] for s in thr]
 

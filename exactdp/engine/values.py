@@ -4,7 +4,8 @@
 returns, :class:`WeightedQuery` what it is asked; :func:`certified` decides whether a
 value meets a relative accuracy (finite log, finite bound ≤ the tolerance).
 :func:`tail_value` builds a TailValue without the frozen dataclass's per-field
-``object.__setattr__`` (the engine makes ~2000 of them per DHC pair), :func:`query_key`
+``object.__setattr__`` (the engine makes ~2000 of them per DHC pair; :func:`tail_query`
+a plain tail's query likewise), :func:`query_key`
 is a query's field tuple (hashed and compared in C: the engine's dict key).
 """
 
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 import mpmath
 
-__all__ = ["TailValue", "WeightedQuery", "tail_value", "query_key", "tol_for", "certified"]
+__all__ = ["TailValue", "WeightedQuery", "tail_value", "tail_query", "query_key", "tol_for", "certified"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,18 @@ def tail_value(threshold: int, log_value, rel_error: float, method: str, nodes_k
     d["nodes_total"] = nodes_total
     d["lam"] = lam
     return tv
+
+
+def tail_query(threshold: int, _new=object.__new__) -> WeightedQuery:
+    """``WeightedQuery(threshold, −inf, 0.0, 1.0)`` (the plain tail P(S ≥ threshold)), the
+    same object, built as :func:`tail_value` builds a TailValue."""
+    q = _new(WeightedQuery)
+    d = q.__dict__
+    d["threshold"] = threshold
+    d["x0"] = -math.inf
+    d["x1"] = 0.0
+    d["beta"] = 1.0
+    return q
 
 
 def query_key(q: WeightedQuery) -> tuple:
