@@ -259,16 +259,18 @@ class QuadratureTails:
         lam = float(lamq)
         n0, f, fq = frac_parts(self.lattice.weights, self.s2q, lamq)
         s0 = sum(int(m) * int(a) * n for a, m, n in zip(self.lattice.weights, self.lattice.counts, n0))
-        exact = lamq * lamq * self.vq / 2
+        quad = lamq * lamq * self.vq / 2
+        direct = Fraction(0)  # Σ_direct m f²/(2s²), exact: E = quad − direct, E − λ²V'/2 = −direct
         for g in self.small:
             if self.s2[g] < 1.0:
-                exact -= int(self.m[g]) * fq[g] * fq[g] / (2 * self.s2q[g])
+                direct += int(self.m[g]) * fq[g] * fq[g] / (2 * self.s2q[g])
+        exact = quad - direct
         kappa, kerr = ell_ratio_mp([(self.s2q[g], int(self.m[g]), fq[g]) for g in self.small])
         f_arr = np.array(f, dtype=float)
         G, err = node_factors(self.A, self.m, self.s2, f_arr, lam, sv.nodes, self.n_nodes)
         aG = np.abs(G) * sv.w
         N = self.n_nodes
-        t = _Tilt(lam, lamq, exact, float(exact), float(exact - lamq * lamq * self.vq / 2) + float(kappa), kappa, kerr, s0, f_arr,
+        t = _Tilt(lam, lamq, exact, float(exact), float(-direct) + float(kappa), kappa, kerr, s0, f_arr,
                   G, aG, err, float(aG.sum() / N), float((aG * (err + self._gamma0)).sum() / N),
                   math.log(-math.expm1(-lam)), sv)
         t.key = key
