@@ -1,5 +1,5 @@
 """Issue 14 (engpy): the sieve's node bound ``sieve_umax`` moved from Python into a kernel
-(``kernels/sieve.py``) returns the bits of the Python code it replaced.
+(``kernels/sieve_bound.py``) returns the bits of the Python code it replaced.
 
 The reference below is ``exactdp/engine/tilt.py::sieve_umax`` and ``_wrapped_log_upper``
 as they were at main e2cac23, frozen verbatim (pure Python floats and libm: ``x ** 2`` is
@@ -16,7 +16,7 @@ import random
 import numpy as np
 
 from exactdp.engine.tilt import sieve_umax, sieve_umaxes
-from exactdp.kernels.sieve import POW2, wrapped_log_upper
+from exactdp.kernels.sieve_bound import POW2, wrapped_log_upper
 
 
 # ------------------------------------------------------------------ frozen reference (e2cac23)

@@ -27,9 +27,9 @@ import numpy as np
 
 from exactdp.kernels.dgauss import tilted_moments
 from exactdp.kernels.quadfinish import HUGE_MU as KERNEL_HUGE_MU
-from exactdp.kernels.sieve import POW2
-from exactdp.kernels.sieve import sieve_umax as sieve_umax_kernel
-from exactdp.kernels.sieve import sieve_umaxes as sieve_umaxes_kernel
+from exactdp.kernels.sieve_bound import POW2
+from exactdp.kernels.sieve_bound import sieve_umax as sieve_umax_kernel
+from exactdp.kernels.sieve_bound import sieve_umaxes as sieve_umaxes_kernel
 from exactdp.numerics.precision import EPS64, to_mpf
 
 __all__ = ["GAUSS_S2", "HUGE_MU", "frac_parts", "ell_ratio_mp", "gauss_slack", "log_as_value", "mp_bits_for",
@@ -217,7 +217,7 @@ def log_mgf_parts(weights, counts, s2q, t: Fraction):
 
 def sieve_umax(s2: float, m: int, T: float) -> float:
     """Largest u ∈ [0, π] not excluded by group (s2, m) alone at sieve level T (the
-    kernel :func:`exactdp.kernels.sieve.sieve_umax`: a bisection on the bound
+    kernel :func:`exactdp.kernels.sieve_bound.sieve_umax`: a bisection on the bound
     ``m·(log D − log P(u)) > T``, P the wrapped normal sum bounded above)."""
     return sieve_umax_kernel(float(s2), int(m), float(T), POW2)
 
