@@ -5,6 +5,9 @@ usage:
                                                          # every STEP-th DHC pair (default 20)
   python bench/engine_replay.py replay OUT.pkl [TREE]   # replay them on fresh engines: build and
                                                          # call CPU seconds (best of 3)
+  python bench/engine_replay.py values OUT.pkl VALS.txt [TREE]  # replay once, every returned
+                                                         # TailValue's fields (floats in hex) to VALS.txt
+  python bench/engine_replay.py compare A.txt B.txt     # how many values differ (bit identity)
 
 TREE (optional) is an unpacked source tree of another commit (``git archive C | tar -x -C
 TREE``, then ``ln -s ../kernels TREE/exactdp/kernels``) to time instead of the installed
@@ -54,10 +57,45 @@ def record(out, step):
     print(len(data), "engines,", sum(len(v[3]) for v in data), "calls")
 
 
-def replay(path, tree=None):
+def _use_tree(tree):
     if tree:
         sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f)]
         sys.path.insert(0, tree)
+
+
+def _value_line(tv) -> str:
+    """A TailValue's fields, floats in hex (an mpmath log by its exact mantissa/exponent)."""
+    lv = tv.log_value
+    lv = lv.hex() if isinstance(lv, float) else repr(lv._mpf_)
+    return f"{tv.threshold} {lv} {tv.rel_error.hex()} {tv.method} {tv.nodes_kept} {tv.nodes_total} {tv.lam.hex()}"
+
+
+def values(path, out, tree=None):
+    _use_tree(tree)
+    from exactdp.engine import tails as T
+    from exactdp.engine.quadrature import WeightedQuery
+
+    with open(path, "rb") as fh:
+        data = pickle.load(fh)
+    lines = []
+    for n, (lattice, a, k, seq) in enumerate(data):
+        e = T.TailEngine(lattice, *a, **k)
+        for c, (kind, args, strict) in enumerate(seq):
+            got = e.tails(args, strict) if kind == "t" else e.weighted([WeightedQuery(*q) for q in args], strict)
+            lines += [f"{n} {c} " + _value_line(tv) for tv in got]
+    with open(out, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    print(len(lines), "values from", os.path.dirname(T.__file__))
+
+
+def compare(a, b):
+    la, lb = open(a).read().splitlines(), open(b).read().splitlines()
+    bad = sum(x != y for x, y in zip(la, lb)) + abs(len(la) - len(lb))
+    print(len(la), "values,", bad, "differ")
+
+
+def replay(path, tree=None):
+    _use_tree(tree)
     from exactdp.engine import tails as T
     from exactdp.engine.quadrature import WeightedQuery
 
@@ -87,5 +125,9 @@ def replay(path, tree=None):
 if __name__ == "__main__":
     if sys.argv[1] == "record":
         record(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 20)
+    elif sys.argv[1] == "values":
+        values(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
+    elif sys.argv[1] == "compare":
+        compare(sys.argv[2], sys.argv[3])
     else:
         replay(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)

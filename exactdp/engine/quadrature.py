@@ -55,16 +55,17 @@ import numpy as np
 from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.tilt import (GAUSS_S2, HUGE_MU, ell_ratio_mp, exact_saddle, frac_parts, gauss_slack,
-                                 log_as_value, mp_bits_for, sieve_umax)
-from exactdp.engine.values import TailValue, WeightedQuery, certified, tol_for
+                                 log_as_value, mp_bits_for, sieve_umax, sieve_umaxes)
+from exactdp.engine.values import TailValue, WeightedQuery, certified, query_key, tail_value, tol_for
 from exactdp.kernels.dgauss import log_theta_tilde_ratio
-from exactdp.kernels.quadfinish import FINISH_EMPTY, FINISH_OK, GRID_HUGE, GRID_OK, finish_values, grid_tilts
+from exactdp.kernels.quadfinish import (FINISH_EMPTY, FINISH_OK, FINISH_PYTHON, GRID_HUGE, GRID_OK, finish_values,
+                                        grid_tilts)
 from exactdp.kernels.tilted import (ALIAS_FALLBACK, ANCHOR, alias_bound, delta_factors, node_factors, node_trig,
                                     saddle_point, sieve_candidates, tilted_sums)
 from exactdp.numerics.errors import LatticeTooLarge
 from exactdp.numerics.precision import EPS64, to_mpf
 
-__all__ = ["TailValue", "QuadratureTails", "sieve_umax", "tol_for", "certified", "WeightedQuery"]
+__all__ = ["TailValue", "QuadratureTails", "sieve_umax", "sieve_umaxes", "tol_for", "certified", "WeightedQuery"]
 
 #: |log| above which a float64 exponent would lose relative accuracy: use mpmath instead
 _FLOAT_LOG_MAX = 1e4
@@ -109,7 +110,7 @@ class _Sieve:
 
 #: the raise of the sieve level for values the first pass cannot certify
 RAISE_T = 25.0
-#: values remembered per engine (a query asked again costs a dict look-up)
+#: values remembered per engine and sieve level (a query asked again costs a dict look-up)
 _MEMO_VALUES = 8192
 #: memory for the hockey-stick factors G·X remembered per engine (shared by thresholds)
 _MEMO_BYTES = 64_000_000
@@ -168,12 +169,12 @@ class QuadratureTails:
         self.sieve_T = math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0
         self._sieves = [self._make_sieve(self.sieve_T), None]
         # pure-function memos (deterministic: a value depends on its query and level only)
-        self._memo: OrderedDict = OrderedDict()  # (level, query) → TailValue
+        self._memo = (OrderedDict(), OrderedDict())  # per level: query_key → TailValue
         self._hs_memo: OrderedDict = OrderedDict()  # (level, λ, β, x0, x1) → (G·X, errsum, sumabs)
 
     # -- sieve ------------------------------------------------------------------------
     def _make_sieve(self, T: float) -> "_Sieve":
-        umax = np.array([sieve_umax(s, int(m), T) for s, m in zip(self.s2, self.m)])
+        umax = sieve_umaxes(self.s2, self.m, T)
         gstar = int(np.argmin(umax))
         nodes = sieve_candidates(self.A, umax, self.n_nodes, gstar)
         half = self.n_nodes // 2
@@ -258,16 +259,18 @@ class QuadratureTails:
         lam = float(lamq)
         n0, f, fq = frac_parts(self.lattice.weights, self.s2q, lamq)
         s0 = sum(int(m) * int(a) * n for a, m, n in zip(self.lattice.weights, self.lattice.counts, n0))
-        exact = lamq * lamq * self.vq / 2
+        quad = lamq * lamq * self.vq / 2
+        direct = Fraction(0)  # Σ_direct m f²/(2s²), exact: E = quad − direct, E − λ²V'/2 = −direct
         for g in self.small:
             if self.s2[g] < 1.0:
-                exact -= int(self.m[g]) * fq[g] * fq[g] / (2 * self.s2q[g])
+                direct += int(self.m[g]) * fq[g] * fq[g] / (2 * self.s2q[g])
+        exact = quad - direct
         kappa, kerr = ell_ratio_mp([(self.s2q[g], int(self.m[g]), fq[g]) for g in self.small])
         f_arr = np.array(f, dtype=float)
         G, err = node_factors(self.A, self.m, self.s2, f_arr, lam, sv.nodes, self.n_nodes)
         aG = np.abs(G) * sv.w
         N = self.n_nodes
-        t = _Tilt(lam, lamq, exact, float(exact), float(exact - lamq * lamq * self.vq / 2) + float(kappa), kappa, kerr, s0, f_arr,
+        t = _Tilt(lam, lamq, exact, float(exact), float(-direct) + float(kappa), kappa, kerr, s0, f_arr,
                   G, aG, err, float(aG.sum() / N), float((aG * (err + self._gamma0)).sum() / N),
                   math.log(-math.expm1(-lam)), sv)
         t.key = key
@@ -293,46 +296,61 @@ class QuadratureTails:
 
     def weighted(self, queries, best: dict | None = None) -> dict:
         """Certified values of the queries (WeightedQuery → TailValue dict, starting from
-        ``best``): one pass on the tilt grid, then, for what is still uncertified, one at
-        the exact saddle point with a raised sieve level (and a raised floor tilt for
-        central hockey-stick sums, whose j < 0 aliasing is measured against a smaller
-        value)."""
+        ``best``): :meth:`weighted_list` as a dict."""
+        qs = list(queries)
         out = {q: v for q, v in (best or {}).items() if v is not None}
-        todo = list(queries)
-        memo = self._memo
+        for q, tv in zip(qs, self.weighted_list(qs, [out.get(q) for q in qs] if out else None)):
+            if tv is not None:
+                out[q] = tv
+        return out
+
+    def weighted_list(self, qs: list, prior: list | None = None) -> list:
+        """Certified values of the queries (a list aligned with ``qs``, each the better of
+        its ``prior`` and what the rule gives, None where there is neither): one pass on
+        the tilt grid, then, for what is still uncertified, one at the exact saddle point
+        with a raised sieve level (and a raised floor tilt for central hockey-stick sums,
+        whose j < 0 aliasing is measured against a smaller value)."""
+        tol = self.rel_tol
+        out = list(prior) if prior is not None else [None] * len(qs)
+        ok = [v is not None and certified(v, tol) for v in out]  # certified(out[i], tol), kept with out[i]
+        todo = range(len(qs))
         for attempt in range(2):
-            todo = [q for q in todo if not certified(out.get(q), self.rel_tol)] if out else todo
+            todo = [i for i in todo if not ok[i]]
             if not todo:
                 break
             sv = self._sieve(attempt)
+            memo = self._memo[attempt]
             new = []
-            for q in todo:
-                tv = memo.get((attempt, q))
+            for i in todo:
+                tv = memo.get(query_key(qs[i]))
                 if tv is None:
-                    new.append(q)
+                    new.append(i)
                     continue
-                old = out.get(q)  # a value is a function of (query, level) only
+                old = out[i]  # a value is a function of (query, level) only
                 if old is None or tv.rel_error < old.rel_error:
-                    out[q] = tv
+                    out[i] = tv
+                    ok[i] = certified(tv, tol)
             if not new:
                 continue
             if attempt == 0:
-                lams = self._grid_lams(new)
+                lams = self._grid_lams([qs[i] for i in new])
             else:
                 lams = []
-                for q in new:
+                for i in new:
+                    q = qs[i]
                     floor = Fraction(self.lam_min * (1.0 if q.x0 == -math.inf else 2.5))
                     lams.append(max(self.saddle_q(q.threshold) if q.threshold > 0 else Fraction(0), floor))
             by_lam: dict = {}
-            for q, lam in zip(new, lams):
-                by_lam.setdefault(lam, []).append(q)
+            for i, lam in zip(new, lams):
+                by_lam.setdefault(lam, []).append(i)
             for lam in sorted(by_lam):
-                qs = by_lam[lam]
-                for q, tv in zip(qs, self._values_at(self._tilt(lam, sv), qs)):
-                    memo[(attempt, q)] = tv
-                    old = out.get(q)
+                idx = by_lam[lam]
+                for i, tv in zip(idx, self._values_at(self._tilt(lam, sv), [qs[i] for i in idx])):
+                    memo[query_key(qs[i])] = tv
+                    old = out[i]
                     if old is None or tv.rel_error < old.rel_error:
-                        out[q] = tv
+                        out[i] = tv
+                        ok[i] = certified(tv, tol)
                 while len(memo) > _MEMO_VALUES:
                     memo.popitem(last=False)
         return out
@@ -370,9 +388,13 @@ class QuadratureTails:
             est, rel, status = finish_values(r, s_arr, aux, t.fin, N, self.A, self.m, self.s2, self._small_idx,
                                              self.gaussian)
             lam = t.lam
-            for i, s, e, rl, st in zip(range(n), s_list, est.tolist(), rel.tolist(), status.tolist()):
-                if st == FINISH_OK or st == FINISH_EMPTY:
-                    out[i] = TailValue(s, e, rl, "tilted-trapezoid", kept, N, lam)
+            st = status.tolist()
+            if FINISH_PYTHON not in st:  # every value on the float path (the common case)
+                return [tail_value(s, e, rl, "tilted-trapezoid", kept, N, lam)
+                        for s, e, rl in zip(s_list, est.tolist(), rel.tolist())]
+            for i, s, e, rl, sti in zip(range(n), s_list, est.tolist(), rel.tolist(), st):
+                if sti == FINISH_OK or sti == FINISH_EMPTY:
+                    out[i] = tail_value(s, e, rl, "tilted-trapezoid", kept, N, lam)
         j = 0 if aux.shape[1] == 1 else None
         for i, tv in enumerate(out):
             if tv is None:
@@ -383,19 +405,25 @@ class QuadratureTails:
 
     def _hs_sums(self, t: _Tilt, qs, hs, thr, r, aux) -> None:
         """The hockey-stick queries' (indices ``hs``) signed sums into ``r`` and their
-        kernel-factor logs, errors and bound sums into the columns of ``aux``."""
+        kernel-factor logs, errors and bound sums into the columns of ``aux``: per kernel
+        (β, x0, x1) the factors G·X (memoised) and the columns once, then the signed sums
+        of all its thresholds in one :func:`tilted_sums` call (each threshold's sum is
+        the same however many are summed side by side)."""
         N = self.n_nodes
         sv = t.sieve
         cos_t, sin_t, sh_t = self._trig(sv)
         aG = t.aG
+        groups: dict = {}
         for i in hs:
             q = qs[i]
-            a0 = -math.expm1(q.x0)
-            a1 = math.exp(q.x0) * -math.expm1(-q.x1)
-            key = (sv.T, t.key, q.beta, q.x0, q.x1)  # t.key: λ as a float when it is one (cheap hash)
+            groups.setdefault((q.beta, q.x0, q.x1), []).append(i)
+        for (beta, x0, x1), idx in groups.items():
+            a0 = -math.expm1(x0)
+            a1 = math.exp(x0) * -math.expm1(-x1)
+            key = (sv.T, t.key, beta, x0, x1)  # t.key: λ as a float when it is one (cheap hash)
             hit = self._hs_memo.get(key)
             if hit is None:
-                X, R2 = delta_factors(cos_t, sin_t, sh_t, t.lam, q.beta, a0, a1)
+                X, R2 = delta_factors(cos_t, sin_t, sh_t, t.lam, beta, a0, a1)
                 aGX = aG * np.abs(X)
                 if t.err_hs is None:
                     t.err_hs = t.err + self._gamma0 + 16 * EPS64
@@ -405,13 +433,15 @@ class QuadratureTails:
                     self._hs_memo.popitem(last=False)
             else:
                 self._hs_memo.move_to_end(key)
-            GX, aux[2, i], aux[3, i] = hit
-            r[i] = tilted_sums(GX, sv.nodes, N, thr[i:i + 1])[0]
+            GX, errsum, sumabs = hit
+            r[idx] = tilted_sums(GX, sv.nodes, N, thr[idx])
             num0 = a0 + a1 * math.exp(-t.lam)
-            lb = -math.expm1(-(t.lam + q.beta))
-            aux[0, i] = math.log(num0) - t.log1m - math.log(lb)
-            aux[1, i] = EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12) \
-                + 8 * EPS64 * (1 + abs(q.x0) + abs(q.x1))
+            lb = -math.expm1(-(t.lam + beta))
+            aux[0, idx] = math.log(num0) - t.log1m - math.log(lb)
+            aux[1, idx] = EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12) \
+                + 8 * EPS64 * (1 + abs(x0) + abs(x1))
+            aux[2, idx] = errsum
+            aux[3, idx] = sumabs
 
     @staticmethod
     def _trig(sv: "_Sieve"):
@@ -425,7 +455,7 @@ class QuadratureTails:
         N = self.n_nodes
         method = "tilted-trapezoid"
         if not (r > 0 and math.isfinite(r)):
-            return TailValue(s, -math.inf, math.inf, method, int(t.sieve.nodes.shape[0]), N, t.lam)
+            return tail_value(s, -math.inf, math.inf, method, int(t.sieve.nodes.shape[0]), N, t.lam)
         # exponent: E − λs + κ + log K(λ) + log r
         small = logK + math.log(r)
         small_err = logK_err + 2 * EPS64 * abs(math.log(r)) + t.kappa_err
@@ -446,7 +476,7 @@ class QuadratureTails:
         rel = rel_R + alias / r + math.expm1(small_err) + self.slack
         rel *= 1 + 1e-6
         log_value, rel = log_as_value(log_est_mp if log_est_mp is not None else log_est, rel)
-        return TailValue(s, log_value, rel, method, int(t.sieve.nodes.shape[0]), N, t.lam)
+        return tail_value(s, log_value, rel, method, int(t.sieve.nodes.shape[0]), N, t.lam)
 
     # -- aliasing ---------------------------------------------------------------------
     def _dK(self, t: _Tilt, tt, s: int) -> float:

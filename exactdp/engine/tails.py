@@ -34,7 +34,8 @@ from exactdp.engine.atoms import SetCGF
 from exactdp.engine.conditioning import ConditionedTails, atoms_estimate, fine_sublattice
 from exactdp.engine.convolution import ConvolutionTails, plan_split
 from exactdp.engine.lattice import LatticeSum
-from exactdp.engine.quadrature import QuadratureTails, TailValue, WeightedQuery, certified, sieve_umax
+from exactdp.engine.quadrature import QuadratureTails, TailValue, WeightedQuery, certified, sieve_umaxes
+from exactdp.engine.values import query_key, tail_query, tail_value
 from exactdp.engine.tilt import log_mgf_parts
 from exactdp.numerics.errors import LatticeTooLarge, UncertifiedError
 from exactdp.numerics.precision import EPS64, to_mpf
@@ -92,7 +93,7 @@ class TailEngine:
             self.var, self.n_nodes, umax = q.var, q.n_nodes, q.umax
         else:
             T = math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0
-            umax = np.array([sieve_umax(s, int(c), T) for s, c in zip(self.s2, self.m)])
+            umax = sieve_umaxes(self.s2, self.m, T)
             self.var, self.n_nodes = self.vproxy, 0
         self.umax = umax
         self.conv = None
@@ -237,9 +238,8 @@ class TailEngine:
         """
         thr = [int(s) for s in thresholds]
         upper = sorted({s if s >= 1 else 1 - s for s in thr})
-        qs = [WeightedQuery(s, -math.inf, 0.0, 1.0) for s in upper]
-        got = self._values(qs, strict, conv_ok=True)
-        best = {q.threshold: v for q, v in zip(qs, got)}
+        qs = [tail_query(s) for s in upper]
+        best = dict(zip(upper, self._values(qs, strict, conv_ok=True, unique=True)))
         return [self._complement(best[1 - s]) if s <= 0 else best[s] for s in thr]
 
     def tail(self, s: int) -> TailValue:
@@ -251,57 +251,73 @@ class TailEngine:
         must then have k ≥ 1)."""
         return self._values(list(queries), strict, conv_ok=False)
 
-    def _values(self, qs, strict: bool, conv_ok: bool):
-        best: dict = {}
+    def _values(self, qs, strict: bool, conv_ok: bool, unique: bool = False):
+        """The values of the queries ``qs`` (a list; ``unique``: no two equal), each
+        method in :meth:`_order` asked for what the previous ones left uncertified, then
+        the far-left and last-resort routes; kept per distinct query by index."""
+        if not unique:
+            first: dict = {}
+            for q in qs:
+                first.setdefault(query_key(q), q)
+            if len(first) < len(qs):  # equal queries get one value (the same object)
+                got = dict(zip(first, self._values(list(first.values()), strict, conv_ok, unique=True)))
+                return [got[query_key(q)] for q in qs]
+        n = len(qs)
+        vals = [None] * n
+        ok = [False] * n  # certified(vals[i], tol), kept with vals[i]
+        tol = self.rel_tol
 
-        def offer(q, tv):
+        def offer(i, tv):
             if tv is None:
                 return
-            old = best.get(q)
+            old = vals[i]
             if old is None or (tv.rel_error < old.rel_error):
-                best[q] = tv
+                vals[i] = tv
+                ok[i] = certified(tv, tol)
 
-        tol = self.rel_tol
+        def uncertified(idx):
+            return [i for i in idx if not ok[i]]
+
         for name in self._order():
-            todo = [q for q in qs if not certified(best.get(q), tol)] if best else list(qs)
+            todo = uncertified(range(n))
             if not todo:
                 break
             if name == "convolution":
-                todo = [q for q in todo if abs(q.threshold) < 2**62]  # its table is int64
+                todo = [i for i in todo if abs(qs[i].threshold) < 2**62]  # its table is int64
                 if not conv_ok or not todo:
                     continue
-                vals = self.conv.tails([q.threshold for q in todo])
-                for q, (lv, rel) in zip(todo, vals):
-                    offer(q, TailValue(q.threshold, lv, rel, "lattice-convolution", 0, 0, 0.0))
+                vals_c = self.conv.tails([qs[i].threshold for i in todo])
+                for i, (lv, rel) in zip(todo, vals_c):
+                    offer(i, tail_value(qs[i].threshold, lv, rel, "lattice-convolution", 0, 0, 0.0))
             elif name == "conditioned":
                 if self._conditioned() is None:
                     continue
-                for q, tv in zip(todo, self.cond.weighted(todo)):
-                    offer(q, tv)
+                for i, tv in zip(todo, self.cond.weighted([qs[i] for i in todo])):
+                    offer(i, tv)
             else:
-                got = self.quad.weighted(todo, {q: best.get(q) for q in todo} if best else None)
-                for q in todo:
-                    offer(q, got.get(q))
-        missing = [q for q in qs if not certified(best.get(q), tol)]
-        left = [q for q in missing if q.x0 != -math.inf and q.threshold <= 0]
+                got = self.quad.weighted_list([qs[i] for i in todo], [vals[i] for i in todo])
+                for i, tv in zip(todo, got):
+                    offer(i, tv)
+        missing = uncertified(range(n))
+        left = [i for i in missing if qs[i].x0 != -math.inf and qs[i].threshold <= 0]
         if left:
-            for q, tv in zip(left, self._left_weighted(left)):
-                offer(q, tv)
-            missing = [q for q in qs if not certified(best.get(q), tol)]
+            for i, tv in zip(left, self._left_weighted([qs[i] for i in left])):
+                offer(i, tv)
+            missing = uncertified(range(n))
         if missing and strict and conv_ok and self._plan is not None and "convolution" not in self._order():
             # a last resort for strict tails: the convolution (built once, deterministic),
             # asked only for what the chosen methods could not certify
             if self._fallback is None:
                 self._fallback = ConvolutionTails(self.A, self.m, self.s2, self._plan)
-            todo = [q for q in missing if abs(q.threshold) < 2**62]
-            for q, (lv, rel) in zip(todo, self._fallback.tails([q.threshold for q in todo])):
-                offer(q, TailValue(q.threshold, lv, rel, "lattice-convolution", 0, 0, 0.0))
-            missing = [q for q in qs if not self.done(best.get(q))]
+            todo = [i for i in missing if abs(qs[i].threshold) < 2**62]
+            for i, (lv, rel) in zip(todo, self._fallback.tails([qs[i].threshold for i in todo])):
+                offer(i, tail_value(qs[i].threshold, lv, rel, "lattice-convolution", 0, 0, 0.0))
+            missing = uncertified(range(n))
         if missing and strict:
             raise UncertifiedError(f"could not certify {len(missing)} value(s) to relative accuracy "
-                                   f"{self.rel_tol:g} (first threshold {missing[0].threshold})")
-        return [best.get(q) or TailValue(q.threshold, -math.inf, math.inf, self.method, self.nodes_kept,
-                                         self.n_nodes, 0.0) for q in qs]
+                                   f"{self.rel_tol:g} (first threshold {qs[missing[0]].threshold})")
+        return [v or TailValue(q.threshold, -math.inf, math.inf, self.method, self.nodes_kept, self.n_nodes, 0.0)
+                for q, v in zip(qs, vals)]
 
     def _left_weighted(self, qs):
         """Hockey-stick sums at thresholds left of the centre, where the rule's j > 0
@@ -366,5 +382,5 @@ class TailEngine:
         p = math.exp(lv)  # tv.value
         q = -math.expm1(lv)  # 1 − p, p ≤ 1/2 here
         err = (tv.rel_error * p + 2 * EPS64) / q if q > 0 else math.inf
-        return TailValue(1 - tv.threshold, math.log(q) if q > 0 else -math.inf, err, tv.method + "+complement",
-                         tv.nodes_kept, tv.nodes_total, tv.lam)
+        return tail_value(1 - tv.threshold, math.log(q) if q > 0 else -math.inf, err, tv.method + "+complement",
+                          tv.nodes_kept, tv.nodes_total, tv.lam)

@@ -23,13 +23,17 @@ import math
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 
 from exactdp.kernels.dgauss import tilted_moments
 from exactdp.kernels.quadfinish import HUGE_MU as KERNEL_HUGE_MU
+from exactdp.kernels.sieve_bound import POW2
+from exactdp.kernels.sieve_bound import sieve_umax as sieve_umax_kernel
+from exactdp.kernels.sieve_bound import sieve_umaxes as sieve_umaxes_kernel
 from exactdp.numerics.precision import EPS64, to_mpf
 
 __all__ = ["GAUSS_S2", "HUGE_MU", "frac_parts", "ell_ratio_mp", "gauss_slack", "log_as_value", "mp_bits_for",
-           "exact_saddle", "log_mgf_parts", "sieve_umax"]
+           "exact_saddle", "log_mgf_parts", "sieve_umax", "sieve_umaxes"]
 
 #: variances from which a group counts as Gaussian (its κ is below 1e-85 relative)
 GAUSS_S2 = 10.0
@@ -211,46 +215,13 @@ def log_mgf_parts(weights, counts, s2q, t: Fraction):
     return exact, kappa, kerr
 
 
-def _wrapped_log_upper(u: float, s2: float) -> float:
-    """An upper bound of log Σ_k exp(−s²(u − 2πk)²/2) for u in [0, π]: the terms
-    |k| ≤ K plus a geometric bound of the rest (exponents below −40, ratio ≤ e^{−2π²s²K})."""
-    K = max(3, int(math.ceil(math.sqrt(80.0 / max(s2, 1e-300)) / (2 * math.pi))) + 2)
-    two_pi = 2 * math.pi
-    mx = -0.5 * s2 * u * u  # k = 0 is the largest term for u ∈ [0, π]
-    tot = 1.0
-    for k in range(1, K + 1):
-        for kk in (k, -k):
-            e = -0.5 * s2 * (u - two_pi * kk) ** 2 - mx
-            if e > -745.0:
-                tot += math.exp(e)
-    tail = 2 * math.exp(-0.5 * s2 * (two_pi * K - math.pi) ** 2 - mx) / (1 - math.exp(-2 * math.pi**2 * s2 * K))
-    return mx + math.log(tot + tail) + 1e-12
-
-
 def sieve_umax(s2: float, m: int, T: float) -> float:
-    """Largest u ∈ [0, π] not excluded by group (s2, m) alone at sieve level T."""
-    q = sum(math.exp(-2 * math.pi**2 * s2 * k * k) for k in range(1, 40))
-    D = 1 - 2 * q * (1 + 1e-12)
-    if D <= 0.5:
-        return math.pi
-    logD = math.log(D)
+    """Largest u ∈ [0, π] not excluded by group (s2, m) alone at sieve level T (the
+    kernel :func:`exactdp.kernels.sieve_bound.sieve_umax`: a bisection on the bound
+    ``m·(log D − log P(u)) > T``, P the wrapped normal sum bounded above)."""
+    return sieve_umax_kernel(float(s2), int(m), float(T), POW2)
 
-    def h(u):
-        return -m * (_wrapped_log_upper(u, s2) - logD)
 
-    if h(math.pi) <= T:
-        return math.pi
-    lo, hi = 0.0, math.pi
-    # narrow the bracket around the Gaussian guess (each end is tested, so this is safe)
-    guess = math.sqrt(2 * (T / m + max(logD, 0.0) + 1e-300) / s2) if s2 > 0 else math.pi
-    if guess * 1.01 < math.pi and h(guess * 1.01) > T:
-        hi = guess * 1.01
-        if h(guess * 0.99) <= T:
-            lo = guess * 0.99
-    for _ in range(30 if lo > 0 else 56):  # the result is the excluded end (widened later)
-        mid = 0.5 * (lo + hi)
-        if h(mid) > T:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+def sieve_umaxes(s2, m, T: float) -> np.ndarray:
+    """:func:`sieve_umax` of every group (σ² and counts as sequences), in one kernel call."""
+    return sieve_umaxes_kernel(np.asarray(s2, dtype=float), np.asarray(m, dtype=np.int64), float(T), POW2)
