@@ -24,6 +24,10 @@ Policy (why):
   that calls other kernels gets their dispatchers bound into its module globals before it
   is built, so Numba compiles (or loads) it exactly as if everything had been eager.  Once
   built, every exactdp module's name for the kernel is rebound to the dispatcher itself.
+* Ahead of time: after ``exactdp warmup`` a first call binds the kernel's function from a
+  module compiled by ``numba.pycc`` for this machine with the same code generation
+  (:mod:`exactdp.kernels.aot`), which imports no Numba; without a valid module, or with
+  ``EXACTDP_AOT=0``, the kernel is built as above.  ``dispatcher`` is always the JIT one.
 """
 
 from __future__ import annotations
@@ -95,16 +99,36 @@ class Kernel:
     def dispatcher(self):
         """The Numba dispatcher (built, i.e. loaded from the cache or compiled, on first access)."""
         dispatcher = self._dispatcher
-        return dispatcher if dispatcher is not None else self._build()
+        if dispatcher is None:
+            dispatcher = self._jit()
+            with _BUILD_LOCK:
+                if self._call == self._build_and_call:  # not called yet: calls go to the dispatcher
+                    self._call = dispatcher
+                    _rebind(self, dispatcher)
+        return dispatcher
 
     def _build(self):
+        """What a call calls from now on: the ahead-of-time compiled function when a valid
+        module has it (:mod:`exactdp.kernels.aot`), else the dispatcher; exactdp's names
+        for the kernel are rebound to it."""
+        with _BUILD_LOCK:
+            if self._call == self._build_and_call:
+                from exactdp.kernels import aot
+
+                compiled = aot.function_for(KERNELS_DIGEST, self.__module__, self.__qualname__, self.signature,
+                                            self.py_func, self._jit)
+                self._call = compiled if compiled is not None else self._jit()
+                _rebind(self, self._call)
+            return self._call
+
+    def _jit(self):
+        """The Numba dispatcher, built once (loaded from the cache or compiled)."""
         with _BUILD_LOCK:
             if self._dispatcher is None:
                 import numba
 
                 _bind_callees(self.py_func)
-                self._dispatcher = self._call = _compiled(numba, self.py_func, self.signature)
-                _rebind(self, self._dispatcher)
+                self._dispatcher = _compiled(numba, self.py_func, self.signature)
             return self._dispatcher
 
     def _build_and_call(self, *args, **kwargs):
@@ -124,7 +148,8 @@ class Kernel:
         return _resolve, (self.__module__, self.__qualname__)
 
     def __repr__(self):
-        state = "loaded" if self._dispatcher is not None else "not loaded yet"
+        state = ("not loaded yet" if self._call == self._build_and_call else
+                 "loaded" if self._call is self._dispatcher else "ahead-of-time compiled")
         return f"<exactdp kernel {self.__module__}.{self.__qualname__} {self.signature!r} ({state})>"
 
 
