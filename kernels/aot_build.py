@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from exactdp.kernels import aot
-from exactdp.kernels.jit import JIT_OPTIONS, KERNELS_DIGEST, Kernel, _bind_callees
+from exactdp.kernels.jit import JIT_OPTIONS, KERNELS_DIGEST, _bind_callees, declared
 
 __all__ = ["all_kernels", "export_name", "build", "build_here"]
 
@@ -39,12 +39,10 @@ def all_kernels(only=None) -> dict:
     those named in ``only``), in name order."""
     import exactdp.kernels as package
 
-    found = {}
     for info in pkgutil.iter_modules(package.__path__):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        for value in vars(module).values():
-            if isinstance(value, Kernel) and value.__module__ == module.__name__:
-                found[f"{value.__module__}.{value.__qualname__}"] = value
+        importlib.import_module(f"{package.__name__}.{info.name}")
+    found = {f"{k.__module__}.{k.__qualname__}": k for k in declared()
+             if k.__module__.startswith(package.__name__ + ".")}
     return {k: found[k] for k in sorted(found) if only is None or k in only}
 
 
@@ -110,6 +108,8 @@ def build_here(only=None) -> None:
     with FileLock(str(root / f"{key}.lock")):
         if only is None and (final / "manifest.json").exists():
             return
+        for stale in root.glob(f".{key}-*"):  # left by a build that was killed (builds of a key hold the lock)
+            shutil.rmtree(stale, ignore_errors=True)
         _pin_codegen()
         kernels = all_kernels(only)
         cc = CC(aot.MODULE_NAME)

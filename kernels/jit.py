@@ -41,7 +41,7 @@ import threading
 import types
 from pathlib import Path
 
-__all__ = ["kernel", "Kernel", "JIT_OPTIONS", "KERNELS_DIGEST"]
+__all__ = ["kernel", "Kernel", "declared", "JIT_OPTIONS", "KERNELS_DIGEST"]
 
 JIT_OPTIONS = dict(cache=True, fastmath=False, nogil=True, error_model="numpy")
 
@@ -59,6 +59,15 @@ KERNELS_DIGEST = _kernels_digest()
 
 #: one lock for building dispatchers (re-entrant: building a caller builds its callees)
 _BUILD_LOCK = threading.RLock()
+
+#: every Kernel declared in this process, in declaration order (see :func:`declared`)
+_DECLARED = []
+
+
+def declared() -> tuple:
+    """Every :class:`Kernel` declared so far in this process (also after exactdp's names
+    for it were rebound to what it was built into)."""
+    return tuple(_DECLARED)
 
 
 def kernel(signature):
@@ -94,6 +103,7 @@ class Kernel:
         self._dispatcher = None
         #: what a call calls: first a builder, then the dispatcher itself (see __call__)
         self._call = self._build_and_call
+        _DECLARED.append(self)
 
     @property
     def dispatcher(self):
