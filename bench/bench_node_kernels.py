@@ -1,5 +1,5 @@
 """CPU time of ``compute_pair`` on the coarse DHC pairs and the time of the tilted-rule
-kernels (``kernels/tilted.py``, ``kernels/dgauss.py``) inside it.
+kernels (``kernels/tilted.py``, ``nodes.py``, ``signed.py``, ``sieve.py``, ``dgauss.py``) inside it.
 
 For each pair: the minimum of 3 runs of ``time.process_time`` (the node tables of
 ``node_factors`` are dropped before each run, so every run builds them as a fresh sweep
@@ -15,12 +15,11 @@ import sys
 import time
 
 from exactdp.census.allocations import load_allocation
-from exactdp.kernels import tilted
 from exactdp.sweep.pair import SweepSettings, compute_pair
 
+from bench_kernel_replay import drop_tables as _drop_tables  # (bench/ is the script's folder)
 
-def _drop_tables():
-    getattr(tilted, "_TABLES", {}).clear()  # (absent before the node tables existed)
+KERNEL_FILES = tuple(f"kernels/{m}.py" for m in ("tilted", "nodes", "signed", "sieve", "dgauss"))
 
 
 alloc = load_allocation("dhc-persons-2020")
@@ -42,7 +41,7 @@ for arg in sys.argv[1:] or ["6-10", "6-31"]:
     prof.disable()
     kern: dict = {}
     for (path, _, name), (_, _, tt, _, _) in pstats.Stats(prof).stats.items():
-        if path.endswith(("kernels/tilted.py", "kernels/dgauss.py")):
+        if path.endswith(KERNEL_FILES):
             kern[name] = kern.get(name, 0.0) + tt
     top = ", ".join(f"{k} {v:.3f}" for k, v in sorted(kern.items(), key=lambda kv: -kv[1])[:6])
     print(f"{arg}: CPU {best:.3f} s (min of 3) | kernel tottime: {top}")

@@ -25,7 +25,7 @@ import numpy as np
 from exactdp.kernels.jit import kernel
 
 __all__ = ["POISSON_MIN_S2", "log_theta", "log_theta_ratio", "log_poisson_numerator", "log_theta_real", "psi_consts",
-           "psi_terms", "psi_terms_len", "log_psi_terms", "log_psi_at", "log_psi"]
+           "psi_terms", "psi_terms_rows", "psi_terms_len", "log_psi_rows", "log_psi_terms", "log_psi_at", "log_psi"]
 
 POISSON_MIN_S2 = 1.0
 TWO_PI = 2.0 * math.pi
@@ -238,14 +238,14 @@ def psi_consts(f, s2, cc, cr):
 
 @kernel("int64(float64)")
 def psi_terms_len(s2):
-    """Length of the b-dependent row of :func:`psi_terms` for s²."""
+    """Length of the b-dependent row of :func:`psi_terms_rows` for s²."""
     if s2 >= POISSON_MIN_S2:
         return 9
     return 6 * direct_half_width(s2)
 
 
-@kernel("void(float64, float64, float64[:], float64[:])")
-def psi_terms(b, s2, cr, row):
+@kernel("void(float64[:], float64, float64[:], float64[:], int64, int64)")
+def psi_terms_rows(bs, s2, cr, tab, base, width):
     """The parts of :func:`log_psi` that depend on (b, s²) only, not on f (filled in place,
     :func:`psi_terms_len` entries); ``cr`` from :func:`psi_consts` of any f (only its
     f-independent entries are read).  With :func:`log_psi_terms` this is :func:`log_psi_at`
@@ -255,111 +255,148 @@ def psi_terms(b, s2, cr, row):
     Poisson form: ``row[j] = e^{e_j}`` with ``e_j = −2πs²k(πk − b)`` for k = −3, −2, −1, 1,
     2, 3 (j = 0..5; −1 for a term skipped, e_j ≤ −745), ``row[6] = Σ e^{e_j}``,
     ``row[7]`` the terms' rounding weight, ``row[8] = b``.  Direct form: for y = −Y..−1,
-    1..Y (p = 0..2Y−1) ``row[3p] + i·row[3p+1] = e^{iby} − 1`` and ``row[3p+2]`` its modulus."""
-    if s2 >= POISSON_MIN_S2:
-        zabs = 0.0
-        dz = 0.0
-        for j in range(6):
-            e = cr[j] * (cr[6 + j] - b)
-            if e > -745.0:
-                t = math.exp(e)
-                row[j] = t
-                zabs += t
-                dz += t * (4.0 * abs(e) + cr[14 + j])
-            else:
-                row[j] = -1.0
-        row[6] = zabs
-        row[7] = dz
-        row[8] = b
-        return
-    Y = direct_half_width(s2)
-    # e^{iby} − 1 = −2 sin²(by/2) + i sin(by): the sines of y > 0 are those of −y negated
-    # (sin is odd in IEEE arithmetic and (0.5b)(−y) = −((0.5b)y) exactly), so each sine is
-    # evaluated once
-    for y in range(-Y, 0):
-        sh = math.sin(0.5 * b * y)
-        sb = math.sin(b * y)
-        c = -2.0 * sh * sh + 1j * sb  # e^{iby} − 1
-        p = y + Y
-        row[3 * p] = c.real
-        row[3 * p + 1] = c.imag
-        row[3 * p + 2] = abs(c)
-        sh = -sh
-        sb = -sb
-        c = -2.0 * sh * sh + 1j * sb
-        p = Y - y - 1
-        row[3 * p] = c.real
-        row[3 * p + 1] = c.imag
-        row[3 * p + 2] = abs(c)
+    1..Y (p = 0..2Y−1) ``row[3p] + i·row[3p+1] = e^{iby} − 1`` and ``row[3p+2]`` its modulus.
+
+    Here for each ``b = bs[u]``, into the row ``row = tab[base + u·width:]`` (:func:`one_row`
+    compiled into the loop, so a row costs no call)."""
+
+    def one_row(b, at):
+        if s2 >= POISSON_MIN_S2:
+            zabs = 0.0
+            dz = 0.0
+            for j in range(6):
+                e = cr[j] * (cr[6 + j] - b)
+                if e > -745.0:
+                    t = math.exp(e)
+                    tab[at + j] = t
+                    zabs += t
+                    dz += t * (4.0 * abs(e) + cr[14 + j])
+                else:
+                    tab[at + j] = -1.0
+            tab[at + 6] = zabs
+            tab[at + 7] = dz
+            tab[at + 8] = b
+            return
+        Y = direct_half_width(s2)
+        # e^{iby} − 1 = −2 sin²(by/2) + i sin(by): the sines of y > 0 are those of −y negated
+        # (sin is odd in IEEE arithmetic and (0.5b)(−y) = −((0.5b)y) exactly), so each sine is
+        # evaluated once
+        for y in range(-Y, 0):
+            sh = math.sin(0.5 * b * y)
+            sb = math.sin(b * y)
+            c = -2.0 * sh * sh + 1j * sb  # e^{iby} − 1
+            p = y + Y
+            tab[at + 3 * p] = c.real
+            tab[at + 3 * p + 1] = c.imag
+            tab[at + 3 * p + 2] = abs(c)
+            sh = -sh
+            sb = -sb
+            c = -2.0 * sh * sh + 1j * sb
+            p = Y - y - 1
+            tab[at + 3 * p] = c.real
+            tab[at + 3 * p + 1] = c.imag
+            tab[at + 3 * p + 2] = abs(c)
+
+    for u in range(bs.shape[0]):
+        one_row(bs[u], base + u * width)
+
+
+@kernel("void(float64, float64, float64[:], float64[:])")
+def psi_terms(b, s2, cr, row):
+    """:func:`psi_terms_rows` of the one row ``row`` at b."""
+    bs = np.empty(1)
+    bs[0] = b
+    psi_terms_rows(bs, s2, cr, row, 0, 0)
+
+
+@kernel("void(float64, float64, complex128[:], float64[:], float64[:], int64, int64, int64, float64[:], float64[:], "
+        "float64[:], int64)")
+def log_psi_rows(f, s2, cc, cr, tab, base, width, count, out_re, out_im, out_err, k0):
+    """:func:`log_psi` of ``count`` rows of one (f, s²): from the constants
+    :func:`psi_consts` of (f, s²) and the rows :func:`psi_terms_rows` read from
+    ``tab[base + u·width:]`` (no slice per row), into ``out_re``/``out_im``/``out_err``
+    at ``k0 + u``, u = 0..count − 1 (real and imaginary part of log ψ, its error bound).
+    One evaluation (:func:`one_row`) compiled into the loop, so a row costs no call."""
+
+    def one_row(at):
+        if s2 >= POISSON_MIN_S2:
+            zabs = tab[at + 6]
+            dz = tab[at + 7]
+            b = tab[at + 8]
+            l2 = cr[12]
+            dabs = cr[13]
+            gre = -0.5 * s2 * b * b
+            gim = f * b
+            if zabs == 0.0:
+                # nothing above e^{−745}: 1 + z = 1 up to the truncation
+                err = U64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
+                return complex(gre, gim) - l2, 2.0 * err + 2.0 * TRUNC_REL
+            if zabs <= 1e-20 and dz <= 1e10 and abs(gre) >= 1e-250 and abs(gim) >= 1e-250:
+                # z negligible: the branch below would return these bits.  |Re z|, |Im z| ≤ zabs
+                # (each |t_j·cc_j| component ≤ t_j, the same sums rounded monotonically), so
+                # _clog1p gives |Re l1|, |Im l1| ≤ 1.001·zabs and e1 ≤ 61u·zabs, aw_lo ≥ 0.99 and
+                # the trunc term is 2·TRUNC_REL; a t with |t| ≤ 2^{−55}|x| leaves fl(x + t) = x
+                # (round to nearest), so gre + Re l1, gim + Im l1 and e1 + u·dz/aw_lo + err0 are
+                # gre, gim and err0 (margins ×2 over the rounding of these tests)
+                err = U64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
+                if (1.1 * zabs <= NEGLIGIBLE * abs(gre) and 1.1 * zabs <= NEGLIGIBLE * abs(gim)
+                        and U64 * (64.0 * zabs + 1.1 * dz) <= NEGLIGIBLE * err):
+                    return complex(gre, gim) - l2, 2.0 * err + 2.0 * TRUNC_REL
+            z = 0.0 + 0.0j
+            for j in range(6):
+                t = tab[at + j]
+                if t >= 0.0:
+                    z += t * cc[j]
+            l1, e1 = _clog1p(z)
+            # z's absolute input error ``U64·dz`` (u = U64 = 2ε): each exponent
+            # e_k = −2πs²k(πk − b) to u(4|e_k| + 2πs²|k|(5|k| + 7)) — πk − b to
+            # ε(π|k| + [k = ±3]·3π + 3π + π(|k| + 1)), b = 2πr/N being rounded three times —,
+            # exp, phase (f to ε, 2πkf to 2ε|2πkf|, cos/sin) and the sum to u(9|k| + 20); it
+            # moves log(1 + z) by at most U64·dz/|1 + z|, as does the truncation (≤ TRUNC_Z)
+            aw_lo = abs(1.0 + z) * (1.0 - 4.0 * U64) - U64 * dz - TRUNC_Z
+            if aw_lo <= 0.0:
+                return complex(gre, gim) + l1 - l2, np.inf
+            err = e1 + U64 * dz / aw_lo + U64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
+            trunc = 2.0 * TRUNC_REL if aw_lo >= TRUNC_Z / TRUNC_REL else 2.0 * TRUNC_REL + 2.0 * TRUNC_Z / aw_lo
+            return complex(gre, gim) + l1 - l2, 2.0 * err + trunc
+        Y = direct_half_width(s2)
+        num = 0.0 + 0.0j
+        sabs = 0.0
+        # the terms are summed in the order y = −Y..−1, 1..Y
+        for p in range(2 * Y):
+            y = p - Y if p < Y else p - Y + 1
+            rho = cr[y + Y]
+            if rho < 0.0:
+                continue
+            c = complex(tab[at + 3 * p], tab[at + 3 * p + 1])
+            num += rho * c
+            sabs += rho * tab[at + 3 * p + 2]
+        srho = cr[2 * Y + 1]
+        z = num / (1.0 + srho)
+        zabs = sabs / (1.0 + srho)
+        l1, e1 = _clog1p(z)
+        # input error of z: each ρ_y to 3u·|exponent| ≤ 200u relative (kept terms have
+        # exponent ≥ −745 but only those ≥ −60 matter), sums and the division ≤ (2Y+8)u
+        dz = U64 * (200.0 + 2.0 * Y + 8.0) * zabs
+        aw = abs(1.0 + z)
+        if aw == 0.0:
+            return l1, np.inf
+        return l1, 2.0 * (e1 + dz / min(aw, 1.0)) + 2.0 * TRUNC_REL
+
+    for u in range(count):
+        lp, le = one_row(base + u * width)
+        out_re[k0 + u] = lp.real
+        out_im[k0 + u] = lp.imag
+        out_err[k0 + u] = le
 
 
 @kernel("Tuple((complex128, float64))(float64, float64, complex128[:], float64[:], float64[:], int64)")
 def log_psi_terms(f, s2, cc, cr, tab, at):
     """:func:`log_psi` from the constants :func:`psi_consts` of (f, s²) and the row
-    :func:`psi_terms` of (b, s²), read from ``tab[at:]`` (no slice per call)."""
-    if s2 >= POISSON_MIN_S2:
-        zabs = tab[at + 6]
-        dz = tab[at + 7]
-        b = tab[at + 8]
-        l2 = cr[12]
-        dabs = cr[13]
-        gre = -0.5 * s2 * b * b
-        gim = f * b
-        if zabs == 0.0:
-            # nothing above e^{−745}: 1 + z = 1 up to the truncation
-            err = U64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
-            return complex(gre, gim) - l2, 2.0 * err + 2.0 * TRUNC_REL
-        if zabs <= 1e-20 and dz <= 1e10 and abs(gre) >= 1e-250 and abs(gim) >= 1e-250:
-            # z negligible: the branch below would return these bits.  |Re z|, |Im z| ≤ zabs
-            # (each |t_j·cc_j| component ≤ t_j, the same sums rounded monotonically), so
-            # _clog1p gives |Re l1|, |Im l1| ≤ 1.001·zabs and e1 ≤ 61u·zabs, aw_lo ≥ 0.99 and
-            # the trunc term is 2·TRUNC_REL; a t with |t| ≤ 2^{−55}|x| leaves fl(x + t) = x
-            # (round to nearest), so gre + Re l1, gim + Im l1 and e1 + u·dz/aw_lo + err0 are
-            # gre, gim and err0 (margins ×2 over the rounding of these tests)
-            err = U64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
-            if (1.1 * zabs <= NEGLIGIBLE * abs(gre) and 1.1 * zabs <= NEGLIGIBLE * abs(gim)
-                    and U64 * (64.0 * zabs + 1.1 * dz) <= NEGLIGIBLE * err):
-                return complex(gre, gim) - l2, 2.0 * err + 2.0 * TRUNC_REL
-        z = 0.0 + 0.0j
-        for j in range(6):
-            t = tab[at + j]
-            if t >= 0.0:
-                z += t * cc[j]
-        l1, e1 = _clog1p(z)
-        # z's absolute input error ``U64·dz`` (u = U64 = 2ε): each exponent
-        # e_k = −2πs²k(πk − b) to u(4|e_k| + 2πs²|k|(5|k| + 7)) — πk − b to
-        # ε(π|k| + [k = ±3]·3π + 3π + π(|k| + 1)), b = 2πr/N being rounded three times —,
-        # exp, phase (f to ε, 2πkf to 2ε|2πkf|, cos/sin) and the sum to u(9|k| + 20); it
-        # moves log(1 + z) by at most U64·dz/|1 + z|, as does the truncation (≤ TRUNC_Z)
-        aw_lo = abs(1.0 + z) * (1.0 - 4.0 * U64) - U64 * dz - TRUNC_Z
-        if aw_lo <= 0.0:
-            return complex(gre, gim) + l1 - l2, np.inf
-        err = e1 + U64 * dz / aw_lo + U64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
-        trunc = 2.0 * TRUNC_REL if aw_lo >= TRUNC_Z / TRUNC_REL else 2.0 * TRUNC_REL + 2.0 * TRUNC_Z / aw_lo
-        return complex(gre, gim) + l1 - l2, 2.0 * err + trunc
-    Y = direct_half_width(s2)
-    num = 0.0 + 0.0j
-    sabs = 0.0
-    # the terms are summed in the order y = −Y..−1, 1..Y
-    for p in range(2 * Y):
-        y = p - Y if p < Y else p - Y + 1
-        rho = cr[y + Y]
-        if rho < 0.0:
-            continue
-        c = complex(tab[at + 3 * p], tab[at + 3 * p + 1])
-        num += rho * c
-        sabs += rho * tab[at + 3 * p + 2]
-    srho = cr[2 * Y + 1]
-    z = num / (1.0 + srho)
-    zabs = sabs / (1.0 + srho)
-    l1, e1 = _clog1p(z)
-    # input error of z: each ρ_y to 3u·|exponent| ≤ 200u relative (kept terms have
-    # exponent ≥ −745 but only those ≥ −60 matter), sums and the division ≤ (2Y+8)u
-    dz = U64 * (200.0 + 2.0 * Y + 8.0) * zabs
-    aw = abs(1.0 + z)
-    if aw == 0.0:
-        return l1, np.inf
-    return l1, 2.0 * (e1 + dz / min(aw, 1.0)) + 2.0 * TRUNC_REL
+    :func:`psi_terms_rows` of (b, s²), read from ``tab[at:]`` (:func:`log_psi_rows` of one row)."""
+    out = np.empty(3)
+    log_psi_rows(f, s2, cc, cr, tab, at, 0, 1, out[0:1], out[1:2], out[2:3], 0)
+    return complex(out[0], out[1]), out[2]
 
 
 @kernel("Tuple((complex128, float64))(float64, float64, float64, complex128[:], float64[:], float64[:])")

@@ -1,7 +1,7 @@
 """Issue 14 (node factors): the tabulated fast path of ``node_factors`` returns the bits of
 the per-node loop it replaced, and its bound holds against mpmath.
 
-The reference below is the per-(node, group) loop of ``kernels/tilted.py::node_factors`` and
+The reference below is the per-(node, group) loop of ``kernels/tilted.py::node_factors`` (now in ``kernels/nodes.py``) and
 ``kernels/dgauss.py::log_psi_at`` as they were at main ca845cd, frozen verbatim (only the
 decorator differs: plain ``numba.njit`` with the project's options, no exactdp kernel).  The
 fast path shares b-dependent work across tilts and across nodes with the same residue
@@ -17,6 +17,7 @@ import numba
 import numpy as np
 import pytest
 
+from exactdp.kernels import nodes as node_kernels
 from exactdp.kernels import tilted
 from exactdp.kernels.tilted import node_factors, sieve_candidates
 from harness import log_psi_direct, log_psi_dual
@@ -313,17 +314,17 @@ def coarse_nodes():
 
 
 def test_coarse_design_same_bits_every_tilt(coarse_nodes, monkeypatch):
-    tilted._TABLES.clear()
+    node_kernels._TABLES.clear()
     for f0 in (-0.30510919, -0.04771022, 0.0, 0.26971971, 0.5, -0.5, 0.4999999999):
         lam = 6.7e-07 * (1 + abs(f0))
         _same_bits(COARSE_A, COARSE_M, COARSE_S2, [f0] * 8, lam, coarse_nodes, COARSE_N)
-    assert len(tilted._TABLES) == 1  # the tables were built once and reused
+    assert len(node_kernels._TABLES) == 1  # the tables were built once and reused
     # no cache at all (tables too large to keep): the same bits
-    monkeypatch.setattr(tilted, "TABLE_BYTES", 0)
-    tilted._TABLES.clear()
+    monkeypatch.setattr(node_kernels, "TABLE_BYTES", 0)
+    node_kernels._TABLES.clear()
     f = np.linspace(-0.5, 0.5, 8)
     _same_bits(COARSE_A, COARSE_M, COARSE_S2, f, 3e-6, coarse_nodes, COARSE_N)
-    assert not tilted._TABLES
+    assert not node_kernels._TABLES
 
 
 @pytest.mark.parametrize("s2", [1e-3, 0.05, 0.6, 0.9999, 1.0, 1.0001, 3.0, 50.0, 1e4, 1e7])
@@ -416,3 +417,30 @@ def test_sieve_candidates_same_nodes():
             continue
         got = sieve_candidates(A, umax, N, gstar)
         assert np.array_equal(got, old_sieve_candidates(A, umax, N, gstar)), gstar
+
+
+def test_sieve_candidates_same_nodes_off_regime():
+    """The run-cutting sieve against the frozen per-candidate one off the DHC regime: small
+    and odd N, steps near N/2, beyond N and small (both ways of cutting a run), negative
+    weights, limits of 0, tiny, π, NaN and negative, every choice of the enumerating group."""
+    rng = np.random.default_rng(11)
+    for trial in range(60):
+        N = int(rng.choice([64, 65, 97, 1000, 4099, 65536, 1_000_003]))
+        G = int(rng.integers(1, 7))
+        A = rng.integers(1, 3 * N, G)
+        pick = rng.integers(0, 5, G)
+        A = np.where(pick == 0, N // 2 + rng.integers(-2, 3, G), A)
+        A = np.where(pick == 2, rng.integers(1, max(2, N // 40), G), A)  # a wrap every > 16 nodes
+        A = np.where(pick == 1, -A, A).astype(np.int64)
+        umax = rng.uniform(0.0, 2.5, G)
+        special = rng.integers(0, 12, G)
+        umax = np.where(special == 0, 0.0, umax)
+        umax = np.where(special == 1, math.pi, umax)
+        umax = np.where(special == 2, 1e-9, umax)
+        if trial % 15 == 7:
+            umax[int(rng.integers(0, G))] = math.nan if trial % 2 else -0.5
+        for gstar in range(G):
+            if A[gstar] <= 0 or not umax[gstar] >= 0:
+                continue
+            got = sieve_candidates(A, umax, N, gstar)
+            assert np.array_equal(got, old_sieve_candidates(A, umax, N, gstar)), (trial, gstar)
