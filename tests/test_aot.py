@@ -185,7 +185,7 @@ def test_require_mode_names_a_missing_kernel(aot_env):
     code = "from exactdp.kernels import tilted\nimport numpy as np\ntilted.node_trig(np.arange(3), 8)\n"
     out = subprocess.run([sys.executable, "-c", code], env={**aot_env, "EXACTDP_AOT": "require"},
                          capture_output=True, text=True, timeout=600)
-    assert out.returncode != 0 and "tilted.node_trig" in out.stderr and "exactdp warmup" in out.stderr
+    assert out.returncode != 0 and "node_trig" in out.stderr and "exactdp warmup" in out.stderr
 
 
 def test_every_kernel_signature_can_be_exported_and_checked():
