@@ -37,10 +37,14 @@ from collections.abc import Iterable
 from fractions import Fraction
 
 import mpmath
+from mpmath.libmp import (fone, from_float, from_rational, fzero, mpf_add, mpf_div, mpf_exp, mpf_gt, mpf_le, mpf_lt, mpf_mul,
+                          mpf_sub, to_float)
 
 from exactdp.accounting.base import Accountant, bun_steinke_epsilon, check_epsilon_range, check_rel_tol, sequence_values
 from exactdp.accounting.curve import _DPS, _ROUND, TradeoffCurve, _bounds, _mp
 from exactdp.accounting.inversion import ProfileInversion
+from exactdp.accounting.rawmp import (FTWO, ctx_prec, make, raw_bounds, raw_convert, raw_exp, raw_fraction, raw_max,
+                                     raw_min)
 from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics
 from exactdp.accounting.screen import ProfileValues
 from exactdp.engine.lattice import lattice_of
@@ -116,7 +120,9 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             self.lattice = None
             self.engine = None
             return
-        self.lattice = lattice_of(composition)
+        self.lattice = lat = lattice_of(composition)
+        a, b, sn, sd = lat.c.numerator, lat.c.denominator, lat.scale.numerator, lat.scale.denominator
+        self._ints = (a * sn, sd * b, b * sn)  # ε_k = (a·s + k·t·b)/(b·s), see _piece_eps
         self.engine = TailEngine(self.lattice, rel_tol=self.rel_tol)
         self._memo_tails: dict = {}
         self._memo_weighted: dict = {}
@@ -136,8 +142,10 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         )
 
     def _piece_eps(self, k: int):
-        """Breakpoint ε_k = c + k/scale (exact)."""
-        return self.lattice.c + Fraction(k) / self.lattice.scale
+        """Breakpoint ε_k = c + k/scale (exact): ``(a·s + k·t·b)/(b·s)`` for c = a/b,
+        scale = s/t, normalised once (the Fraction that ``c + Fraction(k)/scale`` gives)."""
+        ints = self._ints
+        return Fraction(ints[0] + int(k) * ints[1], ints[2])
 
     def _tails(self, ks) -> list[TailValue]:
         return self.engine.tails(ks)
@@ -217,55 +225,78 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
 
     def _query(self, e, beta: Fraction, fbeta: float) -> WeightedQuery:
         """The hockey-stick query of δ(ε): threshold k1, ``x0 = ε − c − k1β`` and
-        ``x1 = x0 + β`` (clipped at 0), each rounded once to a float."""
+        ``x1 = x0 + β`` (clipped at 0), each rounded once to a float.
+
+        For a Fraction ε = p/q (c = a/b, β = t/s) in integers: ``x0 = N/D`` with
+        ``N = (p·b − a·q)·s − k1·t·q·b``, ``D = q·b·s`` (int true division rounds the exact
+        quotient once, as ``float(Fraction)``); for a callable, raw mpf arithmetic."""
         lat = self.lattice
         k1, _ = lat.delta_thresholds(e)
+        c = lat.c
+        t, s = beta.numerator, beta.denominator
         if isinstance(e, Fraction):
-            x0q = e - lat.c - k1 * beta
-            return WeightedQuery(k1, float(x0q), float(max(x0q + beta, 0)), fbeta)
+            p, q, a, b = e.numerator, e.denominator, c.numerator, c.denominator
+            den = q * b * s
+            n0 = (p * b - a * q) * s - k1 * t * q * b
+            n1 = n0 + t * q * b
+            return WeightedQuery(k1, n0 / den, n1 / den if n1 > 0 else 0.0, fbeta)
         with workdps(_DPS + 20 + len(str(abs(k1)))):
-            x0 = _mp(e, mpmath.mp.dps) - to_mpf(lat.c) - to_mpf(k1 * beta)
-            x1 = x0 + to_mpf(beta)
-            return WeightedQuery(k1, float(x0), float(max(x1, 0)), fbeta)
+            prec, rnd = ctx_prec()
+            x0 = mpf_sub(mpf_sub(raw_convert(_mp(e, mpmath.mp.dps)), raw_fraction(c, prec, rnd), prec, rnd),
+                         from_rational(k1 * t, s, prec, rnd), prec, rnd)
+            x1 = mpf_add(x0, from_rational(t, s, prec, rnd), prec, rnd)
+            return WeightedQuery(k1, to_float(x0, rnd=rnd), 0.0 if mpf_lt(x1, fzero) else to_float(x1, rnd=rnd), fbeta)
 
     def _assemble(self, r: ProfileValues) -> _Profile:
-        """The certified profile (mp, at the caller's precision) from its engine values."""
-        em = _mp(r.eps)
-        ee = mpmath.exp(em)
+        """The certified profile (mp, at the caller's precision) from its engine values.
+
+        The arithmetic is on raw mpf tuples (:mod:`exactdp.accounting.rawmp`): the libmp
+        calls the mpf operators would make, at the caller's precision, so the same bits."""
+        prec, rnd = ctx_prec()
+        eps = r.eps
+        em = raw_fraction(eps, prec, rnd) if isinstance(eps, Fraction) else raw_convert(eps(_DPS))
+        ee = mpf_exp(em, prec, rnd)
         pr = _Profile()
         pr.thresholds = (r.k1, r.k2)
+        done = self.engine.done
         t2 = r.t2
-        ok2 = self.engine.done(t2)
+        ok2 = done(t2)
         if ok2:
-            p2, p2lo, p2hi = _bounds(t2)
+            p2, p2lo, p2hi = raw_bounds(t2, prec, rnd)
         else:  # an uncertified far tail still has its Chernoff bound
-            p2, p2lo, p2hi = mpmath.mpf(0), mpmath.mpf(0), mpmath.exp(self.engine.log_chernoff(r.k2))
-        lo, hi = mpmath.mpf(0), mpmath.mpf(1)
-        pr.p1 = None
-        if r.t1 is not None and self.engine.done(r.t1):
-            p1, p1lo, p1hi = _bounds(r.t1)
-            pr.p1 = p1
-            lo, hi = max(p1lo - ee * p2hi, lo), min(p1hi - ee * p2lo, hi)
-        pr.p2 = p2 * ee
-        if self.engine.done(r.w):
-            d, dlo, dhi = _bounds(r.w)
-            if dlo > hi or dhi < lo:  # two certified intervals must intersect
-                raise UncertifiedError(f"inconsistent certified bounds for δ at ε = {mpmath.nstr(em, 12)} "
-                                       f"([{mpmath.nstr(dlo, 12)}, {mpmath.nstr(dhi, 12)}] vs "
-                                       f"[{mpmath.nstr(lo, 12)}, {mpmath.nstr(hi, 12)}]): an internal error, "
-                                       f"please report it")
-            lo, hi = max(lo, dlo), min(hi, dhi)
-            if pr.p1 is None:
-                pr.p1 = d + pr.p2
-        pr.d_lo, pr.d_hi = lo, max(hi, lo)
-        pr.d = (pr.d_lo + pr.d_hi) / 2
+            p2, p2lo, p2hi = fzero, fzero, raw_exp(self.engine.log_chernoff(r.k2), prec, rnd)
+        lo, hi = fzero, fone
+        p1 = None
+        if r.t1 is not None and done(r.t1):
+            p1, p1lo, p1hi = raw_bounds(r.t1, prec, rnd)
+            lo = raw_max(mpf_sub(p1lo, mpf_mul(ee, p2hi, prec, rnd), prec, rnd), lo)
+            hi = raw_min(mpf_sub(p1hi, mpf_mul(ee, p2lo, prec, rnd), prec, rnd), hi)
+        p2e = mpf_mul(p2, ee, prec, rnd)
+        if done(r.w):
+            d, dlo, dhi = raw_bounds(r.w, prec, rnd)
+            if mpf_gt(dlo, hi) or mpf_lt(dhi, lo):  # two certified intervals must intersect
+                raise UncertifiedError(f"inconsistent certified bounds for δ at ε = {mpmath.nstr(make(em), 12)} "
+                                       f"([{mpmath.nstr(make(dlo), 12)}, {mpmath.nstr(make(dhi), 12)}] vs "
+                                       f"[{mpmath.nstr(make(lo), 12)}, {mpmath.nstr(make(hi), 12)}]): an internal "
+                                       f"error, please report it")
+            lo, hi = raw_max(lo, dlo), raw_min(hi, dhi)
+            if p1 is None:
+                p1 = mpf_add(d, p2e, prec, rnd)
+        d_hi = raw_max(hi, lo)
+        dd = mpf_div(mpf_add(lo, d_hi, prec, rnd), FTWO, prec, rnd)
+        pr.d_lo, pr.d_hi, pr.d = make(lo), make(d_hi), make(dd)
+        pr.p1 = None if p1 is None else make(p1)
+        pr.p2 = make(p2e)
         # 1 − δ = P[S ≤ k1 − 1] + e^ε P[S ≥ k2]  (non-negative terms)
         tl = r.tl
-        if tl is not None and self.engine.done(tl) and ok2:
-            ql, qllo, qlhi = _bounds(tl)
-            pr.c, pr.c_lo, pr.c_hi = ql + ee * p2, qllo + ee * p2lo, qlhi + ee * p2hi
+        if tl is not None and ok2 and done(tl):
+            ql, qllo, qlhi = raw_bounds(tl, prec, rnd)
+            c = mpf_add(ql, mpf_mul(ee, p2, prec, rnd), prec, rnd)
+            c_lo = mpf_add(qllo, mpf_mul(ee, p2lo, prec, rnd), prec, rnd)
+            c_hi = mpf_add(qlhi, mpf_mul(ee, p2hi, prec, rnd), prec, rnd)
         else:
-            pr.c, pr.c_lo, pr.c_hi = 1 - pr.d, 1 - pr.d_hi, 1 - pr.d_lo
+            c, c_lo, c_hi = mpf_sub(fone, dd, prec, rnd), mpf_sub(fone, d_hi, prec, rnd), mpf_sub(fone, lo, prec, rnd)
+        pr.c, pr.c_lo, pr.c_hi = make(c), make(c_lo), make(c_hi)
         return pr
 
     def _note_curve(self, eps_list, profiles) -> None:
@@ -357,12 +388,16 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             else:
                 pr = prof[j]
                 j += 1
-            with workdps(_DPS):
+            with workdps(_DPS):  # raw: width = d_hi − d_lo ≤ (2·max_rel)·d
+                prec, rnd = ctx_prec()
                 em = _mp(e)
-                if not (pr.d_hi - pr.d_lo <= 2 * self.max_rel * pr.d):
+                d = pr.d._mpf_
+                width = mpf_sub(pr.d_hi._mpf_, pr.d_lo._mpf_, prec, rnd)
+                if not mpf_le(width, mpf_mul(d, from_float(2 * self.max_rel), prec, rnd)):
                     raise self._uncertified(f"δ(ε={mpmath.nstr(em, 12)})")
                 # + the rounding of the 40-digit estimate itself
-                out.append(DeltaPoint(em, pr.d, (pr.d_hi - pr.d_lo) / 2 + pr.d * _ROUND, pr.p1, pr.p2, pr.thresholds))
+                err = mpf_add(mpf_div(width, FTWO, prec, rnd), mpf_mul(d, _ROUND._mpf_, prec, rnd), prec, rnd)
+                out.append(DeltaPoint(em, pr.d, make(err), pr.p1, pr.p2, pr.thresholds))
         return tuple(out)
 
 

@@ -25,13 +25,17 @@ is the rule (tails only from the convolution, a σ² < 1/2 group) go there first
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from fractions import Fraction
 
 import mpmath
+from mpmath.libmp import (from_float, fzero, mpf_abs, mpf_add, mpf_div, mpf_exp, mpf_ge, mpf_gt, mpf_le, mpf_lt, mpf_mul,
+                          mpf_sub)
 
 from exactdp.accounting.base import bun_steinke_epsilon, sequence_values
-from exactdp.accounting.curve import _DPS, _ROUND, _bounds, _mp
+from exactdp.accounting.curve import _DPS, _ROUND
+from exactdp.accounting.rawmp import ctx_prec, make, raw_bounds, raw_fraction, raw_log1p, raw_max, raw_min
 from exactdp.accounting.results import EpsilonPoint
 from exactdp.accounting.screen import decide, delta_bracket, estimate_log_delta
 from exactdp.engine.lattice import floor_exact
@@ -49,6 +53,9 @@ MAX_ROUNDS = 80
 GUESS_ROUNDS = 4
 #: the zCDP piece is walked up this many doubling steps before a target is refused
 UPPER_TRIES = 3
+_HALF = Fraction(1, 2)
+#: targets below this are not screened in float64 (accounting.screen)
+_TINY = Fraction(1, 10**290)
 
 
 def _log_inverse(x: Fraction) -> float:
@@ -58,11 +65,24 @@ def _log_inverse(x: Fraction) -> float:
 
 def _floor_log(x: Fraction) -> int:
     """⌊log x⌋ exactly, for a Fraction x in (0, 1) (mpmath only near an integer)."""
+    if _HALF <= x < 1:  # −1 < log(1/2) ≤ log x < 0
+        return -1
     f = -_log_inverse(x)
     if abs(f - round(f)) > 1e-9 * max(1.0, abs(f)):
         return math.floor(f)
     with workdps(60):
         return int(mpmath.floor(mpmath.log(to_mpf(x))))
+
+
+@functools.lru_cache(maxsize=4096)
+def _target_ref(dt: Fraction) -> tuple:
+    """``(high, ref, dmp)`` of a target: ``high = dt > 1/2``, the raw mpf at ``_DPS + 10``
+    digits of what δ is compared with (``to_mpf(1 − dt)`` when high, else ``to_mpf(dt)``)
+    and ``to_mpf(dt)`` there (the sweep asks the same targets of every pair)."""
+    with workdps(_DPS + 10):
+        dmp = to_mpf(dt)
+        high = dt > _HALF
+        return high, raw_fraction(1 - dt, *ctx_prec()) if high else dmp._mpf_, dmp
 
 
 class _Target:
@@ -74,8 +94,8 @@ class _Target:
 
     def __init__(self, dt: Fraction):
         self.dt = dt
-        self.high = dt > Fraction(1, 2)
-        self.t_f = float(dt) if not self.high and dt > Fraction(1, 10**290) else None
+        self.high = dt > _HALF
+        self.t_f = float(dt) if not self.high and dt > _TINY else None
         self.u = math.sqrt(_log_inverse(dt))  # also below the float range (δ = 1e-600)
         self.hi = None
         self.rounds = 0
@@ -273,12 +293,10 @@ class ProfileInversion:
     def _below(self, pr, dt: Fraction, side: str) -> bool:
         """Certified comparison of δ with the target: ``side='upper'`` → δ ≤ target is
         certain; ``'lower'`` → δ > target is certain (through 1 − δ above 1/2)."""
-        with workdps(_DPS + 10):
-            if dt > Fraction(1, 2):
-                cd = to_mpf(1 - dt)
-                return pr.c_lo >= cd if side == "upper" else pr.c_hi < cd
-            dm = to_mpf(dt)
-            return pr.d_hi <= dm if side == "upper" else pr.d_lo > dm
+        high, ref, _ = _target_ref(dt)  # raw compare: the same as the mpf comparisons
+        if high:
+            return mpf_ge(pr.c_lo._mpf_, ref) if side == "upper" else mpf_lt(pr.c_hi._mpf_, ref)
+        return mpf_le(pr.d_hi._mpf_, ref) if side == "upper" else mpf_gt(pr.d_lo._mpf_, ref)
 
     @staticmethod
     def _epsilon_identical(dt: Fraction) -> EpsilonPoint:
@@ -337,8 +355,7 @@ class ProfileInversion:
 
     def _target(self, dt: Fraction) -> _Target:
         tg = _Target(dt)
-        with workdps(_DPS + 10):
-            tg.dmp = to_mpf(dt)
+        tg.dmp = _target_ref(dt)[2]
         lat = self.lattice
         # δ(ε) ≥ 1 − e^ε > dt for ε < log(1 − dt): an analytic lower bracket
         tg.e_low = Fraction(_floor_log(1 - dt) - 1)
@@ -433,16 +450,20 @@ class ProfileInversion:
             upper, est = self._solve_piece(k, dt, ("upper", "est"), full_prof)
             if kk - 1 > tg.k_an:
                 (lower,) = self._solve_piece(kk, dt, ("lower",), full_prof)
-        with workdps(_DPS):
-            if lower is None:
-                lower = to_mpf(tg.e_low)
-            upper += abs(upper) * _ROUND
-            lower -= abs(lower) * _ROUND
-            est = min(max(est, lower), upper)
-            width = upper - lower
-            if not width <= self.max_rel * max(abs(upper), mpmath.mpf(10) ** -30):
+        with workdps(_DPS):  # raw: upper += |upper|·_ROUND, lower −= |lower|·_ROUND, est clipped
+            prec, rnd = ctx_prec()
+            rr = _ROUND._mpf_
+            up = upper._mpf_
+            lw = raw_fraction(tg.e_low, prec, rnd) if lower is None else lower._mpf_
+            up = mpf_add(up, mpf_mul(mpf_abs(up, prec, rnd), rr, prec, rnd), prec, rnd)
+            lw = mpf_sub(lw, mpf_mul(mpf_abs(lw, prec, rnd), rr, prec, rnd), prec, rnd)
+            es = raw_max(est._mpf_, lw)
+            es = raw_min(es, up)
+            # width ≤ max_rel·max(|upper|, 10^-30)
+            room = mpf_mul(raw_max(mpf_abs(up, prec, rnd), _tiny_width()._mpf_), from_float(self.max_rel), prec, rnd)
+            if not mpf_le(mpf_sub(up, lw, prec, rnd), room):
                 raise self._uncertified(f"ε(δ={mpmath.nstr(tg.dmp, 6)})")
-        return EpsilonPoint(tg.dmp, est, lower, upper, k)
+        return EpsilonPoint(tg.dmp, make(es), make(lw), make(up), k)
 
     def _zcdp_piece(self, dt: Fraction, k_lo: int) -> int:
         """The piece of the zCDP bound ``ρ + 2 sqrt(ρ log(1/δ))`` (δ ≤ target there)."""
@@ -462,22 +483,43 @@ class ProfileInversion:
             with workdps(_DPS):
                 raise self._uncertified(f"ε(δ={mpmath.nstr(to_mpf(dt), 6)})")
         with workdps(_DPS + 10):
-            em0 = _mp(e0)
-            e_right = _mp(self._piece_eps(k))
-            p2, p2lo, p2hi = _bounds(t2)
-            scale = mpmath.exp(em0)
-            if dt > Fraction(1, 2):  # δ0 − dt = (1 − dt) − (1 − δ0)
-                cd = to_mpf(1 - dt)
-                gaps = {"est": cd - pr.c, "upper": cd - pr.c_lo, "lower": cd - pr.c_hi}
+            prec, rnd = ctx_prec()
+            em0 = raw_fraction(e0, prec, rnd)
+            e_right = raw_fraction(self._piece_eps(k), prec, rnd)
+            p2, p2lo, p2hi = raw_bounds(t2, prec, rnd)
+            scale = mpf_exp(em0, prec, rnd)
+            high, ref, _ = _target_ref(dt)  # to_mpf(1 − dt) or to_mpf(dt) at this precision
+            if high:  # δ0 − dt = (1 − dt) − (1 − δ0)
+                gaps = {"est": (ref, pr.c), "upper": (ref, pr.c_lo), "lower": (ref, pr.c_hi)}
             else:
-                dm = to_mpf(dt)
-                gaps = {"est": pr.d - dm, "upper": pr.d_hi - dm, "lower": pr.d_lo - dm}
+                gaps = {"est": (pr.d, ref), "upper": (pr.d_hi, ref), "lower": (pr.d_lo, ref)}
             den = {"est": p2, "upper": p2lo, "lower": p2hi}
 
             def solve(which):
-                g = max(gaps[which], mpmath.mpf(0))
-                if den[which] <= 0:
-                    return e_right
-                return min(em0 + mpmath.log1p(g / (scale * den[which])), e_right)
+                a, b = gaps[which]
+                gap = mpf_sub(a if type(a) is tuple else a._mpf_, b if type(b) is tuple else b._mpf_, prec, rnd)
+                return make(_solve_raw(em0, e_right, scale, gap, den[which], prec, rnd))
 
             return tuple(solve(side) for side in sides)
+
+
+_TINY_WIDTH: dict = {}
+
+
+def _tiny_width():
+    """``mpf(10) ** -30`` at the current precision (the floor of a result's width bound)."""
+    prec = mpmath.mp.prec
+    v = _TINY_WIDTH.get(prec)
+    if v is None:
+        v = _TINY_WIDTH[prec] = mpmath.mpf(10) ** -30
+    return v
+
+
+def _solve_raw(em0, e_right, scale, gap, den, prec: int, rnd: str):
+    """``min(em0 + log1p(max(gap, 0)/(scale·den)), e_right)`` (``e_right`` when den ≤ 0) on
+    raw mpf tuples: the libmp calls of the former mpf code (:mod:`exactdp.accounting.rawmp`)."""
+    g = fzero if mpf_gt(fzero, gap) else gap  # max(gap, 0)
+    if mpf_le(den, fzero):
+        return e_right
+    x = mpf_add(em0, raw_log1p(mpf_div(g, mpf_mul(scale, den, prec, rnd), prec, rnd), prec, rnd), prec, rnd)
+    return e_right if mpf_lt(e_right, x) else x  # min(x, e_right)

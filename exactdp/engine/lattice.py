@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
+from mpmath.libmp import fone, from_rational, mpf_add, mpf_floor, mpf_gt, mpf_lt, mpf_mul, mpf_sub, to_int
 
 from exactdp.mechanisms import Composition
 from exactdp.numerics.precision import to_mpf
@@ -65,8 +66,10 @@ class LatticeSum:
 
     def delta_thresholds(self, eps) -> tuple[int, int]:
         """Integer thresholds (k1, k2) with δ(ε) = P[S ≥ k1] − e^ε P[S ≥ k2]."""
-        if isinstance(eps, Fraction):
-            k1 = floor_exact(eps - self.c, self.scale) + 1
+        if isinstance(eps, Fraction):  # ⌊(ε − c)·scale⌋ + 1 in integers
+            c, sc = self.c, self.scale
+            k1 = ((eps.numerator * c.denominator - c.numerator * eps.denominator) * sc.numerator
+                  // (eps.denominator * c.denominator * sc.denominator)) + 1
         else:
             c = self.c
             k1 = floor_exact(lambda dps: eps(dps) - to_mpf(c), self.scale) + 1
@@ -81,14 +84,37 @@ def floor_exact(x, scale: Fraction = Fraction(1)) -> int:
     digits is refused rather than rounded.
     """
     if isinstance(x, (int, Fraction)):
+        if isinstance(scale, (int, Fraction)):  # ⌊p·s/(q·t)⌋ in integers
+            return x.numerator * scale.numerator // (x.denominator * scale.denominator)
         return math.floor(Fraction(x) * scale)
     for dps in (50, 200):
         with mpmath.workdps(dps):
-            y = x(dps) * (to_mpf(scale))
-            f = mpmath.floor(y)
-            if min(y - f, f + 1 - y) > mpmath.mpf(10) ** (-(dps - 10)):
-                return int(f)
+            v = x(dps)
+            if type(v) is not mpmath.mpf or not isinstance(scale, (int, Fraction)):
+                y = v * (to_mpf(scale))
+                f = mpmath.floor(y)
+                if min(y - f, f + 1 - y) > _lattice_gap(dps):
+                    return int(f)
+                continue
+            # the same on raw mpf tuples: the libmp calls of the mpf operators above
+            prec, rnd = mpmath.mp._prec_rounding
+            y = mpf_mul(v._mpf_, from_rational(scale.numerator, scale.denominator, prec, rnd), prec, rnd)
+            f = mpf_floor(y, prec, rnd)
+            a, b = mpf_sub(y, f, prec, rnd), mpf_sub(mpf_add(f, fone, prec, rnd), y, prec, rnd)
+            if mpf_gt(b if mpf_lt(b, a) else a, _lattice_gap(dps)._mpf_):
+                return int(to_int(f))
     raise ValueError("threshold is within 1e-190 of a lattice point; pass ε as an exact rational")
+
+
+_GAPS: dict = {}
+
+
+def _lattice_gap(dps: int):
+    """``mpf(10) ** (−(dps − 10))`` at ``dps`` digits, computed once per dps."""
+    g = _GAPS.get(dps)
+    if g is None:
+        g = _GAPS[dps] = mpmath.mpf(10) ** (-(dps - 10))
+    return g
 
 
 def lattice_of(comp: Composition) -> LatticeSum:
