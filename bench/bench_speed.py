@@ -11,7 +11,8 @@ design (σ² = 10000/11 × 20 and 2.5025, unit shifts) — it times, in the same
 
 and the ratio PLD/exactdp.  With ``--cli`` it also times the first answer of a warm CLI
 call (``exactdp delta --sigma2 2 --eps 1``, a new process each time, min of ``--reps``; also
-with SciPy hidden from the process, as in an install without the dp-accounting extra),
+with SciPy hidden from the process, as in an install without the dp-accounting extra, and
+with the ahead-of-time kernels of ``exactdp warmup``, which import no Numba),
 ``exactdp --help``, and beside them the Numba floor (a process that imports Numba and calls
 one cached kernel); ``--cli-cold`` the first call after install (empty Numba cache: it
 compiles the kernels it calls) and compiling every kernel; with
@@ -122,22 +123,27 @@ def _cli(argv, hide_scipy=False):
 def time_cli(reps: int = 10) -> list[tuple[str, float, float, float]]:
     """Warm-cache startup, each row (what, first answer s, exit s, CPU s) of the run with the
     earliest answer over ``reps`` rounds that run every case once (so all cases see the same
-    machine load), after one warm-up round: the CLI call (SciPy importable, and hidden),
+    machine load), after ``exactdp warmup`` (byte-compiles exactdp, builds the JIT cache and
+    the ahead-of-time module if needed) and one warm-up round: the CLI call with the JIT
+    cache (``EXACTDP_AOT=0``; SciPy importable, and hidden), with the AOT kernels,
     ``exactdp --help``, the Numba floor (import Numba, call one cached kernel, print; with
     and without SciPy) and the interpreter alone."""
+    subprocess.run(_cli(["warmup", "--json"]), check=True, stdout=subprocess.DEVNULL)  # builds the module once
+    jit, ahead = {**os.environ, "EXACTDP_AOT": "0"}, {**os.environ, "EXACTDP_AOT": "require"}
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "floor_kernel.py"), "w") as f:
             f.write(_FLOOR_KERNEL)
         env = {**os.environ, "NUMBA_CACHE_DIR": os.path.join(d, "cache"), "PYTHONPATH": d}
         floor = "import floor_kernel\nprint(floor_kernel.one(1.0))\n"
-        cases = [("exactdp " + " ".join(CLI_CALL), _cli(CLI_CALL), None),
-                 ("  the same, SciPy hidden", _cli(CLI_CALL, hide_scipy=True), None),
+        cases = [("exactdp " + " ".join(CLI_CALL) + " (JIT cache)", _cli(CLI_CALL), jit),
+                 ("  the same, SciPy hidden", _cli(CLI_CALL, hide_scipy=True), jit),
+                 ("  after exactdp warmup (AOT)", _cli(CLI_CALL), ahead),
                  ("exactdp --help", _cli(["--help"]), None),
                  ("floor: import numba, call 1 cached kernel", [sys.executable, "-c", floor], env),
                  ("  the same, SciPy hidden", [sys.executable, "-c", _NO_SCIPY + floor], env),
                  ("python -c 'print(1)'", [sys.executable, "-c", "print(1)"], None)]
         answers = [_timed(argv, e)[3] for _, argv, e in cases]  # warm-up (and the caches)
-        assert answers[0] == answers[1], "hiding SciPy changed the answer"
+        assert answers[0] == answers[1] == answers[2], "hiding SciPy or the AOT kernels changed the answer"
         best = [(math.inf,) * 3] * len(cases)
         for _ in range(reps):
             for k, (_, argv, e) in enumerate(cases):

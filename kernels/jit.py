@@ -24,6 +24,10 @@ Policy (why):
   that calls other kernels gets their dispatchers bound into its module globals before it
   is built, so Numba compiles (or loads) it exactly as if everything had been eager.  Once
   built, every exactdp module's name for the kernel is rebound to the dispatcher itself.
+* Ahead of time: after ``exactdp warmup`` a first call binds the kernel's function from a
+  module compiled by ``numba.pycc`` for this machine with the same code generation
+  (:mod:`exactdp.kernels.aot`), which imports no Numba; without a valid module, or with
+  ``EXACTDP_AOT=0``, the kernel is built as above.  ``dispatcher`` is always the JIT one.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ import threading
 import types
 from pathlib import Path
 
-__all__ = ["kernel", "Kernel", "JIT_OPTIONS", "KERNELS_DIGEST"]
+__all__ = ["kernel", "Kernel", "declared", "JIT_OPTIONS", "KERNELS_DIGEST"]
 
 JIT_OPTIONS = dict(cache=True, fastmath=False, nogil=True, error_model="numpy")
 
@@ -55,6 +59,15 @@ KERNELS_DIGEST = _kernels_digest()
 
 #: one lock for building dispatchers (re-entrant: building a caller builds its callees)
 _BUILD_LOCK = threading.RLock()
+
+#: every Kernel declared in this process, in declaration order (see :func:`declared`)
+_DECLARED = []
+
+
+def declared() -> tuple:
+    """Every :class:`Kernel` declared so far in this process (also after exactdp's names
+    for it were rebound to what it was built into)."""
+    return tuple(_DECLARED)
 
 
 def kernel(signature):
@@ -90,21 +103,42 @@ class Kernel:
         self._dispatcher = None
         #: what a call calls: first a builder, then the dispatcher itself (see __call__)
         self._call = self._build_and_call
+        _DECLARED.append(self)
 
     @property
     def dispatcher(self):
         """The Numba dispatcher (built, i.e. loaded from the cache or compiled, on first access)."""
         dispatcher = self._dispatcher
-        return dispatcher if dispatcher is not None else self._build()
+        if dispatcher is None:
+            dispatcher = self._jit()
+            with _BUILD_LOCK:
+                if self._call == self._build_and_call:  # not called yet: calls go to the dispatcher
+                    self._call = dispatcher
+                    _rebind(self, dispatcher)
+        return dispatcher
 
     def _build(self):
+        """What a call calls from now on: the ahead-of-time compiled function when a valid
+        module has it (:mod:`exactdp.kernels.aot`), else the dispatcher; exactdp's names
+        for the kernel are rebound to it."""
+        with _BUILD_LOCK:
+            if self._call == self._build_and_call:
+                from exactdp.kernels import aot
+
+                compiled = aot.function_for(KERNELS_DIGEST, self.__module__, self.__qualname__, self.signature,
+                                            self.py_func, self._jit)
+                self._call = compiled if compiled is not None else self._jit()
+                _rebind(self, self._call)
+            return self._call
+
+    def _jit(self):
+        """The Numba dispatcher, built once (loaded from the cache or compiled)."""
         with _BUILD_LOCK:
             if self._dispatcher is None:
                 import numba
 
                 _bind_callees(self.py_func)
-                self._dispatcher = self._call = _compiled(numba, self.py_func, self.signature)
-                _rebind(self, self._dispatcher)
+                self._dispatcher = _compiled(numba, self.py_func, self.signature)
             return self._dispatcher
 
     def _build_and_call(self, *args, **kwargs):
@@ -124,7 +158,8 @@ class Kernel:
         return _resolve, (self.__module__, self.__qualname__)
 
     def __repr__(self):
-        state = "loaded" if self._dispatcher is not None else "not loaded yet"
+        state = ("not loaded yet" if self._call == self._build_and_call else
+                 "loaded" if self._call is self._dispatcher else "ahead-of-time compiled")
         return f"<exactdp kernel {self.__module__}.{self.__qualname__} {self.signature!r} ({state})>"
 
 

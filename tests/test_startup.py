@@ -85,7 +85,8 @@ def test_kernel_built_on_first_call_with_the_policy():
     """In a new process: no Numba until the first call; the call builds the kernel and its
     callees (one eager signature each, the policy's options, the disk cache), rebinds
     exactdp's names to the dispatchers, and leaves kernels not called unbuilt."""
-    out = subprocess.run([sys.executable, "-c", _FIRST_CALL], capture_output=True, text=True, timeout=600)
+    out = subprocess.run([sys.executable, "-c", _FIRST_CALL], capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "EXACTDP_AOT": "0"})  # the JIT path (tests/test_aot.py: the other)
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout.splitlines()[-1])
     assert got == {"kernel_before": True, "numba_before": False,

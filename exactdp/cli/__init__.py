@@ -32,6 +32,7 @@ SUBCOMMANDS = {
     "calibrate": ("calibrate",),
     "risk": ("risk",),
     "countdep": ("countdep",),
+    "warmup": ("warmup",),
 }
 SUBCOMMAND_MODULES = tuple(SUBCOMMANDS)
 
