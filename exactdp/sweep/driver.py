@@ -33,7 +33,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from concurrent.futures import ALL_COMPLETED, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +56,7 @@ from exactdp.sweep.io import (
 )
 from exactdp.sweep.pair import DEFAULT_DELTAS, SweepSettings, compute_pair
 from exactdp.sweep.twins import composition_key, relabel
+from exactdp.sweep.runtime import WriteQueue, allow_worker_growth
 
 __all__ = [
     "run_sweep",
@@ -100,16 +101,18 @@ def _cap_threads() -> None:
 
     ``NUMBA_NUM_THREADS`` is set only before Numba is imported (it is read then; changed
     after its thread pool started, every later compilation raises — with kernels built on
-    first call, a ``--jobs 1`` sweep on a cold cache)."""
+    first call, a ``--jobs 1`` sweep on a cold cache).  Numba itself is not imported here
+    (~0.5 s of CPU in a worker that calls only ahead-of-time compiled kernels): if it is
+    loaded already its thread count is set, else the variable is read when it is."""
     for var in _THREAD_VARS:
         if not (var == "NUMBA_NUM_THREADS" and "numba" in sys.modules):
             os.environ[var] = "1"
-    try:
-        import numba
-
-        numba.set_num_threads(1)
-    except (ImportError, ValueError):  # pragma: no cover - numba is a dependency
-        pass
+    numba = sys.modules.get("numba")  # not imported here: a worker using the ahead-of-time
+    if numba is not None:  # kernels never imports it (and reads the variable if it does)
+        try:
+            numba.set_num_threads(1)
+        except ValueError:  # pragma: no cover - a threading layer already launched
+            pass
 
 
 _CAPPED: set = set()  # threads whose compute threads are capped (numba's setting is per thread)
@@ -120,10 +123,13 @@ def _task(kind: str, i: int, j: int, rhos, settings_dict: dict):
     """Worker entry point (a module-level function, so every backend can pickle it).
 
     The thread cap and the settings are set up once per worker thread / process (a
-    worker runs many pairs; validating the 42 target δ took ~2 ms a pair)."""
+    worker runs many pairs; validating the 42 target δ took ~2 ms a pair), and so is
+    loky's leak guard (:func:`~exactdp.sweep.runtime.allow_worker_growth`: pairs 6-6 then
+    6-10 in one worker grew it past loky's 300 MB and had it restarted mid-sweep)."""
     tid = threading.get_ident()
     if tid not in _CAPPED:
         _cap_threads()
+        allow_worker_growth()
         _CAPPED.add(tid)
     key = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in settings_dict.items())
     settings = _SETTINGS.get(key)
@@ -327,20 +333,20 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
                 bar = tqdm(total=len(tasks), disable=not show, file=sys.stderr, unit="pair", desc="exactdp sweep",
                            dynamic_ncols=True)
                 last_flush = time.monotonic()
-                pending: set = set()
+                writes = WriteQueue(bar.update)
                 for kind, first in unordered_results(_task, calls, backend, jobs, scheduler):
                     n_results += 1
                     if assisted and helper is None and n_results >= _ASSIST_AFTER:
                         helper = stack.enter_context(Assistant(alloc.total_rho, settings, plots))
                     for res in [first] + [relabel(first, i, j) for i, j in rest.get((kind, first.i, first.j), ())]:
                         files = pair_paths(out, res.i, res.j) if kind == "pair" else release_path(out, res.i, res.j)
-                        pending.add(pool.submit(_write_after, started, files, res))
+                        writes.add(pool.submit(_write_after, started, files, res))
                         timings[f"{kind}:{res.i}-{res.j}"] = {k: round(v, 4) for k, v in res.seconds.items()}
-                    pending = _reap(pending, bar)
+                    writes.reap()
                     if time.monotonic() - last_flush > 2.0 and started.done():
                         atomic_write_text(out / MANIFEST, _dump({**manifest, "timings": {"pairs": timings}}))
                         last_flush = time.monotonic()
-                _reap(pending, bar, wait_all=True)
+                writes.reap(wait_all=True)
                 bar.close()
             started.result()
         if assisted and helper is None:
@@ -424,15 +430,6 @@ def _import_plotting_meanwhile() -> threading.Thread:
     thread = threading.Thread(target=run, name="exactdp-import-plots", daemon=True)
     thread.start()
     return thread
-
-
-def _reap(pending: set, bar, wait_all: bool = False) -> set:
-    """Collect finished file writes (re-raising their errors) and count them on the bar."""
-    done, rest = wait(pending, timeout=None if wait_all else 0, return_when=ALL_COMPLETED)
-    for fut in done:
-        fut.result()
-        bar.update(1)
-    return rest
 
 
 def _dump(obj) -> str:
