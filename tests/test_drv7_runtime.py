@@ -71,6 +71,7 @@ def test_thread_cap_does_not_import_numba(monkeypatch):
     monkeypatch.delitem(sys.modules, "numba", raising=False)
     for var in driver._THREAD_VARS:
         monkeypatch.delenv(var, raising=False)
+
     class _Finder:  # an import of numba there fails the test
         def find_spec(self, name, path=None, target=None):
             if name == "numba":
