@@ -344,7 +344,8 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
                         timings[f"{kind}:{res.i}-{res.j}"] = {k: round(v, 4) for k, v in res.seconds.items()}
                     writes.reap()
                     if time.monotonic() - last_flush > 2.0 and started.done():
-                        atomic_write_text(out / MANIFEST, _dump({**manifest, "timings": {"pairs": timings}}))
+                        atomic_write_text(out / MANIFEST, _dump({**manifest, "timings": {"pairs": timings}},
+                                                                compact=True))
                         last_flush = time.monotonic()
                 writes.reap(wait_all=True)
                 bar.close()
@@ -432,7 +433,10 @@ def _import_plotting_meanwhile() -> threading.Thread:
     return thread
 
 
-def _dump(obj) -> str:
+def _dump(obj, compact: bool = False) -> str:
+    """The manifest's text; ``compact`` (the checkpoints written during the run, replaced by
+    the indented final one): one line, by json's C encoder (an indent takes the Python
+    encoder: ~8 ms against ~2 ms for 946 pairs' timings, every 2 s of the run)."""
     import json
 
-    return json.dumps(obj, indent=1, sort_keys=False) + "\n"
+    return json.dumps(obj, indent=None if compact else 1, sort_keys=False) + "\n"
