@@ -446,11 +446,49 @@ def gdp_delta(design, eps, *, dps: int = DPS_ANALYSIS) -> BoundPoint:
     rho = _rho(design)
     with mpmath.workdps(dps):
         e = _real(eps, "epsilon")
-    with mpmath.workdps(dps + int(abs(e)) // 2 + 5):
-        mu = mpmath.sqrt(2 * to_mpf(rho))
-        d = _gdp_delta_mp(mu, mpmath.mpf(e))
+    cap = dps + int(abs(e)) // 2 + 5
+    d = _gdp_delta_guarded(rho, eps, dps, cap) if abs(e) > _GDP_FIXED_UP_TO else None
+    if d is None:
+        with mpmath.workdps(cap):
+            mu = mpmath.sqrt(2 * to_mpf(rho))
+            d = _gdp_delta_mp(mu, mpmath.mpf(e))
     with mpmath.workdps(dps):
         return _point("gdp", e, d, None, False, "delta", dps)
+
+
+#: |ε| up to which :func:`gdp_delta` works at the fixed dps + |ε|/2 + 5 digits (cheap there)
+_GDP_FIXED_UP_TO = 400
+
+
+def _gdp_delta_guarded(rho, eps, dps: int, cap: int):
+    """δ(ε) of μ-GDP for large |ε| at the fewest guard digits that keep 10^{−(dps−10)}.
+
+    At ``dps + g`` digits (u = 10^{−dps−g}), A = Φ(x_a) and B = e^ε Φ(x_b) carry relative
+    errors ≤ u·(10 + s·(2.5 + |x|)) (+ u·|ε| for B): s = |ε|/μ + μ/2 bounds the rounding of
+    the argument x, and φ(x)/Φ(x) ≤ 2.5 + |x| for every real x (Mills).  The difference
+    then has relative error ≤ u·amp with amp = (A·(…) + B·(…))/(A − B); the value is kept
+    when log10(amp) + 5 ≤ g (amp evaluated at the same precision), else g grows.  ``None``
+    when g would reach the fixed precision ``cap`` (the caller then uses it)."""
+    guard = 20
+    while dps + guard < cap:
+        with mpmath.workdps(dps + guard):
+            e = _real(eps, "epsilon")
+            mu = mpmath.sqrt(2 * to_mpf(rho))
+            xa, xb = -e / mu + mu / 2, -e / mu - mu / 2
+            a = mpmath.ncdf(xa)
+            b = mpmath.exp(e) * mpmath.ncdf(xb)
+            d = a - b
+            if d > 0:
+                s = abs(e) / mu + mu / 2
+                amp = (a * (10 + s * (mpmath.mpf(2.5) + abs(xa)))
+                       + b * (10 + s * (mpmath.mpf(2.5) + abs(xb)) + abs(e))) / d
+                need = int(mpmath.ceil(mpmath.log10(amp))) + 5
+                if need <= guard:
+                    return d
+                guard = max(2 * guard, need + 10)
+            else:
+                guard *= 2
+    return None
 
 
 def gdp_epsilon(design, delta, *, dps: int = DPS_ANALYSIS) -> BoundPoint:
