@@ -20,7 +20,7 @@ from harness import single_delta
 
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.calibration.calibrate import calibrate_design
-from exactdp.conversions.bounds import gdp_delta
+from exactdp.conversions.bounds import gdp_delta, gdp_epsilon
 from exactdp.kernels.dgauss import tilted_moments
 from exactdp.mechanisms import Composition
 
@@ -57,6 +57,24 @@ def test_gdp_delta_at_large_eps_against_the_fixed_precision_closed_form(sigma2, 
         phi = lambda x: mpmath.erfc(-x / mpmath.sqrt(2)) / 2  # noqa: E731
         ref = phi(-e / mu + mu / 2) - mpmath.exp(e) * phi(-e / mu - mu / 2)
         assert abs(got.delta - ref) <= got.error_bound
+
+
+@pytest.mark.parametrize("sigma2", ["1/600", "1/2000"])
+@pytest.mark.parametrize("delta", [F(1, 10**10), F(1, 2)])
+def test_gdp_epsilon_beyond_400_against_a_bisection_of_the_closed_form(sigma2, delta):
+    comp = Composition.from_sigma2([sigma2])
+    got = gdp_epsilon(comp, delta)
+    rho = comp.rho
+    with mpmath.workdps(50 + int(2 * rho) // 2 + 20):
+        mu = mpmath.sqrt(2 * mpmath.mpf(rho.numerator) / rho.denominator)
+        d = mpmath.mpf(delta.numerator) / delta.denominator
+        phi = lambda x: mpmath.erfc(-x / mpmath.sqrt(2)) / 2  # noqa: E731
+        g = lambda e: phi(-e / mu + mu / 2) - mpmath.exp(e) * phi(-e / mu - mu / 2)  # noqa: E731
+        lo, hi = mpmath.mpf(0), mpmath.mpf(4 * rho + 100)
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if g(mid) <= d else (mid, hi)
+        assert abs(got.epsilon - hi) <= got.error_bound + hi * mpmath.mpf(10) ** -44
 
 
 def test_exact_delta_at_tiny_variance_and_huge_eps():
