@@ -90,3 +90,17 @@ def test_calibration_at_huge_eps_brackets_the_analytic_transition():
     res = calibrate_design(Composition.from_sigma2(["3"]), F(1, 10**10), F(100000))
     assert res.lower < F(1, 600000) < res.upper
     assert res.upper - res.lower <= F(1, 10**6)
+
+
+def test_risk_table_beyond_reach_is_refused_quickly():
+    import time
+
+    from exactdp.cli import main
+    from exactdp.numerics.errors import UncertifiedError
+    from exactdp.risk.single import expected_risk
+
+    t = time.process_time()
+    with pytest.raises(UncertifiedError, match="terms at this accuracy"):
+        expected_risk(F(1, 2), F(1, 10**12))
+    assert main(["risk", "expected", "--rho1", "1e-12", "--p", "1/2"]) == 3
+    assert time.process_time() - t < 20  # was hours: 2·10⁷ multiprecision weights
