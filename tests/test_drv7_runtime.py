@@ -69,8 +69,9 @@ def test_loky_still_has_the_guard_we_raise():
 
 def test_thread_cap_does_not_import_numba(monkeypatch):
     monkeypatch.delitem(sys.modules, "numba", raising=False)
-    for var in driver._THREAD_VARS:
-        monkeypatch.delenv(var, raising=False)
+    for var in driver._THREAD_VARS:  # set first, so that the teardown restores each (absent too)
+        monkeypatch.setenv(var, "unset")
+        monkeypatch.delenv(var)
 
     class _Finder:  # an import of numba there fails the test
         def find_spec(self, name, path=None, target=None):

@@ -55,8 +55,8 @@ from exactdp.sweep.io import (
     write_task,
 )
 from exactdp.sweep.pair import DEFAULT_DELTAS, SweepSettings, compute_pair
-from exactdp.sweep.twins import composition_key, relabel
 from exactdp.sweep.runtime import WriteQueue, allow_worker_growth
+from exactdp.sweep.twins import composition_key, relabel
 
 __all__ = [
     "run_sweep",
