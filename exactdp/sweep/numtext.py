@@ -329,10 +329,12 @@ def fmt_mpfr(x, dps: int) -> str:
     then ``nstr``).
 
     ``to_str``'s text of ``y`` (the rounded ``x``) is the half-even rounding of ``S``, a
-    multiple of ``10^-k`` units of the last digit with ``F − 5·10^-k < S ≤ F`` (``F``:
+    multiple of ``10^-k`` units of the last digit with ``F − 11·10^-k < S ≤ F`` (``F``:
     ``y`` in those units; the ``k ≥ 12`` extra digits of :func:`digits_exp` truncated
-    twice, a factor ≤ √10 apart): the nearest rounding of ``y`` unless ``F``'s fraction
-    lies in ``[1/2, 1/2 + 5·10^-12]``.  MPFR's ``dps + 13`` digits of ``y`` are within one
+    twice, at scales ``2^-fixprec`` and ``10^-fixdps`` a factor ≤ 10 apart — ``fixdps`` is
+    ``int()`` of an mpfr here, rounded, where ``to_str`` truncates a float, so it can be one
+    digit more than mpmath's): the nearest rounding of ``y`` unless ``F``'s fraction lies
+    in ``[1/2, 1/2 + 1.1·10^-11]``, for this code and for ``to_str`` alike.  MPFR's ``dps + 13`` digits of ``y`` are within one
     unit of their last digit, ``10^-13`` of ours, whatever the rounding mode: a tail
     ``t < 5·10^12 − 1`` means a fraction below 1/2, ``t > 5·10^12 + 5001`` one above
     ``1/2 + 5·10^-10``; both give to_str's digits (a carry into the next power of ten
