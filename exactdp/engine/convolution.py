@@ -24,7 +24,7 @@ from functools import reduce
 
 import numpy as np
 
-from exactdp.kernels.convolution import atom_tails, convolve_strided, dg_pmf, suffix_sums
+from exactdp.kernels.convolution import atom_residues, atom_tails, convolve_strided, dg_pmf, suffix_sums
 from exactdp.kernels.dgauss import log_theta_real
 from exactdp.numerics.precision import EPS64
 
@@ -130,6 +130,7 @@ class ConvolutionTails:
         keep = probs > 0
         self.values = np.ascontiguousarray(vals[keep])
         self.probs = np.ascontiguousarray(probs[keep])
+        self.atom_q, self.atom_r = atom_residues(self.values, d)
         self.abs_trunc = float(sum(int(m[g]) for g in range(len(A)))) * 2.0 * math.exp(-TRUNC)
         # products/sums above plus the two compensated summations (suffix, atoms)
         self.round_rel = rel + 8 * EPS64
@@ -137,7 +138,7 @@ class ConvolutionTails:
     def tails(self, thresholds):
         """List of (log_value, rel_error) for each integer threshold."""
         th = np.asarray(thresholds, dtype=np.int64)
-        vals = atom_tails(self.suffix, self.values, self.probs, self.lo, self.d, th)
+        vals = atom_tails(self.suffix, self.atom_q, self.atom_r, self.probs, self.lo, self.d, th)
         out = []
         for v in vals:
             if v <= 0:
