@@ -84,3 +84,17 @@ def test_atom_tails_every_index_case():
     q, r = atom_residues(values, d)
     got = atom_tails(suffix, q, r, probs, lo, d, thr)
     assert (_bits(got) == _bits(old_atom_tails(suffix, values, probs, lo, d, thr))).all()
+
+
+def test_group_pmf_kept_is_the_computed_one():
+    """The kept pmf (engine/convolution.py) is handed out as a copy with the bits and bound
+    of a fresh computation."""
+    from exactdp.engine import convolution
+
+    convolution._PMFS.clear()
+    first, rel1 = convolution.group_pmf(2.5, 3)
+    first[:] = -1.0  # the caller's copy: the kept one is untouched
+    again, rel2 = convolution.group_pmf(2.5, 3)
+    convolution._PMFS.clear()
+    fresh, rel3 = convolution.group_pmf(2.5, 3)
+    assert rel1 == rel2 == rel3 and (_bits(again) == _bits(fresh)).all() and (again >= 0).all()
