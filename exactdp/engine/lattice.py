@@ -117,11 +117,11 @@ def _lattice_gap(dps: int):
     return g
 
 
-def lattice_of(comp: Composition) -> LatticeSum:
+def lattice_of(comp: Composition, rho=None) -> LatticeSum:
     """Map a composition's privacy-loss weights onto an integer lattice.
 
     Mechanisms with shift 0 carry no privacy loss and are dropped; groups with equal
-    (A_g, σ_g²) are merged.
+    (A_g, σ_g²) are merged.  ``rho``: ``comp.rho`` when the caller has it already.
     """
     items = [(m.weight, m.sigma2, count) for m, count in comp.groups if m.shift != 0]
     if not items:
@@ -136,7 +136,7 @@ def lattice_of(comp: Composition) -> LatticeSum:
         key = (int(a), s2)
         merged[key] = merged.get(key, 0) + count
     keys = sorted(merged)
-    c = comp.rho
+    c = comp.rho if rho is None else rho
     shift = 2 * c * scale
     assert shift.denominator == 1
     return LatticeSum(
