@@ -125,6 +125,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         self._ints = (a * sn, sd * b, b * sn)  # ε_k = (a·s + k·t·b)/(b·s), see _piece_eps
         self.engine = TailEngine(self.lattice, rel_tol=self.rel_tol)
         self._memo_tails: dict = {}
+        self._query_raws: dict = {}  # (prec, rounding) → raw c and β of _query's callable path
         self._memo_weighted: dict = {}
         self._curve_pts: list = []  # (piece as float, sqrt(−log δ)) estimates: ε(δ) guesses only
 
@@ -243,9 +244,13 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             return WeightedQuery(k1, n0 / den, n1 / den if n1 > 0 else 0.0, fbeta)
         with workdps(_DPS + 20 + len(str(abs(k1)))):
             prec, rnd = ctx_prec()
-            x0 = mpf_sub(mpf_sub(raw_convert(_mp(e, mpmath.mp.dps)), raw_fraction(c, prec, rnd), prec, rnd),
+            key = (prec, rnd)
+            cb = self._query_raws.get(key)
+            if cb is None:  # to_mpf(c) and to_mpf(β) at this precision
+                cb = self._query_raws[key] = (raw_fraction(c, prec, rnd), from_rational(t, s, prec, rnd))
+            x0 = mpf_sub(mpf_sub(raw_convert(_mp(e, mpmath.mp.dps)), cb[0], prec, rnd),
                          from_rational(k1 * t, s, prec, rnd), prec, rnd)
-            x1 = mpf_add(x0, from_rational(t, s, prec, rnd), prec, rnd)
+            x1 = mpf_add(x0, cb[1], prec, rnd)
             return WeightedQuery(k1, to_float(x0, rnd=rnd), 0.0 if mpf_lt(x1, fzero) else to_float(x1, rnd=rnd), fbeta)
 
     def _assemble(self, r: ProfileValues) -> _Profile:

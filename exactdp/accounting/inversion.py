@@ -85,6 +85,18 @@ def _target_ref(dt: Fraction) -> tuple:
         return high, raw_fraction(1 - dt, *ctx_prec()) if high else dmp._mpf_, dmp
 
 
+@functools.lru_cache(maxsize=4096)
+def _target_consts(dt: Fraction) -> tuple:
+    """The design-free constants of a target: ``(high, t_f, u, dmp, e_low, log(1/dt))``
+    (see :class:`_Target`; the sweep asks the same targets of every pair)."""
+    high = dt > _HALF
+    t_f = float(dt) if not high and dt > _TINY else None
+    log_inv = _log_inverse(dt)
+    # δ(ε) ≥ 1 − e^ε > dt for ε < log(1 − dt): an analytic lower bracket
+    e_low = Fraction(_floor_log(1 - dt) - 1)
+    return high, t_f, math.sqrt(log_inv), _target_ref(dt)[2], e_low, log_inv
+
+
 class _Target:
     """One target of an ε(δ) call and its certified bracket of pieces ``(lo, hi]``:
     δ(ε_lo) is not certified ≤ target (or lo is the analytic bound), δ(ε_hi) ≤ target is."""
@@ -94,9 +106,8 @@ class _Target:
 
     def __init__(self, dt: Fraction):
         self.dt = dt
-        self.high = dt > _HALF
-        self.t_f = float(dt) if not self.high and dt > _TINY else None
-        self.u = math.sqrt(_log_inverse(dt))  # also below the float range (δ = 1e-600)
+        # high, t_f, u = sqrt(log(1/dt)) (also below the float range: δ = 1e-600), dmp, e_low
+        self.high, self.t_f, self.u, self.dmp, self.e_low, _ = _target_consts(dt)
         self.hi = None
         self.rounds = 0
         self.walk = 0
@@ -321,7 +332,9 @@ class ProfileInversion:
         bounds the others).  After GUESS_ROUNDS rounds a target bisects its bracket.
         Then the closed-form solves run on full profiles evaluated in one batch."""
         S = _Search(self)
-        tgs = [self._target(dt) for dt in dts]
+        lat = self.lattice
+        floats = (float(lat.c), float(lat.scale), max(1, int(lat.scale)))
+        tgs = [self._target(dt, floats) for dt in dts]
         active = list(tgs)
         for _ in range(MAX_ROUNDS):
             want: dict = {False: set(), True: set()}
@@ -357,18 +370,20 @@ class ProfileInversion:
             out.append(tg.error)
         return out
 
-    def _target(self, dt: Fraction) -> _Target:
+    def _target(self, dt: Fraction, floats=None) -> _Target:
+        """A target's search state; ``floats``: ``(float(c), float(scale), max(1, ⌊scale⌋))``
+        of the lattice (computed here when not given)."""
         tg = _Target(dt)
-        tg.dmp = _target_ref(dt)[2]
         lat = self.lattice
-        # δ(ε) ≥ 1 − e^ε > dt for ε < log(1 − dt): an analytic lower bracket
-        tg.e_low = Fraction(_floor_log(1 - dt) - 1)
-        tg.k_an = floor_exact(tg.e_low - lat.c, lat.scale) - 1
+        c, sc = lat.c, lat.scale
+        # ⌊(e_low − c)·scale⌋ − 1 in integers (floor_exact of the Fraction e_low − c)
+        tg.k_an = ((int(tg.e_low) * c.denominator - c.numerator) * sc.numerator
+                   // (c.denominator * sc.denominator)) - 1
         tg.lo = tg.k_an
         # the zCDP bound's piece, estimated (the search's upper start is the exact one)
-        c, scale = float(lat.c), float(lat.scale)
-        tg.top = max(math.floor(2.0 * math.sqrt(c * _log_inverse(dt)) * scale) + 1, tg.k_an + 1)
-        tg.step = max(1, int(lat.scale))
+        cf, scale, step = floats or (float(c), float(sc), max(1, int(sc)))
+        tg.top = max(math.floor(2.0 * math.sqrt(cf * _target_consts(dt)[5]) * scale) + 1, tg.k_an + 1)
+        tg.step = step
         return tg
 
     def _propose(self, tg: _Target, S: _Search) -> list:
