@@ -23,7 +23,6 @@ import pytest
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.accounting.base import bun_steinke_epsilon
 from exactdp.accounting.curve import _DPS
-from exactdp.accounting.inversion import _Target
 from exactdp.accounting.screen import U, decide, margins, upper_ends
 from exactdp.dgauss.conventions import variance
 from exactdp.engine.lattice import LatticeSum, floor_exact
