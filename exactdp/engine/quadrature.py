@@ -158,6 +158,7 @@ class QuadratureTails:
             raise LatticeTooLarge("lattice too large for int64 phase arithmetic")
         self.small = [g for g in range(len(self.A)) if self.s2[g] < GAUSS_S2]
         self._small_idx = np.array(self.small, dtype=np.int64)
+        self._small_set = frozenset(self.small)
         self.gaussian = not self.small
         self.slack = gauss_slack(self.s2, self.m)  # relative effect of the Gaussian groups' κ
         # tilts on a grid of lam_step_sd/sd(S): thresholds on the same tilt share one
@@ -257,7 +258,7 @@ class QuadratureTails:
             return hit
         lamq = key if isinstance(key, Fraction) else Fraction(key)
         lam = float(lamq)
-        n0, f, fq = frac_parts(self.lattice.weights, self.s2q, lamq)
+        n0, f, fq = frac_parts(self.lattice.weights, self.s2q, lamq, self._small_set)  # exact f: small groups
         s0 = sum(int(m) * int(a) * n for a, m, n in zip(self.lattice.weights, self.lattice.counts, n0))
         quad = lamq * lamq * self.vq / 2
         direct = Fraction(0)  # Σ_direct m f²/(2s²), exact: E = quad − direct, E − λ²V'/2 = −direct
@@ -455,14 +456,13 @@ class QuadratureTails:
             else:
                 self._hs_memo.move_to_end(key)
             GX, errsum, sumabs = hit
-            r[idx] = tilted_sums(GX, sv.nodes, N, thr[idx])
+            ia = np.array(idx, dtype=np.intp)
+            r[ia] = tilted_sums(GX, sv.nodes, N, thr[ia])
             num0 = a0 + a1 * math.exp(-t.lam)
             lb = -math.expm1(-(t.lam + beta))
-            aux[0, idx] = math.log(num0) - t.log1m - math.log(lb)
-            aux[1, idx] = EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12) \
-                + 8 * EPS64 * (1 + abs(x0) + abs(x1))
-            aux[2, idx] = errsum
-            aux[3, idx] = sumabs
+            aux[:, ia] = [[math.log(num0) - t.log1m - math.log(lb)],
+                          [EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12)
+                           + 8 * EPS64 * (1 + abs(x0) + abs(x1))], [errsum], [sumabs]]
 
     @staticmethod
     def _trig(sv: "_Sieve"):
