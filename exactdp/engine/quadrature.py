@@ -106,6 +106,7 @@ class _Sieve:
     tilts: OrderedDict
     n_nodes: int
     trig: tuple | None = None  # (cos θ_n, sin θ_n, sin(θ_n/2)), built on first use
+    max_tilts: int = 24  # tilts kept (LRU): at least 24, as many as _TILT_BYTES holds
 
 
 #: the raise of the sieve level for values the first pass cannot certify
@@ -114,6 +115,8 @@ RAISE_T = 25.0
 _MEMO_VALUES = 8192
 #: memory for the hockey-stick factors G·X remembered per engine (shared by thresholds)
 _MEMO_BYTES = 64_000_000
+#: memory for the tilts kept per sieve level (G, |G|w, the bounds: ~48 bytes a node)
+_TILT_BYTES = 64_000_000
 
 
 class QuadratureTails:
@@ -181,7 +184,8 @@ class QuadratureTails:
         half = self.n_nodes // 2
         w = np.where((nodes == 0) | (2 * nodes == self.n_nodes), 1.0, 2.0)
         w[nodes > half] = 0.0
-        return _Sieve(T, umax, nodes, w, OrderedDict(), self.n_nodes)
+        return _Sieve(T, umax, nodes, w, OrderedDict(), self.n_nodes,
+                      max_tilts=max(24, _TILT_BYTES // (48 * max(1, int(nodes.shape[0])))))
 
     def _sieve(self, level: int) -> "_Sieve":
         """The sieve of level 0 (``T0``) or 1 (``T0 + RAISE_T``), built once each: every
@@ -250,7 +254,8 @@ class QuadratureTails:
 
     def _tilt(self, key, sv: "_Sieve") -> _Tilt:
         """The tilt at λ = ``key`` (a float or a Fraction: the same key for the same
-        rational) on sieve ``sv``, evaluated once and kept (LRU of 24)."""
+        rational) on sieve ``sv``, evaluated once and kept (an LRU of at least 24 tilts,
+        more within :data:`_TILT_BYTES`: a tilt is a function of its key and sieve only)."""
         cache = sv.tilts
         hit = cache.get(key)
         if hit is not None:
@@ -278,7 +283,7 @@ class QuadratureTails:
         t.fin = np.array([lam, t.exact_f, float(kappa), kerr, t.rho_lam, math.exp(-sv.T), self.slack, self.vproxy])
         t.aux = np.array([[-t.log1m], [EPS64 * (2 * abs(t.log1m) + 4)], [t.errsum], [t.sumabs]])
         cache[key] = t
-        while len(cache) > 24:
+        while len(cache) > sv.max_tilts:
             cache.popitem(last=False)
         return t
 
