@@ -472,18 +472,26 @@ def tilted_moments(f, s2):
         g1 = d1 / d0
         return f + s2 * g1, s2 + s2 * s2 * (d2 / d0 - g1 * g1)
     Y = direct_half_width(s2)
+    em = 0.0  # weights e^{e − em}; em = the largest exponent when e^{e} itself underflows
     tot = 0.0
     mean = 0.0
-    for y in range(-Y, Y + 1):
-        e = -(y - f) * (y - f) / (2.0 * s2)
-        if e > -745.0:
-            w = math.exp(e)
-            tot += w
-            mean += w * y
+    for attempt in range(2):
+        tot = 0.0
+        mean = 0.0
+        for y in range(-Y, Y + 1):
+            e = -(y - f) * (y - f) / (2.0 * s2) - em
+            if e > -745.0:
+                w = math.exp(e)
+                tot += w
+                mean += w * y
+        if tot > 1e-290:
+            break
+        ys = math.floor(f + 0.5)  # tiny σ²: every e^{e} below 1e-290 (was 0/0 = NaN)
+        em = -(ys - f) * (ys - f) / (2.0 * s2)
     mean /= tot
     var = 0.0
     for y in range(-Y, Y + 1):
-        e = -(y - f) * (y - f) / (2.0 * s2)
+        e = -(y - f) * (y - f) / (2.0 * s2) - em
         if e > -745.0:
             var += math.exp(e) * (y - mean) * (y - mean)
     return mean, var / tot

@@ -439,18 +439,68 @@ def gdp_delta(design, eps, *, dps: int = DPS_ANALYSIS) -> BoundPoint:
 
     Notes
     -----
-    Method: closed form, evaluated at dps + ε/2 digits (the two terms cancel by at most
-    a factor e^{ε/2}·poly).  Error bound: 10^{−(dps−10)} relative.  Reference: Dong, Roth
+    Method: closed form, evaluated at dps + |ε|/2 digits up to |ε| = 400; beyond, at the
+    guard digits the cancellation of the two terms and the conditioning of Φ actually need
+    (measured at the working precision, bounded by Mills' ratio).  Error bound: 10^{−(dps−10)} relative.  Reference: Dong, Roth
     & Su, Gaussian differential privacy (JRSS-B 2022), Cor. 2.13.
     """
     rho = _rho(design)
     with mpmath.workdps(dps):
         e = _real(eps, "epsilon")
-    with mpmath.workdps(dps + int(abs(e)) // 2 + 5):
-        mu = mpmath.sqrt(2 * to_mpf(rho))
-        d = _gdp_delta_mp(mu, mpmath.mpf(e))
+    d = _gdp_delta_at(rho, eps, dps)
     with mpmath.workdps(dps):
         return _point("gdp", e, d, None, False, "delta", dps)
+
+
+def _gdp_delta_at(rho, eps, dps: int) -> mpmath.mpf:
+    """μ-GDP δ(ε) to 10^{−(dps−10)} relative: at dps + |ε|/2 + 5 digits for |ε| ≤
+    :data:`_GDP_FIXED_UP_TO`, else at the guard digits the cancellation needs.  ``eps``
+    (exact, or an mpf) is converted at the working precision: at tiny μ, δ is sensitive
+    to ε like e^{−ε²/(2μ²)}, so ε rounded to dps digits alone would cost digits of δ."""
+    with mpmath.workdps(dps):
+        e = _real(eps, "epsilon")
+    cap = dps + int(abs(e)) // 2 + 5
+    d = _gdp_delta_guarded(rho, eps, dps, cap) if abs(e) > _GDP_FIXED_UP_TO else None
+    if d is None:
+        with mpmath.workdps(cap):
+            mu = mpmath.sqrt(2 * to_mpf(rho))
+            d = _gdp_delta_mp(mu, _real(eps, "epsilon"))
+    return d
+
+
+#: |ε| up to which :func:`gdp_delta` works at the fixed dps + |ε|/2 + 5 digits (cheap there)
+_GDP_FIXED_UP_TO = 400
+
+
+def _gdp_delta_guarded(rho, eps, dps: int, cap: int):
+    """δ(ε) of μ-GDP for large |ε| at the fewest guard digits that keep 10^{−(dps−10)}.
+
+    At ``dps + g`` digits (u = 10^{−dps−g}), A = Φ(x_a) and B = e^ε Φ(x_b) carry relative
+    errors ≤ u·(10 + s·(2.5 + |x|)) (+ u·|ε| for B): s = |ε|/μ + μ/2 bounds the rounding of
+    the argument x, and φ(x)/Φ(x) ≤ 2.5 + |x| for every real x (Mills).  The difference
+    then has relative error ≤ u·amp with amp = (A·(…) + B·(…))/(A − B); the value is kept
+    when log10(amp) + 5 ≤ g (amp evaluated at the same precision), else g grows.  ``None``
+    when g would reach the fixed precision ``cap`` (the caller then uses it)."""
+    guard = 20
+    while dps + guard < cap:
+        with mpmath.workdps(dps + guard):
+            e = _real(eps, "epsilon")
+            mu = mpmath.sqrt(2 * to_mpf(rho))
+            xa, xb = -e / mu + mu / 2, -e / mu - mu / 2
+            a = mpmath.ncdf(xa)
+            b = mpmath.exp(e) * mpmath.ncdf(xb)
+            d = a - b
+            if d > 0:
+                s = abs(e) / mu + mu / 2
+                amp = (a * (10 + s * (mpmath.mpf(2.5) + abs(xa)))
+                       + b * (10 + s * (mpmath.mpf(2.5) + abs(xb)) + abs(e))) / d
+                need = int(mpmath.ceil(mpmath.log10(amp))) + 5
+                if need <= guard:
+                    return d
+                guard = max(2 * guard, need + 10)
+            else:
+                guard *= 2
+    return None
 
 
 def gdp_epsilon(design, delta, *, dps: int = DPS_ANALYSIS) -> BoundPoint:
@@ -459,7 +509,8 @@ def gdp_epsilon(design, delta, *, dps: int = DPS_ANALYSIS) -> BoundPoint:
     Notes
     -----
     Method: bisection (:mod:`exactdp.numerics.search`) to 10^{−(dps−5)} relative at
-    dps + 10 + ε/2 digits, returning the upper end.  Error bound: 10^{−(dps−10)}
+    dps + 10 + ε/2 digits (beyond ε ≈ 400: ε at dps + 10 digits, each δ at the guard
+    digits its cancellation needs, see :func:`gdp_delta`), returning the upper end.  Error bound: 10^{−(dps−10)}
     relative.  Reference: Dong, Roth & Su (2022), Cor. 2.13.
     """
     rho = _rho(design)
@@ -467,9 +518,14 @@ def gdp_epsilon(design, delta, *, dps: int = DPS_ANALYSIS) -> BoundPoint:
         d = _delta_in(delta)
         r = to_mpf(rho)
         hi0 = r + 2 * mpmath.sqrt(r * mpmath.log(1 / d)) + 1
-    with mpmath.workdps(dps + int(hi0) // 2 + 10):
-        rtol = mpmath.mpf(10) ** (-(dps - 5))
-        mu = mpmath.sqrt(2 * to_mpf(rho))
-        e = _smallest_below(lambda x: _gdp_delta_mp(mu, x), d, mpmath.mpf(0), hi0, rtol)
+    if hi0 > _GDP_FIXED_UP_TO:  # δ(x) at the guard digits it needs, x at dps + 10 digits
+        with mpmath.workdps(dps + 10):
+            rtol = mpmath.mpf(10) ** (-(dps - 5))
+            e = _smallest_below(lambda x: _gdp_delta_at(rho, x, dps), d, mpmath.mpf(0), hi0, rtol)
+    else:
+        with mpmath.workdps(dps + int(hi0) // 2 + 10):
+            rtol = mpmath.mpf(10) ** (-(dps - 5))
+            mu = mpmath.sqrt(2 * to_mpf(rho))
+            e = _smallest_below(lambda x: _gdp_delta_mp(mu, x), d, mpmath.mpf(0), hi0, rtol)
     with mpmath.workdps(dps):
         return _point("gdp", e, d, None, False, "epsilon", dps)

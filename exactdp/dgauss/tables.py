@@ -27,6 +27,7 @@ import mpmath
 import numpy as np
 
 from exactdp.dgauss.mp import gauss_tail_sum, tail_sum_bound
+from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf
 from exactdp.numerics.search import least_int
 
@@ -116,6 +117,10 @@ class DGTable:
 
 _TABLES: dict = {}
 
+#: largest K of a :func:`dg_table` (2K + 1 multiprecision weights; ~10⁶ take ~15 s): beyond,
+#: a refusal rather than minutes to hours of enumeration (ρ ≈ 1e-10 at 20 digits)
+MAX_TABLE_HALF_WIDTH = 500_000
+
 
 def dg_table(a: Fraction, dps: int = DPS_RESULT, log_eps: float | None = None) -> DGTable:
     """A cached :class:`DGTable` whose tail bound is below ``exp(log_eps)``.
@@ -131,6 +136,12 @@ def dg_table(a: Fraction, dps: int = DPS_RESULT, log_eps: float | None = None) -
     if hit is not None:
         return hit
     K = cutoff(a, log_eps)
+    if K > MAX_TABLE_HALF_WIDTH:
+        sigma2 = 1 / (2 * a)
+        raise UncertifiedError(
+            f"the discrete Gaussian of variance parameter 1/(2a) = {float(sigma2):.4g} needs a table of "
+            f"{2 * K + 1:,} terms at this accuracy (limit {2 * MAX_TABLE_HALF_WIDTH + 1:,}): "
+            f"try a larger budget (rho); the exact enumeration is within reach up to that limit")
     with mpmath.workdps(dps):
         am = to_mpf(a)
         weights = tuple(mpmath.exp(-am * z * z) for z in range(-K, K + 1))
