@@ -106,14 +106,21 @@ class Composition:
         mechanism of variance 1/ρ_q per query and per moved cell: the ``"production"``
         convention of :mod:`exactdp.dgauss.conventions`.)
         """
-        counts: Counter = Counter()
+        counts: dict = {}  # (p, q) of each ρ > 0 → [ρ, count], in order of first appearance
         for r in rhos:
-            r = to_fraction(r, "rho")
-            if r < 0:
+            if type(r) is not Fraction:
+                r = to_fraction(r, "rho")
+            p = r.numerator
+            if p < 0:
                 raise InputError("rho", r, "must be >= 0")
-            if r > 0:
-                counts[r] += 1
-        return cls(tuple((DiscreteGaussian(variance(r, "production"), 1), c) for r, c in counts.items()))
+            if p:
+                key = (p, r.denominator)  # a normalised Fraction: equal values, equal keys
+                got = counts.get(key)
+                if got is None:
+                    counts[key] = [r, 1]
+                else:
+                    got[1] += 1
+        return cls(tuple((DiscreteGaussian(variance(r, "production"), 1), c) for r, c in counts.values()))
 
     # -- properties -----------------------------------------------------------------
     @property

@@ -10,7 +10,7 @@ import numpy as np
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 
-__all__ = ["dg_pmf", "convolve_strided", "suffix_sums", "atom_tails"]
+__all__ = ["dg_pmf", "convolve_strided", "suffix_sums", "atom_tails", "atom_residues", "ATOM_LANES"]
 
 
 @kernel("float64[:](float64, int64, float64)")
@@ -52,26 +52,73 @@ def suffix_sums(p):
     return out
 
 
-@kernel("float64[:](float64[:], int64[:], float64[:], int64, int64, int64[:])")
-def atom_tails(suffix, atom_values, atom_probs, lo, d, thresholds):
+#: thresholds summed side by side in one pass over the atoms by :func:`atom_tails`
+ATOM_LANES = 4
+
+
+@kernel("float64[:](float64[:], int64[:], int64[:], float64[:], int64, int64, int64[:])")
+def atom_tails(suffix, atom_q, atom_r, atom_probs, lo, d, thresholds):
     """``Σ_c p_c · P(d·T ≥ s − v_c)`` for each s, with ``P(d·T ≥ y) = suffix[⌈y/d⌉ − lo]``
-    (clipped to the table); ``suffix[0]`` is the total mass of T."""
-    out = np.empty(thresholds.shape[0])
+    (clipped to the table); ``suffix[0]`` is the total mass of T.  The atoms' values are
+    given as ``v_c = q_c·d + r_c`` (0 ≤ r_c < d, :func:`atom_residues`): with
+    ``s = q·d + r`` the index is ``⌈(s − v_c)/d⌉ = q − q_c + [r > r_c]``, exactly, with no
+    division per atom.  :data:`ATOM_LANES` thresholds are summed side by side in one pass
+    over the atoms; each one's terms are the same and added in the same order (atom
+    order, Neumaier-compensated)."""
+    T = thresholds.shape[0]
+    out = np.empty(T)
     n = suffix.shape[0] - 1
-    for t in range(thresholds.shape[0]):
-        s = thresholds[t]
-        acc = 0.0
-        comp = 0.0
-        for c in range(atom_values.shape[0]):
-            y = s - atom_values[c]
-            k = -((-y) // d)  # ceil(y/d)
-            idx = k - lo
-            if idx <= 0:
-                v = suffix[0]
-            elif idx >= n:
-                continue
-            else:
-                v = suffix[idx]
-            acc, comp = neumaier_add(acc, comp, atom_probs[c] * v)
-        out[t] = acc + comp
+    C = atom_q.shape[0]
+    top = suffix[0]
+
+    def add(idx, pc, acc, comp):
+        if idx <= 0:
+            return neumaier_add(acc, comp, pc * top)
+        if idx >= n:
+            return acc, comp
+        return neumaier_add(acc, comp, pc * suffix[idx])
+
+    for t0 in range(0, T, ATOM_LANES):
+        # lane l: threshold t0 + l (the last one repeated past the end, its sums unused);
+        # b = q − lo, so idx = b − q_c + [r > r_c]
+        s = thresholds[t0]
+        q0 = s // d
+        b0, r0 = q0 - lo, s - q0 * d
+        s = thresholds[min(t0 + 1, T - 1)]
+        q1 = s // d
+        b1, r1 = q1 - lo, s - q1 * d
+        s = thresholds[min(t0 + 2, T - 1)]
+        q2 = s // d
+        b2, r2 = q2 - lo, s - q2 * d
+        s = thresholds[min(t0 + 3, T - 1)]
+        q3 = s // d
+        b3, r3 = q3 - lo, s - q3 * d
+        a0 = c0 = a1 = c1 = a2 = c2 = a3 = c3 = 0.0
+        for c in range(C):
+            qc = atom_q[c]
+            rc = atom_r[c]
+            pc = atom_probs[c]
+            a0, c0 = add(b0 - qc + (1 if r0 > rc else 0), pc, a0, c0)
+            a1, c1 = add(b1 - qc + (1 if r1 > rc else 0), pc, a1, c1)
+            a2, c2 = add(b2 - qc + (1 if r2 > rc else 0), pc, a2, c2)
+            a3, c3 = add(b3 - qc + (1 if r3 > rc else 0), pc, a3, c3)
+        out[t0] = a0 + c0
+        if t0 + 1 < T:
+            out[t0 + 1] = a1 + c1
+        if t0 + 2 < T:
+            out[t0 + 2] = a2 + c2
+        if t0 + 3 < T:
+            out[t0 + 3] = a3 + c3
     return out
+
+
+@kernel("Tuple((int64[:], int64[:]))(int64[:], int64)")
+def atom_residues(values, d):
+    """``(q, r)`` with ``values = q·d + r``, ``0 ≤ r < d`` (floor division, d ≥ 1): the
+    atoms' values as :func:`atom_tails` reads them."""
+    q = np.empty(values.shape[0], dtype=np.int64)
+    r = np.empty(values.shape[0], dtype=np.int64)
+    for c in range(values.shape[0]):
+        q[c] = values[c] // d
+        r[c] = values[c] - q[c] * d
+    return q, r

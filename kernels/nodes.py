@@ -126,16 +126,20 @@ def _node_factors_rows(m, s2, f, lam, slot, soff, tab, tbase, tw, cos_t, sin_t, 
     G = m.shape[0]
     K = slot.shape[0]
     U = soff[G]
-    lre = np.empty(U)
-    lim = np.empty(U)
-    lq = np.empty(U)
+    # (log ψ real part, imaginary part, error) of slot k side by side in lp[k]: one cache
+    # line per gathered slot in the node loop
+    lp = np.empty((U, 3))
     cc = np.empty(6, dtype=np.complex128)
     cr = np.empty(PSI_CONSTS)
     for g in range(G):
         psi_consts(f[g], s2[g], cc, cr)
-        log_psi_rows(f[g], s2[g], cc, cr, tab, tbase[g], tw[g], soff[g + 1] - soff[g], lre, lim, lq, soff[g])
+        log_psi_rows(f[g], s2[g], cc, cr, tab, tbase[g], tw[g], soff[g + 1] - soff[g], lp[:, 0], lp[:, 1], lp[:, 2],
+                     soff[g])
     for k in range(U):
-        lq[k] = lq[k] + 2.0 * U64 * (abs(lre[k]) + abs(lim[k]))
+        lp[k, 2] = lp[k, 2] + 2.0 * U64 * (abs(lp[k, 0]) + abs(lp[k, 1]))
+    mf = np.empty(G)
+    for g in range(G):
+        mf[g] = m[g]
     out = np.empty(K, dtype=np.complex128)
     err = np.empty(K)
     one_minus = -math.expm1(-lam)
@@ -146,9 +150,9 @@ def _node_factors_rows(m, s2, f, lam, slot, soff, tab, tbase, tw, cos_t, sin_t, 
         e = 0.0
         for g in range(G):
             k = soff[g] + slot[i, g]
-            re += m[g] * lre[k]
-            im += m[g] * lim[k]
-            e += m[g] * lq[k]
+            re += mf[g] * lp[k, 0]
+            im += mf[g] * lp[k, 1]
+            e += mf[g] * lp[k, 2]
         # (1 - e^{-λ}) / (1 - e^{-λ-iθ}); the real part of the denominator is formed as
         # (1 - e^{-λ}) cos θ + 2 sin²(θ/2) - a sum of non-negative terms for |θ| ≤ π/2 -
         # instead of 1 - e^{-λ} cos θ, which cancels catastrophically for small λ and θ.

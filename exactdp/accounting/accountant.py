@@ -51,7 +51,7 @@ from exactdp.engine.lattice import lattice_of
 from exactdp.engine.tails import TailEngine, TailValue, WeightedQuery
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import LatticeTooLarge, UncertifiedError
-from exactdp.numerics.exact import InputError, as_real, check_sigma2_range
+from exactdp.numerics.exact import InputError, MemoReal, as_real, check_sigma2_range
 from exactdp.numerics.precision import to_mpf, workdps
 
 __all__ = ["ExactAccountant", "delta", "epsilon", "tradeoff", "bun_steinke_epsilon", "as_real", "check_rel_tol",
@@ -114,17 +114,18 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             if m.shift != 0:
                 check_sigma2_range(m.sigma2)
         self.composition = composition
-        self.rho = composition.rho
+        self.rho = rho = composition.rho
         self.identical = all(m.shift == 0 for m, _ in composition.groups)
         if self.identical:  # P = Q: δ(ε) = (1 − e^ε)_+, β = 1 − α
             self.lattice = None
             self.engine = None
             return
-        self.lattice = lat = lattice_of(composition)
+        self.lattice = lat = lattice_of(composition, rho)
         a, b, sn, sd = lat.c.numerator, lat.c.denominator, lat.scale.numerator, lat.scale.denominator
         self._ints = (a * sn, sd * b, b * sn)  # ε_k = (a·s + k·t·b)/(b·s), see _piece_eps
         self.engine = TailEngine(self.lattice, rel_tol=self.rel_tol)
         self._memo_tails: dict = {}
+        self._query_raws: dict = {}  # (prec, rounding) → raw c and β of _query's callable path
         self._memo_weighted: dict = {}
         self._curve_pts: list = []  # (piece as float, sqrt(−log δ)) estimates: ε(δ) guesses only
 
@@ -178,11 +179,12 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         return UncertifiedError(f"{what} could not be certified to {self.max_rel:g} relative; try a looser "
                                 f"--rel-tol (rel_tol=) or the bracket API (exactdp.accounting.bracketed.BigLatticeAccountant)")
 
-    def _profiles(self, eps_list, full: bool = True, complement: bool = True) -> list[_Profile]:
+    def _profiles(self, eps_list, full: bool = True, complement: bool = True, pieces=None) -> list[_Profile]:
         """Certified δ(ε) (and 1 − δ(ε) when ``complement``) for exact ε ≥ 0 (Fraction or
         callable).  ``full=False`` (searches) evaluates the kernel and P[S ≥ k2] only,
-        and the first tail only when the kernel alone is not certified."""
-        recs = self._profile_values(eps_list, full, complement)
+        and the first tail only when the kernel alone is not certified.  ``pieces``: as
+        in :meth:`_profile_values`."""
+        recs = self._profile_values(eps_list, full, complement, pieces)
         with workdps(_DPS):
             return [self._assemble(r) for r in recs]
 
@@ -242,9 +244,13 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             return WeightedQuery(k1, n0 / den, n1 / den if n1 > 0 else 0.0, fbeta)
         with workdps(_DPS + 20 + len(str(abs(k1)))):
             prec, rnd = ctx_prec()
-            x0 = mpf_sub(mpf_sub(raw_convert(_mp(e, mpmath.mp.dps)), raw_fraction(c, prec, rnd), prec, rnd),
+            key = (prec, rnd)
+            cb = self._query_raws.get(key)
+            if cb is None:  # to_mpf(c) and to_mpf(β) at this precision
+                cb = self._query_raws[key] = (raw_fraction(c, prec, rnd), from_rational(t, s, prec, rnd))
+            x0 = mpf_sub(mpf_sub(raw_convert(_mp(e, mpmath.mp.dps)), cb[0], prec, rnd),
                          from_rational(k1 * t, s, prec, rnd), prec, rnd)
-            x1 = mpf_add(x0, from_rational(t, s, prec, rnd), prec, rnd)
+            x1 = mpf_add(x0, cb[1], prec, rnd)
             return WeightedQuery(k1, to_float(x0, rnd=rnd), 0.0 if mpf_lt(x1, fzero) else to_float(x1, rnd=rnd), fbeta)
 
     def _assemble(self, r: ProfileValues) -> _Profile:
@@ -325,12 +331,15 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         """Certified δ and 1 − δ at any exact ε (see :meth:`_profiles_any`)."""
         return self._profiles_any([e], full, complement)[0]
 
-    def _profiles_any(self, eps_list, full: bool = True, complement: bool = True) -> list[_Profile]:
+    def _profiles_any(self, eps_list, full: bool = True, complement: bool = True, pieces=None) -> list[_Profile]:
         """:meth:`_profiles` for exact ε of either sign (negative ε by
-        δ(ε) = 1 − e^ε + e^ε δ(−ε)), one batch per sign."""
+        δ(ε) = 1 − e^ε + e^ε δ(−ε)), one batch per sign.  ``pieces``: the ε are the
+        breakpoints of these k (the non-negative ones are then queried without rational
+        arithmetic, see :meth:`_profile_values`)."""
         neg = [self._negative(e) for e in eps_list]
         pos = [e for e, n in zip(eps_list, neg) if not n]
-        out_pos = iter(self._profiles(pos, full, complement) if pos else ())
+        pos_pieces = None if pieces is None else [k for k, n in zip(pieces, neg) if not n]
+        out_pos = iter(self._profiles(pos, full, complement, pos_pieces) if pos else ())
         mirrored = [(-e) if isinstance(e, Fraction) else (lambda dps, e=e: -e(dps)) for e, n in zip(eps_list, neg) if n]
         out_neg = iter(self._profiles(mirrored, full, True) if mirrored else ())
         out = []
@@ -355,6 +364,8 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
     def _negative(e) -> bool:
         if isinstance(e, Fraction):
             return e < 0
+        if type(e) is MemoReal and mpmath.mp.dps <= 60:  # e(60) asks the same memo without a context
+            return e(60) < 0
         with workdps(60):
             return e(60) < 0
 

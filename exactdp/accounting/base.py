@@ -23,8 +23,11 @@ from fractions import Fraction
 
 import mpmath
 
+from mpmath.libmp import dps_to_prec, from_int, from_rational, mpf_abs, mpf_add, mpf_le, mpf_mul, mpf_sqrt, round_nearest
+
+from exactdp.accounting.rawmp import FTWO, make
 from exactdp.numerics.errors import InputError
-from exactdp.numerics.exact import to_fraction
+from exactdp.numerics.exact import MemoReal, to_fraction
 from exactdp.numerics.precision import to_mpf, workdps
 
 __all__ = ["Accountant", "bun_steinke_epsilon", "check_rel_tol", "check_epsilon_range", "sequence_values", "EPS_MAX"]
@@ -32,6 +35,8 @@ __all__ = ["Accountant", "bun_steinke_epsilon", "check_rel_tol", "check_epsilon_
 #: the largest |ε| answered (the engines' tested range); beyond it the refusal quotes the
 #: zCDP bound, which there puts δ below 10^-(10^99/ρ) (or 1 − e^ε rounds to 1 for ε < 0)
 EPS_MAX = Fraction(10) ** 50
+_EPS_MAX_RAW = from_int(10**50)
+_PREC30 = dps_to_prec(30)
 
 
 class Accountant(abc.ABC):
@@ -83,9 +88,16 @@ def bun_steinke_epsilon(rho, delta) -> Callable:
     def eps(dps):
         v = memo.get(dps)
         if v is None:
-            with workdps(dps + 10):
-                r = to_mpf(rho)
-                v = memo[dps] = r + 2 * mpmath.sqrt(r * _log_inverse(delta, dps + 10))
+            # ``r + 2·sqrt(r·L)`` at dps + 10 digits on raw mpf tuples (the libmp calls of
+            # the mpf operators and mpmath.sqrt, :mod:`exactdp.accounting.rawmp`)
+            prec, rnd = dps_to_prec(dps + 10), mpmath.mp._prec_rounding[1]
+            r = from_rational(rho.numerator, rho.denominator, prec, round_nearest)  # to_mpf(rho)
+            x = mpf_mul(r, _log_inverse(delta, dps + 10)._mpf_, prec, rnd)
+            if x[0]:  # a negative product (δ > 1): mpmath's complex square root
+                with workdps(dps + 10):
+                    v = memo[dps] = make(r) + 2 * mpmath.sqrt(make(x))
+            else:
+                v = memo[dps] = make(mpf_add(r, mpf_mul(mpf_sqrt(x, prec, rnd), FTWO, prec, rnd), prec, rnd))
         return v
 
     return eps
@@ -113,6 +125,11 @@ def check_epsilon_range(rho, values, field: str = "epsilon", shown=None) -> None
     rho = Fraction(rho)
     for e, raw in zip(values, values if shown is None else shown):
         if callable(e):
+            if isinstance(e, MemoReal) and mpmath.mp.dps <= 30:
+                # e(30) without a context: the same memoised value (need = 30 either way)
+                x = e(30)
+                if type(x) is mpmath.mpf and mpf_le(mpf_abs(x._mpf_, _PREC30, round_nearest), _EPS_MAX_RAW):
+                    continue  # abs(x) <= 10**50 at 30 digits, raw
             with mpmath.workdps(30):
                 x = e(30)
             if abs(x) <= 10**50:

@@ -30,14 +30,14 @@ import math
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import (from_float, fzero, mpf_abs, mpf_add, mpf_div, mpf_exp, mpf_ge, mpf_gt, mpf_le, mpf_lt, mpf_mul,
+from mpmath.libmp import (dps_to_prec, from_float, from_rational, fzero, mpf_abs, mpf_add, mpf_div, mpf_exp, mpf_ge, mpf_gt, mpf_le, mpf_lt, mpf_mul,
                           mpf_sub)
 
 from exactdp.accounting.base import bun_steinke_epsilon, sequence_values
 from exactdp.accounting.curve import _DPS, _ROUND
 from exactdp.accounting.rawmp import ctx_prec, make, raw_bounds, raw_fraction, raw_log1p, raw_max, raw_min
 from exactdp.accounting.results import EpsilonPoint
-from exactdp.accounting.screen import decide, delta_bracket, estimate_log_delta
+from exactdp.accounting.screen import decide, delta_bracket, estimate_log_delta, margins, upper_ends
 from exactdp.engine.lattice import floor_exact
 from exactdp.engine.split import WINDOW_MIN_S2
 from exactdp.numerics.errors import UncertifiedError
@@ -85,6 +85,18 @@ def _target_ref(dt: Fraction) -> tuple:
         return high, raw_fraction(1 - dt, *ctx_prec()) if high else dmp._mpf_, dmp
 
 
+@functools.lru_cache(maxsize=4096)
+def _target_consts(dt: Fraction) -> tuple:
+    """The design-free constants of a target: ``(high, t_f, u, dmp, e_low, log(1/dt))``
+    (see :class:`_Target`; the sweep asks the same targets of every pair)."""
+    high = dt > _HALF
+    t_f = float(dt) if not high and dt > _TINY else None
+    log_inv = _log_inverse(dt)
+    # δ(ε) ≥ 1 − e^ε > dt for ε < log(1 − dt): an analytic lower bracket
+    e_low = Fraction(_floor_log(1 - dt) - 1)
+    return high, t_f, math.sqrt(log_inv), _target_ref(dt)[2], e_low, log_inv
+
+
 class _Target:
     """One target of an ε(δ) call and its certified bracket of pieces ``(lo, hi]``:
     δ(ε_lo) is not certified ≤ target (or lo is the analytic bound), δ(ε_hi) ≤ target is."""
@@ -94,9 +106,8 @@ class _Target:
 
     def __init__(self, dt: Fraction):
         self.dt = dt
-        self.high = dt > _HALF
-        self.t_f = float(dt) if not self.high and dt > _TINY else None
-        self.u = math.sqrt(_log_inverse(dt))  # also below the float range (δ = 1e-600)
+        # high, t_f, u = sqrt(log(1/dt)) (also below the float range: δ = 1e-600), dmp, e_low
+        self.high, self.t_f, self.u, self.dmp, self.e_low, _ = _target_consts(dt)
         self.hi = None
         self.rounds = 0
         self.walk = 0
@@ -115,8 +126,10 @@ class _Search:
         self.acc = acc
         self.raw: dict = {}
         self.screen: dict = {}
+        self.ends: dict = {}  # the screen's (hi + err, hi − err) per screened piece
         self.mp: dict = {}
         self.full: dict = {}
+        self.base: dict = {}  # per piece k: the solves' target-free values (see _piece_base)
         self.sk: list = []  # samples: pieces (float) and u, sorted by piece
         self.su: list = []
         self.new: dict = {False: [], True: []}
@@ -151,7 +164,9 @@ class _Search:
             recs = acc._profile_values([e for _, e in pos], full=False, complement=high, pieces=[k for k, _ in pos])
             for (k, e), rec in zip(pos, recs):
                 self.raw[(k, high)] = rec
-                self.screen[(k, high)] = delta_bracket(rec, float(e), eng.done, eng.log_chernoff)
+                b = self.screen[(k, high)] = delta_bracket(rec, float(e), eng.done, eng.log_chernoff)
+                if b is not None:
+                    self.ends[(k, high)] = upper_ends(b)
                 ld = estimate_log_delta(rec, eng.done)
                 if ld is not None and ld < 0:
                     self._sample(float(k), math.sqrt(-ld))
@@ -317,7 +332,9 @@ class ProfileInversion:
         bounds the others).  After GUESS_ROUNDS rounds a target bisects its bracket.
         Then the closed-form solves run on full profiles evaluated in one batch."""
         S = _Search(self)
-        tgs = [self._target(dt) for dt in dts]
+        lat = self.lattice
+        floats = (float(lat.c), float(lat.scale), max(1, int(lat.scale)))
+        tgs = [self._target(dt, floats) for dt in dts]
         active = list(tgs)
         for _ in range(MAX_ROUNDS):
             want: dict = {False: set(), True: set()}
@@ -353,18 +370,20 @@ class ProfileInversion:
             out.append(tg.error)
         return out
 
-    def _target(self, dt: Fraction) -> _Target:
+    def _target(self, dt: Fraction, floats=None) -> _Target:
+        """A target's search state; ``floats``: ``(float(c), float(scale), max(1, ⌊scale⌋))``
+        of the lattice (computed here when not given)."""
         tg = _Target(dt)
-        tg.dmp = _target_ref(dt)[2]
         lat = self.lattice
-        # δ(ε) ≥ 1 − e^ε > dt for ε < log(1 − dt): an analytic lower bracket
-        tg.e_low = Fraction(_floor_log(1 - dt) - 1)
-        tg.k_an = floor_exact(tg.e_low - lat.c, lat.scale) - 1
+        c, sc = lat.c, lat.scale
+        # ⌊(e_low − c)·scale⌋ − 1 in integers (floor_exact of the Fraction e_low − c)
+        tg.k_an = ((int(tg.e_low) * c.denominator - c.numerator) * sc.numerator
+                   // (c.denominator * sc.denominator)) - 1
         tg.lo = tg.k_an
         # the zCDP bound's piece, estimated (the search's upper start is the exact one)
-        c, scale = float(lat.c), float(lat.scale)
-        tg.top = max(math.floor(2.0 * math.sqrt(c * _log_inverse(dt)) * scale) + 1, tg.k_an + 1)
-        tg.step = max(1, int(lat.scale))
+        cf, scale, step = floats or (float(c), float(sc), max(1, int(sc)))
+        tg.top = max(math.floor(2.0 * math.sqrt(cf * _target_consts(dt)[5]) * scale) + 1, tg.k_an + 1)
+        tg.step = step
         return tg
 
     def _propose(self, tg: _Target, S: _Search) -> list:
@@ -400,24 +419,44 @@ class ProfileInversion:
 
     def _narrow(self, tg: _Target, S: _Search) -> None:
         """Narrow the target's bracket on the newly evaluated pieces inside it (ascending:
-        the first certified true one is the new upper end)."""
-        for k in S.new[tg.high]:
-            if k <= tg.lo or (tg.hi is not None and k >= tg.hi):
+        the first certified true one is the new upper end).
+
+        ``S.pred(tg, k, "upper")`` inline: the float screen's decision from the bracket's
+        upper end ``(hi + err, hi − err)`` (:func:`screen.upper_ends`) against the target's
+        margins (:func:`screen.margins`), else the mpmath comparison."""
+        high, hi = tg.high, tg.hi
+        tf = tg.t_f
+        ends = S.ends if tf is not None and 0.0 < tf else None
+        if ends is not None:
+            tl, th = margins(tf)
+        for k in S.new[high]:
+            if k <= tg.lo or (hi is not None and k >= hi):
                 continue
-            if S.pred(tg, k, "upper"):
+            got = None
+            if ends is not None:
+                e = ends.get((k, high))
+                if e is not None:
+                    if e[0] < tl:
+                        got = True
+                    elif e[1] > th:
+                        got = False
+            if got is None:
+                got = self._below(S.profile(k, high), tg.dt, "upper")
+            if got:
                 tg.hi = k
                 break
             tg.lo = k
 
     def _prefetch_solves(self, tgs: list, S: _Search) -> None:
         """The full profiles at ε_{k−1} and the tails P[S ≥ k + K] of the located pieces,
-        one batch per side (the solves then find them memoised)."""
+        one batch per side (the solves then find them memoised); ``S.full`` is keyed by
+        the piece k − 1 of the breakpoint."""
         lat = self.lattice
         for high in (False, True):
-            e0s = [self._piece_eps(tg.hi - 1) for tg in tgs if tg.high == high]
-            e0s = [e for e in dict.fromkeys(e0s) if (e, high) not in S.full]
-            if e0s:
-                S.full.update(((e, high), p) for e, p in zip(e0s, self._profiles_any(e0s, complement=high)))
+            k0s = [k0 for k0 in dict.fromkeys(tg.hi - 1 for tg in tgs if tg.high == high) if (k0, high) not in S.full]
+            if k0s:
+                profs = self._profiles_any([self._piece_eps(k0) for k0 in k0s], complement=high, pieces=k0s)
+                S.full.update(((k0, high), p) for k0, p in zip(k0s, profs))
         if tgs:
             self._loose_tails([tg.hi + lat.shift for tg in tgs])
 
@@ -428,11 +467,12 @@ class ProfileInversion:
         k = tg.hi
         dt = tg.dt
 
-        def full_prof(e0):  # 1 − δ (the lower tail) only where the target is compared through it
-            key = (e0, tg.high)
-            if key not in S.full:
-                S.full[key] = self._profile_at(e0, complement=tg.high)
-            return S.full[key]
+        def full_prof(k0):  # 1 − δ (the lower tail) only where the target is compared through it
+            key = (k0, tg.high)
+            pr = S.full.get(key)
+            if pr is None:
+                pr = S.full[key] = self._profile_at(self._piece_eps(k0), complement=tg.high)
+            return pr
 
         kk = k
         lower = None
@@ -445,23 +485,24 @@ class ProfileInversion:
         else:
             raise self._uncertified(f"ε(δ={mpmath.nstr(tg.dmp, 6)})")
         if kk == k and kk - 1 > tg.k_an:
-            upper, est, lower = self._solve_piece(k, dt, ("upper", "est", "lower"), full_prof)
+            upper, est, lower = self._solve_piece(k, dt, ("upper", "est", "lower"), full_prof, S.base)
         else:
-            upper, est = self._solve_piece(k, dt, ("upper", "est"), full_prof)
+            upper, est = self._solve_piece(k, dt, ("upper", "est"), full_prof, S.base)
             if kk - 1 > tg.k_an:
-                (lower,) = self._solve_piece(kk, dt, ("lower",), full_prof)
-        with workdps(_DPS):  # raw: upper += |upper|·_ROUND, lower −= |lower|·_ROUND, est clipped
-            prec, rnd = ctx_prec()
-            rr = _ROUND._mpf_
-            up = upper._mpf_
-            lw = raw_fraction(tg.e_low, prec, rnd) if lower is None else lower._mpf_
-            up = mpf_add(up, mpf_mul(mpf_abs(up, prec, rnd), rr, prec, rnd), prec, rnd)
-            lw = mpf_sub(lw, mpf_mul(mpf_abs(lw, prec, rnd), rr, prec, rnd), prec, rnd)
-            es = raw_max(est._mpf_, lw)
-            es = raw_min(es, up)
-            # width ≤ max_rel·max(|upper|, 10^-30)
-            room = mpf_mul(raw_max(mpf_abs(up, prec, rnd), _tiny_width()._mpf_), from_float(self.max_rel), prec, rnd)
-            if not mpf_le(mpf_sub(up, lw, prec, rnd), room):
+                (lower,) = self._solve_piece(kk, dt, ("lower",), full_prof, S.base)
+        # raw at _DPS digits: upper += |upper|·_ROUND, lower −= |lower|·_ROUND, est clipped
+        prec, rnd = _PREC, mpmath.mp._prec_rounding[1]
+        rr = _ROUND._mpf_
+        up = upper._mpf_
+        lw = raw_fraction(tg.e_low, prec, rnd) if lower is None else lower._mpf_
+        up = mpf_add(up, mpf_mul(mpf_abs(up, prec, rnd), rr, prec, rnd), prec, rnd)
+        lw = mpf_sub(lw, mpf_mul(mpf_abs(lw, prec, rnd), rr, prec, rnd), prec, rnd)
+        es = raw_max(est._mpf_, lw)
+        es = raw_min(es, up)
+        # width ≤ max_rel·max(|upper|, 10^-30)
+        room = mpf_mul(raw_max(mpf_abs(up, prec, rnd), _tiny_width(prec)), from_float(self.max_rel), prec, rnd)
+        if not mpf_le(mpf_sub(up, lw, prec, rnd), room):
+            with workdps(_DPS):
                 raise self._uncertified(f"ε(δ={mpmath.nstr(tg.dmp, 6)})")
         return EpsilonPoint(tg.dmp, make(es), make(lw), make(up), k)
 
@@ -471,47 +512,56 @@ class ProfileInversion:
         eps_hi = bun_steinke_epsilon(lat.c, dt)
         return max(floor_exact(lambda dps: eps_hi(dps) - to_mpf(lat.c), lat.scale) + 1, k_lo + 1)
 
-    def _solve_piece(self, k: int, dt: Fraction, sides, profile_at) -> tuple:
+    def _solve_piece(self, k: int, dt: Fraction, sides, profile_at, base: dict) -> tuple:
         """ε on piece k from the bounds of δ(ε_{k−1}) and of P[S ≥ k + K]:
         ``ε = ε_{k−1} + log1p((δ(ε_{k−1}) − dt)/(e^{ε_{k−1}} P[S ≥ k + K]))``, for each of
-        ``sides`` (``"upper"``, ``"est"``, ``"lower"``)."""
-        lat = self.lattice
-        e0 = self._piece_eps(k - 1)
-        pr = profile_at(e0)
-        (t2,) = self._loose_tails([k + lat.shift])
-        if not self.engine.done(t2):
+        ``sides`` (``"upper"``, ``"est"``, ``"lower"``); ``profile_at(k − 1)`` gives the full
+        profile at ε_{k−1}, ``base`` memoises the piece's target-free values (the
+        breakpoints, e^{ε_{k−1}} and the tail's bounds at ``_DPS + 10`` digits)."""
+        pr = profile_at(k - 1)
+        got = base.get(k)
+        if got is None:
+            (t2,) = self._loose_tails([k + self.lattice.shift])
+            got = base[k] = self._piece_base(k, t2) if self.engine.done(t2) else False
+        if got is False:
             with workdps(_DPS):
                 raise self._uncertified(f"ε(δ={mpmath.nstr(to_mpf(dt), 6)})")
-        with workdps(_DPS + 10):
-            prec, rnd = ctx_prec()
-            em0 = raw_fraction(e0, prec, rnd)
-            e_right = raw_fraction(self._piece_eps(k), prec, rnd)
-            p2, p2lo, p2hi = raw_bounds(t2, prec, rnd)
-            scale = mpf_exp(em0, prec, rnd)
-            high, ref, _ = _target_ref(dt)  # to_mpf(1 − dt) or to_mpf(dt) at this precision
-            if high:  # δ0 − dt = (1 − dt) − (1 − δ0)
-                gaps = {"est": (ref, pr.c), "upper": (ref, pr.c_lo), "lower": (ref, pr.c_hi)}
-            else:
-                gaps = {"est": (pr.d, ref), "upper": (pr.d_hi, ref), "lower": (pr.d_lo, ref)}
-            den = {"est": p2, "upper": p2lo, "lower": p2hi}
+        em0, e_right, scale, p2, p2lo, p2hi = got
+        prec, rnd = _PREC10, mpmath.mp._prec_rounding[1]
+        high, ref, _ = _target_ref(dt)  # to_mpf(1 − dt) or to_mpf(dt) at this precision
+        if high:  # δ0 − dt = (1 − dt) − (1 − δ0)
+            gaps = {"est": (ref, pr.c._mpf_), "upper": (ref, pr.c_lo._mpf_), "lower": (ref, pr.c_hi._mpf_)}
+        else:
+            gaps = {"est": (pr.d._mpf_, ref), "upper": (pr.d_hi._mpf_, ref), "lower": (pr.d_lo._mpf_, ref)}
+        den = {"est": p2, "upper": p2lo, "lower": p2hi}
+        out = []
+        for side in sides:
+            a, b = gaps[side]
+            out.append(make(_solve_raw(em0, e_right, scale, mpf_sub(a, b, prec, rnd), den[side], prec, rnd)))
+        return tuple(out)
 
-            def solve(which):
-                a, b = gaps[which]
-                gap = mpf_sub(a if type(a) is tuple else a._mpf_, b if type(b) is tuple else b._mpf_, prec, rnd)
-                return make(_solve_raw(em0, e_right, scale, gap, den[which], prec, rnd))
+    def _piece_base(self, k: int, t2) -> tuple:
+        """``(ε_{k−1}, ε_k, e^{ε_{k−1}}, P[S ≥ k + K] and its bounds)``, raw at ``_DPS + 10``
+        digits (the breakpoints' rationals ``(a·s + k·t·b)/(b·s)`` rounded once, as
+        ``to_mpf`` of the normalised Fraction)."""
+        prec, rnd = _PREC10, mpmath.mp._prec_rounding[1]
+        n0, step, d = self._ints
+        em0 = from_rational(n0 + (k - 1) * step, d, prec, rnd)
+        e_right = from_rational(n0 + k * step, d, prec, rnd)
+        return (em0, e_right, mpf_exp(em0, prec, rnd)) + raw_bounds(t2, prec, rnd)
 
-            return tuple(solve(side) for side in sides)
 
-
+_PREC = dps_to_prec(_DPS)
+_PREC10 = dps_to_prec(_DPS + 10)
 _TINY_WIDTH: dict = {}
 
 
-def _tiny_width():
-    """``mpf(10) ** -30`` at the current precision (the floor of a result's width bound)."""
-    prec = mpmath.mp.prec
+def _tiny_width(prec: int):
+    """``mpf(10) ** -30`` at ``prec`` bits, raw (the floor of a result's width bound)."""
     v = _TINY_WIDTH.get(prec)
     if v is None:
-        v = _TINY_WIDTH[prec] = mpmath.mpf(10) ** -30
+        with mpmath.workprec(prec):
+            v = _TINY_WIDTH[prec] = (mpmath.mpf(10) ** -30)._mpf_
     return v
 
 

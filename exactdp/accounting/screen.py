@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-__all__ = ["ProfileValues", "delta_bracket", "decide", "estimate_log_delta"]
+__all__ = ["ProfileValues", "delta_bracket", "decide", "estimate_log_delta", "margins", "upper_ends"]
 
 U = 2.0**-53
 #: slack for the mpmath side (≥ 40 digits) and for everything not modelled (relative)
@@ -115,13 +115,12 @@ def decide(bracket, target: float, side: str):
     if bracket is None or not 0.0 < target:
         return None
     lo, hi, err = bracket
-    # margins of 8u: the target's own rounding (u), these two products' and the sums'
-    # below (u each) leave ≥ 5u, so a decided comparison holds for the real numbers
-    tl, th = target * (1.0 - 8.0 * U), target * (1.0 + 8.0 * U)
+    tl, th = margins(target)
     if side == "upper":
-        if hi + err < tl:
+        up, down = upper_ends(bracket)
+        if up < tl:
             return True
-        if hi - err > th:
+        if down > th:
             return False
         return None
     if lo - err > th:
@@ -129,6 +128,22 @@ def decide(bracket, target: float, side: str):
     if lo + err < tl:
         return False
     return None
+
+
+def margins(target: float) -> tuple:
+    """``(target·(1 − 8u), target·(1 + 8u))``: the ends :func:`decide` compares with.
+
+    Margins of 8u: the target's own rounding (u), these two products' and the sums of
+    :func:`upper_ends` (u each) leave ≥ 5u, so a decided comparison holds for the real
+    numbers."""
+    return target * (1.0 - 8.0 * U), target * (1.0 + 8.0 * U)
+
+
+def upper_ends(bracket) -> tuple:
+    """``(hi + err, hi − err)`` of a bracket: what :func:`decide` compares with the
+    target's margins on the ``'upper'`` side (computed once per screened point)."""
+    _, hi, err = bracket
+    return hi + err, hi - err
 
 
 def estimate_log_delta(rec: ProfileValues, done) -> float | None:

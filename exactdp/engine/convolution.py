@@ -19,12 +19,14 @@ not below ``rel_tol`` relative are left to the quadrature.
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import reduce
 
 import numpy as np
 
-from exactdp.kernels.convolution import atom_tails, convolve_strided, dg_pmf, suffix_sums
+from exactdp.kernels.convolution import atom_residues, atom_tails, convolve_strided, dg_pmf, suffix_sums
 from exactdp.kernels.dgauss import log_theta_real
 from exactdp.numerics.precision import EPS64
 
@@ -79,9 +81,24 @@ def plan_split(A, m, s2, order) -> ConvolutionPlan | None:
     return best
 
 
+#: pmfs of :func:`group_pmf` kept for the next lattices with the same group (LRU), at
+#: most this many bytes in all
+PMF_BYTES = 64 * 2**20
+_PMFS: OrderedDict = OrderedDict()
+_PMFS_LOCK = threading.Lock()
+
+
 def group_pmf(s2: float, m: int):
     """pmf of the sum of m iid N_Z(0, s2) on −m·w..m·w (truncated single factors), and a
-    bound on the relative rounding error of each entry."""
+    bound on the relative rounding error of each entry.  A pure function of (s2, m): the
+    last ones (:data:`PMF_BYTES` in all) are kept, as the lattices of one pair and of the
+    pairs a sweep worker computes share groups, and handed out as copies."""
+    key = (float(s2), int(m))
+    with _PMFS_LOCK:
+        hit = _PMFS.get(key)
+        if hit is not None:
+            _PMFS.move_to_end(key)
+            return hit[0].copy(), hit[1]
     w = truncation_width(s2)
     base = dg_pmf(s2, w, log_theta_real(0.0, s2))
     # each entry: exp of an argument ≤ TRUNC+|log_norm| in size → rel. error ≤ 4u(TRUNC+10)
@@ -91,6 +108,11 @@ def group_pmf(s2: float, m: int):
     for _ in range(m - 1):
         out = convolve_strided(out, base, 1)
         rel += one + (base.shape[0] + 1) * EPS64
+    if out.nbytes <= PMF_BYTES:
+        with _PMFS_LOCK:
+            _PMFS[key] = (out.copy(), rel)
+            while sum(v[0].nbytes for v in _PMFS.values()) > PMF_BYTES:
+                _PMFS.popitem(last=False)
     return out, rel
 
 
@@ -130,6 +152,7 @@ class ConvolutionTails:
         keep = probs > 0
         self.values = np.ascontiguousarray(vals[keep])
         self.probs = np.ascontiguousarray(probs[keep])
+        self.atom_q, self.atom_r = atom_residues(self.values, d)
         self.abs_trunc = float(sum(int(m[g]) for g in range(len(A)))) * 2.0 * math.exp(-TRUNC)
         # products/sums above plus the two compensated summations (suffix, atoms)
         self.round_rel = rel + 8 * EPS64
@@ -137,7 +160,7 @@ class ConvolutionTails:
     def tails(self, thresholds):
         """List of (log_value, rel_error) for each integer threshold."""
         th = np.asarray(thresholds, dtype=np.int64)
-        vals = atom_tails(self.suffix, self.values, self.probs, self.lo, self.d, th)
+        vals = atom_tails(self.suffix, self.atom_q, self.atom_r, self.probs, self.lo, self.d, th)
         out = []
         for v in vals:
             if v <= 0:

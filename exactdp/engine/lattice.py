@@ -13,17 +13,20 @@ from a lattice point): no floating rounding of a threshold ever.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import fone, from_rational, mpf_add, mpf_floor, mpf_gt, mpf_lt, mpf_mul, mpf_sub, to_int
+from mpmath.libmp import fone, from_rational, mpf_add, mpf_floor, mpf_gt, mpf_lt, mpf_mul, mpf_sub, round_nearest, to_int
 
 from exactdp.mechanisms import Composition
 from exactdp.numerics.precision import to_mpf
 
 __all__ = ["LatticeSum", "lattice_of", "floor_exact"]
+
+_make_mpf = mpmath.mp.make_mpf
 
 
 @dataclass(frozen=True)
@@ -71,9 +74,18 @@ class LatticeSum:
             k1 = ((eps.numerator * c.denominator - c.numerator * eps.denominator) * sc.numerator
                   // (eps.denominator * c.denominator * sc.denominator)) + 1
         else:
-            c = self.c
-            k1 = floor_exact(lambda dps: eps(dps) - to_mpf(c), self.scale) + 1
+            k1 = floor_exact(functools.partial(_minus_fraction, eps, self.c), self.scale) + 1
         return k1, k1 + self.shift
+
+
+def _minus_fraction(x, c: Fraction, dps: int):
+    """``x(dps) − to_mpf(c)`` at the current precision (raw libmp for an mpf value: the
+    calls the mpf operator makes, so the same bits)."""
+    v = x(dps)
+    if type(v) is not mpmath.mpf:
+        return v - to_mpf(c)
+    prec, rnd = mpmath.mp._prec_rounding
+    return _make_mpf(mpf_sub(v._mpf_, from_rational(c.numerator, c.denominator, prec, round_nearest), prec, rnd))
 
 
 def floor_exact(x, scale: Fraction = Fraction(1)) -> int:
@@ -117,11 +129,11 @@ def _lattice_gap(dps: int):
     return g
 
 
-def lattice_of(comp: Composition) -> LatticeSum:
+def lattice_of(comp: Composition, rho=None) -> LatticeSum:
     """Map a composition's privacy-loss weights onto an integer lattice.
 
     Mechanisms with shift 0 carry no privacy loss and are dropped; groups with equal
-    (A_g, σ_g²) are merged.
+    (A_g, σ_g²) are merged.  ``rho``: ``comp.rho`` when the caller has it already.
     """
     items = [(m.weight, m.sigma2, count) for m, count in comp.groups if m.shift != 0]
     if not items:
@@ -136,7 +148,7 @@ def lattice_of(comp: Composition) -> LatticeSum:
         key = (int(a), s2)
         merged[key] = merged.get(key, 0) + count
     keys = sorted(merged)
-    c = comp.rho
+    c = comp.rho if rho is None else rho
     shift = 2 * c * scale
     assert shift.denominator == 1
     return LatticeSum(

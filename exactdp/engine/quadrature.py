@@ -56,7 +56,7 @@ from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.tilt import (GAUSS_S2, HUGE_MU, ell_ratio_mp, exact_saddle, frac_parts, gauss_slack,
                                  log_as_value, mp_bits_for, sieve_umax, sieve_umaxes)
-from exactdp.engine.values import TailValue, WeightedQuery, certified, query_key, tail_value, tol_for
+from exactdp.engine.values import TailValue, WeightedQuery, certified, tail_value, tol_for
 from exactdp.kernels.dgauss import log_theta_tilde_ratio
 from exactdp.kernels.quadfinish import (FINISH_EMPTY, FINISH_OK, FINISH_PYTHON, GRID_HUGE, GRID_OK, finish_values,
                                         grid_tilts)
@@ -106,6 +106,7 @@ class _Sieve:
     tilts: OrderedDict
     n_nodes: int
     trig: tuple | None = None  # (cos θ_n, sin θ_n, sin(θ_n/2)), built on first use
+    max_tilts: int = 24  # tilts kept (LRU): at least 24, as many as _TILT_BYTES holds
 
 
 #: the raise of the sieve level for values the first pass cannot certify
@@ -114,6 +115,8 @@ RAISE_T = 25.0
 _MEMO_VALUES = 8192
 #: memory for the hockey-stick factors G·X remembered per engine (shared by thresholds)
 _MEMO_BYTES = 64_000_000
+#: memory for the tilts kept per sieve level (G, |G|w, the bounds: ~48 bytes a node)
+_TILT_BYTES = 64_000_000
 
 
 class QuadratureTails:
@@ -158,6 +161,7 @@ class QuadratureTails:
             raise LatticeTooLarge("lattice too large for int64 phase arithmetic")
         self.small = [g for g in range(len(self.A)) if self.s2[g] < GAUSS_S2]
         self._small_idx = np.array(self.small, dtype=np.int64)
+        self._small_set = frozenset(self.small)
         self.gaussian = not self.small
         self.slack = gauss_slack(self.s2, self.m)  # relative effect of the Gaussian groups' κ
         # tilts on a grid of lam_step_sd/sd(S): thresholds on the same tilt share one
@@ -180,7 +184,8 @@ class QuadratureTails:
         half = self.n_nodes // 2
         w = np.where((nodes == 0) | (2 * nodes == self.n_nodes), 1.0, 2.0)
         w[nodes > half] = 0.0
-        return _Sieve(T, umax, nodes, w, OrderedDict(), self.n_nodes)
+        return _Sieve(T, umax, nodes, w, OrderedDict(), self.n_nodes,
+                      max_tilts=max(24, _TILT_BYTES // (48 * max(1, int(nodes.shape[0])))))
 
     def _sieve(self, level: int) -> "_Sieve":
         """The sieve of level 0 (``T0``) or 1 (``T0 + RAISE_T``), built once each: every
@@ -249,7 +254,8 @@ class QuadratureTails:
 
     def _tilt(self, key, sv: "_Sieve") -> _Tilt:
         """The tilt at λ = ``key`` (a float or a Fraction: the same key for the same
-        rational) on sieve ``sv``, evaluated once and kept (LRU of 24)."""
+        rational) on sieve ``sv``, evaluated once and kept (an LRU of at least 24 tilts,
+        more within :data:`_TILT_BYTES`: a tilt is a function of its key and sieve only)."""
         cache = sv.tilts
         hit = cache.get(key)
         if hit is not None:
@@ -257,7 +263,7 @@ class QuadratureTails:
             return hit
         lamq = key if isinstance(key, Fraction) else Fraction(key)
         lam = float(lamq)
-        n0, f, fq = frac_parts(self.lattice.weights, self.s2q, lamq)
+        n0, f, fq = frac_parts(self.lattice.weights, self.s2q, lamq, self._small_set)  # exact f: small groups
         s0 = sum(int(m) * int(a) * n for a, m, n in zip(self.lattice.weights, self.lattice.counts, n0))
         quad = lamq * lamq * self.vq / 2
         direct = Fraction(0)  # Σ_direct m f²/(2s²), exact: E = quad − direct, E − λ²V'/2 = −direct
@@ -277,7 +283,7 @@ class QuadratureTails:
         t.fin = np.array([lam, t.exact_f, float(kappa), kerr, t.rho_lam, math.exp(-sv.T), self.slack, self.vproxy])
         t.aux = np.array([[-t.log1m], [EPS64 * (2 * abs(t.log1m) + 4)], [t.errsum], [t.sumabs]])
         cache[key] = t
-        while len(cache) > 24:
+        while len(cache) > sv.max_tilts:
             cache.popitem(last=False)
         return t
 
@@ -310,26 +316,39 @@ class QuadratureTails:
         the tilt grid, then, for what is still uncertified, one at the exact saddle point
         with a raised sieve level (and a raised floor tilt for central hockey-stick sums,
         whose j < 0 aliasing is measured against a smaller value)."""
+        return self.weighted_list_ok(qs, prior)[0]
+
+    def weighted_list_ok(self, qs: list, prior: list | None = None) -> tuple:
+        """:meth:`weighted_list` and, aligned with it, whether each value is certified
+        (``certified(value, rel_tol)``, False for None): ``(values, flags)``."""
         tol = self.rel_tol
-        out = list(prior) if prior is not None else [None] * len(qs)
-        ok = [v is not None and certified(v, tol) for v in out]  # certified(out[i], tol), kept with out[i]
-        todo = range(len(qs))
+        n = len(qs)
+        if prior is None or not any(v is not None for v in prior):
+            out, ok = [None] * n, [False] * n
+        else:
+            out = list(prior)
+            ok = [v is not None and certified(v, tol) for v in out]  # certified(out[i], tol), kept with out[i]
+        keys = [(q.threshold, q.x0, q.x1, q.beta) for q in qs]  # query_key of each query
+        todo = range(n)
         for attempt in range(2):
             todo = [i for i in todo if not ok[i]]
             if not todo:
                 break
             sv = self._sieve(attempt)
             memo = self._memo[attempt]
-            new = []
-            for i in todo:
-                tv = memo.get(query_key(qs[i]))
-                if tv is None:
-                    new.append(i)
-                    continue
-                old = out[i]  # a value is a function of (query, level) only
-                if old is None or tv.rel_error < old.rel_error:
-                    out[i] = tv
-                    ok[i] = certified(tv, tol)
+            if memo:
+                new = []
+                for i in todo:
+                    tv = memo.get(keys[i])
+                    if tv is None:
+                        new.append(i)
+                        continue
+                    old = out[i]  # a value is a function of (query, level) only
+                    if old is None or tv.rel_error < old.rel_error:
+                        out[i] = tv
+                        ok[i] = certified(tv, tol)
+            else:
+                new = todo
             if not new:
                 continue
             if attempt == 0:
@@ -345,23 +364,25 @@ class QuadratureTails:
                 by_lam.setdefault(lam, []).append(i)
             for lam in sorted(by_lam):
                 idx = by_lam[lam]
-                for i, tv in zip(idx, self._values_at(self._tilt(lam, sv), [qs[i] for i in idx])):
-                    memo[query_key(qs[i])] = tv
+                vals, flags = self._values_at(self._tilt(lam, sv), [qs[i] for i in idx])
+                memo.update(zip([keys[i] for i in idx], vals))
+                for i, tv, flag in zip(idx, vals, flags):
                     old = out[i]
                     if old is None or tv.rel_error < old.rel_error:
                         out[i] = tv
-                        ok[i] = certified(tv, tol)
+                        ok[i] = flag
                 while len(memo) > _MEMO_VALUES:
                     memo.popitem(last=False)
-        return out
+        return out, ok
 
     # -- values -----------------------------------------------------------------------
-    def _values_at(self, t: _Tilt, qs) -> list:
-        """The TailValues of the queries on one tilt: the tails' signed sums in one kernel
-        call; per hockey-stick (β, x0, x1) the factors G·X and their bound sums once
-        (memoised), then the signed sum of each threshold; then the logs and certified
-        bounds of all in one kernel call (:func:`finish_values`, the float path of
-        :meth:`_finish`; what is off that path goes through :meth:`_finish`)."""
+    def _values_at(self, t: _Tilt, qs) -> tuple:
+        """The TailValues of the queries on one tilt and whether each is certified: the
+        tails' signed sums in one kernel call; per hockey-stick (β, x0, x1) the factors G·X
+        and their bound sums once (memoised), then the signed sum of each threshold; then
+        the logs and certified bounds of all in one kernel call (:func:`finish_values`,
+        the float path of :meth:`_finish`; what is off that path goes through
+        :meth:`_finish`)."""
         N = self.n_nodes
         sv = t.sieve
         n = len(qs)
@@ -383,25 +404,31 @@ class QuadratureTails:
                 r[plain] = tilted_sums(t.G, sv.nodes, N, thr[plain])
             self._hs_sums(t, qs, hs, thr, r, aux)
         out = [None] * n
+        tol = self.rel_tol
         if small_s and t.lam * self._mu_scale <= HUGE_MU:  # else every value in Python
             kept = int(sv.nodes.shape[0])
             est, rel, status = finish_values(r, s_arr, aux, t.fin, N, self.A, self.m, self.s2, self._small_idx,
                                              self.gaussian)
+            # certified(·, tol) of each float-path value, vectorised (the same comparisons)
+            flags = (np.isfinite(rel) & (rel <= np.where(np.isfinite(est), tol, 0.0))).tolist()
             lam = t.lam
             st = status.tolist()
             if FINISH_PYTHON not in st:  # every value on the float path (the common case)
                 return [tail_value(s, e, rl, "tilted-trapezoid", kept, N, lam)
-                        for s, e, rl in zip(s_list, est.tolist(), rel.tolist())]
+                        for s, e, rl in zip(s_list, est.tolist(), rel.tolist())], flags
             for i, s, e, rl, sti in zip(range(n), s_list, est.tolist(), rel.tolist(), st):
                 if sti == FINISH_OK or sti == FINISH_EMPTY:
                     out[i] = tail_value(s, e, rl, "tilted-trapezoid", kept, N, lam)
+        else:
+            flags = [False] * n
         j = 0 if aux.shape[1] == 1 else None
         for i, tv in enumerate(out):
             if tv is None:
                 c = i if j is None else j
-                out[i] = self._finish(t, qs[i], float(r[i]), float(aux[2, c]), float(aux[3, c]), float(aux[0, c]),
-                                      float(aux[1, c]))
-        return out
+                out[i] = tv = self._finish(t, qs[i], float(r[i]), float(aux[2, c]), float(aux[3, c]),
+                                           float(aux[0, c]), float(aux[1, c]))
+                flags[i] = certified(tv, tol)
+        return out, flags
 
     def _hs_sums(self, t: _Tilt, qs, hs, thr, r, aux) -> None:
         """The hockey-stick queries' (indices ``hs``) signed sums into ``r`` and their
@@ -434,14 +461,13 @@ class QuadratureTails:
             else:
                 self._hs_memo.move_to_end(key)
             GX, errsum, sumabs = hit
-            r[idx] = tilted_sums(GX, sv.nodes, N, thr[idx])
+            ia = np.array(idx, dtype=np.intp)
+            r[ia] = tilted_sums(GX, sv.nodes, N, thr[ia])
             num0 = a0 + a1 * math.exp(-t.lam)
             lb = -math.expm1(-(t.lam + beta))
-            aux[0, idx] = math.log(num0) - t.log1m - math.log(lb)
-            aux[1, idx] = EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12) \
-                + 8 * EPS64 * (1 + abs(x0) + abs(x1))
-            aux[2, idx] = errsum
-            aux[3, idx] = sumabs
+            aux[:, ia] = [[math.log(num0) - t.log1m - math.log(lb)],
+                          [EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12)
+                           + 8 * EPS64 * (1 + abs(x0) + abs(x1))], [errsum], [sumabs]]
 
     @staticmethod
     def _trig(sv: "_Sieve"):

@@ -35,7 +35,7 @@ from exactdp.engine.conditioning import ConditionedTails, atoms_estimate, fine_s
 from exactdp.engine.convolution import ConvolutionTails, plan_split
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.quadrature import QuadratureTails, TailValue, WeightedQuery, certified, sieve_umaxes
-from exactdp.engine.values import query_key, tail_query, tail_value
+from exactdp.engine.values import query_key, tail_queries, tail_value
 from exactdp.engine.tilt import log_mgf_parts
 from exactdp.numerics.errors import LatticeTooLarge, UncertifiedError
 from exactdp.numerics.precision import EPS64, to_mpf
@@ -238,9 +238,8 @@ class TailEngine:
         """
         thr = [int(s) for s in thresholds]
         upper = sorted({s if s >= 1 else 1 - s for s in thr})
-        qs = [tail_query(s) for s in upper]
-        best = dict(zip(upper, self._values(qs, strict, conv_ok=True, unique=True)))
-        return [self._complement(best[1 - s]) if s <= 0 else best[s] for s in thr]
+        best = dict(zip(upper, self._values(tail_queries(upper), strict, conv_ok=True, unique=True)))
+        return [best[s] if s > 0 else self._complement(best[1 - s]) for s in thr]
 
     def tail(self, s: int) -> TailValue:
         return self.tails([s])[0]
@@ -295,9 +294,12 @@ class TailEngine:
                 for i, tv in zip(todo, self.cond.weighted([qs[i] for i in todo])):
                     offer(i, tv)
             else:
-                got = self.quad.weighted_list([qs[i] for i in todo], [vals[i] for i in todo])
-                for i, tv in zip(todo, got):
-                    offer(i, tv)
+                # each value the better of its prior (vals[i]) and the rule's, as offer() keeps
+                got, flags = self.quad.weighted_list_ok([qs[i] for i in todo], [vals[i] for i in todo])
+                for i, tv, flag in zip(todo, got, flags):
+                    if tv is not None:
+                        vals[i] = tv
+                        ok[i] = flag
         missing = uncertified(range(n))
         left = [i for i in missing if qs[i].x0 != -math.inf and qs[i].threshold <= 0]
         if left:
@@ -377,10 +379,15 @@ class TailEngine:
             rel = float(err / est) * (1 + 1e-6)
             return TailValue(k, float(mpmath.log(est)), rel, self.method + "+far-left", self.nodes_kept, self.n_nodes, 0.0)
 
-    def _complement(self, tv: TailValue) -> TailValue:
-        lv = float(tv.log_value)
-        p = math.exp(lv)  # tv.value
-        q = -math.expm1(lv)  # 1 − p, p ≤ 1/2 here
-        err = (tv.rel_error * p + 2 * EPS64) / q if q > 0 else math.inf
-        return tail_value(1 - tv.threshold, math.log(q) if q > 0 else -math.inf, err, tv.method + "+complement",
-                          tv.nodes_kept, tv.nodes_total, tv.lam)
+    @staticmethod
+    def _complement(tv: TailValue, _exp=math.exp, _expm1=math.expm1, _log=math.log) -> TailValue:
+        d = tv.__dict__  # the fields (tail_value sets them there)
+        lv = d["log_value"]
+        lv = lv if type(lv) is float else float(lv)
+        p = _exp(lv)  # tv.value
+        q = -_expm1(lv)  # 1 − p, p ≤ 1/2 here
+        if q > 0:
+            return tail_value(1 - d["threshold"], _log(q), (d["rel_error"] * p + 2 * EPS64) / q,
+                              d["method"] + "+complement", d["nodes_kept"], d["nodes_total"], d["lam"])
+        return tail_value(1 - d["threshold"], -math.inf, math.inf, d["method"] + "+complement", d["nodes_kept"],
+                          d["nodes_total"], d["lam"])

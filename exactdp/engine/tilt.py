@@ -40,28 +40,32 @@ GAUSS_S2 = 10.0
 _DPS = 30
 
 
-def frac_parts(weights, s2q, lamq: Fraction):
-    """``(n0, f_float, f_exact)`` per group: ``A λ s² = n0 + f``, n0 = round, |f| ≤ 1/2."""
+def frac_parts(weights, s2q, lamq: Fraction, exact=None):
+    """``(n0, f_float, f_exact)`` per group: ``A λ s² = n0 + f``, n0 = round, |f| ≤ 1/2.
+
+    ``exact`` (a set of group indices, default all) limits which groups get their exact f
+    (None in the others' place: building a Fraction costs a gcd)."""
     n0, ff, fq = [], [], []
-    if isinstance(lamq, (Fraction, int)):
+    rational_lam = isinstance(lamq, (Fraction, int))
+    if rational_lam:
         ln, ld = lamq.numerator, lamq.denominator
-    for a, s2 in zip(weights, s2q):
-        if isinstance(s2, (Fraction, int)) and isinstance(lamq, (Fraction, int)):
+    for g, (a, s2) in enumerate(zip(weights, s2q)):
+        if rational_lam and isinstance(s2, (Fraction, int)):
             # integers only: A·s²·λ = num/den, rounded half to even (as Fraction.__round__)
             num, den = int(a) * s2.numerator * ln, s2.denominator * ld
             n, rem = divmod(num, den)
             if 2 * rem > den or (2 * rem == den and n % 2):
                 n += 1
-            f = Fraction(num - n * den, den)
+            rn = num - n * den
             n0.append(n)
-            fq.append(f)
-            ff.append(float(f))
+            fq.append(Fraction(rn, den) if exact is None or g in exact else None)
+            ff.append(rn / den)  # = float(Fraction(rn, den)): the correctly rounded quotient
             continue
         mu = int(a) * s2 * lamq
         n = round(mu)
         f = mu - n
         n0.append(int(n))
-        fq.append(f)
+        fq.append(f if exact is None or g in exact else None)
         ff.append(float(f))
     return n0, ff, fq
 

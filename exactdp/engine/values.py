@@ -5,7 +5,7 @@ returns, :class:`WeightedQuery` what it is asked; :func:`certified` decides whet
 value meets a relative accuracy (finite log, finite bound ≤ the tolerance).
 :func:`tail_value` builds a TailValue without the frozen dataclass's per-field
 ``object.__setattr__`` (the engine makes ~2000 of them per DHC pair; :func:`tail_query`
-a plain tail's query likewise), :func:`query_key`
+a plain tail's query likewise, :func:`tail_queries` many), :func:`query_key`
 is a query's field tuple (hashed and compared in C: the engine's dict key).
 """
 
@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import mpmath
 
-__all__ = ["TailValue", "WeightedQuery", "tail_value", "tail_query", "query_key", "tol_for", "certified"]
+__all__ = ["TailValue", "WeightedQuery", "tail_value", "tail_query", "tail_queries", "query_key", "tol_for",
+           "certified"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,22 @@ def tail_query(threshold: int, _new=object.__new__) -> WeightedQuery:
     d["x1"] = 0.0
     d["beta"] = 1.0
     return q
+
+
+def tail_queries(thresholds, _new=object.__new__) -> list:
+    """:func:`tail_query` of each threshold (a list, in order)."""
+    out = []
+    ap = out.append
+    inf = -math.inf
+    for s in thresholds:
+        q = _new(WeightedQuery)
+        d = q.__dict__
+        d["threshold"] = s
+        d["x0"] = inf
+        d["x1"] = 0.0
+        d["beta"] = 1.0
+        ap(q)
+    return out
 
 
 def query_key(q: WeightedQuery) -> tuple:

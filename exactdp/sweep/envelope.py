@@ -118,21 +118,31 @@ def interpolate_grid(curve, grid, ar: Arithmetic):
     """``interpolate(curve, α, with_gap=False)[:2]`` for every α of an ascending grid.
 
     The bracketing index is walked forward instead of bisected (it is
-    ``bisect_right(A, α)``: the first vertex with α < A[r]).  Yields ``(β, error bound)``.
+    ``bisect_right(A, α)``: the first vertex with α < A[r]), and :func:`_chord`'s
+    β and error steps are written out (the same operations in the same order).
+    Yields ``(β, error bound)``.
     """
     A, B, EA, EB = curve
     n = len(A)
+    first, last = A[0], A[-1]
+    add, sub, mul, div, fabs = ar.add, ar.sub, ar.mul, ar.div, ar.abs
     r = 0
     for alpha in grid:
-        if alpha <= A[0]:
+        if alpha <= first:
             yield B[0], EB[0]
             continue
-        if alpha >= A[-1]:
+        if alpha >= last:
             yield B[-1], EB[-1]
             continue
         while r < n and not alpha < A[r]:
             r += 1
-        yield _chord(curve, r - 1, r, alpha, False, ar)[:2]
+        i0 = r - 1
+        a0, a1, b0, b1 = A[i0], A[r], B[i0], B[r]
+        if a1 == a0:
+            yield min(b0, b1), max(EB[i0], EB[r])
+            continue
+        slope = div(sub(b1, b0), sub(a1, a0))
+        yield add(b0, mul(slope, sub(alpha, a0))), add(max(EB[i0], EB[r]), mul(fabs(slope), max(EA[i0], EA[r])))
 
 
 def lower_hull(points) -> list:

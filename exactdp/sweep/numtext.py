@@ -52,7 +52,7 @@ from mpmath.libmp.libmpf import blog2_10
 from exactdp.numerics.precision import DPS_RESULT
 
 __all__ = ["RND", "prec_of", "digits_exp", "layout", "value_of", "text_of", "fmt_raw", "bound_text_float", "bound_texts_float",
-           "POW10", "mpfr_context", "nearest_digits", "decimal_mpfr", "mpfr_to_raw", "raw_to_mpfr", "fmt_mpfr",
+           "POW10", "layout_digits", "mpfr_context", "nearest_digits", "decimal_mpfr", "mpfr_to_raw", "raw_to_mpfr", "fmt_mpfr",
            "parse_mpfr", "bound_text_raw", "float_text", "vertex_value", "vertex_values"]
 
 RND = round_nearest
@@ -124,7 +124,11 @@ def digits_exp(s, dps: int):
 def layout(q: int, e: int, dps: int) -> str:
     """The text ``to_str`` prints for ``(q, e)`` with ``min_fixed=-4, max_fixed=6,
     strip_zeros=False`` (no sign: positive values only)."""
-    digits = str(q)
+    return layout_digits(str(q), e, dps)
+
+
+def layout_digits(digits: str, e: int, dps: int) -> str:
+    """:func:`layout` of the ``dps`` decimal digits of ``q`` (``str(q)``)."""
     if _MIN_FIXED < e < _MAX_FIXED:
         if e < 0:
             return "0." + "0" * (-e - 1) + digits
@@ -215,15 +219,18 @@ def bound_texts_float(xs) -> list:
     s = xs_ok / np.array(_P10_FLOAT)[e - 2 + 300]
     m = np.ceil(s)
     ok &= (s > 100 + 1e-11) & (s < 1000 - 1e-11) & (m - s > 1e-11) & (m - s < 1 - 1e-11)
-    out = []
-    for xv, okv, mv, ev in zip(xs, ok.tolist(), m.astype(np.int64).tolist(), e.tolist()):
-        if not okv:
-            out.append(bound_text_float(float(xv)))
-        elif mv == 1000:
-            out.append(f"1.00e{ev + 1}")
-        else:
-            out.append(f"{mv // 100}.{mv % 100:02d}e{ev}")
+    top = m == 1000  # ceil 1000: "1.00" one decade up
+    mi = np.where(ok, np.where(top, 100, m), 100).astype(np.int64)
+    ei = np.where(ok, e + top, 0)
+    mant, expo = _MANT3, _EXP3
+    out = [mant[mv] + expo[ev] for mv, ev in zip(mi.tolist(), (ei + 300).tolist())]
+    for k in np.flatnonzero(~ok).tolist():
+        out[k] = bound_text_float(float(xs[k]))
     return out
+
+
+_MANT3 = tuple(f"{m // 100}.{m % 100:02d}e" for m in range(1000))  # "d.dde" of a 3-digit m
+_EXP3 = tuple(str(p) for p in range(-300, 301))  # decimal exponent p at index p + 300
 
 
 # ------------------------------------------------------------------ MPFR values (gmpy2)
@@ -319,17 +326,46 @@ def raw_to_mpfr(raw, ctx):
 
 def fmt_mpfr(x, dps: int) -> str:
     """:func:`exactdp.sweep.pair.fmt` of an mpfr (``mpf(x)`` at ``dps + 15`` digits,
-    then ``nstr``)."""
+    then ``nstr``).
+
+    ``to_str``'s text of ``y`` (the rounded ``x``) is the half-even rounding of ``S``, a
+    multiple of ``10^-k`` units of the last digit with ``F − 11·10^-k < S ≤ F`` (``F``:
+    ``y`` in those units; the ``k ≥ 12`` extra digits of :func:`digits_exp` truncated
+    twice, at scales ``2^-fixprec`` and ``10^-fixdps`` a factor ≤ 10 apart — ``fixdps`` is
+    ``int()`` of an mpfr here, rounded, where ``to_str`` truncates a float, so it can be one
+    digit more than mpmath's): the nearest rounding of ``y`` unless ``F``'s fraction lies
+    in ``[1/2, 1/2 + 1.1·10^-11]``, for this code and for ``to_str`` alike.  MPFR's ``dps + 13`` digits of ``y`` are within one
+    unit of their last digit, ``10^-13`` of ours, whatever the rounding mode: a tail
+    ``t < 5·10^12 − 1`` means a fraction below 1/2, ``t > 5·10^12 + 5001`` one above
+    ``1/2 + 5·10^-10``; both give to_str's digits (a carry into the next power of ten
+    included).  Other tails, values outside ``(2^-3400, 2^64)`` and ``dps < 8`` take
+    :func:`digits_exp`.
+    """
     ctx = _FMT_CTX.get(dps)
     if ctx is None:
         ctx = _FMT_CTX[dps] = mpfr_context(prec_of(dps + 15))
     y = ctx.plus(x)
+    if dps >= 8 and _FMT_LO < y < _FMT_HI:
+        digits, pe, _ = y.digits(10, dps + 13)
+        t = int(digits[dps:])
+        if t < _TO_STR_DOWN:
+            return layout_digits(digits[:dps], pe - 1, dps)
+        if t > _TO_STR_UP:
+            q = int(digits[:dps]) + 1
+            if q == _P10Z[dps]:
+                return layout_digits(str(_P10Z[dps - 1]), pe, dps)
+            return layout_digits(str(q), pe - 1, dps)
     if y > 0 and y.is_finite():
         m, ex = y.as_mantissa_exp()
         de = digits_exp((0, m, ex, m.bit_length()), dps)
         if de is not None:
             return layout(de[0], de[1], dps)
     return fmt_raw(mpfr_to_raw(y), dps)
+
+
+_FMT_LO = mpfr_context(2).mul_2exp(gmpy2.mpfr(1), -3400)
+_FMT_HI = mpfr_context(2).mul_2exp(gmpy2.mpfr(1), 64)
+_TO_STR_DOWN, _TO_STR_UP = 5 * 10**12 - 1, 5 * 10**12 + 5001
 
 
 def parse_mpfr(text: str, ctx):
@@ -451,20 +487,47 @@ def _vertex_text_mpmath(log_value) -> tuple:
 
 def vertex_values(keys) -> list:
     """``[vertex_value(lv, float(rel)) for lv, rel in keys]``: the common path (a float
-    log, :func:`nearest_digits` outside the midpoint margin, a text of exponent
-    ``−34 ≤ e < 0``, whose value is ``q / 10^(24−e)``: :func:`decimal_mpfr`'s division)
-    written out in one loop; every other key goes to :func:`vertex_value`."""
+    log, a text of exponent ``−34 ≤ e < 0``, whose value is ``q / 10^(24−e)``:
+    :func:`decimal_mpfr`'s division) written out in one loop; every other key goes to
+    :func:`vertex_value`.
+
+    The 25 digits come from MPFR's 30 digits of ``z`` = MPFR's exp (not
+    :func:`nearest_digits`; the same digits): those are within one unit of their last
+    digit (``10^-5`` units of ours, any rounding mode), ``z`` within ``2^-135·e^x`` and
+    mpmath's ``y`` within ``2^-103·e^x`` (``< 10^-6`` units), so a tail ``t`` of the last 5
+    digits with ``|t − 50000| ≥ 2`` puts ``y`` more than ``0.9·10^-5`` units from the
+    midpoint, on the side ``t`` says (``to_str`` then rounds it there, see
+    :func:`nearest_digits`); tails with ``|t − 50000| ≤ 3`` go to :func:`vertex_value`.
+    """
     ctx = _C_RESULT
     exp, div, mul = ctx.exp, ctx.div, ctx.mul
     p10 = _P10_MPFR if ctx.precision >= 136 else ()
+    top, one = _P10Z[25], _P10Z[24]
+    fixed, sci = _FIXED_HEAD, _SCI_TAIL
     out = []
     for lv, rel in keys:
         rel = float(rel)
-        de = nearest_digits(exp(lv), 25) if type(lv) is float and -2000.0 < lv < 2000.0 else None
-        if de is None or not -34 <= de[1] < 0 or not p10:
-            out.append(vertex_value(lv, rel))
-            continue
-        q, e = de
-        v = div(q, p10[24 - e])
-        out.append((layout(q, e, 25), v, mul(v, rel), (e, q)))
+        if type(lv) is float and -2000.0 < lv < 2000.0 and p10:
+            digits, pe, _ = exp(lv).digits(10, 30)
+            t = int(digits[25:])
+            if (t < _NEAR_LO or t > _NEAR_HI) and -33 <= pe <= 0:
+                q, e = int(digits[:25]), pe - 1  # z ≈ 0.digits·10^pe
+                if t > 50000:
+                    q += 1
+                    if q == top:
+                        q, e = one, pe
+                    digits = str(q)
+                else:
+                    digits = digits[:25]
+                if e < 0:  # layout_digits: "0.0…digits" for e ≥ −3, else "d.ddd…e-N"
+                    text = fixed[e] + digits if e > -4 else digits[0] + "." + digits[1:] + sci[-e]
+                    v = div(q, p10[24 - e])
+                    out.append((text, v, mul(v, rel), (e, q)))
+                    continue
+        out.append(vertex_value(lv, rel))
     return out
+
+
+_NEAR_LO, _NEAR_HI = 50000 - 3, 50000 + 3
+_FIXED_HEAD = {-1: "0.", -2: "0.0", -3: "0.00"}
+_SCI_TAIL = tuple(f"e{-k:+}" for k in range(40))  # "e-k" at index k

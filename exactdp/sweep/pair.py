@@ -309,29 +309,29 @@ def grid_rows(pts, settings, keys=None) -> list:
 
     n = len(pts)
     if keys is not None and all(ka is not None and kb is not None for ka, kb in keys):
-        # (key α, −key β, index): the stable sort by (α, −β), the comparisons in C
-        order = [t[2] for t in sorted([(ka, (-kb[0], -kb[1]), m) for m, (ka, kb) in enumerate(keys)])]
+        # (key α, −key β, index) flattened: the stable sort by (α, −β), the comparisons in C
+        order = [t[4] for t in sorted([(ka[0], ka[1], -kb[0], -kb[1], m) for m, (ka, kb) in enumerate(keys)])]
     else:
         neg = _C_RESULT.minus
         order = sorted(range(n), key=lambda m: (pts[m][0], neg(pts[m][1])))
     curve = tuple([pts[m][c] for m in order] for c in range(4))
     texts = grid_alphas(settings)[0]
-    betas, errs = [], []
-    for b, err in interpolate_grid(curve, _grid_mpfr(settings.alpha_min, settings.envelope_points),
-                                   mpfr_arithmetic(_C_RESULT)):
-        betas.append(b)
-        errs.append(err)
+    betas_errs = list(interpolate_grid(curve, _grid_mpfr(settings.alpha_min, settings.envelope_points),
+                                       mpfr_arithmetic(_C_RESULT)))
     # the bound of err: fmt_bound of the next float up from float(err) (≥ err: float()
     # rounds to nearest), or of err itself at or below 1e-300
-    big = [err > 1e-300 for err in errs]
+    big = [err > 1e-300 for _, err in betas_errs]
     nextafter, inf = math.nextafter, math.inf
-    ebs = iter(bound_texts_float([nextafter(float(err), inf) for err, g in zip(errs, big) if g]))
+    ebs = iter(bound_texts_float([nextafter(float(err), inf) for (_, err), g in zip(betas_errs, big) if g]))
     fmt20 = _fmt_mpfr_20
     lines = [_GRID_HEAD]
-    for t, b, err, g in zip(texts, betas, errs, big):
-        eb = next(ebs) if g else fmt_bound(mpmath.mp.make_mpf(mpfr_to_raw(err)))
-        lines.append(f"{t},{fmt20(b)},{eb}\n")
+    lines += [f"{t},{fmt20(b)},{next(ebs) if g else _bound_text_mpfr(err)}\n"
+              for t, (b, err), g in zip(texts, betas_errs, big)]
     return lines
+
+
+def _bound_text_mpfr(err) -> str:
+    return fmt_bound(mpmath.mp.make_mpf(mpfr_to_raw(err)))
 
 
 _GRID_HEAD = ",".join(GRID_COLUMNS) + "\n"
@@ -353,18 +353,23 @@ def tradeoff_rows(verts, settings) -> tuple:
     """
     ka = [(ta.log_value, ta.rel_error) for _, ta, _ in verts]
     kb = [(tb.log_value, tb.rel_error) for _, _, tb in verts]
-    seen = dict.fromkeys(ka + kb)
-    seen = dict(zip(seen, vertex_values(seen)))
-    va, vb = [seen[key] for key in ka], [seen[key] for key in kb]
-    pts = [(a[1], b[1], a[2], b[2]) for a, b in zip(va, vb)]
-    keys = [(a[3], b[3]) for a, b in zip(va, vb)]
-    rels = [rel for _, rel in seen]
+    index: dict = {}  # distinct keys in first-seen order (dict.fromkeys(ka + kb)), by position
+    put = index.setdefault
+    ia = [put(key, len(index)) for key in ka]
+    ib = [put(key, len(index)) for key in kb]
+    keys_u = list(index)
+    vals = vertex_values(keys_u)
+    rels = [rel for _, rel in keys_u]
     if all(type(r) is float for r in rels):
-        bound = dict(zip(rels, bound_texts_float(rels)))
+        btxt = bound_texts_float(rels)
     else:
         bound = {r: fmt_bound(r) for r in rels}
+        btxt = [bound[r] for r in rels]
     lines = [_TRADEOFF_HEAD]
-    lines += [f"{v[0]},{a[0]},{bound[x[1]]},{b[0]},{bound[y[1]]}\n" for v, a, b, x, y in zip(verts, va, vb, ka, kb)]
+    lines += [f"{v[0]},{vals[a][0]},{btxt[a]},{vals[b][0]},{btxt[b]}\n" for v, a, b in zip(verts, ia, ib)]
+    va, vb = [vals[m] for m in ia], [vals[m] for m in ib]
+    pts = [(a[1], b[1], a[2], b[2]) for a, b in zip(va, vb)]
+    keys = [(a[3], b[3]) for a, b in zip(va, vb)]
     worst_t = 0.0
     for r in rels:  # every vertex's α and β errors (NaN never counts)
         r = float(r)
