@@ -137,7 +137,7 @@ def _cmd_posterior(args) -> int:
         for pt in pts:
             print(
                 f"  {pt.x_star:>5} {_num(pt.posterior):>22} {_num(pt.risk):>22} "
-                f"{float(pt.prob_if_has):>12.6g} {float(pt.prob_if_lacks):>12.6g}"
+                f"{decimal_str(pt.prob_if_has, 6):>12} {decimal_str(pt.prob_if_lacks, 6):>12}"
             )
     return 0
 
