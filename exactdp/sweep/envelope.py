@@ -93,14 +93,10 @@ def interpolate(curve, alpha, with_gap: bool = True, ar: Arithmetic = MPF_ARITHM
 
 def _chord(curve, i0: int, i1: int, alpha, with_gap: bool, ar: Arithmetic) -> tuple:
     """:func:`interpolate` between consecutive sampled vertices i0 < i1."""
-    A, B, EA, EB = curve
+    A, B = curve[0], curve[1]
     a0, a1, b0, b1 = A[i0], A[i1], B[i0], B[i1]
-    if a1 == a0:
-        return min(b0, b1), max(EB[i0], EB[i1]), ar.zero
-    slope = ar.div(ar.sub(b1, b0), ar.sub(a1, a0))
-    beta = ar.add(b0, ar.mul(slope, ar.sub(alpha, a0)))
-    err = ar.add(max(EB[i0], EB[i1]), ar.mul(ar.abs(slope), max(EA[i0], EA[i1])))
-    if not with_gap:
+    beta, err = _chord_beta(curve, i0, i1, alpha, ar)
+    if a1 == a0 or not with_gap:
         return beta, err, ar.zero
     lower = ar.zero
     if i0 >= 1:
@@ -114,18 +110,28 @@ def _chord(curve, i0: int, i1: int, alpha, with_gap: bool, ar: Arithmetic) -> tu
     return beta, err, max(ar.sub(beta, lower), ar.zero)
 
 
+def _chord_beta(curve, i0: int, i1: int, alpha, ar: Arithmetic) -> tuple:
+    """``(β, error bound)`` of the chord between vertices i0 < i1 at α (the smaller β and
+    the larger error when the two vertices share their α)."""
+    A, B, EA, EB = curve
+    a0, a1, b0, b1 = A[i0], A[i1], B[i0], B[i1]
+    if a1 == a0:
+        return min(b0, b1), max(EB[i0], EB[i1])
+    slope = ar.div(ar.sub(b1, b0), ar.sub(a1, a0))
+    return (ar.add(b0, ar.mul(slope, ar.sub(alpha, a0))),
+            ar.add(max(EB[i0], EB[i1]), ar.mul(ar.abs(slope), max(EA[i0], EA[i1]))))
+
+
 def interpolate_grid(curve, grid, ar: Arithmetic):
     """``interpolate(curve, α, with_gap=False)[:2]`` for every α of an ascending grid.
 
     The bracketing index is walked forward instead of bisected (it is
-    ``bisect_right(A, α)``: the first vertex with α < A[r]), and :func:`_chord`'s
-    β and error steps are written out (the same operations in the same order).
-    Yields ``(β, error bound)``.
+    ``bisect_right(A, α)``: the first vertex with α < A[r]).  Yields ``(β, error bound)``
+    (:func:`_chord_beta`, the chord :func:`_chord` uses).
     """
-    A, B, EA, EB = curve
+    A, B, _, EB = curve
     n = len(A)
     first, last = A[0], A[-1]
-    add, sub, mul, div, fabs = ar.add, ar.sub, ar.mul, ar.div, ar.abs
     r = 0
     for alpha in grid:
         if alpha <= first:
@@ -136,13 +142,7 @@ def interpolate_grid(curve, grid, ar: Arithmetic):
             continue
         while r < n and not alpha < A[r]:
             r += 1
-        i0 = r - 1
-        a0, a1, b0, b1 = A[i0], A[r], B[i0], B[r]
-        if a1 == a0:
-            yield min(b0, b1), max(EB[i0], EB[r])
-            continue
-        slope = div(sub(b1, b0), sub(a1, a0))
-        yield add(b0, mul(slope, sub(alpha, a0))), add(max(EB[i0], EB[r]), mul(fabs(slope), max(EA[i0], EA[r])))
+        yield _chord_beta(curve, r - 1, r, alpha, ar)
 
 
 def lower_hull(points) -> list:
