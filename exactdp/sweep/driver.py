@@ -52,10 +52,10 @@ from exactdp.sweep.io import (
     release_path,
     remove_temp_files,
     task_complete,
-    write_task,
 )
 from exactdp.sweep.pair import DEFAULT_DELTAS, SweepSettings, compute_pair
-from exactdp.sweep.runtime import WriteQueue, allow_worker_growth
+from exactdp.sweep.runtime import GroupWriter, WriteQueue, allow_worker_growth
+from exactdp.sweep.tables import PairTables
 from exactdp.sweep.twins import composition_key, relabel
 
 __all__ = [
@@ -68,7 +68,6 @@ __all__ = [
 ]
 
 FORMAT = "exactdp-sweep/1"
-_WRITERS = 4  # threads writing finished pairs' files
 _ASSIST_MIN_CALLS = 64  # pair computations from which the assembly gets a helper process
 _ASSIST_AFTER = 4  # results to wait for before starting it
 _THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
@@ -285,11 +284,12 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
         timings = dict(old.get("timings", {}).get("pairs", {})) if old else {}
         manifest = {**ident, "status": "running", "versions": _versions()}
         # the files' fsyncs wait on the disk (≈ 35 ms a pair here, ~1 s for the first
-        # manifest), not on the CPU: they run in writer threads while this thread goes on;
-        # every pair write waits for the manifest (a folder never holds pair files without
-        # it), each task's files stay in order inside its thread, all are written before
-        # the assembly
-        with ThreadPoolExecutor(max_workers=_WRITERS, thread_name_prefix="exactdp-write") as pool:
+        # manifest), not on the CPU: the first manifest is written by a thread, the pairs'
+        # files by a writer thread in group commits (runtime.GroupWriter: one barrier a
+        # group, not five fsyncs a pair) while this thread goes on; every pair write waits
+        # for the manifest (a folder never holds pair files without it), and all are
+        # durable before the assembly
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="exactdp-manifest") as pool:
             started = pool.submit(atomic_write_text, out / MANIFEST, _dump(manifest))
             rhos_of = _pair_rhos_memo(alloc)
             tasks, reused = [], 0
@@ -326,6 +326,7 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
             assisted = len(calls) >= _ASSIST_MIN_CALLS
             prefetch = _import_plotting_meanwhile() if plots and tasks and not assisted else None
             n_results = 0
+            tables = PairTables()
             if tasks:
                 from tqdm import tqdm
 
@@ -334,20 +335,23 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
                            dynamic_ncols=True)
                 last_flush = time.monotonic()
                 writes = WriteQueue(bar.update)
-                for kind, first in unordered_results(_task, calls, backend, jobs, scheduler):
-                    n_results += 1
-                    if assisted and helper is None and n_results >= _ASSIST_AFTER:
-                        helper = stack.enter_context(Assistant(alloc.total_rho, settings, plots))
-                    for res in [first] + [relabel(first, i, j) for i, j in rest.get((kind, first.i, first.j), ())]:
-                        files = pair_paths(out, res.i, res.j) if kind == "pair" else release_path(out, res.i, res.j)
-                        writes.add(pool.submit(_write_after, started, files, res))
-                        timings[f"{kind}:{res.i}-{res.j}"] = {k: round(v, 4) for k, v in res.seconds.items()}
-                    writes.reap()
-                    if time.monotonic() - last_flush > 2.0 and started.done():
-                        atomic_write_text(out / MANIFEST, _dump({**manifest, "timings": {"pairs": timings}},
-                                                                compact=True))
-                        last_flush = time.monotonic()
-                writes.reap(wait_all=True)
+                with GroupWriter(started) as writer:  # closed once every write is durable
+                    for kind, first in unordered_results(_task, calls, backend, jobs, scheduler):
+                        n_results += 1
+                        if assisted and helper is None and n_results >= _ASSIST_AFTER:
+                            helper = stack.enter_context(Assistant(alloc.total_rho, settings, plots))
+                        for res in [first] + [relabel(first, i, j) for i, j in rest.get((kind, first.i, first.j), ())]:
+                            files = pair_paths(out, res.i, res.j) if kind == "pair" else release_path(out, res.i, res.j)
+                            writes.add(writer.submit(files, res))
+                            timings[f"{kind}:{res.i}-{res.j}"] = {k: round(v, 4) for k, v in res.seconds.items()}
+                            if kind == "pair":  # the summaries' numbers, parsed now rather than after the last pair
+                                tables.add((res.i, res.j), res.curve_csv, res.grid_csv, res.diagnostics)
+                        writes.reap()
+                        if time.monotonic() - last_flush > 2.0 and started.done():
+                            atomic_write_text(out / MANIFEST, _dump({**manifest, "timings": {"pairs": timings}},
+                                                                    compact=True))
+                            last_flush = time.monotonic()
+                    writes.reap(wait_all=True)
                 bar.close()
             started.result()
         if assisted and helper is None:
@@ -355,7 +359,8 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
         if prefetch is not None:
             prefetch.join()
         t_assemble = time.perf_counter()
-        extra = assemble(out, alloc, pair_list, settings, rel_pairs, pl, plots=plots, assistant=helper)
+        extra = assemble(out, alloc, pair_list, settings, rel_pairs, pl, plots=plots, assistant=helper,
+                         tables=tables)
         t_end = time.perf_counter()
         slowest = sorted(timings.items(), key=lambda kv: -sum(kv[1].values()))[:10]
         manifest = {
@@ -377,12 +382,6 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
         }
         atomic_write_text(out / MANIFEST, _dump(manifest))
         return SweepReport(out, len(pair_list), len(tasks), reused, manifest)
-
-
-def _write_after(started, files: dict, result) -> None:
-    """:func:`~exactdp.sweep.io.write_task` once the run's first manifest is written."""
-    started.result()
-    write_task(files, result, result.diagnostics)
 
 
 def _pair_rhos_memo(alloc):

@@ -1,4 +1,10 @@
-"""Upkeep of a running sweep: the driver's queue of file writes, the workers' leak guard.
+"""Upkeep of a running sweep: the driver's file writes, the workers' leak guard.
+
+* :class:`GroupWriter` writes finished tasks from one thread in group commits
+  (:func:`exactdp.sweep.io.write_tasks`: one durability barrier and one folder fsync a
+  group): the tasks that finished while the previous group was being written, gathered
+  for at most ``gather`` seconds.  A task's future is done only once its files are
+  durable.
 
 * :class:`WriteQueue` collects the driver's finished file writes (futures of its writer
   threads) as they complete, by completion callbacks: O(1) a write.  Waiting on the whole
@@ -12,10 +18,85 @@
 from __future__ import annotations
 
 import collections
+import queue
 import sys
-from concurrent.futures import wait
+import threading
+import time
+from concurrent.futures import Future, wait
 
-__all__ = ["WriteQueue", "allow_worker_growth", "WORKER_GROWTH_ALLOWED"]
+from exactdp.sweep.io import write_tasks
+
+__all__ = ["GroupWriter", "WriteQueue", "allow_worker_growth", "WORKER_GROWTH_ALLOWED"]
+
+
+class GroupWriter:
+    """A thread writing finished tasks' files in groups, once ``before`` is done.
+
+    Parameters
+    ----------
+    before : Future, optional
+        A write every task's files wait for (the run's first manifest: a folder never
+        holds pair files without it); its error is every task's error.
+    gather : float
+        Seconds to wait, after the first task of a group, for more tasks to join it.
+
+    Use as a context manager: leaving the block writes what is queued and stops the
+    thread.  :meth:`submit` returns a future done once the task's files are durable
+    (or failed with the group's error).
+    """
+
+    def __init__(self, before: Future | None = None, gather: float = 0.05):
+        self._before = before
+        self._gather = gather
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="exactdp-write", daemon=True)
+        self._thread.start()
+
+    def submit(self, files: dict, result) -> Future:
+        """Queue the files of one finished task (``result.diagnostics`` is its info)."""
+        fut: Future = Future()
+        self._queue.put((files, result, fut))
+        return fut
+
+    def _run(self) -> None:
+        stop = False
+        while not stop:
+            item = self._queue.get()
+            if item is None:
+                return
+            group = [item]
+            deadline = time.monotonic() + self._gather
+            try:
+                while True:  # the tasks already queued, and those arriving within `gather`
+                    wait_for = deadline - time.monotonic()
+                    nxt = self._queue.get(timeout=wait_for) if wait_for > 0 else self._queue.get_nowait()
+                    if nxt is None:
+                        stop = True
+                        break
+                    group.append(nxt)
+            except queue.Empty:
+                pass
+            try:
+                if self._before is not None:
+                    self._before.result()
+                write_tasks([(files, res, res.diagnostics) for files, res, _ in group])
+            except BaseException as exc:  # noqa: BLE001 - handed to every task's future
+                for *_, fut in group:
+                    fut.set_exception(exc)
+            else:
+                for *_, fut in group:
+                    fut.set_result(None)
+
+    def close(self) -> None:
+        """Write what is queued, then stop the thread."""
+        self._queue.put(None)
+        self._thread.join()
+
+    def __enter__(self) -> "GroupWriter":
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close()
 
 
 class WriteQueue:

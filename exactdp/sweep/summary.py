@@ -21,9 +21,10 @@ import mpmath
 from exactdp.numerics.exact import fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_RESULT, to_mpf
 from exactdp.sweep.envelope import ENVELOPE_COLUMNS, gdp_beta, interpolate, lower_hull, mpfr_arithmetic, pair_curve
-from exactdp.sweep.io import atomic_write_text, pair_paths, read_columns, read_csv, read_json, release_path
+from exactdp.sweep.io import atomic_write_text, pair_paths, read_csv, release_path
 from exactdp.sweep.numtext import fmt_mpfr, mpfr_context, mpfr_to_raw, parse_mpfr, prec_of
 from exactdp.sweep.pair import fmt, fmt_bound
+from exactdp.sweep.tables import PairTables
 
 __all__ = ["assemble", "SUMMARY_COLUMNS", "RELEASE_COLUMNS", "HEATMAP_DELTA"]
 
@@ -47,35 +48,21 @@ def _csv(rows) -> str:
     return "".join(",".join(str(v) for v in r) + "\n" for r in rows)
 
 
-def _summary(curves: dict, deltas) -> tuple[list, dict]:
+def _summary(records: dict, deltas) -> tuple[list, dict]:
     """Rows of summary.csv and the headline numbers (certified brackets).
 
-    The numbers are ``mpmath.mpf(text)`` at ``DPS_RESULT``, differences and the spread
-    ratio rounded to nearest there, and the maxima/minima exact comparisons; they are
-    carried as MPFR values of that precision (:mod:`exactdp.sweep.numtext`: the same
-    correctly rounded numbers, without mpf objects).
+    ``records``: :attr:`~exactdp.sweep.tables.PairTables.records`.  The numbers are
+    ``mpmath.mpf(text)`` at ``DPS_RESULT``, differences and the spread ratio rounded to
+    nearest there, and the maxima/minima exact comparisons; they are carried as MPFR
+    values of that precision (:mod:`exactdp.sweep.numtext`: the same correctly rounded
+    numbers, without mpf objects).
     """
     ctx = mpfr_context(prec_of(_DPS))
-    zero = gmpy2.mpfr(0)
     rows = [SUMMARY_COLUMNS]
-    keys = sorted(curves)
+    keys = sorted(records)
     out = {}
-    seen: dict = {}  # text -> its value: the pairs share most texts (57 k distinct of 238 k)
-
-    def parse(text):
-        v = seen.get(text)
-        if v is None:
-            v = seen[text] = parse_mpfr(text, ctx)
-        return v
-
     for r_idx, d in enumerate(deltas):
-        recs = []
-        for key in keys:
-            row = curves[key][r_idx]
-            est, err = parse(row["delta_exact"]), parse(row["delta_error_bound"])
-            lo = ctx.sub(est, err)
-            recs.append((key, row, est, zero if zero > lo else lo, parse(row["delta_upper"]),
-                         parse(row["eps_exact"]), parse(row["eps_lower"]), parse(row["eps_upper"])))
+        recs = [(key,) + records[key][r_idx] for key in keys]
         eps_bs = {rec[1]["eps_bureau"] for rec in recs}
         if len(eps_bs) != 1:
             raise ValueError(f"pairs disagree on the Bureau's ε at δ={d}: the paths spend different ρ")
@@ -106,14 +93,15 @@ def gdp_column(grid_txt, rho: Fraction) -> list:
         return [fmt(gdp_beta(mpmath.mpf(t), mu)) for t in grid_txt]
 
 
-def _envelope(grids: dict, rho: Fraction, vertices, gdp_txt=None) -> tuple[list, dict]:
+def _envelope(grids: dict, rho: Fraction, vertices, gdp_txt=None, betas=None) -> tuple[list, dict]:
     """Pointwise minimum over pairs of the gridded curves, then its lower convex hull.
 
     ``grids[key]`` holds a pair's grid file as columns (texts); ``vertices(key)`` returns
     its sampled curve as MPFR values at ``DPS_RESULT`` (for the convexity gap of the
     minimising pair at each grid point, computed with the same correctly rounded steps
     as :func:`~exactdp.sweep.envelope.interpolate` on mpf values).  ``gdp_txt``: the
-    :func:`gdp_column` of the grid if already known."""
+    :func:`gdp_column` of the grid if already known; ``betas[key]``: the ``beta`` column
+    as float64 if already converted."""
     import numpy as np
 
     keys = sorted(grids)
@@ -124,7 +112,9 @@ def _envelope(grids: dict, rho: Fraction, vertices, gdp_txt=None) -> tuple[list,
     grid = [mpmath.mpf(t) for t in grid_txt]
     ar = mpfr_arithmetic(mpfr_context(prec_of(_DPS)))
     # compare in float first (fast), settle near-ties exactly
-    floats = np.array([list(map(float, grids[k]["beta"])) for k in keys], dtype=np.float64)
+    if betas is None:
+        betas = {k: list(map(float, grids[k]["beta"])) for k in keys}
+    floats = np.array([betas[k] for k in keys], dtype=np.float64)
     best = []
     for m in range(len(grid)):
         vals = floats[:, m]
@@ -183,12 +173,16 @@ def _release(out, rel_pairs, deltas, alloc, pl, curves) -> list:
     return rows
 
 
-def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True, assistant=None) -> dict:
+def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True, assistant=None,
+             tables=None) -> dict:
     """Write summary.csv, envelope.csv, spread_matrix.csv (and release.csv, plots).
 
     ``assistant``: an :class:`exactdp.sweep.assist.Assistant` started for this sweep (the
     GDP column and the figures are then computed in its process, with the same code);
-    without one everything runs here.
+    without one everything runs here.  ``tables``: a
+    :class:`~exactdp.sweep.tables.PairTables` holding pairs already parsed from the texts
+    of their files (the driver's, filled as the results arrived); the other pairs are
+    read from their files.
 
     Returns
     -------
@@ -197,7 +191,8 @@ def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True, 
 
     Notes
     -----
-    Method: reads only the pair files, in pair order, so the result is independent of
+    Method: the pairs' numbers are those of their files (read, or parsed from the same
+    texts as they were written), taken in pair order, so the result is independent of
     how (and in how many runs) the pairs were computed.  Error bound: the overall δ is
     bracketed by the maxima of the pairs' certified lower and upper bounds, the overall
     ε by the maxima of the pairs' ε brackets.
@@ -206,12 +201,13 @@ def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True, 
 
     out = Path(out)
     deltas = list(settings.deltas)
-    curves, grids, infos = {}, {}, {}
+    held = tables if tables is not None else PairTables()
     for i, j in pairs:
-        f = pair_paths(out, i, j)
-        curves[(i, j)] = read_csv(f["curve"])
-        grids[(i, j)] = read_columns(f["grid"])
-        infos[(i, j)] = read_json(f["info"])
+        if (i, j) not in held:
+            held.add_files(out, i, j)
+    keys = set(map(tuple, pairs))
+    pick = (lambda d: d) if len(held.curves) == len(keys) else (lambda d: {k: d[k] for k in keys})
+    curves, records, grids, infos = pick(held.curves), pick(held.records), pick(held.grids), pick(held.infos)
     # the figures (function of exactdp.sweep.plots by name, arguments): drawn as soon as
     # their rows exist when a helper process draws them (this process then never imports
     # matplotlib), else here at the end; listed in the order eps_delta, tradeoff, heatmap
@@ -219,7 +215,7 @@ def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True, 
     pdir = out / "plots"
     draw = assistant.draw if assistant is not None else (lambda name, *a: figures.append((name, a)))
     with mpmath.workdps(_DPS):
-        srows, headline = _summary(curves, deltas)
+        srows, headline = _summary(records, deltas)
         atomic_write_text(out / "summary.csv", _csv(srows))
         heat_delta, hrows, heat = _heatmap(curves, deltas, alloc.n_paths)
         if plots:
@@ -229,7 +225,7 @@ def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True, 
         vertices = functools.lru_cache(maxsize=None)(
             lambda k: pair_curve(read_csv(pair_paths(out, *k)["tradeoff"]), ar))
         gdp_txt = assistant.gdp_column(grids[min(grids)]["alpha"]) if assistant is not None and grids else None
-        erows, env_info = _envelope(grids, alloc.total_rho, vertices, gdp_txt)
+        erows, env_info = _envelope(grids, alloc.total_rho, vertices, gdp_txt, pick(held.betas))
         if plots:
             draw("plot_tradeoff", erows, pdir, "tradeoff", alloc.total_rho)
         atomic_write_text(out / "envelope.csv", _csv(erows))
