@@ -3,9 +3,10 @@ crash-safe and resumable, then the overall (worst-case) curves.
 
 ``run_sweep`` distributes the pairs over workers (loky processes by default, or a dask
 or ray cluster: :mod:`exactdp.sweep.backends`), writes every finished pair atomically
-(:mod:`exactdp.sweep.io`), and assembles the outputs from the pair files in pair order
-(:mod:`exactdp.sweep.summary`), so the data files depend neither on the number of
-workers, nor on the backend, nor on interruptions.  The output folder is locked for the
+(:mod:`exactdp.sweep.io`, in group commits), and assembles the outputs from the pair
+files' numbers in pair order (:mod:`exactdp.sweep.summary`; the texts of the pairs
+computed in this run are parsed as they arrive, :mod:`exactdp.sweep.tables`), so the data
+files depend neither on the number of workers, nor on the backend, nor on interruptions.  The output folder is locked for the
 whole run (``.exactdp-sweep.lock``, an OS file lock released even on ``kill -9``): a
 second sweep started on the same folder stops at once instead of interleaving.
 
@@ -244,9 +245,11 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
     Method: each pair is :func:`exactdp.sweep.pair.compute_pair` (a pure function of the
     pair's mechanisms and the settings; pairs composing the same multiset of ρ — 106 of
     the 946 DHC pairs — are computed once and written relabelled); results are written
-    atomically as they arrive
-    and every summary is assembled from the files in pair order, so outputs are
-    byte-identical for any ``jobs`` and across interruptions.  Error bound: each number
+    atomically as they arrive (group commits: one durability barrier for the pairs
+    finished meanwhile) and every summary is assembled from the files' numbers in pair
+    order (parsed from the same texts as each result arrives, read from the files for
+    pairs of an earlier run), so outputs are byte-identical for any ``jobs`` and across
+    interruptions.  Error bound: each number
     carries its certified bound; the manifest states the worst.  Reference: Su, Su &
     Wang, exact privacy accounting for the 2020 U.S. Census (overall curve = max over
     pairs; trade-off = lower convex envelope).  From 64 computations on, a helper process
