@@ -1,0 +1,133 @@
+"""The sweep driver's own work per result and after the last one, old protocol against new.
+
+Replays the pair files of a finished sweep (``SWEEP_DIR``, e.g. a DHC sweep: 946 pairs) as
+if their results arrived from workers, one every ``--pace`` seconds, into a fresh folder:
+
+* ``old`` (main 083cc26): four writer threads, each pair's four files written with an
+  fsync each and the folder fsync'ed (``write_task`` as it was, frozen below); after the
+  last result, ``assemble`` reads and parses every pair file.
+* ``new``: :class:`exactdp.sweep.runtime.GroupWriter` (group commits: one ``syncfs`` and
+  one folder fsync a group) and :class:`exactdp.sweep.tables.PairTables` filled as each
+  result arrives; after the last one ``assemble(..., tables=...)``.
+
+Both assemble without figures and with the GDP column given (as the helper process gives
+it), so "end" is the driver's serial work after the last pair.  CPU is this process's
+(``time.process_time``: every thread), the runs alternate; outputs are compared byte for
+byte with ``SWEEP_DIR``::
+
+    python bench/bench_sweep_driver.py /tmp/sweep_b0 --pace 0.01 --rounds 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, wait
+from pathlib import Path
+from types import SimpleNamespace
+
+
+def _old_atomic(path, text):
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _old_write_task(files, res):
+    from exactdp.sweep.io import _fsync_dir
+
+    _old_atomic(files["tradeoff"], res.tradeoff_csv)
+    _old_atomic(files["grid"], res.grid_csv)
+    _old_atomic(files["info"], json.dumps(res.diagnostics, indent=1, sort_keys=True) + "\n")
+    _old_atomic(files["curve"], res.curve_csv)
+    _fsync_dir(files["curve"].parent)
+
+
+class _GDP:
+    def __init__(self, column):
+        self.column = column
+
+    def gdp_column(self, texts):
+        return self.column
+
+    def draw(self, name, *args):  # no figures (plots=False)
+        pass
+
+
+def _replay(kind, results, out, alloc, settings, gdp, pace):
+    from exactdp.sweep.io import pair_paths
+    from exactdp.sweep.runtime import GroupWriter
+    from exactdp.sweep.summary import assemble
+    from exactdp.sweep.tables import PairTables
+
+    (out / "pairs").mkdir(parents=True)
+    c0, w0 = time.process_time(), time.perf_counter()
+    if kind == "old":
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            futs = []
+            for res in results:
+                futs.append(pool.submit(_old_write_task, pair_paths(out, res.i, res.j), res))
+                time.sleep(pace)
+            wait(futs)
+        tables = None
+    else:
+        tables = PairTables()
+        with GroupWriter(None) as writer:
+            futs = []
+            for res in results:
+                futs.append(writer.submit(pair_paths(out, res.i, res.j), res))
+                tables.add((res.i, res.j), res.curve_csv, res.grid_csv, res.diagnostics)
+                time.sleep(pace)
+            wait(futs)
+    c1, w1 = time.process_time(), time.perf_counter()
+    assemble(out, alloc, sorted((r.i, r.j) for r in results), settings, plots=False, assistant=_GDP(gdp),
+             tables=tables)
+    c2, w2 = time.process_time(), time.perf_counter()
+    return c1 - c0, w1 - w0, c2 - c1, w2 - w1
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("sweep_dir")
+    ap.add_argument("--pace", type=float, default=0.01, help="seconds between results")
+    ap.add_argument("--rounds", type=int, default=2)
+    args = ap.parse_args(argv)
+    from exactdp.census.allocations import load_allocation
+    from exactdp.sweep.io import pair_paths
+    from exactdp.sweep.pair import SweepSettings, grid_alphas
+    from exactdp.sweep.summary import gdp_column
+
+    src = Path(args.sweep_dir)
+    alloc, settings = load_allocation("dhc-persons-2020"), SweepSettings()
+    results = []
+    for i, j in sorted(alloc.pairs()):
+        f = pair_paths(src, i, j)
+        results.append(SimpleNamespace(i=i, j=j, curve_csv=f["curve"].read_text(), grid_csv=f["grid"].read_text(),
+                                       tradeoff_csv=f["tradeoff"].read_text(),
+                                       diagnostics=json.loads(f["info"].read_text())))
+    gdp = gdp_column(grid_alphas(settings)[0], alloc.total_rho)
+    root = Path(tempfile.mkdtemp(prefix="bench_driver_"))
+    try:
+        for rnd in range(args.rounds):
+            for kind in ("old", "new"):
+                out = root / f"{kind}{rnd}"
+                loop_cpu, loop_wall, end_cpu, end_wall = _replay(kind, results, out, alloc, settings, gdp, args.pace)
+                same = all((out / n).read_bytes() == (src / n).read_bytes()
+                           for n in ("summary.csv", "envelope.csv", "spread_matrix.csv"))
+                print(f"{kind} round {rnd}: {len(results)} results, loop {loop_cpu:.2f} CPU-s ({loop_wall:.1f} s wall "
+                      f"with the pacing); end {end_cpu:.2f} CPU-s ({end_wall:.2f} s); outputs identical: {same}")
+                shutil.rmtree(out)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
