@@ -22,32 +22,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import tempfile
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from types import SimpleNamespace
 
 
-def _old_atomic(path, text):
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
 def _old_write_task(files, res):
-    from exactdp.sweep.io import _fsync_dir
+    """main 083cc26's ``write_task``: an fsync a file (``atomic_write_text`` is unchanged),
+    then the folder's."""
+    from exactdp.sweep.io import _fsync_dir, atomic_write_text
 
-    _old_atomic(files["tradeoff"], res.tradeoff_csv)
-    _old_atomic(files["grid"], res.grid_csv)
-    _old_atomic(files["info"], json.dumps(res.diagnostics, indent=1, sort_keys=True) + "\n")
-    _old_atomic(files["curve"], res.curve_csv)
+    atomic_write_text(files["tradeoff"], res.tradeoff_csv, sync_dir=False)
+    atomic_write_text(files["grid"], res.grid_csv, sync_dir=False)
+    atomic_write_text(files["info"], json.dumps(res.diagnostics, indent=1, sort_keys=True) + "\n", sync_dir=False)
+    atomic_write_text(files["curve"], res.curve_csv, sync_dir=False)
     _fsync_dir(files["curve"].parent)
 
 
