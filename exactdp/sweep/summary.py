@@ -22,7 +22,7 @@ from exactdp.numerics.exact import fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_RESULT, to_mpf
 from exactdp.sweep.envelope import ENVELOPE_COLUMNS, gdp_beta, interpolate, lower_hull, mpfr_arithmetic, pair_curve
 from exactdp.sweep.io import atomic_write_text, pair_paths, read_csv, release_path
-from exactdp.sweep.numtext import fmt_mpfr, mpfr_context, mpfr_to_raw, parse_mpfr, prec_of
+from exactdp.sweep.numtext import fmt_mpfr, mpfr_context, mpfr_to_raw, prec_of
 from exactdp.sweep.pair import fmt, fmt_bound
 from exactdp.sweep.tables import PairTables
 
