@@ -16,6 +16,7 @@ it), so "end" is the driver's serial work after the last pair.  CPU is this proc
 byte with ``SWEEP_DIR``::
 
     python bench/bench_sweep_driver.py /tmp/sweep_b0 --pace 0.01 --rounds 2
+    python bench/bench_sweep_driver.py /tmp/sweep_b0 --pace 0.02 --rounds 3 --writes-only 100
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class _GDP:
         pass
 
 
-def _replay(kind, results, out, alloc, settings, gdp, pace):
+def _replay(kind, results, out, alloc, settings, gdp, pace, writes_only=False):
     from exactdp.sweep.io import pair_paths
     from exactdp.sweep.runtime import GroupWriter
     from exactdp.sweep.summary import assemble
@@ -75,10 +76,13 @@ def _replay(kind, results, out, alloc, settings, gdp, pace):
             futs = []
             for res in results:
                 futs.append(writer.submit(pair_paths(out, res.i, res.j), res))
-                tables.add((res.i, res.j), res.curve_csv, res.grid_csv, res.diagnostics)
+                if not writes_only:
+                    tables.add((res.i, res.j), res.curve_csv, res.grid_csv, res.diagnostics)
                 time.sleep(pace)
             wait(futs)
     c1, w1 = time.process_time(), time.perf_counter()
+    if writes_only:
+        return c1 - c0, w1 - w0, 0.0, 0.0
     assemble(out, alloc, sorted((r.i, r.j) for r in results), settings, plots=False, assistant=_GDP(gdp),
              tables=tables)
     c2, w2 = time.process_time(), time.perf_counter()
@@ -90,6 +94,8 @@ def main(argv=None):
     ap.add_argument("sweep_dir")
     ap.add_argument("--pace", type=float, default=0.01, help="seconds between results")
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--writes-only", type=int, metavar="N", default=0,
+                    help="only the writes (no parsing, no assembly), of the first N pairs")
     args = ap.parse_args(argv)
     from exactdp.census.allocations import load_allocation
     from exactdp.sweep.io import pair_paths
@@ -104,13 +110,21 @@ def main(argv=None):
         results.append(SimpleNamespace(i=i, j=j, curve_csv=f["curve"].read_text(), grid_csv=f["grid"].read_text(),
                                        tradeoff_csv=f["tradeoff"].read_text(),
                                        diagnostics=json.loads(f["info"].read_text())))
+    if args.writes_only:
+        results = results[:args.writes_only]
     gdp = gdp_column(grid_alphas(settings)[0], alloc.total_rho)
     root = Path(tempfile.mkdtemp(prefix="bench_driver_"))
     try:
         for rnd in range(args.rounds):
             for kind in ("old", "new"):
                 out = root / f"{kind}{rnd}"
-                loop_cpu, loop_wall, end_cpu, end_wall = _replay(kind, results, out, alloc, settings, gdp, args.pace)
+                loop_cpu, loop_wall, end_cpu, end_wall = _replay(kind, results, out, alloc, settings, gdp, args.pace,
+                                                                 bool(args.writes_only))
+                if args.writes_only:
+                    print(f"{kind} round {rnd}: writes of {len(results)} pairs {loop_cpu / len(results) * 1e3:.2f} "
+                          f"CPU-ms a pair ({loop_wall:.2f} s wall with the pacing)")
+                    shutil.rmtree(out)
+                    continue
                 same = all((out / n).read_bytes() == (src / n).read_bytes()
                            for n in ("summary.csv", "envelope.csv", "spread_matrix.csv"))
                 print(f"{kind} round {rnd}: {len(results)} results, loop {loop_cpu:.2f} CPU-s ({loop_wall:.1f} s wall "
