@@ -111,6 +111,9 @@ class _Sieve:
 
 #: the raise of the sieve level for values the first pass cannot certify
 RAISE_T = 25.0
+#: the most candidate nodes (≈ N·u*/2π, u* the sieve's narrowest window) a rule may sieve:
+#: beyond, the design goes to the lattice-free accountant (the DHC pairs need ≤ 2.6e7)
+MAX_SIEVE_CANDIDATES = 100_000_000
 #: values remembered per engine and sieve level (a query asked again costs a dict look-up)
 _MEMO_VALUES = 8192
 #: memory for the hockey-stick factors G·X remembered per engine (shared by thresholds)
@@ -171,6 +174,10 @@ class QuadratureTails:
         self._gamma0 = EPS64 * (16.0 + 4.0 * ANCHOR)
         self._mu_scale = float(np.max(np.abs(self.A.astype(float)) * self.s2))
         self.sieve_T = math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0
+        u_star = float(np.min(sieve_umaxes(self.s2, self.m, self.sieve_T)))
+        if min(0.5, u_star / (2 * math.pi)) * self.n_nodes > MAX_SIEVE_CANDIDATES:
+            raise LatticeTooLarge(f"the tilted rule would sieve about {min(0.5, u_star / (2 * math.pi)) * self.n_nodes:.2g}"
+                                  f" candidate nodes (more than {MAX_SIEVE_CANDIDATES:.0e})")
         self._sieves = [self._make_sieve(self.sieve_T), None]
         # pure-function memos (deterministic: a value depends on its query and level only)
         self._memo = (OrderedDict(), OrderedDict())  # per level: query_key → TailValue
