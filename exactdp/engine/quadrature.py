@@ -544,9 +544,12 @@ class QuadratureTails(AliasBounds):
             r[ia] = tilted_sums(GX, sv.nodes, N, thr[ia])
             num0 = a0 + a1 * math.exp(-t.lam)
             lb = -math.expm1(-(t.lam + beta))
-            aux[:, ia] = [[math.log(num0) - t.log1m - math.log(lb)],
-                          [EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12)
-                           + 8 * EPS64 * (1 + abs(x0) + abs(x1))], [errsum], [sumabs]]
+            log_num0, log_lb = math.log(num0), math.log(lb)
+            aux[0, ia] = log_num0 - t.log1m - log_lb
+            aux[1, ia] = (EPS64 * (abs(log_num0) + 2 * abs(t.log1m) + 2 * abs(log_lb) + 12)
+                          + 8 * EPS64 * (1 + abs(x0) + abs(x1)))
+            aux[2, ia] = errsum
+            aux[3, ia] = sumabs
 
     @staticmethod
     def _trig(sv: "_Sieve"):
