@@ -20,9 +20,9 @@ import time
 
 
 def main(path, tree=None):
-    if tree:
-        sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f)]
-        sys.path.insert(0, tree)
+    from engine_replay import _use_tree  # bench/engine_replay.py (this script's folder)
+
+    _use_tree(tree)
     from exactdp.engine import tails as T
     from exactdp.engine.quadrature import WeightedQuery
 
