@@ -66,7 +66,7 @@ def _signed_sum(Gn, nodes, n_nodes, threshold):
 
 
 #: from this many thresholds on, :func:`tilted_sums` sums them side by side in one pass
-SIDE_BY_SIDE = 8
+SIDE_BY_SIDE = 2
 
 
 @kernel("float64[:](complex128[:], int64[:], int64, int64[:])")
@@ -120,19 +120,12 @@ def tilted_sums(Gn, nodes, n_nodes, thresholds):
                 ri = rot_re[t] * step_im[t] + rot_im[t] * step_re[t]
                 rot_re[t] = r_re
                 rot_im[t] = ri
-                r = res_t[t] + sr[t]
-                res_t[t] = r - n_nodes if r >= n_nodes else r
                 acc[t], comp[t] = neumaier_add(acc[t], comp[t], w * (gre * r_re - gim * ri))
             run += 1
         else:
-            step_run = n == prev + 1
             for t in range(T):
-                if step_run:
-                    r = res_t[t] + sr[t]
-                    r = r - n_nodes if r >= n_nodes else r
-                else:
-                    r = (n * sr[t]) % n_nodes
-                res_t[t] = r
+                # n·s mod N: the integer _signed_sum carries along the run (one addition per node)
+                r = (n * sr[t]) % n_nodes
                 ph = -wrapped_angle(r, n_nodes)
                 r_re = math.cos(ph)
                 ri = math.sin(ph)
