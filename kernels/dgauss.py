@@ -432,7 +432,7 @@ def log_psi(f, b, s2):
 HALF_ULP_REL = 2.0**-54
 #: length of a row of the per-group constants of :func:`tilted_moments_at` and
 #: :func:`log_theta_tilde_ratio_at` (:func:`moment_consts`)
-MOMENT_CONSTS = 32
+MOMENT_CONSTS = 40
 
 
 @kernel("void(float64, float64[:])")
@@ -443,9 +443,10 @@ def moment_consts(s2, mc):
 
     Poisson form: ``mc[k − 1] = q_k = e^{−s²(2πk)²/2}`` for k = 1, 2, 3 (−1 for a term
     skipped, exponent ≤ −745), ``mc[3] = log1p(Σ 2q_k)``, ``mc[4]``, ``mc[5]`` bounds of the
-    moments' corrections (:func:`tilted_moments_at`).  Direct form: ``mc[3] =
-    log1p(Σ_{y≠0} e^{−y²/(2s²)})``; ``mc[4:]`` is scratch space of :func:`tilted_moments_at`
-    (its 2Y + 1 ≤ 27 weights).  The same operations in the same order as the direct
+    moments' corrections (:func:`tilted_moments_at`), ``mc[6]`` a bound of
+    :func:`log_theta_tilde_ratio` (inf: none).  Direct form: ``mc[3] =
+    log1p(Σ_{y≠0} e^{−y²/(2s²)})``, no bounds; ``mc[8:]`` is scratch space of
+    :func:`tilted_moments_at` (its 2Y + 1 ≤ 27 weights).  The same operations in the same order as the direct
     evaluation, so both return the same bits."""
     if s2 >= POISSON_MIN_S2:
         d0 = 0.0
@@ -465,6 +466,8 @@ def moment_consts(s2, mc):
         # |s⁴(d2/d0 − g1²)| ≤ mc[5]·s², valid when Σ 2q_k ≤ 1/4 (else inf: no bound)
         mc[4] = 1.5 * s2 * q1 if d0 <= 0.25 else np.inf
         mc[5] = s2 * (1.5 * q2 + 2.0 * q1 * q1) if d0 <= 0.25 else np.inf
+        # |log_theta_tilde_ratio| ≤ 2·1.34·Σ 2q_k (|log1p(x)| ≤ |x|/(1 − |x|), |d|, d0 ≤ 1/4)
+        mc[6] = 3.0 * d0 if d0 <= 0.25 else np.inf
         return
     Y = direct_half_width(s2)
     s0 = 0.0
@@ -475,6 +478,9 @@ def moment_consts(s2, mc):
         if e0 > -745.0:
             s0 += math.exp(e0)
     mc[3] = math.log1p(s0)
+    mc[4] = np.inf
+    mc[5] = np.inf
+    mc[6] = np.inf
 
 
 @kernel("float64(float64, float64, float64[:])")
@@ -534,7 +540,7 @@ def tilted_moments_at(f, s2, mc):
     tot = 0.0
     mean = 0.0
     # the weight of y, kept for the variance (−1: skipped): the same e, so the same e^{e}
-    ws = mc[4:]
+    ws = mc[8:]
     for attempt in range(2):
         tot = 0.0
         mean = 0.0

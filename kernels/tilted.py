@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from exactdp.kernels.dgauss import MOMENT_CONSTS, U64, log_theta_tilde_ratio_at, moment_consts, tilted_moments_at
+from exactdp.kernels.dgauss import HALF_ULP_REL, MOMENT_CONSTS, U64, log_theta_tilde_ratio_at, moment_consts, tilted_moments_at
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.nodes import node_factors, node_trig
 from exactdp.kernels.sieve import sieve_candidates
@@ -176,7 +176,9 @@ def _dk_float(lam, tt, s, rho_lam, V, A, m, s2, small, mc):
         g = small[j]
         mu = float(A[g]) * s2[g] * tt
         f = mu - math.floor(mu + 0.5)
-        out += m[g] * log_theta_tilde_ratio_at(f, s2[g], mc[g])
+        # a ratio below half an ulp of out (|m·ratio| ≤ m·mc[g, 6] ≤ 2^{−54}|out|) leaves it unchanged
+        if not (abs(out) >= 1e-250 and m[g] * mc[g, 6] <= abs(out) * HALF_ULP_REL):
+            out += m[g] * log_theta_tilde_ratio_at(f, s2[g], mc[g])
         derr += m[g] * U64 * 8 * (abs(mu) + 1) / s2[g]
     return out + derr + 1e-9 * (1 + abs(out) + abs(rho_lam))
 
