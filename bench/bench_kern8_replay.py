@@ -23,6 +23,8 @@ import time
 
 import numpy as np
 
+from bench_kernel_replay import _same  # noqa: E402  (this folder)
+
 #: the kernels engine/quadrature.py calls by name
 KERNELS = ("node_factors", "tilted_sums", "delta_factors", "node_trig", "finish_values", "grid_tilts",
            "sieve_candidates")
@@ -59,13 +61,6 @@ def record(out, spec):
     with open(out, "wb") as fh:
         pickle.dump(rec, fh)
     print({name: len(v) for name, v in rec.items()}, "calls")
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, tuple):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    a, b = np.asarray(a), np.asarray(b)
-    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
 def replay(path, tree=None):
