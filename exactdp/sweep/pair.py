@@ -32,6 +32,7 @@ from exactdp.sweep.numtext import (
     float_text,
     bound_texts_float,
     bound_text_raw,
+    fmt_mpf_raw,
     fmt_mpfr,
     fmt_raw,
     mpfr_context,
@@ -185,7 +186,7 @@ def fmt(x, digits: int = DIGITS) -> str:
     float (:mod:`exactdp.sweep.numtext`; the same rounding steps).
     """
     if type(x) is mpmath.mpf:
-        return fmt_raw(mpf_pos(x._mpf_, prec_of(digits + 15), RND), digits)
+        return fmt_mpf_raw(x._mpf_, digits)
     if type(x) is float:
         return fmt_raw(mpf_pos(from_float(x), prec_of(digits + 15), RND), digits)
     with mpmath.workdps(digits + 15):
