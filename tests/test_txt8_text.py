@@ -199,3 +199,61 @@ def test_fmt_of_mpf_matches_the_raw_path_and_nstr():
             assert got == fmt_raw(mpf_pos(x._mpf_, prec_of(dps + 15), RND), dps), (dps, x)
             if n % 7 == 0 and mpmath.isfinite(x):
                 assert got == ref_nstr(x, dps), (dps, x)
+
+
+def former_curve_rows(i, j, deltas, dpts, epts) -> tuple:
+    """Session 7's ``pair._curve_rows`` verbatim (mpf operators under ``workdps``)."""
+    from exactdp.numerics.precision import DPS_RESULT
+    from exactdp.sweep.pair import PAIR_COLUMNS, _rel, fmt, fmt_bound
+
+    worst_d = 0.0
+    worst_e = 0.0
+    rows = [PAIR_COLUMNS]
+    with mpmath.workdps(DPS_RESULT):
+        up = 1 + mpmath.mpf(10) ** -15
+        for d, dp, ep in zip(deltas, dpts, epts):
+            rel_d = _rel(dp.error_bound, dp.estimate)
+            rel_e = _rel(ep.upper - ep.lower, ep.estimate)
+            worst_d, worst_e = max(worst_d, rel_d), max(worst_e, rel_e)
+            rows.append((i, j, d, fmt(dp.epsilon), fmt(dp.estimate), fmt_bound(dp.error_bound),
+                         fmt(dp.estimate + dp.error_bound * up),
+                         fmt(dp.first_term), fmt(dp.second_term),
+                         fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper)))
+    return rows, worst_d, worst_e
+
+
+def test_curve_rows_on_raw_values_match_the_former_operators():
+    """Random 40-digit δ/ε points (the sweep's mpf), zero widths, zero estimates, negative
+    ε, widths at a tie of the 20-digit text, and a row with Fraction / float fields (the
+    operator path)."""
+    from fractions import Fraction
+    from types import SimpleNamespace as NS
+
+    from exactdp.numerics.precision import DPS_RESULT
+    from exactdp.sweep.pair import _curve_rows
+
+    rng = random.Random(84)
+    dpts, epts = [], []
+    with mpmath.workdps(DPS_RESULT):
+        for n in range(300):
+            est = mpmath.mpf(rng.random()) * mpmath.mpf(10) ** rng.randint(-40, 0) / 7
+            eb = est * mpmath.mpf(10) ** rng.randint(-16, -6) / 3 if n % 9 else mpmath.mpf(0)
+            if n % 23 == 0:
+                est = mpmath.mpf(0)
+            if n % 17 == 0:  # estimate + bound·(1 + 1e-15) on a 20-digit tie
+                est, eb = mpmath.mpf("0.012345678901234567895"), mpmath.mpf(0)
+            eps = mpmath.mpf(rng.uniform(-2, 30)) / 3
+            width = mpmath.mpf(10) ** rng.randint(-14, -8) / 11 if n % 5 else mpmath.mpf(0)
+            lo, hi = (eps - width, eps + width) if n % 13 else (mpmath.mpf(0), width)
+            dpts.append(NS(epsilon=eps + 1, estimate=est, error_bound=eb, first_term=est / 3, second_term=est / 5))
+            epts.append(NS(estimate=eps if n % 13 else mpmath.mpf(0), lower=lo, upper=hi))
+    dpts.append(NS(epsilon=Fraction(3, 2), estimate=0.25, error_bound=Fraction(1, 10**12), first_term=0.1,
+                   second_term=mpmath.mpf(0)))
+    epts.append(NS(estimate=Fraction(1, 3), lower=0.3, upper=Fraction(2, 5)))
+    deltas = [f"{n}e-9" for n in range(len(dpts))]
+    assert _curve_rows(2, 17, deltas, dpts, epts) == former_curve_rows(2, 17, deltas, dpts, epts)
+    neg = [n for n, ep in enumerate(epts[:-1]) if ep.estimate < 0 and ep.upper > ep.lower]
+    assert len(neg) >= 3  # the worst ε width of negative estimates only (|value| in the quotient)
+    sub = ([deltas[n] for n in neg], [dpts[n] for n in neg], [epts[n] for n in neg])
+    got, ref = _curve_rows(2, 17, *sub), former_curve_rows(2, 17, *sub)
+    assert got == ref and got[2] > 0
