@@ -257,3 +257,31 @@ def test_curve_rows_on_raw_values_match_the_former_operators():
     sub = ([deltas[n] for n in neg], [dpts[n] for n in neg], [epts[n] for n in neg])
     got, ref = _curve_rows(2, 17, *sub), former_curve_rows(2, 17, *sub)
     assert got == ref and got[2] > 0
+
+
+def test_grid_rows_key_sort_with_shared_alphas_matches_the_value_sort():
+    """Vertices sharing their α (several β each, errors differing), shuffled: the two-pass
+    key sort (β descending, then α ascending) orders them as the former one-pass sort of
+    ``(α, −β, index)`` tuples and as the sort of the mpfr values (``keys=None``)."""
+    from exactdp.sweep.pair import SweepSettings, grid_rows
+
+    rng = random.Random(85)
+    s = SweepSettings(envelope_points=101)
+    logs = sorted(rng.uniform(-46, -0.01) for _ in range(60))
+    vs = []
+    for n, la in enumerate(logs):
+        lb = math.log(-math.expm1(la))
+        for k in range(1 + n % 3):  # 1–3 β for one α (the last one equal to another's)
+            vs.append((la, lb - 0.01 * k, rng.choice([1e-11, 3e-13]), rng.choice([1e-11, 7e-14, 2e-12])))
+    vs += vs[:4]
+    rng.shuffle(vs)
+    pts, keys = [], []
+    for la, lb, ra, rb in vs:
+        (_, a, ea, ka), (_, b, eb, kb) = vertex_values([(la, ra), (lb, rb)])
+        pts.append((a, b, ea, eb))
+        keys.append((ka, kb))
+    former = [t[4] for t in sorted([(ka[0], ka[1], -kb[0], -kb[1], m) for m, (ka, kb) in enumerate(keys)])]
+    order = sorted(range(len(keys)), key=[kb for _, kb in keys].__getitem__, reverse=True)
+    order.sort(key=[ka for ka, _ in keys].__getitem__)
+    assert order == former
+    assert grid_rows(pts, s, keys) == grid_rows(pts, s, None)

@@ -548,16 +548,16 @@ def vertex_values(keys) -> list:
     ``tests/test_txt8_text.py`` keeps it as the reference.)
     """
     ctx = _C_RESULT
-    exp, div, mul = ctx.exp, ctx.div, ctx.mul
-    p10 = _P10_MPFR if ctx.precision >= 136 else ()
-    pz = _P10Z
+    if ctx.precision < 136:  # _P10_MPFR's powers would be rounded
+        return [vertex_value(lv, float(rel)) for lv, rel in keys]
+    exp, div, mul, p10, pz = ctx.exp, ctx.div, ctx.mul, _P10_MPFR, _P10Z
     lo30, hi30, top, one = pz[29], pz[30], pz[25], pz[24]
     fixed, sci, floor, l10e = _FIXED_HEAD, _SCI_TAIL, math.floor, _LOG10_E
+    near_lo, near_hi = _NEAR_LO, _NEAR_HI
     out = []
     append = out.append
     for lv, rel in keys:
-        rel = float(rel)
-        if type(lv) is float and -81.0 < lv < 0.0 and p10:
+        if type(lv) is float and -81.0 < lv < 0.0:
             e = floor(lv * l10e)  # floor(log10 z), or one off next to a power of ten
             m, ex = exp(lv).as_mantissa_exp()
             sh = -ex
@@ -569,7 +569,7 @@ def vertex_values(keys) -> list:
                 e += 1
                 x = (m * pz[29 - e]) >> sh
             q, t = divmod(x, 100000)
-            if (t < _NEAR_LO or t > _NEAR_HI) and -34 <= e:
+            if (t < near_lo or t > near_hi) and e >= -34:
                 if t > 50000:
                     q += 1
                     if q == top:
@@ -578,9 +578,9 @@ def vertex_values(keys) -> list:
                     digits = str(q)
                     v = div(q, p10[24 - e])
                     append((fixed[e] + digits if e > -4 else digits[0] + "." + digits[1:] + sci[-e],
-                            v, mul(v, rel), (e, q)))
+                            v, mul(v, float(rel)), (e, q)))
                     continue
-        append(vertex_value(lv, rel))
+        append(vertex_value(lv, float(rel)))
     return out
 
 

@@ -310,8 +310,10 @@ def grid_rows(pts, settings, keys=None) -> list:
 
     n = len(pts)
     if keys is not None and all(ka is not None and kb is not None for ka, kb in keys):
-        # (key α, −key β, index) flattened: the stable sort by (α, −β), the comparisons in C
-        order = [t[4] for t in sorted([(ka[0], ka[1], -kb[0], -kb[1], m) for m, (ka, kb) in enumerate(keys)])]
+        # the stable sort by (α, −β): by key β descending (ties in index order: ``reverse``
+        # keeps sort stability), then by key α ascending; the comparisons in C
+        order = sorted(range(n), key=[kb for _, kb in keys].__getitem__, reverse=True)
+        order.sort(key=[ka for ka, _ in keys].__getitem__)
     else:
         neg = _C_RESULT.minus
         order = sorted(range(n), key=lambda m: (pts[m][0], neg(pts[m][1])))
@@ -366,8 +368,9 @@ def tradeoff_rows(verts, settings) -> tuple:
     else:
         bound = {r: fmt_bound(r) for r in rels}
         btxt = [bound[r] for r in rels]
+    cells = [f"{v[0]},{t}" for v, t in zip(vals, btxt)]  # "text,bound" of each distinct key
     lines = [_TRADEOFF_HEAD]
-    lines += [f"{v[0]},{vals[a][0]},{btxt[a]},{vals[b][0]},{btxt[b]}\n" for v, a, b in zip(verts, ia, ib)]
+    lines += [f"{v[0]},{cells[a]},{cells[b]}\n" for v, a, b in zip(verts, ia, ib)]
     va, vb = [vals[m] for m in ia], [vals[m] for m in ib]
     pts = [(a[1], b[1], a[2], b[2]) for a, b in zip(va, vb)]
     keys = [(a[3], b[3]) for a, b in zip(va, vb)]
