@@ -115,11 +115,14 @@ def _chord_beta(curve, i0: int, i1: int, alpha, ar: Arithmetic) -> tuple:
     the larger error when the two vertices share their α)."""
     A, B, EA, EB = curve
     a0, a1, b0, b1 = A[i0], A[i1], B[i0], B[i1]
+    eb0, eb1 = EB[i0], EB[i1]
+    eb = eb1 if eb1 > eb0 else eb0  # max(eb0, eb1), spelt out (the same object)
     if a1 == a0:
-        return min(b0, b1), max(EB[i0], EB[i1])
-    slope = ar.div(ar.sub(b1, b0), ar.sub(a1, a0))
-    return (ar.add(b0, ar.mul(slope, ar.sub(alpha, a0))),
-            ar.add(max(EB[i0], EB[i1]), ar.mul(ar.abs(slope), max(EA[i0], EA[i1]))))
+        return min(b0, b1), eb
+    _, add, sub, mul, div, _, abs_, _ = ar
+    ea0, ea1 = EA[i0], EA[i1]
+    slope = div(sub(b1, b0), sub(a1, a0))
+    return add(b0, mul(slope, sub(alpha, a0))), add(eb, mul(abs_(slope), ea1 if ea1 > ea0 else ea0))
 
 
 def interpolate_grid(curve, grid, ar: Arithmetic):

@@ -53,7 +53,7 @@ from exactdp.numerics.precision import DPS_RESULT
 
 __all__ = ["RND", "prec_of", "digits_exp", "layout", "value_of", "text_of", "fmt_raw", "bound_text_float", "bound_texts_float",
            "POW10", "layout_digits", "mpfr_context", "nearest_digits", "decimal_mpfr", "mpfr_to_raw", "raw_to_mpfr", "fmt_mpfr",
-           "parse_mpfr", "bound_text_raw", "float_text", "vertex_value", "vertex_values"]
+           "parse_mpfr", "fmt_mpf_raw", "bound_text_raw", "float_text", "vertex_value", "vertex_values"]
 
 RND = round_nearest
 #: 10**k for k = 0..1199 (covers every scale digits_exp and bound_text_float use)
@@ -334,8 +334,9 @@ def fmt_mpfr(x, dps: int) -> str:
     twice, at scales ``2^-fixprec`` and ``10^-fixdps`` a factor ≤ 10 apart — ``fixdps`` is
     ``int()`` of an mpfr here, rounded, where ``to_str`` truncates a float, so it can be one
     digit more than mpmath's): the nearest rounding of ``y`` unless ``F``'s fraction lies
-    in ``[1/2, 1/2 + 1.1·10^-11]``, for this code and for ``to_str`` alike.  MPFR's ``dps + 13`` digits of ``y`` are within one
-    unit of their last digit, ``10^-13`` of ours, whatever the rounding mode: a tail
+    in ``[1/2, 1/2 + 1.1·10^-11]``, for this code and for ``to_str`` alike.  The ``dps + 13``
+    leading digits of ``y`` truncated (:func:`_digits_text`; session 7 read MPFR's rounded
+    ones) are within one unit of their last digit, ``10^-13`` of ours: a tail
     ``t < 5·10^12 − 1`` means a fraction below 1/2, ``t > 5·10^12 + 5001`` one above
     ``1/2 + 5·10^-10``; both give to_str's digits (a carry into the next power of ten
     included).  Other tails, values outside ``(2^-3400, 2^64)`` and ``dps < 8`` take
@@ -346,15 +347,10 @@ def fmt_mpfr(x, dps: int) -> str:
         ctx = _FMT_CTX[dps] = mpfr_context(prec_of(dps + 15))
     y = ctx.plus(x)
     if dps >= 8 and _FMT_LO < y < _FMT_HI:
-        digits, pe, _ = y.digits(10, dps + 13)
-        t = int(digits[dps:])
-        if t < _TO_STR_DOWN:
-            return layout_digits(digits[:dps], pe - 1, dps)
-        if t > _TO_STR_UP:
-            q = int(digits[:dps]) + 1
-            if q == _P10Z[dps]:
-                return layout_digits(str(_P10Z[dps - 1]), pe, dps)
-            return layout_digits(str(q), pe - 1, dps)
+        m, ex = y.as_mantissa_exp()
+        text = _digits_text(m, int(ex), dps)
+        if text is not None:
+            return text
     if y > 0 and y.is_finite():
         m, ex = y.as_mantissa_exp()
         de = digits_exp((0, m, ex, m.bit_length()), dps)
@@ -363,6 +359,54 @@ def fmt_mpfr(x, dps: int) -> str:
     return fmt_raw(mpfr_to_raw(y), dps)
 
 
+def _digits_text(m, ex, dps: int):
+    """``to_str``'s text of ``y = m·2^ex`` (``m > 0``; ``y`` already at
+    ``prec_of(dps + 15)``, within ``[2^-3400, 2^64)``, ``dps ≥ 8``) from its ``dps + 13``
+    leading digits truncated, ``X = floor(y·10^(dps+12−e))`` (``e = floor(log10 y)``: from
+    the binary exponent, settled by comparing ``X`` with ``10^(dps+12)``,
+    ``10^(dps+13)``), or ``None`` for a tail near a tie (see :func:`fmt_mpfr`: ``X`` is
+    within one unit of its last digit, as MPFR's rounded digits that session 7 read).
+    """
+    n = dps + 13
+    lo, hi = _P10Z[n - 1], _P10Z[n]
+    e = math.floor((ex + m.bit_length() - 1) * _LOG10_2)
+    while True:  # e ≤ 19 here, so n − 1 − e ≥ 1
+        num = m * _P10Z[n - 1 - e]
+        x = (num >> -ex) if ex < 0 else (num << ex)
+        if x < lo:
+            e -= 1
+        elif x >= hi:
+            e += 1
+        else:
+            break
+    q, t = divmod(x, _P10_13)
+    if t < _TO_STR_DOWN:
+        return layout_digits(str(q), e, dps)
+    if t > _TO_STR_UP:
+        q += 1
+        if q == _P10Z[dps]:
+            return layout_digits(str(_P10Z[dps - 1]), e + 1, dps)
+        return layout_digits(str(q), e, dps)
+    return None
+
+
+def fmt_mpf_raw(s, dps: int) -> str:
+    """:func:`exactdp.sweep.pair.fmt` of a raw mpmath value ``s`` (any precision):
+    ``fmt_raw(mpf_pos(s, prec_of(dps + 15), round_nearest), dps)``, whose text is
+    :func:`_digits_text`'s wherever that gives one (:func:`fmt_mpfr`'s argument: both
+    are the nearest rounding away from a tie); other values (negative, zero, near a tie,
+    outside ``[2^-3400, 2^64)``, ``dps < 8``) take the raw path.
+    """
+    y = mpf_pos(s, prec_of(dps + 15), RND)
+    sign, man, exp, bc = y
+    if not sign and man and dps >= 8 and -3399 <= exp + bc <= 64:
+        text = _digits_text(man, exp, dps)
+        if text is not None:
+            return text
+    return fmt_raw(y, dps)
+
+
+_P10_13 = _P10Z[13]
 _FMT_LO = mpfr_context(2).mul_2exp(gmpy2.mpfr(1), -3400)
 _FMT_HI = mpfr_context(2).mul_2exp(gmpy2.mpfr(1), 64)
 _TO_STR_DOWN, _TO_STR_UP = 5 * 10**12 - 1, 5 * 10**12 + 5001
@@ -491,43 +535,56 @@ def vertex_values(keys) -> list:
     :func:`decimal_mpfr`'s division) written out in one loop; every other key goes to
     :func:`vertex_value`.
 
-    The 25 digits come from MPFR's 30 digits of ``z`` = MPFR's exp (not
-    :func:`nearest_digits`; the same digits): those are within one unit of their last
-    digit (``10^-5`` units of ours, any rounding mode), ``z`` within ``2^-135·e^x`` and
-    mpmath's ``y`` within ``2^-103·e^x`` (``< 10^-6`` units), so a tail ``t`` of the last 5
-    digits with ``|t − 50000| ≥ 2`` puts ``y`` more than ``0.9·10^-5`` units from the
-    midpoint, on the side ``t`` says (``to_str`` then rounds it there, see
-    :func:`nearest_digits`); tails with ``|t − 50000| ≤ 3`` go to :func:`vertex_value`.
+    The 25 digits come from ``X = floor(z·10^(29−e))``, the 30 leading digits of ``z`` =
+    MPFR's exp truncated (one multiplication and shift of its mantissa; ``e`` from
+    ``lv·log10(e)``, settled by comparing ``X`` with ``10^29`` and ``10^30``; the same
+    digits as :func:`nearest_digits` finds): ``X`` is within one unit of its last digit
+    (``10^-5`` units of ours), ``z`` within ``2^-135·e^x`` and mpmath's ``y`` within
+    ``2^-103·e^x`` (``< 10^-6`` units), so a tail ``t`` of the last 5 digits with
+    ``|t − 50000| ≥ 4`` puts ``y`` more than ``2.9·10^-5`` units from the midpoint, on the
+    side ``t`` says (``to_str`` then rounds it there, see :func:`nearest_digits`); tails
+    with ``|t − 50000| ≤ 3`` go to :func:`vertex_value`.  (Session 7 read the digits with
+    ``mpfr.digits(10, 30)``, correctly rounded instead of truncated: the same texts,
+    ``tests/test_txt8_text.py`` keeps it as the reference.)
     """
     ctx = _C_RESULT
-    exp, div, mul = ctx.exp, ctx.div, ctx.mul
-    p10 = _P10_MPFR if ctx.precision >= 136 else ()
-    top, one = _P10Z[25], _P10Z[24]
-    fixed, sci = _FIXED_HEAD, _SCI_TAIL
+    if ctx.precision < 136:  # _P10_MPFR's powers would be rounded
+        return [vertex_value(lv, float(rel)) for lv, rel in keys]
+    exp, div, mul, p10, pz = ctx.exp, ctx.div, ctx.mul, _P10_MPFR, _P10Z
+    lo30, hi30, top, one = pz[29], pz[30], pz[25], pz[24]
+    fixed, sci, floor, l10e = _FIXED_HEAD, _SCI_TAIL, math.floor, _LOG10_E
+    near_lo, near_hi = _NEAR_LO, _NEAR_HI
     out = []
+    append = out.append
     for lv, rel in keys:
-        rel = float(rel)
-        if type(lv) is float and -2000.0 < lv < 2000.0 and p10:
-            digits, pe, _ = exp(lv).digits(10, 30)
-            t = int(digits[25:])
-            if (t < _NEAR_LO or t > _NEAR_HI) and -33 <= pe <= 0:
-                q, e = int(digits[:25]), pe - 1  # z ≈ 0.digits·10^pe
+        if type(lv) is float and -81.0 < lv < 0.0:
+            e = floor(lv * l10e)  # floor(log10 z), or one off next to a power of ten
+            m, ex = exp(lv).as_mantissa_exp()
+            sh = -ex
+            x = (m * pz[29 - e]) >> sh
+            while x < lo30:
+                e -= 1
+                x = (m * pz[29 - e]) >> sh
+            while x >= hi30:
+                e += 1
+                x = (m * pz[29 - e]) >> sh
+            q, t = divmod(x, 100000)
+            if (t < near_lo or t > near_hi) and e >= -34:
                 if t > 50000:
                     q += 1
                     if q == top:
-                        q, e = one, pe
-                    digits = str(q)
-                else:
-                    digits = digits[:25]
+                        q, e = one, e + 1
                 if e < 0:  # layout_digits: "0.0…digits" for e ≥ −3, else "d.ddd…e-N"
-                    text = fixed[e] + digits if e > -4 else digits[0] + "." + digits[1:] + sci[-e]
+                    digits = str(q)
                     v = div(q, p10[24 - e])
-                    out.append((text, v, mul(v, rel), (e, q)))
+                    append((fixed[e] + digits if e > -4 else digits[0] + "." + digits[1:] + sci[-e],
+                            v, mul(v, float(rel)), (e, q)))
                     continue
-        out.append(vertex_value(lv, rel))
+        append(vertex_value(lv, float(rel)))
     return out
 
 
+_LOG10_E = 1 / math.log(10)
 _NEAR_LO, _NEAR_HI = 50000 - 3, 50000 + 3
 _FIXED_HEAD = {-1: "0.", -2: "0.0", -3: "0.00"}
 _SCI_TAIL = tuple(f"e{-k:+}" for k in range(40))  # "e-k" at index k

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import from_float, mpf_pos
+from mpmath.libmp import from_float, fzero, mpf_abs, mpf_add, mpf_div, mpf_mul, mpf_pos, mpf_sub, to_float
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf
@@ -32,6 +32,7 @@ from exactdp.sweep.numtext import (
     float_text,
     bound_texts_float,
     bound_text_raw,
+    fmt_mpf_raw,
     fmt_mpfr,
     fmt_raw,
     mpfr_context,
@@ -185,7 +186,7 @@ def fmt(x, digits: int = DIGITS) -> str:
     float (:mod:`exactdp.sweep.numtext`; the same rounding steps).
     """
     if type(x) is mpmath.mpf:
-        return fmt_raw(mpf_pos(x._mpf_, prec_of(digits + 15), RND), digits)
+        return fmt_mpf_raw(x._mpf_, digits)
     if type(x) is float:
         return fmt_raw(mpf_pos(from_float(x), prec_of(digits + 15), RND), digits)
     with mpmath.workdps(digits + 15):
@@ -309,8 +310,10 @@ def grid_rows(pts, settings, keys=None) -> list:
 
     n = len(pts)
     if keys is not None and all(ka is not None and kb is not None for ka, kb in keys):
-        # (key α, −key β, index) flattened: the stable sort by (α, −β), the comparisons in C
-        order = [t[4] for t in sorted([(ka[0], ka[1], -kb[0], -kb[1], m) for m, (ka, kb) in enumerate(keys)])]
+        # the stable sort by (α, −β): by key β descending (ties in index order: ``reverse``
+        # keeps sort stability), then by key α ascending; the comparisons in C
+        order = sorted(range(n), key=[kb for _, kb in keys].__getitem__, reverse=True)
+        order.sort(key=[ka for ka, _ in keys].__getitem__)
     else:
         neg = _C_RESULT.minus
         order = sorted(range(n), key=lambda m: (pts[m][0], neg(pts[m][1])))
@@ -365,8 +368,9 @@ def tradeoff_rows(verts, settings) -> tuple:
     else:
         bound = {r: fmt_bound(r) for r in rels}
         btxt = [bound[r] for r in rels]
+    cells = [f"{v[0]},{t}" for v, t in zip(vals, btxt)]  # "text,bound" of each distinct key
     lines = [_TRADEOFF_HEAD]
-    lines += [f"{v[0]},{vals[a][0]},{btxt[a]},{vals[b][0]},{btxt[b]}\n" for v, a, b in zip(verts, ia, ib)]
+    lines += [f"{v[0]},{cells[a]},{cells[b]}\n" for v, a, b in zip(verts, ia, ib)]
     va, vb = [vals[m] for m in ia], [vals[m] for m in ib]
     pts = [(a[1], b[1], a[2], b[2]) for a, b in zip(va, vb)]
     keys = [(a[3], b[3]) for a, b in zip(va, vb)]
@@ -390,21 +394,67 @@ def _rel(width, value) -> float:
 
 
 def _curve_rows(i: int, j: int, deltas, dpts, epts) -> tuple:
-    """The ε–δ rows of a pair (PAIR_COLUMNS) and its worst relative δ bound and ε width."""
+    """The ε–δ rows of a pair (PAIR_COLUMNS) and its worst relative δ bound and ε width.
+
+    Rows whose values are all mpf are computed on their raw values with the functions
+    mpmath's operators call under ``workdps(DPS_RESULT)`` (``mpf_add``, ``mpf_mul``,
+    ``mpf_sub``, ``mpf_abs``, ``mpf_div``, ``to_float`` at that precision, round to
+    nearest: the same numbers), other rows by those operators themselves.
+    """
     worst_d = 0.0
     worst_e = 0.0
     rows = [PAIR_COLUMNS]
-    with mpmath.workdps(DPS_RESULT):
-        up = 1 + mpmath.mpf(10) ** -15  # the same number in every row: computed once
-        for d, dp, ep in zip(deltas, dpts, epts):
-            rel_d = _rel(dp.error_bound, dp.estimate)
-            rel_e = _rel(ep.upper - ep.lower, ep.estimate)  # ε may be negative (δ(0) < target)
-            worst_d, worst_e = max(worst_d, rel_d), max(worst_e, rel_e)
-            rows.append((i, j, d, fmt(dp.epsilon), fmt(dp.estimate), fmt_bound(dp.error_bound),
-                         fmt(dp.estimate + dp.error_bound * up),
-                         fmt(dp.first_term), fmt(dp.second_term),
-                         fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper)))
+    mpf, prec, f = mpmath.mpf, _P_RESULT, _fmt_raw_20
+    up = _UP_RAW  # 1 + 10^-15 at DPS_RESULT: the same number in every row
+    for d, dp, ep in zip(deltas, dpts, epts):
+        vals = (dp.epsilon, dp.estimate, dp.error_bound, dp.first_term, dp.second_term, ep.estimate, ep.lower,
+                ep.upper)
+        if not all(type(v) is mpf for v in vals):
+            rows.append(_curve_row_mpf(i, j, d, dp, ep))
+            rel_d = _rel_mpf(dp.error_bound, dp.estimate)
+            rel_e = _rel_mpf(ep.upper - ep.lower, ep.estimate)
+        else:
+            eps, est, eb, t1, t2, e_est, e_lo, e_hi = [v._mpf_ for v in vals]
+            rel_d = _rel_raw(eb, est)
+            rel_e = _rel_raw(mpf_sub(e_hi, e_lo, prec, RND), e_est)  # ε may be negative (δ(0) < target)
+            upper = mpf_add(est, mpf_mul(eb, up, prec, RND), prec, RND)
+            rows.append((i, j, d, f(eps), f(est), fmt_bound(dp.error_bound), f(upper), f(t1), f(t2),
+                         f(e_est), f(e_lo), f(e_hi)))
+        worst_d, worst_e = max(worst_d, rel_d), max(worst_e, rel_e)
     return rows, worst_d, worst_e
+
+
+_P_RESULT = prec_of(DPS_RESULT)
+with mpmath.workdps(DPS_RESULT):
+    _UP_RAW = (1 + mpmath.mpf(10) ** -15)._mpf_
+
+
+def _fmt_raw_20(s) -> str:
+    return fmt_mpf_raw(s, DIGITS)
+
+
+def _rel_raw(width, value) -> float:
+    """:func:`_rel` of raw mpf values under ``workdps(DPS_RESULT)``."""
+    if width == fzero:
+        return 0.0
+    if value == fzero:
+        return math.inf
+    return to_float(mpf_div(width, mpf_abs(value, _P_RESULT, RND), _P_RESULT, RND), rnd=RND)
+
+
+def _rel_mpf(width, value) -> float:
+    with mpmath.workdps(DPS_RESULT):
+        return _rel(width, value)
+
+
+def _curve_row_mpf(i: int, j: int, d, dp, ep) -> tuple:
+    """One ε–δ row by mpmath's operators under ``workdps(DPS_RESULT)`` (the former code)."""
+    with mpmath.workdps(DPS_RESULT):
+        up = 1 + mpmath.mpf(10) ** -15
+        return (i, j, d, fmt(dp.epsilon), fmt(dp.estimate), fmt_bound(dp.error_bound),
+                fmt(dp.estimate + dp.error_bound * up),
+                fmt(dp.first_term), fmt(dp.second_term),
+                fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper))
 
 
 def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
