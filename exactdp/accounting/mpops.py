@@ -17,9 +17,9 @@ Two namespaces with one interface (``add sub mul div gt lt max min`` on values,
   invalid operations (NaN) and division by zero; values are finite mpfr;
 * :func:`libmp_ops` — the former libmp calls on raw tuples (unbounded exponents, inf/nan).
 
-MPFR's exponent range is bounded (about ±2^62, libmp's is not) and NaN comparisons differ,
+MPFR's exponent range is bounded (±(2^30 − 1) in these contexts, libmp's is not) and NaN comparisons differ,
 so a chain that meets anything but finite in-range numbers raises :data:`MPFR_FAIL` (a
-trap, an infinite or NaN input, an exponent beyond ±2^60) and the caller recomputes the
+trap, an infinite or NaN input, an exponent beyond ±2^29) and the caller recomputes the
 whole chain with :func:`libmp_ops` — the same result in every case as the former code.
 ``tests/test_acct8_mpops.py`` checks both on random operands (directed roundings and large
 exponents included) and the profiles against the former libmp code.
@@ -41,14 +41,17 @@ __all__ = ["MPFR_FAIL", "mpfr_ops", "libmp_ops"]
 MPFR_FAIL = (gmpy2.RangeError, gmpy2.InexactResultError, gmpy2.InvalidOperationError, gmpy2.DivisionByZeroError)
 
 _MPF = mpmath.mpf
-_EXP_LIMIT = 1 << 60  # raw exponents beyond this go to libmp (MPFR's range is ±2^62)
+#: the contexts' exponent range (gmpy2's default, ±(2^30 − 1)); raw exponents beyond
+#: ±_EXP_LIMIT go to libmp without a try (overflow and underflow are trapped anyway)
+_EMAX = (1 << 30) - 1
+_EXP_LIMIT = 1 << 29
 _RND = {"n": gmpy2.RoundToNearest, "f": gmpy2.RoundDown, "c": gmpy2.RoundUp, "d": gmpy2.RoundToZero,
         "u": gmpy2.RoundAwayZero}
 _OPS: dict = {}
 
 
 def _context(prec: int, rnd: str):
-    return gmpy2.context(precision=prec, round=_RND[rnd], emax=gmpy2.get_emax_max(), emin=gmpy2.get_emin_min(),
+    return gmpy2.context(precision=prec, round=_RND[rnd], emax=_EMAX, emin=-_EMAX,
                          subnormalize=False, trap_overflow=True, trap_underflow=True, trap_invalid=True,
                          trap_divzero=True, trap_erange=True)
 
