@@ -37,15 +37,14 @@ from collections.abc import Iterable
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import (fone, from_float, from_rational, fzero, mpf_add, mpf_div, mpf_exp, mpf_gt, mpf_le, mpf_lt, mpf_mul,
+from mpmath.libmp import (from_float, from_rational, fzero, mpf_add, mpf_div, mpf_exp, mpf_le, mpf_lt, mpf_mul,
                           mpf_sub, to_float)
 
 from exactdp.accounting.base import Accountant, bun_steinke_epsilon, check_epsilon_range, check_rel_tol, sequence_values
 from exactdp.accounting.curve import _DPS, _ROUND, TradeoffCurve, _bounds, _mp
 from exactdp.accounting.inversion import ProfileInversion
 from exactdp.accounting.mpops import MPFR_FAIL, libmp_ops, mpfr_ops
-from exactdp.accounting.rawmp import (FTWO, ctx_prec, make, raw_bounds, raw_convert, raw_exp, raw_fraction, raw_max,
-                                     raw_min)
+from exactdp.accounting.rawmp import FTWO, ctx_prec, make, raw_convert, raw_exp, raw_fraction
 from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics
 from exactdp.accounting.screen import ProfileValues
 from exactdp.engine.lattice import lattice_of
