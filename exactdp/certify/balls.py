@@ -29,6 +29,7 @@ import mpmath
 from flint import arb, ctx, fmpq
 
 from exactdp.numerics.exact import to_fraction
+from exactdp.numerics.errors import UncertifiedError
 
 __all__ = ["precision", "ball", "BallReal", "bureau_epsilon", "as_ball_real", "interval", "endpoints",
            "dyadic_mpf", "decimal_outward", "floor_ball", "fmpq_of"]
@@ -103,9 +104,23 @@ def endpoints(x: arb) -> tuple[Fraction, Fraction]:
     return m - r, m + r
 
 
+#: largest |binary exponent| of a ball end held as an exact Fraction (2^-4194304 ≈
+#: 10^-1262612); a deeper end would need a multi-megabyte denominator per operation
+MAX_EXACT_EXPONENT = 1 << 22
+
+
+class BeyondExactRange(UncertifiedError):
+    """A ball end too small or too large to hold as an exact Fraction (every precision
+    level fails alike, so no further level is tried)."""
+
+
 def _exact(e: arb) -> Fraction:
     man, exp = e.man_exp()
     man, exp = int(man), int(exp)
+    if abs(exp) > MAX_EXACT_EXPONENT:
+        raise BeyondExactRange(f"a ball end of about 2^{exp} is beyond the certificate's exact range "
+                               f"(|binary exponent| ≤ {MAX_EXACT_EXPONENT}); try the query without --certify: the fast "
+                               f"path's value keeps its own certified error bound")
     return Fraction(man * 2**exp) if exp >= 0 else Fraction(man, 2**-exp)
 
 

@@ -53,6 +53,12 @@ def _short(value) -> str:
         return mpmath.nstr(to_mpf(q), 15)
 
 
+def _inside(fast_value, enc: Enclosure) -> bool:
+    """Whether the finite ``fast_value`` lies inside the enclosure (its side undecided)."""
+    v = _exact(fast_value)
+    return v is not None and enc.lower_exact <= v <= enc.upper_exact
+
+
 def on_conservative_side(kind: str, fast_value, enc: Enclosure) -> bool:
     """Whether ``fast_value`` (exactly, as the binary number it is) is ≥ the enclosure's
     upper end (kind ``"delta"``/``"epsilon"``) or ≤ its lower end (``"tradeoff"``); never
@@ -93,17 +99,37 @@ def certify_points(design, kind: str, values, fast_points, certifier: Certifier 
     sym, arg = _NAMES[kind]
     out = []
     for value, point in zip(values, fast_points):
-        if kind == "delta":
-            enc = cert.delta(value)
-        elif kind == "epsilon":
-            enc = cert.epsilon(value, hint=point.piece)
-        else:
-            enc = cert.tradeoff(value, hint=point.threshold if 0 < value < 1 else None)
+        enc = _enclose(cert, kind, value, point)
+        if not on_conservative_side(kind, point.value, enc) and _inside(point.value, enc):
+            # the fast value is sharper than this enclosure: decide its side on the finest one
+            enc = _enclose(cert.finest(), kind, value, point)
         if not on_conservative_side(kind, point.value, enc):
             lo, hi = enc.decimal(DIGITS)
             side = "at or below the lower" if kind == "tradeoff" else "at or above the upper"
+            if _inside(point.value, enc):
+                lo, hi = enc.decimal(_digits_apart(point.value, enc))
+                raise UncertifiedError(
+                    f"certificate inconclusive at {arg}={_short(value)}: fast {sym} = "
+                    f"{mpmath.nstr(point.value, len(lo.split('e')[0]) + 2)} lies inside the finest Arb "
+                    f"enclosure [{lo}, {hi}], so its side cannot be checked")
             raise UncertifiedError(
                 f"fast path and certificate disagree at {arg}={_short(value)}: fast {sym} = "
                 f"{mpmath.nstr(point.value, 20)} is not {side} end of the Arb enclosure [{lo}, {hi}]")
         out.append(enc)
     return out
+
+
+def _enclose(cert: Certifier, kind: str, value, point) -> Enclosure:
+    if kind == "delta":
+        return cert.delta(value)
+    if kind == "epsilon":
+        return cert.epsilon(value, hint=point.piece)
+    return cert.tradeoff(value, hint=point.threshold if 0 < value < 1 else None)
+
+
+def _digits_apart(fast_value, enc: Enclosure) -> int:
+    """Enough significant digits to show the enclosure's ends apart (capped at 60)."""
+    if enc.lower_exact == 0 or enc.width == 0:
+        return DIGITS
+    rel = enc.width / abs(enc.lower_exact)
+    return min(60, max(DIGITS, 3 + int(mpmath.ceil(-mpmath.log10(mpmath.mpf(rel.numerator) / rel.denominator)))))

@@ -31,8 +31,8 @@ from fractions import Fraction
 
 from flint import arb
 
-from exactdp.certify.balls import (BallReal, as_ball_real, ball, bureau_epsilon, endpoints, floor_ball, interval,
-                                   precision)
+from exactdp.certify.balls import (BallReal, BeyondExactRange, as_ball_real, ball, bureau_epsilon, endpoints,
+                                   floor_ball, interval, precision)
 from exactdp.certify.result import Enclosure
 from exactdp.certify.tails import BallTails
 from exactdp.engine.lattice import LatticeSum, lattice_of
@@ -84,6 +84,13 @@ class Certifier:
         lat = self.lattice
         self.sd = math.sqrt(sum(m * a * a * float(s2) for a, m, s2 in zip(lat.weights, lat.counts, lat.sigma2)))
 
+    def finest(self) -> "Certifier":
+        """The same design's certifier that runs every level and returns the narrowest
+        enclosure (``rel_width`` 0), sharing this one's tail oracles."""
+        other = Certifier(self.lattice, rel_width=0.0, method=self.method, levels=self.levels)
+        other._oracles = self._oracles
+        return other
+
     @property
     def tail_method(self) -> str:
         """The tail method of the first level (builds it; ValueError if a forced method is
@@ -107,6 +114,8 @@ class Certifier:
                 orc = self._oracle(i)
                 with precision(prec):
                     enc = compute(orc, prec, bits)
+            except BeyondExactRange:
+                raise
             except ArithmeticError as exc:
                 error = exc
                 continue
