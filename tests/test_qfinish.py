@@ -66,6 +66,7 @@ def _python_only(monkeypatch):
 
     monkeypatch.setattr(quadrature, "grid_tilts", grid)
     monkeypatch.setattr(quadrature, "finish_values", finish)
+    monkeypatch.setattr(quadrature, "finish_tilts", finish)  # the batch of many tilts (eng8)
 
 
 @pytest.mark.parametrize("name", sorted(DESIGNS))

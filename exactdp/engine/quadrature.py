@@ -54,14 +54,14 @@ import numpy as np
 
 from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.lattice import LatticeSum
+from exactdp.engine.quadalias import AliasBounds
 from exactdp.engine.tilt import (GAUSS_S2, HUGE_MU, ell_ratio_mp, exact_saddle, frac_parts, gauss_slack,
                                  log_as_value, mp_bits_for, sieve_umax, sieve_umaxes)
 from exactdp.engine.values import TailValue, WeightedQuery, certified, tail_value, tol_for
-from exactdp.kernels.dgauss import log_theta_tilde_ratio
+from exactdp.kernels.eng8_batch import finish_tilts
 from exactdp.kernels.quadfinish import (FINISH_EMPTY, FINISH_OK, FINISH_PYTHON, GRID_HUGE, GRID_OK, finish_values,
                                         grid_tilts)
-from exactdp.kernels.tilted import (ALIAS_FALLBACK, ANCHOR, alias_bound, delta_factors, node_factors, node_trig,
-                                    saddle_point, sieve_candidates, tilted_sums)
+from exactdp.kernels.tilted import ANCHOR, delta_factors, node_factors, node_trig, saddle_point, sieve_candidates, tilted_sums
 from exactdp.numerics.errors import LatticeTooLarge
 from exactdp.numerics.precision import EPS64, to_mpf
 
@@ -111,6 +111,9 @@ class _Sieve:
 
 #: the raise of the sieve level for values the first pass cannot certify
 RAISE_T = 25.0
+#: the most candidate nodes (≈ N·u*/2π, u* the sieve's narrowest window) a rule may sieve:
+#: beyond, the design goes to the lattice-free accountant (the DHC pairs need ≤ 2.6e7)
+MAX_SIEVE_CANDIDATES = 100_000_000
 #: values remembered per engine and sieve level (a query asked again costs a dict look-up)
 _MEMO_VALUES = 8192
 #: memory for the hockey-stick factors G·X remembered per engine (shared by thresholds)
@@ -119,7 +122,7 @@ _MEMO_BYTES = 64_000_000
 _TILT_BYTES = 64_000_000
 
 
-class QuadratureTails:
+class QuadratureTails(AliasBounds):
     """Certified upper tails ``P(S ≥ s)``, s ≥ 1, and hockey-stick sums of one lattice sum
     by the sieved rule.
 
@@ -171,6 +174,10 @@ class QuadratureTails:
         self._gamma0 = EPS64 * (16.0 + 4.0 * ANCHOR)
         self._mu_scale = float(np.max(np.abs(self.A.astype(float)) * self.s2))
         self.sieve_T = math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0
+        u_star = float(np.min(sieve_umaxes(self.s2, self.m, self.sieve_T)))
+        if min(0.5, u_star / (2 * math.pi)) * self.n_nodes > MAX_SIEVE_CANDIDATES:
+            raise LatticeTooLarge(f"the tilted rule would sieve about {min(0.5, u_star / (2 * math.pi)) * self.n_nodes:.2g}"
+                                  f" candidate nodes (more than {MAX_SIEVE_CANDIDATES:.0e})")
         self._sieves = [self._make_sieve(self.sieve_T), None]
         # pure-function memos (deterministic: a value depends on its query and level only)
         self._memo = (OrderedDict(), OrderedDict())  # per level: query_key → TailValue
@@ -362,9 +369,10 @@ class QuadratureTails:
             by_lam: dict = {}
             for i, lam in zip(new, lams):
                 by_lam.setdefault(lam, []).append(i)
-            for lam in sorted(by_lam):
+            order = sorted(by_lam)
+            got = self._values_many(sv, order, [[qs[i] for i in by_lam[lam]] for lam in order])
+            for lam, (vals, flags) in zip(order, got):
                 idx = by_lam[lam]
-                vals, flags = self._values_at(self._tilt(lam, sv), [qs[i] for i in idx])
                 memo.update(zip([keys[i] for i in idx], vals))
                 for i, tv, flag in zip(idx, vals, flags):
                     old = out[i]
@@ -376,6 +384,84 @@ class QuadratureTails:
         return out, ok
 
     # -- values -----------------------------------------------------------------------
+    def _values_many(self, sv: "_Sieve", lams: list, groups: list) -> list:
+        """:meth:`_values_at` of each group of queries on its tilt (``groups[i]`` on
+        ``lams[i]``, sieve ``sv``), as a list of ``(values, flags)``: the tilts built in
+        order, the signed sums per tilt, and the float-path values of a batch of tilts
+        (at most ``sv.max_tilts`` held at once) finished in one :func:`finish_tilts` call
+        (the same :func:`finish_values` on the same numbers, segment by segment)."""
+        out = [None] * len(groups)
+        batch = []  # (group index, tilt, thresholds, offset) of the float-path groups
+        n_batch = 0
+        for gi, (lam, qs) in enumerate(zip(lams, groups)):
+            t = self._tilt(lam, sv)
+            s_list = [q.threshold for q in qs]
+            if (-2**53 < min(s_list) and max(s_list) < 2**53 and abs(t.s0) < 2**53
+                    and t.lam * self._mu_scale <= HUGE_MU):
+                batch.append((gi, t, s_list, n_batch))
+                n_batch += len(s_list)
+                if len(batch) >= sv.max_tilts:
+                    self._finish_batch(sv, batch, n_batch, groups, out)
+                    batch, n_batch = [], 0
+            else:
+                out[gi] = self._values_at(t, qs)
+        if batch:
+            self._finish_batch(sv, batch, n_batch, groups, out)
+        return out
+
+    def _finish_batch(self, sv: "_Sieve", batch: list, n: int, groups: list, out: list) -> None:
+        """The values of the float-path groups of :meth:`_values_many` into ``out``: the
+        signed sums and ``aux`` columns of each tilt (as :meth:`_values_at` forms them),
+        then one :func:`finish_tilts` call for all."""
+        N = self.n_nodes
+        s_all = []
+        for _, _, s_list, _ in batch:
+            s_all += s_list
+        s_arr = np.array(s_all, dtype=np.int64)
+        r = np.empty(n)
+        aux = np.empty((4, n))
+        tps = np.empty((len(batch), 8))
+        seg = np.empty(len(batch) + 1, dtype=np.int64)
+        for j, (gi, t, s_list, a) in enumerate(batch):
+            b = a + len(s_list)
+            seg[j] = a
+            tps[j] = t.fin
+            qs = groups[gi]
+            thr = (s_arr[a:b] - t.s0) % N
+            hs = [i for i, q in enumerate(qs) if q.x0 != -math.inf]
+            aux[:, a:b] = t.aux
+            if not hs:
+                r[a:b] = tilted_sums(t.G, sv.nodes, N, thr)
+            else:
+                rr = r[a:b]
+                if len(hs) < len(qs):
+                    plain = [i for i, q in enumerate(qs) if q.x0 == -math.inf]
+                    rr[plain] = tilted_sums(t.G, sv.nodes, N, thr[plain])
+                self._hs_sums(t, qs, hs, thr, rr, aux[:, a:b])
+        seg[len(batch)] = n
+        est, rel, status = finish_tilts(r, s_arr, aux, tps, seg, N, self.A, self.m, self.s2, self._small_idx,
+                                        self.gaussian)
+        tol = self.rel_tol
+        # certified(·, tol) of each float-path value, vectorised (the same comparisons)
+        flags = (np.isfinite(rel) & (rel <= np.where(np.isfinite(est), tol, 0.0))).tolist()
+        est, rel, status = est.tolist(), rel.tolist(), status.tolist()
+        kept = int(sv.nodes.shape[0])
+        for gi, t, s_list, a in batch:
+            b = a + len(s_list)
+            lam = t.lam
+            vals = [tail_value(s, e, rl, "tilted-trapezoid", kept, N, lam)
+                    for s, e, rl in zip(s_list, est[a:b], rel[a:b])]
+            fl = flags[a:b]
+            if FINISH_PYTHON in status[a:b]:
+                qs = groups[gi]
+                for i, sti in enumerate(status[a:b]):
+                    if sti != FINISH_OK and sti != FINISH_EMPTY:
+                        c = a + i
+                        vals[i] = tv = self._finish(t, qs[i], float(r[c]), float(aux[2, c]), float(aux[3, c]),
+                                                    float(aux[0, c]), float(aux[1, c]))
+                        fl[i] = certified(tv, tol)
+            out[gi] = (vals, fl)
+
     def _values_at(self, t: _Tilt, qs) -> tuple:
         """The TailValues of the queries on one tilt and whether each is certified: the
         tails' signed sums in one kernel call; per hockey-stick (β, x0, x1) the factors G·X
@@ -465,9 +551,12 @@ class QuadratureTails:
             r[ia] = tilted_sums(GX, sv.nodes, N, thr[ia])
             num0 = a0 + a1 * math.exp(-t.lam)
             lb = -math.expm1(-(t.lam + beta))
-            aux[:, ia] = [[math.log(num0) - t.log1m - math.log(lb)],
-                          [EPS64 * (abs(math.log(num0)) + 2 * abs(t.log1m) + 2 * abs(math.log(lb)) + 12)
-                           + 8 * EPS64 * (1 + abs(x0) + abs(x1))], [errsum], [sumabs]]
+            log_num0, log_lb = math.log(num0), math.log(lb)
+            aux[0, ia] = log_num0 - t.log1m - log_lb
+            aux[1, ia] = (EPS64 * (abs(log_num0) + 2 * abs(t.log1m) + 2 * abs(log_lb) + 12)
+                          + 8 * EPS64 * (1 + abs(x0) + abs(x1)))
+            aux[2, ia] = errsum
+            aux[3, ia] = sumabs
 
     @staticmethod
     def _trig(sv: "_Sieve"):
@@ -503,81 +592,3 @@ class QuadratureTails:
         rel *= 1 + 1e-6
         log_value, rel = log_as_value(log_est_mp if log_est_mp is not None else log_est, rel)
         return tail_value(s, log_value, rel, method, int(t.sieve.nodes.shape[0]), N, t.lam)
-
-    # -- aliasing ---------------------------------------------------------------------
-    def _dK(self, t: _Tilt, tt, s: int) -> float:
-        """An upper bound of ``[K(tt) − tt·s] − [K(λ) − λs]`` (float; exact rationals
-        when tt is one or the float products would lose more than 1e-6)."""
-        lam = t.lam
-        V = self.vproxy
-        exact_tt = isinstance(tt, Fraction)
-        ttf = float(tt)
-        a = (ttf + lam) * V / 2
-        d = (ttf - lam) * (a - s)
-        derr = 4 * EPS64 * abs(ttf - lam) * (abs(a) + abs(s)) + 4 * EPS64 * abs(d)
-        if derr > 1e-6 or exact_tt:
-            lq, tq = t.lamq, Fraction(tt)
-            d = float((tq - lq) * ((tq + lq) * self.vq / 2 - s))
-            derr = 4 * EPS64 * abs(d)
-        out = d - t.rho_lam
-        if self.small:
-            mus = [float(self.A[g]) * self.s2[g] * ttf for g in self.small]
-            if max(abs(x) for x in mus) < 1e8 and not exact_tt:
-                for g, mu in zip(self.small, mus):
-                    f = mu - math.floor(mu + 0.5)
-                    out += int(self.m[g]) * log_theta_tilde_ratio(f, self.s2[g])
-                    derr += int(self.m[g]) * EPS64 * 8 * (abs(mu) + 1) / self.s2[g]
-            else:
-                _, f, _ = frac_parts([self.lattice.weights[g] for g in self.small], [self.s2q[g] for g in self.small],
-                                     Fraction(tt))
-                for g, fg in zip(self.small, f):
-                    out += int(self.m[g]) * log_theta_tilde_ratio(float(fg), self.s2[g])
-        return out + derr + 1e-9 * (1 + abs(out) + abs(t.rho_lam))
-
-    def _alias_norm(self, t: _Tilt, s: int, big, logK: float, log_est, log_est_mp) -> float:
-        """Both aliasing sums in units of the normalising factor R = e^{E − λs + κ}·K(λ)."""
-        N = self.n_nodes
-        lam = t.lam
-        huge = lam * self._mu_scale > HUGE_MU
-        if not huge and big is None and abs(s) < 2**53:
-            tot = alias_bound(lam, N, s, self._logR_float(t, s, big, logK), logK, t.rho_lam, self.vproxy, self.A, self.m,
-                              self.s2, self._small_idx, self.gaussian)
-            if tot != ALIAS_FALLBACK:
-                return tot
-        return self._alias_norm_py(t, s, big, logK)
-
-    def _alias_norm_py(self, t: _Tilt, s: int, big, logK: float) -> float:
-        """:meth:`_alias_norm` in Python: every case (huge tilts, exact CGF differences);
-        the kernel :func:`~exactdp.kernels.tilted.alias_bound` repeats its float path."""
-        N = self.n_nodes
-        lam = t.lam
-        huge = lam * self._mu_scale > HUGE_MU
-        # logs relative to log R
-        cands_neg = [-lam * N - math.log(-math.expm1(-lam * N)) - self._logR_float(t, s, big, logK)]
-        cands_pos = []
-        for target, side in ((s + N, +1), (s - N, -1)):
-            if target <= 0:
-                continue
-            if huge:
-                cands = {self.saddle_q(target), t.lamq + side * Fraction(N) / self.vq}
-            else:
-                cands = {self.saddle(target), lam + side * N / self.vproxy}
-            for cand in cands:
-                gap = float(cand - t.lamq if huge else cand - lam) * side
-                if gap <= 0 or cand <= 0:
-                    continue
-                val = self._dK(t, cand, s) - gap * N - math.log(-math.expm1(-gap * N)) - logK
-                (cands_pos if side > 0 else cands_neg).append(val)
-        la_pos = min(cands_pos) if cands_pos else math.inf
-        la_neg = min(cands_neg)
-        tot = 0.0
-        for la in (la_pos, la_neg):
-            tot += math.exp(min(la, 700.0))
-        return tot
-
-    def _logR_float(self, t: _Tilt, s: int, big, logK: float) -> float:
-        if big is None:
-            b = t.exact_f - t.lam * s
-        else:
-            b = float(big) if abs(big) < 1e300 else -math.inf
-        return b + float(t.kappa) + logK

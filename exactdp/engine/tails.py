@@ -46,6 +46,11 @@ __all__ = ["TailValue", "WeightedQuery", "TailEngine", "UncertifiedError", "METH
 SPLIT_MIN_NODES = 4000
 #: the most coarse atoms (rough estimate) a conditioning may enumerate
 MAX_COND_ATOMS = 20_000
+#: the largest estimated cost (the units of ``costs``: nodes × groups, atoms, ...) the
+#: engine takes on; beyond it (a decimal design whose lattice fits int64 but whose rule
+#: needs 1e10 evaluations) the accountant hands the design to the lattice-free one.
+#: The DHC pairs cost ≤ 1.3e6 (6-10, ~3 s).
+COST_BUDGET = 50_000_000
 #: the methods a TailEngine may choose among
 METHODS = ("quadrature", "convolution", "conditioned")
 _NAMES = {"quadrature": "tilted-trapezoid", "convolution": "lattice-convolution",
@@ -134,6 +139,10 @@ class TailEngine:
             raise LatticeTooLarge("the design's exact lattice is beyond int64 phase arithmetic "
                                   "(exactdp.accounting.bracketed.BigLatticeAccountant answers it)")
         best = min(costs, key=costs.get)
+        if costs[best] > COST_BUDGET:
+            raise LatticeTooLarge(f"the exact engine's cheapest method ({_NAMES[best]}) is estimated at "
+                                  f"{costs[best]:.2g} node-group evaluations (budget {COST_BUDGET:.0e}; "
+                                  f"exactdp.accounting.bracketed.BigLatticeAccountant answers it)")
         if cond is not None:
             self.cond = cond
         if best == "convolution":
