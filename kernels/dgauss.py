@@ -280,22 +280,24 @@ def psi_terms_rows(bs, s2, cr, tab, base, width):
         Y = direct_half_width(s2)
         # e^{iby} − 1 = −2 sin²(by/2) + i sin(by): the sines of y > 0 are those of −y negated
         # (sin is odd in IEEE arithmetic and (0.5b)(−y) = −((0.5b)y) exactly), so each sine is
-        # evaluated once
+        # evaluated once, and so is each modulus (|x + iy| = hypot(x, y) is even in y: libm's
+        # hypot works on |x|, |y|)
         for y in range(-Y, 0):
             sh = math.sin(0.5 * b * y)
             sb = math.sin(b * y)
             c = -2.0 * sh * sh + 1j * sb  # e^{iby} − 1
+            ac = abs(c)
             p = y + Y
             tab[at + 3 * p] = c.real
             tab[at + 3 * p + 1] = c.imag
-            tab[at + 3 * p + 2] = abs(c)
+            tab[at + 3 * p + 2] = ac
             sh = -sh
             sb = -sb
             c = -2.0 * sh * sh + 1j * sb
             p = Y - y - 1
             tab[at + 3 * p] = c.real
             tab[at + 3 * p + 1] = c.imag
-            tab[at + 3 * p + 2] = abs(c)
+            tab[at + 3 * p + 2] = ac
 
     for u in range(bs.shape[0]):
         one_row(bs[u], base + u * width)
@@ -426,45 +428,107 @@ def log_psi(f, b, s2):
     return log_psi_at(f, b, s2, cc, cr, np.empty(PSI_CONSTS))
 
 
-@kernel("float64(float64, float64)")
-def log_theta_tilde_ratio(f, s2):
-    """``log θ̃(f) − log θ̃(0) ≤ 0`` with θ̃(f) = Σ_y e^{−(y − f)²/(2s²)} (|f| ≤ 1/2)."""
+#: 2^{−54}: a t with |t| ≤ 2^{−54}|x| (x ≠ 0) is below half an ulp of x, so fl(x + t) = x
+HALF_ULP_REL = 2.0**-54
+#: length of a row of the per-group constants of :func:`tilted_moments_at` and
+#: :func:`log_theta_tilde_ratio_at` (:func:`moment_consts`)
+MOMENT_CONSTS = 40
+
+
+@kernel("void(float64, float64[:])")
+def moment_consts(s2, mc):
+    """The parts of :func:`tilted_moments` and :func:`log_theta_tilde_ratio` that depend on
+    s² only, not on f (filled in place; ``MOMENT_CONSTS`` entries): a saddle-point search
+    evaluates them once per group instead of once per step.
+
+    Poisson form: ``mc[k − 1] = q_k = e^{−s²(2πk)²/2}`` for k = 1, 2, 3 (−1 for a term
+    skipped, exponent ≤ −745), ``mc[3] = log1p(Σ 2q_k)``, ``mc[4]``, ``mc[5]`` bounds of the
+    moments' corrections (:func:`tilted_moments_at`), ``mc[6]`` a bound of
+    :func:`log_theta_tilde_ratio` (inf: none).  Direct form: ``mc[3] =
+    log1p(Σ_{y≠0} e^{−y²/(2s²)})``, no bounds; ``mc[8:]`` is scratch space of
+    :func:`tilted_moments_at` (its 2Y + 1 ≤ 27 weights).  The same operations in the same order as the direct
+    evaluation, so both return the same bits."""
     if s2 >= POISSON_MIN_S2:
-        d = 0.0
         d0 = 0.0
+        q1 = 0.0  # Σ 2q_k·2πk and Σ 2q_k·(2πk)² (for the bounds below)
+        q2 = 0.0
         for k in range(1, 4):
             e0 = -0.5 * s2 * (TWO_PI * k) ** 2
+            mc[k - 1] = -1.0
             if e0 > -745.0:
                 q = math.exp(e0)
-                d += 2.0 * q * math.cos(TWO_PI * k * f)
+                mc[k - 1] = q
                 d0 += 2.0 * q
-        return math.log1p(d) - math.log1p(d0)
+                q1 += 2.0 * q * (TWO_PI * k)
+                q2 += 2.0 * q * (TWO_PI * k) ** 2
+        mc[3] = math.log1p(d0)
+        # bounds of the corrections of tilted_moments_at, |s²·g1| ≤ mc[4] and
+        # |s⁴(d2/d0 − g1²)| ≤ mc[5]·s², valid when Σ 2q_k ≤ 1/4 (else inf: no bound)
+        mc[4] = 1.5 * s2 * q1 if d0 <= 0.25 else np.inf
+        mc[5] = s2 * (1.5 * q2 + 2.0 * q1 * q1) if d0 <= 0.25 else np.inf
+        # |log_theta_tilde_ratio| ≤ 2·1.34·Σ 2q_k (|log1p(x)| ≤ |x|/(1 − |x|), |d|, d0 ≤ 1/4)
+        mc[6] = 3.0 * d0 if d0 <= 0.25 else np.inf
+        return
+    Y = direct_half_width(s2)
+    s0 = 0.0
+    for y in range(-Y, Y + 1):
+        if y == 0:
+            continue
+        e0 = -y * y / (2.0 * s2)
+        if e0 > -745.0:
+            s0 += math.exp(e0)
+    mc[3] = math.log1p(s0)
+    mc[4] = np.inf
+    mc[5] = np.inf
+    mc[6] = np.inf
+
+
+@kernel("float64(float64, float64, float64[:])")
+def log_theta_tilde_ratio_at(f, s2, mc):
+    """:func:`log_theta_tilde_ratio` from the constants :func:`moment_consts` of s²."""
+    if s2 >= POISSON_MIN_S2:
+        d = 0.0
+        for k in range(1, 4):
+            q = mc[k - 1]
+            if q >= 0.0:
+                d += 2.0 * q * math.cos(TWO_PI * k * f)
+        return math.log1p(d) - mc[3]
     Y = direct_half_width(s2)
     s = 0.0
-    s0 = 0.0
     for y in range(-Y, Y + 1):
         if y == 0:
             continue
         e = -y * (y - 2.0 * f) / (2.0 * s2)
         if e > -745.0:
             s += math.exp(e)
-        e0 = -y * y / (2.0 * s2)
-        if e0 > -745.0:
-            s0 += math.exp(e0)
-    return -f * f / (2.0 * s2) + math.log1p(s) - math.log1p(s0)
+    return -f * f / (2.0 * s2) + math.log1p(s) - mc[3]
 
 
-@kernel("UniTuple(float64, 2)(float64, float64)")
-def tilted_moments(f, s2):
-    """Mean and variance of Y ~ N_Z(f, s²) (|f| ≤ 1/2), float64 (for the saddle point)."""
+@kernel("float64(float64, float64)")
+def log_theta_tilde_ratio(f, s2):
+    """``log θ̃(f) − log θ̃(0) ≤ 0`` with θ̃(f) = Σ_y e^{−(y − f)²/(2s²)} (|f| ≤ 1/2)."""
+    mc = np.empty(MOMENT_CONSTS)
+    moment_consts(s2, mc)
+    return log_theta_tilde_ratio_at(f, s2, mc)
+
+
+@kernel("UniTuple(float64, 2)(float64, float64, float64[:])")
+def tilted_moments_at(f, s2, mc):
+    """:func:`tilted_moments` from the constants :func:`moment_consts` of s² (whose scratch
+    entries it overwrites)."""
     if s2 >= POISSON_MIN_S2:
+        if abs(f) >= 1e-250 and mc[4] <= abs(f) * HALF_ULP_REL and mc[5] <= HALF_ULP_REL:
+            # the corrections below are under half an ulp of f and of s² (|d1| ≤ Σ 2q_k·2πk,
+            # |d2| ≤ Σ 2q_k(2πk)², d0 ≥ 1 − Σ 2q_k ≥ 3/4; margins 1.5/1.36 and 2/1.84 for their
+            # roundings; |f|·2^{−54} exact for |f| ≥ 1e-250): f + s²·g1 rounds to f and
+            # s² + s⁴(d2/d0 − g1²) to s², the bits of the loop below without its sines
+            return f, s2
         d0 = 1.0
         d1 = 0.0
         d2 = 0.0
         for k in range(1, 4):
-            e0 = -0.5 * s2 * (TWO_PI * k) ** 2
-            if e0 > -745.0:
-                q = math.exp(e0)
+            q = mc[k - 1]
+            if q >= 0.0:
                 w = TWO_PI * k
                 d0 += 2.0 * q * math.cos(w * f)
                 d1 -= 2.0 * q * w * math.sin(w * f)
@@ -475,13 +539,17 @@ def tilted_moments(f, s2):
     em = 0.0  # weights e^{e − em}; em = the largest exponent when e^{e} itself underflows
     tot = 0.0
     mean = 0.0
+    # the weight of y, kept for the variance (−1: skipped): the same e, so the same e^{e}
+    ws = mc[8:]
     for attempt in range(2):
         tot = 0.0
         mean = 0.0
         for y in range(-Y, Y + 1):
             e = -(y - f) * (y - f) / (2.0 * s2) - em
+            ws[y + Y] = -1.0
             if e > -745.0:
                 w = math.exp(e)
+                ws[y + Y] = w
                 tot += w
                 mean += w * y
         if tot > 1e-290:
@@ -491,7 +559,15 @@ def tilted_moments(f, s2):
     mean /= tot
     var = 0.0
     for y in range(-Y, Y + 1):
-        e = -(y - f) * (y - f) / (2.0 * s2) - em
-        if e > -745.0:
-            var += math.exp(e) * (y - mean) * (y - mean)
+        w = ws[y + Y]
+        if w >= 0.0:
+            var += w * (y - mean) * (y - mean)
     return mean, var / tot
+
+
+@kernel("UniTuple(float64, 2)(float64, float64)")
+def tilted_moments(f, s2):
+    """Mean and variance of Y ~ N_Z(f, s²) (|f| ≤ 1/2), float64 (for the saddle point)."""
+    mc = np.empty(MOMENT_CONSTS)
+    moment_consts(s2, mc)
+    return tilted_moments_at(f, s2, mc)

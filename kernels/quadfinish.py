@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from exactdp.kernels.jit import kernel
-from exactdp.kernels.tilted import ALIAS_FALLBACK, alias_bound, saddle_point
+from exactdp.kernels.tilted import ALIAS_FALLBACK, alias_bound_at, moment_table, saddle_point_at
 
 __all__ = ["HUGE_MU", "grid_tilts", "finish_values", "GRID_OK", "GRID_HUGE", "GRID_PYTHON", "FINISH_OK", "FINISH_EMPTY",
            "FINISH_PYTHON"]
@@ -53,11 +53,12 @@ def grid_tilts(A, m, s2, s, V, gaussian, step, floor, mu_scale):
     n = s.shape[0]
     key = np.empty(n)
     status = np.empty(n, dtype=np.int64)
+    mc = moment_table(s2)  # the saddle points' s²-only constants, once
     for i in range(n):
         lam = 0.0
         if s[i] > 0:
             lam0 = s[i] / V
-            lam = lam0 if gaussian else saddle_point(A, m, s2, s[i], lam0)
+            lam = lam0 if gaussian else saddle_point_at(A, m, s2, mc, s[i], lam0)
         key[i] = lam
         if lam * mu_scale > HUGE_MU:
             status[i] = GRID_HUGE
@@ -87,6 +88,9 @@ def finish_values(r, s, aux, tp, n_nodes, A, m, s2, small, gaussian):
     log_est = np.empty(n)
     rel_out = np.empty(n)
     status = np.empty(n, dtype=np.int64)
+    # the aliasing bound's constants of this tilt (alias_bound forms the same per call)
+    mc = moment_table(s2)
+    log_tail = math.log(-math.expm1(-lam * float(n_nodes)))
     for i in range(n):
         ri = r[i]
         j = i if wide else 0
@@ -108,7 +112,7 @@ def finish_values(r, s, aux, tp, n_nodes, A, m, s2, small, gaussian):
         small_err += 4 * _U * (abs(exact_f) + 2 * abs(ls) + abs(kappa_f) + abs(small_v) + 1)
         rel_r = (exp_mt + aux[2, j] + 3 * _U * aux[3, j] + 1e-300) / ri
         log_r = exact_f - lam * s[i] + kappa_f + lk
-        alias = alias_bound(lam, n_nodes, s[i], log_r, lk, rho_lam, V, A, m, s2, small, gaussian)
+        alias = alias_bound_at(lam, n_nodes, s[i], log_r, lk, rho_lam, V, A, m, s2, small, gaussian, mc, log_tail)
         if alias == ALIAS_FALLBACK:
             status[i] = FINISH_PYTHON
             continue

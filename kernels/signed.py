@@ -66,7 +66,7 @@ def _signed_sum(Gn, nodes, n_nodes, threshold):
 
 
 #: from this many thresholds on, :func:`tilted_sums` sums them side by side in one pass
-SIDE_BY_SIDE = 8
+SIDE_BY_SIDE = 2
 
 
 @kernel("float64[:](complex128[:], int64[:], int64, int64[:])")
@@ -78,8 +78,8 @@ def tilted_sums(Gn, nodes, n_nodes, thresholds):
     the phase rotations add ≤ 4u·ANCHOR relative per term.
 
     ``e^{−iθ_n s}`` is formed along runs of consecutive nodes by rotation, re-anchored
-    exactly (integer phase ``n·s mod N``, carried from node to node by one addition) every
-    ANCHOR steps and at every gap.  The thresholds are summed side by side in one pass
+    exactly (integer phase ``n·s mod N``, N < 2³¹ so n·s fits) every ANCHOR steps and at
+    every gap.  The thresholds are summed side by side in one pass
     over the nodes (from :data:`SIDE_BY_SIDE` of them on; fewer, each by a pass of its
     own, :func:`_signed_sum`): each one's terms are the same and added in the same order.
     """
@@ -91,22 +91,19 @@ def tilted_sums(Gn, nodes, n_nodes, thresholds):
         return res
     half = n_nodes // 2
     sr = np.empty(T, dtype=np.int64)
-    res_t = np.empty(T, dtype=np.int64)  # n·s mod N at the current node
     step_re = np.empty(T)
     step_im = np.empty(T)
     rot_re = np.ones(T)
     rot_im = np.zeros(T)
     acc = np.zeros(T)
     comp = np.zeros(T)
-    prev0 = -2  # no node before the first
     for t in range(T):
         s = thresholds[t] % n_nodes
         sr[t] = s
-        res_t[t] = (prev0 * s) % n_nodes
         ph1 = -wrapped_angle(s, n_nodes)
         step_re[t] = math.cos(ph1)
         step_im[t] = math.sin(ph1)
-    prev = prev0
+    prev = -2  # no node before the first
     run = 0
     for i in range(nodes.shape[0]):
         n = nodes[i]
@@ -120,19 +117,12 @@ def tilted_sums(Gn, nodes, n_nodes, thresholds):
                 ri = rot_re[t] * step_im[t] + rot_im[t] * step_re[t]
                 rot_re[t] = r_re
                 rot_im[t] = ri
-                r = res_t[t] + sr[t]
-                res_t[t] = r - n_nodes if r >= n_nodes else r
                 acc[t], comp[t] = neumaier_add(acc[t], comp[t], w * (gre * r_re - gim * ri))
             run += 1
         else:
-            step_run = n == prev + 1
             for t in range(T):
-                if step_run:
-                    r = res_t[t] + sr[t]
-                    r = r - n_nodes if r >= n_nodes else r
-                else:
-                    r = (n * sr[t]) % n_nodes
-                res_t[t] = r
+                # n·s mod N: the integer _signed_sum carries along the run (one addition per node)
+                r = (n * sr[t]) % n_nodes
                 ph = -wrapped_angle(r, n_nodes)
                 r_re = math.cos(ph)
                 ri = math.sin(ph)

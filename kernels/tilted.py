@@ -26,14 +26,15 @@ import math
 
 import numpy as np
 
-from exactdp.kernels.dgauss import U64, log_theta_tilde_ratio, tilted_moments
+from exactdp.kernels.dgauss import HALF_ULP_REL, MOMENT_CONSTS, U64, log_theta_tilde_ratio_at, moment_consts, tilted_moments_at
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.nodes import node_factors, node_trig
 from exactdp.kernels.sieve import sieve_candidates
 from exactdp.kernels.signed import ANCHOR, tilted_sums
 
 __all__ = ["node_factors", "node_trig", "delta_factor", "delta_factors", "tilted_sums", "cgf_slope", "saddle_point",
-           "sieve_candidates", "alias_bound", "ANCHOR", "ALIAS_FALLBACK"]
+           "sieve_candidates", "alias_bound", "ANCHOR", "ALIAS_FALLBACK", "moment_table", "cgf_slope_at", "saddle_point_at",
+           "alias_bound_at"]
 
 
 @kernel("Tuple((complex128, float64))(float64, float64, float64, float64, float64, float64, float64, float64, float64)")
@@ -72,36 +73,63 @@ def delta_factors(cos_t, sin_t, sh_t, lam, beta, a0, a1):
     return X, R2
 
 
-@kernel("UniTuple(float64, 2)(int64[:], int64[:], float64[:], float64)")
-def cgf_slope(A, m, s2, lam):
-    """``(K'(λ), K''(λ))`` of ``S = Σ_g A_g Σ_k X_{g,k}`` in float64 (for the saddle point):
-    the mean and variance of the λ-tilted S, each tilted factor being N_Z(A_g λ s_g², s_g²)."""
+@kernel("float64[:, :](float64[:])")
+def moment_table(s2):
+    """:func:`~exactdp.kernels.dgauss.moment_consts` of every group, one row each: the
+    s²-only constants of :func:`cgf_slope_at`, :func:`saddle_point_at` and
+    :func:`alias_bound_at`, evaluated once per kernel call instead of once per step."""
+    mc = np.empty((s2.shape[0], MOMENT_CONSTS))
+    for g in range(s2.shape[0]):
+        moment_consts(s2[g], mc[g])
+    return mc
+
+
+@kernel("UniTuple(float64, 2)(int64[:], int64[:], float64[:], float64[:, :], float64)")
+def cgf_slope_at(A, m, s2, mc, lam):
+    """:func:`cgf_slope` from the constants :func:`moment_table` of s²."""
     k1 = 0.0
     k2 = 0.0
     for g in range(A.shape[0]):
         mu = A[g] * lam * s2[g]
         n0 = math.floor(mu + 0.5)
-        mean, var = tilted_moments(mu - n0, s2[g])
+        mean, var = tilted_moments_at(mu - n0, s2[g], mc[g])
         k1 += m[g] * A[g] * (n0 + mean)
         k2 += m[g] * A[g] * A[g] * var
     return k1, k2
 
 
-@kernel("float64(int64[:], int64[:], float64[:], float64, float64)")
-def saddle_point(A, m, s2, s, lam0):
-    """The λ > 0 with ``K'(λ) = s`` (s > 0) by Newton steps safeguarded by bisection
-    (K' is increasing); ``lam0`` is the first guess (e.g. s/V')."""
+@kernel("UniTuple(float64, 2)(int64[:], int64[:], float64[:], float64)")
+def cgf_slope(A, m, s2, lam):
+    """``(K'(λ), K''(λ))`` of ``S = Σ_g A_g Σ_k X_{g,k}`` in float64 (for the saddle point):
+    the mean and variance of the λ-tilted S, each tilted factor being N_Z(A_g λ s_g², s_g²)."""
+    return cgf_slope_at(A, m, s2, moment_table(s2), lam)
+
+
+@kernel("float64(int64[:], int64[:], float64[:], float64[:, :], float64, float64)")
+def saddle_point_at(A, m, s2, mc, s, lam0):
+    """:func:`saddle_point` from the constants :func:`moment_table` of s² (the slope at
+    ``lam0``, evaluated by the bracketing, is not evaluated again by the first Newton step)."""
     lo = 0.0
     hi = lam0
-    for _ in range(2000):
-        k1, _ = cgf_slope(A, m, s2, hi)
+    k1_0 = 0.0
+    k2_0 = 0.0
+    for it in range(2000):
+        k1, k2 = cgf_slope_at(A, m, s2, mc, hi)
+        if it == 0:
+            k1_0 = k1
+            k2_0 = k2
         if k1 >= s:
             break
         lo = hi
         hi *= 2.0
-    lam = lam0 if lam0 < hi else 0.5 * (lo + hi)
-    for _ in range(200):
-        k1, k2 = cgf_slope(A, m, s2, lam)
+    at_lam0 = lam0 < hi  # the first step is at lam0, whose slope is (k1_0, k2_0)
+    lam = lam0 if at_lam0 else 0.5 * (lo + hi)
+    for it in range(200):
+        if it == 0 and at_lam0:
+            k1 = k1_0
+            k2 = k2_0
+        else:
+            k1, k2 = cgf_slope_at(A, m, s2, mc, lam)
         if abs(k1 - s) <= 1e-12 * s:
             return lam
         if k1 < s:
@@ -117,15 +145,23 @@ def saddle_point(A, m, s2, s, lam0):
     return lam
 
 
+@kernel("float64(int64[:], int64[:], float64[:], float64, float64)")
+def saddle_point(A, m, s2, s, lam0):
+    """The λ > 0 with ``K'(λ) = s`` (s > 0) by Newton steps safeguarded by bisection
+    (K' is increasing); ``lam0`` is the first guess (e.g. s/V')."""
+    return saddle_point_at(A, m, s2, moment_table(s2), s, lam0)
+
+
 #: returned by :func:`alias_bound` when the float path does not apply
 ALIAS_FALLBACK = -1.0
 
 
-@kernel("float64(float64, float64, float64, float64, float64, int64[:], int64[:], float64[:], int64[:])")
-def _dk_float(lam, tt, s, rho_lam, V, A, m, s2, small):
+@kernel("float64(float64, float64, float64, float64, float64, int64[:], int64[:], float64[:], int64[:], float64[:, :])")
+def _dk_float(lam, tt, s, rho_lam, V, A, m, s2, small, mc):
     """``[K(tt) − tt·s] − [K(λ) − λs]`` bounded above in float64 (the float branch of
     ``QuadratureTails._dK``, the same operations in the same order); NaN when that
-    branch does not apply (a float product too inexact, or a tilted centre ≥ 1e8)."""
+    branch does not apply (a float product too inexact, or a tilted centre ≥ 1e8).
+    ``mc``: the constants :func:`moment_table` of s²."""
     a = (tt + lam) * V / 2
     d = (tt - lam) * (a - s)
     derr = 4 * U64 * abs(tt - lam) * (abs(a) + abs(s)) + 4 * U64 * abs(d)
@@ -140,25 +176,29 @@ def _dk_float(lam, tt, s, rho_lam, V, A, m, s2, small):
         g = small[j]
         mu = float(A[g]) * s2[g] * tt
         f = mu - math.floor(mu + 0.5)
-        out += m[g] * log_theta_tilde_ratio(f, s2[g])
+        # a ratio below half an ulp of out (|m·ratio| ≤ m·mc[g, 6] ≤ 2^{−54}|out|) leaves it unchanged
+        if not (abs(out) >= 1e-250 and m[g] * mc[g, 6] <= abs(out) * HALF_ULP_REL):
+            out += m[g] * log_theta_tilde_ratio_at(f, s2[g], mc[g])
         derr += m[g] * U64 * 8 * (abs(mu) + 1) / s2[g]
     return out + derr + 1e-9 * (1 + abs(out) + abs(rho_lam))
 
 
 @kernel("float64(float64, int64, int64, float64, float64, float64, float64, int64[:], int64[:], float64[:], int64[:], "
-        "boolean)")
-def alias_bound(lam, n_nodes, s, log_r, log_k, rho_lam, V, A, m, s2, small, gaussian):
+        "boolean, float64[:, :], float64)")
+def alias_bound_at(lam, n_nodes, s, log_r, log_k, rho_lam, V, A, m, s2, small, gaussian, mc, log_tail):
     """Both aliasing sums of the tilted rule in units of its normalising factor R (the
     float path of ``QuadratureTails._alias_norm``, the same operations in the same
     order), or :data:`ALIAS_FALLBACK` when that path does not apply (|s| + N ≥ 2⁵³, an
     inexact float branch of the CGF difference, or a non-finite candidate).
 
     ``log_r = log R`` (float), ``log_k`` the log of the kernel factor, ``rho_lam =
-    K(λ) − λ²V'/2``; ``small`` lists the groups whose CGF is bounded by their theta ratio."""
+    K(λ) − λ²V'/2``; ``small`` lists the groups whose CGF is bounded by their theta ratio;
+    ``mc`` the constants :func:`moment_table` of s², ``log_tail = log(1 − e^{−λN})`` (both
+    the same for every threshold of one tilt: :func:`alias_bound` forms them)."""
     N = float(n_nodes)
     if abs(s) + n_nodes >= 2**53:
         return ALIAS_FALLBACK
-    la_neg = -lam * N - math.log(-math.expm1(-lam * N)) - log_r
+    la_neg = -lam * N - log_tail - log_r
     la_pos = np.inf
     have_pos = False
     for side in (1, -1):
@@ -168,7 +208,7 @@ def alias_bound(lam, n_nodes, s, log_r, log_k, rho_lam, V, A, m, s2, small, gaus
         ft = float(target)
         c0 = ft / V
         if not gaussian:
-            c0 = saddle_point(A, m, s2, ft, c0)
+            c0 = saddle_point_at(A, m, s2, mc, ft, c0)
         c1 = lam + float(side * n_nodes) / V
         for c in range(2):
             cand = c0 if c == 0 else c1
@@ -177,7 +217,7 @@ def alias_bound(lam, n_nodes, s, log_r, log_k, rho_lam, V, A, m, s2, small, gaus
             gap = (cand - lam) * side
             if gap <= 0 or cand <= 0:
                 continue
-            dk = _dk_float(lam, cand, float(s), rho_lam, V, A, m, s2, small)
+            dk = _dk_float(lam, cand, float(s), rho_lam, V, A, m, s2, small, mc)
             if not math.isfinite(dk):
                 return ALIAS_FALLBACK
             val = dk - gap * N - math.log(-math.expm1(-gap * N)) - log_k
@@ -195,3 +235,13 @@ def alias_bound(lam, n_nodes, s, log_r, log_k, rho_lam, V, A, m, s2, small, gaus
     tot += math.exp(min(la_pos, 700.0))
     tot += math.exp(min(la_neg, 700.0))
     return tot
+
+
+@kernel("float64(float64, int64, int64, float64, float64, float64, float64, int64[:], int64[:], float64[:], int64[:], "
+        "boolean)")
+def alias_bound(lam, n_nodes, s, log_r, log_k, rho_lam, V, A, m, s2, small, gaussian):
+    """Both aliasing sums of the tilted rule in units of its normalising factor R, or
+    :data:`ALIAS_FALLBACK` (:func:`alias_bound_at` with its per-tilt constants formed here)."""
+    log_tail = math.log(-math.expm1(-lam * float(n_nodes)))
+    return alias_bound_at(lam, n_nodes, s, log_r, log_k, rho_lam, V, A, m, s2, small, gaussian, moment_table(s2),
+                          log_tail)

@@ -64,14 +64,14 @@ held(np.array([1], dtype=np.int64), np.array([1], dtype=np.int64), np.array([2.0
 import numba
 D = numba.core.registry.CPUDispatcher
 out["rebound"] = {f"{m.__name__}.{n}": isinstance(m.__dict__[n], D) for m, n in
-                  ((tilted, "saddle_point"), (tilted, "cgf_slope"), (tilted, "tilted_moments"),
-                   (dgauss, "tilted_moments"))}
+                  ((tilted, "saddle_point"), (tilted, "cgf_slope_at"), (tilted, "tilted_moments_at"),
+                   (dgauss, "tilted_moments_at"))}
 out["unbuilt_stays"] = isinstance(dgauss.log_theta_real, Kernel)
 disp = held.dispatcher
 out["same_py_func"] = disp.py_func is held.py_func and tilted.saddle_point is disp
 out["options"] = {k: disp.targetoptions[k] == JIT_OPTIONS[k] for k in ("fastmath", "nogil", "error_model")}
 out["cache"] = type(disp._cache).__name__
-out["signatures"] = [len(d.signatures) for d in (disp, tilted.cgf_slope, dgauss.tilted_moments)]
+out["signatures"] = [len(d.signatures) for d in (disp, tilted.cgf_slope_at, dgauss.tilted_moments_at)]
 try:
     dgauss.tilted_moments(np.arange(3), 2.0)
     out["other_types"] = "compiled"
@@ -90,8 +90,8 @@ def test_kernel_built_on_first_call_with_the_policy():
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout.splitlines()[-1])
     assert got == {"kernel_before": True, "numba_before": False,
-                   "rebound": {f"exactdp.kernels.{n}": True for n in ("tilted.saddle_point", "tilted.cgf_slope",
-                                                                      "tilted.tilted_moments", "dgauss.tilted_moments")},
+                   "rebound": {f"exactdp.kernels.{n}": True for n in ("tilted.saddle_point", "tilted.cgf_slope_at",
+                                                                      "tilted.tilted_moments_at", "dgauss.tilted_moments_at")},
                    "unbuilt_stays": True, "same_py_func": True,
                    "options": {"fastmath": True, "nogil": True, "error_model": True},
                    "cache": "FunctionCache", "signatures": [1, 1, 1], "other_types": "refused"}
