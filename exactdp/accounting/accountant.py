@@ -37,14 +37,14 @@ from collections.abc import Iterable
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import (fone, from_float, from_rational, fzero, mpf_add, mpf_div, mpf_exp, mpf_gt, mpf_le, mpf_lt, mpf_mul,
+from mpmath.libmp import (from_float, from_rational, fzero, mpf_add, mpf_div, mpf_exp, mpf_le, mpf_lt, mpf_mul,
                           mpf_sub, to_float)
 
 from exactdp.accounting.base import Accountant, bun_steinke_epsilon, check_epsilon_range, check_rel_tol, sequence_values
 from exactdp.accounting.curve import _DPS, _ROUND, TradeoffCurve, _bounds, _mp
 from exactdp.accounting.inversion import ProfileInversion
-from exactdp.accounting.rawmp import (FTWO, ctx_prec, make, raw_bounds, raw_convert, raw_exp, raw_fraction, raw_max,
-                                     raw_min)
+from exactdp.accounting.mpops import MPFR_FAIL, libmp_ops, mpfr_ops
+from exactdp.accounting.rawmp import FTWO, ctx_prec, make, raw_convert, raw_exp, raw_fraction
 from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics
 from exactdp.accounting.screen import ProfileValues
 from exactdp.engine.lattice import lattice_of
@@ -256,54 +256,18 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
     def _assemble(self, r: ProfileValues) -> _Profile:
         """The certified profile (mp, at the caller's precision) from its engine values.
 
-        The arithmetic is on raw mpf tuples (:mod:`exactdp.accounting.rawmp`): the libmp
-        calls the mpf operators would make, at the caller's precision, so the same bits."""
+        The arithmetic is MPFR's (:mod:`exactdp.accounting.mpops`): +, −, ×, ÷ correctly
+        rounded at the caller's precision and rounding mode, as the libmp calls of the
+        mpf operators are, so the same bits; exp stays libmp's.  A chain outside MPFR's
+        finite range is recomputed on raw libmp tuples."""
         prec, rnd = ctx_prec()
-        eps = r.eps
-        em = raw_fraction(eps, prec, rnd) if isinstance(eps, Fraction) else raw_convert(eps(_DPS))
-        ee = mpf_exp(em, prec, rnd)
-        pr = _Profile()
-        pr.thresholds = (r.k1, r.k2)
-        done = self.engine.done
-        t2 = r.t2
-        ok2 = done(t2)
-        if ok2:
-            p2, p2lo, p2hi = raw_bounds(t2, prec, rnd)
-        else:  # an uncertified far tail still has its Chernoff bound
-            p2, p2lo, p2hi = fzero, fzero, raw_exp(self.engine.log_chernoff(r.k2), prec, rnd)
-        lo, hi = fzero, fone
-        p1 = None
-        if r.t1 is not None and done(r.t1):
-            p1, p1lo, p1hi = raw_bounds(r.t1, prec, rnd)
-            lo = raw_max(mpf_sub(p1lo, mpf_mul(ee, p2hi, prec, rnd), prec, rnd), lo)
-            hi = raw_min(mpf_sub(p1hi, mpf_mul(ee, p2lo, prec, rnd), prec, rnd), hi)
-        p2e = mpf_mul(p2, ee, prec, rnd)
-        if done(r.w):
-            d, dlo, dhi = raw_bounds(r.w, prec, rnd)
-            if mpf_gt(dlo, hi) or mpf_lt(dhi, lo):  # two certified intervals must intersect
-                raise UncertifiedError(f"inconsistent certified bounds for δ at ε = {mpmath.nstr(make(em), 12)} "
-                                       f"([{mpmath.nstr(make(dlo), 12)}, {mpmath.nstr(make(dhi), 12)}] vs "
-                                       f"[{mpmath.nstr(make(lo), 12)}, {mpmath.nstr(make(hi), 12)}]): an internal "
-                                       f"error, please report it")
-            lo, hi = raw_max(lo, dlo), raw_min(hi, dhi)
-            if p1 is None:
-                p1 = mpf_add(d, p2e, prec, rnd)
-        d_hi = raw_max(hi, lo)
-        dd = mpf_div(mpf_add(lo, d_hi, prec, rnd), FTWO, prec, rnd)
-        pr.d_lo, pr.d_hi, pr.d = make(lo), make(d_hi), make(dd)
-        pr.p1 = None if p1 is None else make(p1)
-        pr.p2 = make(p2e)
-        # 1 − δ = P[S ≤ k1 − 1] + e^ε P[S ≥ k2]  (non-negative terms)
-        tl = r.tl
-        if tl is not None and ok2 and done(tl):
-            ql, qllo, qlhi = raw_bounds(tl, prec, rnd)
-            c = mpf_add(ql, mpf_mul(ee, p2, prec, rnd), prec, rnd)
-            c_lo = mpf_add(qllo, mpf_mul(ee, p2lo, prec, rnd), prec, rnd)
-            c_hi = mpf_add(qlhi, mpf_mul(ee, p2hi, prec, rnd), prec, rnd)
-        else:
-            c, c_lo, c_hi = mpf_sub(fone, dd, prec, rnd), mpf_sub(fone, d_hi, prec, rnd), mpf_sub(fone, lo, prec, rnd)
-        pr.c, pr.c_lo, pr.c_hi = make(c), make(c_lo), make(c_hi)
-        return pr
+        ops = mpfr_ops(prec, rnd)
+        if ops is not None:
+            try:
+                return _assemble_with(self.engine, r, ops)
+            except MPFR_FAIL:
+                pass
+        return _assemble_with(self.engine, r, libmp_ops(prec, rnd))
 
     def _note_curve(self, eps_list, profiles) -> None:
         """Keep the estimated curve points of a δ(ε) call for the ε(δ) search's guesses."""
@@ -410,6 +374,61 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
                 err = mpf_add(mpf_div(width, FTWO, prec, rnd), mpf_mul(d, _ROUND._mpf_, prec, rnd), prec, rnd)
                 out.append(DeltaPoint(em, pr.d, make(err), pr.p1, pr.p2, pr.thresholds))
         return tuple(out)
+
+
+def _assemble_with(engine, r: ProfileValues, F) -> _Profile:
+    """:meth:`ExactAccountant._assemble` in the arithmetic namespace ``F``
+    (:mod:`exactdp.accounting.mpops`) with the engine's ``done`` and ``log_chernoff``."""
+    prec, rnd = F.prec, F.rnd
+    eps = r.eps
+    em = raw_fraction(eps, prec, rnd) if isinstance(eps, Fraction) else raw_convert(eps(_DPS))
+    ee = F.of_raw(mpf_exp(em, prec, rnd))
+    add, sub, mul = F.add, F.sub, F.mul
+    pr = _Profile()
+    pr.thresholds = (r.k1, r.k2)
+    done = engine.done
+    t2 = r.t2
+    ok2 = done(t2)
+    if ok2:
+        p2, p2lo, p2hi = F.bounds(t2)
+    else:  # an uncertified far tail still has its Chernoff bound
+        p2, p2lo, p2hi = F.zero, F.zero, F.of_raw(raw_exp(engine.log_chernoff(r.k2), prec, rnd))
+    lo, hi = F.zero, F.one
+    p1 = None
+    if r.t1 is not None and done(r.t1):
+        p1, p1lo, p1hi = F.bounds(r.t1)
+        lo = F.max(sub(p1lo, mul(ee, p2hi)), lo)
+        hi = F.min(sub(p1hi, mul(ee, p2lo)), hi)
+    p2e = mul(p2, ee)
+    if done(r.w):
+        d, dlo, dhi = F.bounds(r.w)
+        if F.gt(dlo, hi) or F.lt(dhi, lo):  # two certified intervals must intersect
+            raw = F.raw
+            raise UncertifiedError(f"inconsistent certified bounds for δ at ε = {mpmath.nstr(make(em), 12)} "
+                                   f"([{mpmath.nstr(make(raw(dlo)), 12)}, {mpmath.nstr(make(raw(dhi)), 12)}] vs "
+                                   f"[{mpmath.nstr(make(raw(lo)), 12)}, {mpmath.nstr(make(raw(hi)), 12)}]): an "
+                                   f"internal error, please report it")
+        lo, hi = F.max(lo, dlo), F.min(hi, dhi)
+        if p1 is None:
+            p1 = add(d, p2e)
+    d_hi = F.max(hi, lo)
+    dd = F.div(add(lo, d_hi), F.two)
+    # 1 − δ = P[S ≤ k1 − 1] + e^ε P[S ≥ k2]  (non-negative terms)
+    tl = r.tl
+    if tl is not None and ok2 and done(tl):
+        ql, qllo, qlhi = F.bounds(tl)
+        c = add(ql, mul(ee, p2))
+        c_lo = add(qllo, mul(ee, p2lo))
+        c_hi = add(qlhi, mul(ee, p2hi))
+    else:
+        one = F.one
+        c, c_lo, c_hi = sub(one, dd), sub(one, d_hi), sub(one, lo)
+    raw = F.raw
+    pr.d_lo, pr.d_hi, pr.d = make(raw(lo)), make(raw(d_hi)), make(raw(dd))
+    pr.p1 = None if p1 is None else make(raw(p1))
+    pr.p2 = make(raw(p2e))
+    pr.c, pr.c_lo, pr.c_hi = make(raw(c)), make(raw(c_lo)), make(raw(c_hi))
+    return pr
 
 
 def _accountant(design, rel_tol) -> Accountant:

@@ -170,7 +170,11 @@ class _Search:
                 ld = estimate_log_delta(rec, eng.done)
                 if ld is not None and ld < 0:
                     self._sample(float(k), math.sqrt(-ld))
-        self.new[high].extend(ks)
+        new = self.new[high]
+        if new and new[-1] >= ks[0]:  # a second batch in the round: keep the list ascending
+            ks = sorted(set(new).union(ks))
+            new.clear()
+        new.extend(ks)
 
     def profile(self, k: int, high: bool):
         """The certified (mpmath) reduced profile at piece k (evaluated first if needed)."""
@@ -419,7 +423,8 @@ class ProfileInversion:
 
     def _narrow(self, tg: _Target, S: _Search) -> None:
         """Narrow the target's bracket on the newly evaluated pieces inside it (ascending:
-        the first certified true one is the new upper end).
+        the first certified true one is the new upper end; those at or below the lower end
+        are skipped by bisection, the loop stops at the upper end).
 
         ``S.pred(tg, k, "upper")`` inline: the float screen's decision from the bracket's
         upper end ``(hi + err, hi − err)`` (:func:`screen.upper_ends`) against the target's
@@ -429,9 +434,11 @@ class ProfileInversion:
         ends = S.ends if tf is not None and 0.0 < tf else None
         if ends is not None:
             tl, th = margins(tf)
-        for k in S.new[high]:
-            if k <= tg.lo or (hi is not None and k >= hi):
-                continue
+        new = S.new[high]  # ascending (one sorted batch per side and round, see evaluate)
+        for i in range(bisect.bisect_right(new, tg.lo), len(new)):
+            k = new[i]
+            if hi is not None and k >= hi:
+                break  # and so is every later one
             got = None
             if ends is not None:
                 e = ends.get((k, high))
