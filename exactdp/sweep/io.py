@@ -176,17 +176,15 @@ def _syncfs_function():
 _SYNCFS = _syncfs_function()
 
 
-def _syncfs(folder: Path) -> None:
-    """Make every file written so far on ``folder``'s file system durable (one barrier)."""
+def _syncfs(fd: int, folder: Path) -> None:
+    """Make every file written on ``folder``'s file system durable (one barrier).  ``fd``
+    must have been opened on the folder *before* the files were written: syncfs reports
+    the write-back errors recorded since that open."""
     import ctypes
 
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        if _SYNCFS(fd) != 0:
-            err = ctypes.get_errno()
-            raise OSError(err, f"syncfs of {folder}: {os.strerror(err)}")
-    finally:
-        os.close(fd)
+    if _SYNCFS(fd) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"syncfs of {folder}: {os.strerror(err)}")
 
 
 def _task_texts(files: dict, result, info: dict):
@@ -204,11 +202,17 @@ def write_tasks(items) -> None:
     touched is fsync'ed once.  A crash before the barrier leaves only temporary files; one
     after it, final files whose content is on disk: :func:`task_complete` checks all four,
     so a task whose renames were lost (in any order) is incomplete, never wrong."""
-    staged = []
+    texts = [pt for files, result, info in items for pt in _task_texts(files, result, info)]
+    if not texts:
+        return
+    folders = list(dict.fromkeys(path.parent for path, _ in texts))
+    for folder in folders:
+        folder.mkdir(parents=True, exist_ok=True)
     each = _SYNCFS is None
-    for files, result, info in items:
-        for path, text in _task_texts(files, result, info):
-            path.parent.mkdir(parents=True, exist_ok=True)
+    barriers = [] if each else [(os.open(f, os.O_RDONLY), f) for f in {os.stat(f).st_dev: f for f in folders}.values()]
+    try:
+        staged = []
+        for path, text in texts:
             tmp = path.with_name(f".{path.name}{_TMP_MARK}{os.getpid()}-{threading.get_ident()}")
             with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(text)
@@ -216,12 +220,11 @@ def write_tasks(items) -> None:
                     fh.flush()
                     os.fsync(fh.fileno())
             staged.append((tmp, path))
-    if not staged:
-        return
-    folders = list(dict.fromkeys(path.parent for _, path in staged))
-    if not each:
-        for fs_folder in {os.stat(f).st_dev: f for f in folders}.values():
-            _syncfs(fs_folder)
+        for fd, folder in barriers:
+            _syncfs(fd, folder)
+    finally:
+        for fd, _ in barriers:
+            os.close(fd)
     for tmp, path in staged:
         os.replace(tmp, path)
     for folder in folders:
