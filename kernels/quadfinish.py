@@ -2,7 +2,9 @@
 
 :func:`grid_tilts` gives the grid tilts of many thresholds in one call and
 :func:`finish_values` turns the signed sums of all queries on one tilt into their logs and
-certified relative errors.  Both repeat, value by value, the float operations of the
+certified relative errors; :func:`finish_tilts` is ``finish_values`` on consecutive
+segments of its inputs, each with the floats of its own tilt (one call for a batch of
+tilts: each value the same call on the same numbers).  They repeat, value by value, the float operations of the
 Python code they replace (``QuadratureTails._grid_lam``, the float path of
 ``QuadratureTails._finish`` with :func:`~exactdp.kernels.tilted.alias_bound`) in the same
 order, with the same libm calls, so every number is bit-identical to the scalar path; a
@@ -18,7 +20,7 @@ import numpy as np
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.tilted import ALIAS_FALLBACK, alias_bound_at, moment_table, saddle_point_at
 
-__all__ = ["HUGE_MU", "grid_tilts", "finish_values", "GRID_OK", "GRID_HUGE", "GRID_PYTHON", "FINISH_OK", "FINISH_EMPTY",
+__all__ = ["HUGE_MU", "grid_tilts", "finish_values", "finish_tilts", "GRID_OK", "GRID_HUGE", "GRID_PYTHON", "FINISH_OK", "FINISH_EMPTY",
            "FINISH_PYTHON"]
 
 #: status of a value in :func:`finish_values`: done on the float path
@@ -121,4 +123,26 @@ def finish_values(r, s, aux, tp, n_nodes, A, m, s2, small, gaussian):
         log_est[i] = est
         rel_out[i] = rel
         status[i] = FINISH_OK
+    return log_est, rel_out, status
+
+
+@kernel("Tuple((float64[:], float64[:], int64[:]))(float64[:], int64[:], float64[:, :], float64[:, :], int64[:], "
+        "int64, int64[:], int64[:], float64[:], int64[:], boolean)")
+def finish_tilts(r, s, aux, tps, seg, n_nodes, A, m, s2, small, gaussian):
+    """``(log estimate, relative error, status)`` of every query: the queries
+    ``seg[t]:seg[t + 1]`` lie on tilt t, whose floats are ``tps[t]`` (as ``tp`` of
+    :func:`finish_values`); ``aux`` has one column per query."""
+    n = r.shape[0]
+    log_est = np.empty(n)
+    rel_out = np.empty(n)
+    status = np.empty(n, dtype=np.int64)
+    for t in range(seg.shape[0] - 1):
+        a = seg[t]
+        b = seg[t + 1]
+        if b <= a:
+            continue
+        e, rl, st = finish_values(r[a:b], s[a:b], aux[:, a:b], tps[t], n_nodes, A, m, s2, small, gaussian)
+        log_est[a:b] = e
+        rel_out[a:b] = rl
+        status[a:b] = st
     return log_est, rel_out, status

@@ -1,7 +1,7 @@
 """Issue 14 (eng8): the values of many tilts finished in one kernel call, same bits.
 
 :meth:`QuadratureTails._values_many` finishes the float-path values of a batch of tilts
-in one :func:`~exactdp.kernels.eng8_batch.finish_tilts` call; the per-tilt route it
+in one :func:`~exactdp.kernels.quadfinish.finish_tilts` call; the per-tilt route it
 replaces (:meth:`QuadratureTails._values_at`, one ``finish_values`` call per tilt, kept for
 the tilts off the float path) is the reference here, field for field and flag for flag:
 
@@ -23,7 +23,7 @@ import pytest
 
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.quadrature import QuadratureTails, WeightedQuery
-from exactdp.kernels.eng8_batch import finish_tilts
+from exactdp.kernels.quadfinish import finish_tilts
 from exactdp.kernels.quadfinish import finish_values
 
 DESIGNS = {

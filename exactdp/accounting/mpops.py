@@ -32,7 +32,7 @@ import mpmath
 from gmpy2 import _mpmath_create
 from mpmath.libmp import fone, fzero, mpf_add, mpf_div, mpf_exp, mpf_gt, mpf_lt, mpf_mul, mpf_sub
 
-from exactdp.accounting.rawmp import FTWO, raw_max, raw_min, raw_real
+from exactdp.accounting.rawmp import FTWO, raw_bounds, raw_max, raw_min, raw_real
 
 __all__ = ["MPFR_FAIL", "mpfr_ops", "libmp_ops"]
 
@@ -157,11 +157,7 @@ class _LibmpOps:
         return x
 
     def bounds(self, tv):
-        prec, rnd = self.prec, self.rnd
-        lv = tv.log_value
-        v = mpf_exp(lv._mpf_ if type(lv) is _MPF else raw_real(lv, prec, rnd), prec, rnd)
-        r = raw_real(tv.rel_error, prec, rnd)
-        return v, mpf_mul(v, mpf_sub(fone, r, prec, rnd), prec, rnd), mpf_mul(v, mpf_add(r, fone, prec, rnd), prec, rnd)
+        return raw_bounds(tv, self.prec, self.rnd)
 
 
 def mpfr_ops(prec: int, rnd: str):

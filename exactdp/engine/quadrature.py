@@ -58,9 +58,8 @@ from exactdp.engine.quadalias import AliasBounds
 from exactdp.engine.tilt import (GAUSS_S2, HUGE_MU, ell_ratio_mp, exact_saddle, frac_parts, gauss_slack,
                                  log_as_value, mp_bits_for, sieve_umax, sieve_umaxes)
 from exactdp.engine.values import TailValue, WeightedQuery, certified, tail_value, tol_for
-from exactdp.kernels.eng8_batch import finish_tilts
-from exactdp.kernels.quadfinish import (FINISH_EMPTY, FINISH_OK, FINISH_PYTHON, GRID_HUGE, GRID_OK, finish_values,
-                                        grid_tilts)
+from exactdp.kernels.quadfinish import (FINISH_EMPTY, FINISH_OK, FINISH_PYTHON, GRID_HUGE, GRID_OK, finish_tilts,
+                                        finish_values, grid_tilts)
 from exactdp.kernels.tilted import ANCHOR, delta_factors, node_factors, node_trig, saddle_point, sieve_candidates, tilted_sums
 from exactdp.numerics.errors import LatticeTooLarge
 from exactdp.numerics.precision import EPS64, to_mpf
@@ -174,18 +173,19 @@ class QuadratureTails(AliasBounds):
         self._gamma0 = EPS64 * (16.0 + 4.0 * ANCHOR)
         self._mu_scale = float(np.max(np.abs(self.A.astype(float)) * self.s2))
         self.sieve_T = math.log(1.0 / self.rel_tol) + 0.5 * math.log(2 * math.pi * self.vproxy) + 6.0
-        u_star = float(np.min(sieve_umaxes(self.s2, self.m, self.sieve_T)))
-        if min(0.5, u_star / (2 * math.pi)) * self.n_nodes > MAX_SIEVE_CANDIDATES:
-            raise LatticeTooLarge(f"the tilted rule would sieve about {min(0.5, u_star / (2 * math.pi)) * self.n_nodes:.2g}"
-                                  f" candidate nodes (more than {MAX_SIEVE_CANDIDATES:.0e})")
-        self._sieves = [self._make_sieve(self.sieve_T), None]
+        umax0 = sieve_umaxes(self.s2, self.m, self.sieve_T)
+        n_cand = min(0.5, float(np.min(umax0)) / (2 * math.pi)) * self.n_nodes
+        if n_cand > MAX_SIEVE_CANDIDATES:
+            raise LatticeTooLarge(f"the tilted rule would sieve about {n_cand:.2g} candidate nodes "
+                                  f"(more than {MAX_SIEVE_CANDIDATES:.0e})")
+        self._sieves = [self._make_sieve(self.sieve_T, umax0), None]
         # pure-function memos (deterministic: a value depends on its query and level only)
         self._memo = (OrderedDict(), OrderedDict())  # per level: query_key → TailValue
         self._hs_memo: OrderedDict = OrderedDict()  # (level, λ, β, x0, x1) → (G·X, errsum, sumabs)
 
     # -- sieve ------------------------------------------------------------------------
-    def _make_sieve(self, T: float) -> "_Sieve":
-        umax = sieve_umaxes(self.s2, self.m, T)
+    def _make_sieve(self, T: float, umax=None) -> "_Sieve":
+        umax = sieve_umaxes(self.s2, self.m, T) if umax is None else umax
         gstar = int(np.argmin(umax))
         nodes = sieve_candidates(self.A, umax, self.n_nodes, gstar)
         half = self.n_nodes // 2
