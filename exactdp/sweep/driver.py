@@ -55,7 +55,7 @@ from exactdp.sweep.io import (
     task_complete,
 )
 from exactdp.sweep.pair import DEFAULT_DELTAS, SweepSettings, compute_pair
-from exactdp.sweep.runtime import GroupWriter, WriteQueue, allow_worker_growth
+from exactdp.sweep.runtime import GroupWriter, WriteQueue, after_worker_task, allow_worker_growth, mark_driver_process
 from exactdp.sweep.tables import PairTables
 from exactdp.sweep.twins import composition_key, relabel
 
@@ -125,7 +125,8 @@ def _task(kind: str, i: int, j: int, rhos, settings_dict: dict):
     The thread cap and the settings are set up once per worker thread / process (a
     worker runs many pairs; validating the 42 target δ took ~2 ms a pair), and so is
     loky's leak guard (:func:`~exactdp.sweep.runtime.allow_worker_growth`: pairs 6-6 then
-    6-10 in one worker grew it past loky's 300 MB and had it restarted mid-sweep)."""
+    6-10 in one worker grew it past loky's 300 MB and had it restarted mid-sweep).  After
+    a worker's first task its heap is settled (:func:`~exactdp.sweep.runtime.after_worker_task`)."""
     tid = threading.get_ident()
     if tid not in _CAPPED:
         _cap_threads()
@@ -135,7 +136,9 @@ def _task(kind: str, i: int, j: int, rhos, settings_dict: dict):
     settings = _SETTINGS.get(key)
     if settings is None:
         settings = _SETTINGS[key] = SweepSettings.from_dict(settings_dict)
-    return kind, compute_pair(i, j, rhos, settings)
+    result = compute_pair(i, j, rhos, settings)
+    after_worker_task()  # after a worker's first task: its heap settled (the collector's policy)
+    return kind, result
 
 
 def _version_of(name: str) -> str:
@@ -278,6 +281,7 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
         spec = with_pl94 if isinstance(with_pl94, str) else ",".join(f"{i}-{j}" for i, j in with_pl94)
         rel_pairs = sorted(parse_pair_spec(spec, alloc.n_paths))
     check_backend(backend, scheduler)
+    mark_driver_process()  # tasks run here (one job) leave this process's collector alone
     out = Path(out)
     ident = _identity(alloc, pair_list, settings, rel_pairs, pl)
     _check_out_dir(out, ident, resume)  # before the lock file is created in a folder that is not ours
