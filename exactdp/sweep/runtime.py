@@ -15,7 +15,7 @@
   imports and kernel loads to pay, and a warning about a memory leak).
 * :func:`after_worker_task` settles a sweep worker's heap once its first task is done
   (:func:`settle_worker_heap`: the cyclic collector no longer re-scans the ~10⁶ objects of
-  the loaded kernels and modules; 946 DHC pairs: −15 % of the sweep's CPU).
+  the loaded kernels and modules; 946 DHC pairs: about −7 % of the sweep's CPU).
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ WORKER_GC_GEN0_FACTOR = 10
 #: ... and the oldest generation's threshold (CPython's default: 10)
 WORKER_GC_THRESHOLD2 = 100
 
-_HEAP = {"driver_pid": None, "tasks": 0, "settled": False}
+_HEAP = {"driver_pid": None, "settled": False}
 _HEAP_LOCK = threading.Lock()
 
 
@@ -175,13 +175,11 @@ def mark_driver_process() -> None:
 
 
 def after_worker_task() -> None:
-    """Count a finished task of this process; after the first one in a worker process
-    (not the driver's, see :func:`mark_driver_process`), :func:`settle_worker_heap`."""
+    """After the first finished task of a worker process (not the driver's, see
+    :func:`mark_driver_process`): :func:`settle_worker_heap`, once."""
     with _HEAP_LOCK:
-        _HEAP["tasks"] += 1
         due = not _HEAP["settled"] and os.getpid() != _HEAP["driver_pid"]
-        if due:
-            _HEAP["settled"] = True
+        _HEAP["settled"] = _HEAP["settled"] or due
     if due:
         settle_worker_heap()
 
@@ -193,14 +191,15 @@ def settle_worker_heap() -> None:
     After its first pair a worker holds ~10⁶ long-lived objects (NumPy, Numba's loaded
     kernels and registries, mpmath, the engine's caches) and every pair then allocates
     ~10⁵ short-lived ones (rows, texts, tails) with few reference cycles.  CPython's
-    collector re-scanned the long-lived ones at every oldest-generation collection: py-spy
-    put ~15 % of a worker's time in the list building of the texts, where those
-    collections fire.  :func:`gc.freeze` moves every object alive now to the permanent
+    collector re-scanned the long-lived ones at every oldest-generation collection.
+    :func:`gc.freeze` moves every object alive now to the permanent
     generation (never scanned, never freed by the cyclic collector; freed by reference
     counting as before); the youngest generation's threshold is multiplied by
     :data:`WORKER_GC_GEN0_FACTOR` and the oldest's set to :data:`WORKER_GC_THRESHOLD2`
-    (every new cycle is still collected, later).  No number depends on it: the pairs'
-    files are byte-identical (``bench/sweep_timing.md``, 19th section)."""
+    (every new cycle is still collected, later; the same policy as the CLI's
+    ``exactdp.cli.as_program`` for its own process).  Measured: about −7 % of a DHC sweep's
+    CPU; no number depends on it, the pairs' files are byte-identical
+    (``bench/sweep_timing.md``, 19th section)."""
     gc.freeze()
     gen0, gen1, _ = gc.get_threshold()
     gc.set_threshold(WORKER_GC_GEN0_FACTOR * gen0, gen1, WORKER_GC_THRESHOLD2)
