@@ -44,7 +44,8 @@ import mpmath
 import numpy as np
 
 from exactdp.accounting.base import Accountant, bun_steinke_epsilon, check_epsilon_range, sequence_values
-from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics, EpsilonPoint, TradeoffPoint
+from exactdp.accounting.results import (AccountingResult, BracketedDelta, BracketedEpsilon, BracketedTradeoff,
+                                       Diagnostics)
 from exactdp.accounting.tradeoff_bracket import tradeoff_brackets
 from exactdp.engine.families import groups_of
 from exactdp.engine.resonance import TooManyResonances
@@ -70,24 +71,6 @@ MAX_LEVELS = 4
 MAX_REPORTED_WIDTH = 1e-6
 MAX_COARSE_WIDTH = 0.5
 REPORT_FLOOR = 1e-100
-
-
-@dataclass(frozen=True)
-class BracketedDelta(DeltaPoint):
-    """A DeltaPoint whose ``certification`` says ``"exact"`` (error ≤ the certified bound
-    of an exact method) or ``"bracket"`` (``lower ≤ δ ≤ upper`` by monotonicity)."""
-
-    certification: str = "bracket"
-
-
-@dataclass(frozen=True)
-class BracketedEpsilon(EpsilonPoint):
-    certification: str = "bracket"
-
-
-@dataclass(frozen=True)
-class BracketedTradeoff(TradeoffPoint):
-    certification: str = "bracket"
 
 
 def _real(value, field):

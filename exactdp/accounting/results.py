@@ -22,7 +22,8 @@ from exactdp.numerics.precision import DPS_RESULT
 #: mpmath precision (15 digits by default) would round bounds to the unsafe side
 _DPS = DPS_RESULT + 10
 
-__all__ = ["Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "AccountingResult"]
+__all__ = ["Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "AccountingResult", "BracketedDelta",
+           "BracketedEpsilon", "BracketedTradeoff"]
 
 
 @dataclass(frozen=True)
@@ -145,3 +146,25 @@ class AccountingResult:
     rho: object
     points: tuple
     diagnostics: Diagnostics
+
+
+@dataclass(frozen=True)
+class BracketedDelta(DeltaPoint):
+    """A :class:`DeltaPoint` whose ``certification`` says how: ``"exact"`` (the error bound
+    of an exact method) or ``"bracket"`` (``lower ≤ δ ≤ upper`` by a certified bracket)."""
+
+    certification: str = "bracket"
+
+
+@dataclass(frozen=True)
+class BracketedEpsilon(EpsilonPoint):
+    """An :class:`EpsilonPoint` with its ``certification`` (see :class:`BracketedDelta`)."""
+
+    certification: str = "bracket"
+
+
+@dataclass(frozen=True)
+class BracketedTradeoff(TradeoffPoint):
+    """A :class:`TradeoffPoint` with its ``certification`` (see :class:`BracketedDelta`)."""
+
+    certification: str = "bracket"

@@ -1,0 +1,184 @@
+"""Coarse groups to enumerate, and their atoms.
+
+A group whose atoms are far apart compared with the spread of everything else (a large
+weight ``w_g`` against the rest's sd, or a near-deterministic σ² ≪ 1) makes the
+privacy-loss distribution clumpy: its characteristic function has many lobes inside the
+rest's main lobe, and a smoothed inversion would need many nodes.  Such groups are
+*conditioned on* (:class:`exactdp.engine.conditioned_profile.ConditionedProfile` moves
+them, coarsest first by :func:`coarse_candidates`, while the rest costs too much):
+with ``W = A + R`` (A the coarse part, R the rest),
+
+    δ(θ) = E(1 − e^{θ−W})₊ = Σ_a P(A = a)·D_R(θ − a),   D_R(x) = E(1 − e^{x−R})₊,
+
+an identity.  :func:`coarse_atoms` enumerates A's atoms exactly enough: each group's pmf
+(the sum of its m discrete Gaussians) by log-domain convolution of truncated pmfs, so every
+probability is a certified *lower* bound within its log error, and the mass left out
+(truncation at the sub-Gaussian depth, Canonne–Kamath–Steinke 2020: N_Z(0, σ²) is
+σ²-sub-Gaussian) is bounded.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from exactdp.kernels.profile import log_convolve
+from exactdp.numerics.precision import EPS64, workdps
+
+__all__ = ["MAX_ATOMS", "CoarseAtoms", "coarse_candidates", "coarse_atoms", "group_atom_count", "group_pmf"]
+
+#: σ² below this: the group is near-deterministic (its penalty bound is void): coarse
+TINY_S2 = 0.25
+#: at most this many joint atoms are enumerated
+MAX_ATOMS = 200_000
+#: the precision of the single-mechanism normaliser (digits)
+_DPS_NORMALISER = 30
+
+
+def _sd_proxy(g) -> float:
+    return float(g.weight) * math.sqrt(g.count * float(g.sigma2))
+
+
+def group_atom_count(g, depth: float) -> int:
+    """Atoms of the sum of one group's m mechanisms down to e^{−depth}: ``2K + 1`` with
+    ``K = ⌈√(2mσ²·depth)⌉ + 1``."""
+    return 2 * (int(math.ceil(math.sqrt(2 * g.count * float(g.sigma2) * depth))) + 1) + 1
+
+
+def coarse_candidates(groups, depth: float = 1000.0) -> tuple:
+    """The groups worth conditioning on, coarsest first: ranked by the weight over the
+    rest's sd (near-deterministic σ² < TINY_S2 first), those whose atoms would exceed
+    :data:`MAX_ATOMS` together left out (deterministic order)."""
+    total = sum(_sd_proxy(g) ** 2 for g in groups)
+
+    def score(g):
+        rest = math.sqrt(max(total - _sd_proxy(g) ** 2, 0.0))
+        r = math.inf if rest == 0.0 else float(g.weight) / rest
+        return (0 if float(g.sigma2) < TINY_S2 else 1, -r, g.weight, g.sigma2, g.count)
+
+    out, atoms = [], 1
+    for g in sorted(groups, key=score):
+        n = group_atom_count(g, depth)
+        if atoms * n > MAX_ATOMS:
+            continue
+        atoms *= n
+        out.append(g)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class CoarseAtoms:
+    """The joint atoms of the coarse part A, sorted by value.
+
+    Attributes
+    ----------
+    value_dn, value_up : numpy.ndarray
+        Float enclosures of each atom's exact value ``Σ_g w_g k_g``.
+    log_p : numpy.ndarray
+        log of a certified lower bound of each atom's probability, up to ``log_err``.
+    log_err : numpy.ndarray
+        Absolute error bound of each ``log_p``.
+    omitted : float
+        Bound on the probability mass of every atom not listed plus the lower bounds'
+        deficits (``Σ_a (P(A = a) − p̃_a) ≤ omitted``).
+    depth : float
+        The depth (nats) the enumeration covers.
+    """
+
+    value_dn: np.ndarray
+    value_up: np.ndarray
+    log_p: np.ndarray
+    log_err: np.ndarray
+    omitted: float
+    depth: float
+
+    @property
+    def size(self) -> int:
+        return int(self.log_p.size)
+
+
+def _single_pmf(s2: Fraction, K: int) -> tuple:
+    """log pmf of N_Z(0, s²) on −K..K (each log within 4u(|log| + 1)) and the mass beyond."""
+    with workdps(_DPS_NORMALISER):
+        s2m = mpmath.mpf(s2.numerator) / s2.denominator
+        if s2 < 4:  # Θ(0) = θ₃(0, e^{−1/(2s²)})
+            z = mpmath.jtheta(3, 0, mpmath.exp(-1 / (2 * s2m)))
+        else:  # Poisson: Θ(0) = √(2πs²)·θ₃(0, e^{−2π²s²})
+            z = mpmath.sqrt(2 * mpmath.pi * s2m) * mpmath.jtheta(3, 0, mpmath.exp(-2 * mpmath.pi**2 * s2m))
+        logz = float(mpmath.log(z))
+    k = np.arange(-K, K + 1, dtype=float)
+    lp = -k * k / (2 * float(s2)) - logz
+    err = 4 * EPS64 * (np.abs(lp) + 1) + 1e-28
+    beyond = 2 * math.exp(-(K + 1) ** 2 / (2 * float(s2)))  # P(|X| > K), sub-Gaussian
+    return lp, err, beyond
+
+
+def group_pmf(g, depth: float) -> tuple:
+    """(offset, log pmf lower bounds, log errors, deficit) of the sum of the group's m
+    mechanisms.  Binary powering of the single pmf; a partial sum of j mechanisms is cut to
+    ``|s| ≤ K_j = ⌈√(2jσ²·depth)⌉ + 1`` (mass beyond ≤ 2e^{−depth}) and entries below
+    ``e^{−depth−60}`` are dropped (mass ≤ their count times that): every kept entry is a
+    lower bound, and ``deficit`` bounds the total mass lost."""
+    s2, m = Fraction(g.sigma2), int(g.count)
+    K1 = int(math.ceil(math.sqrt(2 * float(s2) * depth))) + 1
+    lp1, e1, beyond1 = _single_pmf(s2, K1)
+    floor = -depth - 60.0
+    lost = [m * beyond1]
+
+    def conv(a, b):
+        off = a[0] + b[0]
+        lp, err = log_convolve(a[1], a[2], b[1], b[2], floor)
+        j = a[3] + b[3]
+        K = int(math.ceil(math.sqrt(2 * j * float(s2) * depth))) + 1
+        lo, hi = max(0, -K - off), min(lp.size, K - off + 1)
+        lost[0] += 2 * math.exp(-depth) + lp.size * math.exp(floor)
+        return off + lo, np.ascontiguousarray(lp[lo:hi]), np.ascontiguousarray(err[lo:hi]), j
+
+    result = None
+    base = (-K1, lp1, e1, 1)
+    n = m
+    while n:
+        if n & 1:
+            result = base if result is None else conv(result, base)
+        n >>= 1
+        if n:
+            base = conv(base, base)
+    return result[0], result[1], result[2], lost[0]
+
+
+def coarse_atoms(coarse, depth: float = 1000.0) -> CoarseAtoms:
+    """The joint atoms of the coarse groups (see the module docstring), sorted by value.
+
+    Joint combinations below ``e^{−depth−40}`` are pruned (their mass is at most their
+    count times that, added to ``omitted``).  Values are float enclosures of the exact
+    ``Σ_g w_g k_g`` (each product and sum widened by its rounding)."""
+    v_dn = np.zeros(1)
+    v_up = np.zeros(1)
+    lp = np.zeros(1)
+    le = np.zeros(1)
+    omitted = 0.0
+    cut = -depth - 40.0
+    for g in coarse:
+        off, glp, gle, deficit = group_pmf(g, depth)
+        keep = np.flatnonzero(np.isfinite(glp) & (glp >= cut))
+        wf = float(g.weight)
+        w_err = float(abs(Fraction(wf) - g.weight)) * (1 + 4 * EPS64) + 1e-320
+        add = (keep + off) * wf
+        add_err = 2 * EPS64 * np.abs(add) + w_err * np.abs(keep + off)
+        tot = lp[:, None] + glp[keep][None, :]
+        sel = tot >= cut
+        omitted += deficit + float(np.count_nonzero(~sel)) * math.exp(cut)
+        i, j = np.nonzero(sel)
+        dn = v_dn[i] + (add[j] - add_err[j])
+        up = v_up[i] + (add[j] + add_err[j])
+        v_dn = dn - 2 * EPS64 * np.abs(dn)
+        v_up = up + 2 * EPS64 * np.abs(up)
+        lp = tot[i, j]
+        le = le[i] + gle[keep][j]
+    order = np.argsort(0.5 * (v_dn + v_up), kind="stable")
+    return CoarseAtoms(np.ascontiguousarray(v_dn[order]), np.ascontiguousarray(v_up[order]),
+                       np.ascontiguousarray(lp[order]), np.ascontiguousarray(le[order]), omitted, depth)

@@ -1,0 +1,98 @@
+"""``D_R(x)`` exactly for a fine part R on one small lattice, by summing its atoms.
+
+When the rest R of a design is a single family (``R = a·S``, S integer-valued; see
+:mod:`exactdp.engine.families`) its characteristic function is 2π/a-periodic: a smoothed
+inversion would meet a resonance every 2π/a, but the atoms of S are few.  Then
+
+    D_R(x) = Σ_{k > x/a} P(S = k)·(1 − e^{−(a k − x)}),
+
+a sum of positive terms from the first atom above x (its gap ``g₀ = a k₀ − x`` formed
+exactly in rationals), evaluated by :func:`exactdp.kernels.profile.lattice_profile`; the
+pmf of S is the log-domain convolution of the groups' pmfs stretched by their
+multipliers (lower bounds; the mass lost is ``deficit``, added to the upper end).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from exactdp.engine.coarse_split import group_pmf
+from exactdp.engine.families import family_of
+from exactdp.kernels.profile import lattice_profile, log_convolve
+from exactdp.numerics.precision import EPS64
+
+__all__ = ["LatticeRest", "lattice_support"]
+
+#: largest support of S enumerated
+MAX_SUPPORT = 2_000_000
+#: a term this many nats below the largest ends the sum (the rest is bounded)
+TERM_DEPTH = 46.0
+
+
+def lattice_support(groups, depth: float = 1000.0) -> int:
+    """Size of the support of S for the family of ``groups`` down to e^{−depth}."""
+    fam = family_of(groups)
+    return 1 + sum(2 * n * (int(math.ceil(math.sqrt(2 * g.count * float(g.sigma2) * depth))) + 1)
+                   for g, n in zip(fam.groups, fam.multipliers))
+
+
+class LatticeRest:
+    """Certified log brackets of ``D_R`` for R on one lattice (see the module docstring)."""
+
+    def __init__(self, groups, depth: float = 1000.0):
+        fam = family_of(groups)
+        self.unit = fam.unit
+        self.a = float(fam.unit)
+        off, lp, le = 0, np.zeros(1), np.zeros(1)
+        deficit = 0.0
+        for g, n in zip(fam.groups, fam.multipliers):
+            goff, glp, gle, gdef = group_pmf(g, depth)
+            deficit += gdef
+            if n > 1:  # stretch: S_g takes values n·k
+                st = np.full((glp.size - 1) * n + 1, -np.inf)
+                se = np.zeros(st.size)
+                st[::n] = glp
+                se[::n] = gle
+                glp, gle, goff = st, se, goff * n
+            lp, le = log_convolve(lp, le, glp, gle, -depth - 60.0)
+            deficit += lp.size * math.exp(-depth - 60.0)
+            off += goff
+        keep = np.flatnonzero(np.isfinite(lp))
+        lo, hi = int(keep[0]), int(keep[-1]) + 1
+        self.offset = off + lo
+        self.log_p = np.ascontiguousarray(lp[lo:hi])
+        self.log_e = np.ascontiguousarray(le[lo:hi])
+        self.deficit = deficit
+        self.nodes_kept = 0
+
+    def _one(self, y: float) -> tuple:
+        """(log value, log error) of Σ_{k>y/a} p_k(1 − e^{−(ak − y)}) at the float y."""
+        q = Fraction(y) / self.unit
+        k0 = math.floor(q) + 1
+        j0 = k0 - self.offset
+        if j0 < 0:
+            j0 = 0
+            k0 = self.offset
+        if j0 >= self.log_p.size:
+            return -np.inf, 0.0
+        g0 = float(self.unit * k0 - Fraction(y))
+        return lattice_profile(self.log_p, self.log_e, j0, g0, self.a, TERM_DEPTH)
+
+    def log_brackets(self, x) -> tuple:
+        """Certified ``(log lo, log hi)`` of D_R at each float x."""
+        x = np.asarray(x, dtype=float)
+        lo = np.full(x.size, -np.inf)
+        hi = np.zeros(x.size)
+        for i, y in enumerate(x.tolist()):
+            v, e = self._one(y)
+            if v > -np.inf:
+                lo[i] = v - e - 4 * EPS64 * (abs(v) + 1)
+                hi[i] = v + e + 4 * EPS64 * (abs(v) + 1)
+            else:
+                hi[i] = -np.inf
+            if self.deficit > 0:
+                hi[i] = np.logaddexp(hi[i], math.log(self.deficit))
+        return lo, np.minimum(hi, 0.0)

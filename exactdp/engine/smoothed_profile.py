@@ -1,0 +1,338 @@
+"""The privacy profile of any design by smoothed inversion, with a second-order bracket.
+
+For the privacy-loss noise ``R = Σ_g w_g Σ_k X_{g,k}`` (``X ~ N_Z(0, σ_g²)``, any positive
+rational weights ``w_g = Δ_g/σ_g²``: no common lattice is needed) this module brackets
+
+    D(x) = E (1 − e^{x − R})₊,
+
+the hockey-stick profile at ``x = ε − ρ``.  Let ``Z ~ N(0, s²)`` be independent and
+``V = R + Z``.  With ``f(v) = (1 − e^{x−v})₊`` and ``D_s(x) = E f(V)``:
+
+* **Second-order bracket.**  Write ``f(x + y) = y₊ − q(y)`` with ``q(y) = (y − 1 + e^{−y})₊``
+  (C¹, ``q'' = e^{−y}1{y>0}``).  Then ``D_s − D = s·E ψ((R−x)/s) − E κ(R)`` where
+  ``ψ(z) = φ(z) − |z|Φ̄(|z|) ∈ [0, φ(z)]`` (the smoothing of the kink) and
+  ``κ = E q(·+Z) − q ≥ 0`` (Taylor with the Peano kernel K, ``∫K = s²/2``).  Hence
+
+      D_s(x) − s²·p_V(x)  ≤  D(x)  ≤  D_s(x) + κ̄,
+
+  ``p_V`` the density of V (``E φ((R−x)/s) = s·p_V(x)``) and
+  ``κ̄ = [(e^{s²/2} − 1) + (e^{λ²s²/2} − 1)/λ²]·M_R(λ)e^{−λx}`` for any λ > 0 (bound
+  ``e^{x−R}1{R>x} ≤ e^{λ(R−x)}`` and ``1{x−t<R≤x} ≤ e^{λ(R−x+t)}``).  The width is
+  ≈ s²·p_V(x): *second order* in s, so a relative width of 3e-10 needs s ≈ 1e-5/λ, not
+  the first-order 1e-10/λ of a shifted bracket, and the frequency range 1/s stays small.
+* **Inversion.**  D_s, p_V and the tail ``P(V > x)`` are tilted Fourier integrals,
+
+      D_s(x) = (1/2π) ∫ M_R(z) e^{s²z²/2} e^{−zx} / (z(z+1)) du,   z = λ + iu,
+
+  (``/z`` for the tail, no factor for the density), evaluated by the trapezoid rule on
+  ``u_n = 2πn/P`` at the nodes a certified sieve keeps (:func:`exactdp.kernels.profile.sieve_nodes`):
+  the integrand's modulus relative to its value at u = 0 is bounded by
+  ``exp(−Σ_g pen_g(dist(w_g u/2π, ℤ)) − s²u²/2)`` (:mod:`exactdp.engine.families`,
+  independent of λ), so one node set serves every tilt and threshold.
+* **Error bound** of each sum: dropped nodes (``≤ 2(1 + 1/ε)e^{−T0}`` with the level
+  ``T0 + (1+ε)log(1+n)``), the Gaussian tail beyond ``U = √(2·T_GAUSS)/s``, aliasing
+  (``j = −1``: ``e^{−λP}``; ``j ≥ 1``: Chernoff at ``λ' = λ + P/V``), the node values'
+  own bounds (:func:`exactdp.kernels.profile.profile_factors`), the threshold phases,
+  the compensated sums, and the prefactor ``M_R(λ)`` (:func:`exactdp.kernels.profile.log_mgf`).
+
+References: Daniels (1954) saddle-point inversion; Abate & Whitt (1992) damped Fourier
+series; Canonne, Kamath & Steinke (2020) for the sub-Gaussian tails of N_Z.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from exactdp.dgauss.float64 import variance_float
+from exactdp.engine.families import group_penalty
+from exactdp.kernels.profile import log_mgf_sum, profile_factors, profile_sums, saddles, sieve_nodes
+from exactdp.numerics.precision import EPS64
+
+__all__ = ["SmoothedProfile", "TooCostly", "dd_quotient", "float_enclosure", "log_sub"]
+
+#: aliasing period in units of the proxy sd
+PERIOD_SD = 48.0
+#: the Gaussian factor beyond U is below e^{−T_GAUSS}
+T_GAUSS = 60.0
+#: slope slack of the sieve level (Σ_n (1+n)^{−1−ε} ≤ 1 + 1/ε)
+SIEVE_EPS = 0.1
+#: absolute target of the dropped nodes in units of the normalised sums (which are ~P/√(2πV))
+DROP_TOL = 1e-15
+#: entries of a group's penalty table
+PEN_TABLE = 256
+#: sieve intervals visited before the design is called too costly for this resolution
+SIEVE_BUDGET = 8_000_000
+#: tilts are quantised to multiples of 1/(TILT_GRID·sd)
+TILT_GRID = 1.0
+#: Φ̄(8) rounded up
+_PHI_BAR_8 = 6.3e-16
+
+
+class TooCostly(ArithmeticError):
+    """The sieve would need more work than its budget at this resolution."""
+
+
+_SPLIT = 134217729.0  # 2^27 + 1 (Dekker)
+
+
+def _split(a):
+    c = _SPLIT * a
+    h = c - (c - a)
+    return h, a - h
+
+
+def dd_quotient(x: np.ndarray, P: int) -> tuple:
+    """(hi, lo) float arrays with ``hi + lo ≡ x/P (mod 1)``, ``|x/P − hi − lo − k| ≤
+    2^-104·(1 + |x/P|)`` for an integer k (x exact floats, |x/P| < 2^50).  ``q = fl(x/P)``;
+    ``q·P = p + e`` exactly (Dekker), ``x − p`` is exact (Sterbenz), so the remainder
+    ``x − qP`` is formed to u² relative; ``hi = q − ⌊q + 1/2⌋`` is exact."""
+    x = np.asarray(x, dtype=float)
+    Pf = float(P)
+    q = x / Pf
+    p = q * Pf
+    qh, ql = _split(q)
+    ph, pl = _split(np.full_like(q, Pf))
+    e = ((qh * ph - p) + qh * pl + ql * ph) + ql * pl
+    rem = (x - p) - e
+    hi = q - np.floor(q + 0.5)
+    lo = rem / Pf
+    return hi, lo
+
+
+def float_enclosure(ts) -> tuple:
+    """Float arrays (dn, up) with ``dn ≤ t ≤ up`` for exact reals t (Fraction, int, float or
+    mpf — an mpf is taken as the exact binary rational it holds)."""
+    dn = np.empty(len(ts))
+    up = np.empty(len(ts))
+    for i, t in enumerate(ts):
+        if isinstance(t, float):
+            dn[i] = up[i] = t
+            continue
+        if isinstance(t, mpmath.mpf):
+            sign, man, exp, _ = t._mpf_
+            if not man and exp:
+                raise ValueError(f"not a finite real: {t}")
+            man = -int(man) if sign else int(man)
+            n, d = (man * 2**exp, 1) if exp >= 0 else (man, 2 ** (-exp))
+        else:
+            n, d = t.numerator, t.denominator
+        f = n / d  # correctly rounded (int true division)
+        p, q = f.as_integer_ratio()
+        cmp = p * d - n * q  # sign of f − t
+        dn[i] = f if cmp <= 0 else math.nextafter(f, -math.inf)
+        up[i] = f if cmp >= 0 else math.nextafter(f, math.inf)
+    return dn, up
+
+
+def log_sub(a, b):
+    """log(e^a − e^b), −inf where a ≤ b (the caller widens for rounding)."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    d = b - a
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(d < 0, a + np.log(-np.expm1(np.minimum(d, -1e-300))), -np.inf)
+
+
+def _dd(q: Fraction) -> tuple:
+    h = float(q)
+    return h, float(q - Fraction(h))
+
+
+class SmoothedProfile:
+    """Certified log brackets of ``D(x) = E(1 − e^{x−R})₊`` for float thresholds x.
+
+    Parameters
+    ----------
+    groups : sequence of Group
+        The noise R (:class:`exactdp.engine.families.Group`: weight, σ², count).
+    s : float
+        The smoothing sd (the bracket's relative width is ≈ s²·λ(λ+1)).
+
+    node_budget : int, optional
+        Refuse (TooCostly) a node set larger than this.
+
+    Raises
+    ------
+    TooCostly
+        When the sieve exceeds its budget.
+
+    Notes
+    -----
+    Method and error bound: see the module docstring.  The node set depends on the
+    design and s only (never on earlier queries), so every number is reproducible.
+    """
+
+    def __init__(self, groups, s: float, node_budget: int | None = None):
+        self.groups = tuple(groups)
+        self.s = float(s)
+        self.sk2 = self.s**2
+        self.w = np.array([float(g.weight) for g in self.groups])
+        self.s2 = np.array([float(g.sigma2) for g in self.groups])
+        self.m = np.array([float(g.count) for g in self.groups])
+        self.delta = np.array([float(g.weight * g.sigma2) for g in self.groups])
+        self.vproxy = float(sum(g.count * g.weight**2 * g.sigma2 for g in self.groups))
+        self.var = float(sum(g.count * float(g.weight) ** 2 * variance_float(float(g.sigma2)) for g in self.groups))
+        self.rho = sum(Fraction(g.count) * g.weight**2 * g.sigma2 for g in self.groups) / 2
+        self.sd = math.sqrt(self.vproxy + self.sk2)
+        self.period = max(8, int(math.ceil(PERIOD_SD * self.sd)))
+        self.lam_floor = 1.0 / self.sd
+        P = self.period
+        taus = [_dd(g.weight / P) for g in self.groups]
+        self.tau_hi = np.array([t[0] for t in taus])
+        self.tau_lo = np.array([t[1] for t in taus])
+        u_max = math.sqrt(2 * T_GAUSS) / self.s
+        self.n_max = int(u_max * P / (2 * math.pi)) + 1
+        self.T0 = math.log(2 * (1 + 1 / SIEVE_EPS) / DROP_TOL)
+        self.slope = 1 + SIEVE_EPS
+        t_cap = self.T0 + self.slope * math.log1p(self.n_max) + 1.0
+        order = np.argsort(-(self.m * self.s2), kind="stable")
+        tab, scale = self._penalty_tables(t_cap)
+        nodes, visited = sieve_nodes(self.tau_hi[order], self.tau_lo[order], tab[order], scale[order], self.n_max,
+                                     float(P), self.sk2, self.T0, self.slope, 16, SIEVE_BUDGET)
+        if visited < 0:
+            raise TooCostly(f"the frequency sieve visited more than {SIEVE_BUDGET} intervals at s = {self.s:.3g}")
+        if node_budget is not None and nodes.size > node_budget:
+            raise TooCostly(f"the frequency sieve keeps {nodes.size} nodes at s = {self.s:.3g}")
+        self.visited = visited
+        self.nodes = np.ascontiguousarray(nodes)
+        u_last = 2 * math.pi * self.n_max / P
+        self.e_drop = 2 * (1 + 1 / SIEVE_EPS) * math.exp(-self.T0) + (P / math.pi) * math.exp(
+            -0.5 * self.sk2 * u_last**2) / (self.sk2 * u_last)
+        self._factors: dict = {}
+
+    # -- sieve tables ----------------------------------------------------------------
+    def _penalty_tables(self, t_cap: float) -> tuple:
+        """Per group: lower bounds of pen_g at ``d_k = k·d_cap/K`` (k = 0..K): pen is
+        non-decreasing, so the table bounds pen on [d_k, d_{k+1}) and beyond d_cap by its last
+        entry, for any d_cap; d_cap ≈ where the Gaussian part of pen reaches t_cap, so the
+        table resolves the kept region."""
+        K = PEN_TABLE
+        tab = np.zeros((len(self.groups), K + 1))
+        scale = np.full(len(self.groups), 2.0 * K)
+        for i, g in enumerate(self.groups):
+            s2, m = float(g.sigma2), int(g.count)
+            d_cap = min(0.5, 1.25 * math.sqrt(2 * t_cap / (m * s2)) / (2 * math.pi))
+            grid = np.arange(K + 1) * (d_cap / K)
+            tab[i] = np.maximum(group_penalty(grid, s2, m), 0.0)
+            scale[i] = K / d_cap
+        return np.ascontiguousarray(tab), scale
+
+    @property
+    def nodes_kept(self) -> int:
+        return int(self.nodes.size)
+
+    # -- tilts -----------------------------------------------------------------------
+    def log_mgf(self, lam: float) -> tuple:
+        """(log M_R(λ), absolute error bound)."""
+        val, err = log_mgf_sum(lam, self.delta, self.s2, self.m)
+        return val, err + 4 * EPS64 * (abs(val) + 1.0)
+
+    def saddle(self, x) -> np.ndarray:
+        """The tilts λ ≥ λ_floor solving ``K'(λ) + s²λ − 1/λ − 1/(λ+1) = x`` (Newton, float64
+        estimates: any λ > 0 is valid, the saddle keeps the integrand one-signed)."""
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        return saddles(x, self.delta, self.s2, self.m, self.w, self.sk2, self.lam_floor, self.var)
+
+    def _tilt(self, lam: float) -> tuple:
+        hit = self._factors.get(lam)
+        if hit is None:
+            G, err = profile_factors(self.nodes, self.tau_hi, self.tau_lo, self.s2, self.m, self.delta, lam,
+                                     self.sk2, float(self.period))
+            logm, logm_err = self.log_mgf(lam)
+            lam2 = lam + self.period / max(self.vproxy + self.sk2, 1e-300)
+            logm2, logm2_err = self.log_mgf(lam2)
+            hit = (G, err, logm, logm_err, lam2, logm2 + logm2_err)
+            if len(self._factors) > 256:
+                self._factors.pop(next(iter(self._factors)))
+            self._factors[lam] = hit
+        return hit
+
+    # -- the inversion ---------------------------------------------------------------
+    def log_terms(self, x: np.ndarray) -> dict:
+        """Certified log intervals of ``D_s``, ``p_V``, ``P(V > x)`` and the log of κ̄ at each
+        float x (exact binary rationals), as a dict of arrays: ``d_lo, d_hi, p_hi, t_mid,
+        kappa`` (t_mid an estimate), plus ``lam``."""
+        x = np.asarray(x, dtype=float)
+        n = x.size
+        # the tail at x − 16s bounds P(R > x − 8s) (for κ̄): evaluated beside x
+        xs = np.concatenate([x, np.nextafter(x - 16 * self.s, -np.inf)])
+        t = self._log_terms(xs)
+        k = t["lam"][:n]
+        tail_hi = t["t_hi"][n:] - math.log1p(-_PHI_BAR_8)
+        kappa_tail = np.log(0.5 * self.sk2 * (1 + self.sk2)) + tail_hi
+        t = {key: v[:n] for key, v in t.items()}
+        t["kappa"] = np.minimum(t["kappa"], np.logaddexp(kappa_tail, t["kappa_far"]))
+        return t
+
+    def _log_terms(self, x: np.ndarray) -> dict:
+        n = x.size
+        out = {k: np.full(n, -np.inf) for k in ("d_lo", "p_hi", "t_mid", "kappa", "kappa_far")}
+        out["t_hi"] = np.zeros(n)
+        out["d_hi"] = np.zeros(n)
+        out["lam"] = np.zeros(n)
+        P = self.period
+        lam = self.saddle(x)
+        lams = np.maximum(self.lam_floor, np.round(lam * self.sd * TILT_GRID) / (self.sd * TILT_GRID))
+        t_hi, t_lo = dd_quotient(x, P)
+        s = self.s
+        for lam in np.unique(lams):
+            idx = np.flatnonzero(lams == lam)
+            lam = float(lam)
+            G, err, logm, logm_err, lam2, logm2_hi = self._tilt(lam)
+            S, A, E = profile_sums(G, err, self.nodes, lam, float(P), t_hi[idx], t_lo[idx])
+            A, E = float(A[0]), float(E[0])
+            xi = x[idx]
+            # absolute error of every sum (normalised units): node values, threshold phases,
+            # kernel factors and compensated sums, dropped nodes and the Gaussian tail
+            e_sum = E + A * (2 * math.pi * (2.0**-52 + 2.0**-103 * (1 + 2 * float(self.nodes[-1] if self.nodes.size
+                                                                                     else 0) * np.abs(xi) / P))
+                             + 16 * EPS64) + self.e_drop
+            # prefactor log M(λ) + s²λ²/2 − λx and its error
+            lp = logm + 0.5 * self.sk2 * lam * lam - lam * xi
+            lp_err = logm_err + 4 * EPS64 * (abs(logm) + np.abs(lam * xi) + 1.0)
+            # aliases in normalised units: (term)/exp(lp) · (kernel normalisation)
+            log_al_neg = -lam * P - math.log(-math.expm1(-lam * P))
+            ratio = lam2 - lam
+            log_al_pos = (logm2_hi + 0.5 * self.sk2 * lam2**2 - lam2 * xi - ratio * P
+                          - math.log(-math.expm1(-ratio * P)))
+            log_dens = -math.log(s * math.sqrt(2 * math.pi))
+            for j, (norm, key) in enumerate(((math.log(P), "p"), (math.log(lam * P), "t"),
+                                             (math.log(lam * (lam + 1) * P), "d"))):
+                extra = log_dens if j == 0 else 0.0
+                al = np.logaddexp(log_al_neg + extra - lp, log_al_pos + extra - lp) + norm
+                err_j = e_sum + np.exp(np.minimum(al, 700.0))
+                val = S[j]
+                base = lp - norm
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    l_hi = base + np.log(np.abs(val) + err_j) + lp_err
+                    l_lo = np.where(val > err_j, base + np.log(np.maximum(val - err_j, 1e-300)) - lp_err, -np.inf)
+                if key == "p":
+                    out["p_hi"][idx] = l_hi
+                elif key == "t":
+                    out["t_mid"][idx] = np.where(val > 0, base + np.log(np.maximum(val, 1e-300)), -np.inf)
+                    out["t_hi"][idx] = np.minimum(l_hi, 0.0)
+                else:
+                    out["d_lo"][idx] = l_lo
+                    out["d_hi"][idx] = np.minimum(l_hi, 0.0)
+            coef = math.expm1(0.5 * self.sk2) + math.expm1(0.5 * lam * lam * self.sk2) / (lam * lam)
+            out["kappa"][idx] = logm + logm_err - lam * xi + math.log(coef) + 8 * EPS64 * (np.abs(lam * xi) + 1)
+            # ∫_{t>8s} K(t)·P(R > x − t) dt ≤ s²e^{λ²s²/2}Φ̄(8 − λs)·M_R(λ)e^{−λx} (K(t) ≤ sφ(t/s))
+            phibar = 0.5 * math.erfc((8.0 - lam * s) / math.sqrt(2.0)) * (1 + 1e-12)
+            out["kappa_far"][idx] = (out["kappa"][idx] - math.log(coef) + math.log(self.sk2)
+                                            + 0.5 * (lam * s) ** 2 + math.log(phibar))
+            out["lam"][idx] = lam
+        return out
+
+    def log_brackets(self, x: np.ndarray) -> tuple:
+        """Certified ``(log lo, log hi)`` of ``D(x) = E(1 − e^{x−R})₊`` at float x, and the
+        terms of :meth:`log_terms` (for diagnostics and derivative estimates)."""
+        t = self.log_terms(x)
+        lo = log_sub(t["d_lo"], t["p_hi"] + 2 * math.log(self.s))
+        hi = np.minimum(np.logaddexp(t["d_hi"], t["kappa"]), 0.0)
+        lo = lo - 8 * EPS64 * (np.abs(np.where(np.isfinite(lo), lo, 0.0)) + 1)
+        hi = np.minimum(hi + 8 * EPS64 * (np.abs(hi) + 1), 0.0)
+        return lo, hi, t

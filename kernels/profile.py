@@ -1,0 +1,491 @@
+"""Kernels of the smoothed privacy profile (:mod:`exactdp.engine.smoothed_profile`).
+
+Nodes are ``u_n = 2πn/P`` (n ≥ 0 an integer, P a positive integer period).  Group g (weight
+``w_g = Δ_g/σ_g²``, ``m_g`` mechanisms) has the phase ``frac(n·τ_g)`` at node n, with
+``τ_g = w_g/P`` given in double-double (``|τ − hi − lo| ≤ 2^-104·|τ|``).
+
+* :func:`sieve_nodes` — branch and bound over node-index intervals: an interval is dropped
+  when a certified lower bound of ``Σ_g pen_g + s²u²/2`` over it exceeds the sieve level;
+  every kept node passed the per-node test.
+* :func:`profile_factors` — the normalised integrand at the kept nodes for a tilt λ,
+  ``G_n = M_W(λ+iu_n)/M_W(λ) · e^{s²((λ+iu)² − λ²)/2}`` (``|G_n| ≤ 1``), from the recentred
+  theta ratio ``Θ(a+ib)/Θ(a) = e^{ibn₀}·ψ(f, b)`` (``μ = λΔ = n₀ + f``) whose log has an
+  absolute error bound (:func:`exactdp.kernels.dgauss.log_psi_at`), so ``m·log ψ`` stays
+  accurate for counts up to 10⁶; with an absolute error bound per node.
+* :func:`profile_sums` — for each threshold x the three sums of the profile, the density
+  and the tail kernels (``1``, ``λ/(λ+iu)``, ``λ(λ+1)/((λ+iu)(λ+1+iu))``), Neumaier
+  compensated, with the sum of moduli and of node errors.
+* :func:`log_mgf` — ``log M_g(λ)`` of one discrete Gaussian, with an absolute error bound.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from exactdp.kernels.dgauss import (MOMENT_CONSTS, POISSON_MIN_S2, PSI_CONSTS, direct_half_width, log_psi_at,
+                                    moment_consts, psi_consts, tilted_moments_at)
+from exactdp.kernels.jit import kernel
+from exactdp.kernels.summation import neumaier_add
+
+__all__ = ["dd_frac2", "sieve_nodes", "profile_factors", "profile_sums", "log_mgf", "tilted_mean_var",
+           "PHASE_CYCLE_ERR"]
+
+TWO_PI = 2.0 * math.pi
+U64 = 2.0**-53
+_SPLIT = 134217729.0  # 2^27 + 1 (Dekker)
+#: bound (cycles) on the error of a phase ``frac(k·frac(n·τ))`` formed here, per unit of
+#: ``1 + k·(1 + n|τ|)·2^-50`` (see :func:`dd_frac2`)
+PHASE_CYCLE_ERR = 2.0**-100
+
+
+@kernel("UniTuple(float64, 2)(float64, float64)")
+def _two_prod(a, b):
+    p = a * b
+    c = _SPLIT * a
+    ah = c - (c - a)
+    al = a - ah
+    c = _SPLIT * b
+    bh = c - (c - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+@kernel("UniTuple(float64, 2)(float64, float64, float64)")
+def dd_frac2(x, hi, lo):
+    """``frac(x·(hi + lo))`` reduced to [−1/2, 1/2) as a double-double ``(h, l)``, for x an
+    integer-valued float with ``|x| < 2^53``.  ``x·hi = p + e`` exactly (Dekker), ``p −
+    ⌊p⌋`` is exact, and the rest ``e + x·lo`` is rounded twice: the error is at most
+    ``2^-52·(|e| + |x·lo|) ≤ 2^-104·(1 + 2|x·hi|)`` cycles (plus the representation error
+    of τ itself, ``|x|·2^-104·|τ|``, charged by the caller)."""
+    p, e = _two_prod(x, hi)
+    f = p - math.floor(p)
+    t = e + x * lo
+    s = f + t
+    bb = s - f
+    r = (f - (s - bb)) + (t - bb)
+    k = math.floor(s + 0.5)
+    h = s - k
+    hh = h + r
+    return hh, r - (hh - h)
+
+
+@kernel("float64(float64, float64[:], float64)")
+def _pen_lookup(d, tab, scale):
+    """Lower bound of a group's penalty at phase distance d ≥ 0 from its table of lower
+    bounds at ``d_k = k/scale``, k = 0..K (the penalty is non-decreasing in d; beyond
+    ``d_K`` the table's last entry holds)."""
+    K = tab.shape[0] - 1
+    if d <= 0.0:
+        return 0.0
+    x = d * scale
+    if x >= K:
+        return tab[K]
+    return tab[int(x)]
+
+
+@kernel("Tuple((int64[:], int64))(float64[:], float64[:], float64[:, :], float64[:], int64, float64, float64, "
+        "float64, float64, int64, int64)")
+def sieve_nodes(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T0, slope, leaf, budget):
+    """Node indices n ∈ [0, n_max] the sieve keeps, in increasing order, and the number of
+    intervals visited (``budget`` exceeded: the count is returned negated, nodes so far).
+
+    A node n is dropped only when a certified lower bound of ``Σ_g pen_g(dist(n·τ_g, ℤ)) +
+    s²u_n²/2`` exceeds ``T(n) = T0 + slope·log(1 + n)``; an index interval [a, b] is dropped
+    when the lower bound over it (every group's phase interval ``[a·τ, a·τ + (b−a)·τ]``,
+    padded by its rounding, at its distance to ℤ; the Gaussian part at a) exceeds T(a) ≤
+    T(n).  Groups are taken in the given order (most selective first) and the sum stops as
+    soon as it exceeds the level."""
+    G = tau_hi.shape[0]
+    cap = 1024
+    out = np.empty(cap, dtype=np.int64)
+    n_out = 0
+    stack_a = np.empty(256, dtype=np.int64)
+    stack_b = np.empty(256, dtype=np.int64)
+    top = 0
+    stack_a[0] = 0
+    stack_b[0] = n_max
+    top = 1
+    visited = 0
+    c_u = TWO_PI / P
+    while top > 0:
+        top -= 1
+        a = stack_a[top]
+        b = stack_b[top]
+        visited += 1
+        if visited > budget:
+            return out[:n_out], -visited
+        af = float(a)
+        ua = c_u * af
+        level = T0 + slope * math.log1p(af)
+        lb = 0.5 * sk2 * ua * ua * (1.0 - 4.0 * U64)
+        if lb > level:
+            continue
+        span = float(b - a)
+        for g in range(G):
+            h, l = dd_frac2(af, tau_hi[g], tau_lo[g])
+            length = span * (abs(tau_hi[g]) + abs(tau_lo[g])) * (1.0 + 4.0 * U64)
+            if length >= 1.0:
+                continue
+            slack = 2.0**-52 + 2.0**-100 * (1.0 + af * abs(tau_hi[g]))
+            x0 = h + l - slack
+            x1 = h + l + length + slack
+            if math.floor(x1) >= math.ceil(x0):
+                continue
+            d0 = abs(x0 - math.floor(x0 + 0.5))
+            d1 = abs(x1 - math.floor(x1 + 0.5))
+            d = min(d0, d1) - 4.0 * U64
+            lb += _pen_lookup(d, pen_tab[g], pen_scale[g])
+            if lb > level:
+                break
+        if lb > level:
+            continue
+        if b - a + 1 <= leaf:
+            for n in range(a, b + 1):
+                nf = float(n)
+                un = c_u * nf
+                lv = T0 + slope * math.log1p(nf)
+                pen = 0.5 * sk2 * un * un * (1.0 - 4.0 * U64)
+                for g in range(G):
+                    h, l = dd_frac2(nf, tau_hi[g], tau_lo[g])
+                    d = abs(h + l) - 2.0**-52 - 2.0**-100 * (1.0 + nf * abs(tau_hi[g]))
+                    pen += _pen_lookup(d, pen_tab[g], pen_scale[g])
+                    if pen > lv:
+                        break
+                if pen <= lv:
+                    if n_out == cap:
+                        new = np.empty(2 * cap, dtype=np.int64)
+                        new[:cap] = out
+                        out = new
+                        cap *= 2
+                    out[n_out] = n
+                    n_out += 1
+            continue
+        mid = a + (b - a) // 2
+        if top + 2 > stack_a.shape[0]:
+            return out[:n_out], -visited
+        stack_a[top] = mid + 1
+        stack_b[top] = b
+        stack_a[top + 1] = a
+        stack_b[top + 1] = mid
+        top += 2
+    return out[:n_out], visited
+
+
+@kernel("UniTuple(float64, 2)(float64, float64, float64)")
+def log_mgf(lam, delta, s2):
+    """``(log M(λΔ/s²), absolute error)`` of one N_Z(0, s²) at the tilt of a mechanism with
+    shift Δ (so ``a = λΔ/s²`` and ``μ = a·s² = λΔ = n₀ + f``, ``|f| ≤ 1/2``):
+
+        log M = (n₀² + 2n₀f)/(2s²) + log θ̃(f) − log θ̃(0) + f²/(2s²)·[Poisson form]
+
+    Poisson form (s² ≥ 1): ``Θ(a) = √(2πs²)·e^{μ²/(2s²)}·(1 + d(f))`` with
+    ``d(f) = 2Σ_{k≥1} e^{−2π²s²k²}cos 2πkf``, so log M = μ²/(2s²) + log1p d(f) − log1p d(0).
+    Direct form: ``Θ(a) = e^{μ²/(2s²)}·Σ_y e^{−(y − f)²/(2s²)}``, so log M = (μ² − f²)/(2s²)
+    + log1p Σ_{y≠0} e^{−y(y−2f)/(2s²)} − log1p Σ_{y≠0} e^{−y²/(2s²)} with μ² − f² =
+    n₀(n₀ + 2f) (no cancellation for small μ)."""
+    mu = lam * delta
+    n0 = math.floor(mu + 0.5)
+    f = mu - n0
+    if s2 >= POISSON_MIN_S2:
+        main = mu * mu / (2.0 * s2)
+        d = 0.0
+        d0 = 0.0
+        for k in range(1, 4):
+            e0 = -0.5 * s2 * (TWO_PI * k) ** 2
+            if e0 > -745.0:
+                q = math.exp(e0)
+                d += 2.0 * q * math.cos(TWO_PI * k * f)
+                d0 += 2.0 * q
+        corr = math.log1p(d) - math.log1p(d0)
+        # rounding, and the float s² (relative u): main and corr move by ≤ u·|main|, u·4π²s²·d0
+        err = 8.0 * U64 * (main + abs(corr)) + 16.0 * U64 * d0 * (1.0 + 40.0 * s2) + 1e-40
+        return main + corr, err
+    Y = direct_half_width(s2)
+    s = 0.0
+    s0 = 0.0
+    for y in range(-Y, Y + 1):
+        if y == 0:
+            continue
+        e = -y * (y - 2.0 * f) / (2.0 * s2)
+        if e > -745.0:
+            s += math.exp(e)
+        e0 = -y * y / (2.0 * s2)
+        if e0 > -745.0:
+            s0 += math.exp(e0)
+    main = n0 * (n0 + 2.0 * f) / (2.0 * s2)
+    corr = math.log1p(s) - math.log1p(s0)
+    # rounding of the sums and logs, and the float s² (relative u): each term e^{−y(y−2f)/(2s²)}
+    # moves by ≤ u·Y²/s² relative, so the logs by ≤ u·(s + s0)·Y²/s²
+    err = 8.0 * U64 * (abs(main) + abs(corr)) + 8.0 * U64 * (2.0 * Y + 2.0) * (s + s0) * (1.0 + Y * Y / s2) + 1e-40
+    return main + corr, err
+
+
+@kernel("UniTuple(float64, 2)(float64, float64, float64)")
+def tilted_mean_var(lam, delta, s2):
+    """Mean and variance of the tilted N_Z(0, s²) at ``a = λΔ/s²`` (float64, for the saddle
+    point: ``K'(λ) = Σ m·w·mean``, ``K''(λ) = Σ m·w²·var``)."""
+    mu = lam * delta
+    n0 = math.floor(mu + 0.5)
+    mc = np.empty(MOMENT_CONSTS)
+    moment_consts(s2, mc)
+    mean, var = tilted_moments_at(mu - n0, s2, mc)
+    return n0 + mean, var
+
+
+@kernel("Tuple((complex128[:], float64[:]))(int64[:], float64[:], float64[:], float64[:], float64[:], float64[:], "
+        "float64, float64, float64)")
+def profile_factors(nodes, tau_hi, tau_lo, s2, m, delta, lam, sk2, P):
+    """``G_n`` (see the module docstring) at the nodes and an absolute error bound of each.
+
+    Per group: ``μ = λΔ = n₀ + f``, ``b = 2π·frac(n·τ)``, and the factor
+    ``exp(m·log ψ(f, b) + 2πi·frac(m·n₀·frac(n·τ)))``; the phase ``frac(n·τ)`` is a
+    double-double (error ``e_n ≤ 2^-103(1 + 2n|τ|)`` cycles), so the integer multiple
+    k = m·n₀ of it is reduced with error ≤ ``2^-52 + k·e_n`` cycles (:func:`dd_frac2`).
+
+    Error of G_n: the relative part ``e^{E} − 1`` with E the sum of ``m·err(log ψ)`` (absolute,
+    from :func:`exactdp.kernels.dgauss.log_psi_at`), the integer phases, the rounding of the
+    exponent's sum and of the Gaussian factor; plus the phase error δb ≤ 2π(2^-52 + e_n) of
+    b (``δb ≤ 4u|b| + 2π(e_n + 2^-106)``: b = 2π(h + l) rounded twice): ``|∂ψ/∂b| ≤ E_f|Y| ≤
+    |f| + s + 1`` (Y ~ N_Z(f, s²)), so a factor ψ^m moves by at most
+    ``m(|f| + s + 1)δb·|ψ|^{m−1}`` and G_n by ``|G_n|/|ψ|`` times that."""
+    N = nodes.shape[0]
+    G = s2.shape[0]
+    out = np.empty(N, dtype=np.complex128)
+    err = np.empty(N)
+    cc = np.empty((G, 6), dtype=np.complex128)
+    cr = np.empty((G, PSI_CONSTS))
+    fs = np.empty(G)
+    kk = np.empty(G)
+    moment = np.empty(G)
+    lre = np.empty(G)
+    dbs = np.empty(G)
+    sc = np.empty(PSI_CONSTS)
+    for g in range(G):
+        mu = lam * delta[g]
+        n0 = math.floor(mu + 0.5)
+        fs[g] = mu - n0
+        psi_consts(fs[g], s2[g], cc[g], cr[g])
+        kk[g] = m[g] * n0
+        moment[g] = m[g] * (abs(fs[g]) + math.sqrt(s2[g]) + 1.0)
+    c_u = TWO_PI / P
+    for i in range(N):
+        nf = float(nodes[i])
+        u = c_u * nf
+        re = -0.5 * sk2 * u * u
+        im = sk2 * lam * u
+        e_tot = 4.0 * U64 * (abs(re) + abs(im)) + 2.0**-60
+        cyc = 0.0
+        for g in range(G):
+            h, l = dd_frac2(nf, tau_hi[g], tau_lo[g])
+            e_n = 2.0**-103 * (1.0 + 2.0 * nf * abs(tau_hi[g]))
+            b = TWO_PI * (h + l)
+            lp, le = log_psi_at(fs[g], b, s2[g], cc[g], cr[g], sc)
+            lre[g] = lp.real
+            dbs[g] = 4.0 * U64 * abs(b) + TWO_PI * (e_n + 2.0**-106)
+            re += m[g] * lp.real
+            im += m[g] * lp.imag
+            e_tot += m[g] * le + 4.0 * U64 * m[g] * (abs(lp.real) + abs(lp.imag))
+            if kk[g] != 0.0:
+                ph, _ = dd_frac2(kk[g], h, l)
+                cyc += ph
+                e_tot += TWO_PI * (2.0**-52 + abs(kk[g]) * e_n)
+        cyc = cyc - math.floor(cyc + 0.5)
+        im += TWO_PI * cyc
+        e_tot += 8.0 * U64 * (abs(im) + G + 2.0)
+        acc = 0.0
+        for g in range(G):
+            x = re - lre[g]
+            if x > -745.0:
+                acc += moment[g] * dbs[g] * math.exp(min(x, 0.0))
+        if re < -745.0:
+            out[i] = 0.0
+            err[i] = math.exp(re + e_tot) if re + e_tot > -745.0 else 0.0
+            err[i] += acc * (1.0 + 8.0 * U64)
+            continue
+        mod = math.exp(re)
+        out[i] = mod * (math.cos(im) + 1j * math.sin(im))
+        err[i] = mod * math.expm1(e_tot) + 4.0 * U64 * mod + acc * (1.0 + 8.0 * U64)
+    return out, err
+
+
+@kernel("Tuple((float64[:, :], float64[:], float64[:]))(complex128[:], float64[:], int64[:], float64, float64, "
+        "float64[:], float64[:])")
+def profile_sums(Gn, err, nodes, lam, P, t_hi, t_lo):
+    """For each threshold k (``x_k/P = t_hi[k] + t_lo[k]``): the sums ``S_j = Σ_n c_n
+    Re[G_n·k_j(u_n)·e^{−2πi frac(n x_k/P)}]`` (c_0 = 1, else 2) for the kernels ``k_0 = 1``
+    (density), ``k_1 = λ/(λ+iu)`` (tail), ``k_2 = λ(λ+1)/((λ+iu)(λ+1+iu))`` (profile), all
+    of modulus ≤ 1; ``A = Σ c_n|G_n|`` and ``E = Σ c_n err_n`` (the same for every k).
+    Rows of the first output: S_0, S_1, S_2 per threshold."""
+    T = t_hi.shape[0]
+    N = nodes.shape[0]
+    S = np.empty((3, T))
+    A = 0.0
+    E = 0.0
+    c_u = TWO_PI / P
+    k1 = np.empty(N, dtype=np.complex128)
+    k2 = np.empty(N, dtype=np.complex128)
+    for i in range(N):
+        c = 1.0 if nodes[i] == 0 else 2.0
+        A += c * abs(Gn[i])
+        E += c * err[i]
+        u = c_u * float(nodes[i])
+        z1 = lam / (lam + 1j * u)
+        k1[i] = Gn[i] * z1
+        k2[i] = k1[i] * ((lam + 1.0) / (lam + 1.0 + 1j * u))
+    for k in range(T):
+        a0 = 0.0
+        c0 = 0.0
+        a1 = 0.0
+        c1 = 0.0
+        a2 = 0.0
+        c2 = 0.0
+        for i in range(N):
+            c = 1.0 if nodes[i] == 0 else 2.0
+            h, l = dd_frac2(float(nodes[i]), t_hi[k], t_lo[k])
+            ph = -TWO_PI * (h + l)
+            cs = math.cos(ph)
+            sn = math.sin(ph)
+            g = Gn[i]
+            a0, c0 = neumaier_add(a0, c0, c * (g.real * cs - g.imag * sn))
+            g = k1[i]
+            a1, c1 = neumaier_add(a1, c1, c * (g.real * cs - g.imag * sn))
+            g = k2[i]
+            a2, c2 = neumaier_add(a2, c2, c * (g.real * cs - g.imag * sn))
+        S[0, k] = a0 + c0
+        S[1, k] = a1 + c1
+        S[2, k] = a2 + c2
+    return S, np.array([A]), np.array([E])
+
+
+@kernel("UniTuple(float64, 2)(float64, float64[:], float64[:], float64[:])")
+def log_mgf_sum(lam, delta, s2, m):
+    """``(Σ_g m_g log M_g(λ), absolute error bound)`` (:func:`log_mgf` per group)."""
+    val = 0.0
+    err = 0.0
+    for g in range(delta.shape[0]):
+        v, e = log_mgf(lam, delta[g], s2[g])
+        val += m[g] * v
+        err += m[g] * e + 4.0 * U64 * m[g] * abs(v)
+    return val, err + 4.0 * U64 * abs(val)
+
+
+@kernel("UniTuple(float64, 2)(float64, float64[:], float64[:], float64[:], float64[:])")
+def cumulants(lam, delta, s2, m, w):
+    """``(K'(λ), K''(λ))`` of the noise (float64 estimates, for the saddle point)."""
+    k1 = 0.0
+    k2 = 0.0
+    mc = np.empty(MOMENT_CONSTS)
+    for g in range(delta.shape[0]):
+        mu = lam * delta[g]
+        n0 = math.floor(mu + 0.5)
+        moment_consts(s2[g], mc)
+        mean, var = tilted_moments_at(mu - n0, s2[g], mc)
+        k1 += m[g] * w[g] * (n0 + mean)
+        k2 += m[g] * w[g] * w[g] * var
+    return k1, k2
+
+
+@kernel("Tuple((float64[:], float64[:]))(float64[:], float64[:], float64[:], float64[:], float64)")
+def log_convolve(la, ea, lb, eb, floor):
+    """Log-domain convolution of two pmfs on consecutive integers: ``out[k] = log Σ_i
+    e^{la[i] + lb[k−i]}`` with an absolute error bound of each log (inputs carry absolute
+    log errors ea, eb; the sum of the exponentials relative to their maximum adds
+    ``(terms + 2)·u`` and each exponent's rounding ``2u·|exponent|``).  Entries below
+    ``floor`` (log) are set to −inf (the caller bounds their mass)."""
+    na = la.shape[0]
+    nb = lb.shape[0]
+    n = na + nb - 1
+    out = np.full(n, -np.inf)
+    err = np.zeros(n)
+    for k in range(n):
+        i0 = max(0, k - nb + 1)
+        i1 = min(na - 1, k)
+        mx = -np.inf
+        for i in range(i0, i1 + 1):
+            v = la[i] + lb[k - i]
+            if v > mx:
+                mx = v
+        if mx == -np.inf or mx < floor:
+            continue
+        acc = 0.0
+        e_in = 0.0
+        for i in range(i0, i1 + 1):
+            v = la[i] + lb[k - i]
+            if v - mx > -745.0:
+                acc += math.exp(v - mx)
+                ev = ea[i] + eb[k - i]
+                if ev > e_in:
+                    e_in = ev
+        out[k] = mx + math.log(acc)
+        err[k] = e_in + (i1 - i0 + 4.0) * 2.0 * U64 + 4.0 * U64 * (abs(mx) + 1.0)
+    return out, err
+
+
+@kernel("Tuple((float64, float64))(float64[:], float64[:], int64, float64, float64, float64)")
+def lattice_profile(log_p, log_e, j0, g0, a, depth):
+    """``log Σ_{j≥0} p[j0+j]·(1 − e^{−(g0 + a·j)})`` (a lattice rest above a threshold whose
+    gap to the first atom above it is g0 > 0) and an absolute error bound of the log:
+    the inputs' log errors, ``(1 − e^{−g})`` by expm1 to 4u relative for g ≥ g0·(1 − 2u)
+    with ``g0`` given to relative u, the sum of positive terms to (terms + 2)·u.  Terms
+    below ``e^{−depth}`` of the largest one so far are dropped once the pmf decreases
+    geometrically (their sum is bounded by the last term and the ratio, and added)."""
+    n = log_p.shape[0]
+    mx = -np.inf
+    for j in range(j0, n):
+        g = g0 + a * (j - j0)
+        v = log_p[j] + math.log(-math.expm1(-g)) if g < 700.0 else log_p[j]
+        if v > mx:
+            mx = v
+        if j > j0 + 2 and v < mx - depth and log_p[j] < log_p[j - 1]:
+            break
+    if mx == -np.inf:
+        return -np.inf, 0.0
+    acc = 0.0
+    e_in = 0.0
+    count = 0.0
+    last = -np.inf
+    ratio = 0.0
+    for j in range(j0, n):
+        g = g0 + a * (j - j0)
+        v = log_p[j] + (math.log(-math.expm1(-g)) if g < 700.0 else 0.0)
+        acc += math.exp(v - mx)
+        count += 1.0
+        if log_e[j] > e_in:
+            e_in = log_e[j]
+        if j > j0 + 2 and v < mx - depth and log_p[j] + 2.0 * e_in < log_p[j - 1]:
+            last = log_p[j] + e_in
+            ratio = log_p[j] - log_p[j - 1] + 2.0 * e_in
+            break
+    tail = 0.0
+    if last > -np.inf and j < n - 1:
+        # the true pmf is log-concave (a sum of discrete Gaussians), so beyond j it falls at
+        # least geometrically with the ratio at j: Σ_{i≥1} p_{j+i} ≤ p_j·e^r/(1 − e^r)
+        tail = math.exp(last + ratio - mx) / (-math.expm1(ratio))
+    val = mx + math.log(acc)
+    err = e_in + (count + 4.0) * 2.0 * U64 + 8.0 * U64 * (abs(mx) + 1.0) + 4.0 * U64 * 4.0 + tail / acc
+    return val, err
+
+
+@kernel("float64[:](float64[:], float64[:], float64[:], float64[:], float64[:], float64, float64, float64)")
+def saddles(x, delta, s2, m, w, sk2, lam_floor, var):
+    """For each threshold x the tilt λ ≥ lam_floor solving ``K'(λ) + s²λ − 1/λ − 1/(λ+1) =
+    x`` by Newton steps (a float64 estimate: any λ > 0 is valid, the saddle keeps the
+    integrand one-signed)."""
+    out = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        lam = max(lam_floor, x[i] / max(var + sk2, 1e-300))
+        for _ in range(60):
+            k1, k2 = cumulants(lam, delta, s2, m, w)
+            g = k1 + sk2 * lam - 1.0 / lam - 1.0 / (lam + 1.0) - x[i]
+            dg = k2 + sk2 + 1.0 / (lam * lam) + 1.0 / ((lam + 1.0) * (lam + 1.0))
+            new = lam - g / dg
+            if not new > 0.0:
+                new = lam / 4.0
+            if abs(new - lam) <= 1e-10 * lam:
+                lam = new
+                break
+            lam = new
+        out[i] = max(lam_floor, lam)
+    return out
