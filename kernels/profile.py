@@ -489,3 +489,140 @@ def saddles(x, delta, s2, m, w, sk2, lam_floor, var):
             lam = new
         out[i] = max(lam_floor, lam)
     return out
+
+
+@kernel("Tuple((float64[:], float64[:], boolean[:]))(float64[:], float64[:], int64, float64, float64, float64[:], "
+        "float64)")
+def lattice_profile_many(log_p, log_e, offset, a_hi, a_lo, ys, depth):
+    """:func:`lattice_profile` at many float thresholds y (a = a_hi + a_lo to 2^-106): the
+    first atom above y, ``k₀ = ⌊y/a⌋ + 1``, and its gap ``g₀ = a·k₀ − y`` in double-double
+    (``a_hi·k₀`` exact by Dekker, so g₀ is within ``2^-100(1 + |y|)`` absolute); a
+    threshold whose gap is not certainly positive by a margin is flagged (the caller
+    recomputes it exactly) — the third output."""
+    n = ys.shape[0]
+    vals = np.full(n, -np.inf)
+    errs = np.zeros(n)
+    flag = np.zeros(n, dtype=np.bool_)
+    size = log_p.shape[0]
+    for i in range(n):
+        y = ys[i]
+        k = math.floor(y / a_hi) + 1.0
+        g = 0.0
+        ok = False
+        for _ in range(4):
+            p, e = _two_prod(a_hi, k)
+            g = (p - y) + (e + a_lo * k)
+            if g <= 0.0:
+                k += 1.0
+            elif g > a_hi * (1.0 + 1e-12):
+                k -= 1.0
+            else:
+                ok = True
+                break
+        margin = 2.0**-90 * (1.0 + abs(y))
+        if not ok or g <= margin or abs(k) > 2.0**52:
+            flag[i] = True
+            continue
+        j0 = k - offset
+        if j0 >= size:
+            continue
+        if j0 < 0:
+            g = g + a_hi * (offset - k)
+            j0 = 0.0
+        v, e2 = lattice_profile(log_p, log_e, int(j0), g, a_hi, depth)
+        vals[i] = v
+        errs[i] = e2 + 4.0 * margin / g
+    return vals, errs, flag
+
+
+@kernel("float64[:](float64[:], float64[:], float64[:], float64[:], float64[:], float64, float64, float64)")
+def saddles_strip(x, delta, s2, m, w, sk2, lam_lo, lam_hi):
+    """For each threshold x the tilt λ ∈ [lam_lo, lam_hi] ⊂ (−1, 0) solving ``K'(λ) + s²λ −
+    1/λ − 1/(λ+1) = x`` (the left side increases from −∞ to +∞ on (−1, 0)), by bisection
+    (a float64 estimate for the complement's inversion; any λ in the strip is valid)."""
+    out = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        a, b = lam_lo, lam_hi
+        for _ in range(80):
+            mid = 0.5 * (a + b)
+            k1, _ = cumulants(mid, delta, s2, m, w)
+            g = k1 + sk2 * mid - 1.0 / mid - 1.0 / (mid + 1.0) - x[i]
+            if g > 0.0:
+                b = mid
+            else:
+                a = mid
+            if b - a <= 1e-12:
+                break
+        out[i] = 0.5 * (a + b)
+    return out
+
+
+@kernel("Tuple((float64[:], float64[:], boolean[:]))(float64[:], float64[:], int64, float64, float64, float64[:], "
+        "float64)")
+def lattice_complement_many(log_p, log_e, offset, a_hi, a_lo, ys, depth):
+    """``log C(y) = log Σ_k p_k·min(1, e^{y − a k})`` at many float thresholds (positive terms:
+    ``Σ_{k<k₀} p_k + Σ_{k≥k₀} p_k e^{−(a k − y)}`` with k₀ and its gap g₀ as in
+    :func:`lattice_profile_many`), each sum walked outward from k₀ until its terms fall
+    ``depth`` nats below the largest while the pmf decreases (the log-concave rest is
+    bounded geometrically and added to the error); flagged thresholds (third output) are
+    left to the caller's exact path."""
+    n = ys.shape[0]
+    size = log_p.shape[0]
+    vals = np.full(n, -np.inf)
+    errs = np.zeros(n)
+    flag = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        y = ys[i]
+        k = math.floor(y / a_hi) + 1.0
+        g = 0.0
+        ok = False
+        for _ in range(4):
+            p, e = _two_prod(a_hi, k)
+            g = (p - y) + (e + a_lo * k)
+            if g <= 0.0:
+                k += 1.0
+            elif g > a_hi * (1.0 + 1e-12):
+                k -= 1.0
+            else:
+                ok = True
+                break
+        if not ok or abs(k) > 2.0**52:
+            flag[i] = True
+            continue
+        j0 = int(k - offset)
+        mx = -np.inf
+        e_in = 0.0
+        # pass 1: the largest term (left: p_j, j < j0; right: p_j e^{−(g0 + a(j−j0))}, j ≥ j0)
+        for side in range(2):
+            j = j0 - 1 if side == 0 else j0
+            while 0 <= j < size:
+                v = log_p[j] if side == 0 else log_p[j] - (g + a_hi * (j - j0))
+                if v > mx:
+                    mx = v
+                if v < mx - depth and ((side == 0 and j + 1 < size and log_p[j] < log_p[j + 1])
+                                        or (side == 1 and j > 0 and log_p[j] < log_p[j - 1])):
+                    break
+                j = j - 1 if side == 0 else j + 1
+        if mx == -np.inf:
+            continue
+        acc = 0.0
+        tail = 0.0
+        count = 0.0
+        for side in range(2):
+            j = j0 - 1 if side == 0 else j0
+            while 0 <= j < size:
+                v = log_p[j] if side == 0 else log_p[j] - (g + a_hi * (j - j0))
+                acc += math.exp(v - mx)
+                count += 1.0
+                if log_e[j] > e_in:
+                    e_in = log_e[j]
+                nb = j + 1 if side == 0 else j - 1
+                if v < mx - depth and 0 <= nb < size and log_p[j] + 2.0 * log_e[j] < log_p[nb]:
+                    r = log_p[j] - log_p[nb] + 2.0 * log_e[j]  # the log-concave pmf falls faster beyond
+                    tail += math.exp(v + e_in - mx + r) / (-math.expm1(r))
+                    break
+                j = j - 1 if side == 0 else j + 1
+        vals[i] = mx + math.log(acc)
+        errs[i] = (e_in + (count + 4.0) * 2.0 * U64 + 8.0 * U64 * (abs(mx) + 1.0) + tail / acc
+                   + 2.0**-90 * (1.0 + abs(y)) + 4.0 * U64 * g)
+    return vals, errs, flag

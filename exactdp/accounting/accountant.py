@@ -61,6 +61,23 @@ __all__ = ["ExactAccountant", "delta", "epsilon", "tradeoff", "bun_steinke_epsil
 _NO_VALUE = TailValue(0, -math.inf, math.inf, "none", 0, 0, 0.0)
 
 
+#: lattice designs estimated above this many node-group evaluations try the lattice-free route
+#: first (every DHC, P.L. 94-171 and units pair is below it; the sweep stays on the lattice)
+LATTICE_FREE_ABOVE = 2.0e6
+
+
+def _lattice_free(composition, rel_tol, cause):
+    """The lattice-free accountant of ``composition``, or UncertifiedError (with ``cause``)."""
+    from exactdp.accounting.lattice_free import LatticeFreeAccountant
+    from exactdp.engine.smoothed_profile import TooCostly
+
+    try:
+        return LatticeFreeAccountant(composition, rel_tol)
+    except TooCostly as exc:
+        why = f"{exc}" + (f"; the int64 lattice engine: {cause}" if cause is not None else "")
+        raise UncertifiedError(f"design beyond every engine: {why}") from None
+
+
 class _Profile:
     """Certified δ(ε) and 1 − δ(ε) at one ε: estimates and brackets (mp)."""
 
@@ -91,15 +108,20 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
     """
 
     def __new__(cls, composition: Composition = None, rel_tol: float = 1e-10):
-        # A design whose exact lattice is beyond int64 phase arithmetic is answered by
-        # BigLatticeAccountant (issue 11): the constructor returns one of those instead.
+        # The planner: a design whose exact lattice is beyond int64 phase arithmetic, or whose
+        # lattice method is estimated above LATTICE_FREE_ABOVE node-group evaluations, is
+        # answered by the lattice-free accountant (the constructor returns one instead); a
+        # design that one finds too costly stays here (or, beyond int64, is refused).
         self = super().__new__(cls)
         try:
             self._setup(composition, rel_tol)
-        except (LatticeTooLarge, OverflowError):
-            from exactdp.accounting.bracketed import BigLatticeAccountant
-
-            return BigLatticeAccountant(composition, rel_tol)
+        except (LatticeTooLarge, OverflowError) as exc:
+            return _lattice_free(composition, rel_tol, exc)
+        if self.engine is not None and self.engine.cost > LATTICE_FREE_ABOVE:
+            try:
+                return _lattice_free(composition, rel_tol, None)
+            except UncertifiedError:
+                pass
         return self
 
     def __init__(self, composition: Composition = None, rel_tol: float = 1e-10):
@@ -177,7 +199,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
 
     def _uncertified(self, what: str):
         return UncertifiedError(f"{what} could not be certified to {self.max_rel:g} relative; try a looser "
-                                f"--rel-tol (rel_tol=) or the bracket API (exactdp.accounting.bracketed.BigLatticeAccountant)")
+                                f"--rel-tol (rel_tol=) or the lattice-free accountant (exactdp.accounting.lattice_free.LatticeFreeAccountant)")
 
     def _profiles(self, eps_list, full: bool = True, complement: bool = True, pieces=None) -> list[_Profile]:
         """Certified δ(ε) (and 1 − δ(ε) when ``complement``) for exact ε ≥ 0 (Fraction or

@@ -11,10 +11,10 @@ a symmetric design has ``H_{e^ε} = δ(ε)``).  G is concave in x (H is convex),
   the ends of their certified ranges); left of x_0 and right of x_n the end chords bound G
   the same way.  The gap closes as the stencil around the maximiser shrinks.
 
-Each G is formed without cancellation where it matters: for ε ≥ 0, ``1 − δ(ε) − e^ε α``;
-for ε < 0 (α beyond the curve's fixed point, β small), ``e^ε((1 − α) − δ(−ε))`` with
-``1 − α`` exact.  The maximiser is located on estimates (golden section on ε), the
-bounds are certified at every step.
+G is formed without cancellation where it matters: for ε ≥ 0, ``1 − δ(ε) − e^ε α``; for
+ε < 0 (α beyond the curve's fixed point, β small), ``e^ε((1 − α) − δ(−ε))`` with ``1 − α``
+exact.  The maximisers of all α are located together on float estimates (batched zooming
+on ε: G is unimodal in ε), the bounds are certified in mpmath on a stencil around each.
 """
 
 from __future__ import annotations
@@ -36,43 +36,84 @@ _DPS = DPS_RESULT
 TRADEOFF_WIDTH = 5e-10
 #: refusal threshold (relative), as for δ and ε
 MAX_REPORTED_WIDTH = 1e-6
+#: the stencil around a maximiser (multiples of its spacing)
+STENCIL = (-16, -4, -2, -1, 0, 1, 2, 4, 16)
+
+
+def _float_lower(acc, eps: np.ndarray, alphas: np.ndarray) -> np.ndarray:
+    """log of the lower end of G at each (ε, α) pair (float estimates for the search;
+    −inf where not positive)."""
+    mag = np.abs(eps)
+    lo, hi = acc.log_delta_at(mag, mag)
+    d_hi = np.exp(np.minimum(hi, 0.0))
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        pos = 1.0 - d_hi - np.exp(eps) * alphas
+        neg = np.exp(eps) * ((1.0 - alphas) - d_hi)
+        g = np.where(eps >= 0, pos, neg)
+        return np.where(g > 0, np.log(np.where(g > 0, g, 1.0)), -np.inf)
+
+
+def _argmaxes(acc, alphas: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The maximiser of G's lower end for each α, all α together: G is unimodal in ε
+    (concave in e^ε), so the best of 65 (then 17) equally spaced points and its
+    neighbours bracket the maximiser; each round shrinks the brackets 8-fold."""
+    n = alphas.size
+    k = 65
+    grid = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, k)[None, :]
+    best = 0.5 * (lo + hi)
+    active = np.arange(n)
+    for _ in range(40):
+        if active.size == 0:
+            break
+        g = grid  # one row per active α
+        vals = _float_lower(acc, g.ravel(), np.repeat(alphas[active], g.shape[1])).reshape(g.shape)
+        idx = np.argmax(vals, axis=1)
+        rows = np.arange(active.size)
+        best[active] = g[rows, idx]
+        ok = np.isfinite(vals[rows, idx])
+        a = g[rows, np.maximum(idx - 1, 0)]
+        b = g[rows, np.minimum(idx + 1, g.shape[1] - 1)]
+        done = ~ok | (b - a <= 1e-10 * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b))))
+        keep = ~done
+        active = active[keep]
+        grid = a[keep][:, None] + (b - a)[keep][:, None] * np.linspace(0.0, 1.0, 17)[None, :]
+    return best
 
 
 class _G:
-    """Certified brackets of G(ε) for one α (mp), cached by float ε."""
+    """Certified mp brackets of G(ε) for one α, cached by float ε."""
 
     def __init__(self, acc, alpha: Fraction):
         self.acc = acc
-        self.alpha = alpha
         self.a = to_mpf(alpha)
         self.one_minus = to_mpf(1 - alpha)
         self.cache: dict = {}
 
-    def at(self, eps: np.ndarray) -> list:
-        todo = [e for e in eps.tolist() if e not in self.cache]
-        if todo:
-            arr = np.array(todo)
-            mag = np.abs(arr)
-            lo, hi = self.acc.log_delta_at(mag, mag)
-            with workdps(_DPS):
-                slack = mpmath.mpf(10) ** (6 - _DPS)
-                for e, l, h in zip(todo, lo, hi):
-                    dl = mpmath.exp(mpmath.mpf(float(l))) if l > -np.inf else mpmath.mpf(0)
-                    dh = min(mpmath.exp(mpmath.mpf(float(h))), mpmath.mpf(1))
-                    ee = mpmath.exp(mpmath.mpf(e))
-                    if e >= 0:
-                        g_lo = 1 - dh - ee * self.a
-                        g_hi = 1 - dl - ee * self.a
-                    else:
-                        g_lo = ee * (self.one_minus - dh)
-                        g_hi = ee * (self.one_minus - dl)
-                    self.cache[e] = (ee, g_lo - slack * (abs(g_lo) + ee * self.a + 1),
-                                     g_hi + slack * (abs(g_hi) + ee * self.a + 1))
-        return [self.cache[e] for e in eps.tolist()]
+    def fill(self, eps: list, lo, hi, c_lo, c_hi) -> None:
+        """Store the brackets of G at ε from the log brackets of δ and of 1 − δ at |ε|: each
+        form gives a certified bracket, their intersection is kept (1 − δ from δ cancels
+        where δ ≈ 1, the complement's own positive terms do not)."""
+        slack = mpmath.mpf(10) ** (6 - _DPS)
 
-    def mid(self, e: float) -> float:
-        _, lo, hi = self.at(np.array([e]))[0]
-        return float((lo + hi) / 2)
+        def ex(v):
+            return mpmath.exp(mpmath.mpf(float(v))) if v > -np.inf else mpmath.mpf(0)
+
+        for e, l, h, cl, ch in zip(eps, lo, hi, c_lo, c_hi):
+            dl, dh = ex(l), min(ex(h), mpmath.mpf(1))
+            cm_lo, cm_hi = ex(cl), min(ex(ch), mpmath.mpf(1))
+            ee = mpmath.exp(mpmath.mpf(e))
+            if e >= 0:  # G = 1 − δ(ε) − e^ε α = C(ε) − e^ε α
+                g_lo = max(1 - dh, cm_lo) - ee * self.a
+                g_hi = min(1 - dl, cm_hi) - ee * self.a
+                size = 1 + dh + ee * self.a  # the magnitudes the mp rounding acts on
+            else:  # G = e^ε((1 − α) − δ(−ε)) = e^ε(C(−ε) − α)
+                g_lo = ee * max(self.one_minus - dh, cm_lo - self.a)
+                g_hi = ee * min(self.one_minus - dl, cm_hi - self.a)
+                size = ee * (1 + dh)
+            self.cache[e] = (ee, g_lo - slack * size, g_hi + slack * size)
+
+    def at(self, eps) -> list:
+        return [self.cache[e] for e in eps]
 
 
 def _upper(points) -> mpmath.mpf:
@@ -90,7 +131,7 @@ def _upper(points) -> mpmath.mpf:
     def t_lo(i):  # lower bound of the chord slope (x_i, x_{i+1})
         return (lo[i + 1] - hi[i]) / (xs[i + 1] - xs[i])
 
-    # left of x_0 (x > 0): G(x) ≤ G(x_0) + t·(x − x_0) with t ≤ chord (x_0, x_1)
+    # left of x_0 (x > 0): G(x) ≤ G(x_0) + t·(x − x_0) with t ≤ the chord (x_0, x_1)
     t0 = t_lo(0)
     best = max(best, hi[0] + (-t0 * xs[0] if t0 < 0 else 0))
     # right of x_{n-1}: needs a certified decrease
@@ -121,69 +162,64 @@ def _upper(points) -> mpmath.mpf:
     return best
 
 
-def _argmax(g: _G, lo: float, hi: float, iters: int = 80) -> float:
-    """Golden-section maximiser of the estimate of G on [lo, hi] (ε units)."""
-    r = (math.sqrt(5) - 1) / 2
-    a, b = lo, hi
-    c, d = b - r * (b - a), a + r * (b - a)
-    fc, fd = g.mid(c), g.mid(d)
-    for _ in range(iters):
-        if b - a <= 1e-9 * max(1.0, abs(a), abs(b)):
-            break
-        if fc >= fd:
-            b, d, fd = d, c, fc
-            c = b - r * (b - a)
-            fc = g.mid(c)
-        else:
-            a, c, fc = c, d, fd
-            d = a + r * (b - a)
-            fd = g.mid(d)
-    return 0.5 * (a + b)
-
-
-def _range(acc, alpha: Fraction) -> tuple:
-    """An ε interval containing the maximiser: the stationary point has
-    ``P(W > ε + ρ) = α``; sub-Gaussian tails (variance proxy 2ρ) put it within
-    ``|ε + ρ| ≤ √(4ρ·log(2/min(α, 1−α)))`` (beyond, G's slope has a certain sign)."""
-    rho = float(acc.rho)
-    m = min(float(alpha), float(1 - alpha))
+def _range(rho: float, alpha: float) -> tuple:
+    """An ε interval containing the maximiser: the stationary point has ``P(W > ε + ρ) =
+    α``, and W is 2ρ-sub-Gaussian, so ``|ε + ρ| ≤ √(4ρ·log(1/min(α, 1−α)))`` (widened)."""
+    m = min(alpha, 1.0 - alpha)
     r = math.sqrt(4 * max(rho, 1e-300) * (math.log(2 / max(m, 1e-300)) + 1)) + 1.0
-    return -rho - r, -rho + r + 2 * rho
+    return -rho - r, rho + r
 
 
 def tradeoff_points(acc, alphas) -> tuple:
     """:class:`BracketedTradeoff` for each exact α (see the module docstring)."""
-    out = []
+    out: list = [None] * len(alphas)
+    inner = []
     with workdps(_DPS):
-        for af in alphas:
-            am = to_mpf(af)
+        for i, af in enumerate(alphas):
             if af == 0 or af == 1 or acc.profile is None:
-                beta = mpmath.mpf(1 - af)
-                out.append(BracketedTradeoff(am, beta, mpmath.mpf(0), 0, "bracket"))
-                continue
-            g = _G(acc, af)
-            lo_e, hi_e = _range(acc, af)
-            e_star = _argmax(g, lo_e, hi_e)
-            h = 1e-3 * max(1.0, abs(e_star))
-            lower = upper = None
-            for _ in range(12):
-                eps = np.array(sorted({e_star + k * h for k in (-2, -1, 0, 1, 2)}))
-                pts = g.at(eps)
-                lower = max(p[1] for p in pts)
-                upper = _upper(pts)
-                if upper == mpmath.inf:
-                    e_star += 2 * h
-                    continue
-                if upper - lower <= TRADEOFF_WIDTH * abs(lower):
-                    break
-                best = int(np.argmax([float(p[1]) for p in pts]))
-                e_star = float(eps[best])
-                h /= 4
-            if upper is None or upper == mpmath.inf or not (upper - lower <= MAX_REPORTED_WIDTH * abs(upper)
-                                                             or upper < 1e-300):
-                raise UncertifiedError(f"β(α={mpmath.nstr(am, 6)}): the dual bracket is [{mpmath.nstr(lower, 6)}, "
-                                       f"{mpmath.nstr(upper, 6)}]")
-            lower = max(lower, mpmath.mpf(0))
-            upper = min(upper, mpmath.mpf(1 - af))
-            out.append(BracketedTradeoff(am, (lower + upper) / 2, (upper - lower) / 2, 0, "bracket"))
+                out[i] = BracketedTradeoff(to_mpf(af), to_mpf(1 - af), mpmath.mpf(0), 0, "bracket")
+            else:
+                inner.append(i)
+        if inner:
+            af = np.array([float(alphas[i]) for i in inner])
+            rng = np.array([_range(float(acc.rho), a) for a in af])
+            e_star = _argmaxes(acc, af, rng[:, 0], rng[:, 1])
+            for i, e in zip(inner, e_star.tolist()):
+                out[i] = _certified(acc, alphas[i], e)
     return tuple(out)
+
+
+def _certified(acc, alpha: Fraction, e_star: float) -> BracketedTradeoff:
+    """The certified bracket of f(α) from stencils around ``e_star``, refined until the
+    relative width is TRADEOFF_WIDTH (or the stencil no longer narrows it)."""
+    am = to_mpf(alpha)
+    g = _G(acc, alpha)
+    h = 1e-4 * max(1.0, abs(e_star))
+    lower, upper = mpmath.mpf(0), mpmath.inf
+    for _ in range(24):
+        eps = sorted({e_star + k * h for k in STENCIL})
+        todo = [e for e in eps if e not in g.cache]
+        if todo:
+            mag = np.abs(np.array(todo))
+            lo, hi = acc.log_delta_at(mag, mag)
+            c_lo, c_hi = acc.log_complement_at(mag, mag)
+            g.fill(todo, lo, hi, c_lo, c_hi)
+        pts = g.at(eps)
+        lower = max(lower, max(p[1] for p in pts))
+        up = _upper(pts)
+        upper = min(upper, up)
+        if upper - lower <= TRADEOFF_WIDTH * abs(lower):
+            break
+        vals = [p[1] for p in pts]
+        best = max(range(len(pts)), key=vals.__getitem__)
+        e_star = eps[best]
+        if up == mpmath.inf:  # the slopes are not resolved at this spacing: widen
+            h *= 4
+        elif best not in (0, len(pts) - 1):  # inside: zoom; at an end: move, keep h
+            h /= 4
+    if upper == mpmath.inf or not (upper - lower <= MAX_REPORTED_WIDTH * abs(upper) or upper < 1e-300):
+        raise UncertifiedError(f"β(α={mpmath.nstr(am, 6)}): the dual bracket is [{mpmath.nstr(lower, 6)}, "
+                               f"{mpmath.nstr(upper, 6)}]")
+    lower = max(lower, mpmath.mpf(0))
+    upper = min(upper, to_mpf(1 - alpha))
+    return BracketedTradeoff(am, (lower + upper) / 2, (upper - lower) / 2, 0, "bracket")

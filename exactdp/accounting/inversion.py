@@ -39,12 +39,14 @@ from exactdp.accounting.rawmp import ctx_prec, make, raw_bounds, raw_fraction, r
 from exactdp.accounting.results import EpsilonPoint
 from exactdp.accounting.screen import decide, delta_bracket, estimate_log_delta, margins, upper_ends
 from exactdp.engine.lattice import floor_exact
-from exactdp.engine.split import WINDOW_MIN_S2
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction
 from exactdp.numerics.precision import to_mpf, workdps
 
 __all__ = ["ProfileInversion"]
+
+#: σ² below this (shifted) makes δ(ε) a staircase the piece search cannot pin
+_STAIRCASE_S2 = Fraction(1, 2)
 
 
 #: rounds of batched evaluations before a target's search is given up (bisection
@@ -271,15 +273,15 @@ class ProfileInversion:
         return tuple(out)
 
     def _split_accountant(self):
-        """The big-lattice accountant of the same design when it enumerates exactly (built
-        once), else None."""
+        """The lattice-free accountant of the same design (built once), else None."""
         alt = getattr(self, "_alt", None)
         if alt is None:
-            from exactdp.accounting.bracketed import BigLatticeAccountant
+            from exactdp.accounting.lattice_free import LatticeFreeAccountant
+            from exactdp.engine.smoothed_profile import TooCostly
 
             try:
-                alt = BigLatticeAccountant(self.composition, self.rel_tol, method="split")
-            except UncertifiedError:
+                alt = LatticeFreeAccountant(self.composition, self.rel_tol)
+            except (UncertifiedError, TooCostly):
                 alt = False
             self._alt = alt
         return alt or None
@@ -292,10 +294,10 @@ class ProfileInversion:
         if self.identical:
             return False
         return bool(self.engine.weighted_costly) and any(
-            m.shift != 0 and m.sigma2 < WINDOW_MIN_S2 for m, _ in self.composition.groups)
+            m.shift != 0 and m.sigma2 < _STAIRCASE_S2 for m, _ in self.composition.groups)
 
     def _epsilon_by_split(self, dt: Fraction):
-        """ε(dt) by the exact split enumeration's certified bisection (a staircase δ(ε):
+        """ε(dt) by the lattice-free accountant's certified search (a staircase δ(ε):
         near-deterministic mechanisms), if it brackets it to ``max_rel``; else None."""
         alt = self._split_accountant()
         if alt is None:

@@ -109,6 +109,17 @@ class LatticeFreeAccountant(Accountant):
         hi = np.minimum(hi, z)
         return np.minimum(lo, hi), hi
 
+    def log_complement_at(self, e_dn, e_up) -> tuple:
+        """Certified ``(log lo, log hi)`` of ``1 − δ(ε)`` for every ε in ``[e_dn, e_up]`` (float
+        arrays, ε ≥ 0), from positive terms (accurate where δ is close to 1)."""
+        e_dn = np.asarray(e_dn, dtype=float)
+        e_up = np.asarray(e_up, dtype=float)
+        if self.profile is None:
+            return np.zeros(e_dn.size), np.zeros(e_dn.size)  # P = Q: δ = 0 for ε ≥ 0
+        th_dn = np.nextafter(e_dn - self._rho_up, -np.inf)
+        th_up = np.nextafter(e_up - self._rho_dn, np.inf)
+        return self.profile.log_complement(th_dn, th_up)
+
     # ------------------------------------------------------------------ δ(ε)
     def _enclose(self, e) -> tuple:
         """(dn, up) floats around an exact real ε (Fraction or ``f(dps)``)."""

@@ -18,7 +18,7 @@ import numpy as np
 
 from exactdp.engine.coarse_split import coarse_atoms, coarse_candidates
 from exactdp.engine.families import family_of
-from exactdp.engine.fine_profile import TARGET_WIDTH, FineProfile, TooCostly
+from exactdp.engine.fine_profile import TARGET_WIDTH, FineProfile, TooCostly, far_left_brackets, far_left_complement
 from exactdp.engine.lattice_rest import MAX_SUPPORT, LatticeRest, lattice_support
 from exactdp.numerics.precision import EPS64
 
@@ -30,8 +30,10 @@ SKIP_NATS = 48.0
 SKIP_REL = 1e-12
 #: a one-family rest with more resonances than this in its frequency range is enumerated
 MAX_RESONANCES = 64
+#: an atom whose threshold lies this many of R's sd below 0 uses the complement bounds
+FAR_LEFT_SD = 12.0
 #: theta evaluations per tilt the smoothed rest may cost (nodes × groups)
-NODE_WORK = 4_000_000
+NODE_WORK = 400_000
 
 
 def _log1m_exp(a):
@@ -63,7 +65,7 @@ def _rest_engine(fine, v_rest: float):
     if u_range * unit / (2 * math.pi) > MAX_RESONANCES and lattice_support(fine) <= MAX_SUPPORT:
         return LatticeRest(fine)
     try:
-        return FineProfile(fine, node_budget=max(2000, NODE_WORK // len(fine)))
+        return FineProfile(fine, node_budget=min(100_000, max(2000, NODE_WORK // len(fine))))
     except TooCostly:
         return None
 
@@ -97,7 +99,13 @@ class ConditionedProfile:
         self.coarse, self.fine = tuple(coarse), tuple(fine)
         self.atoms = coarse_atoms(self.coarse, self.depth)
         self.v_rest = v_rest
+        self.sd_rest = math.sqrt(v_rest)
         self.rest = rest
+        # log M_R(1) bracketed, for the far-left complement bounds (R vproxy-sub-Gaussian)
+        self.log_m1 = (0.0, 0.0)
+        if rest is not None:
+            v, e = rest.log_mgf(1.0)
+            self.log_m1 = (max(0.0, v - e), min(0.5 * v_rest * (1 + 1e-12) + 1e-300, v + e))
 
     @property
     def method(self) -> str:
@@ -133,38 +141,126 @@ class ConditionedProfile:
         return np.minimum(0.0, 0.5 * lam * lam * v - lam * x_dn + 1e-9)
 
     def log_brackets(self, th_dn, th_up) -> tuple:
-        """Certified ``(log lo, log hi)`` of δ(θ) for every θ in ``[th_dn, th_up]`` (floats)."""
+        """Certified ``(log lo, log hi)`` of δ(θ) for every θ in ``[th_dn, th_up]`` (floats).
+
+        All the (θ, atom) terms of one round go to the rest's engine in one call; a θ whose
+        skipped terms are not negligible against its lower end gets another round with the
+        cut lowered by :data:`SKIP_NATS`."""
         th_dn = np.asarray(th_dn, dtype=float)
         th_up = np.asarray(th_up, dtype=float)
         at = self.atoms
-        out_lo = np.full(th_dn.size, -np.inf)
-        out_hi = np.zeros(th_dn.size)
-        for i in range(th_dn.size):
-            x_dn = np.nextafter(th_dn[i] - at.value_up, -np.inf)
-            x_up = np.nextafter(th_up[i] - at.value_dn, np.inf)
-            bound = at.log_p + at.log_err + self._term_bounds(x_dn)
-            top = float(np.max(bound)) if bound.size else -np.inf
-            cut = top - SKIP_NATS
-            done = np.zeros(at.size, dtype=bool)
-            lo_terms = np.full(at.size, -np.inf)
-            hi_terms = np.full(at.size, -np.inf)
-            for _ in range(6):
-                sel = np.flatnonzero(~done & (bound >= cut))
-                if sel.size:
-                    lo, hi = self._rest_brackets(x_dn[sel], x_up[sel])
-                    lo_terms[sel] = at.log_p[sel] - at.log_err[sel] + lo
-                    hi_terms[sel] = at.log_p[sel] + at.log_err[sel] + hi
-                    done[sel] = True
-                lo_sum = _logsumexp(lo_terms[done])
-                rest = bound[~done]
+        n = th_dn.size
+        if self.rest is not None and at.size == 1 and at.log_p[0] == 0.0 and at.log_err[0] == 0.0 \
+                and at.value_dn[0] == 0.0 and at.value_up[0] == 0.0 and at.omitted == 0.0:
+            lo, _ = self.rest.log_brackets(th_up)
+            _, hi = self.rest.log_brackets(th_dn)
+            return np.minimum(lo, hi), hi
+        x_dn = np.nextafter(th_dn[:, None] - at.value_up[None, :], -np.inf)
+        x_up = np.nextafter(th_up[:, None] - at.value_dn[None, :], np.inf)
+        bound = at.log_p[None, :] + at.log_err[None, :] + self._term_bounds(x_dn)
+        lo_t = np.full(x_dn.shape, -np.inf)
+        hi_t = np.full(x_dn.shape, -np.inf)
+        done = np.zeros(x_dn.shape, dtype=bool)
+        cut = np.max(bound, axis=1) - SKIP_NATS
+        if self.rest is not None:  # far left of R: closed-form complement bounds
+            left = (x_up < -FAR_LEFT_SD * self.sd_rest) & (bound >= cut[:, None])
+            if left.any():
+                lo, _ = far_left_brackets(x_up[left], self.v_rest, *self.log_m1)
+                _, hi = far_left_brackets(x_dn[left], self.v_rest, *self.log_m1)
+                lp = np.broadcast_to(at.log_p, x_dn.shape)[left]
+                le = np.broadcast_to(at.log_err, x_dn.shape)[left]
+                lo_t[left] = lp - le + lo
+                hi_t[left] = lp + le + hi
+                done |= left
+        todo = np.arange(n)
+        out_lo = np.full(n, -np.inf)
+        out_hi = np.zeros(n)
+        extra = np.full(n, -np.inf)
+        log_omit = math.log(at.omitted) if at.omitted > 0 else -np.inf
+        for _ in range(8):
+            sel = ~done[todo] & (bound[todo] >= cut[todo, None])
+            rows, cols = np.nonzero(sel)
+            rows = todo[rows]
+            if rows.size:
+                lo, hi = self._rest_brackets(x_dn[rows, cols], x_up[rows, cols])
+                lo_t[rows, cols] = at.log_p[cols] - at.log_err[cols] + lo
+                hi_t[rows, cols] = at.log_p[cols] + at.log_err[cols] + hi
+                done[rows, cols] = True
+            nxt = []
+            for i in todo.tolist():
+                lo_sum = _logsumexp(lo_t[i][done[i]])
+                rest = bound[i][~done[i]]
                 skipped = _logsumexp(rest) if rest.size else -np.inf
-                extra = np.logaddexp(skipped, math.log(at.omitted) if at.omitted > 0 else -np.inf)
-                if extra <= lo_sum + math.log(SKIP_REL) or not rest.size:
-                    break
-                cut -= SKIP_NATS
-            hi_sum = np.logaddexp(_logsumexp(hi_terms[done]), extra)
-            n_terms = max(1, int(done.sum()))
+                extra[i] = np.logaddexp(skipped, log_omit)
+                out_lo[i] = lo_sum
+                if rest.size and extra[i] > lo_sum + math.log(SKIP_REL):
+                    nxt.append(i)
+                    cut[i] -= SKIP_NATS
+            todo = np.array(nxt, dtype=np.int64)
+            if todo.size == 0:
+                break
+        for i in range(n):
+            d = done[i]
+            n_terms = max(1, int(d.sum()))
+            hi_sum = np.logaddexp(_logsumexp(hi_t[i][d]), extra[i])
+            lo_sum = out_lo[i]
             slack = 4 * EPS64 * (n_terms + 4) + 8 * EPS64 * (abs(lo_sum) if np.isfinite(lo_sum) else 0.0)
             out_lo[i] = lo_sum - slack if np.isfinite(lo_sum) else -np.inf
             out_hi[i] = min(0.0, hi_sum + 4 * EPS64 * (n_terms + 4) + 8 * EPS64 * abs(hi_sum))
+        return out_lo, out_hi
+
+    def log_complement(self, th_dn, th_up) -> tuple:
+        """Certified ``(log lo, log hi)`` of ``1 − δ(θ) = E min(1, e^{θ−W}) = Σ_a P(A = a)·C_R(θ
+        − a)`` for every θ in ``[th_dn, th_up]`` (C is non-decreasing in θ): positive terms
+        throughout, so a δ within 1e-10 of 1 still has a relatively accurate complement.
+        Terms are bounded by ``p_a·min(1, e^{νx + ν²V/2})`` (sub-Gaussian R, ν = min(1, −x/V)),
+        those :data:`SKIP_NATS` below the largest bound are bounded, not evaluated; far to the
+        right of R a term is ``p_a·[1 − e^{−x²/(2V)}, 1]``; far to the left, the closed-form
+        complement bounds; in between R's engine, all pairs of all θ in one call."""
+        th_dn = np.asarray(th_dn, dtype=float)
+        th_up = np.asarray(th_up, dtype=float)
+        at = self.atoms
+        n = th_dn.size
+        x_dn = np.nextafter(th_dn[:, None] - at.value_up[None, :], -np.inf)
+        x_up = np.nextafter(th_up[:, None] - at.value_dn[None, :], np.inf)
+        lp = np.broadcast_to(at.log_p, x_dn.shape)
+        le = np.broadcast_to(at.log_err, x_dn.shape)
+        lo_t = np.full(x_dn.shape, -np.inf)
+        hi_t = np.full(x_dn.shape, -np.inf)
+        if self.rest is None:  # C_R(x) = min(1, e^x) exactly
+            lo_t = lp - le + np.minimum(x_dn, 0.0) - 4 * EPS64 * (1 + np.abs(x_dn))
+            hi_t = lp + le + np.minimum(np.minimum(x_up, 0.0) + 4 * EPS64 * (1 + np.abs(x_up)), 0.0)
+            skipped = np.full(n, -np.inf)
+        else:
+            V = max(self.v_rest, 1e-300)
+            nu = np.clip(-x_up / V, 0.0, 1.0)
+            bound = lp + le + np.minimum(0.0, nu * x_up + 0.5 * nu * nu * V)
+            cut = np.max(bound, axis=1, keepdims=True) - SKIP_NATS
+            right = x_dn > FAR_LEFT_SD * self.sd_rest
+            lo_t[right] = lp[right] - le[right] + _log1m_exp(-(x_dn[right] ** 2) / (2 * V) + 1e-12)
+            hi_t[right] = lp[right] + le[right]
+            left = (x_up < -FAR_LEFT_SD * self.sd_rest) & (bound >= cut)
+            if left.any():
+                l1, _ = far_left_complement(x_dn[left], self.v_rest, *self.log_m1)
+                _, h1 = far_left_complement(x_up[left], self.v_rest, *self.log_m1)
+                lo_t[left] = lp[left] - le[left] + l1
+                hi_t[left] = lp[left] + le[left] + h1
+            mid = ~right & ~left & (bound >= cut)
+            if mid.any():
+                both = np.concatenate([x_dn[mid], x_up[mid]])
+                l2, h2 = self.rest.log_complement(both)
+                m = int(mid.sum())
+                lo_t[mid] = lp[mid] - le[mid] + l2[:m]
+                hi_t[mid] = lp[mid] + le[mid] + h2[m:]
+            skip = ~right & ~left & ~mid
+            skipped = np.array([_logsumexp(bound[i][skip[i]]) for i in range(n)])
+        omit = math.log(at.omitted) if at.omitted > 0 else -np.inf
+        out_lo = np.full(n, -np.inf)
+        out_hi = np.zeros(n)
+        for i in range(n):
+            lo_sum = _logsumexp(lo_t[i])
+            hi_sum = np.logaddexp(_logsumexp(hi_t[i]), np.logaddexp(skipped[i], omit))
+            slack = 4 * EPS64 * (at.size + 4) + 8 * EPS64 * (abs(lo_sum) if np.isfinite(lo_sum) else 0.0)
+            out_lo[i] = lo_sum - slack if np.isfinite(lo_sum) else -np.inf
+            out_hi[i] = min(0.0, hi_sum + slack + 8 * EPS64 * abs(hi_sum))
         return out_lo, out_hi

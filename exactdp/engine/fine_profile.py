@@ -22,7 +22,8 @@ import numpy as np
 from exactdp.engine.smoothed_profile import SmoothedProfile, TooCostly, log_sub
 from exactdp.numerics.precision import EPS64
 
-__all__ = ["FineProfile", "TARGET_WIDTH", "TooCostly"]
+__all__ = ["FineProfile", "TARGET_WIDTH", "TooCostly", "far_left_brackets", "far_left_complement",
+           "complement_from_delta"]
 
 #: relative bracket width aimed at (the promise is 1e-9)
 TARGET_WIDTH = 2.5e-10
@@ -35,6 +36,31 @@ def _log1m_exp(a):
     a = np.minimum(np.asarray(a, dtype=float), 0.0)
     with np.errstate(divide="ignore"):
         return np.where(a < -0.693, np.log1p(-np.exp(a)), np.log(-np.expm1(a)))
+
+
+def far_left_brackets(x, vproxy: float, log_m1_lo: float, log_m1_hi: float) -> tuple:
+    """Certified ``(log lo, log hi)`` of D_R(x) from the complement ``C = 1 − D`` alone, for
+    any R that is ``vproxy``-sub-Gaussian (``log M_R(μ) ≤ μ²V/2``, Canonne–Kamath–Steinke)
+    with ``log_m1_lo ≤ log M_R(1) ≤ log_m1_hi``: for μ, μ' ≥ 0, ν ∈ [0, 1],
+
+        e^x(M(1) − e^{μ'x + (1+μ')²V/2}) ≤ C ≤ min(e^x M(1) + e^{μx + μ²V/2}, e^{νx + ν²V/2}),
+
+    at ``μ = −x/V``, ``μ' = max(0, −x/V − 1)``, ``ν = min(1, −x/V)``.  Vectorised; meant
+    for x ≪ −sd (elsewhere the bracket is merely wide)."""
+    x = np.asarray(x, dtype=float)
+    V = max(vproxy, 1e-300)
+    mu = np.maximum(-x / V, 0.0)
+    b2 = mu * x + 0.5 * mu * mu * V
+    nu = np.minimum(1.0, mu)
+    c_hi = np.minimum(np.logaddexp(x + log_m1_hi, b2), nu * x + 0.5 * nu * nu * V)
+    mu1 = np.maximum(0.0, mu - 1.0)
+    b1 = mu1 * x + 0.5 * (1 + mu1) ** 2 * V
+    d = log_sub(np.full(x.size, log_m1_lo), b1)
+    c_lo = x + d
+    slack = 8 * EPS64 * (np.abs(x) + abs(log_m1_hi) + 1) + 1e-15
+    lo = _log1m_exp(np.minimum(c_hi + slack, 0.0))
+    hi = _log1m_exp(np.where(np.isfinite(c_lo), c_lo - slack, -np.inf))
+    return lo, hi
 
 
 class FineProfile:
@@ -113,6 +139,31 @@ class FineProfile:
             out[i] = min(0.0, lm + em - lam * xv - math.log1p(lam) + 8 * EPS64 * (abs(lam * xv) + 1))
         return out
 
+    def log_complement(self, x) -> tuple:
+        """Certified ``(log lo, log hi)`` of ``C_R(x) = 1 − D_R(x) = E min(1, e^{x−R})``: the
+        narrowest of ``1 − D`` (D's brackets), the far-left bounds and, for x < 0, the
+        complement's own inversion (:meth:`SmoothedProfile.log_complement`)."""
+        x = np.asarray(x, dtype=float)
+        lo, hi = complement_from_delta(*self.log_brackets(x))
+        neg = np.flatnonzero((x < 0) & (_rel_width(lo, hi) > self.target))
+        if neg.size:
+            v, e = self.log_mgf(1.0)
+            l2, h2 = far_left_complement(x[neg], self.vproxy, v - e, v + e)
+            lo[neg] = np.maximum(lo[neg], l2)
+            hi[neg] = np.minimum(hi[neg], h2)
+            todo = neg[_rel_width(lo[neg], hi[neg]) > self.target]
+            if todo.size:
+                lam = np.abs(np.maximum(x[todo], -self.vproxy) / max(self.vproxy, 1e-300))
+                for j in np.unique([self._level_for(float(v)) for v in lam]):
+                    sel = todo[np.array([self._level_for(float(v)) for v in lam]) == j]
+                    try:
+                        l3, h3 = self._level(int(j)).log_complement(x[sel])
+                    except TooCostly:
+                        continue
+                    lo[sel] = np.maximum(lo[sel], l3)
+                    hi[sel] = np.minimum(hi[sel], h3)
+        return np.minimum(lo, hi), hi
+
     def log_brackets(self, x) -> tuple:
         """Certified ``(log lo, log hi)`` of ``D_R(x)`` at float x (exact binary rationals)."""
         x = np.asarray(x, dtype=float)
@@ -157,3 +208,28 @@ class FineProfile:
 def _rel_width(lo, hi):
     with np.errstate(invalid="ignore", over="ignore"):
         return np.where(np.isfinite(hi), -np.expm1(lo - hi), np.inf)
+
+
+def complement_from_delta(lo, hi) -> tuple:
+    """``(log lo, log hi)`` of ``C = 1 − D`` from D's log bracket (certified; useful where D
+    is not close to 1)."""
+    c_lo = _log1m_exp(hi) - 8 * EPS64
+    c_hi = _log1m_exp(lo)
+    c_hi = np.minimum(c_hi + 8 * EPS64 * (np.abs(np.where(np.isfinite(c_hi), c_hi, 0.0)) + 1), 0.0)
+    return c_lo, c_hi
+
+
+def far_left_complement(x, vproxy: float, log_m1_lo: float, log_m1_hi: float) -> tuple:
+    """Certified ``(log lo, log hi)`` of ``C(x) = 1 − D_R(x)`` from the bounds of
+    :func:`far_left_brackets` (the same inequalities, kept on the complement's side)."""
+    x = np.asarray(x, dtype=float)
+    V = max(vproxy, 1e-300)
+    mu = np.maximum(-x / V, 0.0)
+    b2 = mu * x + 0.5 * mu * mu * V
+    nu = np.minimum(1.0, mu)
+    c_hi = np.minimum(np.logaddexp(x + log_m1_hi, b2), nu * x + 0.5 * nu * nu * V)
+    mu1 = np.maximum(0.0, mu - 1.0)
+    b1 = mu1 * x + 0.5 * (1 + mu1) ** 2 * V
+    c_lo = x + log_sub(np.full(x.size, log_m1_lo), b1)
+    slack = 8 * EPS64 * (np.abs(x) + abs(log_m1_hi) + 1) + 1e-15
+    return np.where(np.isfinite(c_lo), c_lo - slack, -np.inf), np.minimum(c_hi + slack, 0.0)

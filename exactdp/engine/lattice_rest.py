@@ -21,7 +21,7 @@ import numpy as np
 
 from exactdp.engine.coarse_split import group_pmf
 from exactdp.engine.families import family_of
-from exactdp.kernels.profile import lattice_profile, log_convolve
+from exactdp.kernels.profile import lattice_complement_many, lattice_profile, lattice_profile_many, log_convolve
 from exactdp.numerics.precision import EPS64
 
 __all__ = ["LatticeRest", "lattice_support"]
@@ -68,6 +68,16 @@ class LatticeRest:
         self.deficit = deficit
         self.nodes_kept = 0
 
+    def log_mgf(self, lam: float) -> tuple:
+        """(log M_R(λ) of the enumerated pmf, absolute error): a lower bound of the true one
+        up to the error (the pmf entries are lower bounds); the deficit ``d`` adds at most
+        ``d·e^{λ·a·k}`` beyond the support, which the callers' sub-Gaussian bounds cover."""
+        k = np.arange(self.log_p.size) + self.offset
+        v = self.log_p + lam * self.a * k
+        mx = float(np.max(v))
+        val = mx + math.log(float(np.sum(np.exp(v - mx))))
+        return val, float(np.max(self.log_e)) + 8 * EPS64 * (abs(mx) + self.log_p.size)
+
     def _one(self, y: float) -> tuple:
         """(log value, log error) of Σ_{k>y/a} p_k(1 − e^{−(ak − y)}) at the float y."""
         q = Fraction(y) / self.unit
@@ -84,15 +94,45 @@ class LatticeRest:
     def log_brackets(self, x) -> tuple:
         """Certified ``(log lo, log hi)`` of D_R at each float x."""
         x = np.asarray(x, dtype=float)
-        lo = np.full(x.size, -np.inf)
-        hi = np.zeros(x.size)
-        for i, y in enumerate(x.tolist()):
-            v, e = self._one(y)
-            if v > -np.inf:
-                lo[i] = v - e - 4 * EPS64 * (abs(v) + 1)
-                hi[i] = v + e + 4 * EPS64 * (abs(v) + 1)
-            else:
-                hi[i] = -np.inf
-            if self.deficit > 0:
-                hi[i] = np.logaddexp(hi[i], math.log(self.deficit))
+        a_hi = float(self.unit)
+        a_lo = float(self.unit - Fraction(a_hi))
+        v, e, flag = lattice_profile_many(self.log_p, self.log_e, self.offset, a_hi, a_lo, x, TERM_DEPTH)
+        for i in np.flatnonzero(flag):
+            v[i], e[i] = self._one(float(x[i]))
+        fin = np.isfinite(v)
+        slack = 4 * EPS64 * (np.abs(np.where(fin, v, 0.0)) + 1) + e
+        lo = np.where(fin, v - slack, -np.inf)
+        hi = np.where(fin, v + slack, -np.inf)
+        if self.deficit > 0:
+            hi = np.logaddexp(hi, math.log(self.deficit))
         return lo, np.minimum(hi, 0.0)
+
+    def log_complement(self, x) -> tuple:
+        """Certified ``(log lo, log hi)`` of ``C_R(x) = Σ_k p_k·min(1, e^{x − ak})`` (positive
+        terms, every atom), plus the deficit on the upper end."""
+        x = np.asarray(x, dtype=float)
+        a_hi = float(self.unit)
+        a_lo = float(self.unit - Fraction(a_hi))
+        v, e, flag = lattice_complement_many(self.log_p, self.log_e, self.offset, a_hi, a_lo, x, TERM_DEPTH)
+        for i in np.flatnonzero(flag):  # a threshold on an atom: every term exactly
+            vi, ei = self._complement_one(float(x[i]))
+            v[i], e[i] = vi, ei
+        fin = np.isfinite(v)
+        slack = 4 * EPS64 * (np.abs(np.where(fin, v, 0.0)) + 1) + e
+        lo = np.where(fin, v - slack, -np.inf)
+        hi = np.where(fin, v + slack, -np.inf)
+        if self.deficit > 0:
+            hi = np.logaddexp(hi, math.log(self.deficit))
+        return lo, np.minimum(hi, 0.0)
+
+    def _complement_one(self, y: float) -> tuple:
+        """(log value, log error) of C_R at the float y over every atom (exact comparisons)."""
+        fy = Fraction(y)
+        terms = []
+        for j, lp in enumerate(self.log_p.tolist()):
+            gap = self.unit * (j + self.offset) - fy
+            terms.append(lp - float(gap) if gap > 0 else lp)
+        arr = np.array(terms)
+        mx = float(np.max(arr))
+        val = mx + math.log(float(np.sum(np.exp(arr - mx))))
+        return val, float(np.max(self.log_e)) + 8 * EPS64 * (abs(mx) + arr.size + abs(y))

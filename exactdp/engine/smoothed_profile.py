@@ -49,7 +49,7 @@ import numpy as np
 
 from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.families import group_penalty
-from exactdp.kernels.profile import log_mgf_sum, profile_factors, profile_sums, saddles, sieve_nodes
+from exactdp.kernels.profile import log_mgf_sum, profile_factors, profile_sums, saddles, saddles_strip, sieve_nodes
 from exactdp.numerics.precision import EPS64
 
 __all__ = ["SmoothedProfile", "TooCostly", "dd_quotient", "float_enclosure", "log_sub"]
@@ -336,3 +336,68 @@ class SmoothedProfile:
         lo = lo - 8 * EPS64 * (np.abs(np.where(np.isfinite(lo), lo, 0.0)) + 1)
         hi = np.minimum(hi + 8 * EPS64 * (np.abs(hi) + 1), 0.0)
         return lo, hi, t
+
+    # -- the complement C(x) = 1 − D(x) = E min(1, e^{x−R}), for x < 0 ------------------
+    def log_complement(self, x: np.ndarray) -> tuple:
+        """Certified ``(log lo, log hi)`` of ``C(x) = E min(1, e^{x−R})`` at float x < 0 by
+        the same inversion on the strip between the kernel's poles: for −1 < λ < 0,
+
+            C_s(x) = E min(1, e^{x−V}) = (1/2π) ∫ M_R(z) e^{s²z²/2} e^{−zx} (−1/(z(z+1))) du,
+
+        the trapezoid rule on the same nodes (aliases: ``j ≥ 1`` below ``e^{−|λ|P}``,
+        ``j ≤ −1`` below ``e^x M(1) e^{−(1−|λ|)P}``, Chernoff ``C(y) ≤ e^y M(1)``; the
+        density's at ``ν = |λ| + P/V``), and the second-order bracket flipped:
+        ``C_s − κ ≤ C ≤ C_s + s²p_V`` with ``κ ≤ (e^{μ²s²/2} − 1)/μ²·e^{μx}M(μ)`` at μ = |λ|
+        (``e^y 1{y<0} ≤ e^{μy}`` in the Peano form).  Where the strip is too narrow for
+        the aliases (``P ≤ 80``) nothing is certified (−inf, 0)."""
+        x = np.asarray(x, dtype=float)
+        n = x.size
+        lo_out = np.full(n, -np.inf)
+        hi_out = np.zeros(n)
+        P = self.period
+        a_lo, a_hi = -1.0 + 40.0 / P, -40.0 / P
+        if not a_lo < a_hi or n == 0:
+            return lo_out, hi_out
+        lam = saddles_strip(x, self.delta, self.s2, self.m, self.w, self.sk2, a_lo, a_hi)
+        lams = np.clip(np.round(lam * self.sd * TILT_GRID) / (self.sd * TILT_GRID), a_lo, a_hi)
+        t_hi, t_lo = dd_quotient(x, P)
+        lm1, e1 = self.log_mgf(1.0)
+        V = max(self.vproxy + self.sk2, 1e-300)
+        log_dens = -math.log(self.s * math.sqrt(2 * math.pi))
+        for lam in np.unique(lams):
+            idx = np.flatnonzero(lams == lam)
+            lam = float(lam)
+            a = -lam
+            G, err, logm, logm_err, _, _ = self._tilt(lam)
+            S, A, E = profile_sums(G, err, self.nodes, lam, float(P), t_hi[idx], t_lo[idx])
+            A, E = float(A[0]), float(E[0])
+            xi = x[idx]
+            e_sum = E + A * (2 * math.pi * (2.0**-52 + 2.0**-103 * (1 + 2 * float(self.nodes[-1] if self.nodes.size
+                                                                                     else 0) * np.abs(xi) / P))
+                             + 16 * EPS64) + self.e_drop
+            lp = logm + 0.5 * self.sk2 * lam * lam - lam * xi
+            lp_err = logm_err + 4 * EPS64 * (abs(logm) + np.abs(lam * xi) + 1.0)
+            geo_r = -a * P - math.log(-math.expm1(-a * P))
+            geo_l = xi + lm1 + e1 - (1 - a) * P - math.log(-math.expm1(-(1 - a) * P))
+            nu = a + P / V
+            lmn, emn = self.log_mgf(nu)
+            dens_l = 0.5 * self.sk2 * nu * nu + lmn + emn + nu * xi - (nu - a) * P - math.log(-math.expm1(-(nu - a) * P))
+            al_c = np.logaddexp(geo_r, geo_l) - lp + math.log(a * (1 - a) * P)
+            al_p = np.logaddexp(geo_r + log_dens, dens_l + log_dens) - lp + math.log(P)
+            vals = {}
+            for key, val, al, norm in (("c", S[2], al_c, math.log(a * (1 - a) * P)), ("p", S[0], al_p, math.log(P))):
+                err_j = e_sum + np.exp(np.minimum(al, 700.0))
+                base = lp - norm
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    l_hi = base + np.log(np.abs(val) + err_j) + lp_err
+                    l_lo = np.where(val > err_j, base + np.log(np.maximum(val - err_j, 1e-300)) - lp_err, -np.inf)
+                vals[key] = (l_lo, l_hi)
+            kappa = (math.log(math.expm1(0.5 * a * a * self.sk2) / (a * a)) + logm + logm_err + a * xi
+                     + 8 * EPS64 * (np.abs(a * xi) + 1))
+            c_lo, c_hi = vals["c"]
+            p_hi = vals["p"][1]
+            lo = log_sub(c_lo, kappa)
+            hi = np.logaddexp(c_hi, p_hi + 2 * math.log(self.s))
+            lo_out[idx] = lo - 8 * EPS64 * (np.abs(np.where(np.isfinite(lo), lo, 0.0)) + 1)
+            hi_out[idx] = np.minimum(hi + 8 * EPS64 * (np.abs(hi) + 1), 0.0)
+        return lo_out, hi_out

@@ -108,6 +108,7 @@ class TailEngine:
         order = sorted(range(G), key=lambda g: (-umax[g], self.s2[g]))
         self._plan = plan_split(self.A, self.m, self.s2, order) if G > 1 and "convolution" in methods else None
         if q is not None and q.nodes_kept <= SPLIT_MIN_NODES and np.max(umax) < math.pi:
+            self.cost = float(q.nodes_kept * G)
             return
         costs = {"quadrature": q.nodes_kept * G} if q is not None else {}
         if self._plan is not None:
@@ -120,6 +121,7 @@ class TailEngine:
             # the quadrature is cheap and stays the method: the conditioning is only a
             # fallback, built when first needed (deterministically)
             self._lazy_cond = (pick, methods)
+            self.cost = float(costs["quadrature"])
             return
         if pick is not None:
             sel, n_atoms, _ = pick
@@ -137,12 +139,14 @@ class TailEngine:
                 costs["conditioned"] = n_atoms
         if not costs:
             raise LatticeTooLarge("the design's exact lattice is beyond int64 phase arithmetic "
-                                  "(exactdp.accounting.bracketed.BigLatticeAccountant answers it)")
+                                  "(exactdp.accounting.lattice_free.LatticeFreeAccountant answers it)")
         best = min(costs, key=costs.get)
+        #: the chosen method's estimated node-group evaluations (the planner compares routes on it)
+        self.cost = float(costs[best])
         if costs[best] > COST_BUDGET:
             raise LatticeTooLarge(f"the exact engine's cheapest method ({_NAMES[best]}) is estimated at "
                                   f"{costs[best]:.2g} node-group evaluations (budget {COST_BUDGET:.0e}; "
-                                  f"exactdp.accounting.bracketed.BigLatticeAccountant answers it)")
+                                  f"exactdp.accounting.lattice_free.LatticeFreeAccountant answers it)")
         if cond is not None:
             self.cond = cond
         if best == "convolution":
@@ -154,6 +158,8 @@ class TailEngine:
             self.method = _NAMES[best]
 
     _prefer_cond = False
+    #: estimated node-group evaluations of the chosen method (0: not estimated)
+    cost = 0.0
     _fallback = None
     _lazy_cond = None
 
