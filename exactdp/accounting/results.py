@@ -25,6 +25,12 @@ _DPS = DPS_RESULT + 10
 __all__ = ["Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "AccountingResult"]
 
 
+def _lead_with_value(point, fields: tuple) -> str:
+    """``Name(value=..., field=..., ...)``: the number to cite first, then the fields."""
+    parts = [f"value={point.value!r}"] + [f"{f}={getattr(point, f)!r}" for f in fields]
+    return f"{type(point).__name__}({', '.join(parts)})"
+
+
 @dataclass(frozen=True)
 class Diagnostics:
     """How a number was obtained.
@@ -78,6 +84,9 @@ class DeltaPoint:
     def upper(self) -> mpmath.mpf:
         return self.value
 
+    def __repr__(self) -> str:
+        return _lead_with_value(self, ("epsilon", "estimate", "error_bound", "first_term", "second_term", "thresholds"))
+
     @property
     def relative_error(self) -> float:
         return float(self.error_bound / self.estimate) if self.estimate > 0 else float("inf")
@@ -99,6 +108,9 @@ class EpsilonPoint:
     @property
     def value(self) -> mpmath.mpf:
         return self.upper
+
+    def __repr__(self) -> str:
+        return _lead_with_value(self, ("delta", "estimate", "lower", "upper", "piece"))
 
     @property
     def error_bound(self) -> mpmath.mpf:
@@ -135,6 +147,9 @@ class TradeoffPoint:
     @property
     def beta(self) -> mpmath.mpf:
         return self.value
+
+    def __repr__(self) -> str:
+        return _lead_with_value(self, ("alpha", "estimate", "error_bound", "threshold"))
 
 
 @dataclass(frozen=True)

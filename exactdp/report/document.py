@@ -123,7 +123,7 @@ def _table(rows, cls: str = "") -> str:
     head = "".join(f"<th>{_e(c)}</th>" for c in rows[0])
     body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
     attr = f' class="{cls}"' if cls else ""
-    return f"<table{attr}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f'<div class="scroll"><table{attr}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 def _figure(out: Path, number: int, fig: FigureRef) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 from exactdp.report.document import FigureRef, Headline, Report, Section, write_report
 from exactdp.report.numbers import display, round_down, round_up, to_text
 from exactdp.report.text import ERROR_BOUND, METHOD_SINGLE, METHOD_SWEEP, describe_allocation, versions_rows
+from exactdp.sweep.pair import canonical_delta
 
 __all__ = ["write_release_report", "write_calibration_report", "RELEASE_FILE", "CALIBRATION_FILE"]
 
@@ -38,7 +39,7 @@ def _versions() -> tuple:
 def _save(fig, out: Path, stem: str) -> str:
     from exactdp.figures import save
 
-    save(fig, out / "plots", stem)
+    save(fig, out / "plots", stem, tight=True)
     return f"plots/{stem}.png"
 
 
@@ -46,7 +47,7 @@ def _save(fig, out: Path, stem: str) -> str:
 def _release_rows(rows) -> list:
     table = [_RELEASE_COLUMNS]
     for r in rows:
-        table.append((f"{r.pair[0]}-{r.pair[1]}", to_text(r.delta_target), f"{r.rho_total.numerator}/"
+        table.append((f"{r.pair[0]}-{r.pair[1]}", canonical_delta(r.delta_target), f"{r.rho_total.numerator}/"
                       f"{r.rho_total.denominator}", to_text(r.eps_bureau), to_text(r.delta_lower, 20, "down"),
                       to_text(r.delta_upper, 20, "up"), to_text(r.eps_lower, 20, "down"),
                       to_text(r.eps_upper, 20, "up"), r.certification))
@@ -104,18 +105,19 @@ def write_release_report(out_dir, rows, allocation, pl94, *, plots: bool = True)
                              "P.L. 94-171 persons chain) at each target δ, the certified upper end of its bracket, "
                              "beside the Bureau's accounting: the Bun–Steinke conversion of the summed ρ."),)
     heads = tuple(
-        Headline(f"whole release, pair {r.pair[0]}-{r.pair[1]}: ε at δ = {to_text(r.delta_target)}",
+        Headline(f"whole release, pair {r.pair[0]}-{r.pair[1]}: ε at δ = {canonical_delta(r.delta_target)}",
                  f"ε ≤ {round_up(to_text(r.eps_upper, 30, 'up'))}",
                  f"ε ∈ [{to_text(r.eps_lower, 12, 'down')}, {to_text(r.eps_upper, 12, 'up')}]; δ at the Bureau's ε "
                  f"∈ [{to_text(r.delta_lower, 8, 'down')}, {to_text(r.delta_upper, 8, 'up')}]",
                  f"the Bureau's ρ-sum ε: {round_up(to_text(r.eps_bureau, 30, 'up'))} (ρ = {table[k + 1][2]})")
         for k, r in enumerate(rows))
     first = rows[0]
-    citation = (f"A change of one record in the 2020 release (DHC persons pair {first.pair[0]}-{first.pair[1]} "
-                f"composed with the P.L. 94-171 persons file) satisfies (ε, δ)-differential privacy with "
-                f"ε = {round_up(to_text(first.eps_upper, 30, 'up'))} at δ = {to_text(first.delta_target)} "
-                f"(certified upper bound, exactdp); the Bureau's conversion of the summed ρ gives "
-                f"ε = {round_up(to_text(first.eps_bureau, 30, 'up'))}.")
+    citation = (f"For a change of one record between DHC persons paths {first.pair[0]} and {first.pair[1]}, the 2020 "
+                "release (the DHC persons file composed with the P.L. 94-171 persons file) satisfies (ε, δ)-differential "
+                f"privacy with ε = {round_up(to_text(first.eps_upper, 30, 'up'))} at "
+                f"δ = {canonical_delta(first.delta_target)} (certified upper bound, exactdp); the Bureau's conversion of "
+                f"the summed ρ gives ε = {round_up(to_text(first.eps_bureau, 30, 'up'))}. The release's guarantee is the "
+                "maximum over all pairs (exactdp sweep --with-pl94).")
     prov = (describe_allocation({"name": allocation.name, "content_hash": allocation.content_hash(),
                                  "total_rho": allocation.total_rho, "n_paths": allocation.n_paths}, allocation)
             + tuple((f"P.L. 94-171 {k}", v) for k, v in describe_allocation(
@@ -182,7 +184,7 @@ def write_calibration_report(out_dir, results, *, design: str = "", plots: bool 
         pct_lo = round_down(to_text(100 * Fraction(r.variance_reduction_lower), 30, "down"))
         pct_hi = round_up(to_text(100 * Fraction(r.variance_reduction_upper), 30, "up"))
         heads.append(Headline(
-            f"variance reduction meeting δ = {to_text(r.target_delta)} at ε = {display(to_text(r.target_epsilon), 10)}"
+            f"variance reduction meeting δ = {canonical_delta(r.target_delta)} at ε = {display(to_text(r.target_epsilon), 10)}"
             f" ({r.scope})",
             f"{pct_lo} %", f"optimal reduction ∈ [{pct_lo} %, {pct_hi} %]; the scaling c = "
             f"{r.upper.numerator}/{r.upper.denominator} is certified to meet the target "
@@ -191,8 +193,8 @@ def write_calibration_report(out_dir, results, *, design: str = "", plots: bool 
     citation = (f"Every noise variance of {design or 'the design'} can be reduced by "
                 f"{round_down(to_text(100 * Fraction(first.variance_reduction_lower), 30, 'down'))} % (multiplied by "
                 f"{first.upper.numerator}/{first.upper.denominator}) while still meeting (ε, δ) = "
-                f"({display(to_text(first.target_epsilon), 10)}, {to_text(first.target_delta)}): certified by exact "
-                "privacy accounting (exactdp).")
+                f"({display(to_text(first.target_epsilon), 10)}, {canonical_delta(first.target_delta)}): "
+                "certified by exact privacy accounting (exactdp).")
     method = METHOD_SINGLE + (
         "Calibration: the smallest uniform scaling c of the variances whose exact δ(ε_target) is certified to be at "
         "most the target δ is bracketed by a search that decides on certified bounds only (a scaling is accepted "

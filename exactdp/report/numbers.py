@@ -27,7 +27,7 @@ def _decimal(value, rounding: str) -> Decimal:
     with localcontext() as ctx:
         ctx.prec = 200
         ctx.rounding = rounding
-        return Decimal(frac.numerator) / Decimal(frac.denominator)
+        return Decimal(int(frac.numerator)) / Decimal(int(frac.denominator))
 
 
 def _round(value, digits: int, rounding: str) -> str:

@@ -19,6 +19,7 @@ p { margin: 0.5em 0; }
 .small, .file { color: var(--muted); font-size: 0.88rem; }
 nav { margin: 10px 0 0; font-size: 0.92rem; color: var(--muted); }
 nav a, a { color: var(--accent); text-decoration: none; }
+.scroll { overflow-x: auto; }
 table { border-collapse: collapse; margin: 0.6em 0 1em; font-size: 0.92rem; width: 100%; }
 th, td { border: 1px solid var(--line); padding: 5px 8px; text-align: left; vertical-align: top; }
 thead th { background: var(--soft); }
