@@ -1,16 +1,14 @@
 """report.html of the sweep, release and calibrate folders: numbers, column dictionary,
 self-containment — and the page in a real browser (Debian's headless Chromium, offline).
 
-The browser test needs ``/usr/bin/chromium`` and ``/usr/bin/chromedriver`` (``.ci/run``
-installs them); without them it fails under CI and skips, saying so, elsewhere.
+The browser test (``tests/browser.py``) needs Debian's ``chromium`` and ``chromium-driver``
+(``.ci/run`` installs them); without them it fails under CI and skips, saying so, elsewhere.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import tempfile
 from fractions import Fraction
 from pathlib import Path
 
@@ -18,13 +16,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from browser import console_problems, open_browser
 from exactdp.report import column_dictionary, round_down, round_up, write_calibration_report, write_release_report
 from exactdp.report.columns import UNDOCUMENTED
 from exactdp.sweep.driver import run_sweep
 from exactdp.sweep.pair import SweepSettings
 
 FAST = SweepSettings(deltas=("1e-2", "1e-10"), tradeoff_half=30)
-CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 
 
 # ----------------------------------------------------------------------------- folders
@@ -129,32 +127,9 @@ def test_pages_are_self_contained(sweep_dir, release_dir, calibration_dir):
 
 
 # ----------------------------------------------------------------------------- the browser
-def _browser():
-    if not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)):
-        msg = f"{CHROMIUM} and {CHROMEDRIVER} are needed (apt-get install chromium chromium-driver)"
-        if os.environ.get("CI"):
-            pytest.fail(msg)
-        pytest.skip(msg)
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    profile = tempfile.mkdtemp(prefix="exactdp-chromium-")
-    # the machine's own flags for headless Chromium as root, and a proxy that refuses
-    # every connection: the page must load with no network at all
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 f"--user-data-dir={profile}", "--proxy-server=127.0.0.1:9", "--window-size=1200,1000"):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-    return driver, profile
-
-
 @pytest.fixture(scope="module")
 def browser():
-    driver, profile = _browser()
+    driver, profile = open_browser()
     yield driver
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)
@@ -180,7 +155,6 @@ def test_report_in_a_real_browser(kind, n_figures, browser, request, tmp_path):
     assert "number to cite" in headline and "≤" in headline
     dictionary = browser.execute_script("return document.querySelectorAll('#columns h3').length")
     assert dictionary >= 1
-    errors = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
-    assert errors == [], errors
+    assert console_problems(browser) == []
     shot = tmp_path / f"{kind}.png"
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
