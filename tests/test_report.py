@@ -158,3 +158,37 @@ def test_report_in_a_real_browser(kind, n_figures, browser, request, tmp_path):
     assert console_problems(browser) == []
     shot = tmp_path / f"{kind}.png"
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+
+
+def test_path_labels_name_the_levels_each_path_spends_at():
+    from exactdp.census.allocations import builtin_allocations, load_allocation
+    from exactdp.sweep.pathkey import level_letters, path_key
+
+    for name in builtin_allocations():
+        alloc = load_allocation(name)
+        letters = level_letters(alloc.levels)
+        assert len(set(letters)) == len(letters) == len(alloc.levels), (name, letters)
+        labels, key = path_key(alloc)
+        assert len(labels) == alloc.n_paths
+        for k, (label, mult) in enumerate(zip(labels, alloc.paths), start=1):
+            number, code = label.split()
+            assert int(number) == k and len(code) == len(alloc.levels)
+            assert [c != "·" for c in code] == [m != 0 for m in mult], (name, k, label)
+        assert all(f"{c} = {lev}" in key for c, lev in zip(letters, alloc.levels))
+    labels, _ = path_key(load_allocation("dhc-persons-2020"))
+    assert labels[12] == "13 USCPTRBL" and labels[5] == " 6 US······"  # the full chain; US and State only
+
+
+def test_a_complete_sweep_is_cited_as_the_release_guarantee(sweep_dir, tmp_path):
+    import json
+
+    from exactdp.report import sweep_report
+
+    full = tmp_path / "full"
+    shutil.copytree(sweep_dir, full)
+    manifest = json.loads((full / "manifest.json").read_text())
+    manifest["pairs"] = [f"{i}-{j}" for i in range(1, 44) for j in range(i, 44)]
+    (full / "manifest.json").write_text(json.dumps(manifest))
+    report = sweep_report(full)
+    assert report.notes == () and "the release satisfies (ε, δ)-differential privacy" in report.citation
+    assert "max over all 946 neighbour pairs" in report.headline[0].quantity

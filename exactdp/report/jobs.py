@@ -12,7 +12,6 @@ from pathlib import Path
 from exactdp.report.document import FigureRef, Headline, Report, Section, write_report
 from exactdp.report.numbers import display, round_down, round_up, to_text
 from exactdp.report.text import ERROR_BOUND, METHOD_SINGLE, METHOD_SWEEP, describe_allocation, versions_rows
-from exactdp.sweep.pair import canonical_delta
 
 __all__ = ["write_release_report", "write_calibration_report", "RELEASE_FILE", "CALIBRATION_FILE"]
 
@@ -41,6 +40,14 @@ def _save(fig, out: Path, stem: str) -> str:
 
     save(fig, out / "plots", stem, tight=True)
     return f"plots/{stem}.png"
+
+
+def canonical_delta(value) -> str:
+    """A target δ as the sweep writes it (``1e-10``; imported when used: the sweep
+    package's import loads its driver)."""
+    from exactdp.sweep.pair import canonical_delta as canonical
+
+    return canonical(value)
 
 
 # ----------------------------------------------------------------------------- release
