@@ -3,7 +3,9 @@
 The package face — everything a user needs; the layers below are described in the
 README's Layout section.  Names are loaded on first use (PEP 562), so ``import exactdp``
 and the CLI start without compiling or loading any kernel they do not need (and without
-reading the package metadata until ``__version__`` is asked for).
+reading the package metadata until ``__version__`` is asked for).  Type checkers see the
+same names with their real types (the ``TYPE_CHECKING`` imports below, kept equal to
+``_FACE`` by ``tests/test_face_typing.py``).
 
 >>> from exactdp import Composition, ExactAccountant
 >>> acc = ExactAccountant(Composition.from_sigma2(["10000/11"] * 20))

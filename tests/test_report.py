@@ -192,3 +192,14 @@ def test_a_complete_sweep_is_cited_as_the_release_guarantee(sweep_dir, tmp_path)
     report = sweep_report(full)
     assert report.notes == () and "the release satisfies (ε, δ)-differential privacy" in report.citation
     assert "max over all 946 neighbour pairs" in report.headline[0].quantity
+
+
+def test_release_and_calibrate_write_their_folder_from_the_cli(tmp_path, capsys):
+    from exactdp.cli import main
+
+    assert main(["calibrate", "--sigma2", "10000/11x20", "--delta", "1e-10", "--out", str(tmp_path / "cal")]) == 0
+    assert main(["release", "--pairs", "13-13", "--delta", "1e-10", "--out", str(tmp_path / "rel")]) == 0
+    capsys.readouterr()
+    for folder, csv in (("cal", "calibration.csv"), ("rel", "release_brackets.csv")):
+        assert (tmp_path / folder / "report.html").is_file() and (tmp_path / folder / csv).is_file()
+        assert (tmp_path / folder / "plots").is_dir()

@@ -51,9 +51,9 @@ _PAIR_CURVE = {
 }
 _TRADEOFF = {
     "threshold": "integer threshold k on the privacy-loss lattice of this vertex (exact)",
-    "alpha": "type I error α = P_P[S ≥ k] of the Neyman–Pearson test at this vertex",
+    "alpha": "type I error α of the optimal (Neyman–Pearson) test with this threshold",
     "alpha_rel_error": "certified relative error bound of alpha",
-    "beta": "type II error β = P_Q[S < k] at this vertex (the trade-off curve f(α) is the polygon through the vertices)",
+    "beta": "type II error β of that test (the trade-off curve f(α) is the polygon through the vertices)",
     "beta_rel_error": "certified relative error bound of beta",
 }
 _GRID = {
@@ -115,9 +115,9 @@ SCHEMAS = (
                "rho_pl94": "zCDP ρ of the P.L. 94-171 persons file (exact rational)",
                "rho_sum": "rho_dhc + rho_pl94: the Bureau's accounting of the release (zCDP adds)",
                "eps_bureau_rho_sum": "the Bureau's ε: Bun–Steinke conversion of rho_sum at delta_target",
-               "delta_exact": "exact δ of the composed release at eps_bureau_rho_sum (midpoint of the bracket)",
+               "delta_exact": "exact δ of the composed release at eps_bureau_rho_sum (computed estimate)",
                "delta_upper": "certified upper bound on that δ (the value to cite)",
-               "delta_error_bound": "half-width of the certified bracket on δ",
+               "delta_error_bound": "certified bound on |delta_exact − true δ|",
                "eps_exact": "exact ε of the composed release at delta_target (estimate)",
                "eps_lower": "certified lower end of the bracket on that ε",
                "eps_upper": "certified upper end of the bracket on that ε (the value to cite)",
@@ -136,7 +136,7 @@ SCHEMAS = (
            "The whole-release composition of pair (I, J) on the common α grid.", _GRID),
     Schema("release/release_*.csv", "release/release_I_J.csv",
            "The whole-release composition of pair (I, J) (DHC pair ∘ P.L. 94-171 chain); the Bureau's ε here is "
-           "that of the summed ρ.", {**_PAIR_CURVE, "delta_error_bound": "half-width of the certified bracket on δ"}),
+           "that of the summed ρ.", _PAIR_CURVE),
     Schema("release_brackets.csv", "release_brackets.csv",
            "exactdp release: the whole release (DHC pair ∘ P.L. 94-171 persons chain) per pair and target δ.", {
                "pair": "DHC pair i-j (path of the record, path of the neighbour)",
