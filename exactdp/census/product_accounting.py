@@ -29,6 +29,7 @@ from exactdp.accounting.base import bun_steinke_epsilon
 from exactdp.conversions.bounds import bun_steinke_eps, cks_epsilon
 from exactdp.mechanisms import Composition
 from exactdp.numerics.exact import InputError, to_fraction
+from exactdp.numerics.precision import DPS_ANALYSIS, DPS_GUARD
 
 __all__ = ["Case", "FamilyRow", "TradeoffRow", "family_rows", "family_tradeoff", "product_cases"]
 
@@ -169,9 +170,10 @@ def family_rows(cases: Sequence[Case], configured_rho, deltas=("1e-10",), *, rel
         del_pts = [pc[1][t] for pc in per_case]
         ke = max(range(len(cases)), key=lambda i: eps_pts[i].upper)
         kd = max(range(len(cases)), key=lambda i: del_pts[i].upper)
+        with mpmath.workdps(DPS_ANALYSIS + DPS_GUARD):  # BoundPoint.upper adds at the current precision
+            e_bs, e_cks = bun_steinke_eps(rho, d).upper, cks_epsilon(rho, d).upper
         rows.append(FamilyRow(
-            delta_target=d, configured_rho=rho,
-            eps_bun_steinke=bun_steinke_eps(rho, d).value, eps_cks=cks_epsilon(rho, d).value,
+            delta_target=d, configured_rho=rho, eps_bun_steinke=e_bs, eps_cks=e_cks,
             eps_lower=max(p.lower for p in eps_pts), eps_upper=eps_pts[ke].upper, eps_case=ke + 1,
             delta_lower=max(p.lower for p in del_pts), delta_upper=del_pts[kd].upper, delta_case=kd + 1,
             certification=_certification(eps_pts + del_pts)))
