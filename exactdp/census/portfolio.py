@@ -59,7 +59,7 @@ def parse_member(spec: str, budget_rule: str | None = None) -> Member:
     name, sel = name.strip(), sel.strip()
     if name in builtin_products() or (name.endswith(".toml") and _is_product_file(name)):
         prod = load_product(name)
-        numbers = case_numbers(sel or "all", prod.n_cases, spec)
+        numbers = case_numbers(sel or "all", prod.n_cases, "member", spec)
         cases = tuple((f"{prod.name} case {i} ({prod.case_label(i)})", prod.case_composition(i, budget_rule))
                       for i in numbers)
         return Member(prod.name, "product", prod.configured_rho, cases)
@@ -81,17 +81,18 @@ def _is_product_file(path: str) -> bool:
     return "exactdp-product/1" in head
 
 
-def case_numbers(sel: str, n: int, spec: str) -> list[int]:
-    """``"all"`` or ``"1,5,30"`` → case numbers in 1..n (``spec`` is quoted in errors)."""
-    if sel.lower() == "all":
+def case_numbers(sel: str, n: int, field: str = "member", value=None) -> list[int]:
+    """``"all"`` or ``"1,5,30"`` → case numbers in 1..n (errors name ``field`` and ``value``)."""
+    value = sel if value is None else value
+    if sel.strip().lower() == "all":
         return list(range(1, n + 1))
     out = []
     for item in sel.split(","):
         item = item.strip()
         if not item.isdigit() or not 1 <= int(item) <= n:
-            raise InputError("member", spec, f"case {item!r} is not a case number in 1..{n}")
+            raise InputError(field, value, f"case {item!r} is not a case number in 1..{n}")
         if int(item) in out:
-            raise InputError("member", spec, f"case {item} is listed twice")
+            raise InputError(field, value, f"case {item} is listed twice")
         out.append(int(item))
     return out
 

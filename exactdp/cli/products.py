@@ -94,7 +94,7 @@ def _run_product(args) -> int:
     from exactdp.census.products import load_product
 
     prod = load_product(args.product)
-    numbers = case_numbers(args.cases, prod.n_cases, f"--cases {args.cases}")
+    numbers = case_numbers(args.cases, prod.n_cases, "--cases")
     if args.write_mechanisms:
         return _write_mechanisms(prod, numbers, args)
     cases = product_cases(prod, numbers, args.budget_rule)
