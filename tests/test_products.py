@@ -225,3 +225,37 @@ def test_load_product_errors(tmp_path):
     f = tmp_path / "tiny.toml"
     f.write_text(TINY)
     assert load_product(f).n_cases == 3
+
+
+def _tumult_adjusted(requested: float, remaining: Fraction) -> Fraction:
+    """Tumult Analytics' get_adjusted_budget (_privacy_budget_rounding_helper.py:16-44): the
+    exact value of the float, or the remaining budget when the request exceeds it by at
+    most 1e-9 relative."""
+    exact = Fraction(requested)
+    diff = remaining - exact
+    if diff < 0 and -diff <= remaining / 10**9:
+        return remaining
+    return exact
+
+
+def test_model_rho_is_tumults_or_above(configs):
+    """The files' ρ (the requested float's exact value) is what Tumult charges, or more:
+    replaying SafeTab-P's stage split (a level session holding exactly its budget, stage 1,
+    then stage 2 partitioned and evaluated), the stage-2 ρ is lowered to the remainder at the
+    0.008 and 0.159 levels (by < 1e-16 relative), never raised."""
+    cfg = configs["safetab-p-NMFv7-2020.json"]
+    frac = Fraction(cfg["privacy_budget_p_stage_1_fraction"])
+    prod = load_product("safetab-p-2020-us")
+    lowered = set()
+    for t in prod.tables.values():
+        if not t.name.endswith("stage-2"):
+            continue
+        level = Fraction(cfg[t.budget])  # the partition's budget (its exact float)
+        b1, b2 = cfg[t.budget] * frac, cfg[t.budget] * (1 - frac)
+        remaining = level - _tumult_adjusted(b1, level)
+        rho2 = _tumult_adjusted(b2, _tumult_adjusted(b2, remaining))  # partition, then evaluate
+        model = t.exact_rho("tumult-float")
+        assert rho2 <= model and (model - rho2) / model < Fraction(1, 10**16)
+        if rho2 < model:
+            lowered.add(str(cfg[t.budget]))
+    assert lowered == {"0.008", "0.159"}

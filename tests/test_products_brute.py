@@ -299,13 +299,16 @@ def _profile(s2, shifts, eps):
 
 def test_one_big_cell_beats_split_cells_at_production_variances():
     prod = load_product("phsafe-2020-us")  # the state budgets (the smallest σ²) are the PR run's too
-    for tau, table in ((10, "PH1_num.state_A-G"), (6, "PH3.state_A-G")):  # the smallest σ² of each τ
+    # the smallest σ² of each τ, and of the units-only tables (two households: 2 against 1 and 1)
+    for tau, table in ((10, "PH1_num.state_A-G"), (6, "PH3.state_A-G"), (0.5, "PH1_denom.state_A-G")):
         s2 = float(prod.tables[table].sigma2("tumult-float"))
-        mu = (2 * tau + 1) / math.sqrt(s2)
+        top = int(2 * tau + 1)
+        mu = top / math.sqrt(s2)
         eps = np.linspace(0.0, mu * mu / 2 + 7 * mu, 80)
-        big = _profile(s2, [2 * tau + 1], eps)
+        big = _profile(s2, [top], eps)
         assert big[-1] < 1e-11
-        for alt in ([2 * tau, 1], [tau + 1, tau]):  # the tightest relative L2 gaps that occur
+        alts = ([1, 1],) if top == 2 else ([top - 1, 1], [(top + 1) // 2, top // 2])
+        for alt in alts:  # the tightest relative L2 gaps that occur
             other = _profile(s2, alt, eps)  # the shorter shift vector must be more private
             mask = big > 1e-12
             assert np.all(other[mask] <= big[mask] * (1 - 1e-3)), (table, alt)

@@ -83,7 +83,8 @@ def _progress(args):
         return None
 
     def say(k, n, label):
-        print(f"case {k}/{n} done: {label}", file=sys.stderr, flush=True)
+        short = label if len(label) <= 100 else label[:97] + "..."
+        print(f"case {k}/{n} done: {short}", file=sys.stderr, flush=True)
 
     return say
 
