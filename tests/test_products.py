@@ -259,3 +259,40 @@ def test_model_rho_is_tumults_or_above(configs):
         if rho2 < model:
             lowered.add(str(cfg[t.budget]))
     assert lowered == {"0.008", "0.159"}
+
+
+def test_iteration_counts_script_on_a_toy_hierarchy(tmp_path):
+    """scripts/safetab_iteration_counts.py against a brute force over every record of a toy
+    hierarchy: the flat map's iterations (characteristic_iterations.py: alone iterations
+    intersect, alone-or-in-combination ones unite, plus the ethnicity's) counted directly."""
+    spec = importlib.util.spec_from_file_location("counts", ROOT / "scripts" / "safetab_iteration_counts.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    race = [("10", "A alone", "1", "True", "False", "False"), ("11", "A any", "1", "False", "False", "False"),
+            ("20", "B alone", "1", "True", "True", "False"), ("21", "B any", "1", "False", "True", "False"),
+            ("30", "C any", "1", "False", "True", "False"), ("40", "D any", "1", "False", "False", "True"),
+            ("99", "all", "0", "True", "Null", "Null")]
+    eth = [("50", "H", "1", "True", "False"), ("51", "not H", "1", "False", "False")]
+    maps = [("10", "a"), ("11", "a"), ("20", "b"), ("21", "b"), ("30", "c"), ("40", "c"), ("11", "a2"),
+            ("21", "b2"), ("99", "a"), ("50", "h"), ("51", "n")]
+    (tmp_path / "race-characteristic-iterations.txt").write_text(
+        "ITERATION_CODE|ITERATION_NAME|LEVEL|ALONE|DETAILED_ONLY|COARSE_ONLY\n" + "\n".join("|".join(r) for r in race))
+    (tmp_path / "ethnicity-characteristic-iterations.txt").write_text(
+        "ITERATION_CODE|ITERATION_NAME|LEVEL|DETAILED_ONLY|COARSE_ONLY\n" + "\n".join("|".join(r) for r in eth))
+    (tmp_path / "race-and-ethnicity-code-to-iteration.txt").write_text(
+        "ITERATION_CODE|RACE_ETH_CODE\n" + "\n".join("|".join(r) for r in maps))
+    got = mod.counts(tmp_path)[("1", "detailed")]
+    detailed_only = {"20", "21", "30", "50"}
+    its = {"a": {"10", "11"}, "a2": {"11"}, "b": {"20", "21"}, "b2": {"21"}, "c": {"30"}, "h": {"50"}, "n": {"51"}}
+    alone = {"10", "20"}
+    best = top = 0
+    for k in range(1, 4):
+        for codes in itertools.combinations(["a", "a2", "b", "b2", "c"], k):
+            shared = set.intersection(*(its[c] & alone for c in codes))
+            union = set().union(*(its[c] - alone for c in codes))
+            for e in ("h", "n"):
+                groups = shared | union | its[e]
+                best, top = max(best, len(groups & detailed_only)), max(top, len(groups))
+    assert got[0] == 1 and got[1] == 1 and got[2] == 1 * 8 + 1  # h_r, h_e, max_num_rows
+    assert got[3] >= best and got[3] == 3  # b alone + b any + H: the bound is attained here
+    assert top <= got[2]
