@@ -16,12 +16,16 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.doctest",
     "sphinx.ext.mathjax",
+    # MathJax 3 served from the built site (_static/mathjax), shipped by a pip package:
+    # the formulas render offline, with no request to a CDN
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinxarg.ext",
     "myst_parser",
 ]
 
 source_suffix = {".rst": "restructuredtext"}
+mathjax_path = "mathjax/tex-chtml.js"  # relative to _static: the local copy, never a CDN
 root_doc = "index"
 exclude_patterns = ["_build"]
 html_theme = "furo"

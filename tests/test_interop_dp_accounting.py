@@ -147,12 +147,16 @@ def test_edges_noop_nonprivate_and_extreme_targets():
 
 
 def test_event_construction_is_exact():
-    with pytest.raises(InputError, match="binary float"):
-        ExactDiscreteGaussianDpEvent(0.1)
+    # dp_accounting's boundary: a float is the binary rational it is (not a decimal)
+    assert ExactDiscreteGaussianDpEvent(0.1).sigma2 == Fraction(3602879701896397, 36028797018963968)
+    assert ExactDiscreteGaussianDpEvent(63.0).sigma2 == 63
+    for bad in (math.nan, math.inf, -1.0):
+        with pytest.raises(InputError):
+            ExactDiscreteGaussianDpEvent(bad)
     with pytest.raises(InputError):
         ExactDiscreteGaussianDpEvent("1/2", sensitivity=-1)
     with pytest.raises(InputError):
-        ExactDiscreteGaussianDpEvent("1/2", sensitivity=1.0)
+        ExactDiscreteGaussianDpEvent("1/2", sensitivity=1.5)
     with pytest.raises(InputError):
         ExactDiscreteGaussianAccountant("ADD_OR_REMOVE_ONE")
     ev = ExactDiscreteGaussianDpEvent(Fraction(0.1), sensitivity=3)

@@ -26,6 +26,12 @@ __all__ = ["Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "Accoun
            "BracketedEpsilon", "BracketedTradeoff"]
 
 
+def _lead_with_value(point, fields: tuple) -> str:
+    """``Name(value=..., field=..., ...)``: the number to cite first, then the fields."""
+    parts = [f"value={point.value!r}"] + [f"{f}={getattr(point, f)!r}" for f in fields]
+    return f"{type(point).__name__}({', '.join(parts)})"
+
+
 @dataclass(frozen=True)
 class Diagnostics:
     """How a number was obtained.
@@ -79,6 +85,9 @@ class DeltaPoint:
     def upper(self) -> mpmath.mpf:
         return self.value
 
+    def __repr__(self) -> str:
+        return _lead_with_value(self, ("epsilon", "estimate", "error_bound", "first_term", "second_term", "thresholds"))
+
     @property
     def relative_error(self) -> float:
         return float(self.error_bound / self.estimate) if self.estimate > 0 else float("inf")
@@ -100,6 +109,9 @@ class EpsilonPoint:
     @property
     def value(self) -> mpmath.mpf:
         return self.upper
+
+    def __repr__(self) -> str:
+        return _lead_with_value(self, ("delta", "estimate", "lower", "upper", "piece"))
 
     @property
     def error_bound(self) -> mpmath.mpf:
@@ -136,6 +148,9 @@ class TradeoffPoint:
     @property
     def beta(self) -> mpmath.mpf:
         return self.value
+
+    def __repr__(self) -> str:
+        return _lead_with_value(self, ("alpha", "estimate", "error_bound", "threshold"))
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ SUBCOMMANDS = {
     "accounting": ("delta", "epsilon", "tradeoff"),
     "sweep": ("sweep",),
     "release": ("release",),
+    "products": ("product", "portfolio"),
     "crosscheck": ("crosscheck",),
     "calibrate": ("calibrate",),
     "risk": ("risk",),

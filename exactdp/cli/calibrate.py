@@ -31,6 +31,7 @@ def register(subparsers) -> None:
     p.add_argument("--width", type=rational_type("--width", positive=True), default=None, metavar="W",
                    help="width of the certified bracket on the reduction (default 1e-6)")
     p.add_argument("--rel-tol", type=rel_tol_type(), default=1e-10, help="certified relative accuracy of each tail")
+    p.add_argument("--out", metavar="DIR", help="also write calibration.csv, a figure and report.html into DIR")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run_checked)
 
@@ -74,6 +75,10 @@ def _run_checked(args) -> int:
         comp = design_from_args(args)
         for d in args.deltas:
             results.append(calibrate_design(comp, d, args.eps, width=width, rel_tol=args.rel_tol))
+    if args.out:
+        from exactdp.report import write_calibration_report
+
+        write_calibration_report(args.out, results, design=_design_words(args))
     objs = [r.as_json() for r in results]
     if args.json:
         emit_json(objs[0] if len(objs) == 1 else {"results": objs})
@@ -87,3 +92,12 @@ def _run_checked(args) -> int:
                o["scale"], str(r.evaluations))
         print("  ".join(f"{v:>22}" for v in row))
     return 0
+
+
+def _design_words(args) -> str:
+    """The calibrated design in words, for the report."""
+    if args.allocation:
+        where = f"pair {args.pair[0]}-{args.pair[1]}" if args.pair is not None else "all pairs"
+        return f"allocation {args.allocation}, {where}" + (f", level {args.level}" if args.level else "")
+    return "the design " + " ".join(f"--sigma2 {s}" for s in args.sigma2 or ()) + (
+        f" --mechanisms {args.mechanisms}" if args.mechanisms else "")

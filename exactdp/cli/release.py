@@ -19,6 +19,7 @@ def register(subparsers) -> None:
     p.add_argument("--pairs", default="13-13", metavar="SPEC", help="DHC pairs, e.g. 13-13,6-6 (default 13-13)")
     p.add_argument("--delta", dest="deltas", action="append", type=rational_type("--delta", lo=0, hi=1, lo_open=True, hi_open=True), metavar="D",
                    help="target δ (repeatable; default 1e-10)")
+    p.add_argument("--out", metavar="DIR", help="also write release_brackets.csv, a figure and report.html into DIR")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_run)
 
@@ -34,6 +35,10 @@ def _run(args) -> int:
     pairs = parse_pair_spec(args.pairs, alloc.n_paths)
     deltas = args.deltas or [Fraction(1, 10**10)]
     rows = release_rows(alloc, pairs, deltas, args.pl94)
+    if args.out:
+        from exactdp.report import write_release_report
+
+        write_release_report(args.out, rows, alloc, load_allocation(args.pl94))
     pts = [{"pair": f"{r.pair[0]}-{r.pair[1]}", "delta": decimal_str(r.delta_target),
             "rho_total": fraction_str(r.rho_total), "eps_bureau": decimal_str(r.eps_bureau),
             "delta_exact_lower": decimal_str(r.delta_lower), "delta_exact_upper": decimal_str(r.delta_upper),

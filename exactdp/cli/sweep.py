@@ -121,7 +121,7 @@ def _run(args) -> int:
     w = res["worst_certified"]
     print(f"worst certified relative error: δ {w['delta_rel_error']}, ε bracket {w['eps_rel_width']}, "
           f"trade-off vertices {w['tradeoff_vertex_rel_error']}")
-    print(f"files: summary.csv, envelope.csv, pairs/, plots/, manifest.json in {rep.out}")
+    print(f"files: report.html (start here), summary.csv, envelope.csv, pairs/, plots/, manifest.json in {rep.out}")
     if certs is not None:
         c = certs[key]
         print(f"arb certificate at δ = {key}: overall δ in [{', '.join(c['delta_overall']['enclosure'])}], "

@@ -13,7 +13,11 @@ as a tree of ``DpEvent`` objects and asks a ``PrivacyAccountant`` for ``get_epsi
   subsampling, continuous Gaussians, Laplace, ...) is refused through ``supports()`` /
   ``UnsupportedEventError`` — never approximated.
 
-It works unchanged with ``dp_accounting.mechanism_calibration.calibrate_dp_mechanism``.
+It works unchanged with ``dp_accounting.mechanism_calibration.calibrate_dp_mechanism``:
+floats handed over by dp_accounting (a σ², a noise multiplier, a target δ) are taken
+exactly, as the binary rationals they are.  Constructors for the usual parametrisations:
+:meth:`ExactDiscreteGaussianDpEvent.from_rho`, :meth:`~ExactDiscreteGaussianDpEvent.from_sigma`,
+:meth:`~ExactDiscreteGaussianDpEvent.from_noise_multiplier`.
 
 >>> from fractions import Fraction
 >>> import dp_accounting
@@ -38,7 +42,7 @@ from dp_accounting import dp_event, privacy_accountant
 
 from exactdp.interop.profile import CertifiedProfile, exact_real
 from exactdp.mechanisms import Composition, DiscreteGaussian
-from exactdp.numerics.exact import InputError, to_fraction, to_int
+from exactdp.numerics.exact import InputError, to_int
 
 __all__ = ["ExactDiscreteGaussianDpEvent", "ExactDiscreteGaussianAccountant", "NeighboringRelation"]
 
@@ -48,14 +52,31 @@ _NO_OP = "no-op"
 _NON_PRIVATE = "non-private"
 
 
+def _boundary_exact(value, field: str) -> Fraction:
+    """An exact rational from a value handed over by dp_accounting: a binary float is
+    taken exactly, as the binary rational it is (``63.0`` is 63, ``0.1`` is
+    3602879701896397/36028797018963968); NaN and infinities are refused; every other
+    type goes through :func:`~exactdp.numerics.exact.to_fraction` (decimal strings digit
+    for digit)."""
+    real = exact_real(value, field)
+    if not isinstance(real, Fraction):
+        raise InputError(field, value, "must be finite")
+    return real
+
+
 def _sigma2(value) -> Fraction:
-    s2 = to_fraction(value, "sigma2")
+    s2 = _boundary_exact(value, "sigma2")
     if s2 < 0:
         raise InputError("sigma2", value, "must be >= 0 (0: no noise, a non-private release)")
     return s2
 
 
 def _sensitivity(value) -> int:
+    if isinstance(value, float):  # dp_accounting writes sensitivities as floats: 2.0 is 2
+        frac = _boundary_exact(value, "sensitivity")
+        if frac.denominator != 1:
+            raise InputError("sensitivity", value, "must be an integer (the discrete Gaussian's integer shift)")
+        value = int(frac)
     s = to_int(value, "sensitivity")
     if s < 0:
         raise InputError("sensitivity", value, "must be >= 0 (a bound on |f(x) − f(x')|)")
@@ -72,11 +93,15 @@ class ExactDiscreteGaussianDpEvent(dp_event.DpEvent):
 
     Parameters
     ----------
-    sigma2 : str, Fraction, int, gmpy2.mpq or decimal.Decimal
-        The variance parameter σ² ≥ 0, exactly (``"10000/11"``, ``"2.5025"``); 0 means no
-        noise, a non-private release (as ``GaussianDpEvent(0)`` in dp_accounting).  A
-        binary float is refused with a message that says how to pass it; to use a float
-        on purpose (as a calibration search does), pass ``Fraction(x)``.
+    sigma2 : float, str, Fraction, int, gmpy2.mpq or decimal.Decimal
+        The variance parameter σ² ≥ 0 (``"10000/11"``, ``"2.5025"``, ``63.0``); 0 means no
+        noise, a non-private release (as ``GaussianDpEvent(0)`` in dp_accounting).  At
+        this boundary a float is taken **exactly**, as the binary rational it is: ``63.0``
+        is 63, and ``0.1`` is 3602879701896397/36028797018963968, not one tenth — which is
+        what dp_accounting's own float parameters mean, and what a calibration search
+        (``calibrate_dp_mechanism``) hands over.  To mean a decimal exactly, pass it as a
+        string (``"0.1"``) or a Fraction.  (exactdp's own API and CLI refuse floats where
+        a decimal is surely meant.)
     sensitivity : int
         The integer bound on |f(x) − f(x')| under the accountant's neighbouring relation
         (default 1; 0 means the query does not depend on the record).
@@ -91,6 +116,36 @@ class ExactDiscreteGaussianDpEvent(dp_event.DpEvent):
 
     sigma2: Fraction = attr.ib(converter=_sigma2)
     sensitivity: int = attr.ib(default=1, converter=_sensitivity)
+
+    @classmethod
+    def from_rho(cls, rho, sensitivity=1) -> "ExactDiscreteGaussianDpEvent":
+        """The mechanism whose zCDP is ``rho``: σ² = Δ²/(2ρ), exactly (Δ = ``sensitivity``;
+        a float ρ is taken exactly).  The 2020 Census budgets are stated this way."""
+        r = _boundary_exact(rho, "rho")
+        if r <= 0:
+            raise InputError("rho", rho, "must be > 0")
+        sens = _sensitivity(sensitivity)
+        return cls(Fraction(sens * sens) / (2 * r), sens)
+
+    @classmethod
+    def from_sigma(cls, sigma, sensitivity=1) -> "ExactDiscreteGaussianDpEvent":
+        """The mechanism with scale σ: σ² = σ·σ, exactly (a float σ is taken exactly and
+        squared exactly, as for dp_accounting's ``DiscreteGaussianDpEvent(sigma)``)."""
+        sig = _boundary_exact(sigma, "sigma")
+        if sig < 0:
+            raise InputError("sigma", sigma, "must be >= 0")
+        return cls(sig * sig, sensitivity)
+
+    @classmethod
+    def from_noise_multiplier(cls, noise_multiplier, sensitivity=1) -> "ExactDiscreteGaussianDpEvent":
+        """dp_accounting's ``GaussianDpEvent(noise_multiplier)`` idiom with discrete noise:
+        σ = noise_multiplier · Δ, so σ² = (noise_multiplier·Δ)², exactly (a float taken
+        exactly).  Sensitivity 1 (the default) makes σ the noise multiplier itself."""
+        nm = _boundary_exact(noise_multiplier, "noise_multiplier")
+        if nm < 0:
+            raise InputError("noise_multiplier", noise_multiplier, "must be >= 0")
+        sens = _sensitivity(sensitivity)
+        return cls((nm * sens) ** 2, sens)
 
 
 def _from_dp_accounting_dg(event):

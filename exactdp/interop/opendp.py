@@ -14,14 +14,38 @@ privacy map written in Python, so it asks you to vouch for it.  exactdp's map is
 certified accountant whose error bound is documented in the "Method and error bound"
 page of the docs::
 
-    import opendp.prelude as dp
+    import re
+
+import opendp.prelude as dp
     dp.enable_features("contrib", "honest-but-curious")
     m = make_exact_measurement(sigma2=["10000/11"] * 20 + ["2.5025"])
     m.map(1).delta(5.0)          # exactdp's certified δ at ε = 5
     m([120, 7, ...])             # one release: each answer plus exact N_Z(0, σ_i²) noise
+
+As OpenDP's own noise measurements, :func:`make_exact_discrete_gaussian` takes the input
+domain and metric of the query before it, and :func:`then_exact_discrete_gaussian` is its
+partial form, so it chains with ``>>`` after ``make_count`` or ``make_count_by_categories``::
+
+    count = dp.t.make_count(dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance())
+    m = count >> then_exact_discrete_gaussian(sigma2="10000/11")
+    m.map(1).delta(1.0)           # certified δ at ε = 1 of the noisy count
+
+**Composition.**  OpenDP 0.16 composes measurements whose measure has a composition rule
+(``make_composition``: pure DP, zCDP, approximate DP); it has none for
+``SmoothedMaxDivergence``, the privacy-profile measure of these measurements, and refuses
+them ("No match for concrete type SmoothedMaxDivergence"): a composed privacy profile is not
+a function of the component profiles (it needs the mechanisms themselves), which is why
+exactdp exists.  So compose *inside* exactdp, exactly — one measurement with every query's
+σ² (``make_exact_measurement(sigma2=[...])``, or the vector ``make_count_by_categories``
+chain) — or, to mix with other OpenDP measurements, fix δ first
+(``dp.c.make_fix_delta(m, delta)``: exactdp's certified ε at that δ, an
+``Approximate(MaxDivergence)`` measurement) and compose those with ``dp.c.make_composition``
+— OpenDP's basic composition, which adds ε and δ and so is looser than the exact one.
 """
 
 from __future__ import annotations
+
+import re
 
 import opendp.prelude as dp
 
@@ -31,7 +55,7 @@ from exactdp.interop.profile import CertifiedProfile
 from exactdp.mechanisms import Composition, DiscreteGaussian
 from exactdp.numerics.exact import InputError, positive_fraction, to_int
 
-__all__ = ["make_exact_measurement"]
+__all__ = ["make_exact_measurement", "make_exact_discrete_gaussian", "then_exact_discrete_gaussian"]
 
 
 def make_exact_measurement(sigma2, shifts=None, *, rel_tol: float = 1e-10) -> dp.Measurement:
@@ -123,3 +147,146 @@ def make_exact_measurement(sigma2, shifts=None, *, rel_tol: float = 1e-10) -> dp
     return dp.m.make_user_measurement(
         dp.vector_domain(dp.atom_domain(T="i64"), size=n), metric, dp.smoothed_max_divergence(),
         function=release, privacy_map=privacy_map, TO="Vec<i64>")
+
+
+# ----------------------------------------------------------------------------- OpenDP's idiom
+#: most worst-case shift patterns a privacy map evaluates (L1/L2 input distances)
+MAX_PATTERNS = 64
+_METRIC = re.compile(r"(?:\w+::)*(\w+)Distance<(\w+)>")
+_INTEGERS = {"i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize"}
+
+
+def _integer_patterns(d_in: int, kind: str) -> list[tuple[int, ...]]:
+    """The worst-case shift patterns at input distance ``d_in``: multisets of positive
+    integer shifts with sum ``d_in`` (L1) or sum of squares ``d_in²`` (L2).  Shift vectors
+    inside the ball but not on its boundary are dominated (a larger shift, or one more
+    shifted coordinate, makes every trade-off pointwise lower), so these suffice."""
+    target = d_in if kind == "L1" else d_in * d_in
+    out: list = []
+
+    def grow(prefix, left, largest):
+        if left == 0:
+            out.append(tuple(prefix))
+            if len(out) > MAX_PATTERNS:
+                raise InputError("d_in", d_in, f"has more than {MAX_PATTERNS} worst-case shift patterns under "
+                                               f"{kind}Distance; exactdp accounts each exactly, so use a smaller d_in")
+            return
+        for part in range(min(largest, left if kind == "L1" else int(left ** 0.5) + 1), 0, -1):
+            cost = part if kind == "L1" else part * part
+            if cost <= left:
+                grow(prefix + [part], left - cost, part)
+
+    grow([], target, target)
+    return out
+
+
+def _space(input_domain, input_metric) -> tuple[str, str, int | None]:
+    """(metric kind, integer carrier, vector size or None for a scalar) of a supported
+    input space, else an InputError that names what is supported."""
+    m = _METRIC.fullmatch(str(input_metric.type))
+    vector = str(input_domain.type).startswith("VectorDomain")
+    atom = str(input_domain.element_domain.carrier_type if vector else input_domain.carrier_type)
+    kinds = {False: ("Absolute",), True: ("L1", "L2", "LInf")}[vector]
+    if m is None or m.group(1) not in kinds or atom not in _INTEGERS or m.group(2) != atom:
+        raise InputError("input_metric", f"{input_domain} with {input_metric}",
+                         "the exact discrete Gaussian adds integer noise to integer queries: use an integer "
+                         "atom_domain with absolute_distance (e.g. after make_count), or an integer vector_domain with "
+                         "l1_distance, l2_distance or linf_distance (e.g. after make_count_by_categories)")
+    return m.group(1), atom, (input_domain.size if vector else None)
+
+
+def make_exact_discrete_gaussian(input_domain, input_metric, sigma2, *, rel_tol: float = 1e-10) -> dp.Measurement:
+    """Exact discrete Gaussian noise on an integer query, in OpenDP's constructor idiom.
+
+    Parameters
+    ----------
+    input_domain : opendp.mod.Domain
+        An integer ``atom_domain`` (a scalar count: the output of ``make_count``) or an
+        integer ``vector_domain`` (counts: the output of ``make_count_by_categories``).
+    input_metric : opendp.mod.Metric
+        ``absolute_distance`` for a scalar; ``l1_distance``, ``l2_distance`` or
+        ``linf_distance`` for a vector — of the same integer type as the domain.
+    sigma2 : exact rational
+        The variance σ² > 0 of the noise on each coordinate (``"10000/11"``, Fraction;
+        a binary float is refused — at exactdp's own API a decimal is surely meant).
+    rel_tol : float
+        Certified relative accuracy of each tail.
+
+    Returns
+    -------
+    opendp.mod.Measurement
+        Releases the query plus independent exact N_Z(0, σ²) noise on each coordinate;
+        output measure ``smoothed_max_divergence()``; ``m.map(d_in)`` is exactdp's
+        certified privacy profile at integer input distance ``d_in``.
+
+    Notes
+    -----
+    Method: at distance ``d_in`` the worst neighbouring pair moves the query by the
+    largest shift the metric allows — ``d_in`` for a scalar and for L∞ (every coordinate);
+    for L1 and L2 the map takes the pointwise maximum of the certified profiles of every
+    multiset of integer shifts with L1 norm ``d_in`` (L2: squared norm ``d_in²``), at most
+    :data:`MAX_PATTERNS` of them (for ``d_in = 1``: one coordinate moved by 1).  Monotone
+    likelihood ratio of the discrete Gaussian and monotonicity of the tensor product of
+    trade-off functions (Dong, Roth & Su 2022) make those the worst cases.  Error bound:
+    each δ is the certified upper bound rounded up to a float.  Reference: Canonne,
+    Kamath & Steinke (2020).
+    """
+    kind, atom, size = _space(input_domain, input_metric)
+    s2 = positive_fraction(sigma2, "sigma2")
+    profiles: dict = {}
+
+    def compositions(k: int):
+        if kind in ("L1", "L2"):
+            return [Composition.of([DiscreteGaussian(s2, s) for s in pattern])
+                    for pattern in _integer_patterns(k, kind)]
+        n = 1 if size is None or kind == "Absolute" else size
+        if kind == "LInf" and size is None:
+            raise InputError("input_domain", str(input_domain), "linf_distance needs a vector_domain of known size "
+                                                                 "(every coordinate may move)")
+        return [Composition.of([DiscreteGaussian(s2, k)] * n)]
+
+    def delta(k: int, eps) -> float:
+        return max(p.delta(eps) for p in profiles[k])
+
+    def privacy_map(d_in):
+        k = to_int(d_in, "d_in")
+        if k < 0:
+            raise InputError("d_in", d_in, "an input distance must be >= 0")
+        if k not in profiles:
+            profiles[k] = ([CertifiedProfile(None)] if k == 0 else
+                           [CertifiedProfile(c, rel_tol=rel_tol) for c in compositions(k)])
+        curve = dp.new_privacy_profile(lambda eps: delta(k, eps))
+        return getattr(curve, "curve", curve)  # the FFI pointer (see make_exact_measurement)
+
+    def release(x):
+        if size is None and kind == "Absolute":
+            return to_int(x, "x") + sample(s2, 1)[0]
+        values = [to_int(v, f"x[{i}]") for i, v in enumerate(x)]
+        return [v + z for v, z in zip(values, sample(s2, len(values)))]
+
+    return dp.m.make_user_measurement(input_domain, input_metric, dp.smoothed_max_divergence(), function=release,
+                                      privacy_map=privacy_map, TO=atom if kind == "Absolute" else f"Vec<{atom}>")
+
+
+def then_exact_discrete_gaussian(sigma2, *, rel_tol: float = 1e-10):
+    """Partial form of :func:`make_exact_discrete_gaussian`, for OpenDP's ``>>`` chains:
+    ``make_count(...) >> then_exact_discrete_gaussian(sigma2="10000/11")``.
+
+    Parameters
+    ----------
+    sigma2 : exact rational
+        The variance σ² > 0 of the noise.
+    rel_tol : float
+        Certified relative accuracy of each tail.
+
+    Returns
+    -------
+    OpenDP's partial constructor (as its own ``then_gaussian`` returns): the input domain
+    and metric are those of the transformation it is chained after.
+    """
+    s2 = positive_fraction(sigma2, "sigma2")
+    # OpenDP's own then_* functions return this class; Transformation.__rshift__ accepts
+    # nothing else as a partial measurement (opendp is pinned to 0.16 for this reason too)
+    from opendp.mod import _PartialConstructor
+
+    return _PartialConstructor(lambda domain, metric: make_exact_discrete_gaussian(domain, metric, s2, rel_tol=rel_tol))

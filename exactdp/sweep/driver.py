@@ -23,6 +23,7 @@ Outputs in the folder ``out``::
                                   these rows are certified brackets (big-lattice accountant)
     plots/*.png, plots/*.pdf      figures (:mod:`exactdp.sweep.plots`)
     manifest.json                 versions, allocation hash, settings, timings, worst errors
+    report.html                   the page to read and cite (:mod:`exactdp.report`)
 """
 
 from __future__ import annotations
@@ -388,6 +389,9 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
             },
         }
         atomic_write_text(out / MANIFEST, _dump(manifest))
+        from exactdp.report import write_sweep_report
+
+        write_sweep_report(out, alloc)  # report.html: headline, figures, provenance, column dictionary
         return SweepReport(out, len(pair_list), len(tasks), reused, manifest)
 
 

@@ -1,11 +1,15 @@
 """Figures of a sweep (matplotlib object API only, PNG and PDF, no timestamps).
 
-* ``eps_delta``: the Bureau's zCDP curve (ε_BS(δ), δ) against the exact overall privacy
-  profile (max over pairs), drawn from both of its parametrisations: (ε_BS, δ_exact(ε_BS))
-  and (ε_exact(δ), δ).
+* ``eps_delta``: the exact overall privacy profile (max over pairs), drawn from both of its
+  parametrisations (ε_BS, δ_exact(ε_BS)) and (ε_exact(δ), δ), beside the Bureau's
+  ρ-conversions (Bun–Steinke, the optimal CKS conversion) and the μ-GDP reference.
 * ``tradeoff``: the overall trade-off envelope with the μ-GDP curve Φ(Φ⁻¹(1−α) − μ),
-  μ = √(2ρ), in linear axes and in log–log axes.
-* ``spread_heatmap``: 1 − δ_pair/δ_max (ppm) over the path × path grid at one target δ.
+  μ = √(2ρ), on log–log axes and on probit axes (where the GDP curve is a straight line).
+* ``spread_heatmap``: 1 − δ_pair/δ_max (ppm) over the path × path grid at one target δ,
+  paths labelled by their number and the levels they spend budget at, with a key.
+
+Each figure has a ``*_figure`` function that builds it (for the report) and a ``plot_*``
+function that writes it.
 * ``proxy_sensitivity``: relative gap (percent) between one pair's δ(ε) and the maximum
   over pairs (used by ``scripts/``).
 """
@@ -22,9 +26,8 @@ from matplotlib.figure import Figure
 from exactdp.figures import save
 from exactdp.numerics.precision import DPS_RESULT
 
-__all__ = ["plot_sweep", "plot_eps_delta", "plot_tradeoff", "plot_spread_heatmap", "plot_proxy_sensitivity", "save"]
-
-
+__all__ = ["plot_sweep", "plot_eps_delta", "plot_tradeoff", "plot_spread_heatmap", "plot_proxy_sensitivity", "save",
+           "eps_delta_figure", "tradeoff_figure", "spread_heatmap_figure"]
 
 def _col(rows, name):
     head = rows[0]
@@ -34,31 +37,6 @@ def _col(rows, name):
 
 def _f(values):
     return [float(v) for v in values]
-
-
-def plot_eps_delta(summary_rows, outdir, stem="eps_delta", rho=None) -> list:
-    """Bureau's zCDP ε–δ curve against the exact overall curve (rows of summary.csv)."""
-    d = _f(_col(summary_rows, "delta_target"))
-    eb = _f(_col(summary_rows, "eps_bureau"))
-    dover = _f(_col(summary_rows, "delta_overall_upper"))
-    eover = _f(_col(summary_rows, "eps_overall_upper"))
-    exact = sorted(list(zip(eb, dover)) + list(zip(eover, d)))
-    fig = Figure(figsize=(6.4, 4.6))
-    ax = fig.add_subplot(1, 1, 1)
-    ax.plot(eb, d, "o-", ms=3, color="tab:red", label="Bureau (zCDP, Bun–Steinke)")
-    ax.plot([p[0] for p in exact], [p[1] for p in exact], "s-", ms=3, color="tab:blue",
-            label="exact overall (max over pairs)")
-    ax.set_yscale("log")
-    ax.set_xlabel("ε")
-    ax.set_ylabel("δ")
-    title = "Privacy profile: Bureau's conversion vs exact"
-    if rho is not None:
-        title += f" (ρ = {float(rho):.6g})"
-    ax.set_title(title, fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    return save(fig, outdir, stem)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -127,72 +105,196 @@ def _probit_mpfr(text):
     return d if float(lo) == d == float(hi) else None
 
 
-def plot_tradeoff(envelope_rows, outdir, stem="tradeoff", rho=None) -> list:
-    """The overall trade-off envelope and the GDP comparison curve (rows of envelope.csv).
+# ----------------------------------------------------------------------------- ε–δ
+def _conversion_curves(rho, eps_lo: float, eps_hi: float, n: int = 60) -> dict:
+    """δ(ε) of the zCDP conversions of ``rho`` (Bun–Steinke, CKS) and of μ-GDP, μ = √(2ρ),
+    on ``n`` points of [eps_lo, eps_hi] (plotted values: 20 digits, as floats)."""
+    from fractions import Fraction
 
-    Left: linear axes.  Right: on probit axes the μ-GDP curve is the line
-    ``Φ⁻¹(1−β) = μ − Φ⁻¹(1−α)``; the panel shows the exact curve's departure from it
-    (positive: the exact curve lies below GDP, i.e. less private at that α).
+    from exactdp.conversions import bounds
+
+    grid = [Fraction(eps_lo) + (Fraction(eps_hi) - Fraction(eps_lo)) * k / (n - 1) for k in range(n)]
+    out = {}
+    for name, fn in (("bun-steinke", bounds.bun_steinke_delta), ("cks", bounds.cks_delta), ("gdp", bounds.gdp_delta)):
+        out[name] = ([float(e) for e in grid], [float(fn(rho, e, dps=_PLOT_DPS).delta) for e in grid])
+    return out
+
+
+#: digits of the conversion curves drawn beside the exact one (a figure shows ~3)
+_PLOT_DPS = 20
+
+
+def eps_delta_figure(summary_rows, rho=None) -> Figure:
+    """The exact overall ε–δ curve beside the Bureau's ρ-conversions (rows of summary.csv).
+
+    Curves: the exact overall profile (max over pairs; certified upper bounds, from both
+    of its parametrisations (ε_BS, δ_exact(ε_BS)) and (ε_exact(δ), δ)); the Bureau's
+    Bun–Steinke conversion of the total ρ; the optimal zCDP conversion of Canonne, Kamath &
+    Steinke (CKS) of the same ρ; the continuous Gaussian (μ-GDP, μ = √(2ρ)), a reference
+    that is not a bound for discrete noise.  δ on a log axis.
+    """
+    d = _f(_col(summary_rows, "delta_target"))
+    eb = _f(_col(summary_rows, "eps_bureau"))
+    dover = _f(_col(summary_rows, "delta_overall_upper"))
+    eover = _f(_col(summary_rows, "eps_overall_upper"))
+    exact = sorted(list(zip(eb, dover)) + list(zip(eover, d)))
+    fig = Figure(figsize=(7.2, 4.8))
+    ax = fig.add_subplot(1, 1, 1)
+    conv = _conversion_curves(rho, min(p[0] for p in exact), max(eb)) if rho is not None else {}
+
+    def draw(name, style, label):
+        if name in conv:
+            pts = [(x, y) for x, y in zip(*conv[name]) if 0 < y < 1]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], label=label, **style)
+
+    draw("cks", dict(color="tab:orange", ls="-.", lw=1.3), "CKS optimal zCDP conversion of ρ")
+    ax.plot(eb, d, "o-", ms=3, color="tab:red", lw=1.3, label="Bureau: Bun–Steinke ε = ρ + 2√(ρ ln 1/δ)")
+    ax.plot([p[0] for p in exact], [p[1] for p in exact], "s-", ms=2.5, color="tab:blue", lw=2,
+            label="exact overall (max over pairs, certified upper bound)")
+    draw("gdp", dict(color="k", ls=":", lw=1.1), "continuous Gaussian μ-GDP (reference, not a bound)")
+    ax.set_yscale("log")
+    ax.set_xlabel("ε")
+    ax.set_ylabel("δ(ε)")
+    title = "Privacy profile: exact vs the Bureau's ρ-conversions"
+    if rho is not None:
+        title += f" (ρ = {float(rho):.6g})"
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    return fig
+
+
+def plot_eps_delta(summary_rows, outdir, stem="eps_delta", rho=None) -> list:
+    """:func:`eps_delta_figure` written as ``stem.png`` and ``stem.pdf`` into ``outdir``."""
+    return save(eps_delta_figure(summary_rows, rho), outdir, stem)
+
+
+# ----------------------------------------------------------------------------- trade-off
+#: type-I / type-II errors marked on the probit axes (each side: p and 1 − p)
+_PROBIT_TICKS = (20, 10, 3)
+
+
+def _probit_ticks():
+    """(positions, labels) of the probit axis: 10^-k, 1/2 and 1 − 10^-k."""
+    pos, lab = [], []
+    for k in _PROBIT_TICKS:
+        pos.append(_probit(f"1e-{k}"))
+        lab.append(f"10$^{{-{k}}}$")
+    pos.append(0.0)
+    lab.append("1/2")
+    for k in reversed(_PROBIT_TICKS):
+        pos.append(-_probit(f"1e-{k}"))
+        lab.append(f"1−10$^{{-{k}}}$")
+    return pos, lab
+
+
+def _one_minus(text) -> float:
+    """1 − p for a decimal text p, subtracted exactly (p may be 1 − 1e-20) then rounded."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 60
+        return float(Decimal(1) - Decimal(text))
+
+
+def tradeoff_figure(envelope_rows, rho=None) -> Figure:
+    """The overall trade-off envelope and the μ-GDP reference (rows of envelope.csv).
+
+    Left: the power 1 − β of the optimal test against its type I error α, on log–log
+    axes: at small α, where the privacy question lives, the gap between the two curves is
+    how much better a test of the real noise does than one of Gaussian noise (the
+    diagonal: a test that learns nothing).  Right: probit axes (Φ⁻¹(α), Φ⁻¹(β)), ticks
+    labelled in probabilities: the μ-GDP curve β = Φ(Φ⁻¹(1−α) − μ) is the straight line
+    Φ⁻¹(β) = −Φ⁻¹(α) − μ, and both ends of the curve are visible.  The exact curve is the
+    lower convex envelope over pairs on the common α grid (envelope.csv).
     """
     a_txt = _col(envelope_rows, "alpha")
     env_txt = _col(envelope_rows, "beta_envelope")
     gdp_txt = _col(envelope_rows, "beta_gdp")
-    a, env, gdp = _f(a_txt), _f(env_txt), _f(gdp_txt)
-    fig = Figure(figsize=(10, 4.6))
     mu = f"μ = {math.sqrt(2 * float(rho)):.6g}" if rho is not None else "μ = √(2ρ)"
+    fig = Figure(figsize=(10.5, 5.0))
     ax = fig.add_subplot(1, 2, 1)
-    ax.plot(a, env, "-", color="tab:blue", label="exact overall (convex envelope of all pairs)")
-    ax.plot(a, gdp, "--", color="tab:gray", label=f"GDP Φ(Φ⁻¹(1−α) − μ), {mu}")
-    ax.plot([0, 1], [1, 0], ":", color="k", lw=0.6)
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.set_aspect("equal")
-    ax.set_xlabel("type I error α")
-    ax.set_ylabel("type II error β")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
+    a = [float(t) for t in a_txt]
+    for txt, style, label in ((gdp_txt, dict(color="tab:gray", ls="--", lw=1.3), f"μ-GDP reference ({mu})"),
+                              (env_txt, dict(color="tab:blue", ls="-", lw=2), "exact overall (envelope of all pairs)")):
+        pts = [(x, _one_minus(t)) for x, t in zip(a, txt)]
+        pts = [p for p in pts if p[1] > 0]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], label=label, **style)
+    ax.plot([min(a), 1], [min(a), 1], ":", color="k", lw=0.8, label="a test that learns nothing (1 − β = α)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("type I error α (log scale)")
+    ax.set_ylabel("power 1 − β of the optimal test (log scale)")
+    ax.set_title("power at small α (log–log)", fontsize=9)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
     ax = fig.add_subplot(1, 2, 2)
-    x = [-_probit(t) for t in a_txt]  # Φ⁻¹(1−α) = −Φ⁻¹(α)
-    gap_txt = _col(envelope_rows, "beta_interp_gap")
-    dev = [-_probit(e) + _probit(g) for e, g in zip(env_txt, gdp_txt)]
-    import mpmath
-
-    with mpmath.workdps(DPS_RESULT):
-        low_txt = [mpmath.nstr(max(mpmath.mpf(e) - mpmath.mpf(g), mpmath.mpf(10) ** -300), 25)
-                   for e, g in zip(env_txt, gap_txt)]
-    dev_lo = [-_probit(e) + _probit(g) for e, g in zip(low_txt, gdp_txt)]
-    # α ≤ 1 − 1e-9 (x ≥ −6): beyond, β < 1e-30 and the envelope's chord to (1, 0) dominates;
-    # by symmetry that region mirrors the β → 1 end shown on the right
-    keep = [k for k, v in enumerate(x) if v >= -6.0]
-    ax.fill_between([x[k] for k in keep], [dev[k] for k in keep], [dev_lo[k] for k in keep], color="tab:blue",
-                    alpha=0.35, lw=0, label="exact overall minus GDP (band: between sampled vertices)")
-    ax.axhline(0.0, ls="--", color="tab:gray", label=f"GDP ({mu})")
-    ax.set_xlabel("Φ⁻¹(1 − α)")
-    ax.set_ylabel("Φ⁻¹(1 − β_exact) − Φ⁻¹(1 − β_GDP)")
+    rows = [(_probit(x), _probit(e), _probit(g)) for x, e, g in zip(a_txt, env_txt, gdp_txt)]
+    rows = [r for r in rows if all(math.isfinite(v) for v in r)]
+    ax.plot([r[0] for r in rows], [r[2] for r in rows], "--", color="tab:gray", lw=1.3,
+            label=f"μ-GDP: the line Φ⁻¹(β) = −Φ⁻¹(α) − μ ({mu})")
+    ax.plot([r[0] for r in rows], [r[1] for r in rows], "-", color="tab:blue", lw=2,
+            label="exact overall (envelope of all pairs)")
+    pos, lab = _probit_ticks()
+    ax.set_xticks(pos, lab, fontsize=7, rotation=30)
+    ax.set_yticks(pos, lab, fontsize=7)
+    lim = (min(pos) - 0.5, max(pos) + 0.5)
+    ax.set_xlim(*lim)
+    ax.set_ylim(*lim)
+    ax.set_aspect("equal")
+    ax.set_xlabel("type I error α (probit scale)")
+    ax.set_ylabel("type II error β (probit scale)")
+    ax.set_title("probit axes: Gaussian trade-offs are straight lines", fontsize=9)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.suptitle("f-DP trade-off curve", fontsize=10)
+    ax.legend(fontsize=7, loc="upper right")
+    fig.suptitle("f-DP trade-off curve: the optimal test between neighbouring datasets", fontsize=10)
     fig.tight_layout()
-    return save(fig, outdir, stem)
+    return fig
 
 
-def plot_spread_heatmap(matrix, outdir, delta_label, stem="spread_heatmap") -> list:
-    """Heatmap of the per-pair shortfall 1 − δ_pair/δ_max, in parts per million (the
-    pairs differ by little, so the ratio itself would be a flat colour); NaN cells are
-    pairs not in the sweep."""
+def plot_tradeoff(envelope_rows, outdir, stem="tradeoff", rho=None) -> list:
+    """:func:`tradeoff_figure` written as ``stem.png`` and ``stem.pdf`` into ``outdir``."""
+    return save(tradeoff_figure(envelope_rows, rho), outdir, stem)
+
+
+# ----------------------------------------------------------------------------- heat map
+def spread_heatmap_figure(matrix, delta_label, paths=None) -> Figure:
+    """Heat map of the per-pair shortfall 1 − δ_pair/δ_max in parts per million (the
+    pairs differ by little, so the ratio itself would be a flat colour); blank cells are
+    pairs not in the sweep.
+
+    ``paths``: ``(labels, key)`` from :func:`exactdp.sweep.pathkey.path_key` — one tick
+    label per path (its number and the levels it spends budget at) and the key of the
+    level letters, printed under the map; without it the ticks are path numbers.
+    """
     import numpy as np
 
     m = (1.0 - np.array(matrix, dtype=float)) * 1e6
-    fig = Figure(figsize=(6.4, 5.2))
+    n = m.shape[0]
+    labels, key = paths if paths is not None else ([str(k) for k in range(1, n + 1)], "")
+    fig = Figure(figsize=(9.5, 9.0) if n > 12 else (6.8, 6.0))
     ax = fig.add_subplot(1, 1, 1)
-    im = ax.imshow(np.ma.masked_invalid(m), origin="lower", cmap="viridis",
-                   extent=(0.5, m.shape[1] + 0.5, 0.5, m.shape[0] + 0.5))
-    ax.set_xlabel("path j")
-    ax.set_ylabel("path i")
-    ax.set_title(f"1 − δ_pair/δ_max (ppm) at the Bureau's ε for δ = {delta_label}", fontsize=10)
-    fig.colorbar(im, ax=ax, label="ppm below the worst pair")
-    fig.tight_layout()
-    return save(fig, outdir, stem)
+    im = ax.imshow(np.ma.masked_invalid(m), origin="lower", cmap="viridis", interpolation="nearest",
+                   extent=(0.5, n + 0.5, 0.5, n + 0.5))
+    size = 5.5 if n > 24 else 8
+    ticks = list(range(1, n + 1))
+    ax.set_xticks(ticks, labels, rotation=90, fontsize=size, family="monospace")
+    ax.set_yticks(ticks, labels, fontsize=size, family="monospace")
+    ax.set_xlabel("path j of the neighbouring record (number, levels with budget)")
+    ax.set_ylabel("path i of the record (number, levels with budget)")
+    ax.set_title(f"1 − δ_pair/δ_max in ppm at the Bureau's ε for δ = {delta_label}\n"
+                 "(0 = the worst pair; blank = pair not computed)", fontsize=10)
+    fig.colorbar(im, ax=ax, label="ppm below the worst pair", shrink=0.8)
+    if key:
+        fig.text(0.02, 0.01, key.replace("; ", "\n"), fontsize=7, family="monospace", va="bottom")
+    fig.tight_layout(rect=(0, 0.05 if key else 0, 1, 1))
+    return fig
+
+
+def plot_spread_heatmap(matrix, outdir, delta_label, stem="spread_heatmap", paths=None) -> list:
+    """:func:`spread_heatmap_figure` written as ``stem.png`` and ``stem.pdf`` into ``outdir``."""
+    return save(spread_heatmap_figure(matrix, delta_label, paths), outdir, stem)
 
 
 def plot_proxy_sensitivity(deltas, gaps_percent, outdir, label, stem="proxy_sensitivity") -> list:
@@ -209,10 +311,10 @@ def plot_proxy_sensitivity(deltas, gaps_percent, outdir, label, stem="proxy_sens
     return save(fig, outdir, stem)
 
 
-def plot_sweep(out, summary_rows, envelope_rows, heat_matrix, heat_delta, rho) -> list:
+def plot_sweep(out, summary_rows, envelope_rows, heat_matrix, heat_delta, rho, paths=None) -> list:
     """All figures of a sweep into ``out/plots``."""
     pdir = Path(out) / "plots"
-    paths = plot_eps_delta(summary_rows, pdir, rho=rho)
-    paths += plot_tradeoff(envelope_rows, pdir, rho=rho)
-    paths += plot_spread_heatmap(heat_matrix, pdir, heat_delta)
-    return paths
+    paths_ = plot_eps_delta(summary_rows, pdir, rho=rho)
+    paths_ += plot_tradeoff(envelope_rows, pdir, rho=rho)
+    paths_ += plot_spread_heatmap(heat_matrix, pdir, heat_delta, paths=paths)
+    return paths_

@@ -24,6 +24,7 @@ from exactdp.sweep.envelope import ENVELOPE_COLUMNS, gdp_beta, interpolate, lowe
 from exactdp.sweep.io import atomic_write_text, pair_paths, read_csv, release_path
 from exactdp.sweep.numtext import fmt_mpfr, mpfr_context, mpfr_to_raw, prec_of
 from exactdp.sweep.pair import fmt, fmt_bound
+from exactdp.sweep.pathkey import path_key
 from exactdp.sweep.tables import PairTables
 
 __all__ = ["assemble", "SUMMARY_COLUMNS", "RELEASE_COLUMNS", "HEATMAP_DELTA"]
@@ -220,7 +221,7 @@ def assemble(out, alloc, pairs, settings, rel_pairs=(), pl=None, *, plots=True, 
         heat_delta, hrows, heat = _heatmap(curves, deltas, alloc.n_paths)
         if plots:
             draw("plot_eps_delta", srows, pdir, "eps_delta", alloc.total_rho)
-            draw("plot_spread_heatmap", heat, pdir, heat_delta)
+            draw("plot_spread_heatmap", heat, pdir, heat_delta, "spread_heatmap", path_key(alloc))
         ar = mpfr_arithmetic(mpfr_context(prec_of(_DPS)))
         vertices = functools.lru_cache(maxsize=None)(
             lambda k: pair_curve(read_csv(pair_paths(out, *k)["tradeoff"]), ar))

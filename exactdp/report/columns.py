@@ -1,0 +1,243 @@
+"""The column dictionary: what every column of every CSV file exactdp writes means.
+
+:data:`SCHEMAS` describes each kind of file (a name pattern, one sentence about the file,
+and a meaning per column); :func:`column_dictionary` lists the CSV files of an output
+folder, each with the meanings of the columns its header actually has.  A file of a known
+kind is listed once with the number of files of that kind (``pairs/pair_I_J.csv`` — 946
+files); a column or a file no schema knows is listed as ``(not documented)``, which the
+tests forbid for exactdp's own outputs.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["SCHEMAS", "Schema", "CsvEntry", "column_dictionary", "UNDOCUMENTED"]
+
+UNDOCUMENTED = "(not documented)"
+
+_DEC = "decimal text, 20 significant digits"
+_BS = "the Bureau's ε at this δ: the Bun–Steinke conversion ε = ρ + 2√(ρ ln(1/δ)) of the zCDP ρ"
+
+
+@dataclass(frozen=True)
+class Schema:
+    """One kind of CSV file: ``pattern`` (a glob on the path relative to the folder),
+    ``shown`` (how the report names it), ``about`` and ``columns`` (name → meaning; a
+    name ``#`` stands for every all-digit column name)."""
+
+    pattern: str
+    shown: str
+    about: str
+    columns: dict
+
+
+_PAIR_CURVE = {
+    "path_i": "allocation path of the record (1-based)",
+    "path_j": "allocation path of the neighbouring record (1-based)",
+    "delta_target": "target δ (exact decimal; the 42 of the seed paper unless --deltas/--only-deltas)",
+    "eps_bureau": f"{_BS} ({_DEC})",
+    "delta_exact": f"exact δ of this pair at eps_bureau, computed estimate ({_DEC})",
+    "delta_error_bound": "certified bound on |delta_exact − true δ| (3 significant digits, rounded up)",
+    "delta_upper": "certified upper bound on δ: delta_exact + delta_error_bound (the value to cite)",
+    "delta_first_term": "P_P[L > ε]: first term of δ(ε) = P_P[L > ε] − e^ε·P_Q[L > ε] (L the privacy loss)",
+    "delta_second_term": "e^ε·P_Q[L > ε]: second term of δ(ε)",
+    "eps_exact": "exact ε of this pair at delta_target (smallest ε with δ(ε) ≤ target), estimate",
+    "eps_lower": "certified lower end of the bracket on that ε",
+    "eps_upper": "certified upper end of the bracket on that ε: δ(eps_upper) ≤ target is proved (the value to cite)",
+}
+_TRADEOFF = {
+    "threshold": "integer threshold k on the privacy-loss lattice of this vertex (exact)",
+    "alpha": "type I error α of the optimal (Neyman–Pearson) test with this threshold",
+    "alpha_rel_error": "certified relative error bound of alpha",
+    "beta": "type II error β of that test (the trade-off curve f(α) is the polygon through the vertices)",
+    "beta_rel_error": "certified relative error bound of beta",
+}
+_GRID = {
+    "alpha": "type I error α of the common grid (log-spaced on both ends; the same grid for every pair)",
+    "beta": "this pair's trade-off curve at alpha, interpolated linearly between its exact vertices",
+    "beta_error_bound": "certified bound on the error of beta carried from the vertices",
+}
+
+SCHEMAS = (
+    Schema("summary.csv", "summary.csv",
+           "The overall guarantee, one row per target δ: the release's privacy profile is the maximum over "
+           "neighbour pairs, so the maxima here are the guarantee.", {
+               "delta_target": "target δ (exact decimal)",
+               "eps_bureau": f"{_BS} of the allocation's total ρ",
+               "delta_overall": "exact overall δ at eps_bureau: the largest estimate over pairs",
+               "delta_overall_lower": "certified lower bound on the overall δ (max over pairs of the lower bounds)",
+               "delta_overall_upper": "certified upper bound on the overall δ (max over pairs of the upper bounds): "
+                                      "the value to cite",
+               "delta_argmax_pair": "pair i-j with the largest δ estimate",
+               "delta_argmax_ties": "other pairs whose certified upper bound reaches the argmax pair's lower bound "
+                                    "(pairs that could also be the largest)",
+               "delta_min": "smallest δ estimate over pairs",
+               "delta_argmin_pair": "pair i-j with the smallest δ estimate",
+               "delta_spread": "delta_overall / delta_min (8 significant digits): how much the pairs differ",
+               "eps_overall": "exact overall ε at delta_target: the largest estimate over pairs",
+               "eps_overall_lower": "certified lower bound on the overall ε (max over pairs of the bracket's lower ends)",
+               "eps_overall_upper": "certified upper bound on the overall ε (max over pairs of the bracket's upper "
+                                    "ends): the value to cite",
+               "eps_argmax_pair": "pair i-j with the largest ε estimate",
+               "eps_min": "smallest ε estimate over pairs",
+               "eps_argmin_pair": "pair i-j with the smallest ε estimate",
+               "n_pairs": "number of pairs the maxima are taken over",
+           }),
+    Schema("envelope.csv", "envelope.csv",
+           "The overall f-DP trade-off curve: the lower convex envelope of all pairs' curves on a common α grid.", {
+               "alpha": "type I error α of the grid",
+               "beta_envelope": "overall trade-off β = f(α): the lower convex hull of the pointwise minimum",
+               "on_hull": "1 if this grid point is a vertex of the convex hull, 0 if it lies on a chord",
+               "beta_pointwise_min": "smallest β over pairs at this α (before the convex hull)",
+               "argmin_pair": "pair i-j attaining beta_pointwise_min",
+               "beta_error_bound": "certified bound on the error of beta_pointwise_min from the vertices",
+               "beta_interp_gap": "width that convexity leaves for the true curve between the two sampled vertices "
+                                  "(how far the sampled curve can be above the exact one here)",
+               "beta_gdp": "β of the continuous Gaussian reference μ-GDP, μ = √(2ρ): Φ(Φ⁻¹(1−α) − μ) (not a bound)",
+           }),
+    Schema("spread_matrix.csv", "spread_matrix.csv",
+           "The heat map's numbers: each pair's δ relative to the largest, at the Bureau's ε for the target δ "
+           "nearest 1e-10.", {
+               "path": "path i of the row",
+               "#": "column j: δ of pair (i, j) divided by the largest δ over pairs (12 significant digits); empty "
+                    "for a pair not in the sweep",
+           }),
+    Schema("release.csv", "release.csv",
+           "The whole 2020 release for one person (DHC pair composed with the P.L. 94-171 persons chain), beside "
+           "the Bureau's ρ-sum bound; brackets from the lattice-free accountant.", {
+               "path_i": "DHC path of the record", "path_j": "DHC path of the neighbouring record",
+               "delta_target": "target δ (exact decimal)",
+               "rho_dhc": "zCDP ρ of the DHC persons file (exact rational)",
+               "rho_pl94": "zCDP ρ of the P.L. 94-171 persons file (exact rational)",
+               "rho_sum": "rho_dhc + rho_pl94: the Bureau's accounting of the release (zCDP adds)",
+               "eps_bureau_rho_sum": "the Bureau's ε: Bun–Steinke conversion of rho_sum at delta_target",
+               "delta_exact": "exact δ of the composed release at eps_bureau_rho_sum (computed estimate)",
+               "delta_upper": "certified upper bound on that δ (the value to cite)",
+               "delta_error_bound": "certified bound on |delta_exact − true δ|",
+               "eps_exact": "exact ε of the composed release at delta_target (estimate)",
+               "eps_lower": "certified lower end of the bracket on that ε",
+               "eps_upper": "certified upper end of the bracket on that ε (the value to cite)",
+               "eps_exact_dhc_only": "exact ε of the DHC pair alone at delta_target, for comparison",
+           }),
+    Schema("pairs/pair_*_tradeoff.csv", "pairs/pair_I_J_tradeoff.csv",
+           "One pair's f-DP trade-off curve: the exact vertices of the randomised Neyman–Pearson curve.", _TRADEOFF),
+    Schema("pairs/pair_*_grid.csv", "pairs/pair_I_J_grid.csv",
+           "One pair's trade-off curve on the common α grid of the envelope.", _GRID),
+    Schema("pairs/pair_*.csv", "pairs/pair_I_J.csv",
+           "One neighbour pair (record on path I, neighbour on path J): per target δ, the exact δ at the "
+           "Bureau's ε and the exact ε at δ.", _PAIR_CURVE),
+    Schema("release/release_*_tradeoff.csv", "release/release_I_J_tradeoff.csv",
+           "The whole-release composition of pair (I, J): trade-off vertices.", _TRADEOFF),
+    Schema("release/release_*_grid.csv", "release/release_I_J_grid.csv",
+           "The whole-release composition of pair (I, J) on the common α grid.", _GRID),
+    Schema("release/release_*.csv", "release/release_I_J.csv",
+           "The whole-release composition of pair (I, J) (DHC pair ∘ P.L. 94-171 chain); the Bureau's ε here is "
+           "that of the summed ρ.", _PAIR_CURVE),
+    Schema("release_brackets.csv", "release_brackets.csv",
+           "exactdp release: the whole release (DHC pair ∘ P.L. 94-171 persons chain) per pair and target δ.", {
+               "pair": "DHC pair i-j (path of the record, path of the neighbour)",
+               "delta_target": "target δ (exact)",
+               "rho_total": "zCDP ρ of the composed release (exact rational): the Bureau's ρ-sum",
+               "eps_bureau": "the Bureau's ε: Bun–Steinke conversion of rho_total at delta_target",
+               "delta_exact_lower": "certified lower end of the exact δ at eps_bureau",
+               "delta_exact_upper": "certified upper end of the exact δ at eps_bureau (the value to cite)",
+               "eps_exact_lower": "certified lower end of the exact ε at delta_target",
+               "eps_exact_upper": "certified upper end of the exact ε at delta_target (the value to cite)",
+               "certification": "how the bracket was obtained: bracket (smoothed inversion) or exact",
+           }),
+    Schema("calibration.csv", "calibration.csv",
+           "exactdp calibrate: the largest uniform reduction of the noise variances that still meets the target, "
+           "one row per target δ.", {
+               "scope": "what was scaled: the design, a pair, one level, or the whole release",
+               "target_delta": "target δ",
+               "target_epsilon": "target ε (default the Bureau's Bun–Steinke ε at the design's ρ and target_delta)",
+               "variance_reduction": "certified achievable variance reduction 1 − scale (the value to cite)",
+               "variance_reduction_lower": "lower end of the certified bracket on the optimal reduction (= the "
+                                           "achievable one)",
+               "variance_reduction_upper": "upper end: no larger reduction meets the target",
+               "scale": "the variance scaling c to deploy (σ² → c·σ², exact rational); certified to meet the target",
+               "scale_infeasible": "a scaling c certified to violate the target (the bracket's other end)",
+               "delta_at_scale_upper_bound": "certified upper bound on δ(target_epsilon) after scaling by scale",
+               "evaluations": "exact δ evaluations the search made",
+               "argmax_pair": "release calibrations: the pair attaining the maximum (empty otherwise)",
+               "pairs_evaluated": "release calibrations: pairs certified by an exact evaluation",
+               "pairs_pruned": "release calibrations: pairs certified by the CKS bound alone",
+               "pairs_sandwiched": "release calibrations: pairs certified by monotonicity at a simpler scaling",
+           }),
+)
+
+
+@dataclass(frozen=True)
+class CsvEntry:
+    """One CSV kind of a folder: the name shown, how many files, what it is, and
+    ``columns`` as (name, meaning) pairs in the header's order."""
+
+    name: str
+    count: int
+    about: str
+    columns: tuple
+
+    @property
+    def anchor(self) -> str:
+        return re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-")
+
+
+def _header(path: Path) -> list[str]:
+    with open(path, encoding="utf-8") as fh:
+        line = fh.readline().rstrip("\r\n")
+    return [c.strip() for c in line.split(",")] if line else []
+
+
+def _schema_of(rel: str, extra: dict):
+    if rel in extra:
+        return Schema(rel, rel, extra[rel].get("__about__", ""), extra[rel])
+    for s in SCHEMAS:
+        if fnmatch.fnmatch(rel, s.pattern):
+            return s
+    return None
+
+
+def _meanings(header, schema) -> tuple:
+    cols = schema.columns if schema is not None else {}
+    out, digits = [], [c for c in header if c.isdigit()]
+    for c in header:
+        if c.isdigit() and "#" in cols:
+            if c == digits[0]:
+                out.append((f"{digits[0]} … {digits[-1]}" if len(digits) > 1 else c, cols["#"]))
+            continue
+        out.append((c, cols.get(c, UNDOCUMENTED)))
+    return tuple(out)
+
+
+def column_dictionary(out_dir, extra: dict | None = None) -> list[CsvEntry]:
+    """The CSV files under ``out_dir``, one :class:`CsvEntry` per kind, in a stable order.
+
+    ``extra``: descriptions of files exactdp does not write itself, ``{relative path:
+    {column: meaning, "__about__": what the file is}}``.  Files of one known kind
+    (``pairs/pair_*.csv``) are described once, from the first file's header.
+    """
+    out = Path(out_dir)
+    extra = extra or {}
+    groups: dict = {}
+    for path in sorted(out.rglob("*.csv")):
+        rel = path.relative_to(out).as_posix()
+        if any(part.startswith(".") for part in rel.split("/")):
+            continue
+        schema = _schema_of(rel, extra)
+        key = schema.shown if schema is not None else rel
+        if key not in groups:
+            groups[key] = [schema, path, 0]
+        groups[key][2] += 1
+    entries = []
+    order = {s.shown: k for k, s in enumerate(SCHEMAS)}
+    for key in sorted(groups, key=lambda k: (order.get(k, -1), k)):
+        schema, first, count = groups[key]
+        about = schema.about if schema is not None else UNDOCUMENTED
+        if count > 1:
+            about += f" ({count} files of this kind.)"
+        entries.append(CsvEntry(key, count, about, _meanings(_header(first), schema)))
+    return entries

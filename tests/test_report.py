@@ -1,0 +1,205 @@
+"""report.html of the sweep, release and calibrate folders: numbers, column dictionary,
+self-containment — and the page in a real browser (Debian's headless Chromium, offline).
+
+The browser test (``tests/browser.py``) needs Debian's ``chromium`` and ``chromium-driver``
+(``.ci/run`` installs them); without them it fails under CI and skips, saying so, elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from browser import console_problems, open_browser
+from exactdp.report import column_dictionary, round_down, round_up, write_calibration_report, write_release_report
+from exactdp.report.columns import UNDOCUMENTED
+from exactdp.sweep.driver import run_sweep
+from exactdp.sweep.pair import SweepSettings
+
+FAST = SweepSettings(deltas=("1e-2", "1e-10"), tradeoff_half=30)
+
+
+# ----------------------------------------------------------------------------- folders
+@pytest.fixture(scope="module")
+def sweep_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("sweep") / "out"
+    run_sweep("dhc-persons-2020", out, pairs="13-13,6-6", settings=FAST, jobs=1, plots=True)
+    return out
+
+
+@pytest.fixture(scope="module")
+def release_dir(tmp_path_factory) -> Path:
+    from exactdp.census.allocations import load_allocation
+    from exactdp.census.release import release_rows
+
+    out = tmp_path_factory.mktemp("release") / "out"
+    alloc, pl94 = load_allocation("dhc-persons-2020"), load_allocation("pl94-persons-2020")
+    write_release_report(out, release_rows(alloc, [(13, 13)], ["1e-10"]), alloc, pl94)
+    return out
+
+
+@pytest.fixture(scope="module")
+def calibration_dir(tmp_path_factory) -> Path:
+    from exactdp.calibration.calibrate import calibrate_design
+    from exactdp.mechanisms import Composition
+
+    out = tmp_path_factory.mktemp("calibration") / "out"
+    comp = Composition.from_sigma2(["10000/11"] * 20)
+    write_calibration_report(out, [calibrate_design(comp, "1e-10"), calibrate_design(comp, "1e-3")],
+                             design="20 × σ² = 10000/11")
+    return out
+
+
+def _csv(path: Path) -> list[dict]:
+    lines = path.read_text().splitlines()
+    head = lines[0].split(",")
+    return [dict(zip(head, ln.split(","))) for ln in lines[1:]]
+
+
+def _cited(page: str, symbol: str) -> list[Fraction]:
+    """The numbers of the headline's "number to cite" column that read ``symbol ≤ x``."""
+    return [Fraction(x) for x in re.findall(rf"<td>{symbol} ≤ ([0-9.e+-]+)</td>", page)]
+
+
+# ----------------------------------------------------------------------------- numbers
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.fractions(min_value=Fraction(1, 10**30), max_value=Fraction(10**12)), st.integers(1, 12))
+def test_cited_numbers_are_rounded_to_the_safe_side(x, digits):
+    up, down = Fraction(round_up(x, digits)), Fraction(round_down(x, digits))
+    assert down <= x <= up
+    # a neighbour of the right number of digits: the gap is at most one unit of the last digit
+    exponent = len(str(int(up))) - 1 if up >= 1 else -len(str(int(1 / up)))
+    assert up - down <= Fraction(10) ** (exponent - digits + 2)
+    for text in (round_up(x, digits), round_down(x, digits)):
+        mantissa = re.sub(r"e.*$", "", text).replace(".", "").lstrip("0")
+        assert len(mantissa.rstrip("0")) <= digits <= len(mantissa), text
+
+
+def test_sweep_headline_is_the_summary_rounded_up(sweep_dir):
+    page = (sweep_dir / "report.html").read_text()
+    row = next(r for r in _csv(sweep_dir / "summary.csv") if r["delta_target"] == "1e-10")
+    eps, delta = _cited(page, "ε"), _cited(page, "δ")
+    upper_eps, upper_delta = Fraction(row["eps_overall_upper"]), Fraction(row["delta_overall_upper"])
+    assert eps and upper_eps <= eps[0] <= upper_eps * (1 + Fraction(1, 10**5))
+    assert delta and upper_delta <= delta[0] <= upper_delta * (1 + Fraction(1, 10**5))
+    # two of the 946 pairs: the page must not let it pass for the release's guarantee
+    assert "covers 2 of the 946 neighbour pairs" in page and "lower bound on the release" in page
+
+
+def test_release_and_calibration_headlines(release_dir, calibration_dir):
+    rel = _csv(release_dir / "release_brackets.csv")[0]
+    page = (release_dir / "report.html").read_text()
+    cited = _cited(page, "ε")
+    assert cited and Fraction(rel["eps_exact_upper"]) <= cited[0] < Fraction(rel["eps_bureau"])
+    cal = _csv(calibration_dir / "calibration.csv")[0]
+    page = (calibration_dir / "report.html").read_text()
+    pct = Fraction(re.search(r"<td>([0-9.]+) %</td>", page).group(1))
+    assert 0 < pct <= 100 * Fraction(cal["variance_reduction_lower"])  # achievable, rounded down
+
+
+def test_every_csv_column_is_documented(sweep_dir, release_dir, calibration_dir):
+    for folder in (sweep_dir, release_dir, calibration_dir):
+        entries = column_dictionary(folder)
+        names = {e.name for e in entries}
+        assert all(e.about != UNDOCUMENTED for e in entries), names
+        bad = [(e.name, c) for e in entries for c, d in e.columns if d == UNDOCUMENTED]
+        assert bad == [], bad
+        page = (folder / "report.html").read_text()
+        for e in entries:
+            assert f"<code>{e.name}</code>" in page
+    names = {e.name for e in column_dictionary(sweep_dir)}
+    assert {"summary.csv", "envelope.csv", "spread_matrix.csv", "pairs/pair_I_J.csv", "pairs/pair_I_J_grid.csv",
+            "pairs/pair_I_J_tradeoff.csv"} <= names
+
+
+def test_pages_are_self_contained(sweep_dir, release_dir, calibration_dir):
+    for folder in (sweep_dir, release_dir, calibration_dir):
+        page = (folder / "report.html").read_text()
+        assert "<script" not in page and "<link" not in page and "@import" not in page
+        assert not re.findall(r'(?:src|href)="(?!data:|#)', page)
+        assert "Content-Security-Policy" in page
+
+
+# ----------------------------------------------------------------------------- the browser
+@pytest.fixture(scope="module")
+def browser():
+    driver, profile = open_browser()
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.mark.parametrize("kind, n_figures", [("sweep", 3), ("release", 1), ("calibration", 1)])
+def test_report_in_a_real_browser(kind, n_figures, browser, request, tmp_path):
+    folder = request.getfixturevalue(f"{kind}_dir")
+    browser.get_log("browser")  # drop what an earlier page logged
+    browser.get((folder / "report.html").as_uri())
+    assert browser.execute_script("return document.readyState") == "complete"
+    images = browser.execute_script(
+        "return Array.from(document.querySelectorAll('figure img')).map(i => [i.complete, i.naturalWidth, "
+        "i.naturalHeight, i.getBoundingClientRect().width])")
+    assert len(images) == n_figures, images
+    assert all(done and w > 300 and h > 200 and shown > 300 for done, w, h, shown in images), images
+    captions = browser.execute_script(
+        "return Array.from(document.querySelectorAll('figure figcaption')).map(c => c.innerText)")
+    assert len(captions) == n_figures and all(len(c) > 80 for c in captions)
+    # nothing was fetched: every byte of the page is in the file
+    assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+    headline = browser.execute_script("return document.querySelector('#headline table').innerText")
+    assert "number to cite" in headline and "≤" in headline
+    dictionary = browser.execute_script("return document.querySelectorAll('#columns h3').length")
+    assert dictionary >= 1
+    assert console_problems(browser) == []
+    shot = tmp_path / f"{kind}.png"
+    assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+
+
+def test_path_labels_name_the_levels_each_path_spends_at():
+    from exactdp.census.allocations import builtin_allocations, load_allocation
+    from exactdp.sweep.pathkey import level_letters, path_key
+
+    for name in builtin_allocations():
+        alloc = load_allocation(name)
+        letters = level_letters(alloc.levels)
+        assert len(set(letters)) == len(letters) == len(alloc.levels), (name, letters)
+        labels, key = path_key(alloc)
+        assert len(labels) == alloc.n_paths
+        for k, (label, mult) in enumerate(zip(labels, alloc.paths), start=1):
+            number, code = label.split()
+            assert int(number) == k and len(code) == len(alloc.levels)
+            assert [c != "·" for c in code] == [m != 0 for m in mult], (name, k, label)
+        assert all(f"{c} = {lev}" in key for c, lev in zip(letters, alloc.levels))
+    labels, _ = path_key(load_allocation("dhc-persons-2020"))
+    assert labels[12] == "13 USCPTRBL" and labels[5] == " 6 US······"  # the full chain; US and State only
+
+
+def test_a_complete_sweep_is_cited_as_the_release_guarantee(sweep_dir, tmp_path):
+    import json
+
+    from exactdp.report import sweep_report
+
+    full = tmp_path / "full"
+    shutil.copytree(sweep_dir, full)
+    manifest = json.loads((full / "manifest.json").read_text())
+    manifest["pairs"] = [f"{i}-{j}" for i in range(1, 44) for j in range(i, 44)]
+    (full / "manifest.json").write_text(json.dumps(manifest))
+    report = sweep_report(full)
+    assert report.notes == () and "the release satisfies (ε, δ)-differential privacy" in report.citation
+    assert "max over all 946 neighbour pairs" in report.headline[0].quantity
+
+
+def test_release_and_calibrate_write_their_folder_from_the_cli(tmp_path, capsys):
+    from exactdp.cli import main
+
+    assert main(["calibrate", "--sigma2", "10000/11x20", "--delta", "1e-10", "--out", str(tmp_path / "cal")]) == 0
+    assert main(["release", "--pairs", "13-13", "--delta", "1e-10", "--out", str(tmp_path / "rel")]) == 0
+    capsys.readouterr()
+    for folder, csv in (("cal", "calibration.csv"), ("rel", "release_brackets.csv")):
+        assert (tmp_path / folder / "report.html").is_file() and (tmp_path / folder / csv).is_file()
+        assert (tmp_path / folder / "plots").is_dir()
