@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from exactdp.accounting.accountant import delta as delta
     from exactdp.accounting.accountant import epsilon as epsilon
     from exactdp.accounting.accountant import tradeoff as tradeoff
-    from exactdp.accounting.bracketed import BigLatticeAccountant as BigLatticeAccountant
+    from exactdp.accounting.lattice_free import LatticeFreeAccountant as LatticeFreeAccountant
     from exactdp.accounting.results import AccountingResult as AccountingResult
     from exactdp.accounting.results import DeltaPoint as DeltaPoint
     from exactdp.accounting.results import Diagnostics as Diagnostics
@@ -49,8 +49,9 @@ if TYPE_CHECKING:
     from exactdp.numerics.exact import to_fraction as to_fraction
 
 #: public name → the module that defines it (0.1.0: the deprecated aliases
-#: ``CoarsenedAccountant`` and ``DeltaBracket`` and the engine's internal signal
-#: ``LatticeTooLarge`` are no longer on the face; their modules still define them)
+#: ``CoarsenedAccountant``, ``DeltaBracket`` and ``BigLatticeAccountant`` are gone — the
+#: lattice-free route is :class:`LatticeFreeAccountant` — and the engine's internal signal
+#: ``LatticeTooLarge`` is not on the face)
 _FACE = {
     "DiscreteGaussian": "exactdp.mechanisms",
     "Composition": "exactdp.mechanisms",
@@ -60,7 +61,7 @@ _FACE = {
     "tradeoff": "exactdp.accounting.accountant",
     "bun_steinke_epsilon": "exactdp.accounting.accountant",
     "verify_delta": "exactdp.accounting.verification",
-    "BigLatticeAccountant": "exactdp.accounting.bracketed",
+    "LatticeFreeAccountant": "exactdp.accounting.lattice_free",
     "AccountingResult": "exactdp.accounting.results",
     "DeltaPoint": "exactdp.accounting.results",
     "EpsilonPoint": "exactdp.accounting.results",

@@ -29,7 +29,7 @@ from exactdp.kernels.dgauss import (MOMENT_CONSTS, POISSON_MIN_S2, PSI_CONSTS, d
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 
-__all__ = ["dd_frac2", "sieve_nodes", "profile_factors", "profile_sums", "log_mgf", "tilted_mean_var",
+__all__ = ["dd_frac2", "interval_penalty", "sieve_nodes", "profile_factors", "profile_sums", "log_mgf", "tilted_mean_var",
            "PHASE_CYCLE_ERR"]
 
 TWO_PI = 2.0 * math.pi
@@ -626,3 +626,43 @@ def lattice_complement_many(log_p, log_e, offset, a_hi, a_lo, ys, depth):
         errs[i] = (e_in + (count + 4.0) * 2.0 * U64 + 8.0 * U64 * (abs(mx) + 1.0) + tail / acc
                    + 2.0**-90 * (1.0 + abs(y)) + 4.0 * U64 * g)
     return vals, errs, flag
+
+
+@kernel("float64[:](float64[:, :], float64[:, :], float64[:], int64[:], float64[:])")
+def interval_penalty(x0, x1, s2, m, logD):
+    """Σ_g of the sieve penalty's lower bound over the phase intervals [x0, x1] (cycles;
+    one row per group, one column per interval): the distance to ℤ is 0 when the interval
+    holds an integer, else the smaller endpoint distance, lowered by a rounding slack;
+    ``pen_g(d) = m_g·max(0, log D_g − log Σ_{|k|≤3} e^{−σ²(2πd − 2πk)²/2})`` (the terms
+    |k| ≥ 4 weigh < e^{−24π²σ²} ≤ 2e-11 of the k = 0 one where D_g > 1/2, covered by the
+    margin).  Groups with ``logD = −inf`` (D ≤ 1/2) contribute 0."""
+    G = x0.shape[0]
+    K = x0.shape[1]
+    out = np.zeros(K)
+    for g in range(G):
+        if logD[g] == -np.inf:
+            continue
+        for k in range(K):
+            a = x0[g, k]
+            b = x1[g, k]
+            if math.floor(b) >= math.ceil(a):
+                continue
+            da = abs(a - math.floor(a + 0.5))
+            db = abs(b - math.floor(b + 0.5))
+            d = min(da, db) - (4e-16 * (abs(a) + abs(b)) + 2.0**-50 + 1e-15)
+            if d <= 0.0:
+                continue
+            if d > 0.5:
+                d = 0.5
+            bb = TWO_PI * d
+            mx = -0.5 * s2[g] * bb * bb
+            acc = 0.0
+            for j in range(-3, 4):
+                e = bb - TWO_PI * j
+                acc += math.exp(-0.5 * s2[g] * e * e - mx)
+            logp = mx + math.log(acc)
+            margin = 3e-11 + 8.0 * 2.0**-52 * (abs(mx) + 1.0)
+            pen = logD[g] - logp - margin
+            if pen > 0.0:
+                out[k] += m[g] * pen
+    return out

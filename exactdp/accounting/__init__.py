@@ -6,9 +6,9 @@
 * :mod:`exactdp.accounting.results` — the result types (one vocabulary: ``estimate``,
   ``error_bound``, ``value`` (the conservative side), ``lower``, ``upper``);
 * :mod:`exactdp.accounting.verification` — the multiprecision verification twin;
-* :mod:`exactdp.accounting.bracketed` — designs beyond the int64 lattice (exact split
-  enumeration or certified smoothed brackets), :class:`BigLatticeAccountant`;
-* :mod:`exactdp.accounting.coarsened` — deprecated alias of the bracketed accountant.
+* :mod:`exactdp.accounting.lattice_free` — any design, whatever its lattice (certified
+  brackets), :class:`LatticeFreeAccountant`, with :mod:`~exactdp.accounting.profile_search`
+  (ε(δ)) and :mod:`~exactdp.accounting.dual_tradeoff` (β(α) by convex duality).
 """
 
 from __future__ import annotations
@@ -16,24 +16,23 @@ from __future__ import annotations
 from exactdp.numerics.lazy import lazy_names
 
 #: public name → the module that defines it (loaded on first use, PEP 562: a query that
-#: needs only the exact accountant does not import the bracketed one or the verification twin)
+#: needs only the exact accountant does not import the lattice-free one or the verification twin)
 _NAMES = {
     **{n: "exactdp.accounting.accountant" for n in
        ("ExactAccountant", "bun_steinke_epsilon", "delta", "epsilon", "tradeoff")},
     "Accountant": "exactdp.accounting.base",
-    "BigLatticeAccountant": "exactdp.accounting.bracketed",
-    "CoarsenedAccountant": "exactdp.accounting.coarsened",
-    "DeltaBracket": "exactdp.accounting.coarsened",
+    "LatticeFreeAccountant": "exactdp.accounting.lattice_free",
     "as_real": "exactdp.numerics.exact",
     **{n: "exactdp.accounting.results" for n in
-       ("AccountingResult", "DeltaPoint", "Diagnostics", "EpsilonPoint", "TradeoffPoint")},
+       ("AccountingResult", "DeltaPoint", "Diagnostics", "EpsilonPoint", "TradeoffPoint", "BracketedDelta",
+        "BracketedEpsilon", "BracketedTradeoff")},
     **{n: "exactdp.accounting.verification" for n in ("VerifiedDelta", "VerifiedTail", "verify_delta", "verify_tail")},
 }
 
 __all__ = [
     "Accountant", "ExactAccountant", "delta", "epsilon", "tradeoff", "bun_steinke_epsilon", "as_real",
     "AccountingResult", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "Diagnostics",
-    "BigLatticeAccountant", "CoarsenedAccountant", "DeltaBracket",
+    "LatticeFreeAccountant", "BracketedDelta", "BracketedEpsilon", "BracketedTradeoff",
     "VerifiedDelta", "VerifiedTail", "verify_delta", "verify_tail",
 ]
 

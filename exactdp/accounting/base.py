@@ -5,11 +5,12 @@ the CLI and the interop adapters talk to.  Two implementations exist:
 
 * :class:`exactdp.accounting.accountant.ExactAccountant` — the int64 lattice engine
   (certified point values);
-* :class:`exactdp.accounting.bracketed.BigLatticeAccountant` — designs beyond the int64
-  lattice (exact split enumeration, or certified brackets).
+* :class:`exactdp.accounting.lattice_free.LatticeFreeAccountant` — any design, whatever its
+  lattice (certified brackets).
 
 ``ExactAccountant(composition)`` returns the second when the design's lattice does not fit
-the first, so callers need not know which one answers; ``certification`` says it.
+the first or is costly there (its planner), so callers need not know which one answers;
+``certification`` says it.
 """
 
 from __future__ import annotations

@@ -184,42 +184,70 @@ def tradeoff_points(acc, alphas) -> tuple:
             af = np.array([float(alphas[i]) for i in inner])
             rng = np.array([_range(float(acc.rho), a) for a in af])
             e_star = _argmaxes(acc, af, rng[:, 0], rng[:, 1])
-            for i, e in zip(inner, e_star.tolist()):
-                out[i] = _certified(acc, alphas[i], e)
+            for i, pt in zip(inner, _certified(acc, [alphas[i] for i in inner], e_star.tolist())):
+                out[i] = pt
     return tuple(out)
 
 
-def _certified(acc, alpha: Fraction, e_star: float) -> BracketedTradeoff:
-    """The certified bracket of f(α) from stencils around ``e_star``, refined until the
-    relative width is TRADEOFF_WIDTH (or the stencil no longer narrows it)."""
-    am = to_mpf(alpha)
-    g = _G(acc, alpha)
-    h = 1e-4 * max(1.0, abs(e_star))
-    lower, upper = mpmath.mpf(0), mpmath.inf
+def _fill(acc, gs: list, wanted: list) -> None:
+    """Evaluate the δ (and, where δ is above 1/2, the 1 − δ) brackets of every (G, ε) pair
+    not cached yet, in one batch."""
+    pairs = [(g, e) for g, eps in zip(gs, wanted) for e in eps if e not in g.cache]
+    if not pairs:
+        return
+    mag = np.abs(np.array([e for _, e in pairs]))
+    lo, hi = acc.log_delta_at(mag, mag)
+    c_lo = np.full(mag.size, -np.inf)
+    c_hi = np.zeros(mag.size)
+    near_one = np.flatnonzero(hi > -math.log(2))
+    if near_one.size:
+        c_lo[near_one], c_hi[near_one] = acc.log_complement_at(mag[near_one], mag[near_one])
+    for k, (g, e) in enumerate(pairs):
+        g.fill([e], lo[k:k + 1], hi[k:k + 1], c_lo[k:k + 1], c_hi[k:k + 1])
+
+
+def _certified(acc, alphas: list, e_stars: list) -> list:
+    """The certified brackets of f(α) from stencils around each maximiser, refined (all α
+    in one batch per round) until the relative width is TRADEOFF_WIDTH or the rounds run
+    out; ``h`` widens when the stencil's slopes are not resolved (brackets too wide at
+    that spacing) and narrows around an inner maximiser."""
+    n = len(alphas)
+    gs = [_G(acc, a) for a in alphas]
+    h = [1e-4 * max(1.0, abs(e)) for e in e_stars]
+    e_star = list(e_stars)
+    lower = [mpmath.mpf(0)] * n
+    upper = [mpmath.inf] * n
+    active = list(range(n))
     for _ in range(24):
-        eps = sorted({e_star + k * h for k in STENCIL})
-        todo = [e for e in eps if e not in g.cache]
-        if todo:
-            mag = np.abs(np.array(todo))
-            lo, hi = acc.log_delta_at(mag, mag)
-            c_lo, c_hi = acc.log_complement_at(mag, mag)
-            g.fill(todo, lo, hi, c_lo, c_hi)
-        pts = g.at(eps)
-        lower = max(lower, max(p[1] for p in pts))
-        up = _upper(pts)
-        upper = min(upper, up)
-        if upper - lower <= TRADEOFF_WIDTH * abs(lower):
+        if not active:
             break
-        vals = [p[1] for p in pts]
-        best = max(range(len(pts)), key=vals.__getitem__)
-        e_star = eps[best]
-        if up == mpmath.inf:  # the slopes are not resolved at this spacing: widen
-            h *= 4
-        elif best not in (0, len(pts) - 1):  # inside: zoom; at an end: move, keep h
-            h /= 4
-    if upper == mpmath.inf or not (upper - lower <= MAX_REPORTED_WIDTH * abs(upper) or upper < 1e-300):
-        raise UncertifiedError(f"β(α={mpmath.nstr(am, 6)}): the dual bracket is [{mpmath.nstr(lower, 6)}, "
-                               f"{mpmath.nstr(upper, 6)}]")
-    lower = max(lower, mpmath.mpf(0))
-    upper = min(upper, to_mpf(1 - alpha))
-    return BracketedTradeoff(am, (lower + upper) / 2, (upper - lower) / 2, 0, "bracket")
+        stencils = {i: sorted({e_star[i] + k * h[i] for k in STENCIL}) for i in active}
+        _fill(acc, [gs[i] for i in active], [stencils[i] for i in active])
+        nxt = []
+        for i in active:
+            pts = gs[i].at(stencils[i])
+            lower[i] = max(lower[i], max(p[1] for p in pts))
+            up = _upper(pts)
+            upper[i] = min(upper[i], up)
+            if upper[i] - lower[i] <= TRADEOFF_WIDTH * abs(lower[i]):
+                continue
+            vals = [p[1] for p in pts]
+            best = max(range(len(pts)), key=vals.__getitem__)
+            e_star[i] = stencils[i][best]
+            if up == mpmath.inf:  # the slopes are not resolved at this spacing: widen
+                h[i] *= 4
+            elif best not in (0, len(pts) - 1):  # inside: zoom; at an end: move, keep h
+                h[i] /= 4
+            nxt.append(i)
+        active = nxt
+    out = []
+    for i, alpha in enumerate(alphas):
+        am = to_mpf(alpha)
+        lo, up = lower[i], upper[i]
+        if up == mpmath.inf or not (up - lo <= MAX_REPORTED_WIDTH * abs(up) or up < 1e-300):
+            raise UncertifiedError(f"β(α={mpmath.nstr(am, 6)}): the dual bracket is [{mpmath.nstr(lo, 6)}, "
+                                   f"{mpmath.nstr(up, 6)}]")
+        lo = max(lo, mpmath.mpf(0))
+        up = min(up, to_mpf(1 - alpha))
+        out.append(BracketedTradeoff(am, (lo + up) / 2, (up - lo) / 2, 0, "bracket"))
+    return out

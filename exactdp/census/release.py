@@ -5,7 +5,7 @@ A person's record feeds both files, so a record change costs the DHC neighbour c
 files' ρ (zCDP composes additively) and converting with Bun–Steinke.  The composition's
 exact lattice (scale ≈ 1.6e23: the P.L. 94-171 budgets have ~1e12 denominators) is beyond
 the int64 engine, so the exact δ and ε come from the lattice-free accountant
-(:class:`exactdp.accounting.bracketed.BigLatticeAccountant`) as certified brackets about
+(:class:`exactdp.accounting.lattice_free.LatticeFreeAccountant`) as certified brackets about
 1e-10 relative wide.
 """
 
@@ -17,7 +17,7 @@ from fractions import Fraction
 import mpmath
 
 from exactdp.accounting.accountant import bun_steinke_epsilon
-from exactdp.accounting.bracketed import BigLatticeAccountant
+from exactdp.accounting.lattice_free import LatticeFreeAccountant
 from exactdp.census.designs import PL94_ALLOCATION, release_composition
 from exactdp.numerics.exact import to_fraction
 
@@ -36,7 +36,7 @@ class ReleaseRow:
     delta_upper: mpmath.mpf
     eps_lower: mpmath.mpf  # exact ε(δ_target), certified bracket
     eps_upper: mpmath.mpf
-    certification: str  # "bracket" (smoothed inversion) or "exact"
+    certification: str  # "bracket" (the lattice-free route) or "exact"
 
 
 def release_rows(allocation="dhc-persons-2020", pairs=((13, 13),), deltas=("1e-10",), pl94=PL94_ALLOCATION):
@@ -44,15 +44,15 @@ def release_rows(allocation="dhc-persons-2020", pairs=((13, 13),), deltas=("1e-1
 
     Notes
     -----
-    Method: the Gaussian-smoothed tilted inversion with a certified resonance sieve
-    (:mod:`exactdp.engine.smoothed`); ε(δ) by Newton steps and certified sides.  Error
-    bound: every number is a certified bracket.  Reference: Bun & Steinke (2016) for the
+    Method: the Gaussian-smoothed tilted inversion with a second-order bracket and a
+    certified frequency sieve (:mod:`exactdp.engine.smoothed_profile`); ε(δ) by a
+    certified bracket search.  Error bound: every number is a certified bracket.  Reference: Bun & Steinke (2016) for the
     Bureau's conversion; Daniels (1954) for the saddle-point inversion.
     """
     rows = []
     for i, j in pairs:
         comp = release_composition(allocation, i, j, pl94)
-        acc = BigLatticeAccountant(comp)
+        acc = LatticeFreeAccountant(comp)
         eps = acc.epsilon(deltas)  # validates every target
         targets = [to_fraction(d, "delta") for d in deltas]
         dps = acc.delta([bun_steinke_epsilon(comp.rho, dt) for dt in targets])

@@ -99,7 +99,12 @@ def certify_points(design, kind: str, values, fast_points, certifier: Certifier 
     sym, arg = _NAMES[kind]
     out = []
     for value, point in zip(values, fast_points):
-        enc = _enclose(cert, kind, value, point)
+        try:
+            enc = _enclose(cert, kind, value, point)
+        except OverflowError as exc:  # no ball-arithmetic method fits the design's lattice
+            raise UncertifiedError(
+                f"--certify: no independent Arb certificate is feasible for this design ({exc}); try the "
+                f"command without --certify: its numbers are the lattice-free route's certified brackets") from None
         if not on_conservative_side(kind, point.value, enc) and _inside(point.value, enc):
             # the fast value is sharper than this enclosure: decide its side on the finest one
             enc = _enclose(cert.finest(), kind, value, point)

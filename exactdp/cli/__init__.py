@@ -81,7 +81,7 @@ def _modules_for(argv) -> tuple:
 
 #: what to try when a result cannot be certified (appended unless the message says it)
 UNCERTIFIED_HINT = ("try a looser --rel-tol (e.g. 1e-8), or certified brackets from the Python API "
-                    "exactdp.accounting.bracketed.BigLatticeAccountant")
+                    "exactdp.accounting.lattice_free.LatticeFreeAccountant")
 
 
 def main(argv=None) -> int:

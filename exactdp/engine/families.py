@@ -1,18 +1,12 @@
-"""Families: the groups of a design that share one small integer lattice.
+"""Groups of the privacy-loss noise, families, and the sieve's per-group penalty.
 
-A design beyond the int64 lattice (:mod:`exactdp.engine.lattice`) still consists of a
-few *families*: groups whose weights ``w_g = |Δ_g|/σ_g²`` are integer multiples
-``w_g = n_g·a_f`` of one rational unit ``a_f`` with a lattice small enough for int64
-phase arithmetic (every DHC pair; each geographic level of P.L. 94-171; each binary
-float σ² on its own).  Then
+A design's privacy-loss noise is ``W = Σ_g w_g Σ_k X_{g,k}`` with one *group* per distinct
+(weight ``w_g = |Δ_g|/σ_g²``, σ_g²) and ``m_g`` mechanisms.  Groups whose weights are
+integer multiples ``w_g = n_g·a`` of one rational unit a form a *family*: then
+``Σ_{g} w_g S_g = a·S`` with S integer-valued, and the family's characteristic function is
+2π/a-periodic (:func:`family_of`).
 
-    W = Σ_g w_g Σ_k X_{g,k} = Σ_f a_f S_f,   S_f = Σ_{g∈f} n_g Σ_k X_{g,k} ∈ ℤ,
-
-and the characteristic function of family f is 2π/a_f-periodic in the frequency u.
-Families are found greedily: two families merge when the merged lattice still fits
-(``max n_g · N_f < 2^60`` with ``N_f`` the node count the tilted rule would use).
-
-Also here: the certified per-group penalty of the sieves,
+The certified per-group penalty of the frequency sieve:
 ``|M_g(w_g(λ+iu))/M_g(w_gλ)|^{m_g} ≤ exp(−pen_g(d))``, ``d = dist(w_g u/2π, ℤ)``, with
 ``pen_g(d) = m_g·max(0, log D_g − log P_g(2πd))``, ``P_g(b) = Σ_k e^{−σ²(b−2πk)²/2}``
 (the wrapped normal, decreasing on [0, π]) and ``D_g = 1 − 2Σ_{k≥1} e^{−2π²σ²k²}``
@@ -29,16 +23,10 @@ from functools import reduce
 
 import numpy as np
 
-from exactdp.kernels.smoothed import interval_penalty
-
-from exactdp.engine.lattice import LatticeSum
+from exactdp.kernels.profile import interval_penalty
 from exactdp.mechanisms import Composition
 
-__all__ = ["Group", "Family", "groups_of", "families_of", "family_of", "family_lattice", "group_penalty", "penalty_arrays",
-           "rational_gcd", "FAMILY_LIMIT"]
-
-#: a family is kept only while ``max n_g · N_f`` stays below this (int64 phases with margin)
-FAMILY_LIMIT = 2.0**60
+__all__ = ["Group", "Family", "groups_of", "family_of", "group_penalty", "rational_gcd"]
 
 
 @dataclass(frozen=True)
@@ -62,14 +50,6 @@ class Family:
     def vproxy(self) -> float:
         """``Σ m n² σ²``: variance proxy of S_f (lattice units)."""
         return float(sum(g.count * n * n * g.sigma2 for g, n in zip(self.groups, self.multipliers)))
-
-    @property
-    def n_nodes(self) -> int:
-        return max(64, 2 * int(math.ceil(16.0 * math.sqrt(self.vproxy) / 2.0)))
-
-    @property
-    def feasible(self) -> bool:
-        return float(max(self.multipliers)) * self.n_nodes < FAMILY_LIMIT
 
 
 def rational_gcd(values) -> Fraction:
@@ -100,48 +80,10 @@ def groups_of(comp: Composition) -> tuple:
     return tuple(Group(w, s2, m) for (w, s2), m in sorted(merged.items()))
 
 
-def families_of(groups, max_multiplier: float = FAMILY_LIMIT) -> tuple:
-    """Greedy merge of the groups into feasible families (deterministic order).
-
-    ``max_multiplier`` caps the integer multipliers (the sieve wants moderate ones).
-    Groups are taken in order of weight denominator; each joins the existing family whose merged lattice is smallest, if any is feasible, else starts
-    a family of its own.
-    """
-    fams: list = []
-    for g in sorted(groups, key=lambda g: (g.weight.denominator, g.weight, g.sigma2)):
-        best = None
-        for i, f in enumerate(fams):
-            unit = rational_gcd((f.unit, g.weight))
-            top = max(max(f.multipliers) * int(f.unit / unit), int(g.weight / unit))
-            if top > max_multiplier:
-                continue
-            cand = family_of(f.groups + (g,))
-            if cand.feasible and (best is None or top < best[0]):
-                best = (top, i, cand)
-        if best is None:
-            fams.append(family_of([g]))
-        else:
-            fams[best[1]] = best[2]
-    return tuple(sorted(fams, key=lambda f: (-f.vproxy * float(f.unit) ** 2, f.unit)))
-
-
-def family_lattice(fam: Family, c: Fraction) -> LatticeSum:
-    """The family's lattice sum ``S_f`` (``W_f = unit·S_f``) as a LatticeSum."""
-    return LatticeSum(tuple(fam.multipliers), tuple(g.count for g in fam.groups),
-                      tuple(g.sigma2 for g in fam.groups), 1 / fam.unit, c, 0)
-
-
 def log_d(s2: float) -> float:
     """``log D_g`` of the penalty (−inf when D ≤ 1/2: only the trivial bound is used)."""
     D = 1 - 2 * sum(math.exp(-2 * math.pi**2 * s2 * k * k) for k in range(1, 8))
     return math.log(D) if D > 0.5 else -math.inf
-
-
-def penalty_arrays(groups):
-    """(σ², m, log D) arrays of the groups for :func:`exactdp.kernels.smoothed.interval_penalty`."""
-    s2 = np.array([float(g.sigma2) for g in groups])
-    m = np.array([int(g.count) for g in groups], dtype=np.int64)
-    return s2, m, np.array([log_d(x) for x in s2])
 
 
 def group_penalty(d, s2: float, m: int):

@@ -518,19 +518,16 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
 
 
 def _bracketed_pair(i: int, j: int, acc, settings: SweepSettings, t0: float) -> PairResult:
-    """:func:`compute_pair` for a design beyond the int64 lattice (same files and columns).
+    """:func:`compute_pair` for a design on the lattice-free route (same files and columns).
 
-    The accountant is :class:`exactdp.accounting.bracketed.BigLatticeAccountant`: every δ
-    and ε is a certified bracket (``delta_exact`` its midpoint, ``delta_error_bound`` its
-    half-width).  The trade-off vertices are the curve points ``(P(W ≥ x), P(W > 2c − x))``
-    at loss offsets ``x = c + m·U/half``, m = −half..half, ``U = z·sd(W) + c`` with
-    ``z = Φ̄⁻¹(alpha_min)`` (the set is symmetric under x ↦ 2c − x, as the curve is); the
-    ``threshold`` column holds m.  Vertex brackets come as float64 (log) brackets; each
-    reported value is the float midpoint, its relative bound covers the half-width and
-    the midpoint's rounding; texts are those of :func:`fmt` / :func:`fmt_bound`.
+    The accountant is :class:`exactdp.accounting.lattice_free.LatticeFreeAccountant`: every
+    δ and ε is a certified bracket (``delta_exact`` its midpoint, ``delta_error_bound`` its
+    half-width).  The trade-off is computed by convex duality at the common α grid
+    (``settings.envelope_points`` values, exact): each row of the trade-off file is one
+    grid point (``threshold`` its index, α exact with relative error 0, β the bracket's
+    midpoint with its relative half-width), and the grid file holds the certified lower
+    end of each bracket with the bracket's width as its error bound.
     """
-    import numpy as np
-
     from exactdp.accounting.accountant import bun_steinke_epsilon
 
     rho = acc.rho
@@ -539,43 +536,25 @@ def _bracketed_pair(i: int, j: int, acc, settings: SweepSettings, t0: float) -> 
     t1 = time.perf_counter()
     epts = acc.epsilon(deltas)
     t2 = time.perf_counter()
-    half = settings.tradeoff_half
-    with mpmath.workdps(DPS_LOW):
-        z = -mpmath.sqrt(2) * mpmath.erfinv(2 * to_mpf(to_fraction(settings.alpha_min)) - 1)
-        U = z * mpmath.sqrt(2 * to_mpf(rho)) + to_mpf(rho)
-        step = Fraction(mpmath.nstr(U / half, 25))
-    xs = [rho + m * step for m in range(-half, half + 1)]
-    a_lo, a_hi, b_lo, b_hi = acc.tradeoff_vertex_log_brackets(xs)
+    texts, _ = grid_alphas(settings)
+    tpts = acc.tradeoff([Fraction(t) for t in texts])
     t3 = time.perf_counter()
-
-    def mid_rel(lo, hi):
-        lo_v, hi_v = np.exp(lo), np.exp(hi)
-        v = 0.5 * (lo_v + hi_v)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = np.where(v > 0, (hi_v - lo_v) / (2 * v) * (1 + 4e-16) + 1e-15, np.inf)
-        return v, r
-
-    a_v, ra = mid_rel(a_lo, a_hi)
-    b_v, rb = mid_rel(b_lo, b_hi)
-    worst_t = float(max(np.max(ra), np.max(rb)))
     rows, worst_d, worst_e = _curve_rows(i, j, deltas, dpts, epts)
+    trows = [TRADEOFF_COLUMNS]
+    grows = [GRID_COLUMNS]
+    worst_t = 0.0
     with mpmath.workdps(DPS_RESULT):
-        trows = [TRADEOFF_COLUMNS]
-        pts = []
-        for m, a, b, r_a, r_b in zip(range(-half, half + 1), a_v.tolist(), b_v.tolist(), ra.tolist(), rb.tolist()):
-            a_txt, b_txt = float_text(a, 25), float_text(b, 25)
-            trows.append((m, a_txt, bound_text_float(r_a), b_txt, bound_text_float(r_b)))
-            a_m = raw_to_mpfr(mpmath.mpf(a_txt)._mpf_, _C_RESULT)
-            b_m = raw_to_mpfr(mpmath.mpf(b_txt)._mpf_, _C_RESULT)
-            pts.append((a_m, b_m, _C_RESULT.mul(a_m, r_a), _C_RESULT.mul(b_m, r_b)))
-        grid_csv = "".join(grid_rows(pts, settings))
+        for m, (text, p) in enumerate(zip(texts, tpts)):
+            rel = float(p.error_bound / p.estimate) if p.estimate > 0 else 0.0
+            worst_t = max(worst_t, rel)
+            trows.append((m, text, "0", fmt(p.estimate), bound_text_float(rel * (1 + 1e-12) + 1e-300)))
+            grows.append((text, fmt(p.lower), fmt_bound(2 * p.error_bound)))
     diag = acc.diagnostics()
     return PairResult(
-        i, j, _csv(rows), _csv(trows), grid_csv,
+        i, j, _csv(rows), _csv(trows), _csv(grows),
         {"method": diag.method, "certification": acc.certification, "nodes_kept": diag.nodes_kept,
          "nodes_total": diag.nodes_total, "n_groups": diag.n_groups, "lattice_scale": diag.lattice_scale,
          "shift": 0, "worst_delta_rel_error": worst_d, "worst_eps_rel_width": worst_e,
          "worst_tradeoff_rel_error": worst_t},
         {"delta": t1 - t0, "epsilon": t2 - t1, "tradeoff": t3 - t2},
     )
-
