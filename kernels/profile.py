@@ -423,48 +423,47 @@ def log_convolve(la, ea, lb, eb, floor):
     return out, err
 
 
-@kernel("Tuple((float64, float64))(float64[:], float64[:], int64, float64, float64, float64)")
-def lattice_profile(log_p, log_e, j0, g0, a, depth):
-    """``log Σ_{j≥0} p[j0+j]·(1 − e^{−(g0 + a·j)})`` (a lattice rest above a threshold whose
-    gap to the first atom above it is g0 > 0) and an absolute error bound of the log:
-    the inputs' log errors, ``(1 − e^{−g})`` by expm1 to 4u relative for g ≥ g0·(1 − 2u)
-    with ``g0`` given to relative u, the sum of positive terms to (terms + 2)·u.  Terms
-    below ``e^{−depth}`` of the largest one so far are dropped once the pmf decreases
-    geometrically (their sum is bounded by the last term and the ratio, and added)."""
+@kernel("Tuple((float64, float64))(float64[:], float64[:], int64, float64, float64, float64, int64, float64)")
+def lattice_profile(log_p, log_e, j0, g0, a, depth, offset, vs):
+    """``log Σ_{j≥j0} p[j]·(1 − e^{−(g0 + a(j − j0)))}`` (a lattice rest above a threshold whose
+    gap to the first atom above it is g0 > 0; p[j] the pmf of S at ``j + offset``) and an
+    absolute error bound of the log: the inputs' log errors, ``1 − e^{−g}`` by expm1 to 4u
+    relative for g within 3u relative, the sum of positive terms to (terms + 2)·u.  The sum
+    stops at the first ``k = j + offset > 0`` whose sub-Gaussian tail bound
+    ``P(S ≥ k) ≤ e^{−k²/(2V)}`` (V = ``vs``, Canonne–Kamath–Steinke) is ``depth`` nats below
+    the largest term; that bound is added to the error (valid for any pmf shape, gaps
+    included)."""
     n = log_p.shape[0]
     mx = -np.inf
-    for j in range(j0, n):
-        g = g0 + a * (j - j0)
-        v = log_p[j] + math.log(-math.expm1(-g)) if g < 700.0 else log_p[j]
-        if v > mx:
-            mx = v
-        if j > j0 + 2 and v < mx - depth and log_p[j] < log_p[j - 1]:
-            break
-    if mx == -np.inf:
-        return -np.inf, 0.0
     acc = 0.0
     e_in = 0.0
     count = 0.0
-    last = -np.inf
-    ratio = 0.0
-    for j in range(j0, n):
-        g = g0 + a * (j - j0)
-        v = log_p[j] + (math.log(-math.expm1(-g)) if g < 700.0 else 0.0)
-        acc += math.exp(v - mx)
-        count += 1.0
-        if log_e[j] > e_in:
-            e_in = log_e[j]
-        if j > j0 + 2 and v < mx - depth and log_p[j] + 2.0 * e_in < log_p[j - 1]:
-            last = log_p[j] + e_in
-            ratio = log_p[j] - log_p[j - 1] + 2.0 * e_in
-            break
     tail = 0.0
-    if last > -np.inf and j < n - 1:
-        # the true pmf is log-concave (a sum of discrete Gaussians), so beyond j it falls at
-        # least geometrically with the ratio at j: Σ_{i≥1} p_{j+i} ≤ p_j·e^r/(1 − e^r)
-        tail = math.exp(last + ratio - mx) / (-math.expm1(ratio))
+    # pass 1 finds the scale, pass 2 sums relative to it (same stopping rule)
+    for rnd in range(2):
+        stop = n
+        for j in range(j0, n):
+            g = g0 + a * (j - j0)
+            v = log_p[j] + (math.log(-math.expm1(-g)) if g < 700.0 else 0.0)
+            if rnd == 0:
+                if v > mx:
+                    mx = v
+            elif v > -np.inf:
+                acc += math.exp(v - mx)
+                count += 1.0
+                if log_e[j] > e_in:
+                    e_in = log_e[j]
+            k = float(j + 1 + offset)
+            if k > 0.0 and mx > -np.inf and -k * k / (2.0 * vs) < mx - depth:
+                stop = j + 1
+                break
+        if rnd == 0 and mx == -np.inf:
+            return -np.inf, 0.0
+        if rnd == 1 and stop < n:
+            k = float(stop + offset)
+            tail = math.exp(-k * k / (2.0 * vs) - mx)
     val = mx + math.log(acc)
-    err = e_in + (count + 4.0) * 2.0 * U64 + 8.0 * U64 * (abs(mx) + 1.0) + 4.0 * U64 * 4.0 + tail / acc
+    err = e_in + (count + 4.0) * 2.0 * U64 + 8.0 * U64 * (abs(mx) + 1.0) + 16.0 * U64 + tail / acc
     return val, err
 
 
@@ -492,8 +491,8 @@ def saddles(x, delta, s2, m, w, sk2, lam_floor, var):
 
 
 @kernel("Tuple((float64[:], float64[:], boolean[:]))(float64[:], float64[:], int64, float64, float64, float64[:], "
-        "float64)")
-def lattice_profile_many(log_p, log_e, offset, a_hi, a_lo, ys, depth):
+        "float64, float64)")
+def lattice_profile_many(log_p, log_e, offset, a_hi, a_lo, ys, depth, vs):
     """:func:`lattice_profile` at many float thresholds y (a = a_hi + a_lo to 2^-106): the
     first atom above y, ``k₀ = ⌊y/a⌋ + 1``, and its gap ``g₀ = a·k₀ − y`` in double-double
     (``a_hi·k₀`` exact by Dekker, so g₀ is within ``2^-100(1 + |y|)`` absolute); a
@@ -529,7 +528,7 @@ def lattice_profile_many(log_p, log_e, offset, a_hi, a_lo, ys, depth):
         if j0 < 0:
             g = g + a_hi * (offset - k)
             j0 = 0.0
-        v, e2 = lattice_profile(log_p, log_e, int(j0), g, a_hi, depth)
+        v, e2 = lattice_profile(log_p, log_e, int(j0), g, a_hi, depth, offset, vs)
         vals[i] = v
         errs[i] = e2 + 4.0 * margin / g
     return vals, errs, flag
@@ -558,19 +557,22 @@ def saddles_strip(x, delta, s2, m, w, sk2, lam_lo, lam_hi):
 
 
 @kernel("Tuple((float64[:], float64[:], boolean[:]))(float64[:], float64[:], int64, float64, float64, float64[:], "
-        "float64)")
-def lattice_complement_many(log_p, log_e, offset, a_hi, a_lo, ys, depth):
+        "float64, float64)")
+def lattice_complement_many(log_p, log_e, offset, a_hi, a_lo, ys, depth, vs):
     """``log C(y) = log Σ_k p_k·min(1, e^{y − a k})`` at many float thresholds (positive terms:
     ``Σ_{k<k₀} p_k + Σ_{k≥k₀} p_k e^{−(a k − y)}`` with k₀ and its gap g₀ as in
-    :func:`lattice_profile_many`), each sum walked outward from k₀ until its terms fall
-    ``depth`` nats below the largest while the pmf decreases (the log-concave rest is
-    bounded geometrically and added to the error); flagged thresholds (third output) are
-    left to the caller's exact path."""
+    :func:`lattice_profile_many`).  The left sum walks down from k₀ − 1 and stops at the
+    first k < 0 whose sub-Gaussian bound ``P(S ≤ k) ≤ e^{−k²/(2V)}`` is ``depth`` nats below
+    the largest term; the right sum walks up from k₀ and stops where ``e^{−(g₀ + a(k−k₀))}``
+    (which bounds every later term's factor) over ``1 − e^{−a}`` is that far below; both
+    bounds are added to the error (valid for any pmf shape).  Flagged thresholds (third
+    output) are left to the caller's exact path."""
     n = ys.shape[0]
     size = log_p.shape[0]
     vals = np.full(n, -np.inf)
     errs = np.zeros(n)
     flag = np.zeros(n, dtype=np.bool_)
+    log_geo = -math.log(-math.expm1(-a_hi))
     for i in range(n):
         y = ys[i]
         k = math.floor(y / a_hi) + 1.0
@@ -591,37 +593,42 @@ def lattice_complement_many(log_p, log_e, offset, a_hi, a_lo, ys, depth):
             continue
         j0 = int(k - offset)
         mx = -np.inf
+        acc = 0.0
         e_in = 0.0
-        # pass 1: the largest term (left: p_j, j < j0; right: p_j e^{−(g0 + a(j−j0))}, j ≥ j0)
-        for side in range(2):
-            j = j0 - 1 if side == 0 else j0
-            while 0 <= j < size:
-                v = log_p[j] if side == 0 else log_p[j] - (g + a_hi * (j - j0))
-                if v > mx:
-                    mx = v
-                if v < mx - depth and ((side == 0 and j + 1 < size and log_p[j] < log_p[j + 1])
-                                        or (side == 1 and j > 0 and log_p[j] < log_p[j - 1])):
-                    break
-                j = j - 1 if side == 0 else j + 1
+        count = 0.0
+        tail = 0.0
+        for rnd in range(2):
+            for side in range(2):
+                j = min(j0 - 1, size - 1) if side == 0 else max(j0, 0)
+                step = -1 if side == 0 else 1
+                while 0 <= j < size:
+                    if side == 0:
+                        v = log_p[j]
+                    else:
+                        v = log_p[j] - (g + a_hi * (j - j0))
+                    if rnd == 0:
+                        if v > mx:
+                            mx = v
+                    elif v > -np.inf:
+                        acc += math.exp(v - mx)
+                        count += 1.0
+                        if log_e[j] > e_in:
+                            e_in = log_e[j]
+                    if mx > -np.inf:
+                        if side == 0:
+                            kk = float(j - 1 + offset)
+                            bound = -kk * kk / (2.0 * vs) if kk < 0.0 else 0.0
+                        else:
+                            bound = -(g + a_hi * (j + 1 - j0)) + log_geo
+                        if bound < mx - depth:
+                            if rnd == 1:
+                                tail += math.exp(bound - mx)
+                            break
+                    j += step
+            if rnd == 0 and mx == -np.inf:
+                break
         if mx == -np.inf:
             continue
-        acc = 0.0
-        tail = 0.0
-        count = 0.0
-        for side in range(2):
-            j = j0 - 1 if side == 0 else j0
-            while 0 <= j < size:
-                v = log_p[j] if side == 0 else log_p[j] - (g + a_hi * (j - j0))
-                acc += math.exp(v - mx)
-                count += 1.0
-                if log_e[j] > e_in:
-                    e_in = log_e[j]
-                nb = j + 1 if side == 0 else j - 1
-                if v < mx - depth and 0 <= nb < size and log_p[j] + 2.0 * log_e[j] < log_p[nb]:
-                    r = log_p[j] - log_p[nb] + 2.0 * log_e[j]  # the log-concave pmf falls faster beyond
-                    tail += math.exp(v + e_in - mx + r) / (-math.expm1(r))
-                    break
-                j = j - 1 if side == 0 else j + 1
         vals[i] = mx + math.log(acc)
         errs[i] = (e_in + (count + 4.0) * 2.0 * U64 + 8.0 * U64 * (abs(mx) + 1.0) + tail / acc
                    + 2.0**-90 * (1.0 + abs(y)) + 4.0 * U64 * g)

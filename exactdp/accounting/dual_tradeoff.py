@@ -25,7 +25,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from exactdp.accounting.results import BracketedTradeoff
+from exactdp.accounting.results import BracketedTradeoff, centred
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.precision import DPS_RESULT, to_mpf, workdps
 
@@ -249,5 +249,6 @@ def _certified(acc, alphas: list, e_stars: list) -> list:
                                    f"{mpmath.nstr(up, 6)}]")
         lo = max(lo, mpmath.mpf(0))
         up = min(up, to_mpf(1 - alpha))
-        out.append(BracketedTradeoff(am, (lo + up) / 2, (up - lo) / 2, 0, "bracket"))
+        est, err = centred(lo, up)
+        out.append(BracketedTradeoff(am, est, err, 0, "bracket"))
     return out

@@ -26,7 +26,7 @@ import mpmath
 import numpy as np
 
 from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_values
-from exactdp.accounting.results import AccountingResult, BracketedDelta, BracketedEpsilon, Diagnostics
+from exactdp.accounting.results import AccountingResult, BracketedDelta, BracketedEpsilon, Diagnostics, centred
 from exactdp.engine.conditioned_profile import ConditionedProfile
 from exactdp.engine.families import groups_of
 from exactdp.engine.smoothed_profile import float_enclosure
@@ -143,20 +143,28 @@ class LatticeFreeAccountant(Accountant):
         a_dn = np.array([(-up if n else max(dn, 0.0)) for (dn, up), n in zip(enc, neg)])
         a_up = np.array([(-dn if n else max(up, 0.0)) for (dn, up), n in zip(enc, neg)])
         lo, hi = self.log_delta_at(a_dn, a_up)
+        # where δ is above 1/2 its complement (positive terms) is the sharper statement
+        c_lo = np.full(lo.size, -np.inf)
+        c_hi = np.zeros(lo.size)
+        near_one = np.flatnonzero(hi > -math.log(2))
+        if near_one.size:
+            c_lo[near_one], c_hi[near_one] = self.log_complement_at(a_dn[near_one], a_up[near_one])
         out = []
         with workdps(_DPS):
             widen = mpmath.mpf(10) ** (5 - _DPS)
             for k, e in enumerate(es):
                 em = to_mpf(e) if isinstance(e, Fraction) else e(_DPS)
                 lo_k, hi_k = _mp_exp(lo[k]) * (1 - widen), min(_mp_exp(hi[k]) * (1 + widen), mpmath.mpf(1))
+                if c_lo[k] > -np.inf or c_hi[k] < 0:  # 1 − δ ∈ [C_lo, C_hi] (C non-decreasing in ε)
+                    lo_k = max(lo_k, (1 - _mp_exp(c_hi[k]) * (1 + widen)))
+                    hi_k = min(hi_k, (1 - _mp_exp(c_lo[k]) * (1 - widen)))
                 if neg[k]:
                     ee, one = mpmath.exp(em), -mpmath.expm1(em)
                     lo_k, hi_k = (one + ee * lo_k) * (1 - widen), min((one + ee * hi_k) * (1 + widen), mpmath.mpf(1))
                 _usable(lo_k, hi_k, f"δ(ε={mpmath.nstr(em, 12)})")
                 th = e - self.rho if isinstance(e, Fraction) else None
-                est = (lo_k + hi_k) / 2
-                out.append(BracketedDelta(em, est, (hi_k - lo_k) / 2, est, mpmath.mpf(0),
-                                          (th,) if th is not None else (), "bracket"))
+                est, err = centred(lo_k, hi_k)
+                out.append(BracketedDelta(em, est, err, est, mpmath.mpf(0), (th,) if th is not None else (), "bracket"))
         return tuple(out)
 
     # ------------------------------------------------------------------ ε(δ)

@@ -22,7 +22,7 @@ from exactdp.numerics.precision import DPS_RESULT
 #: mpmath precision (15 digits by default) would round bounds to the unsafe side
 _DPS = DPS_RESULT + 10
 
-__all__ = ["Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "AccountingResult", "BracketedDelta",
+__all__ = ["centred", "Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "AccountingResult", "BracketedDelta",
            "BracketedEpsilon", "BracketedTradeoff"]
 
 
@@ -161,6 +161,17 @@ class AccountingResult:
     rho: object
     points: tuple
     diagnostics: Diagnostics
+
+
+def centred(lower, upper) -> tuple:
+    """``(estimate, error_bound)`` of the bracket ``[lower, upper]`` with
+    ``estimate ± error_bound ⊇ [lower, upper]`` whatever the rounding of the points' own
+    arithmetic (at ``_DPS`` digits): the half-width is widened by ``10^(4 − _DPS)`` of the
+    larger end."""
+    with mpmath.workdps(_DPS):
+        est = (lower + upper) / 2
+        err = max(upper - est, est - lower)
+        return est, err + max(abs(lower), abs(upper)) * mpmath.mpf(10) ** (4 - _DPS)
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,8 @@ class LatticeRest:
         self.log_e = np.ascontiguousarray(le[lo:hi])
         self.deficit = deficit
         self.nodes_kept = 0
+        #: variance proxy of S in lattice units (S is vs-sub-Gaussian)
+        self.vs = float(sum(g.count * n * n * g.sigma2 for g, n in zip(fam.groups, fam.multipliers)))
 
     def log_mgf(self, lam: float) -> tuple:
         """(log M_R(λ) of the enumerated pmf, absolute error): a lower bound of the true one
@@ -89,14 +91,14 @@ class LatticeRest:
         if j0 >= self.log_p.size:
             return -np.inf, 0.0
         g0 = float(self.unit * k0 - Fraction(y))
-        return lattice_profile(self.log_p, self.log_e, j0, g0, self.a, TERM_DEPTH)
+        return lattice_profile(self.log_p, self.log_e, j0, g0, self.a, TERM_DEPTH, self.offset, self.vs)
 
     def log_brackets(self, x) -> tuple:
         """Certified ``(log lo, log hi)`` of D_R at each float x."""
         x = np.asarray(x, dtype=float)
         a_hi = float(self.unit)
         a_lo = float(self.unit - Fraction(a_hi))
-        v, e, flag = lattice_profile_many(self.log_p, self.log_e, self.offset, a_hi, a_lo, x, TERM_DEPTH)
+        v, e, flag = lattice_profile_many(self.log_p, self.log_e, self.offset, a_hi, a_lo, x, TERM_DEPTH, self.vs)
         for i in np.flatnonzero(flag):
             v[i], e[i] = self._one(float(x[i]))
         fin = np.isfinite(v)
@@ -113,7 +115,8 @@ class LatticeRest:
         x = np.asarray(x, dtype=float)
         a_hi = float(self.unit)
         a_lo = float(self.unit - Fraction(a_hi))
-        v, e, flag = lattice_complement_many(self.log_p, self.log_e, self.offset, a_hi, a_lo, x, TERM_DEPTH)
+        v, e, flag = lattice_complement_many(self.log_p, self.log_e, self.offset, a_hi, a_lo, x, TERM_DEPTH,
+                                             self.vs)
         for i in np.flatnonzero(flag):  # a threshold on an atom: every term exactly
             vi, ei = self._complement_one(float(x[i]))
             v[i], e[i] = vi, ei

@@ -1,0 +1,134 @@
+"""Any design a user types: exactdp beside dp_accounting's PLD, in one run.
+
+For each design of the list below — the rows of the "any design" issue (decimal variances
+that share no small lattice, many distinct variances, ρ in the hundreds), DHC pair 6-10 and
+the README's generic design — it times, in the same process and after one warm-up (the
+JIT cache loaded):
+
+* exactdp: a fresh ``ExactAccountant`` (its planner picks the route: the int64 lattice or
+  the lattice-free one), δ at the Bureau's ε of 20 targets (δ = 10⁻¹ … 10⁻²⁰), ε(δ) at 3
+  targets (10⁻², 10⁻⁶, 10⁻¹⁰) and β(α) at 3 points (0.01, 0.5, 0.9); every number certified;
+  the widest certified relative bracket of each kind is printed;
+* dp_accounting's PLD at its defaults (pessimistic, discretisation 1e-4): build the
+  composed PLD, the same 20 δ and 3 ε (its trade-off has no query).
+
+The issue's target: exactdp's total ≤ max(PLD's total, 0.5 s).  The load average is
+printed; on a shared machine wall times are pessimistic, the ratio of one run is not.
+
+Run:  pip install -e '.[bench]' && python bench/bench_designs.py [--reps 3] [--only NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import time
+from collections import Counter
+from fractions import Fraction
+
+from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
+from exactdp.census.allocations import load_allocation
+from exactdp.mechanisms import Composition, DiscreteGaussian
+
+TARGETS = [Fraction(1, 10**k) for k in range(1, 21)]
+EPS_TARGETS = ["1e-2", "1e-6", "1e-10"]
+ALPHAS = ["0.01", "0.5", "0.9"]
+
+
+def _design(spec) -> Composition:
+    """``spec``: [(σ² text, count, shift)] → Composition."""
+    return Composition(tuple((DiscreteGaussian(s2, shift), count) for s2, count, shift in spec))
+
+
+def designs() -> list:
+    """(name, Composition) of the benchmark designs."""
+    two = [f"{100 + 37.13 * j:.2f}" for j in range(10)]
+    three = [f"{100 + 37.137 * j:.3f}" for j in range(20)]
+    alloc = load_allocation("dhc-persons-2020")
+    return [
+        ("5 one-decimal σ² (174.9, 1522.8, 113.4, 1301.5, 210.5)",
+         _design([(v, 1, 1) for v in ("174.9", "1522.8", "113.4", "1301.5", "210.5")])),
+        ("5 two-decimal σ² (778.26 … 2811.13)",
+         _design([(v, 1, 1) for v in ("778.26", "2077.87", "2869.59", "1342.24", "2811.13")])),
+        ("3 three-decimal σ² ×10 (2588.462, 1361.867, 1018.116)",
+         _design([(v, 10, 1) for v in ("2588.462", "1361.867", "1018.116")])),
+        ("10 distinct two-decimal σ² ×10", _design([(v, 10, 1) for v in two])),
+        ("20 distinct three-decimal σ² ×10", _design([(v, 10, 1) for v in three])),
+        ("12 two-decimal σ² (1.21 … 42.42)",
+         _design([(v, 1, 1) for v in ("1.21", "19.66", "485.92", "1214.81", "2429.62", "3.17", "77.7", "5.55",
+                                      "12.34", "250.01", "999.99", "42.42")])),
+        ("60 distinct σ² = (50 + 83j)/11", _design([(str(Fraction(50 + 83 * j, 11)), 1, 1) for j in range(60)])),
+        ("ρ ≈ 400: 33.3333×2 s8, 485.92 s−8, 9.8696×11 s7, 1.21×36 s−5",
+         _design([("33.3333", 2, 8), ("485.92", 1, -8), ("9.8696", 11, 7), ("1.21", 36, -5)])),
+        ("3 groups, 3-digit denominators, counts 2–6",
+         _design([("1234/567", 2, 1), ("9876/543", 4, 1), ("4567/891", 6, 1)])),
+        ("1,000 distinct σ² = (1000 + 7j)/13", _design([(str(Fraction(1000 + 7 * j, 13)), 1, 1) for j in range(1000)])),
+        ("DHC pair 6-10 (coarse)", Composition.from_rhos(alloc.pair_rhos(6, 10))),
+        ("generic 10000/11×20 + 2.5025", _design([("10000/11", 20, 1), ("2.5025", 1, 1)])),
+    ]
+
+
+def run_exactdp(comp: Composition) -> tuple:
+    """(seconds, route, worst δ, ε, β relative widths) of one fresh accountant and its queries."""
+    t0 = time.perf_counter()
+    acc = ExactAccountant(comp)
+    d = acc.delta([bun_steinke_epsilon(comp.rho, t) for t in TARGETS])
+    e = acc.epsilon(EPS_TARGETS)
+    b = acc.tradeoff(ALPHAS)
+    t = time.perf_counter() - t0
+
+    def width(p):
+        return float((p.upper - p.lower) / p.upper) if p.upper > 0 else 0.0
+
+    route = getattr(acc, "method", None) or acc.diagnostics().method
+    return t, route, max(map(width, d)), max(map(width, e)), max(map(width, b))
+
+
+def run_pld(comp: Composition) -> float:
+    """Seconds of dp_accounting's PLD (defaults): compose, 20 δ, 3 ε."""
+    from dp_accounting.pld import privacy_loss_distribution as pld_mod
+
+    t0 = time.perf_counter()
+    blocks = Counter()
+    for m, c in comp.groups:  # ±shift are the same mechanism to PLD: merge their counts
+        if m.shift:
+            blocks[(m.sigma2, abs(m.shift))] += c
+    pld = None
+    for (s2, shift), count in blocks.items():
+        one = pld_mod.from_discrete_gaussian_mechanism(math.sqrt(float(s2)), sensitivity=shift)
+        block = one.self_compose(count) if count > 1 else one
+        pld = block if pld is None else pld.compose(block)
+    for t in TARGETS:
+        pld.get_delta_for_epsilon(float(bun_steinke_epsilon(comp.rho, t)(30)))
+    for d in EPS_TARGETS:
+        pld.get_epsilon_for_delta(float(d))
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--reps", type=int, default=3, help="exactdp runs per design (min and median reported)")
+    ap.add_argument("--only", help="run the designs whose name contains this text")
+    args = ap.parse_args()
+    print(f"load average at start: {os.getloadavg()[0]:.2f}")
+    print(f"{'design':<58} {'route':<34} {'exactdp min':>11} {'median':>8} {'PLD':>8} {'target':>7} "
+          f"{'δ width':>8} {'ε width':>8} {'β width':>8}")
+    for name, comp in designs():
+        if args.only and args.only not in name:
+            continue
+        run_exactdp(comp)  # warm-up: kernels loaded
+        runs = [run_exactdp(comp) for _ in range(args.reps)]
+        times = [r[0] for r in runs]
+        _, route, wd, we, wb = runs[-1]
+        tp = run_pld(comp)
+        target = max(tp, 0.5)
+        ok = "ok" if min(times) <= target else "SLOW"
+        print(f"{name:<58} {route:<34} {min(times):>10.3f}s {statistics.median(times):>7.3f}s {tp:>7.3f}s "
+              f"{ok:>7} {wd:>8.1e} {we:>8.1e} {wb:>8.1e}", flush=True)
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

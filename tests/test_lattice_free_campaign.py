@@ -1,0 +1,95 @@
+"""The lattice-free route against brute force on incommensurate decimal designs (issue 24).
+
+hypothesis generates designs the way users type them: 3–7 groups of distinct decimal
+variances (one to three decimals, so the exact lattices are 10⁶–10²⁵), shifts −8..8 (never
+0), counts up to 40; the reference is :class:`harness.BruteDesign` (exact enumeration of
+every group but the widest, closed forms for that one, 110 digits; nothing of exactdp's
+engine).  The accountant is :class:`LatticeFreeAccountant` itself (whatever the planner
+would pick), queried at ε = 0, a negative ε, and the Bureau-style ε of δ = 1e-2 … 1e-60;
+at targets δ for ε(δ); the property: every certified bracket contains the reference and
+is at most 1e-9 relative wide (for δ ≥ 1e-300).
+
+What the generator restricts so that the reference stays cheap: the enumerated groups
+have σ² ≤ 3 and few mechanisms, their product of supports is capped
+(``BruteDesign.MAX_COST``; an example above it is rejected by ``assume``).  Nothing
+restricts the engine's side.  ``EXACTDP_LF_EXAMPLES`` changes the size.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from fractions import Fraction as F
+
+import mpmath
+from hypothesis import HealthCheck, Phase, assume, given, settings
+from hypothesis import strategies as st
+
+from harness import BruteDesign
+from exactdp.accounting.base import bun_steinke_epsilon
+from exactdp.accounting.lattice_free import LatticeFreeAccountant
+from exactdp.mechanisms import Composition, DiscreteGaussian
+
+EXAMPLES = int(os.environ.get("EXACTDP_LF_EXAMPLES", "40"))
+REL = mpmath.mpf("1e-9")
+
+
+def _decimal(lo: float, hi: float):
+    """A decimal in [lo, hi] with one to three decimals (an exact Fraction)."""
+    return st.builds(lambda x, d: F(round(x * 10**d), 10**d), st.floats(lo, hi, allow_nan=False), st.integers(1, 3))
+
+
+def _shift():
+    return st.integers(1, 8).flatmap(lambda v: st.sampled_from([v, -v]))
+
+
+@st.composite
+def designs(draw):
+    wide = (draw(_decimal(0.5, 5000.0)), draw(_shift()), draw(st.integers(1, 40)))
+    out = [wide]
+    seen = {wide[0]}
+    for _ in range(draw(st.integers(2, 6))):
+        s2 = draw(_decimal(0.05, 3.0))
+        assume(s2 > 0 and s2 not in seen)
+        seen.add(s2)
+        out.append((s2, draw(_shift()), draw(st.integers(1, 3))))
+    return out
+
+
+def _reference(design):
+    try:
+        return BruteDesign(design)
+    except ValueError:  # the reference would cost too much: reject the example
+        assume(False)
+
+
+def _contains(lo, hi, ref, err) -> bool:
+    return lo <= ref + err and ref - err <= hi
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much], phases=[Phase.explicit, Phase.generate])
+@given(designs(), st.sampled_from([2, 10, 30, 60]))
+def test_delta_and_epsilon_contain_brute_force(design, depth):
+    ref = _reference(design)
+    comp = Composition(tuple((DiscreteGaussian(s2, d), m) for s2, d, m in design))
+    acc = LatticeFreeAccountant(comp)
+    target = F(1, 10**depth)
+    eps = [F(0), F(-1, 3), bun_steinke_epsilon(comp.rho, target)]
+    with mpmath.workdps(60):
+        eps_exact = [F(0), F(-1, 3), F(mpmath.nstr(eps[2](60), 40))]
+    pts = acc.delta([eps[0], eps[1], eps_exact[2]])
+    for e, p in zip(eps_exact, pts):
+        value, err = ref.delta(e)
+        with mpmath.workdps(60):
+            assert _contains(p.lower, p.upper, value, err), (design, e, p.lower, p.upper, value)
+            if value > mpmath.mpf(10) ** -300:
+                assert p.upper - p.lower <= REL * value, (design, e, float((p.upper - p.lower) / value))
+    (ep,) = acc.epsilon([target])
+    with mpmath.workdps(60):
+        up, err = ref.delta(F(mpmath.nstr(ep.upper, 40)) + F(1, 10**35))
+        assert up - err <= mpmath.mpf(target.numerator) / target.denominator, (design, depth, ep.upper)
+        if ep.lower > 0:
+            low, err = ref.delta(F(mpmath.nstr(ep.lower, 40)) - F(1, 10**35))
+            assert low + err >= mpmath.mpf(target.numerator) / target.denominator, (design, depth, ep.lower)
+        assert ep.upper - ep.lower <= REL * max(ep.upper, mpmath.mpf(1)), (design, depth)
