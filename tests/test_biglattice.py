@@ -1,4 +1,4 @@
-"""Designs beyond the int64 lattice (issue 11): brute force, brackets, the hand-over.
+"""Designs beyond the int64 lattice: brute force, brackets, the hand-over.
 
 References: :func:`harness.big_lattice_delta_brute` / ``big_lattice_tail_brute`` (no lattice:
 all groups but the last enumerated exactly, prefix sums over the last, 60 digits), the
@@ -194,11 +194,11 @@ def test_sweep_with_pl94_runs(tmp_path, capsys):
     assert OLD_BRACKET[0] <= lo <= mpmath.mpf(row["delta_upper"]) <= OLD_BRACKET[1]
 
 
-#: the brackets certified before issue 11 for the whole release, pair 13-13, δ = 1e-10
+#: the brackets certified by the earlier sub-Gaussian coarsening for the whole release, pair 13-13, δ = 1e-10
 OLD_BRACKET = (mpmath.mpf("2.04926e-12"), mpmath.mpf("2.05005e-12"))
 
 
-# --- issue 11, second round: exact trade-off, deep δ, tilted split, refusals ---------------
+# --- exact trade-off, deep δ, tilted split, refusals ---------------------------------------
 
 #: designs for the loss-distribution brute force of the trade-off (P and Q enumerated
 #: separately, no likelihood-ratio identity): big atoms (σ² = 1.21), and a scale ≥ 1e15
@@ -280,7 +280,7 @@ def test_split_deep_tails_against_brute_force():
     assert ref < 1e-25 and p.lower <= ref <= p.upper and (p.upper - p.lower) <= 1e-9 * ref
 
 
-# --- issue 11, third round: batch independence, meet in the middle ------------------------
+# --- batch independence, meet in the middle -----------------------------------------------
 
 def test_batch_spanning_a_wide_tilt_range_stays_tight():
     """δ at ε = 0, mid, deep and far beyond the support in one batch: each point as tight

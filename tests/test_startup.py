@@ -1,4 +1,4 @@
-"""Startup: what a CLI call and an import load (issue 14).
+"""Startup: what a CLI call and an import load.
 
 ``--help`` of the tool and of a command import no Numba (nor SciPy, nor matplotlib);
 importing the kernels or the engine loads no kernel; a kernel is built on first call with
