@@ -19,10 +19,10 @@ from collections import Counter
 import mpmath
 
 from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
+from exactdp.accounting.verification import verify_delta
 from exactdp.census.allocations import load_allocation
 from exactdp.mechanisms import Composition
 from exactdp.sweep.pair import DEFAULT_DELTAS
-from exactdp.accounting.verification import verify_delta
 
 
 def main() -> None:

@@ -417,7 +417,8 @@ def _em_sum(t0: int, mu, V):
     if y0 >= mpmath.sqrt(4 * p + 1):
         integ = inv ** (2 * p - 1) * abs(H[2 * p - 1]) * f0
     else:
-        integ = s2v ** (-(2 * p) + 1) * mpmath.sqrt(mpmath.pi) * mpmath.sqrt(mpmath.mpf(2) ** (2 * p) * mpmath.factorial(2 * p))
+        integ = s2v ** (-(2 * p) + 1) * mpmath.sqrt(mpmath.pi) * mpmath.sqrt(
+            mpmath.mpf(2) ** (2 * p) * mpmath.factorial(2 * p))
     return total, c * integ + _SLOP * abs(total)
 
 

@@ -10,13 +10,14 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from harness import BruteDesign, mp, single_delta
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.cli import main
 from exactdp.cli._designs import parse_sigma2_specs
 from exactdp.mechanisms import Composition, DiscreteGaussian
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError
+
+from harness import BruteDesign, mp, single_delta
 
 REL = mpmath.mpf("1e-9")
 

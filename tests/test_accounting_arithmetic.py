@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from mpmath.libmp import fnan, finf, fzero, from_man_exp, mpf_add, mpf_div, mpf_gt, mpf_lt, mpf_mul, mpf_sub
+from mpmath.libmp import finf, fnan, from_man_exp, fzero, mpf_add, mpf_div, mpf_gt, mpf_lt, mpf_mul, mpf_sub
 
 from exactdp.accounting.base import bun_steinke_epsilon
 from exactdp.accounting.curve import _DPS

@@ -13,7 +13,6 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from harness import big_lattice_delta_brute, big_lattice_tail_brute
 from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
 from exactdp.accounting.bracketed import BigLatticeAccountant
 from exactdp.cli import main
@@ -22,6 +21,8 @@ from exactdp.engine.lattice import lattice_of
 from exactdp.engine.resonance import first_hit, hits
 from exactdp.engine.smoothed import SmoothedTails
 from exactdp.mechanisms import Composition, DiscreteGaussian
+
+from harness import big_lattice_delta_brute, big_lattice_tail_brute
 
 #: 2–3 incommensurate variance groups (σ² = p/q with 8-digit p and prime q: scales 1e15–1e22)
 DESIGNS = [
@@ -365,7 +366,8 @@ def test_tiny_sigma2_groups_stay_tight(design):
 def test_negative_epsilon_against_brute_force(method):
     """δ(ε) for ε < 0 (= 1 − e^ε + e^ε δ(−ε)), on both big-lattice paths, against the
     brute-force hockey stick ``P[W > ε − c] − e^ε P[W > ε + c]`` at the same ε."""
-    design = DESIGNS[0] if method == "auto" else ((Fraction(71234567, 9999991), 1, 12), (Fraction(39182731, 9999973), 1, 12))
+    design = DESIGNS[0] if method == "auto" else ((Fraction(71234567, 9999991), 1, 12),
+                                                  (Fraction(39182731, 9999973), 1, 12))
     # the smoothed path at a coarse fixed resolution (its resonance count stays small)
     acc = BigLatticeAccountant(_comp(design), method=method, resolution=None if method == "auto" else 2e-4)
     eps = [Fraction(-1, 1000), Fraction(-1, 2), Fraction(-3), lambda dps: -mpmath.sqrt(2)]

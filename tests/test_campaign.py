@@ -36,11 +36,12 @@ import mpmath
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from harness import BruteDesign
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.mechanisms import Composition, DiscreteGaussian
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError
+
+from harness import BruteDesign
 
 EXAMPLES = int(os.environ.get("EXACTDP_CAMPAIGN_EXAMPLES", "250"))
 _LOG = os.environ.get("EXACTDP_CAMPAIGN_LOG")  # a file to append one line per example to

@@ -14,7 +14,6 @@ import math
 
 import numpy as np
 import pytest
-
 from exactdp.kernels.convolution import ATOM_LANES, atom_residues, atom_tails
 
 U = 2.0**-53

@@ -101,7 +101,7 @@ def test_delta_thresholds_of_fractions_and_callables():
             with workdps(dps + 10):
                 return to_mpf(e) + off
 
-        ref, dist = _reference_floor(lambda dps: eps(dps) - mp(c), scale)
+        ref, dist = _reference_floor(lambda dps, eps=eps, c=c: eps(dps) - mp(c), scale)
         got = _call(lat.delta_thresholds, eps)
         _check(got, (ref + 1, ref + 1 + K), dist)
 

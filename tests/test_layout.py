@@ -161,7 +161,8 @@ _HISTORY_WORD = re.compile(r"^(issue|session|sess|round)\d*$|^[a-z]+\d$|^ab$")
 
 
 def test_test_and_bench_files_are_named_by_subject():
-    names = [p for d in ("tests", "bench") for p in (ROOT / d).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    names = [p for d in ("tests", "bench") for p in (ROOT / d).rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts]
     bad = [p.relative_to(ROOT).as_posix() for p in names
            if any(_HISTORY_WORD.match(w) for w in re.split(r"[_\-.]", p.stem.lower()))]
     assert not bad, bad

@@ -23,13 +23,13 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-
-from exactdp.engine.lattice import LatticeSum
-from exactdp.engine.quadrature import QuadratureTails, WeightedQuery
 from exactdp.kernels import nodes as node_kernels
 from exactdp.kernels.dgauss import log_psi
 from exactdp.kernels.signed import ANCHOR
 from exactdp.kernels.tilted import delta_factors, node_factors, node_trig, sieve_candidates, tilted_sums
+
+from exactdp.engine.lattice import LatticeSum
+from exactdp.engine.quadrature import QuadratureTails, WeightedQuery
 
 from harness import log_psi_direct, log_psi_dual
 

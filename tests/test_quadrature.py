@@ -19,6 +19,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from exactdp.kernels.quadfinish import FINISH_PYTHON, GRID_PYTHON, finish_tilts, finish_values
 
 from exactdp.engine import quadrature
 from exactdp.engine.lattice import LatticeSum
@@ -26,7 +27,6 @@ from exactdp.engine.quadrature import QuadratureTails, WeightedQuery
 from exactdp.engine.tails import TailEngine
 from exactdp.engine.tilt import frac_parts
 from exactdp.engine.values import certified, tail_queries, tail_value
-from exactdp.kernels.quadfinish import FINISH_PYTHON, GRID_PYTHON, finish_tilts, finish_values
 
 from harness import tail_brute
 

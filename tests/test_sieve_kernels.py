@@ -21,10 +21,10 @@ import random
 
 import mpmath
 import numpy as np
-
-from exactdp.engine.tilt import sieve_umax, sieve_umaxes
 from exactdp.kernels.sieve_bound import POW2, wrapped_log_upper
 from exactdp.kernels.tilted import sieve_candidates
+
+from exactdp.engine.tilt import sieve_umax, sieve_umaxes
 
 from harness import wrapped_normal_log
 

@@ -22,8 +22,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactdp.sweep.numtext import layout, mpfr_context, nearest_digits
-from exactdp.sweep.pair import SweepSettings, fmt, fmt_bound, grid_alphas, grid_rows, vertex_value
+from exactdp.sweep.numtext import layout, mpfr_context, nearest_digits, vertex_value
+from exactdp.sweep.pair import SweepSettings, fmt, fmt_bound, grid_alphas, grid_rows
 
 from harness import bound_text, decimal_text
 
@@ -278,7 +278,8 @@ def test_nearest_digits_refuses_near_midpoints_and_rounds_elsewhere():
         with mpmath.workprec(300):
             unit = mpmath.mpf(10) ** (e - 24)
             for off, expect in ((mpmath.mpf(0.5), None), (mpmath.mpf(0.5) + mpmath.mpf(2) ** -17, None),
-                                (mpmath.mpf(0.5) + mpmath.mpf(2) ** -15, q + 1), (mpmath.mpf(0.5) - mpmath.mpf(2) ** -15, q),
+                                (mpmath.mpf(0.5) + mpmath.mpf(2) ** -15, q + 1),
+                                (mpmath.mpf(0.5) - mpmath.mpf(2) ** -15, q),
                                 (mpmath.mpf(0.01), q), (mpmath.mpf(0.99), q + 1)):
                 v = (q + off) * unit
                 m, ex = mpmath.mpf(v).man_exp
@@ -395,7 +396,8 @@ def test_probit_special_texts():
         assert _probit_mpfr(text) == ref_probit(text), text
     from exactdp.sweep.plots import _probit
 
-    for text in ("0", "1", "0.5", "1e-20", "0.99999999999999999999", "1e-300", "0.9999999999999999999999999999999999999999999",
+    for text in ("0", "1", "0.5", "1e-20", "0.99999999999999999999", "1e-300",
+                 "0.9999999999999999999999999999999999999999999",
                  "0.5000000000000000000001", "2", "-1"):
         a, b = _probit(text), ref_probit(text)
         assert a == b or (math.isnan(a) and math.isnan(b)), text

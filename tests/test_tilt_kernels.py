@@ -18,7 +18,6 @@ import math
 
 import numpy as np
 import pytest
-
 from exactdp.kernels import dgauss, quadfinish, tilted
 
 from harness import cgf_slope_brute, dg_centred_moments, log_theta_shift_ratio

@@ -16,13 +16,14 @@ from fractions import Fraction as F
 
 import mpmath
 import pytest
-from harness import dg_centred_moments, single_delta
+from exactdp.kernels.dgauss import tilted_moments
 
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.calibration.calibrate import calibrate_design
 from exactdp.conversions.bounds import gdp_delta, gdp_epsilon
-from exactdp.kernels.dgauss import tilted_moments
 from exactdp.mechanisms import Composition
+
+from harness import dg_centred_moments, single_delta
 
 
 @pytest.mark.parametrize("f, s2", [(0.08845546468158709, 5.144226977012164e-06), (0.5, 1e-5), (-0.5, 1e-6),

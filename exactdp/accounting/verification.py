@@ -110,10 +110,10 @@ def _wrapped_upper(u, s2: float):
     """log of an upper bound of Σ_k e^{−s²(u − 2πk)²/2}, u ∈ [0, π] (terms |k| ≤ 2 and
     a geometric remainder for |k| ≥ 3); ``u`` a float or an array."""
     if np.ndim(u) == 0:  # the branch and bound's scalar calls, without numpy overhead
-        ex = [-0.5 * s2 * (u - 2 * math.pi * k) ** 2 for k in range(-2, 3)]
-        mx = max(ex)
-        rest = 2 * math.exp(-0.5 * s2 * (5 * math.pi) ** 2 - mx) / max(1e-300, -math.expm1(-10 * math.pi**2 * s2))
-        return mx + math.log(sum(math.exp(e - mx) for e in ex) + rest)
+        exps = [-0.5 * s2 * (u - 2 * math.pi * k) ** 2 for k in range(-2, 3)]
+        top = max(exps)
+        tail = 2 * math.exp(-0.5 * s2 * (5 * math.pi) ** 2 - top) / max(1e-300, -math.expm1(-10 * math.pi**2 * s2))
+        return top + math.log(sum(math.exp(e - top) for e in exps) + tail)
     uu = np.asarray(u, dtype=float)
     ex = -0.5 * s2 * (uu[:, None] - 2 * math.pi * np.arange(-2, 3, dtype=float)[None, :]) ** 2
     mx = ex.max(axis=1)
@@ -137,7 +137,7 @@ class _Rule:
         self.N = max(4097, int(math.ceil(24.0 * math.sqrt(vn))) | 1)
         self.T = _LOG_DROP + 0.5 * math.log(2 * math.pi * self.vp) + 8.0
         self.lam_floor = (_LOG_DROP + 30.0) / self.N
-        self._nodes = None
+        self._nodes: list[int] | None = None
 
     # -- node selection: branch and bound with exact interval distances --------------
     def nodes(self, budget: int = MAX_NODES):
@@ -429,8 +429,7 @@ class _Twin:
     def __init__(self, lattice: LatticeSum, dps: int):
         self.dps = dps
         self.lat = lattice
-        G = lattice.n_groups
-        self.coarse = []
+        self.coarse: list[int] = []
         self.rule = _Rule(lattice.weights, lattice.counts, lattice.sigma2, dps)
         try:
             self.rule.nodes(PREFER_NODES)
@@ -558,6 +557,9 @@ def verify_delta(accountant: ExactAccountant, eps, dps: int = VERIFY_DPS) -> Ver
     discrete Gaussian's sub-Gaussian tails.
     """
     e = as_real(eps, "epsilon")
+    if accountant.lattice is None:
+        raise UncertifiedError("the multiprecision recomputation needs the design's exact int64 lattice; this "
+                               "design is beyond it (try --certify for an Arb enclosure)")
     fast = accountant.delta([e])[0]
     k1, k2 = accountant.lattice.delta_thresholds(e)  # the exact lattice mapping (shared), any sign of ε
     t1 = verify_tail(accountant.engine, k1, dps)
@@ -569,7 +571,8 @@ def verify_delta(accountant: ExactAccountant, eps, dps: int = VERIFY_DPS) -> Ver
         err = t1.error_bound + ee * t2.error_bound
         dis = abs(fast.estimate - val)
         if not err <= abs(val) * mpmath.mpf("1e-9"):
-            raise UncertifiedError(f"the verification twin cannot resolve δ(ε) here (its own bound is "
-                                   f"{mpmath.nstr(err / abs(val), 3) if val else 'inf'} relative); the fast result stands "
+            rel = mpmath.nstr(err / abs(val), 3) if val else "inf"
+            raise UncertifiedError(f"the multiprecision recomputation cannot resolve δ(ε) here (its own bound is "
+                                   f"{rel} relative); the fast result stands "
                                    f"unverified; try --certify for an Arb enclosure")
         return VerifiedDelta(em, +val, +err, fast.estimate, fast.error_bound, +dis, (t1, t2))

@@ -74,9 +74,9 @@ def _run_delta(args) -> int:
     _check_eps_range(comp, args.values)
     acc = ExactAccountant(comp, rel_tol=args.rel_tol)
     res = delta(acc, args.values)
-    pts = [{"epsilon": decimal_str(p.epsilon), "delta": decimal_str(p.value),
-            "error_bound": decimal_str(p.error_bound), "delta_estimate": decimal_str(p.estimate)}
-           for p in res.points]
+    pts: list[dict[str, object]] = [
+        {"epsilon": decimal_str(p.epsilon), "delta": decimal_str(p.value), "error_bound": decimal_str(p.error_bound),
+         "delta_estimate": decimal_str(p.estimate)} for p in res.points]
     shown = {}  # table cells shorter than their JSON strings
     if args.verify:
         from exactdp.accounting.verification import verify_delta
@@ -88,8 +88,8 @@ def _run_delta(args) -> int:
             if not v.agrees:
                 raise UncertifiedError(f"--verify: the multiprecision recomputation disagrees at ε = {q['epsilon']} "
                                        f"(fast {q['delta_estimate']} ± {q['error_bound']}, recomputed "
-                                       f"{decimal_str(v.value)} ± {decimal_str(v.error_bound)}); please report it, and try "
-                                       f"--certify for an Arb enclosure")
+                                       f"{decimal_str(v.value)} ± {decimal_str(v.error_bound)}); please report it, "
+                                       f"and try --certify for an Arb enclosure")
             q.update({"verified_delta": decimal_str(v.value, 30), "verify_error_bound": decimal_str(v.error_bound),
                       "disagreement": decimal_str(v.disagreement), "agrees": bool(v.agrees)})
     _certify(args, comp, "delta", res.points, pts)
