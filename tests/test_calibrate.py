@@ -19,14 +19,21 @@ import mpmath
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from harness import delta_brute
 
 from exactdp.accounting.accountant import ExactAccountant
+from exactdp.calibration.calibrate import (
+    calibrate_design,
+    calibrate_pair,
+    calibrate_release,
+    simplest_between,
+    uniform_family,
+)
 from exactdp.census.allocations import Allocation, load_allocation
-from exactdp.calibration.calibrate import calibrate_design, calibrate_pair, calibrate_release, simplest_between, uniform_family
 from exactdp.cli import main
-from exactdp.numerics.exact import InputError
 from exactdp.mechanisms import Composition
+from exactdp.numerics.exact import InputError
+
+from harness import delta_brute
 
 WIDTH = F(1, 10**6)
 

@@ -72,8 +72,8 @@ def test_bad_input_is_one_line_error(capsys, argv, needle):
 
 
 def test_float_in_python_api_is_refused():
-    from exactdp.numerics.exact import InputError
     from exactdp.mechanisms import DiscreteGaussian
+    from exactdp.numerics.exact import InputError
 
     with pytest.raises(InputError, match="sigma2=0.5"):
         DiscreteGaussian(0.5)

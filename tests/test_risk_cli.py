@@ -11,9 +11,10 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from harness import theta3
 
 from exactdp.cli import main
+
+from harness import theta3
 
 
 def run_json(capsys, *argv):
@@ -88,7 +89,8 @@ def test_hierarchical_json(capsys, tmp_path):
 
 
 def test_sweeps(capsys, tmp_path):
-    data = run_json(capsys, "sweep", "--over", "rho1", "--grid", "1/2", "--grid", "3/5", "--p", "1/5", "--plot", str(tmp_path))
+    data = run_json(capsys, "sweep", "--over", "rho1", "--grid", "1/2", "--grid", "3/5", "--p", "1/5",
+                    "--plot", str(tmp_path))
     # seed Figure 3 discussion: p = 1/5 ⇒ ≈ 0.30 at ρ1 = 0.5 and ≈ 0.28 at ρ1 = 0.6, threshold 2
     assert [round(float(r["p_correct"]), 2) for r in data["rows"]] == [0.30, 0.28]
     assert [r["threshold"] for r in data["rows"]] == [2, 2]

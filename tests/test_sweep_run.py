@@ -158,7 +158,7 @@ def test_resume_refuses_other_settings(reference_run, tmp_path, capsys):
     (["--deltas", "2"], "--deltas"),
     (["--backend", "dask"], "--scheduler"),
     (["--jobs", "0"], "--jobs"),
-    # (--with-pl94 is no longer refused: issue 11, tests/test_biglattice.py runs it)
+    # (--with-pl94 is not refused: tests/test_biglattice.py runs it)
     (["--pairs", "13-13", "--with-pl94", "13-99"], "out of range"),
 ])
 def test_cli_errors(tmp_path, capsys, argv, needle):

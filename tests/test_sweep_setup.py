@@ -1,4 +1,4 @@
-"""The driver's set-up shortcuts give what the plain calls give (issue 14, textfast)."""
+"""The driver's set-up shortcuts give what the plain calls give."""
 
 from __future__ import annotations
 

@@ -35,11 +35,11 @@ def register(subparsers) -> None:
                        help="also enclose each point by Arb ball arithmetic (an independent certificate: "
                             "\"enclosure\": [lower, upper] in the JSON); exit 3 if the fast value is not on "
                             "the conservative side of the enclosure")
-        if name == "delta":
-            p.add_argument("--verify", action="store_true",
-                           help="also recompute each point by the independent verification twin (own rule, "
-                                "node selection and arithmetic; exactdp.accounting.verification) and report "
-                                "the disagreement; exit 3 if the two disagree beyond their bounds")
+        p.add_argument("--verify", action="store_true",
+                       help="also recompute each point independently in multiprecision (own rule, node selection "
+                            "and arithmetic: exactdp.accounting.verification) and report the disagreement; exit 3 "
+                            "if the two disagree beyond their bounds" if name == "delta" else
+                            "only `exactdp delta` has the multiprecision recomputation; here use --certify")
         p.set_defaults(func=func)
 
 
@@ -74,9 +74,9 @@ def _run_delta(args) -> int:
     _check_eps_range(comp, args.values)
     acc = ExactAccountant(comp, rel_tol=args.rel_tol)
     res = delta(acc, args.values)
-    pts = [{"epsilon": decimal_str(p.epsilon), "delta": decimal_str(p.value),
-            "error_bound": decimal_str(p.error_bound), "delta_estimate": decimal_str(p.estimate)}
-           for p in res.points]
+    pts: list[dict[str, object]] = [
+        {"epsilon": decimal_str(p.epsilon), "delta": decimal_str(p.value), "error_bound": decimal_str(p.error_bound),
+         "delta_estimate": decimal_str(p.estimate)} for p in res.points]
     shown = {}  # table cells shorter than their JSON strings
     if args.verify:
         from exactdp.accounting.verification import verify_delta
@@ -86,10 +86,10 @@ def _run_delta(args) -> int:
             v = verify_delta(acc, e)
             shown[i, "verified_delta"] = decimal_str(v.value)
             if not v.agrees:
-                raise UncertifiedError(f"--verify: the independent twin disagrees at ε = {q['epsilon']} "
-                                       f"(fast {q['delta_estimate']} ± {q['error_bound']}, twin "
-                                       f"{decimal_str(v.value)} ± {decimal_str(v.error_bound)}); please report it, and try "
-                                       f"--certify for an Arb enclosure")
+                raise UncertifiedError(f"--verify: the multiprecision recomputation disagrees at ε = {q['epsilon']} "
+                                       f"(fast {q['delta_estimate']} ± {q['error_bound']}, recomputed "
+                                       f"{decimal_str(v.value)} ± {decimal_str(v.error_bound)}); please report it, "
+                                       f"and try --certify for an Arb enclosure")
             q.update({"verified_delta": decimal_str(v.value, 30), "verify_error_bound": decimal_str(v.error_bound),
                       "disagreement": decimal_str(v.disagreement), "agrees": bool(v.agrees)})
     _certify(args, comp, "delta", res.points, pts)
@@ -102,9 +102,19 @@ def _run_delta(args) -> int:
     return 0
 
 
+def _refuse_verify(args, command: str) -> None:
+    """``--verify`` is δ(ε)'s multiprecision recomputation: refused (one line, exit 2) here."""
+    if args.verify:
+        from exactdp.numerics.errors import InputError
+
+        raise InputError("--verify", True, f"only `exactdp delta` has the multiprecision recomputation; for "
+                                              f"`exactdp {command}` use --certify (an Arb enclosure)")
+
+
 def _run_epsilon(args) -> int:
     from exactdp.accounting.accountant import epsilon
 
+    _refuse_verify(args, "epsilon")
     comp = design_from_args(args)
     res = epsilon(comp, args.values, rel_tol=args.rel_tol)
     pts = [{"delta": decimal_str(p.delta), "epsilon": decimal_str(p.value),
@@ -122,6 +132,7 @@ def _run_epsilon(args) -> int:
 def _run_tradeoff(args) -> int:
     from exactdp.accounting.accountant import tradeoff
 
+    _refuse_verify(args, "tradeoff")
     comp = design_from_args(args)
     res = tradeoff(comp, args.values, rel_tol=args.rel_tol)
     pts = [{"alpha": decimal_str(p.alpha), "beta": decimal_str(p.value),

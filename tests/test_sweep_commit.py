@@ -25,7 +25,8 @@ DELTAS = ("1e-3", "1e-6")
 def _result(i, j, shift=0):
     rows = [",".join(PAIR_COLUMNS)]
     for k, d in enumerate(DELTAS):
-        vals = [str(i), str(j), d, "1.5"] + [f"{(k + 1) * (7 + shift + m)}e-{5 + m}" for m in range(len(PAIR_COLUMNS) - 4)]
+        vals = [str(i), str(j), d, "1.5"]
+        vals += [f"{(k + 1) * (7 + shift + m)}e-{5 + m}" for m in range(len(PAIR_COLUMNS) - 4)]
         rows.append(",".join(vals))
     trade = [",".join(TRADEOFF_COLUMNS), "0,0,0,1,0", "1,0.5,0,0.25,0", "2,1,0,0,0"]
     grid = [",".join(GRID_COLUMNS)] + [f"{a},{1 - a - 0.01 * shift},1e-12" for a in (0.25, 0.5, 0.75)]
