@@ -21,7 +21,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from exactdp.numerics.exact import S2_RANGE, InputError, decimal_exponent, fraction_str, interval_text, to_fraction
-from exactdp.numerics.inputfiles import parse_toml, read_text
+from exactdp.numerics.inputfiles import TomlFloat, parse_toml, read_text
 
 __all__ = ["FORMAT_TAG", "parse_allocation_text", "read_allocation_file", "dump_allocation"]
 
@@ -34,18 +34,6 @@ _BUDGET_KEYS = ("mode", "global_scale", "global_rho", "geolevel_shares", "expect
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
-class _TomlFloat:
-    """Marker for a float literal: keeps the literal text so the error can quote it."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
-
-
 class _Reader:
     """Validates one parsed TOML document; every error names the file and the field."""
 
@@ -56,13 +44,8 @@ class _Reader:
         return InputError(f"{self.src}: {field}", value, reason)
 
     def rational(self, value, field: str) -> Fraction:
-        if isinstance(value, _TomlFloat):
-            raise self.err(
-                field,
-                value,
-                f'is a TOML float, which TOML parsers read as an inexact binary float; '
-                f'write it as a quoted string, e.g. "{value.text}" (or a fraction such as "11/10000")',
-            )
+        if isinstance(value, TomlFloat):
+            raise self.err(field, value, value.reason())
         if isinstance(value, bool) or not isinstance(value, (str, int)):
             raise self.err(field, value, 'must be an exact rational written as a string ("11/10000", "0.0011") or an integer')
         try:
@@ -127,11 +110,11 @@ def parse_allocation_text(text: str, src: str = "<string>") -> dict:
     Notes
     -----
     Method: ``tomllib`` with a ``parse_float`` hook that marks float literals so they
-    can be refused with their literal text.  All arithmetic is on
+    can be refused with their literal text (:class:`~exactdp.numerics.inputfiles.TomlFloat`).  All arithmetic is on
     :class:`fractions.Fraction`, so the result is exact (no error bound applies).
     """
     r = _Reader(src)
-    doc = parse_toml(text, src, "<file>", parse_float=_TomlFloat)
+    doc = parse_toml(text, src, "<file>")
     for key in doc:
         if key not in _TOP_KEYS:
             raise r.err(key, doc[key], f"unknown top-level key; allowed: {', '.join(_TOP_KEYS)}")

@@ -196,8 +196,9 @@ PROGRAM_GC_THRESHOLD2 = 100
 
 
 def as_program() -> None:
-    """Process-wide garbage-collector settings of the ``exactdp`` program (never applied when
-    :func:`main` is called with ``argv``, as from Python or the tests).
+    """Process-wide settings of the ``exactdp`` program (never applied when :func:`main` is
+    called with ``argv``, as from Python or the tests): its child processes inherit
+    ``PYTHONWARNINGS=ignore`` (unless ``EXACTDP_DEBUG`` is set), and the garbage collector.
 
     Starting a query allocates ~10⁵ long-lived objects (NumPy, Numba's typing and target
     registries, mpmath) and then few cycles: full collections over them are made 10× rarer
@@ -208,6 +209,8 @@ def as_program() -> None:
     either."""
     gen0, gen1, _ = gc.get_threshold()
     gc.set_threshold(gen0, gen1, PROGRAM_GC_THRESHOLD2)
+    if not os.environ.get("EXACTDP_DEBUG"):  # the program's child processes (workers, loky's resource
+        os.environ["PYTHONWARNINGS"] = "ignore"  # tracker) print no warnings either: stderr is the one line
     atexit.unregister(gc.freeze)  # once per process
     atexit.register(gc.freeze)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from exactdp.cli._common import add_pair_arguments, pair_specs, parse_pairs, set_design
 from exactdp.mechanisms import Composition, DiscreteGaussian
 from exactdp.numerics.exact import InputError, check_sigma2_range, fraction_str, parse_exact
+from exactdp.numerics.inputfiles import TomlFloat
 
 #: the largest multiplicity and |shift| a design may name (the engine's tested range)
 MAX_COUNT = 10**9
@@ -87,6 +88,8 @@ def _row(row, where: str):
     if "sigma2" not in row:
         raise InputError(where, row, "missing sigma2")
     for key, value in row.items():
+        if isinstance(value, TomlFloat):
+            raise InputError(f"{where}: {key}", value, value.reason())
         if isinstance(value, (list, dict)):
             raise InputError(f"{where}: {key}", value, "must be one number (a string such as \"10000/11\" or an integer)")
     return _mechanism(row["sigma2"], row.get("shift", 1), row.get("count", 1), f"{where}: ")

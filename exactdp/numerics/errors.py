@@ -34,7 +34,23 @@ class InputError(ValueError):
         self.field = field
         self.value = value
         self.reason = reason
-        super().__init__(f"{field}={value!r}: {reason}")
+        super().__init__(f"{field}={_shown(value)}: {reason}")
+
+
+#: longest repr of a value shown in a message
+_SHOWN_CHARS = 80
+
+
+def _shown(value) -> str:
+    """``repr(value)``, cut in the middle when long; an integer too long for text (over
+    CPython's 4300 digits) by its size."""
+    try:
+        text = repr(value)
+    except ValueError:  # int → str beyond sys.get_int_max_str_digits()
+        return f"<{type(value).__name__} of {abs(int(value)).bit_length()} bits>"
+    if len(text) > _SHOWN_CHARS:
+        text = f"{text[:36]}…{text[-36:]} ({len(text)} characters)"
+    return text
 
 
 class BudgetExceeded(InputError):

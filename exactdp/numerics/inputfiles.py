@@ -5,7 +5,8 @@ one line naming the file.
   :data:`MAX_FILE_BYTES`; UTF-16, binary data (NUL bytes) and other encodings are refused
   naming the file, never read as garbage;
 * :func:`parse_toml` — TOML (``tomllib``), nesting too deep for the parser refused
-  instead of raising ``RecursionError``;
+  instead of raising ``RecursionError``; a float literal is read as a :class:`TomlFloat`
+  (its text), so that it can be refused quoting what was written;
 * :func:`parse_csv` — CSV with a header: unterminated quotes, duplicated or empty column
   names and rows whose field count differs from the header's are refused.
 """
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from exactdp.numerics.errors import InputError
 
-__all__ = ["MAX_FILE_BYTES", "read_text", "parse_toml", "parse_csv"]
+__all__ = ["MAX_FILE_BYTES", "read_text", "parse_toml", "parse_csv", "TomlFloat"]
 
 #: largest input file read (bytes): far beyond any design exactdp can account in a budget
 MAX_FILE_BYTES = 16 * 2**20
@@ -60,12 +61,31 @@ def read_text(path, field: str) -> str:
     return text
 
 
-def parse_toml(text: str, field: str, src: str, **kwargs) -> dict:
-    """``tomllib.loads(text, **kwargs)`` with its errors as one :class:`InputError`."""
+class TomlFloat:
+    """A TOML float literal, kept as written: TOML parsers read ``0.0011`` as a binary
+    float; exactdp refuses it, quoting the literal and how to write it."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def reason(self) -> str:
+        """Why it is refused and what to write instead."""
+        return (f'is a TOML float, which TOML parsers read as an inexact binary float; write it as a quoted '
+                f'string, e.g. "{self.text}" (or a fraction such as "11/10000")')
+
+
+def parse_toml(text: str, field: str, src: str) -> dict:
+    """``tomllib.loads(text)`` (float literals as :class:`TomlFloat`) with its errors as
+    one :class:`InputError`."""
     import tomllib
 
     try:
-        return tomllib.loads(text, **kwargs)
+        return tomllib.loads(text, parse_float=TomlFloat)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(field, src, f"is not valid TOML ({exc})") from None
     except RecursionError:

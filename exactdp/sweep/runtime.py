@@ -261,19 +261,39 @@ def guard_worker(driver_pid: int) -> None:
 
 @contextlib.contextmanager
 def workers_ignore_sigint():
-    """Within the block, SIGINT is ignored by this process, so that the worker processes
-    it starts inherit the ignored disposition (an ignored signal stays ignored across
-    ``exec``; Python then installs no ``KeyboardInterrupt`` handler): a Ctrl-C while the
-    workers start and import prints no worker traceback.  Used around the call that
-    starts the pool (a fraction of a second); outside the main thread it does nothing."""
-    if threading.current_thread() is not threading.main_thread():
+    """Within the block, the local worker processes loky starts inherit SIGINT ignored
+    (an ignored signal stays ignored across ``exec``, and Python then installs no
+    ``KeyboardInterrupt`` handler): a Ctrl-C while they start and import prints no worker
+    traceback.  loky starts each worker with ``fork_exec`` of
+    ``joblib.externals.loky.backend.fork_exec`` (looked up at each start); within the
+    block it is wrapped so that this process ignores SIGINT for the instant of each start
+    only (in the main thread: ``signal.signal`` works nowhere else): a Ctrl-C within those
+    few milliseconds is not seen (pressed again, it is), any other reaches the driver.
+    Without that module (another joblib) nothing changes."""
+    try:
+        from joblib.externals.loky.backend import fork_exec as spawner
+    except ImportError:  # pragma: no cover - another joblib layout
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    original = getattr(spawner, "fork_exec", None)
+    if original is None:  # pragma: no cover
+        yield
+        return
+
+    def fork_exec(*args, **kwargs):
+        if threading.current_thread() is not threading.main_thread():
+            return original(*args, **kwargs)
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            return original(*args, **kwargs)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    spawner.fork_exec = fork_exec
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        spawner.fork_exec = original
 
 
 class ProgressLines:
