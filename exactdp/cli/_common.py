@@ -25,8 +25,9 @@ import mpmath
 from exactdp.numerics.exact import InputError, number_text, parse_exact
 from exactdp.numerics.precision import DPS_GUARD, to_mpf
 
-__all__ = ["Parser", "fail", "fail_input", "begin", "current_command", "set_design", "rational_type", "rel_tol_type", "decimal_str",
-           "emit_json", "emit_result", "one_line", "os_error_text", "int_type", "add_pair_arguments", "pair_specs", "parse_pairs"]
+__all__ = ["Parser", "fail", "fail_input", "begin", "current_command", "set_design", "rational_type", "rel_tol_type",
+           "decimal_str", "emit_json", "emit_result", "one_line", "os_error_text", "int_type", "add_pair_arguments",
+           "pair_specs", "parse_pairs"]
 
 #: numbers argparse must take as values, not options: -1, -1.5, -.5, -1e300, -3/2
 _NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?(/\d+)?$")

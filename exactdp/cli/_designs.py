@@ -91,7 +91,8 @@ def _row(row, where: str):
         if isinstance(value, TomlFloat):
             raise InputError(f"{where}: {key}", value, value.reason())
         if isinstance(value, (list, dict)):
-            raise InputError(f"{where}: {key}", value, "must be one number (a string such as \"10000/11\" or an integer)")
+            raise InputError(f"{where}: {key}", value,
+                             "must be one number (a string such as \"10000/11\" or an integer)")
     return _mechanism(row["sigma2"], row.get("shift", 1), row.get("count", 1), f"{where}: ")
 
 

@@ -18,6 +18,13 @@ The budget (:class:`Budget`) is, in order of precedence:
 
 Time is the estimated wall-clock time of the request; memory is per process (for a
 sweep: per worker).
+
+The hook for any layer that can estimate a cost before it starts (the sweep's planner
+does, :mod:`exactdp.sweep.plan`; an engine that sizes a lattice or a node set can):
+``check_cost(field, value, seconds=..., memory=..., what=...)`` raises
+:class:`BudgetExceeded`, whose one-line message is ``{field}={value}: {what} would need
+about {estimate}, beyond the time budget of {limit} (raise it with --budget-seconds)``
+(and likewise for memory); the command line exits with status 2, naming the field.
 """
 
 from __future__ import annotations

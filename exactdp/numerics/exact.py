@@ -102,10 +102,21 @@ def _decimal_text(text: str) -> Fraction:
 
 
 def decimal_exponent(q: Fraction) -> int:
-    """``floor(log10 |q|)`` up to ±1, from the bit lengths (no conversion to text); 0 for 0."""
+    """``floor(log10 |q|)`` (0 for 0), from the bit lengths then exact integer comparisons
+    (no conversion to text, which CPython refuses beyond 4300 digits)."""
     if q == 0:
         return 0
-    return math.floor((abs(q.numerator).bit_length() - q.denominator.bit_length()) * math.log10(2))
+    n, d = abs(q.numerator), q.denominator
+    e = math.floor((n.bit_length() - d.bit_length()) * math.log10(2))
+
+    def at_least(k: int) -> bool:  # |q| >= 10**k
+        return n >= d * 10**k if k >= 0 else n * 10**-k >= d
+
+    while at_least(e + 1):
+        e += 1
+    while not at_least(e):
+        e -= 1
+    return e
 
 
 def _float_message(value) -> str:

@@ -430,9 +430,8 @@ def _progress(total: int, quiet: bool, reused: int):
     otherwise (:class:`~exactdp.sweep.runtime.ProgressLines`), nothing when ``quiet``."""
     from tqdm import tqdm
 
-    if not quiet and not sys.stderr.isatty():
-        _stderr_line(f"{total} task{'s' if total > 1 else ''} to compute" + (f", {reused} reused" if reused else ""))
-        return ProgressLines(total, "exactdp sweep")
+    if not quiet and not sys.stderr.isatty():  # no line before the first result: a refusal stays one line
+        return ProgressLines(total, "exactdp sweep" + (f" ({reused} reused)" if reused else ""))
     return tqdm(total=total, disable=quiet, file=sys.stderr, unit="pair", desc="exactdp sweep", dynamic_ncols=True)
 
 
