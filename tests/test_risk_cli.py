@@ -111,8 +111,8 @@ def test_sweeps(capsys, tmp_path):
         (["risk", "hierarchical", "--d", "2.5"], "d="),
         (["risk", "hierarchical", "--d", "0"], "d=0"),
         (["risk", "hierarchical", "--x2", "0"], "x2"),
-        (["risk", "posterior", "--x-min", "3", "--x-max", "1"], "x_max"),
-        (["risk", "sweep", "--over", "ell", "--ell-max", "7"], "ell_max"),
+        (["risk", "posterior", "--x-min", "3", "--x-max", "1"], "--x-max"),
+        (["risk", "sweep", "--over", "ell", "--ell-max", "7"], "--ell-max"),
     ],
 )
 def test_errors_exit_nonzero_with_field(capsys, argv, needle):
