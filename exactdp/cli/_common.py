@@ -207,7 +207,7 @@ def add_pair_arguments(p, *, many: bool, default: str | None = None) -> None:
     --pairs B`` is A and B; a pair named twice is refused).  ``many``: the command runs
     several pairs (else exactly one must be named)."""
     what = "pairs to run" if many else "the neighbour case (one pair) of the allocation"
-    p.add_argument("--pair", dest="pair_specs", action=_PairAction, nargs="+", metavar="I J",
+    p.add_argument("--pair", dest="pair_specs", action=_PairAction, nargs="+", metavar=("I", "J"),
                    help=f"{what}: path I to path J, written 'I J' or 'I-J' (repeatable)")
     p.add_argument("--pairs", dest="pair_specs", action=_PairAction, metavar="SPEC",
                    help=f"{what} as a list, e.g. 13-13,6-6,1-43 (repeatable; 'all' = every pair)"
