@@ -84,7 +84,7 @@ def test_sample_reproducible(capsys):
     _, out1, _ = _run(capsys, *args)
     _, out2, _ = _run(capsys, *args)
     a = json.loads(out1)
-    assert out1 == out2 and a["counts"] == [0, 7] and len(a["releases"]) == 3
+    assert out1 == out2 and a["design"]["counts"] == [0, 7] and len(a["points"]) == 3
     code, out, _ = _run(capsys, "sample", "--r", "1/2", "--n", "3", "--round", "--seed", "1")
     assert code == 0 and "counts: 3" in out
 

@@ -174,7 +174,8 @@ def test_cli_main_job_help_and_output(tmp_path, capsys):
     import json
 
     obj = json.loads(capsys.readouterr().out)
-    assert obj["n_pairs"] == 1 and obj["headline"]["1e-10"]["delta_argmax_pair"] == "13-13"
+    head = {pt["delta"]: pt for pt in obj["points"]}
+    assert obj["command"] == "sweep" and obj["n_pairs"] == 1 and head["1e-10"]["delta_argmax_pair"] == "13-13"
     for stem in ("eps_delta", "tradeoff", "spread_heatmap"):
         for ext in ("png", "pdf"):
             assert (out / "plots" / f"{stem}.{ext}").stat().st_size > 1000

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from exactdp.cli._common import decimal_str, emit_json, rational_type, rel_tol_type
+from exactdp.cli._common import decimal_str, emit_result, rational_type, rel_tol_type
 from exactdp.cli._designs import add_design_arguments, design_from_args
 
 __all__ = ["register"]
@@ -30,7 +30,8 @@ def register(subparsers) -> None:
                        metavar="VALUE", help=f"{field} as an exact rational or decimal (repeatable)")
         p.add_argument("--rel-tol", type=rel_tol_type(), default=1e-10, metavar="TOL",
                        help="certified relative accuracy of each tail, in [1e-15, 1e-2] (default 1e-10)")
-        p.add_argument("--json", action="store_true", help="print one JSON object")
+        p.add_argument("--json", action="store_true",
+                       help='print one JSON object {"command", "design", "points", "diagnostics"}')
         p.add_argument("--certify", action="store_true",
                        help="also enclose each point by Arb ball arithmetic (an independent certificate: "
                             "\"enclosure\": [lower, upper] in the JSON); exit 3 if the fast value is not on "
@@ -43,13 +44,11 @@ def register(subparsers) -> None:
         p.set_defaults(func=func)
 
 
-def _header(comp, res):
-    from exactdp.numerics.exact import fraction_str
-
-    return {"rho_zcdp": fraction_str(comp.rho), "mechanisms": comp.size,
-            "diagnostics": {"method": res.diagnostics.method, "nodes_kept": res.diagnostics.nodes_kept,
-                            "nodes_total": res.diagnostics.nodes_total,
-                            "lattice_scale": res.diagnostics.lattice_scale}}
+def _emit(res, pts) -> None:
+    """The envelope with the engine's diagnostics."""
+    emit_result(pts, diagnostics={"method": res.diagnostics.method, "nodes_kept": res.diagnostics.nodes_kept,
+                                  "nodes_total": res.diagnostics.nodes_total,
+                                  "lattice_scale": res.diagnostics.lattice_scale})
 
 
 def _print_table(title, cols, rows):
@@ -94,7 +93,7 @@ def _run_delta(args) -> int:
                       "disagreement": decimal_str(v.disagreement), "agrees": bool(v.agrees)})
     _certify(args, comp, "delta", res.points, pts)
     if args.json:
-        emit_json({**_header(comp, res), "points": pts})
+        _emit(res, pts)
     else:
         cols = ["epsilon", "delta", "error_bound"] + (["verified_delta", "disagreement"] if args.verify else [])
         _print_table(f"exact δ(ε), ρ = {comp.rho} (δ = certified upper bound)", cols,
@@ -122,7 +121,7 @@ def _run_epsilon(args) -> int:
            for p in res.points]
     _certify(args, comp, "epsilon", res.points, pts)
     if args.json:
-        emit_json({**_header(comp, res), "points": pts})
+        _emit(res, pts)
     else:
         _print_table(f"exact ε(δ), ρ = {comp.rho} (ε = certified upper bound)", ["delta", "epsilon", "error_bound"],
                      [(q["delta"], q["epsilon"], q["error_bound"]) for q in pts])
@@ -140,7 +139,7 @@ def _run_tradeoff(args) -> int:
            for p in res.points]
     _certify(args, comp, "tradeoff", res.points, pts)
     if args.json:
-        emit_json({**_header(comp, res), "points": pts})
+        _emit(res, pts)
     else:
         _print_table(f"exact trade-off f(α), ρ = {comp.rho} (β = certified lower bound)", ["alpha", "beta", "error_bound"],
                      [(q["alpha"], q["beta"], q["error_bound"]) for q in pts])
