@@ -120,7 +120,8 @@ def main() -> None:
         print(f"sweep 13-13,6-6,1-43 at δ ∈ {{1e-10, 1e-20, 1e-40}}: {total:.2f} s in all, of which "
               f"--certify-headline {man['headline_certificates']['seconds']:.2f} s")
         for d, c in man["headline_certificates"]["targets"].items():
-            print(f"  δ={d}: overall δ in [{', '.join(c['delta_overall']['enclosure'])}] ({c['delta_overall']['argmax']}),"
+            dlt = c["delta_overall"]
+            print(f"  δ={d}: overall δ in [{', '.join(dlt['enclosure'])}] ({dlt['argmax']}),"
                   f" overall ε in [{', '.join(c['eps_overall']['enclosure'])}] ({c['eps_overall']['argmax']})")
     print()
     print(f"load average after: {os.getloadavg()[0]:.2f}")

@@ -6,7 +6,7 @@ tens of milliseconds to import, which a CLI call that never shows the version sh
 
 from __future__ import annotations
 
-__all__ = ["__version__"]
+__all__ = ["__version__"]  # noqa: F822 - provided by the module __getattr__ (PEP 562)
 
 
 def __getattr__(name: str):

@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import Iterable
 
 from exactdp.dgauss.conventions import variance
-from exactdp.numerics.exact import InputError, positive_fraction, to_fraction, to_int
+from exactdp.numerics.exact import InputError, as_sequence, positive_fraction, to_fraction, to_int
 
 __all__ = ["DiscreteGaussian", "Composition"]
 
@@ -94,8 +94,9 @@ class Composition:
 
     @classmethod
     def from_sigma2(cls, sigma2s: Iterable, shift: int = 1) -> "Composition":
-        """Mechanisms with the given variances σ² and a common shift."""
-        return cls.of(DiscreteGaussian(to_fraction(s, "sigma2"), shift) for s in sigma2s)
+        """Mechanisms with the given variances σ² and a common shift (a sequence: a lone
+        string such as ``"25"`` is refused, not read as ``["2", "5"]``)."""
+        return cls.of(DiscreteGaussian(to_fraction(s, "sigma2"), shift) for s in as_sequence(sigma2s, "sigma2s"))
 
     @classmethod
     def from_rhos(cls, rhos: Iterable) -> "Composition":
@@ -104,10 +105,11 @@ class Composition:
         (Under change-one-record neighbours the histogram moves −1 and +1 in two cells;
         the DAS accounts ρ_q = 2/(2σ²) for that pair of cells, i.e. one unit-shift
         mechanism of variance 1/ρ_q per query and per moved cell: the ``"production"``
-        convention of :mod:`exactdp.dgauss.conventions`.)
+        convention of :mod:`exactdp.dgauss.conventions`.)  ``rhos`` is a sequence: a lone
+        string such as ``"12"`` is refused, not read as ``["1", "2"]``.
         """
         counts: dict = {}  # (p, q) of each ρ > 0 → [ρ, count], in order of first appearance
-        for r in rhos:
+        for r in rhos if isinstance(rhos, (tuple, list)) else as_sequence(rhos, "rhos"):
             if type(r) is not Fraction:
                 r = to_fraction(r, "rho")
             p = r.numerator

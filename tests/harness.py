@@ -22,7 +22,14 @@ References (all at 60 digits, by direct sums and dictionary convolutions):
 * :func:`epsilon_brute`, :func:`tradeoff_brute`, :func:`delta_single_brute` — ε(δ) and
   β(α) from the loss distribution, and δ(ε) of one discrete Gaussian by direct sums (fast
   for huge σ², and far below float64), for the Arb certificates; :data:`BRUTE_ABS_ERROR`
-  is the absolute accuracy of the loss-distribution references.
+  is the absolute accuracy of the loss-distribution references;
+* :func:`log_psi_direct`, :func:`log_psi_dual` — the recentred discrete-Gaussian factor
+  ψ(f, b; s²) of the tilted rule's nodes, by direct and by dual (Poisson) series;
+* :func:`dg_centred_moments`, :func:`log_theta_shift_ratio`, :func:`cgf_slope_brute`,
+  :func:`wrapped_normal_log` — moments and theta ratios of N_Z(f, s²), the slope of a
+  lattice sum's cumulant generating function, the wrapped normal sum of the sieve;
+* :func:`decimal_text`, :func:`bound_text` — the sweep's decimal texts by definition
+  (``mpmath.nstr``; a 3-digit upper bound in rational arithmetic).
 """
 
 from __future__ import annotations
@@ -193,7 +200,7 @@ def tradeoff_vertices_brute(mechs):
 
 
 # =====================================================================================
-# Issue 10: references for any design (σ² from 1e-3 to 1e7, shifts incl. 0 and negative,
+# References for any design (σ² from 1e-3 to 1e7, shifts incl. 0 and negative,
 # counts to 50) and any query depth down to e^-1700 (δ, tails, complements near 1).
 #
 # The loss under P is ℓ = c + W, W = Σ_g w_g T_g (w_g = Δ_g/σ_g², T_g the sum of the m_g
@@ -410,7 +417,8 @@ def _em_sum(t0: int, mu, V):
     if y0 >= mpmath.sqrt(4 * p + 1):
         integ = inv ** (2 * p - 1) * abs(H[2 * p - 1]) * f0
     else:
-        integ = s2v ** (-(2 * p) + 1) * mpmath.sqrt(mpmath.pi) * mpmath.sqrt(mpmath.mpf(2) ** (2 * p) * mpmath.factorial(2 * p))
+        integ = s2v ** (-(2 * p) + 1) * mpmath.sqrt(mpmath.pi) * mpmath.sqrt(
+            mpmath.mpf(2) ** (2 * p) * mpmath.factorial(2 * p))
     return total, c * integ + _SLOP * abs(total)
 
 
@@ -699,7 +707,7 @@ def delta_single_brute(sigma2, eps):
         return (lower_tail(x0) - mpmath.exp(em) * lower_tail(x0 - 1)) / z
 
 
-# --- big lattices (issue 11): no lattice at all --------------------------------------------
+# --- big lattices: no lattice at all -----------------------------------------------------
 # For groups (σ², shift Δ, count m) the privacy-loss noise is W = Σ_g (|Δ_g|/σ_g²)·Σ_k X_{g,k};
 # δ(ε) = P(W > ε − c) − e^ε P(W > ε + c) with c = Σ m Δ²/(2σ²).  All groups but the last are
 # enumerated exactly (atoms keyed by exact rationals, probabilities at 60 digits); over the
@@ -759,7 +767,7 @@ def big_lattice_delta_brute(groups, eps) -> mpmath.mpf:
                 - mpmath.exp(mpmath.mpf(e.numerator) / e.denominator) * big_lattice_tail_brute(groups, e + c))
 
 
-# --- quadspeed (issue 14): the recentred discrete-Gaussian factor ψ by direct summation --------
+# --- the recentred discrete-Gaussian factor ψ of the tilted rule by direct summation --------------
 
 
 def log_psi_direct(f, b, s2, digits: int = 40):
@@ -782,7 +790,7 @@ def log_psi_direct(f, b, s2, digits: int = 40):
 
 
 # =====================================================================================
-# Issue 14 (node factors): log ψ by its Poisson (dual) series, for large s² where the
+# log ψ by its Poisson (dual) series, for large s² where the
 # direct sum over y (log_psi_direct) needs ~13·s terms.  With g(y) = e^{−(y−f)²/(2s²) + iby},
 # Σ_y g(y) = Σ_k ĝ(2πk) = √(2πs²) Σ_k e^{−s²(b − 2πk)²/2 + i(b − 2πk)f}, so
 #   log ψ = −s²b²/2 + ibf + log Σ_k e^{−s²((b−2πk)² − b²)/2 − 2πikf} − log Σ_k e^{−2π²s²k² − 2πikf}.
@@ -807,3 +815,111 @@ def log_psi_dual(f, b, s2, digits: int = 40):
             return mpmath.fsum(terms)
 
         return mpmath.mpc(-s2 * b * b / 2, b * f) + mpmath.log(series(b)) - mpmath.log(series(mpmath.mpf(0)))
+
+
+# =====================================================================================
+# The discrete Gaussian centred at a real f (the tilted rule's factors): N_Z(f, s²) has
+# weights e^{−(y − f)²/(2s²)} on y ∈ ℤ.  Direct sums over every y whose weight is above
+# 10^{−digits−30} of the largest; for s² > 30 the Poisson (dual) series instead, whose
+# k ≠ 0 terms are below e^{−2π²·30} < 10^{−257}: there the moments are f and s² to 250 digits.
+def _dg_span(f, s2, digits: int):
+    s = math.sqrt(float(s2))
+    half = int(math.ceil(s * math.sqrt(2 * (digits + 30) * math.log(10)))) + 2
+    c = int(round(float(f)))
+    return range(c - half, c + half + 1)
+
+
+def dg_centred_moments(f, s2, digits: int = 40):
+    """Mean and variance of N_Z(f, s²) (f, s2 floats or Fractions, taken exactly), mpf."""
+    with mpmath.workdps(digits + 20):
+        fm, sm = (mpmath.mpf(Fraction(x)) for x in (f, s2))
+        if s2 > 30:
+            return fm, sm
+        ys = _dg_span(f, s2, digits)
+        w = [mpmath.exp(-(y - fm) ** 2 / (2 * sm)) for y in ys]
+        tot = mpmath.fsum(w)
+        mean = mpmath.fsum(a * y for a, y in zip(w, ys)) / tot
+        var = mpmath.fsum(a * (y - mean) ** 2 for a, y in zip(w, ys)) / tot
+        return mean, var
+
+
+def log_theta_shift_ratio(f, s2, digits: int = 40):
+    """``log Σ_y e^{−(y−f)²/(2s²)} − log Σ_y e^{−y²/(2s²)}`` (real, ≤ 0 for |f| ≤ 1/2), mpf;
+    direct sums for s² ≤ 30, the dual series Σ_k e^{−2π²s²k²} cos(2πkf) above."""
+    with mpmath.workdps(digits + 20):
+        fm, sm = (mpmath.mpf(Fraction(x)) for x in (f, s2))
+        if s2 > 30:
+            q = [mpmath.exp(-2 * mpmath.pi ** 2 * sm * k * k) for k in range(1, 4)]
+            return mpmath.log1p(2 * mpmath.fsum(a * mpmath.cos(2 * mpmath.pi * k * fm) for k, a in enumerate(q, 1))) \
+                - mpmath.log1p(2 * mpmath.fsum(q))
+        num = mpmath.fsum(mpmath.exp(-(y - fm) ** 2 / (2 * sm)) for y in _dg_span(f, s2, digits))
+        den = mpmath.fsum(mpmath.exp(-mpmath.mpf(y) ** 2 / (2 * sm)) for y in _dg_span(0, s2, digits))
+        return mpmath.log(num) - mpmath.log(den)
+
+
+def cgf_slope_brute(A, m, s2, lam, digits: int = 40):
+    """``(K'(λ), K''(λ))`` of S = Σ_g A_g Σ_{k ≤ m_g} X_{g,k}, X_g ~ N_Z(0, s_g²): the λ-tilted
+    X_g is N_Z(A_g λ s_g², s_g²), so K' = Σ m_g A_g·mean and K'' = Σ m_g A_g²·var (mpf)."""
+    k1 = k2 = mpmath.mpf(0)
+    with mpmath.workdps(digits + 20):
+        for a, mm, v in zip(A, m, s2):
+            mu = Fraction(int(a)) * Fraction(float(lam)) * Fraction(float(v))
+            n0 = math.floor(mu + Fraction(1, 2))
+            mean, var = dg_centred_moments(mu - n0, float(v), digits)
+            k1 += int(mm) * int(a) * (n0 + mean)
+            k2 += int(mm) * int(a) ** 2 * var
+    return k1, k2
+
+
+def wrapped_normal_log(u, s2, digits: int = 30):
+    """``log Σ_k e^{−s²(u − 2πk)²/2}`` for u ∈ [0, π] (every k whose term is above
+    10^{−digits−30} of the k = 0 term), mpf."""
+    with mpmath.workdps(digits + 20):
+        um, sm = (mpmath.mpf(Fraction(x)) for x in (u, s2))
+        K = int(math.ceil(math.sqrt(2 * (digits + 30) * math.log(10) / float(s2)) / (2 * math.pi))) + 2
+        return mpmath.log(mpmath.fsum(mpmath.exp(-sm * (um - 2 * mpmath.pi * k) ** 2 / 2) for k in range(-K, K + 1)))
+
+
+# =====================================================================================
+# The sweep's decimal texts, by their definitions: a value's text is ``mpmath.nstr`` at
+# ``digits`` significant digits under ``workdps(digits + 15)`` (fixed notation from 1e-4 to
+# 1e6, trailing zeros kept); an error bound's text is the smallest 3-significant-digit
+# decimal ≥ the bound (exact rational arithmetic), "0" for ≤ 0 and "inf" for ∞/NaN.
+def decimal_text(x, digits: int = 20) -> str:
+    """The sweep's text of a value (anything mpmath.mpf accepts)."""
+    with mpmath.workdps(digits + 15):
+        x = mpmath.mpf(x)
+        if x == 0:
+            return "0"
+        return mpmath.nstr(x, digits, min_fixed=-4, max_fixed=6, strip_zeros=False)
+
+
+def bound_text(x) -> str:
+    """The sweep's text of an error bound: ⌈x⌉ to 3 significant digits, ``m.mme±k`` — for
+    a float exactly (rational arithmetic), for any other value at 30 digits (so a value
+    within 1e-30 relative above a 3-digit decimal prints as that decimal)."""
+    if isinstance(x, (int, float)):
+        xf = float(x)
+        if not math.isfinite(xf):
+            return "inf"
+        if xf <= 0:
+            return "0"
+        q = Fraction(xf)
+        e = math.floor(math.log10(xf)) - 2
+        while q >= Fraction(10) ** (e + 3):
+            e += 1
+        while q < Fraction(10) ** (e + 2):
+            e -= 1
+        m = math.ceil(q / Fraction(10) ** e)
+    else:
+        with mpmath.workdps(30):
+            x = mpmath.mpf(x)
+            if not mpmath.isfinite(x):
+                return "inf"
+            if x <= 0:
+                return "0"
+            e = int(mpmath.floor(mpmath.log10(x))) - 2
+            m = int(mpmath.ceil(x / mpmath.mpf(10) ** e))
+    if m >= 1000:
+        m, e = (m + 9) // 10, e + 1
+    return f"{m // 100}.{m % 100:02d}e{e + 2}"

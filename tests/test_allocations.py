@@ -340,7 +340,8 @@ def test_shares_mode(tmp_path):
 def test_same_numbers_same_hash_across_modes(tmp_path):
     alloc, _ = load_text(tmp_path, SHARES)
     absolute = SHARES.replace('mode = "shares"\nglobal_scale = "2/3"\ngeolevel_shares = ["1/3", "2/3"]\n', "")
-    absolute = absolute.replace('A = ["1/2", "1/2"]', 'A = ["0.375", "3/8"]').replace('B = ["0", "1"]', 'B = [0, "1.5"]')
+    absolute = absolute.replace('A = ["1/2", "1/2"]', 'A = ["0.375", "3/8"]')
+    absolute = absolute.replace('B = ["0", "1"]', 'B = [0, "1.5"]')
     other, _ = load_text(tmp_path, absolute.replace("toy-shares", "other-name"), name="abs.toml")
     assert other.content_hash() == alloc.content_hash() and other.name != alloc.name
 
@@ -391,7 +392,8 @@ def test_hash_changes_when_a_multiplier_changes(name, k, factor):
     assert changed.content_hash() != alloc.content_hash()
 
 
-_names = st.text(st.characters(min_codepoint=32, max_codepoint=0x2FF, blacklist_characters="\x7f"), min_size=1, max_size=8).filter(
+_names = st.text(st.characters(min_codepoint=32, max_codepoint=0x2FF, blacklist_characters="\x7f"),
+                 min_size=1, max_size=8).filter(
     lambda t: t.strip() != ""
 )
 _rationals = st.fractions(min_value=0, max_value=10, max_denominator=10**6)
@@ -405,7 +407,8 @@ def allocations(draw):
     if sum(sum(r) for r in base.values()) == 0:
         base[levels[0]] = (F(1),) + base[levels[0]][1:]
     path = tuple(m if sum(base[lev]) else F(1) for lev, m in zip(levels, draw(
-        st.lists(st.fractions(min_value=F(1, 10), max_value=10, max_denominator=1000), min_size=len(levels), max_size=len(levels))
+        st.lists(st.fractions(min_value=F(1, 10), max_value=10, max_denominator=1000),
+                 min_size=len(levels), max_size=len(levels))
     )))
     prov = {"source": draw(_names), "note": draw(_names)}
     return Allocation("random-alloc", draw(_names), prov, tuple(levels), tuple(queries), base, (path,))

@@ -18,7 +18,6 @@ import subprocess
 import sys
 
 import pytest
-
 from exactdp.kernels import aot
 from exactdp.kernels.aot_build import all_kernels, export_name
 from exactdp.kernels.jit import KERNELS_DIGEST
@@ -63,7 +62,9 @@ def farr(n, edge=True):
     return a
 
 def fval(edge=True):
-    return float(rng.choice(EDGE)) if edge and rng.random() < 0.4 else float(rng.standard_normal() * 10.0 ** rng.integers(-3, 4))
+    if edge and rng.random() < 0.4:
+        return float(rng.choice(EDGE))
+    return float(rng.standard_normal() * 10.0 ** rng.integers(-3, 4))
 
 def cases(name):
     for _ in range(60):
@@ -131,7 +132,8 @@ for bad in (np.arange(4), np.ones((2, 2)), np.ones(3, np.float32), [1.0, 2.0]):
     except TypeError:
         refused.append(True)
 out["refused"] = refused
-out["kwargs"] = bits(fast(p=np.ones(3))) == bits(kernels["exactdp.kernels.convolution.suffix_sums"].dispatcher(np.ones(3)))
+ref = kernels["exactdp.kernels.convolution.suffix_sums"].dispatcher(np.ones(3))
+out["kwargs"] = bits(fast(p=np.ones(3))) == bits(ref)
 out["fallbacks"] = aot.FALLBACKS.get("exactdp.kernels.convolution.suffix_sums", 0)
 print(json.dumps(out))
 '''

@@ -1,4 +1,4 @@
-"""Designs beyond the int64 lattice (issue 11): brute force, brackets, the hand-over.
+"""Designs beyond the int64 lattice: brute force, brackets, the hand-over.
 
 References: :func:`harness.big_lattice_delta_brute` / ``big_lattice_tail_brute`` (no lattice:
 all groups but the last enumerated exactly, prefix sums over the last, 60 digits), the
@@ -13,7 +13,6 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from harness import big_lattice_delta_brute, big_lattice_tail_brute
 from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
 from exactdp.accounting.bracketed import BigLatticeAccountant
 from exactdp.cli import main
@@ -22,6 +21,8 @@ from exactdp.engine.lattice import lattice_of
 from exactdp.engine.resonance import first_hit, hits
 from exactdp.engine.smoothed import SmoothedTails
 from exactdp.mechanisms import Composition, DiscreteGaussian
+
+from harness import big_lattice_delta_brute, big_lattice_tail_brute
 
 #: 2–3 incommensurate variance groups (σ² = p/q with 8-digit p and prime q: scales 1e15–1e22)
 DESIGNS = [
@@ -194,11 +195,11 @@ def test_sweep_with_pl94_runs(tmp_path, capsys):
     assert OLD_BRACKET[0] <= lo <= mpmath.mpf(row["delta_upper"]) <= OLD_BRACKET[1]
 
 
-#: the brackets certified before issue 11 for the whole release, pair 13-13, δ = 1e-10
+#: the brackets certified by the earlier sub-Gaussian coarsening for the whole release, pair 13-13, δ = 1e-10
 OLD_BRACKET = (mpmath.mpf("2.04926e-12"), mpmath.mpf("2.05005e-12"))
 
 
-# --- issue 11, second round: exact trade-off, deep δ, tilted split, refusals ---------------
+# --- exact trade-off, deep δ, tilted split, refusals ---------------------------------------
 
 #: designs for the loss-distribution brute force of the trade-off (P and Q enumerated
 #: separately, no likelihood-ratio identity): big atoms (σ² = 1.21), and a scale ≥ 1e15
@@ -280,7 +281,7 @@ def test_split_deep_tails_against_brute_force():
     assert ref < 1e-25 and p.lower <= ref <= p.upper and (p.upper - p.lower) <= 1e-9 * ref
 
 
-# --- issue 11, third round: batch independence, meet in the middle ------------------------
+# --- batch independence, meet in the middle -----------------------------------------------
 
 def test_batch_spanning_a_wide_tilt_range_stays_tight():
     """δ at ε = 0, mid, deep and far beyond the support in one batch: each point as tight
@@ -365,7 +366,8 @@ def test_tiny_sigma2_groups_stay_tight(design):
 def test_negative_epsilon_against_brute_force(method):
     """δ(ε) for ε < 0 (= 1 − e^ε + e^ε δ(−ε)), on both big-lattice paths, against the
     brute-force hockey stick ``P[W > ε − c] − e^ε P[W > ε + c]`` at the same ε."""
-    design = DESIGNS[0] if method == "auto" else ((Fraction(71234567, 9999991), 1, 12), (Fraction(39182731, 9999973), 1, 12))
+    design = DESIGNS[0] if method == "auto" else ((Fraction(71234567, 9999991), 1, 12),
+                                                  (Fraction(39182731, 9999973), 1, 12))
     # the smoothed path at a coarse fixed resolution (its resonance count stays small)
     acc = BigLatticeAccountant(_comp(design), method=method, resolution=None if method == "auto" else 2e-4)
     eps = [Fraction(-1, 1000), Fraction(-1, 2), Fraction(-3), lambda dps: -mpmath.sqrt(2)]

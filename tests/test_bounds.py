@@ -19,8 +19,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness import delta_brute, dg_pmf
-
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.conversions.bounds import (
     bun_steinke_delta,
@@ -34,8 +32,10 @@ from exactdp.conversions.bounds import (
     rdp_epsilon,
     renyi_divergence,
 )
-from exactdp.numerics.exact import InputError
 from exactdp.mechanisms import Composition, DiscreteGaussian
+from exactdp.numerics.exact import InputError
+
+from harness import delta_brute, dg_pmf
 
 DHC_RHO = F(24811, 5000)
 

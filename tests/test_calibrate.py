@@ -19,14 +19,21 @@ import mpmath
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from harness import delta_brute
 
 from exactdp.accounting.accountant import ExactAccountant
+from exactdp.calibration.calibrate import (
+    calibrate_design,
+    calibrate_pair,
+    calibrate_release,
+    simplest_between,
+    uniform_family,
+)
 from exactdp.census.allocations import Allocation, load_allocation
-from exactdp.calibration.calibrate import calibrate_design, calibrate_pair, calibrate_release, simplest_between, uniform_family
 from exactdp.cli import main
-from exactdp.numerics.exact import InputError
 from exactdp.mechanisms import Composition
+from exactdp.numerics.exact import InputError
+
+from harness import delta_brute
 
 WIDTH = F(1, 10**6)
 
@@ -165,7 +172,7 @@ def test_input_errors():
 # ----------------------------------------------------------------------------- CLI
 def test_cli_calibrate_json(capsys):
     assert main(["calibrate", "--sigma2", "2x3", "--delta", "1e-3", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    out = json.loads(capsys.readouterr().out)["points"][0]
     for key in ("target_epsilon", "target_delta", "variance_reduction", "variance_reduction_lower",
                 "variance_reduction_upper"):
         assert key in out
@@ -200,7 +207,7 @@ def test_cli_crosscheck(tmp_path, capsys):
     assert main(["crosscheck", "--sigma2", "2x3", "--sigma2", "5", "--delta", "1e-3", "--delta", "1e-6",
                  "--no-calibration", "--out", str(tmp_path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    for row in out["epsilon_of_delta"]:
+    for row in out["points"]:  # ε(δ) per method
         exact = float(row["exact"])
         for m in ("bun-steinke", "cks", "rdp"):
             assert float(row[m]) >= exact
@@ -215,7 +222,7 @@ def test_cli_crosscheck_proxy_and_edgeworth(tmp_path, capsys):
     assert main(["crosscheck", "--allocation", str(path), "--pair", "1", "1", "--proxy", "--delta", "1e-3",
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["pairs"] == 3 and float(out["rows"][0]["relative_gap"]) >= 0
+    assert out["design"]["pairs"] == 3 and float(out["points"][0]["relative_gap"]) >= 0
     assert main(["crosscheck", "--edgeworth", "--out", str(tmp_path), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert all(abs(s + 2) < 0.01 for s in out["fitted_slopes_m_ge_8"].values())
@@ -227,6 +234,6 @@ def test_cli_calibrate_release_and_level(tmp_path, capsys):
     path.write_text(_tiny_allocation().to_toml())
     assert main(["calibrate", "--allocation", str(path), "--level", "B", "--delta", "1e-3", "--json"]) == 0
     captured = capsys.readouterr()
-    out = json.loads(captured.out)
+    out = json.loads(captured.out)["points"][0]
     assert "release" in out["scope"] and "bracketed" in captured.err
     assert float(out["variance_reduction_upper"]) - float(out["variance_reduction_lower"]) <= 1e-6

@@ -1,4 +1,4 @@
-"""Issue 10: the randomized campaign — any design, any query, against brute force.
+"""The randomized campaign — any design, any query, against brute force.
 
 hypothesis generates designs (1–4 groups, σ² from 1/1000 to 10⁷, shifts −3..3 including
 0, counts 1..50) and queries (ε from negative through 0 to far tails, δ from 1/2 down to
@@ -36,11 +36,12 @@ import mpmath
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from harness import BruteDesign
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.mechanisms import Composition, DiscreteGaussian
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError
+
+from harness import BruteDesign
 
 EXAMPLES = int(os.environ.get("EXACTDP_CAMPAIGN_EXAMPLES", "250"))
 _LOG = os.environ.get("EXACTDP_CAMPAIGN_LOG")  # a file to append one line per example to
@@ -192,7 +193,7 @@ def _run(mechs, comp, kind, arg):
         assert msg and "\n" not in msg and len(msg) < 400, msg
         return "refused"
     if getattr(acc, "identical", False) or getattr(acc, "lattice", None) is None:
-        return "identical"  # P = Q: closed forms (checked in test_issue10_regressions)
+        return "identical"  # P = Q: closed forms (checked in test_accountant_edges)
     with mpmath.workdps(110):
         if kind == "delta":
             rel = _check_delta(mechs, arg, pt)

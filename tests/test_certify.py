@@ -13,15 +13,16 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from flint import acb, arb, fmpq
+from flint import arb, fmpq
 
-from harness import BRUTE_ABS_ERROR, delta_brute, delta_single_brute, epsilon_brute, tradeoff_brute
 from exactdp.certify import Certifier, bureau_epsilon
 from exactdp.certify.balls import decimal_outward, endpoints, precision
 from exactdp.certify.dgball import U_CUT, DGBall
 from exactdp.certify.nodes import SieveGroup, select_nodes
 from exactdp.certify.tails import METHODS
 from exactdp.mechanisms import Composition, DiscreteGaussian
+
+from harness import BRUTE_ABS_ERROR, delta_brute, delta_single_brute, epsilon_brute, tradeoff_brute
 
 F = Fraction
 # the brute-force designs of test_engine_brute.py (their references are built once per session)

@@ -14,12 +14,13 @@ import mpmath
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness import BRUTE_ABS_ERROR, delta_brute, epsilon_brute, tradeoff_brute
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.certify import Certifier, on_conservative_side
 from exactdp.certify.tails import METHODS
 from exactdp.mechanisms import Composition, DiscreteGaussian
 from exactdp.numerics.errors import UncertifiedError
+
+from harness import BRUTE_ABS_ERROR, delta_brute, epsilon_brute, tradeoff_brute
 
 quarters = st.integers(min_value=1, max_value=10).map(lambda k: Fraction(k, 4))
 groups = st.lists(st.tuples(quarters, st.sampled_from([1, 1, 2, -1]), st.integers(1, 2)),
@@ -35,7 +36,7 @@ def _certifier(mechs, method):
     comp = Composition.of(DiscreteGaussian(s, d) for s, d in mechs)
     cert = Certifier(comp, method=method)
     try:
-        cert.tail_method
+        _ = cert.tail_method  # planned on first access
     except ValueError:  # e.g. nothing to condition on
         cert = Certifier(comp)
     return comp, cert

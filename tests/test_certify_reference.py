@@ -20,8 +20,8 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from exactdp.certify import Certifier, on_conservative_side
 from exactdp.census.allocations import load_allocation
+from exactdp.certify import Certifier, on_conservative_side
 from exactdp.mechanisms import Composition
 
 WIDTH = 1e-15

@@ -17,7 +17,7 @@ def _json(capsys, argv):
 def test_delta_json_shape_and_headline_value(capsys):
     out = _json(capsys, ["delta", "--allocation", "dhc-persons-2020", "--pair", "13", "13",
                          "--eps", "26.3405888527", "--eps", "30", "--json"])
-    assert out["rho_zcdp"] == "24811/5000"
+    assert out["command"] == "delta" and out["design"]["rho_zcdp"] == "24811/5000"
     assert [p["epsilon"][:13] for p in out["points"]] == ["26.3405888527", "30.0000000000"]
     first = out["points"][0]
     assert set(first) >= {"epsilon", "delta", "error_bound"}
@@ -34,7 +34,7 @@ def test_sigma2_counts_and_mechanism_files_agree(capsys, tmp_path):
     csvf.write_text("sigma2,shift,count\n10000/11,1,20\n2.5025,1,1\n")
     c = _json(capsys, ["delta", "--mechanisms", str(csvf), "--eps", "1", "--json"])
     assert a["points"] == b["points"] == c["points"]
-    assert a["rho_zcdp"] == "211011/1001000"
+    assert a["design"]["rho_zcdp"] == "211011/1001000"
 
 
 def test_epsilon_and_tradeoff_json(capsys):
@@ -56,7 +56,7 @@ def test_epsilon_and_tradeoff_json(capsys):
         (["delta", "--sigma2", "3", "--eps", "1", "--nope"], "unrecognized arguments"),
         (["delta", "--mechanisms", "/nonexistent/m.toml", "--eps", "1"], "/nonexistent/m.toml"),
         (["epsilon", "--sigma2", "3", "--delta", "2"], "delta"),
-        (["delta", "--allocation", "dhc-persons-2020", "--pair", "13", "99", "--eps", "1"], "--pair J=99"),
+        (["delta", "--allocation", "dhc-persons-2020", "--pair", "13", "99", "--eps", "1"], "--pair='13-99'"),
         (["delta", "--eps", "1"], "design"),
     ],
 )
@@ -72,8 +72,8 @@ def test_bad_input_is_one_line_error(capsys, argv, needle):
 
 
 def test_float_in_python_api_is_refused():
-    from exactdp.numerics.exact import InputError
     from exactdp.mechanisms import DiscreteGaussian
+    from exactdp.numerics.exact import InputError
 
     with pytest.raises(InputError, match="sigma2=0.5"):
         DiscreteGaussian(0.5)

@@ -1,6 +1,6 @@
 """Every bad input of every subcommand: exit 2, one line on stderr naming the field (and,
-under --json, one JSON "error" object on stdout); uncertifiable results: exit 3; never a
-traceback.  All cases fail before any computation, so the file runs in seconds."""
+under --json, the JSON envelope with an "error" object on stdout); uncertifiable results:
+exit 3; a bug: exit 1; never a traceback.  All cases fail before any computation, so the file runs in seconds."""
 
 import json
 
@@ -164,14 +164,15 @@ def test_uncertifiable_exits_3_with_what_to_try(capsys, monkeypatch):
     assert json.loads(out)["error"]["code"] == 3
 
 
-def test_unexpected_exception_is_one_line_exit_3(capsys, monkeypatch):
+def test_unexpected_exception_is_one_line_exit_1(capsys, monkeypatch):
+    """A bug is neither the user's input (2) nor an uncertifiable result (3): exit 1."""
     from exactdp.accounting.accountant import ExactAccountant
 
     def boom(self, eps):
         raise KeyError("internal")
 
     monkeypatch.setattr(ExactAccountant, "delta", boom)
-    assert _run(["delta", "--sigma2", "2", "--eps", "1"]) == 3
+    assert _run(["delta", "--sigma2", "2", "--eps", "1"]) == 1
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
 

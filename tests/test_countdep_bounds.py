@@ -37,6 +37,11 @@ from exactdp.numerics.exact import InputError
 REL = mpmath.mpf(10) ** -12
 
 
+def mp(x):
+    """An exact rational as an mpf."""
+    return mpmath.mpf(x.numerator) / x.denominator
+
+
 def _rel(a, b):
     with mpmath.workdps(40):
         return abs(mpmath.mpf(a) / mpmath.mpf(b) - 1)
@@ -144,10 +149,10 @@ def test_many_count_bound_user_pmf_bruteforce():
     n, r = 2, Fraction(1, 50)
     mc = many_count_bound(pmf, n, r, j_star=2)
     with mpmath.workdps(40):
-        H = -sum(mpmath.mpf(p.numerator) / p.denominator * mpmath.log(mpmath.mpf(p.numerator) / p.denominator) for p in pmf.values())
+        H = -sum(mp(p) * mpmath.log(mp(p)) for p in pmf.values())
         EJ = sum(j * p for j, p in pmf.items())
         V = sum(p * (j - 2) ** 2 for j, p in pmf.items())
-        ref = (H - mpmath.log(2 * mpmath.e * (mpmath.mpf(1) / 50 * (n + mpmath.mpf(EJ.numerator) / EJ.denominator) + mpmath.mpf(1) / 4))) / (mpmath.mpf(V.numerator) / V.denominator)
+        ref = (H - mpmath.log(2 * mpmath.e * (mpmath.mpf(1) / 50 * (n + mp(EJ)) + mpmath.mpf(1) / 4))) / mp(V)
         assert mc.mean == EJ and mc.second_moment == V
         assert _rel(mc.value, ref) < mpmath.mpf(10) ** -25
     with pytest.raises(InputError, match="sum to exactly 1"):
@@ -214,7 +219,8 @@ def _eval_19_mp(prior, n, r):
         return (H - mpmath.log(2 * mpmath.e * (rr * (n + mu) + mpmath.mpf(1) / 4))) / V
 
 
-@pytest.mark.parametrize("n, r", [(1, "1/10"), (10, "1/100"), (100, "1/10"), (1000, "1/10"), (20, "1/4"), (5, "1/3"), (3, "2/5")])
+@pytest.mark.parametrize("n, r", [(1, "1/10"), (10, "1/100"), (100, "1/10"), (1000, "1/10"), (20, "1/4"), (5, "1/3"),
+                                  (3, "2/5")])
 def test_optimised_prior_at_least_uniform_and_exactly_evaluated(n, r):
     r = Fraction(r)
     opt = optimise_prior(n, r)
@@ -247,7 +253,7 @@ def test_report_best_is_max_and_mechanism_dominates():
     p = ShiftedLogParams.create("1/10")
     rep = lower_bound_report(p.r, [1, 50], p)
     for pt in rep.points:
-        vals = [mpmath.mpf(pt.two_count.numerator) / pt.two_count.denominator, pt.uniform.value, mpmath.mpf(pt.optimised.value)]
+        vals = [mp(pt.two_count), pt.uniform.value, mpmath.mpf(pt.optimised.value)]
         assert pt.best == max(vals)
         assert pt.ratio >= 1 and pt.mechanism_v == budget(p, pt.n)
     assert rep.two_count_limit == (1 - p.r) ** 6 / (128 * p.r**2 * (1 + p.r) ** 2)

@@ -33,7 +33,8 @@ def _renyi_equal_var_quad(alpha, mu1, mu2, s):
     p = lambda x: mpmath.npdf(x, mu1, s)  # noqa: E731
     q = lambda x: mpmath.npdf(x, mu2, s)  # noqa: E731
     m = alpha * mu1 + (1 - alpha) * mu2  # centre of the tilted integrand
-    integral = mpmath.quad(lambda x: p(x) ** alpha * q(x) ** (1 - alpha), [-mpmath.inf, m - 20 * s, m, m + 20 * s, mpmath.inf])
+    integral = mpmath.quad(lambda x: p(x) ** alpha * q(x) ** (1 - alpha),
+                           [-mpmath.inf, m - 20 * s, m, m + 20 * s, mpmath.inf])
     return mpmath.log(integral) / (alpha - 1)
 
 
@@ -182,7 +183,8 @@ def test_bun_steinke_and_gaussian_conversions(rho, delta):
         # δ(ε) = ∫ (p − e^ε q)₊, the integrand positive for x > ε/μ + μ/2.
         mu = mpmath.sqrt(2 * rho_m)
         x0 = g.epsilon / mu + mu / 2
-        hs = mpmath.quad(lambda x: mpmath.npdf(x, mu, 1) - mpmath.exp(g.epsilon) * mpmath.npdf(x, 0, 1), [x0, mpmath.inf])
+        hs = mpmath.quad(lambda x: mpmath.npdf(x, mu, 1) - mpmath.exp(g.epsilon) * mpmath.npdf(x, 0, 1),
+                         [x0, mpmath.inf])
         assert abs(hs / dlt - 1) < mpmath.mpf(10) ** -12
         cks = zcdp_to_dp(Fraction(rho), delta, "cks")
         assert g.epsilon <= cks.epsilon <= bs.epsilon

@@ -84,13 +84,14 @@ def test_sample_reproducible(capsys):
     _, out1, _ = _run(capsys, *args)
     _, out2, _ = _run(capsys, *args)
     a = json.loads(out1)
-    assert out1 == out2 and a["counts"] == [0, 7] and len(a["releases"]) == 3
+    assert out1 == out2 and a["design"]["counts"] == [0, 7] and len(a["points"]) == 3
     code, out, _ = _run(capsys, "sample", "--r", "1/2", "--n", "3", "--round", "--seed", "1")
     assert code == 0 and "counts: 3" in out
 
 
 def test_utility_json_and_text(capsys):
-    code, out, _ = _run(capsys, "utility", "--r", "1/2", "--n", "0", "--n", "10", "--mc", "20000", "--json", "--dps", "20")
+    code, out, _ = _run(capsys, "utility", "--r", "1/2", "--n", "0", "--n", "10", "--mc", "20000", "--json",
+                        "--dps", "20")
     obj = json.loads(out)
     assert code == 0 and obj["all_within"]
     with mpmath.workdps(30):
@@ -107,7 +108,8 @@ def test_utility_json_and_text(capsys):
 def test_plots(capsys, tmp_path):
     code, out, _ = _run(capsys, "utility", "--r", "1/10", "--plot", str(tmp_path), "--dps", "20")
     assert code == 0
-    code, out, _ = _run(capsys, "budget", "--r", "1/10", "--n", "10", "--n", "1000", "--plot", str(tmp_path), "--dps", "20")
+    code, out, _ = _run(capsys, "budget", "--r", "1/10", "--n", "10", "--n", "1000", "--plot", str(tmp_path),
+                        "--dps", "20")
     assert code == 0
     for stem in ("countdep_budget", "countdep_utility"):
         for ext in ("png", "pdf"):
@@ -137,7 +139,8 @@ def test_input_errors_exit_nonzero_naming_field(capsys, argv, field):
     assert f"{field}=" in err and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("argv, field", [(["budget", "--r", "nan"], "r"), (["budget", "--r", "1/10", "--c", "one"], "c")])
+@pytest.mark.parametrize("argv, field", [(["budget", "--r", "nan"], "r"),
+                                         (["budget", "--r", "1/10", "--c", "one"], "c")])
 def test_unparsable_rationals_rejected_by_argparse(capsys, argv, field):
     with pytest.raises(SystemExit) as info:
         main(["countdep", *argv])

@@ -16,7 +16,8 @@ def _sigma_by_root(r0, c):
     # Independent reference: solve Φ(σ) = 1/2 + r0/(2(1+c)) with mpmath.findroot (secant),
     # instead of the code's √2·erfinv(r0/(1+c)).
     with mpmath.workdps(50):
-        target = mpmath.mpf(1) / 2 + mpmath.mpf(r0.numerator) / r0.denominator / (2 * (1 + mpmath.mpf(c.numerator) / c.denominator))
+        r0m, cm = mpmath.mpf(r0.numerator) / r0.denominator, mpmath.mpf(c.numerator) / c.denominator
+        target = mpmath.mpf(1) / 2 + r0m / (2 * (1 + cm))
         return mpmath.findroot(lambda s: mpmath.ncdf(s) - target, mpmath.mpf("0.5"))
 
 

@@ -99,7 +99,8 @@ def test_clipping_gain_is_quantified():
     assert expected_error(P, 1).relative_gain < 1e-100
 
 
-@pytest.mark.parametrize("params, n, rounding", [(P, 0, False), (P, 3, True), (Q, 2, False), (R, 0, True), (R, 40, True)])
+@pytest.mark.parametrize("params, n, rounding", [(P, 0, False), (P, 3, True), (Q, 2, False), (R, 0, True),
+                                                 (R, 40, True)])
 def test_monte_carlo_confidence_interval_contains_exact(params, n, rounding):
     # Monte Carlo with a 99.9% CLT interval (seeded, so deterministic); the exact value is the
     # closed form (also verified against quadrature above).  Stochastic rounding must not
@@ -120,7 +121,7 @@ def _rounded_error_bruteforce(params, n, kmax):
     total = 0
     for k in range(kmax + 1):
         pts = sorted({kink(j) for j in (k - 1, k, k + 1) if j >= 0} | {kink(0)})
-        pk = mpmath.quad(lambda z: max(1 - abs(y(z) - k), 0) * mpmath.npdf(z), [-mpmath.inf, *pts, mpmath.inf])
+        pk = mpmath.quad(lambda z, k=k: max(1 - abs(y(z) - k), 0) * mpmath.npdf(z), [-mpmath.inf, *pts, mpmath.inf])
         total += pk * abs(k - n)
     return total
 
@@ -165,7 +166,8 @@ def test_drift_minimised_at_sigma_squared():
             assert abs(opt.f_min - (2 * mpmath.ncdf(s) - 1)) < mpmath.mpf(10) ** -28
             assert opt.f_half > opt.f_min  # the mean-unbiased drift σ²/2 is worse
             for a in (s * s / 3, 2 * s * s):
-                ref = mpmath.quad(lambda z: abs(mpmath.exp(s * z - a) - 1) * mpmath.npdf(z), [-mpmath.inf, a / s, mpmath.inf])
+                ref = mpmath.quad(lambda z, s=s, a=a: abs(mpmath.exp(s * z - a) - 1) * mpmath.npdf(z),
+                                  [-mpmath.inf, a / s, mpmath.inf])
                 assert abs(drift_error(s, a) / ref - 1) < mpmath.mpf(10) ** -25
 
 

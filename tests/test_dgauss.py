@@ -40,7 +40,8 @@ def test_tails_and_cf_against_direct_sums():
     with mpmath.workdps(50):
         z = _direct_norm(3)
         ref = mpmath.fsum(mpmath.exp(-mpmath.mpf(x) ** 2 / 6) for x in range(7, 200)) / z
-        cf_ref = mpmath.fsum(mpmath.exp(-mpmath.mpf(x) ** 2 / 6) * mpmath.cos(mpmath.mpf("0.7") * x) for x in range(-200, 201)) / z
+        cf_ref = mpmath.fsum(mpmath.exp(-mpmath.mpf(x) ** 2 / 6) * mpmath.cos(mpmath.mpf("0.7") * x)
+                             for x in range(-200, 201)) / z
         assert abs(dgauss.tail_mp(7, s2) / ref - 1) < 1e-40
         assert abs(dgauss.cf_mp(mpmath.mpf("0.7"), s2).real - cf_ref) < mpmath.mpf(10) ** -40
     assert abs(dgauss.tail(7, s2) / float(ref) - 1) < 1e-13

@@ -14,13 +14,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from harness import kernel_sum_pmf, mp, sum_pmf_brute, theta3
 
 from exactdp.dgauss.conventions import coefficient, variance
 from exactdp.dgauss.mp import gauss_tail_sum, half_tail_sum_bound, log_theta_shift_ratio_mp, tail_sum_bound
 from exactdp.dgauss.sums import convolution_power, dg_sum_pmf, sum_pmf
 from exactdp.dgauss.tables import cutoff, dg_table, subgaussian_cutoff
 from exactdp.numerics.exact import InputError
+
+from harness import kernel_sum_pmf, mp, sum_pmf_brute, theta3
 
 PROPS = settings(max_examples=25, deadline=None, derandomize=True)
 

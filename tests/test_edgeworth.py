@@ -13,12 +13,13 @@ from fractions import Fraction as F
 
 import mpmath
 import pytest
-from harness import delta_brute, moments_brute
 
-from exactdp.conversions.edgeworth import dg_cumulants, edgeworth_delta, fit_slope, loss_cumulants, rate_table
 from exactdp.conversions.bounds import gdp_delta
-from exactdp.numerics.exact import InputError
+from exactdp.conversions.edgeworth import dg_cumulants, edgeworth_delta, fit_slope, loss_cumulants, rate_table
 from exactdp.mechanisms import Composition, DiscreteGaussian
+from exactdp.numerics.exact import InputError
+
+from harness import delta_brute, moments_brute
 
 
 @pytest.mark.parametrize("s2", [F(1, 3), F(1, 2), F(1), F(3)])

@@ -5,9 +5,10 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from harness import delta_brute, tradeoff_vertices_brute
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.mechanisms import Composition, DiscreteGaussian
+
+from harness import delta_brute, tradeoff_vertices_brute
 
 DESIGNS = {
     "single": [(Fraction(1, 2), 1)],

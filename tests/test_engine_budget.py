@@ -16,7 +16,6 @@ from fractions import Fraction
 import mpmath
 import pytest
 
-from harness import big_lattice_delta_brute
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.accounting.bracketed import BigLatticeAccountant
 from exactdp.census.allocations import load_allocation
@@ -24,6 +23,8 @@ from exactdp.engine.lattice import lattice_of
 from exactdp.engine.quadrature import QuadratureTails
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import LatticeTooLarge
+
+from harness import big_lattice_delta_brute
 
 FOUR = [Fraction("1.1"), Fraction("2.37"), Fraction("3.14159"), Fraction(7, 3)]
 

@@ -6,10 +6,11 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from harness import tail_brute
 
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.tails import TailEngine
+
+from harness import tail_brute
 
 
 @pytest.mark.parametrize(

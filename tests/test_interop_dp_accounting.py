@@ -9,9 +9,9 @@ import math
 from fractions import Fraction
 
 import attr
+import mpmath
 import pytest
 
-import mpmath
 from harness import delta_brute, float_up_reference, gaussian_delta_reference
 
 dpa = pytest.importorskip("dp_accounting")

@@ -16,9 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness import epsilon_brute
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.mechanisms import Composition, DiscreteGaussian
+
+from harness import epsilon_brute
 
 quarters = st.integers(min_value=1, max_value=12).map(lambda k: Fraction(k, 4))
 designs = st.lists(st.tuples(quarters, st.sampled_from([1, 2, -1])), min_size=1, max_size=3)

@@ -5,12 +5,15 @@
 * no module imports a private name (``_x``) from another package;
 * at most 8 ``.py`` files directly in ``exactdp/``, no module over 600 lines;
 * theta functions are defined in two files only: the kernel (``kernels/dgauss.py``) and
-  its multiprecision twin (``exactdp/dgauss/mp.py``).
+  its multiprecision twin (``exactdp/dgauss/mp.py``);
+* file names under ``tests/`` and ``bench/`` name a subject, never a development branch,
+  session, issue or A/B comparison (``test_acct7_…``, ``…_issue10_…``, ``…_ab.py``).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -150,3 +153,17 @@ def test_theta_functions_live_in_the_kernel_and_its_twin_only():
     stray = {f: n for f, n in found.items() if f not in THETA_FILES}
     assert not stray, f"theta functions outside {sorted(THETA_FILES)}: {stray}"
     assert set(found) == THETA_FILES, found  # the check itself still sees every file
+
+
+#: a file-name word that names history, not a subject: an issue or session number, a
+#: branch-like word with a one-digit suffix (acct7, kern8, txt7), an A/B comparison
+_HISTORY_WORD = re.compile(r"^(issue|session|sess|round)\d*$|^[a-z]+\d$|^ab$")
+
+
+def test_test_and_bench_files_are_named_by_subject():
+    names = [p for d in ("tests", "bench") for p in (ROOT / d).rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts]
+    bad = [p.relative_to(ROOT).as_posix() for p in names
+           if any(_HISTORY_WORD.match(w) for w in re.split(r"[_\-.]", p.stem.lower()))]
+    assert not bad, bad
+    assert len(names) > 40  # the check sees the files

@@ -6,10 +6,11 @@ from fractions import Fraction
 import mpmath
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from harness import delta_brute
 
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.mechanisms import Composition, DiscreteGaussian
+
+from harness import delta_brute
 
 # Variances on a common grid (quarters), or Census-like values among themselves: arbitrary
 # incommensurate rationals make the lattice huge and the run slow (README, "Performance").

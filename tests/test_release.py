@@ -8,7 +8,7 @@ import pytest
 
 from exactdp.cli import main
 
-#: the brackets this project certified before issue 11 (sub-Gaussian coarsening), pair 13-13
+#: the brackets this project certified earlier by sub-Gaussian coarsening, pair 13-13
 OLD_DELTA = (mpmath.mpf("2.04926e-12"), mpmath.mpf("2.05005e-12"))
 OLD_EPS = (mpmath.mpf("31.59546"), mpmath.mpf("31.59566"))
 

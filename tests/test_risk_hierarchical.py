@@ -20,11 +20,12 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
-from harness import kernel_pmf, kernel_sum_pmf, mp, theta3
 
 from exactdp.numerics.exact import InputError
 from exactdp.risk import HierarchicalSetup, decision_map, decision_probability, hierarchical_posterior
 from exactdp.risk.presets import PRESETS
+
+from harness import kernel_pmf, kernel_sum_pmf, mp, theta3
 
 P = PRESETS["paper"]
 RHO1, RHO2 = P.rho_block, P.rho_block_group  # ≈ 0.0992, 0.2465 (seed: 0.099, 0.246)
@@ -88,7 +89,8 @@ def test_seed_table7_and_table8():
     with mpmath.workdps(40):
         a1, a2, b = mp(RHO1), mp(RHO2), mp(RHO1 / 27)
         w = {0: mpmath.exp(-a1 * 4), 1: mpmath.exp(-a1)}
-        m = {j: sum(w[x] * mpmath.exp(-a2 * (1 - j) ** 2 - b * (-1 + x - j) ** 2) for x in (0, 1) if x <= j) for j in range(0, 200)}
+        m = {j: sum(w[x] * mpmath.exp(-a2 * (1 - j) ** 2 - b * (-1 + x - j) ** 2) for x in (0, 1) if x <= j)
+             for j in range(0, 200)}
         tot = mpmath.fsum(m.values())
         for j in range(0, 6):
             assert abs(pj[j] - m[j] / tot) < 1e-30

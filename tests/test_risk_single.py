@@ -16,13 +16,14 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from harness import mp, theta3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactdp.numerics.exact import InputError
 from exactdp.risk import decision, expected_risk, posterior, posterior_curve
 from exactdp.risk.presets import PRESETS, RHO_GLOBAL, gvhr_rho
+
+from harness import mp, theta3
 
 # The paper's ρ1: 2.56 · 165/4099 · 3945/4097 (seed §2, "≈ 0.099").
 RHO1 = Fraction(256, 100) * Fraction(165, 4099) * Fraction(3945, 4097)
@@ -49,7 +50,8 @@ def test_preset_rho1_is_the_papers_value():
     # 2.56·165/4099·3945/4097 = 41659200/419840075 = 1666368/16793603 (exact arithmetic by hand:
     # 64/25 · 650925/16793603, gcd 25).
     assert PRESETS["paper"].rho_block == Fraction(1666368, 16793603) == RHO1
-    # seed: "≈ 0.099" and ../shared/notes/disclosure_risk.md §3: 0.09923 (paper), 0.09908 (production ρ_global = (542/339)²)
+    # seed: "≈ 0.099" and ../shared/notes/disclosure_risk.md §3: 0.09923 (paper), 0.09908
+    # (production ρ_global = (542/339)²)
     assert abs(float(PRESETS["paper"].rho_block) - 0.09923) < 5e-6
     assert abs(float(PRESETS["production"].rho_block) - 0.09908) < 5e-6
     # block group: seed "ρ2 ≈ 0.246" (0.24648 with 2.56; 0.24612 in production, disclosure_risk.md §3)
@@ -74,7 +76,8 @@ def test_seed_correct_decision_probability_p_half():
 
 def test_seed_release_probabilities_four_and_five():
     # Seed Table 4: "x1* = 4 will occur only 3.6% of the time, and x1* = 5 only 1.5%"; these are
-    # P[X1* = x* | the target lacks c] = exp(-ρ1 x*²)/Z (3.633% and 1.487%, ../shared/notes/disclosure_risk.md §3, Table 4).
+    # P[X1* = x* | the target lacks c] = exp(-ρ1 x*²)/Z (3.633% and 1.487%,
+    # ../shared/notes/disclosure_risk.md §3, Table 4).
     four = posterior(4, Fraction(1, 2), RHO1)
     five = posterior(5, Fraction(1, 2), RHO1)
     with mpmath.workdps(40):

@@ -1,7 +1,8 @@
 """ℓ-level uniqueness attack (exactdp.risk.uniqueness) and the prior-reinterpretation attacks.
 
 References: brute-force multiple sums over the noise values written here (mpmath at 30
-digits over the kernel tables of tests/harness.py, exact rational decisions), the closed-form single-level case, and the seed's
+digits over the kernel tables of tests/harness.py, exact rational decisions), the closed-form single-level case,
+and the seed's
 qualitative statements (supplement §S1.3: the risk grows with ℓ, most between ℓ = 1 and 2).
 """
 
@@ -12,7 +13,6 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from harness import kernel_pmf, mp
 
 from exactdp.numerics.exact import InputError
 from exactdp.risk import (
@@ -26,6 +26,8 @@ from exactdp.risk import (
 )
 from exactdp.risk.presets import PRESETS
 from exactdp.risk.uniqueness import SIGMA4_SUP
+
+from harness import kernel_pmf, mp
 
 
 def brute(p, rhos, K):
@@ -80,7 +82,8 @@ def test_two_levels_against_brute_double_sum(p):
     ref_post, ref_pc = brute(p, rhos, 14)
     assert abs(r.expected_posterior - float(ref_post)) <= r.error_bound + 1e-15
     assert abs(r.p_correct - float(ref_pc)) <= r.p_correct_error_bound + 1e-15
-    assert r.expected_risk == pytest.approx(float(ref_post / mp(Fraction(p))), abs=r.error_bound / float(Fraction(p)) + 1e-14)
+    assert r.expected_risk == pytest.approx(float(ref_post / mp(Fraction(p))),
+                                            abs=r.error_bound / float(Fraction(p)) + 1e-14)
 
 
 @pytest.mark.parametrize("rhos", [(Fraction(1, 2), Fraction(1, 2)), (Fraction(1, 2), Fraction(1, 6))])

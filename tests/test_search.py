@@ -154,7 +154,8 @@ def test_newton_root_of_increasing_functions(c, a):
             mid = (blo + bhi) / 2
             blo, bhi = (mid, bhi) if f(mid) < 0 else (blo, mid)
         tol = mpmath.mpf(10) ** -30
-        root, rlo, rhi = newton_root(lambda x: (f(x), mpmath.exp(x) + am), lo, hi, hi, xtol=lambda x: tol * (1 + abs(x)))
+        root, rlo, rhi = newton_root(lambda x: (f(x), mpmath.exp(x) + am), lo, hi, hi,
+                                     xtol=lambda x: tol * (1 + abs(x)))
         assert abs(root - blo) <= 10 * tol * (1 + abs(blo))
         assert rlo <= blo + tol and bhi - tol <= rhi  # the bracket keeps the root
 

@@ -15,7 +15,6 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
 from exactdp.kernels.split import NEAR_BAND, grouped_tail_sums, split_tail_sums
 
 

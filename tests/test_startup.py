@@ -1,4 +1,4 @@
-"""Startup: what a CLI call and an import load (issue 14).
+"""Startup: what a CLI call and an import load.
 
 ``--help`` of the tool and of a command import no Numba (nor SciPy, nor matplotlib);
 importing the kernels or the engine loads no kernel; a kernel is built on first call with
@@ -19,9 +19,9 @@ import subprocess
 import sys
 
 import pytest
+from exactdp.kernels.jit import Kernel, kernel
 
 from exactdp.cli import SUBCOMMANDS, build_parser
-from exactdp.kernels.jit import Kernel, kernel
 
 HEAVY = ("numba", "scipy", "matplotlib", "llvmlite")
 
@@ -90,8 +90,9 @@ def test_kernel_built_on_first_call_with_the_policy():
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout.splitlines()[-1])
     assert got == {"kernel_before": True, "numba_before": False,
-                   "rebound": {f"exactdp.kernels.{n}": True for n in ("tilted.saddle_point", "tilted.cgf_slope_at",
-                                                                      "tilted.tilted_moments_at", "dgauss.tilted_moments_at")},
+                   "rebound": {f"exactdp.kernels.{n}": True
+                               for n in ("tilted.saddle_point", "tilted.cgf_slope_at", "tilted.tilted_moments_at",
+                                         "dgauss.tilted_moments_at")},
                    "unbuilt_stays": True, "same_py_func": True,
                    "options": {"fastmath": True, "nogil": True, "error_model": True},
                    "cache": "FunctionCache", "signatures": [1, 1, 1], "other_types": "refused"}

@@ -68,10 +68,7 @@ def test_a_dead_helper_leaves_the_work_to_this_process(tmp_path):
     import os
     import signal
 
-    from exactdp.sweep.pair import grid_alphas
-
     alloc = load_allocation("dhc-persons-2020")
-    texts = list(grid_alphas(FAST)[0])
     with Assistant(alloc.total_rho, FAST, plots=False) as helper:
         helper._gdp.result()
         for pid in list(helper._pool._processes):

@@ -1,10 +1,13 @@
-"""The sweep's fast text formatting is byte-identical to the former mpmath-context code.
+"""The sweep's text formatting (``sweep/pair.py``, ``sweep/numtext.py``) against its definitions.
 
-The references below are the former implementations, kept verbatim (``workdps`` +
-``nstr``, ``Fraction`` powers of ten, mpf operators and ``bisect``); nothing of
-:mod:`exactdp.sweep.numtext` is used by them.  Every test compares the fast path with
-them on many values, including the hard cases: digit-boundary neighbours
-(9.99…95e-5 ± 1 ulp), exact powers of ten, subnormals, 0 and inf.
+A value's text is ``mpmath.nstr`` under ``workdps(digits + 15)``, a bound's text the
+smallest 3-digit decimal above it (tests/harness.py: ``decimal_text``, ``bound_text``); a
+vertex is the 25-digit text of ``exp(log value)`` and the number that text denotes; the
+α grid interpolates linearly between vertices sorted by (α, −β); the probit is
+sqrt(2)·erfinv(2p − 1) at 40 digits; the trade-off thresholds are the nearest integers of
+U·m/half at 30 digits.  The references are written in mpmath and exact fractions (nothing
+of :mod:`exactdp.sweep.numtext`) and checked on many values, including the hard cases:
+digit-boundary neighbours (9.99…95e-5 ± 1 ulp), exact powers of ten, subnormals, 0 and inf.
 """
 
 from __future__ import annotations
@@ -19,52 +22,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactdp.sweep.numtext import layout, mpfr_context, nearest_digits
-from exactdp.sweep.pair import SweepSettings, fmt, fmt_bound, grid_alphas, grid_rows, vertex_value
+from exactdp.sweep.numtext import layout, mpfr_context, nearest_digits, vertex_value
+from exactdp.sweep.pair import SweepSettings, fmt, fmt_bound, grid_alphas, grid_rows
 
-# ------------------------------------------------------------------ references (former code)
+from harness import bound_text, decimal_text
 
-
-def ref_fmt(x, digits: int = 20) -> str:
-    with mpmath.workdps(digits + 15):
-        x = mpmath.mpf(x)
-        if x == 0:
-            return "0"
-        return mpmath.nstr(x, digits, min_fixed=-4, max_fixed=6, strip_zeros=False)
-
-
-def ref_fmt_bound(x) -> str:
-    if isinstance(x, (int, float)):
-        xf = float(x)
-        if not math.isfinite(xf):
-            return "inf"
-        if xf <= 0:
-            return "0"
-        q = Fraction(xf)
-        e = math.floor(math.log10(xf)) - 2
-        while q >= Fraction(10) ** (e + 3):
-            e += 1
-        while q < Fraction(10) ** (e + 2):
-            e -= 1
-        m = math.ceil(q / Fraction(10) ** e)
-        if m >= 1000:
-            m, e = (m + 9) // 10, e + 1
-        return f"{m // 100}.{m % 100:02d}e{e + 2}"
-    with mpmath.workdps(30):
-        x = mpmath.mpf(x)
-        if not mpmath.isfinite(x):
-            return "inf"
-        if x <= 0:
-            return "0"
-        e = int(mpmath.floor(mpmath.log10(x))) - 2
-        m = int(mpmath.ceil(x / mpmath.mpf(10) ** e))
-        if m >= 1000:
-            m, e = (m + 9) // 10, e + 1
-        return f"{m // 100}.{m % 100:02d}e{e + 2}"
+# ------------------------------------------------------------------ references (the definitions)
+ref_fmt = decimal_text
+ref_fmt_bound = bound_text
 
 
 def ref_vertex(log_value, rel: float):
-    """Text, value and value·rel of one vertex, as the former compute_pair made them."""
+    """Text, value and value·rel of one vertex: the 25-digit text of exp(log value) and the
+    40-digit number it denotes."""
     with mpmath.workdps(40):
         t = ref_fmt(mpmath.exp(mpmath.mpf(log_value)), 25)
         v = mpmath.mpf(t)
@@ -249,7 +219,7 @@ def test_vertex_texts_at_digit_boundaries():
 
 
 def test_vertex_values_batch_is_vertex_value_per_key():
-    """The batched loop against the one-value function (and so the former code), on
+    """The batched loop against the one-value function (and the definition), on
     every branch: exponents −34..−1 (inlined), ≤ −35 and 0 (not), mpf logs, huge and
     special logs, logs next to a 25-digit midpoint (fallback), relative errors as mpf."""
     from exactdp.sweep.numtext import vertex_values
@@ -308,7 +278,8 @@ def test_nearest_digits_refuses_near_midpoints_and_rounds_elsewhere():
         with mpmath.workprec(300):
             unit = mpmath.mpf(10) ** (e - 24)
             for off, expect in ((mpmath.mpf(0.5), None), (mpmath.mpf(0.5) + mpmath.mpf(2) ** -17, None),
-                                (mpmath.mpf(0.5) + mpmath.mpf(2) ** -15, q + 1), (mpmath.mpf(0.5) - mpmath.mpf(2) ** -15, q),
+                                (mpmath.mpf(0.5) + mpmath.mpf(2) ** -15, q + 1),
+                                (mpmath.mpf(0.5) - mpmath.mpf(2) ** -15, q),
                                 (mpmath.mpf(0.01), q), (mpmath.mpf(0.99), q + 1)):
                 v = (q + off) * unit
                 m, ex = mpmath.mpf(v).man_exp
@@ -322,7 +293,7 @@ def test_nearest_digits_refuses_near_midpoints_and_rounds_elsewhere():
 
 
 def test_vertex_fallback_path_matches_the_context_code():
-    """The mpmath steps used near a midpoint give the former text and value."""
+    """The mpmath steps used near a midpoint give the defined text and value."""
     from exactdp.sweep.numtext import _vertex_text_mpmath
 
     rng = random.Random(9)
@@ -362,7 +333,7 @@ def test_grid_rows_match_the_context_code(seed):
 
 
 def test_pair_files_match_the_context_code():
-    """A real pair end to end: compute_pair's trade-off and grid files against the former
+    """A real pair end to end: compute_pair's trade-off and grid files against the defined
     post-processing of the same accountant's vertices."""
     from exactdp.accounting.accountant import ExactAccountant
     from exactdp.census.allocations import load_allocation
@@ -385,7 +356,7 @@ def _csv_lines(rows) -> list:
 
 
 def ref_tradeoff_rows(verts, s):
-    """The former compute_pair post-processing of the accountant's vertices (reference)."""
+    """The trade-off and grid rows of the accountant's vertices, by the definitions."""
     trows, pts = [("threshold", "alpha", "alpha_rel_error", "beta", "beta_rel_error")], []
     for k, ta, tb in verts:
         at, a, ea = ref_vertex(ta.log_value, ta.rel_error)
@@ -396,7 +367,7 @@ def ref_tradeoff_rows(verts, s):
 
 
 def ref_probit(text):
-    """The former plots._probit: float of sqrt(2)·erfinv(2p − 1) at 40 digits."""
+    """The probit of a decimal p: float of sqrt(2)·erfinv(2p − 1) at 40 digits."""
     with mpmath.workdps(40):
         p = mpmath.mpf(text)
         if p <= 0 or p >= 1:
@@ -425,7 +396,8 @@ def test_probit_special_texts():
         assert _probit_mpfr(text) == ref_probit(text), text
     from exactdp.sweep.plots import _probit
 
-    for text in ("0", "1", "0.5", "1e-20", "0.99999999999999999999", "1e-300", "0.9999999999999999999999999999999999999999999",
+    for text in ("0", "1", "0.5", "1e-20", "0.99999999999999999999", "1e-300",
+                 "0.9999999999999999999999999999999999999999999",
                  "0.5000000000000000000001", "2", "-1"):
         a, b = _probit(text), ref_probit(text)
         assert a == b or (math.isnan(a) and math.isnan(b)), text
@@ -435,7 +407,7 @@ def test_probit_special_texts():
 
 
 def ref_tradeoff_thresholds(lattice, half, alpha_min):
-    """The former tradeoff_thresholds, verbatim (mpmath nint of U·m/half at 30 digits)."""
+    """The trade-off thresholds: mpmath nint of U·m/half at 30 digits around the centre."""
     K = int(lattice.shift)
     with mpmath.workdps(30):
         v = sum((Fraction(m * a * a) * s for a, m, s in zip(lattice.weights, lattice.counts, lattice.sigma2)),
@@ -458,7 +430,7 @@ def ref_offsets(U, half):
         return sorted({int(mpmath.nint(U * m / half)) for m in range(half + 1)})
 
 
-def test_tradeoff_thresholds_match_the_former_code():
+def test_tradeoff_thresholds_match_the_definition():
     from exactdp.accounting.accountant import ExactAccountant
     from exactdp.census.allocations import load_allocation
     from exactdp.mechanisms import Composition
@@ -512,7 +484,7 @@ def test_bound_texts_float_match_the_fraction_code():
 
 
 def ref_read_columns(text):
-    """The former io.read_columns on a text (line by line)."""
+    """The columns of a CSV text, line by line (the header names them)."""
     lines = text.splitlines()
     head = lines[0].split(",")
     cols = list(zip(*(ln.split(",") for ln in lines[1:] if ln))) or [()] * len(head)
@@ -533,12 +505,12 @@ def test_read_columns_matches_the_line_by_line_code(tmp_path, text):
 
 
 def test_rel_width_matches_the_comparison_code():
-    """``_rel`` tests truth values where the former code compared with 0."""
+    """``_rel``: 0 for a zero width, width/|value|, inf for a zero value."""
     from fractions import Fraction
 
     from exactdp.sweep.pair import _rel
 
-    def former(width, value):
+    def defined(width, value):
         if width == 0:
             return 0.0
         return float(width / abs(value)) if value != 0 else math.inf
@@ -548,7 +520,7 @@ def test_rel_width_matches_the_comparison_code():
     for w in vals:
         for v in vals:
             try:
-                want = former(w, v)
+                want = defined(w, v)
             except ZeroDivisionError:
                 with pytest.raises(ZeroDivisionError):
                     _rel(w, v)

@@ -142,7 +142,8 @@ def test_tradeoff_thresholds_symmetric(K, half):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 1000), st.integers(0, 1000)), min_size=2, max_size=40, unique_by=lambda p: p[0]))
+@given(st.lists(st.tuples(st.integers(0, 1000), st.integers(0, 1000)), min_size=2, max_size=40,
+                unique_by=lambda p: p[0]))
 def test_lower_hull_is_below_all_points(pts):
     pts = sorted((Fraction(x), Fraction(y)) for x, y in pts)
     hull = lower_hull(pts)

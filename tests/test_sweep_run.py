@@ -158,7 +158,7 @@ def test_resume_refuses_other_settings(reference_run, tmp_path, capsys):
     (["--deltas", "2"], "--deltas"),
     (["--backend", "dask"], "--scheduler"),
     (["--jobs", "0"], "--jobs"),
-    # (--with-pl94 is no longer refused: issue 11, tests/test_biglattice.py runs it)
+    # (--with-pl94 is not refused: tests/test_biglattice.py runs it)
     (["--pairs", "13-13", "--with-pl94", "13-99"], "out of range"),
 ])
 def test_cli_errors(tmp_path, capsys, argv, needle):
@@ -174,7 +174,8 @@ def test_cli_main_job_help_and_output(tmp_path, capsys):
     import json
 
     obj = json.loads(capsys.readouterr().out)
-    assert obj["n_pairs"] == 1 and obj["headline"]["1e-10"]["delta_argmax_pair"] == "13-13"
+    head = {pt["delta"]: pt for pt in obj["points"]}
+    assert obj["command"] == "sweep" and obj["n_pairs"] == 1 and head["1e-10"]["delta_argmax_pair"] == "13-13"
     for stem in ("eps_delta", "tradeoff", "spread_heatmap"):
         for ext in ("png", "pdf"):
             assert (out / "plots" / f"{stem}.{ext}").stat().st_size > 1000

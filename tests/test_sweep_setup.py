@@ -1,4 +1,4 @@
-"""The driver's set-up shortcuts give what the plain calls give (issue 14, textfast)."""
+"""The driver's set-up shortcuts give what the plain calls give."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from fractions import Fraction
 
 from exactdp.census.allocations import load_allocation
 from exactdp.sweep import driver
+from exactdp.sweep.plan import PathDesigns
 from exactdp.sweep.twins import composition_key
 
 
@@ -18,7 +19,8 @@ def _groups(keys: dict) -> list:
 
 def test_pair_rhos_and_composition_keys_of_the_dhc_pairs():
     alloc = load_allocation("dhc-persons-2020")
-    rhos_of, key_of = driver._pair_rhos_memo(alloc), driver._composition_key_memo(alloc)
+    designs, key_of = PathDesigns(alloc), driver._composition_key_memo(alloc)
+    rhos_of = lambda i, j: designs.rhos("pair", i, j)  # noqa: E731
     pairs = alloc.pairs()
     plain = {p: alloc.pair_rhos(*p) for p in pairs}
     assert all(rhos_of(*p) == plain[p] for p in pairs)

@@ -1,31 +1,36 @@
-"""An independent check of the fast path (the verification "twin").
+"""The independent multiprecision recomputation of δ(ε) (``exactdp delta --verify``).
 
 It shares the exact lattice mapping (``accountant.lattice``: weights, counts, exact
-variances) with the fast path and nothing else — no sieve, node list, tilt, kernel or
-conditioning of :mod:`exactdp.engine` is imported or called:
+variances, the integer thresholds of ε) with the fast path and nothing else — no sieve,
+node list, tilt, kernel or conditioning of :mod:`exactdp.engine` is imported or called:
 
 * **its own rule**: N' = max(4097, ⌈24·sd⌉) nodes, odd (the fast path uses ~16·sd), its
-  own tilt (bisection on the tilted mean), the theta functions in their plain Poisson /
-  direct forms;
+  own tilt (bisection on the tilted mean), each group's characteristic function in its
+  plain Poisson (σ² ≥ 1/2) or direct (σ² < 1/2) series;
 * **its own node selection**: a branch and bound over intervals of nodes — an interval
   is dropped when, for the distance u of ``A_g θ`` to 2πℤ minimised *exactly* over the
   interval (integer arithmetic), ``Σ_g m_g log(P_g(u)/D_g) < −T'`` (wrapped-normal bound
-  with its tail, T' for 1e-30 relative); intervals of ≤ 1024 nodes are screened node by
+  with its tail, T' for 1e-20 relative); intervals of ≤ 1024 nodes are screened node by
   node with the same bound;
-* **its own arithmetic**: the node sums in x87 extended precision (64-bit significand,
-  vectorised numpy ``longdouble``; the fast path is float64 Numba), phases reduced
-  exactly in integers (``A_g n mod N``, ``n s mod N``), the prefactor in mpmath;
+* **its own arithmetic**: every node factor and the node sum in MPFR (gmpy2, correctly
+  rounded) at :data:`NODE_PREC` bits, phases reduced exactly in integers (``A_g n mod
+  N``, ``n s mod N``); the tilt's normaliser and the prefactor in mpmath at ``dps``
+  digits (:data:`~exactdp.numerics.precision.VERIFY_DPS` by default); no float64 or
+  extended-precision sum anywhere in a value;
 * **its own conditioning**: groups whose factor never decays are enumerated by an exact
   multiprecision pmf (direct sums, atoms above 10^{−(dps+20)}) and the rest by the rule
-  on its own sub-lattice — where the fast path tilts atoms in float64.
+  on its own sub-lattice.
 
 Error bound of a tail (absolute): dropped nodes ≤ e^{−T'} in units of the normalising
 factor; aliasing by the sub-Gaussian Chernoff bound (Canonne–Kamath–Steinke 2020) at the
-shifted thresholds, both sides; rounding of each node term (a running bound, 4 ulp per
-elementary operation on the magnitudes involved) and of the pairwise sum
-((128 + log₂ n) ulp of Σ|term|); for conditioning the dropped atoms' mass.  Its cost is
-bounded by a node budget (``MAX_NODES`` node-factors), beyond which it refuses with
-:class:`UncertifiedError` instead of running for minutes.  Timings: ``bench/verify.md``.
+shifted thresholds, both sides; for each node factor the terms its series leaves out
+(below e^{−60} of the leading one; |k| ≥ 3 of the Poisson series bounded geometrically)
+over a lower bound of the factor's modulus, and its rounding (16 ulp of ``NODE_PREC`` per
+elementary operation on the magnitudes involved); the node sum's rounding ((n + 2) ulp of
+Σ|term|); the prefactor's (10^{−(dps−10)} relative); for conditioning the dropped atoms'
+mass.  Its cost is bounded by a node budget (:data:`MAX_NODES` node-factors), beyond
+which it refuses with :class:`UncertifiedError` instead of running for minutes.
+Timings: ``bench/verify.md``.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import reduce
 
+import gmpy2
 import mpmath
 import numpy as np
 
@@ -45,28 +51,28 @@ from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import as_real
 from exactdp.numerics.precision import VERIFY_DPS, to_mpf, workdps
 
-__all__ = ["VerifiedTail", "VerifiedDelta", "verify_tail", "verify_delta", "MAX_NODES"]
+__all__ = ["VerifiedTail", "VerifiedDelta", "verify_tail", "verify_delta", "MAX_NODES", "NODE_PREC"]
 
-#: the largest number of nodes (times groups) the twin evaluates per tail (where
-#: ``longdouble`` is only float64, e.g. on Windows or ARM, its bounds are ~2000× wider
-#: and it refuses more often; they stay valid: the unit roundoff is read from numpy)
+#: the largest number of nodes (times groups) evaluated per tail
 MAX_NODES = 12_000_000
 #: below this many node-factors the full rule is used without trying conditioning
 PREFER_NODES = 400_000
-#: the most atoms of the never-decaying groups the twin conditions on (one tail each)
+#: the most atoms of the never-decaying groups the recomputation conditions on (one tail each)
 MAX_ATOMS = 4096
 #: intervals of at most this many nodes are screened node by node
 _LEAF = 1024
 #: nodes screened per vectorised batch
 _BATCH = 1 << 16
-#: nodes and aliased mass are dropped below e^-_LOG_DROP relative (far below the 1e-19
-#: rounding of the extended-precision sums)
-_LOG_DROP = math.log(1e30)
-#: x87 extended precision (64-bit significand) for the node sums, and its unit roundoff
-_LD = np.longdouble
-_CLD = np.clongdouble
-_U = float(np.finfo(_LD).eps)
-_TWO_PI = _LD("6.283185307179586476925286766559005768")
+#: nodes and aliased mass are dropped below e^-_LOG_DROP relative (the check needs ~1e-16)
+_LOG_DROP = math.log(1e20)
+#: binary precision of the node factors and the node sum (unit roundoff 2^-128 ≈ 2.9e-39)
+NODE_PREC = 128
+#: a factor's series terms below e^-_TERM_DROP of its leading term are left out (and bounded)
+_TERM_DROP = 60.0
+_U = 2.0**-NODE_PREC
+#: groups with σ² at least this take the Poisson series (|k| ≥ 3 below e^{−12π²σ²} ≤ e^{−59}),
+#: the others the direct sum over the support
+POISSON_MIN_S2 = 0.5
 
 
 @dataclass(frozen=True)
@@ -104,10 +110,10 @@ def _wrapped_upper(u, s2: float):
     """log of an upper bound of Σ_k e^{−s²(u − 2πk)²/2}, u ∈ [0, π] (terms |k| ≤ 2 and
     a geometric remainder for |k| ≥ 3); ``u`` a float or an array."""
     if np.ndim(u) == 0:  # the branch and bound's scalar calls, without numpy overhead
-        ex = [-0.5 * s2 * (u - 2 * math.pi * k) ** 2 for k in range(-2, 3)]
-        mx = max(ex)
-        rest = 2 * math.exp(-0.5 * s2 * (5 * math.pi) ** 2 - mx) / max(1e-300, -math.expm1(-10 * math.pi**2 * s2))
-        return mx + math.log(sum(math.exp(e - mx) for e in ex) + rest)
+        exps = [-0.5 * s2 * (u - 2 * math.pi * k) ** 2 for k in range(-2, 3)]
+        top = max(exps)
+        tail = 2 * math.exp(-0.5 * s2 * (5 * math.pi) ** 2 - top) / max(1e-300, -math.expm1(-10 * math.pi**2 * s2))
+        return top + math.log(sum(math.exp(e - top) for e in exps) + tail)
     uu = np.asarray(u, dtype=float)
     ex = -0.5 * s2 * (uu[:, None] - 2 * math.pi * np.arange(-2, 3, dtype=float)[None, :]) ** 2
     mx = ex.max(axis=1)
@@ -127,12 +133,11 @@ class _Rule:
         self.dps = dps
         self.vp = sum(mm * a * a * s for a, mm, s in zip(self.A, self.m, self.s2f))
         vn = sum(mm * a * a * max(s, 0.25) for a, mm, s in zip(self.A, self.m, self.s2f))
-        # odd N (no node at π); at least 4097 so that the aliasing floor of the tilt stays
-        # small and the extended-precision node sum does not cancel
+        # odd N (no node at π); at least 4097 so that the aliasing floor of the tilt stays small
         self.N = max(4097, int(math.ceil(24.0 * math.sqrt(vn))) | 1)
         self.T = _LOG_DROP + 0.5 * math.log(2 * math.pi * self.vp) + 8.0
         self.lam_floor = (_LOG_DROP + 30.0) / self.N
-        self._nodes = None
+        self._nodes: list[int] | None = None
 
     # -- node selection: branch and bound with exact interval distances --------------
     def nodes(self, budget: int = MAX_NODES):
@@ -237,91 +242,160 @@ class _Rule:
                 hi = mid
         return max(0.5 * (lo + hi), self.lam_floor)
 
-    # -- log Θ(a + ib) − log Θ(a) in mpmath ------------------------------------------------
-    def _prep(self, lam):
-        """Per-tilt constants: a_g = A_g λ, and for the Poisson groups the log of the
-        b = 0 sum Σ_k e^{−2π²s²k² − 2πik s² a} (direct groups: the real normaliser)."""
-        pi2 = 2 * mpmath.pi
-        out = []
-        for g, a_g in enumerate(self.A):
-            a = a_g * lam
-            s2 = to_mpf(self.s2q[g])
-            if self.s2f[g] >= 1.0:
-                den = mpmath.fsum(mpmath.exp(-s2 * (pi2 * k) ** 2 / 2 - 1j * s2 * a * pi2 * k) for k in range(-4, 5))
-                out.append((a, s2, mpmath.log(den)))
+    # -- the node factors in MPFR ------------------------------------------------------------
+    def _groups_at(self, lamf: float):
+        """Per-group constants of the tilt λ (a float, exact in MPFR): ``("poisson", …)``
+        or ``("direct", …)`` tuples for :meth:`_node_term`, and the constant part of the
+        node factors' log error (:meth:`_node_term` adds what varies with the node)."""
+        out, err = [], 0.0
+        lam = gmpy2.mpfr(lamf)
+        two_pi = 2 * gmpy2.const_pi()
+        step = two_pi / self.N  # b = step·r, r the signed residue of A_g n mod N
+        for A, m, s2q, s2f in zip(self.A, self.m, self.s2q, self.s2f):
+            s2 = gmpy2.mpfr(gmpy2.mpq(s2q.numerator, s2q.denominator))
+            a = A * lam
+            if s2f >= POISSON_MIN_S2:
+                out.append(self._poisson_group(A, m, s2, s2f, a, lamf, step, two_pi))
+                err += m * out[-1][-1]
             else:
-                out.append((a, s2, None))
-        return out
+                out.append(self._direct_group(m, s2, s2f, a, step))
+        return out, err
 
-    def _log_ratios(self, g: int, prep, b):
-        """log Θ(a + ib) − log Θ(a) of group g at the frequencies ``b`` (an extended-
-        precision array), and a bound on its absolute rounding error: the Poisson form
-        (the k = 0 term analytically, k = ±1, ±2 where above e^-60) for s² ≥ 1, else a
-        direct sum around the tilted centre (terms above e^-60)."""
-        a, s2, logden = prep[g]
-        s2l = _LD(str(s2))
-        al = _LD(str(a))
-        if logden is not None:
-            big = s2l * b * b / 2 + np.abs(s2l * al * b)
-            base = -s2l * b * b / 2 + 1j * (s2l * al * b)
-            extra = np.zeros(b.shape, dtype=_CLD)
-            for k in (-2, -1, 1, 2):
-                e = -s2l * ((b - _TWO_PI * k) ** 2 - b * b) / 2
-                keep = e > -60
-                if np.any(keep):
-                    ph = -(s2l * al * _TWO_PI * k) % _TWO_PI
-                    extra[keep] += np.exp(e[keep] + 1j * ph)
-            ld = complex(logden)
-            out = base + np.log1p(extra) - _CLD(complex(_LD(str(ld.real)), _LD(str(ld.imag))))
-            return out, _U * 4 * (big + abs(ld) + 4)
-        x0 = int(mpmath.nint(a * s2))
-        half = int(math.ceil(math.sqrt(2 * self.s2f[g] * 60))) + 2
-        xs = np.arange(x0 - half, x0 + half + 1)
-        tmp = [a * int(x) - mpmath.mpf(int(x)) ** 2 / (2 * s2) for x in xs]
-        top = max(tmp)
-        ts = np.array([_LD(mpmath.nstr(t - top, 25)) for t in tmp], dtype=_LD)  # exponents relative to the top
-        keep = ts > -60
-        xs, ts = xs[keep], ts[keep]
-        w = np.exp(ts)
-        den = w.sum()
-        out = np.empty(b.shape, dtype=_CLD)
-        for c0 in range(0, len(b), 1 << 14):
-            bb = b[c0:c0 + (1 << 14), None]
-            out[c0:c0 + (1 << 14)] = np.log((w[None, :] * np.exp(1j * ((bb * xs[None, :]) % _TWO_PI))).sum(axis=1) / den)
-        return out, _U * 4 * (np.abs(b) * (abs(x0) + half) + len(xs) + 4)
+    def _poisson_group(self, A, m, s2, s2f, a, lamf, step, two_pi):
+        """σ² ≥ 1/2: ψ(b) = e^{−s²b²/2 + i s² a b}·(1 + Σ_{k=±1,±2} C_k e^{2π s² k b})/den, the
+        Poisson series of the tilted factor; |k| ≥ 3 and terms below e^{−60} left out."""
+        s2a = s2 * a
+        pi = gmpy2.const_pi()
+        den = gmpy2.mpc(0)
+        for k in range(-4, 5):  # |k| ≥ 5: below e^{−2π²·25}
+            den += gmpy2.exp(-two_pi * pi * s2 * k * k) * gmpy2.exp(gmpy2.mpc(0, -two_pi * k * s2a))
+        logden = gmpy2.log(den)
+        # the term k is e^{e_k} with e_k = −2π²s²k² + 2π s² k b; it is kept iff e_k ≥ −60,
+        # i.e. k·r ≥ (2π²s²k² − 60)/(2π s²)/(2π/N) for the residue r of b (one step of margin)
+        extra = []
+        for k in (-2, -1, 1, 2):
+            need = math.floor((2 * math.pi**2 * s2f * k * k - _TERM_DROP) / (2 * math.pi * s2f) * self.N
+                              / (2 * math.pi)) - 1
+            if need <= abs(k) * (self.N // 2):
+                c = gmpy2.exp(-two_pi * pi * s2 * k * k) * gmpy2.exp(gmpy2.mpc(0, -two_pi * k * s2a))
+                extra.append((k, need, c))
+        q3 = 12 * math.pi**2 * s2f
+        dropped = 2 * math.exp(-q3) / -math.expm1(-q3) + 4 * math.exp(1 - _TERM_DROP) + 1e-300
+        sa = abs(s2f * A * lamf)
+        dx_mag = 16 * _U * (8 * math.pi**2 * s2f + 4 * math.pi * sa + 8)  # per unit of Σ|C_k e^{…}|
+        base_err = 16 * _U * (s2f * math.pi**2 / 2 + sa * math.pi + abs(complex(logden)) + 8)
+        return ("poisson", m, s2 * step * step / -2 * m, s2a * step * m, logden * m, extra, two_pi * s2 * step,
+                dropped, dx_mag, base_err + dropped / (1 - 2 * dropped))
+
+    def _direct_group(self, m, s2, s2f, a, step):
+        """σ² < 1/2: ψ(b) = Σ_x w_x e^{ibx}/Σ_x w_x, w_x = e^{a x − x²/(2s²) − top} around the
+        tilted centre, terms below e^{−60} of the top left out."""
+        x0 = int(gmpy2.rint(a * s2))
+        half = int(math.ceil(math.sqrt(2 * s2f * _TERM_DROP))) + 2
+        xs = list(range(x0 - half, x0 + half + 1))
+        ts = [a * x - gmpy2.mpfr(x * x) / (2 * s2) for x in xs]
+        top = max(ts)
+        w = [gmpy2.exp(t - top) for t in ts]
+        W = sum(w)
+        af = abs(float(a))
+        mag = max(af * abs(x) + x * x / (2 * s2f) for x in xs) + abs(float(top)) + 2 * half + 16
+        # outside ±half: (x − μ)² ≥ (half + 1/2)² ≥ 2s²·60, a geometric tail of ratio ≤ e^{−1}
+        dropped = 4 * math.exp(-_TERM_DROP)
+        return ("direct", m, xs[0], w[::-1], W, mag, max(abs(x) for x in xs), dropped, step)
+
+    def _node_term(self, n: int, s: int, groups, const_err: float, tilt):
+        """``(term, |term|, log error)`` of node n: ``w_n Re[Π_g ψ_g^{m_g}·e^{−iθ_n s}·(1 −
+        e^{−λ})/(1 − e^{−λ−iθ_n})]`` and a bound on the error of its log."""
+        N = self.N
+        om, q, pi_n, step = tilt
+        re = gmpy2.mpfr(0)
+        im = gmpy2.mpfr(0)
+        prod = None
+        err = const_err
+        dx = 0.0
+        for g, A in zip(groups, self.A):
+            r = (A % N) * n % N
+            if 2 * r > N:
+                r -= N
+            if g[0] == "poisson":
+                _, m, c2, c1, logden_m, extra, slope, dropped, dx_mag, _ = g
+                re += c2 * (r * r) - logden_m.real
+                im += c1 * r - logden_m.imag
+                f = None
+                y = None  # e^{2π s² b}: the terms are C_k·y^k
+                for k, need, c in extra:
+                    if k * r >= need:
+                        if y is None:
+                            y = gmpy2.exp(slope * r)
+                            powers = {1: y, -1: 1 / y}
+                        yk = powers.get(k)
+                        if yk is None:
+                            yk = powers[k] = powers[k // 2] * powers[k // 2]
+                        t = c * yk
+                        f = 1 + t if f is None else f + t
+                        dx += float(abs(t))  # (|C_k| and y^k alone can under/overflow a float)
+                if f is not None:
+                    dx *= dx_mag
+                    low = float(abs(f)) - dx - dropped
+                    err += m * ((dx + dropped) / low if low > 0 else math.inf) + 32 * _U * m
+                    dx = 0.0
+                    prod = _times_power(prod, f, m)
+                continue
+            _, m, x_first, w_rev, W, mag, xmax, dropped, _ = g
+            b = step * r
+            sn, cs = gmpy2.sin_cos(b)
+            e1 = gmpy2.mpc(cs, sn)
+            acc = gmpy2.mpc(w_rev[0])
+            for wx in w_rev[1:]:  # Horner: Σ_j w_j e^{ibj}, j = x − x_first
+                acc = acc * e1 + wx
+            sn, cs = gmpy2.sin_cos(b * x_first)
+            S = acc * gmpy2.mpc(cs, sn)
+            dS = 16 * _U * float(W) * (mag + abs(float(b)) * xmax)
+            low = float(abs(S)) - dS - 2 * dropped
+            err += m * ((dS + 2 * dropped) / low + 32 * _U * mag + dropped if low > 0 else math.inf) + 32 * _U * m
+            prod = _times_power(prod, S / W, m)
+        im -= step * ((n * s) % N)  # the phase e^{−iθ s}, reduced exactly
+        sh, ch = gmpy2.sin_cos(pi_n * n)  # θ/2
+        dr = om + 2 * q * sh * sh  # 1 − e^{−λ} cos θ
+        di = 2 * q * sh * ch  # e^{−λ} sin θ
+        sn, cs = gmpy2.sin_cos(im)
+        z = gmpy2.mpc(cs, sn)
+        if prod is not None:
+            z *= prod
+        e = gmpy2.exp(re)
+        wn = 1 if n == 0 else 2
+        den2 = dr * dr + di * di
+        term = wn * e * om * (z.real * dr + z.imag * di) / den2
+        size = wn * float(e * om) * float(abs(z)) / math.sqrt(float(den2))
+        err += 32 * _U * (abs(float(re)) + abs(float(im)) + 16)
+        return term, size, err
 
     def tail(self, s: int):
         """``(P(S ≥ s), absolute error bound)`` for s ≥ 1: the prefactor at the working
-        precision (mpmath), the node sum vectorised in x87 extended precision (64-bit
-        significand) with a per-term rounding bound."""
+        precision (mpmath), every node factor and the node sum in MPFR at NODE_PREC bits."""
         N = self.N
         lamf = self.tilt(s)
         lam = mpmath.mpf(lamf)
-        nodes = np.asarray(self.nodes(), dtype=np.int64)
-        prep = self._prep(lam)
-        logm = mpmath.fsum(mm * (log_theta_real_deep_mp(a * lam, self.s2q[g], self.dps) - log_theta_real_deep_mp(0, self.s2q[g], self.dps))
+        nodes = self.nodes()
+        logm = mpmath.fsum(mm * (log_theta_real_deep_mp(a * lam, self.s2q[g], self.dps)
+                                 - log_theta_real_deep_mp(0, self.s2q[g], self.dps))
                            for g, (a, mm) in enumerate(zip(self.A, self.m)))
-        lg = np.zeros(len(nodes), dtype=_CLD)
-        lerr = np.zeros(len(nodes), dtype=_LD)
-        for g, (a, mm) in enumerate(zip(self.A, self.m)):
-            r = (a % N) * nodes % N  # exact: a·n mod N (both < N < 2^31)
-            b = _TWO_PI * np.where(2 * r > N, r - N, r).astype(_LD) / N
-            lr, er = self._log_ratios(g, prep, b)
-            lg += mm * lr
-            lerr += mm * er
-        ph = _TWO_PI * ((s % N) * nodes % N).astype(_LD) / N  # exact reduction of n·s mod N
-        laml = _LD(repr(lamf))
-        z = laml + 1j * (_TWO_PI * nodes.astype(_LD) / N)
-        one_minus = -np.expm1(-laml)
-        w = np.where(nodes == 0, 1, 2).astype(_LD)
-        terms = (w * np.exp(lg - 1j * ph) * one_minus / (-np.expm1(-z))).real
-        mags = w * np.exp(lg.real) * one_minus / np.abs(-np.expm1(-z))
-        # rounding: each term ≤ |term|·(e^{lerr + 40u} − 1); the pairwise sum ≤ (128 + log2 n)·u·Σ|term|
-        round_err = float((mags * np.expm1(lerr + 40 * _U)).sum()) + float((128 + math.log2(len(nodes) + 1)) * _U) \
-            * float(mags.sum())
+        with gmpy2.context(gmpy2.get_context(), precision=NODE_PREC):
+            groups, const_err = self._groups_at(lamf)
+            lm = gmpy2.mpfr(lamf)
+            tilt = (-gmpy2.expm1(-lm), gmpy2.exp(-lm), gmpy2.const_pi() / N, 2 * gmpy2.const_pi() / N)
+            total = gmpy2.mpfr(0)
+            mags = 0.0
+            round_err = 0.0
+            for n in nodes:
+                term, size, e = self._node_term(n, s, groups, const_err, tilt)
+                total += term
+                mags += size
+                round_err += size * math.expm1(e + 64 * _U)
+            round_err += (len(nodes) + 2) * _U * mags
+            man, ex = total.as_mantissa_exp()
         R = mpmath.exp(logm - lam * s) / -mpmath.expm1(-lam)
-        total = terms.sum()
-        est = R * mpmath.mpf(repr(float(total))) / N + R * mpmath.mpf(repr(float(total - _LD(float(total))))) / N
+        est = R * mpmath.mpf((int(man), int(ex))) / N
         # dropped nodes, aliasing from below (sub-Gaussian Chernoff), rounding
         err = R * mpmath.exp(-self.T)
         vp = mpmath.mpf(self.vp)
@@ -336,6 +410,18 @@ class _Rule:
         return est, err
 
 
+def _times_power(prod, f, m: int):
+    """``prod·f^m`` (``prod`` None: 1), f^m by squaring and multiplying."""
+    p = None
+    while m:
+        if m & 1:
+            p = f if p is None else p * f
+        m >>= 1
+        if m:
+            f = f * f
+    return p if prod is None else prod * p
+
+
 class _Twin:
     """The twin of one lattice sum: full rule, or exact conditioning on the groups that
     never decay (``m s² π²/2 < T'``) with the rule on the rest's sub-lattice."""
@@ -343,8 +429,7 @@ class _Twin:
     def __init__(self, lattice: LatticeSum, dps: int):
         self.dps = dps
         self.lat = lattice
-        G = lattice.n_groups
-        self.coarse = []
+        self.coarse: list[int] = []
         self.rule = _Rule(lattice.weights, lattice.counts, lattice.sigma2, dps)
         try:
             self.rule.nodes(PREFER_NODES)
@@ -472,6 +557,9 @@ def verify_delta(accountant: ExactAccountant, eps, dps: int = VERIFY_DPS) -> Ver
     discrete Gaussian's sub-Gaussian tails.
     """
     e = as_real(eps, "epsilon")
+    if accountant.lattice is None:
+        raise UncertifiedError("the multiprecision recomputation needs the design's exact int64 lattice; this "
+                               "design is beyond it (try --certify for an Arb enclosure)")
     fast = accountant.delta([e])[0]
     k1, k2 = accountant.lattice.delta_thresholds(e)  # the exact lattice mapping (shared), any sign of ε
     t1 = verify_tail(accountant.engine, k1, dps)
@@ -483,7 +571,8 @@ def verify_delta(accountant: ExactAccountant, eps, dps: int = VERIFY_DPS) -> Ver
         err = t1.error_bound + ee * t2.error_bound
         dis = abs(fast.estimate - val)
         if not err <= abs(val) * mpmath.mpf("1e-9"):
-            raise UncertifiedError(f"the verification twin cannot resolve δ(ε) here (its own bound is "
-                                   f"{mpmath.nstr(err / abs(val), 3) if val else 'inf'} relative); the fast result stands "
+            rel = mpmath.nstr(err / abs(val), 3) if val else "inf"
+            raise UncertifiedError(f"the multiprecision recomputation cannot resolve δ(ε) here (its own bound is "
+                                   f"{rel} relative); the fast result stands "
                                    f"unverified; try --certify for an Arb enclosure")
         return VerifiedDelta(em, +val, +err, fast.estimate, fast.error_bound, +dis, (t1, t2))

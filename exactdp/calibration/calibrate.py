@@ -25,17 +25,16 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
 
 import mpmath
 
 from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
-from exactdp.numerics.exact import as_real
 from exactdp.conversions.bounds import cks_delta, gdp_delta
-from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.mechanisms import Composition, DiscreteGaussian
+from exactdp.numerics.exact import InputError, as_real, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_LOW, to_mpf
 from exactdp.numerics.search import SearchError, bisect_real, expand, secant_narrow
 
@@ -139,7 +138,8 @@ def level_family(allocation, pair: tuple[int, int], level: str | None) -> Family
     """
     if level is not None and level not in allocation.levels:
         raise InputError("level", level, f"unknown level (levels are {', '.join(allocation.levels)})")
-    fixed, scaled = [], []
+    fixed: list = []
+    scaled: list = []
     for path in pair:
         table = allocation.path_table(path)
         for lev in allocation.levels:
@@ -464,7 +464,8 @@ def calibrate_release(allocation, delta, eps=None, *, level: str | None = None, 
         if st == "violates":
             raise InputError("delta", str(d), f"pair {p} violates the target whatever the scaling of {level}")
         fixed_counts[st] += 1
-    proxy = (13, 13) if level is None and (13, 13) in fams else max(fams, key=lambda p: (_share(allocation, p, level), p))
+    proxy = (13, 13) if level is None and (13, 13) in fams else max(
+        fams, key=lambda p: (_share(allocation, p, level), p))
     cur, c_lo, done = proxy, None, set()
     while True:
         ev = _Evaluator(fams[cur], e, rel_tol)

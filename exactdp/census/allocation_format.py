@@ -5,18 +5,23 @@ The format is documented in ``allocations/README.md`` (installed as
 values and back; the mechanism model lives in :mod:`exactdp.census.allocations`.
 
 Every number in a file is an exact rational: a TOML string (``"11/10000"``,
-``"0.0011"``) or a TOML integer.  A TOML float (``0.0011`` without quotes) is refused,
-because the TOML parser would turn it into a binary float.
+``"0.0011"``) or a TOML integer, read by the one parser
+(:func:`exactdp.numerics.exact.parse_exact`: checked on its written form before it is
+expanded).  A TOML float (``0.0011`` without quotes) is refused, because the TOML parser
+would turn it into a binary float.  Every per-query ρ a path spends (base value × path
+multiplier) is 0 or lies in [1e-300, 1e300], the range of the engine's variances
+σ² = 1/ρ.  Files are read by :mod:`exactdp.numerics.inputfiles` (UTF-8 only, bounded
+size and nesting).
 """
 
 from __future__ import annotations
 
 import re
-import tomllib
 from fractions import Fraction
 from pathlib import Path
 
-from exactdp.numerics.exact import InputError, fraction_str, to_fraction
+from exactdp.numerics.exact import S2_RANGE, InputError, decimal_exponent, fraction_str, interval_text, to_fraction
+from exactdp.numerics.inputfiles import TomlFloat, parse_toml, read_text
 
 __all__ = ["FORMAT_TAG", "parse_allocation_text", "read_allocation_file", "dump_allocation"]
 
@@ -29,18 +34,6 @@ _BUDGET_KEYS = ("mode", "global_scale", "global_rho", "geolevel_shares", "expect
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 
 
-class _TomlFloat:
-    """Marker for a float literal: keeps the literal text so the error can quote it."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def __repr__(self) -> str:
-        return self.text
-
-
 class _Reader:
     """Validates one parsed TOML document; every error names the file and the field."""
 
@@ -51,13 +44,8 @@ class _Reader:
         return InputError(f"{self.src}: {field}", value, reason)
 
     def rational(self, value, field: str) -> Fraction:
-        if isinstance(value, _TomlFloat):
-            raise self.err(
-                field,
-                value,
-                f'is a TOML float, which TOML parsers read as an inexact binary float; '
-                f'write it as a quoted string, e.g. "{value.text}" (or a fraction such as "11/10000")',
-            )
+        if isinstance(value, TomlFloat):
+            raise self.err(field, value, value.reason())
         if isinstance(value, bool) or not isinstance(value, (str, int)):
             raise self.err(field, value, 'must be an exact rational written as a string ("11/10000", "0.0011") or an integer')
         try:
@@ -122,14 +110,11 @@ def parse_allocation_text(text: str, src: str = "<string>") -> dict:
     Notes
     -----
     Method: ``tomllib`` with a ``parse_float`` hook that marks float literals so they
-    can be refused with their literal text.  All arithmetic is on
+    can be refused with their literal text (:class:`~exactdp.numerics.inputfiles.TomlFloat`).  All arithmetic is on
     :class:`fractions.Fraction`, so the result is exact (no error bound applies).
     """
     r = _Reader(src)
-    try:
-        doc = tomllib.loads(text, parse_float=_TomlFloat)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(src, "<file>", f"is not valid TOML: {exc}") from None
+    doc = parse_toml(text, src, "<file>")
     for key in doc:
         if key not in _TOP_KEYS:
             raise r.err(key, doc[key], f"unknown top-level key; allowed: {', '.join(_TOP_KEYS)}")
@@ -183,6 +168,7 @@ def parse_allocation_text(text: str, src: str = "<string>") -> dict:
                 raise r.err(f"budget.{key}", budget[key], 'is only allowed with mode = "shares"')
 
     paths = _read_paths(r, doc.get("paths"), levels)
+    _check_spent(r, values, levels, paths)
     return {
         "name": name,
         "description": description,
@@ -233,6 +219,29 @@ def _read_paths(r: _Reader, table, levels) -> tuple[tuple[Fraction, ...], ...]:
     return tuple(r.rational_list(table[k], f"paths.{k}", len(levels), "levels") for k in wanted)
 
 
+def _check_spent(r: _Reader, values: dict, levels, paths) -> None:
+    """Every per-query ρ a path spends (base value × multiplier) is 0 or in the engine's
+    range: σ² = 1/ρ in [1e-300, 1e300] (outside, the engine's float64 kernels cannot
+    represent the variance).  Checked on each level's smallest and largest non-zero value
+    (O(levels × (queries + paths)), not one product per path and query)."""
+    lo, hi = 1 / S2_RANGE[1], 1 / S2_RANGE[0]
+    ends = {}
+    for lev in levels:
+        nonzero = [(v, q) for q, v in enumerate(values[lev]) if v]
+        if nonzero:
+            ends[lev] = (min(nonzero), max(nonzero))
+    for k, mult in enumerate(paths, start=1):
+        for lev, m in zip(levels, mult):
+            if m == 0 or lev not in ends:
+                continue
+            for v, q in ends[lev]:
+                if not lo <= m * v <= hi:
+                    where = f"base.{lev}[{q}]" if m == 1 else f"paths.{k} × base.{lev}[{q}]"
+                    raise r.err(where, f"~1e{decimal_exponent(m * v)}",
+                                f"a per-query rho outside {interval_text(lo, hi)} (its variance 1/rho is beyond the "
+                                f"engine's range [1e-300, 1e300])")
+
+
 def dump_allocation(alloc) -> str:
     """Serialise an allocation as an ``absolute``-mode allocation file.
 
@@ -275,8 +284,4 @@ def dump_allocation(alloc) -> str:
 def read_allocation_file(path) -> dict:
     """Read and validate an allocation file (see :func:`parse_allocation_text`)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError("allocation", str(path), f"cannot be read: {exc.strerror or exc}") from None
-    return parse_allocation_text(text, str(path))
+    return parse_allocation_text(read_text(path, "allocation"), str(path))

@@ -145,7 +145,8 @@ class Allocation:
         if not paths:
             raise InputError("paths", paths, "at least one path is needed")
         put("paths", tuple(_row(p, f"paths.{k}", len(levels), "levels") for k, p in enumerate(paths, start=1)))
-        totals = [self._path_total(k) for k in range(1, len(paths) + 1)]
+        sums = [sum(self.base[lev], Fraction(0)) for lev in levels]  # once, not once a path
+        totals = [sum((m * t for m, t in zip(p, sums)), Fraction(0)) for p in self.paths]
         if totals[0] <= 0:
             raise InputError("paths.1", fraction_str(totals[0]), "path 1 spends no budget (total rho is 0)")
         for k, tot in enumerate(totals[1:], start=2):

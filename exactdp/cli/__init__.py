@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import gc
 import importlib
 import os
+import signal
 import sys
+import threading
 import warnings
 
-from exactdp.cli._common import Parser, fail, fail_input, json_errors, one_line
+from exactdp.cli._common import Parser, begin, current_command, fail, fail_input, one_line, os_error_text
 from exactdp.numerics.errors import InputError, UncertifiedError
 
 __all__ = ["main", "build_parser", "as_program"]
@@ -69,7 +72,47 @@ def build_parser(argv=None) -> Parser:
     sub.required = True
     for name in _modules_for(argv):
         importlib.import_module(f"exactdp.cli.{name}").register(sub)
+    for leaf in _leaf_parsers(parser):
+        _add_budget_options(leaf)
     return parser
+
+
+def _leaf_parsers(parser):
+    """The parsers that run a command (those without subcommands of their own)."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield parser
+        return
+    for action in subs:
+        for child in dict.fromkeys(action.choices.values()):
+            yield from _leaf_parsers(child)
+
+
+def _add_budget_options(p) -> None:
+    """``--budget-seconds`` / ``--budget-memory`` on every command
+    (:mod:`exactdp.numerics.budget`)."""
+    from exactdp.numerics.budget import DEFAULT_MEMORY, DEFAULT_SECONDS
+
+    g = p.add_argument_group("cost budget")
+    g.add_argument("--budget-seconds", type=_budget_type("seconds"), default=None, metavar="S",
+                   help=f"refuse at once, instead of starting it, a request estimated to take more than S seconds "
+                        f"(default {DEFAULT_SECONDS:g}; a sweep: 3600; or EXACTDP_BUDGET_SECONDS)")
+    g.add_argument("--budget-memory", type=_budget_type("memory"), default=None, metavar="SIZE",
+                   help=f"likewise for the memory of one process (a sweep: of each worker), e.g. 8G "
+                        f"(default {DEFAULT_MEMORY / 1e9:g}G, or EXACTDP_BUDGET_MEMORY)")
+
+
+def _budget_type(kind: str):
+    def convert(text: str) -> float:
+        from exactdp.numerics.budget import parse_seconds, parse_size
+
+        try:
+            return (parse_seconds if kind == "seconds" else parse_size)(text)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(f"--budget-{kind}={text!r}: {exc.reason}") from None
+
+    convert.__name__ = f"--budget-{kind}"
+    return convert
 
 
 def _modules_for(argv) -> tuple:
@@ -84,34 +127,69 @@ UNCERTIFIED_HINT = ("try a looser --rel-tol (e.g. 1e-8), or certified brackets f
                     "exactdp.accounting.lattice_free.LatticeFreeAccountant")
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread: unwinds like Ctrl-C (workers stopped, locks
+    released, finished files kept), then exit status 143."""
+
+
 def main(argv=None) -> int:
-    """Run ``exactdp``: 0 on success, 2 for bad input, 3 for a result that cannot be
-    certified; every error is one line on stderr (and a JSON ``error`` object on stdout
-    under ``--json``), never a traceback (``EXACTDP_DEBUG=1`` re-raises).  Argument errors
-    found by argparse raise ``SystemExit(2)`` after printing their line.
+    """Run ``exactdp``: 0 on success, 2 for the user's input or environment, 3 for a
+    result that cannot be certified, 130 / 143 after Ctrl-C / SIGTERM; every error is one
+    line on stderr (and the JSON envelope with an ``error`` object on stdout under
+    ``--json``), never a traceback or a warning (``EXACTDP_DEBUG=1`` re-raises).  Argument
+    errors found by argparse raise ``SystemExit(2)`` after printing their line.
 
     Called without ``argv`` it is the ``exactdp`` program (the console script, ``python -m
     exactdp.cli``) and also applies :func:`as_program`."""
     if argv is None:
         as_program()
     argv = list(sys.argv[1:] if argv is None else argv)
-    json_errors("--json" in argv)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a bound is certified or refused, never a warning
+    begin(argv, "--json" in argv)
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(warnings.catch_warnings())
+        warnings.simplefilter("ignore")  # a bound is certified or refused, never a warning
+        stack.callback(_restore_sigterm, _catch_sigterm())
+        try:
             parser = build_parser(argv)
             args = parser.parse_args(argv)
-            return int(args.func(args) or 0)
-    except InputError as exc:
-        return fail_input(exc)
-    except KeyboardInterrupt:
-        return fail("interrupted", code=130)
-    except Exception as exc:  # noqa: BLE001 - the CLI never shows a traceback
-        if os.environ.get("EXACTDP_DEBUG"):
-            raise
-        return fail(*_describe(exc))
-    finally:
-        json_errors(False)
+            from exactdp.numerics.budget import cost_budget
+
+            with cost_budget(getattr(args, "budget_seconds", None), getattr(args, "budget_memory", None)):
+                return int(args.func(args) or 0)
+        except InputError as exc:
+            return fail_input(exc)
+        except Terminated:
+            return fail(f"terminated (SIGTERM){_kept()}", code=143)
+        except KeyboardInterrupt:
+            return fail(f"interrupted (Ctrl-C){_kept()}", code=130)
+        except Exception as exc:  # noqa: BLE001 - the CLI never shows a traceback
+            if os.environ.get("EXACTDP_DEBUG"):
+                raise
+            return fail(*_describe(exc))
+        finally:
+            begin((), False)
+
+
+def _kept() -> str:
+    """What an interrupted command leaves (a sweep: its finished pairs)."""
+    return "; finished pairs are kept, --resume finishes the sweep" if current_command() == "sweep" else ""
+
+
+def _catch_sigterm():
+    """Make SIGTERM raise :class:`Terminated` in the main thread (returns the previous
+    handler, or ``None`` when not in the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum, frame):
+        raise Terminated()
+
+    return signal.signal(signal.SIGTERM, handler)
+
+
+def _restore_sigterm(previous) -> None:
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
 
 
 #: threshold of the cyclic collector's oldest generation in the program (CPython's default: 10)
@@ -119,8 +197,9 @@ PROGRAM_GC_THRESHOLD2 = 100
 
 
 def as_program() -> None:
-    """Process-wide garbage-collector settings of the ``exactdp`` program (never applied when
-    :func:`main` is called with ``argv``, as from Python or the tests).
+    """Process-wide settings of the ``exactdp`` program (never applied when :func:`main` is
+    called with ``argv``, as from Python or the tests): its child processes inherit
+    ``PYTHONWARNINGS=ignore`` (unless ``EXACTDP_DEBUG`` is set), and the garbage collector.
 
     Starting a query allocates ~10⁵ long-lived objects (NumPy, Numba's typing and target
     registries, mpmath) and then few cycles: full collections over them are made 10× rarer
@@ -131,23 +210,29 @@ def as_program() -> None:
     either."""
     gen0, gen1, _ = gc.get_threshold()
     gc.set_threshold(gen0, gen1, PROGRAM_GC_THRESHOLD2)
+    if not os.environ.get("EXACTDP_DEBUG"):  # the program's child processes (workers, loky's resource
+        os.environ["PYTHONWARNINGS"] = "ignore"  # tracker) print no warnings either: stderr is the one line
     atexit.unregister(gc.freeze)  # once per process
     atexit.register(gc.freeze)
 
 
 def _describe(exc: Exception):
-    """``(message, exit status)`` of an error that is not an :class:`InputError`."""
+    """``(message, exit status)`` of an error that is not an :class:`InputError`: 3 only
+    for a result that cannot be certified; 2 for the environment (a file or folder, the
+    disk, memory, a cluster); 1 for anything else (a bug)."""
     text = one_line(exc) or type(exc).__name__
     if isinstance(exc, UncertifiedError):
         hint = "" if "try " in text else f"; {UNCERTIFIED_HINT}"
         return f"could not certify the result: {text}{hint}", 3
-    if isinstance(exc, (OSError, ValueError)):  # a file or a value the user named
-        return f"{type(exc).__name__}: {text}", 2
-    if isinstance(exc, (ArithmeticError, MemoryError, RecursionError)):
-        return (f"could not certify the result: the design or query is beyond the engine's numeric range "
-                f"({type(exc).__name__}: {text}); {UNCERTIFIED_HINT}", 3)
-    return (f"could not compute the result ({type(exc).__name__}: {text}); this is a bug in exactdp, please "
-            f"report it (EXACTDP_DEBUG=1 shows where)", 3)
+    if isinstance(exc, OSError):
+        return os_error_text(exc), 2
+    if isinstance(exc, MemoryError):
+        return ("ran out of memory (the request needs more than this machine has; a smaller design, fewer "
+                "--jobs or a larger machine)"), 2
+    if isinstance(exc, UnicodeError):
+        return f"cannot read a file as UTF-8 text ({text})", 2
+    return (f"internal error ({type(exc).__name__}: {text}); this is a bug in exactdp, please report it "
+            f"(EXACTDP_DEBUG=1 shows where)"), 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,40 +1,59 @@
-"""Shared helpers of the command-line modules: one-line errors (with a JSON error object
-under ``--json``), exact-argument types, decimal formatting and JSON output.
+"""Shared helpers of the command-line modules: one-line errors, the one JSON envelope,
+exact-argument types, the one pair syntax, decimal formatting.
 
-Exit statuses: 0 success, 2 bad input (the line names the field and the value), 3 a
-result that cannot be certified (the line says what failed and what to try).
+Exit statuses: 0 success, 2 the user's input or environment (the line names the field,
+file or path), 3 a result that cannot be certified (the line says what failed and what
+to try).
+
+Under ``--json`` every subcommand prints exactly one JSON object on stdout, the
+envelope ``{"command", "design", "points"}`` — or ``{"command", "design", "error"}``
+when it fails — where ``command`` is the subcommand (``"delta"``, ``"risk posterior"``),
+``design`` what was accounted (as given, plus what was derived from it, e.g. its zCDP
+ρ; ``null`` where a command has no design) and ``points`` the list of result rows; a
+command may add keys after these (``diagnostics``, ``out``, ...).
 """
 
 from __future__ import annotations
 
 import argparse
-import decimal
 import json
 import re
 import sys
-from fractions import Fraction
 
 import mpmath
 
-from exactdp.numerics.exact import InputError, to_fraction
+from exactdp.numerics.exact import InputError, number_text, parse_exact
 from exactdp.numerics.precision import DPS_GUARD, to_mpf
 
-__all__ = ["Parser", "fail", "fail_input", "json_errors", "rational_type", "rel_tol_type", "decimal_str",
-           "emit_json", "one_line", "check_exponent", "int_type", "MAX_EXPONENT"]
-
-#: largest decimal exponent accepted in an exact argument (``1e±1000000``): beyond it the
-#: exact rational alone has more than 10⁶ digits (slow to build, no meaningful answer)
-MAX_EXPONENT = 1_000_000
+__all__ = ["Parser", "fail", "fail_input", "begin", "current_command", "set_design", "rational_type", "rel_tol_type",
+           "decimal_str", "emit_json", "emit_result", "one_line", "os_error_text", "int_type", "add_pair_arguments",
+           "pair_specs", "parse_pairs"]
 
 #: numbers argparse must take as values, not options: -1, -1.5, -.5, -1e300, -3/2
 _NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?(/\d+)?$")
 
-_STATE = {"json": False, "options": set()}
+_STATE: dict = {"json": False, "options": set(), "command": None, "design": None}
 
 
-def json_errors(enabled: bool) -> None:
-    """Whether errors are also printed as a JSON object on stdout (``--json`` given)."""
-    _STATE["json"] = bool(enabled)
+def begin(argv, json_mode: bool) -> None:
+    """Start a command: its name (the words before the first option, e.g. ``risk
+    posterior``) for the envelope, and whether errors are also printed as JSON."""
+    words = []
+    for a in argv or ():
+        if a.startswith("-"):
+            break
+        words.append(a)
+    _STATE.update(json=bool(json_mode), command=" ".join(words[:2]) or None, design=None)
+
+
+def current_command():
+    """The running command's name (``None`` outside one)."""
+    return _STATE["command"]
+
+
+def set_design(design) -> None:
+    """The ``design`` of the envelope (also carried by an error printed after this call)."""
+    _STATE["design"] = design
 
 
 def one_line(text) -> str:
@@ -61,18 +80,20 @@ class Parser(argparse.ArgumentParser):
 
 
 def fail(message: str, code: int = 2, *, field=None, value=None, head: str = "exactdp") -> int:
-    """Print a one-line error on stderr (and, under ``--json``, one JSON object
-    ``{"error": {"code", "kind", "message", "field", "value"}}`` on stdout) and return
-    the exit status."""
+    """Print a one-line error on stderr (and, under ``--json``, the envelope with an
+    ``error`` object ``{"code", "kind", "message", "field", "value"}`` on stdout) and
+    return the exit status."""
     line = one_line(message)
     sys.stderr.write(f"{head}: error: {line}\n")
+    sys.stderr.flush()
     if _STATE["json"]:
-        err = {"code": code, "kind": {2: "input", 3: "uncertified"}.get(code, "error"), "message": line}
+        kind = {2: "input", 3: "uncertified", 130: "interrupted", 143: "terminated"}.get(code, "internal")
+        err = {"code": code, "kind": kind, "message": line}
         if field is not None:
             err["field"] = str(field)
         if value is not None:
             err["value"] = str(value)
-        emit_json({"error": err})
+        emit_json({"command": _STATE["command"], "design": _STATE["design"], "error": err})
     return code
 
 
@@ -85,74 +106,66 @@ def flag_name(field: str) -> str:
 
 def fail_input(exc: InputError) -> int:
     """The one-line message of an :class:`InputError` (field, value, reason), exit 2."""
-    value = exc.value
-    shown = "" if value is None else f"={value!r}" if not isinstance(value, Fraction) else f"={_fraction_text(value)}"
-    return fail(f"{exc.field}{shown}: {exc.reason}", code=2, field=exc.field,
+    value, field = exc.value, flag_name(exc.field)
+    shown = "" if value is None else f"={value!r}" if isinstance(value, str) else f"={_value_text(value)}"
+    return fail(f"{field}{shown}: {exc.reason}", code=2, field=field,
                 value=None if value is None else (value if isinstance(value, str) else shown[1:]))
 
 
-def _fraction_text(q) -> str:
-    """``1e-300`` for powers of ten, else ``p/q`` (interval ends in messages)."""
-    q = Fraction(q)
-    for big, sign in ((q.denominator, "-"), (q.numerator, "")):
-        other = q.numerator if sign else q.denominator
-        if other == 1 and big > 10**6 and str(big).rstrip("0") == "1":
-            return f"1e{sign}{len(str(big)) - 1}"
-    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+def os_error_text(exc: OSError) -> str:
+    """An operating-system error as one line naming the path it is about (disk full,
+    read-only, permission, a file where a folder is needed, a lost connection)."""
+    import errno
+
+    reason = {errno.ENOSPC: "no space left on the device (disk full)", errno.EROFS: "read-only file system",
+              errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
+              errno.ENOTDIR: "a component of the path is a file, not a folder", errno.EEXIST: "exists already",
+              errno.EISDIR: "is a folder, not a file", errno.EDQUOT: "disk quota exceeded"}.get(exc.errno)
+    reason = reason or exc.strerror or one_line(exc) or type(exc).__name__
+    return reason if exc.filename is None else f"{exc.filename}: {reason}"
 
 
-def check_exponent(text: str, field: str) -> None:
-    """Refuse decimal literals whose exponent exceeds :data:`MAX_EXPONENT` before they
-    are expanded into an exact rational of millions of digits."""
-    for part in text.strip().replace("_", "").split("/"):
-        try:
-            d = decimal.Decimal(part.strip())
-        except (decimal.InvalidOperation, ValueError):
-            return  # to_fraction words the parse error
-        if d.is_finite() and d != 0 and abs(d.adjusted()) > MAX_EXPONENT:
-            raise InputError(field, text, f"magnitude 1e{d.adjusted()} is outside 1e±{MAX_EXPONENT}, the range "
-                                          f"exactdp accepts for exact arguments")
+def _value_text(value) -> str:
+    """A value in a message: a rational as ``p/q`` (powers of ten as ``1e-300``)."""
+    from fractions import Fraction
+
+    return number_text(value) if isinstance(value, Fraction) else repr(value)
+
+
+def _argument_error(field: str, text: str, exc: InputError) -> argparse.ArgumentTypeError:
+    return argparse.ArgumentTypeError(one_line(f"{flag_name(field)}={text!r}: {exc.reason}"))
 
 
 def rational_type(field: str, *, positive: bool = False, lo=None, hi=None, lo_open: bool = False,
                   hi_open: bool = False):
-    """An argparse ``type=`` converting a string to an exact Fraction.
+    """An argparse ``type=`` converting a string to an exact Fraction
+    (:func:`~exactdp.numerics.exact.parse_exact`, the one parser).
 
     ``positive`` requires > 0; ``lo``/``hi`` bound the value (open ends with
     ``lo_open``/``hi_open``).  The error names ``field`` and the text as typed."""
+    if positive and lo is None:
+        lo, lo_open = 0, True
 
-    def convert(text: str) -> Fraction:
+    def convert(text: str):
         try:
-            check_exponent(text, field)
-            value = to_fraction(text, field)
+            return parse_exact(text, field, lo=lo, hi=hi, lo_open=lo_open, hi_open=hi_open)
         except InputError as exc:
-            reason = re.sub(r" \(\[<class 'decimal\.\w+'>\]\)", "", exc.reason)
-            raise argparse.ArgumentTypeError(one_line(f"{flag_name(field)}={text!r}: {reason}")) from None
-        if positive and value <= 0:
-            raise argparse.ArgumentTypeError(f"{flag_name(field)}={text!r}: must be > 0")
-        if lo is not None and (value < lo or (lo_open and value == lo)) or \
-                hi is not None and (value > hi or (hi_open and value == hi)):
-            interval = f"{'(' if lo_open else '['}{_fraction_text(lo) if lo is not None else '-inf'}, " \
-                       f"{_fraction_text(hi) if hi is not None else 'inf'}{')' if hi_open else ']'}"
-            raise argparse.ArgumentTypeError(f"{flag_name(field)}={text!r}: must lie in {interval}")
-        return value
+            raise _argument_error(field, text, exc) from None
 
     convert.__name__ = field  # argparse uses it in messages
     return convert
 
 
 def int_type(field: str, lo: int | None = None, hi: int | None = None):
-    """An argparse ``type=`` for an integer in [lo, hi] (either end optional)."""
+    """An argparse ``type=`` for an integer in [lo, hi] (either end optional), read by
+    the one parser (ASCII digits; ``1e3`` is 1000; ``1.5`` and ``1e20`` beyond ``hi``
+    are refused naming the field)."""
 
     def convert(text: str) -> int:
         try:
-            value = int(text.strip())
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{field}={text!r}: expected an integer") from None
-        if lo is not None and value < lo or hi is not None and value > hi:
-            raise argparse.ArgumentTypeError(f"{field}={text!r}: must lie in [{lo if lo is not None else '-inf'}, "
-                                             f"{hi if hi is not None else 'inf'}]")
-        return value
+            return int(parse_exact(text, field, lo=lo, hi=hi, integer=True))
+        except InputError as exc:
+            raise _argument_error(field, text, exc) from None
 
     convert.__name__ = field
     return convert
@@ -173,6 +186,61 @@ def rel_tol_type(field: str = "--rel-tol"):
     return convert
 
 
+# ----------------------------------------------------------------------------- pairs
+class _PairAction(argparse.Action):
+    """``--pair I J`` or ``--pair I-J`` (one pair), ``--pairs I-J,K-L`` (a list): every
+    use appends ``(flag, spec)`` to ``pair_specs`` (repeating adds, never replaces)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if isinstance(values, list):
+            if len(values) > 2:
+                parser.error(f"argument {option_string}: expected I J or I-J, got {' '.join(values)!r}")
+            values = "-".join(v.strip() for v in values)
+        specs = list(getattr(namespace, self.dest, None) or [])
+        specs.append((option_string, values))
+        setattr(namespace, self.dest, specs)
+
+
+def add_pair_arguments(p, *, many: bool, default: str | None = None) -> None:
+    """The one pair syntax of every subcommand: ``--pair I J`` = ``--pair I-J`` =
+    ``--pairs I-J``; ``--pairs`` takes a comma-separated list; both repeat (``--pairs A
+    --pairs B`` is A and B; a pair named twice is refused).  ``many``: the command runs
+    several pairs (else exactly one must be named)."""
+    what = "pairs to run" if many else "the neighbour case (one pair) of the allocation"
+    p.add_argument("--pair", dest="pair_specs", action=_PairAction, nargs="+", metavar=("I", "J"),
+                   help=f"{what}: path I to path J, written 'I J' or 'I-J' (repeatable)")
+    p.add_argument("--pairs", dest="pair_specs", action=_PairAction, metavar="SPEC",
+                   help=f"{what} as a list, e.g. 13-13,6-6,1-43 (repeatable; 'all' = every pair)"
+                        + (f"; default {default}" if default else ""))
+    p.set_defaults(pair_specs=None)
+
+
+def pair_specs(args) -> list:
+    """The ``(flag, spec)`` pairs given (empty when none)."""
+    return list(getattr(args, "pair_specs", None) or [])
+
+
+def parse_pairs(args, n_paths: int, *, single: bool = False) -> list:
+    """The pairs named by ``--pair``/``--pairs`` (``None`` if neither was given), checked
+    against the allocation's ``n_paths`` paths by the one pair parser
+    (:func:`exactdp.census.allocations.parse_pair_spec`); ``single``: exactly one."""
+    from exactdp.census.allocations import parse_pair_spec
+
+    specs = pair_specs(args)
+    if not specs:
+        return None
+    flag = specs[0][0]
+    text = ",".join(s for _, s in specs)
+    try:
+        pairs = parse_pair_spec(text, n_paths)
+    except InputError as exc:
+        raise InputError(flag, exc.value, exc.reason) from None
+    if single and len(pairs) != 1:
+        raise InputError(flag, text, f"names {len(pairs)} pairs; this command takes one (e.g. --pair 13 13)")
+    return pairs
+
+
+# ----------------------------------------------------------------------------- output
 def decimal_str(value, digits: int = 20) -> str:
     """A decimal string with ``digits`` significant digits (default 20 ≥ 17).
 
@@ -180,6 +248,8 @@ def decimal_str(value, digits: int = 20) -> str:
     converted exactly (:func:`~exactdp.numerics.precision.to_mpf`) at ``digits + 10``
     digits before rounding.
     """
+    from fractions import Fraction
+
     with mpmath.workdps(digits + DPS_GUARD):
         x = to_mpf(value) if isinstance(value, Fraction) else mpmath.mpf(value)
         return mpmath.nstr(x, digits, min_fixed=-4, max_fixed=6, strip_zeros=False)
@@ -188,3 +258,10 @@ def decimal_str(value, digits: int = 20) -> str:
 def emit_json(obj) -> None:
     """Print exactly one JSON object on stdout."""
     sys.stdout.write(json.dumps(obj, indent=2) + "\n")
+
+
+def emit_result(points, design=None, **extra) -> None:
+    """Print the envelope ``{"command", "design", "points", **extra}`` (``design``:
+    default the one set by :func:`set_design`)."""
+    emit_json({"command": _STATE["command"], "design": _STATE["design"] if design is None else design,
+               "points": points, **extra})

@@ -6,20 +6,32 @@ Mechanism files (documented in the README):
 * TOML — an array of tables ``[[mechanism]]`` with ``sigma2 = "10000/11"`` (a string:
   exact rational or decimal), optional ``shift = 1`` (integer) and ``count = 20``.
 * CSV — a header ``sigma2[,shift][,count]`` and one row per mechanism group.
+
+Every number goes through the one parser (:func:`exactdp.numerics.exact.parse_exact`),
+every file through :mod:`exactdp.numerics.inputfiles`.
 """
 
 from __future__ import annotations
 
-from exactdp.cli._common import check_exponent
+from exactdp.cli._common import add_pair_arguments, pair_specs, parse_pairs, set_design
 from exactdp.mechanisms import Composition, DiscreteGaussian
-from exactdp.numerics.exact import InputError, check_sigma2_range, positive_fraction, to_int
+from exactdp.numerics.exact import InputError, check_sigma2_range, fraction_str, parse_exact
+from exactdp.numerics.inputfiles import TomlFloat
 
 #: the largest multiplicity and |shift| a design may name (the engine's tested range)
 MAX_COUNT = 10**9
 MAX_SHIFT = 10**12
 
 __all__ = ["MAX_COUNT", "MAX_SHIFT", "parse_sigma2_specs", "read_mechanisms_file", "add_design_arguments",
-           "design_from_args"]
+           "design_from_args", "design_spec"]
+
+def _mechanism(sigma2_text, shift_text, count_text, where: str):
+    """One mechanism group, every field range-checked by the one parser."""
+    sigma2 = parse_exact(sigma2_text, f"{where}sigma2", lo=0, lo_open=True)
+    check_sigma2_range(sigma2, f"{where}sigma2", str(sigma2_text))
+    shift = int(parse_exact(shift_text, f"{where}shift", lo=-MAX_SHIFT, hi=MAX_SHIFT, integer=True))
+    count = int(parse_exact(count_text, f"{where}count", lo=1, hi=MAX_COUNT, integer=True))
+    return DiscreteGaussian(sigma2, shift), count
 
 
 def parse_sigma2_specs(specs) -> Composition:
@@ -28,71 +40,60 @@ def parse_sigma2_specs(specs) -> Composition:
     for spec in specs:
         text = str(spec).strip()
         value, sep, count = text.partition("x")
-        check_exponent(value, "--sigma2")
-        sigma2 = positive_fraction(value, "--sigma2")
         if sep and not count.strip():
             raise InputError("--sigma2", spec, "a count must follow 'x', e.g. 10000/11x20")
-        n = to_int(count, "--sigma2 count") if sep else 1
-        if not 1 <= n <= MAX_COUNT:
-            raise InputError("--sigma2 count", spec, f"must lie in [1, {MAX_COUNT:.0e}]")
-        check_sigma2_range(sigma2, "--sigma2", value.strip())
-        groups.append((DiscreteGaussian(sigma2, 1), n))
+        if sep and not value.strip():
+            raise InputError("--sigma2", spec, "a variance must come before 'x', e.g. 10000/11x20")
+        try:
+            groups.append(_mechanism(value, 1, count if sep else 1, ""))
+        except InputError as exc:
+            field = "--sigma2 count" if exc.field == "count" else "--sigma2"
+            raise InputError(field, spec, exc.reason) from None
     return Composition(tuple(groups))
 
 
 def read_mechanisms_file(path) -> Composition:
     """Read a TOML or CSV mechanisms file (see the module docstring)."""
-    import csv
-    import tomllib
     from pathlib import Path
 
-    p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise InputError("--mechanisms", str(path), f"cannot read file ({exc.strerror or exc})") from None
+    from exactdp.numerics.inputfiles import parse_csv, parse_toml, read_text
+
+    text = read_text(path, "--mechanisms")
     groups = []
-    if p.suffix.lower() == ".toml":
-        try:
-            data = tomllib.loads(raw.decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise InputError("--mechanisms", str(path), f"not valid TOML ({exc})") from None
+    if Path(path).suffix.lower() == ".toml":
+        data = parse_toml(text, "--mechanisms", str(path))
         rows = data.get("mechanism")
         if not isinstance(rows, list) or not rows:
             raise InputError("--mechanisms", str(path), "expected one or more [[mechanism]] tables")
         for i, row in enumerate(rows):
             groups.append(_row(row, f"{path}: mechanism[{i}]"))
     else:
-        try:
-            reader = csv.DictReader(raw.decode("utf-8").splitlines())
-            rows = list(reader)
-        except (csv.Error, UnicodeDecodeError) as exc:
-            raise InputError("--mechanisms", str(path), f"not valid CSV ({exc})") from None
-        if not rows or "sigma2" not in (reader.fieldnames or []):
-            raise InputError("--mechanisms", str(path), "expected a CSV header with a 'sigma2' column")
-        for i, row in enumerate(rows, start=2):
-            groups.append(_row({k: v for k, v in row.items() if v not in (None, "")}, f"{path}: line {i}"))
+        header, rows = parse_csv(text, "--mechanisms", str(path))
+        if "sigma2" not in header or not rows:
+            raise InputError("--mechanisms", str(path), "expected a CSV header with a 'sigma2' column and one row "
+                                                        "per mechanism group")
+        for row in rows:
+            line = row.pop(None)
+            groups.append(_row(row, f"{path}: line {line}"))
     return Composition(tuple(groups))
 
 
-def _row(row: dict, where: str):
+def _row(row, where: str):
+    if not isinstance(row, dict):
+        raise InputError(where, row, "must be a table with sigma2 (and optional shift, count), e.g. "
+                                     "[[mechanism]] sigma2 = \"10000/11\"")
     unknown = set(row) - {"sigma2", "shift", "count"}
     if unknown:
         raise InputError(where, sorted(unknown), "unknown field(s); allowed: sigma2, shift, count")
     if "sigma2" not in row:
         raise InputError(where, row, "missing sigma2")
-    for key in ("sigma2", "shift", "count"):
-        if isinstance(row.get(key), str):
-            check_exponent(row[key], f"{where}: {key}")
-    sigma2 = positive_fraction(row["sigma2"], f"{where}: sigma2")
-    check_sigma2_range(sigma2, f"{where}: sigma2", str(row["sigma2"]))
-    shift = to_int(row.get("shift", 1), f"{where}: shift")
-    count = to_int(row.get("count", 1), f"{where}: count")
-    if not 1 <= count <= MAX_COUNT:
-        raise InputError(f"{where}: count", count, f"must lie in [1, {MAX_COUNT:.0e}]")
-    if abs(shift) > MAX_SHIFT:
-        raise InputError(f"{where}: shift", shift, f"|shift| above {MAX_SHIFT:.0e} is not supported")
-    return (DiscreteGaussian(sigma2, shift), count)
+    for key, value in row.items():
+        if isinstance(value, TomlFloat):
+            raise InputError(f"{where}: {key}", value, value.reason())
+        if isinstance(value, (list, dict)):
+            raise InputError(f"{where}: {key}", value,
+                             "must be one number (a string such as \"10000/11\" or an integer)")
+    return _mechanism(row["sigma2"], row.get("shift", 1), row.get("count", 1), f"{where}: ")
 
 
 def add_design_arguments(p) -> None:
@@ -103,28 +104,52 @@ def add_design_arguments(p) -> None:
                         "such as 10000/11x20 (repeatable)")
     g.add_argument("--mechanisms", metavar="FILE", help="TOML or CSV file of mechanisms (sigma2, shift, count)")
     g.add_argument("--allocation", metavar="NAME|FILE", help="a built-in allocation or an allocation file")
-    g.add_argument("--pair", nargs=2, type=int, metavar=("I", "J"), help="neighbour case: path I to path J")
+    add_pair_arguments(g, many=False)
+
+
+def design_spec(args) -> dict:
+    """The design as the user named it (the envelope's ``design`` before it is built)."""
+    spec = {}
+    if getattr(args, "sigma2", None):
+        spec["sigma2"] = list(args.sigma2)
+    if getattr(args, "mechanisms", None):
+        spec["mechanisms_file"] = str(args.mechanisms)
+    if getattr(args, "allocation", None):
+        spec["allocation"] = str(args.allocation)
+    if pair_specs(args):
+        spec["pairs"] = [s for _, s in pair_specs(args)]
+    return spec
+
+
+def allocation_pair(args, alloc):
+    """The one pair ``(i, j)`` of ``alloc`` named by ``--pair``/``--pairs`` (``None`` if none)."""
+    pairs = parse_pairs(args, alloc.n_paths, single=True)
+    return pairs[0] if pairs else None
 
 
 def design_from_args(args) -> Composition:
-    """The Composition named by ``--sigma2`` / ``--mechanisms`` / ``--allocation --pair``."""
+    """The Composition named by ``--sigma2`` / ``--mechanisms`` / ``--allocation --pair``
+    (also the envelope's ``design``: as named, with its zCDP ρ and size)."""
+    spec = design_spec(args)
+    set_design(spec)
     given = [bool(args.sigma2), bool(args.mechanisms), bool(args.allocation)]
     if sum(given) != 1:
         raise InputError("design", None, "give exactly one of --sigma2, --mechanisms or --allocation")
-    if args.pair is not None and not args.allocation:
-        raise InputError("--pair", " ".join(map(str, args.pair)), "only with --allocation (it names a neighbour case "
-                                                                 "of an allocation)")
+    if pair_specs(args) and not args.allocation:
+        flag, text = pair_specs(args)[0]
+        raise InputError(flag, text, "only with --allocation (it names a neighbour case of an allocation)")
     if args.sigma2:
-        return parse_sigma2_specs(args.sigma2)
-    if args.mechanisms:
-        return read_mechanisms_file(args.mechanisms)
-    from exactdp.census.allocations import load_allocation
+        comp = parse_sigma2_specs(args.sigma2)
+    elif args.mechanisms:
+        comp = read_mechanisms_file(args.mechanisms)
+    else:
+        from exactdp.census.allocations import load_allocation
 
-    alloc = load_allocation(args.allocation)
-    if args.pair is None:
-        raise InputError("--pair", None, "an allocation needs --pair I J")
-    i, j = args.pair
-    for name, v in (("--pair I", i), ("--pair J", j)):
-        if not 1 <= v <= alloc.n_paths:
-            raise InputError(name, v, f"paths of {alloc.name} are numbered 1..{alloc.n_paths}")
-    return Composition.from_rhos(alloc.pair_rhos(i, j))
+        alloc = load_allocation(args.allocation)
+        pair = allocation_pair(args, alloc)
+        if pair is None:
+            raise InputError("--pair", None, "an allocation needs --pair I J (or --pair I-J)")
+        spec["pairs"] = [f"{pair[0]}-{pair[1]}"]
+        comp = Composition.from_rhos(alloc.pair_rhos(*pair))
+    set_design({**spec, "rho_zcdp": fraction_str(comp.rho), "mechanisms": comp.size})
+    return comp

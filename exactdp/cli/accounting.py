@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from exactdp.cli._common import decimal_str, emit_json, rational_type, rel_tol_type
+from exactdp.cli._common import decimal_str, emit_result, rational_type, rel_tol_type
 from exactdp.cli._designs import add_design_arguments, design_from_args
 
 __all__ = ["register"]
@@ -30,26 +30,25 @@ def register(subparsers) -> None:
                        metavar="VALUE", help=f"{field} as an exact rational or decimal (repeatable)")
         p.add_argument("--rel-tol", type=rel_tol_type(), default=1e-10, metavar="TOL",
                        help="certified relative accuracy of each tail, in [1e-15, 1e-2] (default 1e-10)")
-        p.add_argument("--json", action="store_true", help="print one JSON object")
+        p.add_argument("--json", action="store_true",
+                       help='print one JSON object {"command", "design", "points", "diagnostics"}')
         p.add_argument("--certify", action="store_true",
                        help="also enclose each point by Arb ball arithmetic (an independent certificate: "
                             "\"enclosure\": [lower, upper] in the JSON); exit 3 if the fast value is not on "
                             "the conservative side of the enclosure")
-        if name == "delta":
-            p.add_argument("--verify", action="store_true",
-                           help="also recompute each point by the independent verification twin (own rule, "
-                                "node selection and arithmetic; exactdp.accounting.verification) and report "
-                                "the disagreement; exit 3 if the two disagree beyond their bounds")
+        p.add_argument("--verify", action="store_true",
+                       help="also recompute each point independently in multiprecision (own rule, node selection "
+                            "and arithmetic: exactdp.accounting.verification) and report the disagreement; exit 3 "
+                            "if the two disagree beyond their bounds" if name == "delta" else
+                            "only `exactdp delta` has the multiprecision recomputation; here use --certify")
         p.set_defaults(func=func)
 
 
-def _header(comp, res):
-    from exactdp.numerics.exact import fraction_str
-
-    return {"rho_zcdp": fraction_str(comp.rho), "mechanisms": comp.size,
-            "diagnostics": {"method": res.diagnostics.method, "nodes_kept": res.diagnostics.nodes_kept,
-                            "nodes_total": res.diagnostics.nodes_total,
-                            "lattice_scale": res.diagnostics.lattice_scale}}
+def _emit(res, pts) -> None:
+    """The envelope with the engine's diagnostics."""
+    emit_result(pts, diagnostics={"method": res.diagnostics.method, "nodes_kept": res.diagnostics.nodes_kept,
+                                  "nodes_total": res.diagnostics.nodes_total,
+                                  "lattice_scale": res.diagnostics.lattice_scale})
 
 
 def _print_table(title, cols, rows):
@@ -74,9 +73,9 @@ def _run_delta(args) -> int:
     _check_eps_range(comp, args.values)
     acc = ExactAccountant(comp, rel_tol=args.rel_tol)
     res = delta(acc, args.values)
-    pts = [{"epsilon": decimal_str(p.epsilon), "delta": decimal_str(p.value),
-            "error_bound": decimal_str(p.error_bound), "delta_estimate": decimal_str(p.estimate)}
-           for p in res.points]
+    pts: list[dict[str, object]] = [
+        {"epsilon": decimal_str(p.epsilon), "delta": decimal_str(p.value), "error_bound": decimal_str(p.error_bound),
+         "delta_estimate": decimal_str(p.estimate)} for p in res.points]
     shown = {}  # table cells shorter than their JSON strings
     if args.verify:
         from exactdp.accounting.verification import verify_delta
@@ -86,15 +85,15 @@ def _run_delta(args) -> int:
             v = verify_delta(acc, e)
             shown[i, "verified_delta"] = decimal_str(v.value)
             if not v.agrees:
-                raise UncertifiedError(f"--verify: the independent twin disagrees at ε = {q['epsilon']} "
-                                       f"(fast {q['delta_estimate']} ± {q['error_bound']}, twin "
-                                       f"{decimal_str(v.value)} ± {decimal_str(v.error_bound)}); please report it, and try "
-                                       f"--certify for an Arb enclosure")
+                raise UncertifiedError(f"--verify: the multiprecision recomputation disagrees at ε = {q['epsilon']} "
+                                       f"(fast {q['delta_estimate']} ± {q['error_bound']}, recomputed "
+                                       f"{decimal_str(v.value)} ± {decimal_str(v.error_bound)}); please report it, "
+                                       f"and try --certify for an Arb enclosure")
             q.update({"verified_delta": decimal_str(v.value, 30), "verify_error_bound": decimal_str(v.error_bound),
                       "disagreement": decimal_str(v.disagreement), "agrees": bool(v.agrees)})
     _certify(args, comp, "delta", res.points, pts)
     if args.json:
-        emit_json({**_header(comp, res), "points": pts})
+        _emit(res, pts)
     else:
         cols = ["epsilon", "delta", "error_bound"] + (["verified_delta", "disagreement"] if args.verify else [])
         _print_table(f"exact δ(ε), ρ = {comp.rho} (δ = certified upper bound)", cols,
@@ -102,9 +101,19 @@ def _run_delta(args) -> int:
     return 0
 
 
+def _refuse_verify(args, command: str) -> None:
+    """``--verify`` is δ(ε)'s multiprecision recomputation: refused (one line, exit 2) here."""
+    if args.verify:
+        from exactdp.numerics.errors import InputError
+
+        raise InputError("--verify", True, f"only `exactdp delta` has the multiprecision recomputation; for "
+                                              f"`exactdp {command}` use --certify (an Arb enclosure)")
+
+
 def _run_epsilon(args) -> int:
     from exactdp.accounting.accountant import epsilon
 
+    _refuse_verify(args, "epsilon")
     comp = design_from_args(args)
     res = epsilon(comp, args.values, rel_tol=args.rel_tol)
     pts = [{"delta": decimal_str(p.delta), "epsilon": decimal_str(p.value),
@@ -112,7 +121,7 @@ def _run_epsilon(args) -> int:
            for p in res.points]
     _certify(args, comp, "epsilon", res.points, pts)
     if args.json:
-        emit_json({**_header(comp, res), "points": pts})
+        _emit(res, pts)
     else:
         _print_table(f"exact ε(δ), ρ = {comp.rho} (ε = certified upper bound)", ["delta", "epsilon", "error_bound"],
                      [(q["delta"], q["epsilon"], q["error_bound"]) for q in pts])
@@ -122,6 +131,7 @@ def _run_epsilon(args) -> int:
 def _run_tradeoff(args) -> int:
     from exactdp.accounting.accountant import tradeoff
 
+    _refuse_verify(args, "tradeoff")
     comp = design_from_args(args)
     res = tradeoff(comp, args.values, rel_tol=args.rel_tol)
     pts = [{"alpha": decimal_str(p.alpha), "beta": decimal_str(p.value),
@@ -129,7 +139,7 @@ def _run_tradeoff(args) -> int:
            for p in res.points]
     _certify(args, comp, "tradeoff", res.points, pts)
     if args.json:
-        emit_json({**_header(comp, res), "points": pts})
+        _emit(res, pts)
     else:
         _print_table(f"exact trade-off f(α), ρ = {comp.rho} (β = certified lower bound)", ["alpha", "beta", "error_bound"],
                      [(q["alpha"], q["beta"], q["error_bound"]) for q in pts])

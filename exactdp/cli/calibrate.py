@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from exactdp.cli._common import decimal_str, emit_json, rational_type, rel_tol_type
+from exactdp.cli._common import decimal_str, emit_result, rational_type, rel_tol_type, set_design
 
 __all__ = ["register"]
 
@@ -32,7 +32,7 @@ def register(subparsers) -> None:
                    help="width of the certified bracket on the reduction (default 1e-6)")
     p.add_argument("--rel-tol", type=rel_tol_type(), default=1e-10, help="certified relative accuracy of each tail")
     p.add_argument("--out", metavar="DIR", help="also write calibration.csv, a figure and report.html into DIR")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", action="store_true", help='print one JSON object {"command", "design", "points"}')
     p.set_defaults(func=_run_checked)
 
 
@@ -47,6 +47,9 @@ def _run_checked(args) -> int:
     if args.eps is not None and args.eps < 0:
         raise InputError("--eps", str(args.eps), "must be >= 0")
     results = []
+    from exactdp.cli._designs import allocation_pair, design_spec
+
+    set_design({**design_spec(args), **({"level": args.level} if args.level else {})})
     if args.allocation:
         from exactdp.census.allocations import load_allocation
 
@@ -55,13 +58,10 @@ def _run_checked(args) -> int:
         alloc = load_allocation(args.allocation)
         if args.level is not None and args.level not in alloc.levels:
             raise InputError("--level", args.level, f"unknown level (levels are {', '.join(alloc.levels)})")
-        if args.pair is not None:
-            for name, v in (("--pair I", args.pair[0]), ("--pair J", args.pair[1])):
-                if not 1 <= v <= alloc.n_paths:
-                    raise InputError(name, v, f"paths of {alloc.name} are numbered 1..{alloc.n_paths}")
+        pair = allocation_pair(args, alloc)
         for d in args.deltas:
-            if args.pair is not None:
-                res = calibrate_pair(alloc, tuple(args.pair), d, args.eps, level=args.level, width=width,
+            if pair is not None:
+                res = calibrate_pair(alloc, pair, d, args.eps, level=args.level, width=width,
                                      rel_tol=args.rel_tol)
             else:
                 res = calibrate_release(alloc, d, args.eps, level=args.level, width=width, rel_tol=args.rel_tol,
@@ -81,7 +81,7 @@ def _run_checked(args) -> int:
         write_calibration_report(args.out, results, design=_design_words(args))
     objs = [r.as_json() for r in results]
     if args.json:
-        emit_json(objs[0] if len(objs) == 1 else {"results": objs})
+        emit_result(objs)
         return 0
     print(f"variance calibration ({results[0].scope}); reduction = 1 − c, c certified to meet the target")
     cols = ("delta", "target eps", "reduction", "bracket lower", "bracket upper", "c (scale)", "evals")

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from exactdp.cli._common import Parser, decimal_str, emit_json, int_type, rational_type
+from exactdp.cli._common import Parser, decimal_str, emit_result, int_type, rational_type
 
 __all__ = ["register"]
 
@@ -17,7 +17,7 @@ def _common(p) -> None:
     p.add_argument("--r0", type=rational_type("r0"), default=None, help="design tolerance 0 < r0 < r (default r/2)")
     p.add_argument("--c", type=rational_type("c"), default=None, help="log shift c > 0 (default 1)")
     p.add_argument("--n", action="append", default=None, metavar="N", help="a count (repeatable)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", action="store_true", help='print one JSON object {"command", "design", "points"}')
     p.add_argument("--dps", type=int_type("--dps", 15, 10_000), default=30, help="decimal digits of the multiprecision evaluation")
 
 
@@ -108,14 +108,14 @@ def _cmd_budget(args) -> int:
             if conv:
                 row["epsilon"] = _s(conv[p.n].epsilon)
             pts.append(row)
-        out = {"sigma": _s(table.sigma), "points": pts, "params": params.as_dict(),
-               "rel_error": _s(table.rel_error), "asymptotic_coefficient": _s(table.coefficient)}
+        out = {"sigma": _s(table.sigma), "rel_error": _s(table.rel_error),
+               "asymptotic_coefficient": _s(table.coefficient)}
         if conv:
             out["delta"] = str(args.delta)
             out["method"] = args.method
         if paths:
             out["plots"] = [str(p) for p in paths]
-        emit_json(out)
+        emit_result(pts, design={"params": params.as_dict()}, **out)
         return 0
     print(f"shifted-log Gaussian: r={params.r} r0={params.r0} c={params.c}  sigma={_s(table.sigma)}")
     print(f"v(n) relative error < {_s(table.rel_error)};  n^2 v(n) -> 1/(2 sigma^2) = {_s(table.coefficient)}")
@@ -163,8 +163,6 @@ def _cmd_bounds(args) -> int:
                 "ratio": "inf" if p.ratio is not None and p.ratio == float("inf") else _s(p.ratio),
             })
         out = {
-            "r": str(params.r),
-            "points": pts,
             "two_count_limit": _s(rep.two_count_limit) if rep.two_count_limit is not None else None,
             "uniform_asymptotic": _s(rep.uniform_asymptotic) if rep.uniform_asymptotic is not None else None,
             "mechanism_coefficient": _s(rep.mechanism_coefficient),
@@ -178,7 +176,7 @@ def _cmd_bounds(args) -> int:
         }
         if paths:
             out["plots"] = [str(p) for p in paths]
-        emit_json(out)
+        emit_result(pts, design={"r": str(params.r), "params": params.as_dict()}, **out)
         return 0
     print(f"lower bounds on v(n) for any mechanism with E|Y-m| <= r m, r={params.r}")
     print(f"{'n':>8}  {'two-count (14)':>22}  {'uniform (23)':>22}  {'optimised (19)':>22}  {'best':>22}  "
@@ -218,8 +216,8 @@ def _cmd_sample(args) -> int:
     out = sample(params, np.array(ns, dtype=np.int64), rng, size=args.size, rounding=args.round)
     rows = [[int(v) if args.round else repr(float(v)) for v in row] for row in out]
     if args.json:
-        emit_json({"counts": ns, "seed": args.seed, "rounding": bool(args.round), "releases": rows,
-                   "params": params.as_dict()})
+        emit_result([{"release": row} for row in rows],
+                    design={"params": params.as_dict(), "counts": ns, "seed": args.seed, "rounding": bool(args.round)})
         return 0
     print("counts: " + " ".join(str(n) for n in ns))
     for row in rows:
@@ -253,7 +251,6 @@ def _cmd_utility(args) -> int:
         out = {
             "sigma": _s(sigma),
             "lemma41": _s(lemma41(sigma, args.dps)),
-            "points": pts,
             "max_ratio": _s(rep.max_ratio),
             "all_within": rep.all_within,
             "drift": {"argmin": _s(drift.a_star), "sigma2": _s(drift.sigma_squared), "min_error": _s(drift.f_min),
@@ -265,7 +262,7 @@ def _cmd_utility(args) -> int:
             out["max_quad_discrepancy"] = _s(rep.max_quad_discrepancy)
         if paths:
             out["plots"] = [str(p) for p in paths]
-        emit_json(out)
+        emit_result(pts, design={"params": params.as_dict()}, **out)
         return 0
     print(f"r={params.r} r0={params.r0} c={params.c} sigma={_s(sigma)}; E|exp(sZ-s^2)-1| = 2Phi(s)-1 = "
           f"{_s(lemma41(sigma, args.dps))}")

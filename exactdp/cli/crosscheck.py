@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from exactdp.cli._common import decimal_str, emit_json, rational_type
+from exactdp.cli._common import decimal_str, emit_result, rational_type, set_design
 
 __all__ = ["register"]
 
@@ -35,7 +35,7 @@ def register(subparsers) -> None:
                    help="total ρ of the --edgeworth study (default 1/2)")
     p.add_argument("--proxy", action="store_true",
                    help="instead: gap between the proxy pair (13, 13) and the max over all pairs (--allocation)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", action="store_true", help='print one JSON object {"command", "design", "points", ...}')
     p.set_defaults(func=_run_checked)
 
 
@@ -88,11 +88,13 @@ def _curves(args, deltas) -> int:
         if args.allocation:  # per geographic level on this pair: scale one level, others fixed
             from exactdp.census.allocations import load_allocation
             from exactdp.calibration.calibrate import calibrate_pair
+            from exactdp.cli._designs import allocation_pair
 
             alloc = load_allocation(args.allocation)
+            pair = allocation_pair(args, alloc)
             for lev in alloc.levels:
-                if any(alloc.level_rho(p)[lev] for p in args.pair):
-                    runs.append((lev, lambda d, lev=lev: calibrate_pair(alloc, tuple(args.pair), d, level=lev)))
+                if any(alloc.level_rho(p)[lev] for p in pair):
+                    runs.append((lev, lambda d, lev=lev: calibrate_pair(alloc, pair, d, level=lev)))
         for scaled, fn in runs:
             for d in deltas:
                 r = fn(d)
@@ -118,12 +120,10 @@ def _curves(args, deltas) -> int:
 
         paths += save(reduction_figure(calib, f"variance reduction at the Bureau's (ε, δ); {title}"), args.out,
                       "crosscheck_variance_reduction")
-    out = {"rho_zcdp": str(rho), "mechanisms": comp.size, "epsilon_of_delta": eps_rows,
-           "delta_at_bureau_epsilon": delta_rows, "variance_reduction": calib, "plots": paths,
-           "notes": "exact = certified upper bound; bun-steinke, cks, rdp are upper bounds; "
-                    "gdp is the continuous-Gaussian value, not a bound for discrete noise"}
-    if args.json:
-        emit_json(out)
+    if args.json:  # points: ε(δ) per method
+        emit_result(eps_rows, delta_at_bureau_epsilon=delta_rows, variance_reduction=calib, plots=paths,
+                    notes="exact = certified upper bound; bun-steinke, cks, rdp are upper bounds; "
+                          "gdp is the continuous-Gaussian value, not a bound for discrete noise")
         return 0
     print(f"ε(δ), ρ = {rho} ({comp.size} mechanisms); exact is the certified upper bound")
     _table(["delta", "exact", "bun-steinke", "cks", "rdp", "gdp"], eps_rows)
@@ -171,9 +171,8 @@ def _edgeworth(args) -> int:
         fig = rate_figure([r.m for r in rs], [float(r.gap) for r in rs], [float(r.residual) for r in rs], slope,
                           f"exact − Gaussian δ(ε), ε = {e}, total ρ = {args.rho}")
         paths += save(fig, args.out, f"edgeworth_rate_eps_{e.replace('/', '_')}")
-    out = {"rho": str(args.rho), "rows": out_rows, "fitted_slopes_m_ge_8": slopes, "plots": paths}
     if args.json:
-        emit_json(out)
+        emit_result(out_rows, design={"edgeworth_rho": str(args.rho)}, fitted_slopes_m_ge_8=slopes, plots=paths)
         return 0
     print(f"m identical unit-shift discrete Gaussians, σ² = m/(2ρ), total ρ = {args.rho}")
     _table(["m", "epsilon", "exact", "gaussian", "exact_minus_gaussian", "gap_times_m^1.5", "gap_times_m^2",
@@ -193,8 +192,11 @@ def _proxy(args, deltas) -> int:
 
     if not args.allocation:
         raise InputError("--allocation", None, "--proxy needs --allocation NAME")
+    from exactdp.cli._designs import allocation_pair, design_spec
+
+    set_design(design_spec(args))
     alloc = load_allocation(args.allocation)
-    proxy = tuple(args.pair) if args.pair else (13, 13)
+    proxy = allocation_pair(args, alloc) or (13, 13)
     eps = [bun_steinke_epsilon(alloc.total_rho, d) for d in deltas]
     best = [None] * len(deltas)
     prox = None
@@ -212,9 +214,9 @@ def _proxy(args, deltas) -> int:
         rows.append({"delta": decimal_str(d), "epsilon_bs": decimal_str(pp.epsilon), "proxy": decimal_str(pp.estimate),
                      "max_over_pairs": decimal_str(bp.estimate), "argmax_pair": f"{p[0]},{p[1]}",
                      "relative_gap": decimal_str(gap, 6), "relative_gap_error_bound": decimal_str(err, 3)})
-    out = {"allocation": alloc.name, "proxy_pair": list(proxy), "pairs": len(alloc.pairs()), "rows": rows}
     if args.json:
-        emit_json(out)
+        emit_result(rows, design={"allocation": alloc.name, "proxy_pair": f"{proxy[0]}-{proxy[1]}",
+                                  "pairs": len(alloc.pairs())})
         return 0
     print(f"proxy pair {proxy} vs max over the {len(alloc.pairs())} pairs of {alloc.name}, δ at ε_BS(δ)")
     _table(["delta", "epsilon_bs", "proxy", "max_over_pairs", "argmax_pair", "relative_gap",

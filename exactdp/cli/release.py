@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from exactdp.cli._common import decimal_str, emit_json, rational_type
+from exactdp.cli._common import add_pair_arguments, decimal_str, emit_result, rational_type, set_design
 
 __all__ = ["register"]
 
@@ -16,11 +16,11 @@ def register(subparsers) -> None:
                     "lattice-free smoothed inversion, the composed lattice being beyond 64 bits).")
     p.add_argument("--allocation", default="dhc-persons-2020", metavar="NAME|FILE", help="DHC allocation")
     p.add_argument("--pl94", default="pl94-persons-2020", metavar="NAME|FILE", help="P.L. 94-171 allocation")
-    p.add_argument("--pairs", default="13-13", metavar="SPEC", help="DHC pairs, e.g. 13-13,6-6 (default 13-13)")
+    add_pair_arguments(p, many=True, default="13-13")
     p.add_argument("--delta", dest="deltas", action="append", type=rational_type("--delta", lo=0, hi=1, lo_open=True, hi_open=True), metavar="D",
                    help="target δ (repeatable; default 1e-10)")
     p.add_argument("--out", metavar="DIR", help="also write release_brackets.csv, a figure and report.html into DIR")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", action="store_true", help='print one JSON object {"command", "design", "points"}')
     p.set_defaults(func=_run)
 
 
@@ -28,11 +28,14 @@ def _run(args) -> int:
     from fractions import Fraction
 
     from exactdp.census.allocations import load_allocation, parse_pair_spec
+    from exactdp.cli._common import parse_pairs
     from exactdp.numerics.exact import fraction_str
     from exactdp.census.release import release_rows
 
+    set_design({"allocation": args.allocation, "pl94": args.pl94})
     alloc = load_allocation(args.allocation)
-    pairs = parse_pair_spec(args.pairs, alloc.n_paths)
+    pairs = parse_pairs(args, alloc.n_paths) or parse_pair_spec("13-13", alloc.n_paths)
+    set_design({"allocation": alloc.name, "pl94": args.pl94, "pairs": [f"{i}-{j}" for i, j in pairs]})
     deltas = args.deltas or [Fraction(1, 10**10)]
     rows = release_rows(alloc, pairs, deltas, args.pl94)
     if args.out:
@@ -45,7 +48,7 @@ def _run(args) -> int:
             "eps_exact_lower": decimal_str(r.eps_lower), "eps_exact_upper": decimal_str(r.eps_upper),
             "certification": r.certification} for r in rows]
     if args.json:
-        emit_json({"allocation": alloc.name, "pl94": args.pl94, "points": pts})
+        emit_result(pts)
         return 0
     print("whole release (DHC pair ∘ P.L. 94-171 chain): Bureau's ρ-sum ε vs the exact guarantee "
           "(certified brackets)")

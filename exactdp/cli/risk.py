@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from fractions import Fraction
 
-from exactdp.cli._common import Parser, decimal_str, emit_json, rational_type
+from exactdp.cli._common import Parser, decimal_str, emit_result, rational_type
 
 #: budgets the risk commands accept (outside, σ² = 1/(2ρ) leaves the engine's float range)
 RHO_RANGE = (Fraction(1, 10**300), Fraction(10**300))
@@ -46,7 +46,7 @@ def _add_common(p, *, priors: bool = True, rho1: bool = True):
             "--p", dest="priors", action="append", type=_prior_type, metavar="P",
             help="adversary's prior (repeatable); default 1/2 1/5 1/10 1/50 1/864",
         )
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", action="store_true", help='print one JSON object {"command", "design", "points"}')
 
 
 def _prior_type(text: str):
@@ -105,29 +105,25 @@ def _cmd_posterior(args) -> int:
 
         plot_posterior_curve(curves, args.plot)
     if args.json:
-        emit_json(
-            {
-                "convention": args.convention,
-                "rho1": _fs(rho1),
-                "known": args.known,
-                "results": [
-                    {
-                        "p": _fs(p),
-                        "error_bound": _num(max(pt.error_bound for pt in pts)),
-                        "points": [
-                            {
-                                "x_star": pt.x_star,
-                                "posterior": _num(pt.posterior),
-                                "risk": _num(pt.risk),
-                                "prob_if_has": _num(pt.prob_if_has),
-                                "prob_if_lacks": _num(pt.prob_if_lacks),
-                            }
-                            for pt in pts
-                        ],
-                    }
-                    for p, pts in curves.items()
-                ],
-            }
+        emit_result(
+            design={"convention": args.convention, "rho1": _fs(rho1), "known": args.known},
+            points=[
+                {
+                    "p": _fs(p),
+                    "error_bound": _num(max(pt.error_bound for pt in pts)),
+                    "points": [
+                        {
+                            "x_star": pt.x_star,
+                            "posterior": _num(pt.posterior),
+                            "risk": _num(pt.risk),
+                            "prob_if_has": _num(pt.prob_if_has),
+                            "prob_if_lacks": _num(pt.prob_if_lacks),
+                        }
+                        for pt in pts
+                    ],
+                }
+                for p, pts in curves.items()
+            ],
         )
         return 0
     print(_header(args, rho1) + f"; known = {args.known}")
@@ -149,22 +145,18 @@ def _cmd_expected(args) -> int:
     rho1 = _rho1(args)
     res = [expected_risk(p, rho1, convention=args.convention, target_has=not args.lacks) for p in _priors(args)]
     if args.json:
-        emit_json(
-            {
-                "convention": args.convention,
-                "rho1": _fs(rho1),
-                "target_has": not args.lacks,
-                "results": [
-                    {
-                        "p": _fs(r.p),
-                        "expected_posterior": _num(r.expected_posterior),
-                        "expected_risk": _num(r.expected_risk),
-                        "risk_error_bound": _num(r.error_bound),
-                        "truncation_bound": _num(r.truncation_bound),
-                    }
-                    for r in res
-                ],
-            }
+        emit_result(
+            design={"convention": args.convention, "rho1": _fs(rho1), "target_has": not args.lacks},
+            points=[
+                {
+                    "p": _fs(r.p),
+                    "expected_posterior": _num(r.expected_posterior),
+                    "expected_risk": _num(r.expected_risk),
+                    "risk_error_bound": _num(r.error_bound),
+                    "truncation_bound": _num(r.truncation_bound),
+                }
+                for r in res
+            ],
         )
         return 0
     print(_header(args, rho1) + f"; truth: the target {'lacks' if args.lacks else 'has'} c")
@@ -181,26 +173,21 @@ def _cmd_decision(args) -> int:
     rho1 = _rho1(args)
     res = [assess_attack(args.attack, p, rho1, convention=args.convention, known=args.known) for p in _priors(args)]
     if args.json:
-        emit_json(
-            {
-                "convention": args.convention,
-                "rho1": _fs(rho1),
-                "attack": args.attack,
-                "known": args.known,
-                "results": [
-                    {
-                        "p": _fs(a.prior),
-                        "p_correct": _num(a.decision.p_correct),
-                        "expected_risk": _num(a.decision.expected_risk),
-                        "threshold": a.decision.threshold,
-                        "p_correct_if_lacks": _num(a.decision.p_correct_if_lacks),
-                        "p_correct_overall": _num(a.decision.p_correct_overall),
-                        "error_bound": _num(a.decision.error_bound),
-                        "expected_risk_error_bound": _num(a.decision.expected_risk_error_bound),
-                    }
-                    for a in res
-                ],
-            }
+        emit_result(
+            design={"convention": args.convention, "rho1": _fs(rho1), "attack": args.attack, "known": args.known},
+            points=[
+                {
+                    "p": _fs(a.prior),
+                    "p_correct": _num(a.decision.p_correct),
+                    "expected_risk": _num(a.decision.expected_risk),
+                    "threshold": a.decision.threshold,
+                    "p_correct_if_lacks": _num(a.decision.p_correct_if_lacks),
+                    "p_correct_overall": _num(a.decision.p_correct_overall),
+                    "error_bound": _num(a.decision.error_bound),
+                    "expected_risk_error_bound": _num(a.decision.expected_risk_error_bound),
+                }
+                for a in res
+            ],
         )
         return 0
     print(_header(args, rho1) + f"; attack: {args.attack}; known = {args.known}")
@@ -290,7 +277,7 @@ def _cmd_hierarchical(args) -> int:
         "known": s0.known,
     }
     if args.json:
-        emit_json({**meta, "results": [e for _, e in out]})
+        emit_result([e for _, e in out], design=meta)
         return 0
     print(f"# {meta}")
     for _, e in out:
@@ -366,7 +353,7 @@ def _cmd_sweep(args) -> int:
             for r in res
         ]
     if args.json:
-        emit_json({"over": args.over, "convention": args.convention, "preset": args.preset, "rows": data})
+        emit_result(data, design={"over": args.over, "convention": args.convention, "preset": args.preset})
         return 0
     if not data:  # pragma: no cover
         return 0

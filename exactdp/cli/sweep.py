@@ -6,11 +6,13 @@ With no arguments it runs the 946-pair 2020 DHC persons sweep into ``./exactdp-r
 from __future__ import annotations
 
 import argparse
-import os
 
-from exactdp.cli._common import emit_json, rational_type, rel_tol_type
+from exactdp.cli._common import add_pair_arguments, emit_result, int_type, rational_type, rel_tol_type, set_design
 
 __all__ = ["register"]
+
+#: the most workers --jobs names (a cluster's; local workers: at most one per core)
+MAX_JOBS = 100_000
 
 DESCRIPTION = (
     "Exact privacy of every neighbour pair (path i -> path j) of an allocation: for each target δ "
@@ -30,9 +32,10 @@ def register(subparsers) -> None:
     p.add_argument("--out", default="exactdp-results", metavar="DIR",
                    help="output folder (default ./exactdp-results); locked while the sweep runs, so a second "
                         "sweep on the same folder fails at once with exit status 2")
-    p.add_argument("--jobs", type=int, default=None, metavar="N",
-                   help="parallel workers (default: all cores; -1 also means all cores)")
-    p.add_argument("--pairs", metavar="SPEC", help="restrict to these pairs, e.g. 13-13,6-6,1-43 (default all)")
+    p.add_argument("--jobs", type=int_type("--jobs", -1, MAX_JOBS), default=None, metavar="N",
+                   help="parallel workers (default: all cores; -1 also means all cores; local workers at most one "
+                        "per core)")
+    add_pair_arguments(p, many=True, default="all")
     p.add_argument("--deltas", action="append", default=[], metavar="D[,D...]",
                    help="extra target δ beside the default 42 (exact decimals, e.g. 1e-40; repeatable)")
     p.add_argument("--only-deltas", action="store_true",
@@ -48,17 +51,21 @@ def register(subparsers) -> None:
                    help="also the whole release for these pairs (default: all): DHC pair composed with the "
                         "P.L. 94-171 persons full chain, beside the Bureau's ρ-sum bound (release.csv); "
                         "certified brackets from the big-lattice accountant (lattice scale ~1.6e23)")
-    p.add_argument("--tradeoff-half", type=int, default=400, metavar="N",
-                   help="trade-off vertices per side of the symmetric threshold set (default 400: ≈801 vertices)")
+    p.add_argument("--tradeoff-half", type=int_type("--tradeoff-half", 2, None), default=400, metavar="N",
+                   help="trade-off vertices per side of the symmetric threshold set (default 400: ≈801 vertices; "
+                        "the cost grows with it and is checked against the budget)")
     p.add_argument("--alpha-min", default="1e-20", metavar="A", type=_alpha_min,
-                   help="smallest type-I error the trade-off vertices reach (default 1e-20)")
+                   help="smallest type-I error the trade-off vertices reach, in [1e-30, 1) (default 1e-20)")
     p.add_argument("--rel-tol", type=rel_tol_type(), default=1e-10, help="certified relative accuracy of each tail (default 1e-10)")
     p.add_argument("--lam-step-sd", type=float, default=1.0, metavar="X",
                    help="spacing of the quadrature tilts in standard deviations (default 1; speed only, "
                         "every bound is certified for the tilt used)")
     p.add_argument("--no-plots", action="store_true", help="skip the figures")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--json", action="store_true", help="print the manifest's results as one JSON object")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress (a bar on a terminal, else one line per tenth of the pairs or per minute)")
+    p.add_argument("--json", action="store_true",
+                   help='print the results as one JSON object {"command", "design", "points", ...}: a point per '
+                        'target δ (the headline)')
     p.add_argument("--certify-headline", action="store_true",
                    help="also enclose the headline (max over pairs of δ at the Bureau's ε and of ε at each δ) by "
                         "Arb ball arithmetic and write the enclosures into manifest.json")
@@ -66,8 +73,11 @@ def register(subparsers) -> None:
 
 
 def _alpha_min(text: str) -> str:
-    """``--alpha-min``: an exact value in (0, 1), kept as typed (the settings parse it)."""
-    rational_type("--alpha-min", lo=0, hi=1, lo_open=True, hi_open=True)(text)
+    """``--alpha-min``: an exact value in [1e-30, 1) (the trade-off thresholds' probit
+    scale, at 30 digits, ends below it), kept as typed (the settings parse it)."""
+    from exactdp.sweep.plan import ALPHA_MIN_LOWEST
+
+    rational_type("--alpha-min", lo=ALPHA_MIN_LOWEST, hi=1, hi_open=True)(text)
     return text
 
 
@@ -93,22 +103,34 @@ def _run(args) -> int:
     except InputError as exc:
         raise InputError(f"--{exc.field.replace('_', '-')}" if exc.field != "delta" else "--deltas",
                          exc.value, exc.reason) from None
-    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
-    if jobs == -1:
-        jobs = os.cpu_count() or 1
-    if jobs < 1:
-        raise InputError("--jobs", args.jobs, "must be a positive integer or -1")
+    jobs = args.jobs if args.jobs is not None else -1
+    if jobs == 0:
+        raise InputError("--jobs", args.jobs, "must be a positive integer or -1 (all cores)")
+    from exactdp.census.allocations import load_allocation
+    from exactdp.cli._common import parse_pairs
+
+    set_design({"allocation": args.allocation})
+    alloc = load_allocation(args.allocation)
+    pairs = parse_pairs(args, alloc.n_paths)
+    set_design({"allocation": alloc.name, "content_hash": alloc.content_hash(),
+                "pairs": "all" if pairs is None else [f"{i}-{j}" for i, j in pairs]})
     try:
-        rep = run_sweep(args.allocation, args.out, pairs=args.pairs, settings=settings, jobs=jobs,
+        rep = run_sweep(alloc, args.out, pairs=pairs, settings=settings, jobs=jobs,
                         backend=args.backend, scheduler=args.scheduler, resume=args.resume, quiet=args.quiet,
                         with_pl94=args.with_pl94, plots=not args.no_plots)
     except SweepDirError as exc:
         raise InputError("--out", str(args.out), str(exc)) from None
+    except OSError as exc:  # the folder, the disk: named with the file the error is about
+        from exactdp.cli._common import os_error_text
+
+        raise InputError("--out", str(args.out), os_error_text(exc)) from None
     res = rep.manifest["results"]
     certs = _certify_headline(args, rep.out)
     if args.json:
-        emit_json({"out": str(rep.out), "n_pairs": rep.n_pairs, "computed": rep.computed, "reused": rep.reused,
-                   **res, **({"headline_certificates": certs} if certs is not None else {})})
+        points = [{"delta": d, **h} for d, h in res["headline"].items()]
+        emit_result(points, out=str(rep.out), n_pairs=rep.n_pairs, computed=rep.computed, reused=rep.reused,
+                    **{k: v for k, v in res.items() if k != "headline"},
+                    **({"headline_certificates": certs} if certs is not None else {}))
         return 0
     print(f"exactdp sweep: {rep.n_pairs} pairs in {rep.out} ({rep.computed} computed, {rep.reused} reused); "
           f"{rep.manifest['timings']['wall_seconds_this_run']} s")

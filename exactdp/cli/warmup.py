@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from exactdp.cli._common import emit_json, fail
+from exactdp.cli._common import emit_result, fail
 
 __all__ = ["register"]
 
@@ -25,7 +25,7 @@ def register(subparsers) -> None:
                     "EXACTDP_AOT=0 disables the ahead-of-time kernels; EXACTDP_AOT_DIR moves their folder.")
     p.add_argument("--no-aot", action="store_true", help="only byte-compile and build the JIT cache")
     p.add_argument("--check", action="store_true", help="only report whether a valid ahead-of-time module exists")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", action="store_true", help='print one JSON object {"command", "design", "points"}')
     p.set_defaults(func=_run)
 
 
@@ -57,7 +57,7 @@ def _run(args) -> int:
     if args.check:
         out["aot_valid"] = manifest.exists()
         if args.json:
-            emit_json(out)
+            emit_result([out], design=None)
         else:
             print(f"ahead-of-time kernels: {'valid module in' if out['aot_valid'] else 'none built for'} {folder}")
         return 0
@@ -85,7 +85,7 @@ def _run(args) -> int:
         out.update(aot_kernels=len(info["kernels"]), aot_jit_only=info["jit_only"], aot_built=not built_before,
                    aot_seconds=round(time.perf_counter() - t1, 1), cpu_name=info["cpu_name"])
     if args.json:
-        emit_json(out)
+        emit_result([out], design=None)
     else:
         print(f"JIT cache: {out['jit_kernels']} kernels ({out['jit_seconds']} s)")
         if not args.no_aot:

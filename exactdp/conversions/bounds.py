@@ -36,10 +36,9 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.numerics.exact import as_real
 from exactdp.dgauss.mp import log_theta_shift_ratio_mp
 from exactdp.mechanisms import Composition
-from exactdp.numerics.exact import InputError, to_fraction
+from exactdp.numerics.exact import InputError, as_real, to_fraction
 from exactdp.numerics.precision import DPS_ANALYSIS, to_mpf
 from exactdp.numerics.search import bisect_real, expand, golden_min, newton_root
 
@@ -441,7 +440,8 @@ def gdp_delta(design, eps, *, dps: int = DPS_ANALYSIS) -> BoundPoint:
     -----
     Method: closed form, evaluated at dps + |ε|/2 digits up to |ε| = 400; beyond, at the
     guard digits the cancellation of the two terms and the conditioning of Φ actually need
-    (measured at the working precision, bounded by Mills' ratio).  Error bound: 10^{−(dps−10)} relative.  Reference: Dong, Roth
+    (measured at the working precision, bounded by Mills' ratio).  Error bound: 10^{−(dps−10)} relative.
+    Reference: Dong, Roth
     & Su, Gaussian differential privacy (JRSS-B 2022), Cor. 2.13.
     """
     rho = _rho(design)

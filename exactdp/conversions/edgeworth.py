@@ -37,10 +37,9 @@ from fractions import Fraction
 import mpmath
 
 from exactdp.accounting.accountant import ExactAccountant
-from exactdp.numerics.exact import as_real
-from exactdp.numerics.exact import InputError, to_fraction
 from exactdp.engine.lattice import lattice_of
 from exactdp.mechanisms import Composition, DiscreteGaussian
+from exactdp.numerics.exact import InputError, as_real, to_fraction
 from exactdp.numerics.precision import DPS_ANALYSIS, to_mpf
 
 __all__ = ["dg_cumulants", "loss_cumulants", "EdgeworthPoint", "edgeworth_delta", "RateRow", "rate_table", "fit_slope"]

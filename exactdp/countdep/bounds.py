@@ -20,10 +20,10 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.numerics.search import Maximum, golden_max
 from exactdp.countdep.params import DPS, GUARD, validate_positive_count, validate_r
-from exactdp.numerics.precision import to_mpf
 from exactdp.numerics.exact import InputError, to_fraction, to_int
+from exactdp.numerics.precision import to_mpf
+from exactdp.numerics.search import Maximum, golden_max
 
 __all__ = [
     "strict_r",
@@ -157,7 +157,7 @@ class ManyCountBound:
 
 def _parse_pmf(pmf) -> dict:
     items = pmf.items() if isinstance(pmf, dict) else enumerate(pmf)
-    out = {}
+    out: dict = {}
     for j, p in items:
         jj = to_int(j, "pmf support")
         if jj < 0:
@@ -280,7 +280,8 @@ def best_uniform_bound(n, r, dps: int = DPS) -> UniformBound:
     with mpmath.workdps(dps + GUARD):
         rm = to_mpf(r)
         if mpmath.e * rm >= 1:
-            return UniformBound(mpmath.mpf(0), None, True, "r >= 1/e: log K - log(2e(r(n+(K-1)/2)+1/4)) < 0 for every K")
+            return UniformBound(mpmath.mpf(0), None, True,
+                                "r >= 1/e: log K - log(2e(r(n+(K-1)/2)+1/4)) < 0 for every K")
         A = 2 * mpmath.e * (rm * n - rm / 2 + mpmath.mpf(1) / 4)
         B = mpmath.e * rm
         kmin = max(mpmath.mpf(3), A / (1 - B))

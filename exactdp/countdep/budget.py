@@ -15,8 +15,8 @@ import mpmath
 import numpy as np
 
 from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams, validate_count
-from exactdp.numerics.precision import to_mpf
 from exactdp.numerics.exact import InputError
+from exactdp.numerics.precision import to_mpf
 
 __all__ = [
     "budget",
@@ -217,7 +217,7 @@ class ComposedBudget:
 
     def v_float(self, ns) -> np.ndarray:
         """Vectorised float64 v_tot."""
-        return sum(budget_float(p, ns) for p in self.releases)
+        return np.asarray(sum(budget_float(p, ns) for p in self.releases), dtype=float)
 
 
 def compose(*releases: ShiftedLogParams) -> ComposedBudget:

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 import mpmath
 
-from exactdp.numerics.search import Maximum, golden_max
 from exactdp.countdep.bounds import strict_r, two_count_small_r_constant, uniform_limit, uniform_small_r_constant
 from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams
 from exactdp.numerics.precision import to_mpf
+from exactdp.numerics.search import Maximum, golden_max
 
 __all__ = [
     "truncated_gaussian_moments",

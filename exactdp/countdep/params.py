@@ -102,7 +102,7 @@ class ShiftedLogParams:
             raise InputError("c", fraction_str(self.c), "must be > 0")
 
     @classmethod
-    def create(cls, r, r0=None, c=1) -> "ShiftedLogParams":
+    def create(cls, r, r0=None, c=1) -> ShiftedLogParams:
         """Parse and validate ``r``, ``r0`` (default ``r/2``) and ``c`` (default 1)."""
         rr = validate_r(r, "r")
         r00 = rr / 2 if r0 is None else to_fraction(r0, "r0")

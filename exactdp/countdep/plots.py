@@ -5,7 +5,6 @@ Uses matplotlib's object API only (no pyplot); every figure is written as PNG an
 
 from __future__ import annotations
 
-
 import mpmath
 import numpy as np
 
@@ -54,8 +53,8 @@ def plot_budget(params: ShiftedLogParams, outdir, report: LowerBoundReport | Non
             "uniform prior (23)": [float(p.uniform.value) for p in pts],
             "optimised prior (19)": [p.optimised.value if p.optimised else 0.0 for p in pts],
         }
-        for (name, ys), mk in zip(series.items(), ("s", "^", "o")):
-            ys = np.array(ys)
+        for (name, y_list), mk in zip(series.items(), ("s", "^", "o")):
+            ys = np.array(y_list)
             keep = ys > 0
             if keep.any():
                 ax.loglog(pn[keep], ys[keep], mk, label=f"lower bound: {name}")

@@ -232,7 +232,8 @@ def optimise_prior(n, r, *, max_eval: int = 300) -> OptimisedPrior:
     rf = strict_r(r)
     uni = best_uniform_bound(n, rf)
     if rf >= 0.5:
-        return OptimisedPrior(n, rf, 0.0, None, uni, True, "r >= 1/2: H(J) < log(EJ+1)+1 makes the bracket of (19) negative for every prior", 0)
+        return OptimisedPrior(n, rf, 0.0, None, uni, True,
+                              "r >= 1/2: H(J) < log(EJ+1)+1 makes the bracket of (19) negative for every prior", 0)
     r_ = float(rf)
     evals = 0
     cands = []
@@ -282,6 +283,7 @@ def optimise_prior(n, r, *, max_eval: int = 300) -> OptimisedPrior:
         return OptimisedPrior(n, rf, uval, None, uni, False, "", evals)
     return OptimisedPrior(
         n, rf, 0.0, None, uni, True,
-        f"no prior with support <= {MAX_SUPPORT} found with a positive bracket (r < 1/2, so one exists with larger support)",
+        f"no prior with support <= {MAX_SUPPORT} found with a positive bracket "
+        f"(r < 1/2, so one exists with larger support)",
         evals,
     )

@@ -18,8 +18,8 @@ from fractions import Fraction
 import mpmath
 
 from exactdp.countdep.params import DPS, GUARD, validate_count, validate_r
-from exactdp.numerics.precision import to_mpf
 from exactdp.numerics.exact import InputError, to_fraction
+from exactdp.numerics.precision import to_mpf
 
 __all__ = ["renyi_order_threshold", "gaussian_renyi", "UnequalEdge", "unequal_gaussian_edge"]
 

@@ -20,11 +20,11 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from exactdp.numerics.search import golden_max
 from exactdp.countdep.mechanism import sample
 from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams, validate_count
-from exactdp.numerics.precision import DPS_FLOAT64, to_mpf
 from exactdp.numerics.exact import InputError, to_fraction
+from exactdp.numerics.precision import DPS_FLOAT64, to_mpf
+from exactdp.numerics.search import golden_max
 
 __all__ = [
     "lemma41",

@@ -86,7 +86,8 @@ def log_normalizer_mp(sigma2, mu=0, dps: int = DPS_ANALYSIS):
         if s2 >= 1:
             K = int(math.ceil(math.sqrt((dps + DPS_GUARD) * _LN10_UP / (2 * math.pi**2 * float(s2))))) + 2
             z = mpmath.sqrt(2 * mpmath.pi * S2) * mpmath.fsum(
-                mpmath.exp(-2 * mpmath.pi**2 * S2 * k * k) * mpmath.cos(2 * mpmath.pi * k * M) for k in range(-K, K + 1))
+                mpmath.exp(-2 * mpmath.pi**2 * S2 * k * k) * mpmath.cos(2 * mpmath.pi * k * M)
+                for k in range(-K, K + 1))
         else:
             c = int(mpmath.nint(M))
             half = _half_width(s2, (dps + DPS_GUARD) * _LN10_UP)

@@ -67,9 +67,12 @@ def sample(sigma2, size: int = 1, seed=None, mu: int = 0) -> list[int]:
     """
     s2 = positive_fraction(sigma2, "sigma2")
     mu = to_int(mu, "mu")
-    rng = seed if isinstance(seed, random.Random) else (random.Random(seed) if seed is not None else random.SystemRandom())
+    if isinstance(seed, random.Random):
+        rng = seed
+    else:
+        rng = random.Random(seed) if seed is not None else random.SystemRandom()
     t = math.isqrt(s2.numerator // s2.denominator) + 1
-    out = []
+    out: list[int] = []
     while len(out) < size:
         y = _discrete_laplace(t, rng)
         gamma = (abs(y) - s2 / t) ** 2 / (2 * s2)

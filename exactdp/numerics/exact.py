@@ -6,6 +6,14 @@ Accepted spellings: ``int``, :class:`fractions.Fraction`, ``gmpy2.mpq``/``mpz``,
 (a decimal string is read exactly, digit for digit).  A binary ``float`` is refused:
 ``0.1`` is not one tenth, and silently using 0.1000000000000000055511151231257827 where
 an exact budget was meant is the kind of error this project exists to avoid.
+
+This is the one parser of exact numbers for the command line, the input files and the
+Python API (:func:`parse_exact`; :func:`to_fraction` is it without bounds).  It checks a
+value on its written form *before* expanding it: a string must be ASCII digits in the
+grammar ``[+-]digits[.digits][e[+-]digits]`` or ``p/q`` of two such (``"١"`` or ``"𝟏"``
+are refused, not read as 1), and no number may need more than :data:`MAX_DIGITS`
+decimal digits in its numerator or denominator (``"1e999999999"`` is refused at once
+instead of being expanded into a billion-digit integer).
 """
 
 from __future__ import annotations
@@ -13,6 +21,8 @@ from __future__ import annotations
 import decimal
 import math
 import numbers
+import re
+from collections.abc import Iterable
 from fractions import Fraction
 
 import mpmath
@@ -22,14 +32,91 @@ from exactdp.numerics.errors import InputError
 __all__ = [
     "InputError",
     "MemoReal",
+    "MAX_DIGITS",
     "as_real",
+    "as_sequence",
     "S2_RANGE",
     "check_sigma2_range",
+    "decimal_exponent",
+    "interval_text",
+    "number_text",
+    "parse_exact",
     "to_fraction",
     "positive_fraction",
     "fraction_str",
     "to_int",
 ]
+
+#: the most decimal digits the numerator or the denominator of an exact number may have
+#: (CPython's own limit for converting an int to text, ``sys.int_info.default_max_str_digits``):
+#: ``1e4299`` and ``1e-4299`` are accepted, ``1e4300`` is refused before it is expanded
+MAX_DIGITS = 4300
+_MAX_BITS = math.floor(MAX_DIGITS * math.log2(10))  # an int of at most this many bits has ≤ MAX_DIGITS digits
+
+#: a decimal literal: ASCII digits only (``re.ASCII``: ``\d`` is [0-9])
+_DECIMAL = re.compile(r"([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?", re.ASCII)
+#: longest exponent text read (more digits are out of range whatever the mantissa)
+_EXPONENT_CHARS = 12
+#: longest text shown back in a message
+_SHOWN_CHARS = 40
+
+
+def _shown(value):
+    """The value as a message quotes it (long texts cut in the middle)."""
+    if isinstance(value, str) and len(value) > _SHOWN_CHARS:
+        return f"{value[:16]}…{value[-16:]} ({len(value)} characters)"
+    return value
+
+
+def _too_large(digits: int, exponent: int) -> str | None:
+    """Why ``c × 10**exponent`` (``c`` an integer of ``digits`` digits, not 0) is refused,
+    or ``None``: its numerator or denominator would need more than MAX_DIGITS digits."""
+    if digits + max(exponent, 0) > MAX_DIGITS or 1 - exponent > MAX_DIGITS:
+        top = digits - 1 + exponent
+        return (f"about 1e{top}: more than {MAX_DIGITS} digits written out exactly; exactdp accepts numerators "
+                f"and denominators of at most {MAX_DIGITS} digits")
+    return None
+
+
+def _decimal_text(text: str) -> Fraction:
+    """An ASCII decimal literal as an exact Fraction, its size checked before it is built."""
+    m = _DECIMAL.fullmatch(text)
+    if m is None or not (m.group(2) or m.group(3)):
+        raise ValueError(f"{_shown(text)!r} is not a decimal number")
+    sign, whole, frac, exp = m.group(1), m.group(2), m.group(3) or "", m.group(4) or "0"
+    mantissa = (whole + frac).lstrip("0")
+    if not mantissa:
+        return Fraction(0)
+    if len(exp.lstrip("+-").lstrip("0")) > _EXPONENT_CHARS:
+        raise OverflowError(f"exponent {_shown(exp)}: far more than {MAX_DIGITS} digits written out exactly; exactdp "
+                            f"accepts numerators and denominators of at most {MAX_DIGITS} digits")
+    scale = int(exp) - len(frac)
+    stripped = mantissa.rstrip("0")
+    scale += len(mantissa) - len(stripped)
+    why = _too_large(len(stripped), scale)
+    if why:
+        raise OverflowError(why)
+    n = int(stripped) * 10 ** max(scale, 0)
+    value = Fraction(n, 10 ** -scale) if scale < 0 else Fraction(n)
+    return -value if sign == "-" else value
+
+
+def decimal_exponent(q: Fraction) -> int:
+    """``floor(log10 |q|)`` (0 for 0), from the bit lengths then exact integer comparisons
+    (no conversion to text, which CPython refuses beyond 4300 digits)."""
+    if q == 0:
+        return 0
+    n, d = abs(q.numerator), q.denominator
+    e = math.floor((n.bit_length() - d.bit_length()) * math.log10(2))
+
+    def at_least(k: int) -> bool:  # |q| >= 10**k
+        return n >= d * 10**k if k >= 0 else n * 10**-k >= d
+
+    while at_least(e + 1):
+        e += 1
+    while not at_least(e):
+        e -= 1
+    return e
 
 
 def _float_message(value) -> str:
@@ -51,7 +138,8 @@ def to_fraction(value, field: str = "value") -> Fraction:
     Parameters
     ----------
     value : int, Fraction, gmpy2.mpq, gmpy2.mpz, decimal.Decimal or str
-        The parameter.  Strings may be ``"p/q"`` or a decimal literal.
+        The parameter.  Strings may be ``"p/q"`` or a decimal literal (ASCII digits;
+        ``_`` between digits is ignored).
     field : str
         Name used in error messages.
 
@@ -62,7 +150,9 @@ def to_fraction(value, field: str = "value") -> Fraction:
     Raises
     ------
     InputError
-        For binary floats, booleans, unparsable strings and non-finite values.
+        For binary floats, booleans, unparsable or non-ASCII strings, non-finite values,
+        and numbers whose numerator or denominator would need more than
+        :data:`MAX_DIGITS` digits (checked on the written form, before expansion).
     """
     if isinstance(value, bool):
         raise InputError(field, value, "a boolean is not a number; pass an int or a rational string")
@@ -71,56 +161,125 @@ def to_fraction(value, field: str = "value") -> Fraction:
     if isinstance(value, float) or type(value).__name__ in ("float16", "float32", "float64", "longdouble", "mpf"):
         raise InputError(field, value, _float_message(value))
     if isinstance(value, numbers.Integral):
-        return Fraction(int(value))
-    if isinstance(value, decimal.Decimal):
-        if not value.is_finite():
-            raise InputError(field, value, "must be finite")
+        value = int(value)
+        if value.bit_length() > _MAX_BITS:
+            raise InputError(field, f"<integer of {value.bit_length()} bits>",
+                             f"has more than {MAX_DIGITS} decimal digits, the most exactdp accepts")
         return Fraction(value)
+    if isinstance(value, decimal.Decimal):
+        return _decimal_object(value, field)
     tname = type(value).__name__
     if tname in ("mpq", "mpz"):
-        return Fraction(int(value.numerator), int(value.denominator))
+        return to_fraction(int(value.numerator), field) / to_fraction(int(value.denominator), field)
     if isinstance(value, str):
-        text = value.strip().replace("_", "")
-        if not text:
-            raise InputError(field, value, "empty string; expected a rational such as \"11/10000\" or \"0.0011\"")
-        try:
-            if "/" in text:
-                num, den = text.split("/", 1)
-                frac = Fraction(_parse_decimal(num), 1) / _parse_decimal(den)
-            else:
-                frac = _parse_decimal(text)
-        except (ValueError, ZeroDivisionError, decimal.InvalidOperation) as exc:
-            raise InputError(
-                field, value, f"not a rational number ({exc}); expected e.g. \"11/10000\", \"0.0011\" or \"1e-10\""
-            ) from None
-        return frac
+        return _string(value, field)
     if isinstance(value, numbers.Rational):
         return Fraction(int(value.numerator), int(value.denominator))
-    raise InputError(field, value, f"unsupported type {tname}; pass a rational string, int or Fraction")
+    raise InputError(field, _shown(value) if isinstance(value, (bytes, str)) else value,
+                     f"unsupported type {tname}; pass a rational string, int or Fraction")
 
 
-def _parse_decimal(text: str) -> Fraction:
-    text = text.strip()
-    d = decimal.Decimal(text)
-    if not d.is_finite():
-        raise ValueError("must be finite")
-    return Fraction(d)
+def _decimal_object(value: decimal.Decimal, field: str) -> Fraction:
+    if not value.is_finite():
+        raise InputError(field, value, "must be finite")
+    _, digits, exp = value.as_tuple()
+    digits = "".join(map(str, digits)).lstrip("0")
+    if not digits:
+        return Fraction(0)
+    why = _too_large(len(digits), exp)
+    if why:
+        raise InputError(field, f"Decimal with exponent {exp}", why)
+    return Fraction(value)
+
+
+def _string(value: str, field: str) -> Fraction:
+    text = value.strip()
+    if not text:
+        raise InputError(field, value, "empty string; expected a rational such as \"11/10000\" or \"0.0011\"")
+    if not text.isascii():
+        bad = next(c for c in text if not c.isascii())
+        raise InputError(field, _shown(value), f"contains the non-ASCII character {bad!r} (U+{ord(bad):04X}); write "
+                                               "numbers with the digits 0-9, e.g. \"11/10000\" or \"0.0011\"")
+    if "_" in text:
+        text = re.sub(r"(?<=\d)_(?=\d)", "", text)
+    num, slash, den = text.partition("/")
+    if num.isdigit() and len(num) <= MAX_DIGITS and (not slash or (den.isdigit() and len(den) <= MAX_DIGITS)):
+        if not slash:  # the common spellings "12" and "11/10000", without the general grammar
+            return Fraction(int(num))
+        if int(den):
+            return Fraction(int(num), int(den))
+    try:
+        if "/" in text:
+            num, den = text.split("/", 1)
+            frac = _decimal_text(num.strip()) / _decimal_text(den.strip())
+        else:
+            frac = _decimal_text(text)
+    except OverflowError as exc:
+        raise InputError(field, _shown(value), str(exc)) from None
+    except (ValueError, ZeroDivisionError) as exc:
+        why = "division by zero" if isinstance(exc, ZeroDivisionError) else str(exc)
+        raise InputError(field, _shown(value),
+                         f"not a rational number ({why}); expected e.g. \"11/10000\", \"0.0011\" or \"1e-10\"") from None
+    return frac
+
+
+def interval_text(lo, hi, lo_open: bool = False, hi_open: bool = False) -> str:
+    """``[lo, hi)``-style text of an interval (``None`` ends are infinite; powers of ten
+    as ``1e-300``)."""
+    return (f"{'(' if lo_open or lo is None else '['}{'-inf' if lo is None else number_text(lo)}, "
+            f"{'inf' if hi is None else number_text(hi)}{')' if hi_open or hi is None else ']'}")
+
+
+def number_text(q) -> str:
+    """``1e-300`` for a power of ten beyond 10⁶, else ``p/q``."""
+    q = Fraction(q)
+    for big, sign in ((q.denominator, "-"), (q.numerator, "")):
+        other = q.numerator if sign else q.denominator
+        if other == 1 and big > 10**6 and str(big).rstrip("0") == "1":
+            return f"1e{sign}{len(str(big)) - 1}"
+    return fraction_str(q)
+
+
+def parse_exact(value, field: str = "value", *, lo=None, hi=None, lo_open: bool = False, hi_open: bool = False,
+                integer: bool = False) -> Fraction:
+    """The one parser of an exact number with its range: :func:`to_fraction`, then
+    ``lo ≤ value ≤ hi`` (strict at an open end; ``None``: unbounded) and, with
+    ``integer``, an integer value.
+
+    Raises
+    ------
+    InputError
+        Naming ``field``, the value as given and the interval.
+    """
+    frac = to_fraction(value, field)
+    if integer and frac.denominator != 1:
+        raise InputError(field, _shown(value), "must be an integer")
+    below = lo is not None and (frac < lo or (lo_open and frac == lo))
+    above = hi is not None and (frac > hi or (hi_open and frac == hi))
+    if below or above:
+        if lo == 0 and hi is None:
+            raise InputError(field, _shown(value), "must be > 0" if lo_open else "must be >= 0")
+        raise InputError(field, _shown(value), f"must lie in {interval_text(lo, hi, lo_open, hi_open)}")
+    return frac
+
+
+def as_sequence(values, field: str) -> list:
+    """The items of a sequence argument; a lone string, bytes or number is refused (a
+    string is never read digit by digit: ``"25"`` is not ``["2", "5"]``)."""
+    if isinstance(values, (str, bytes, bytearray)) or not isinstance(values, Iterable):
+        raise InputError(field, _shown(values) if isinstance(values, str) else values,
+                         "expected a sequence of values, e.g. [\"1\", \"11/10\"] (not a lone value)")
+    return list(values)
 
 
 def positive_fraction(value, field: str = "value") -> Fraction:
     """Like :func:`to_fraction` but require the value to be > 0."""
-    frac = to_fraction(value, field)
-    if frac <= 0:
-        raise InputError(field, value, "must be > 0")
-    return frac
+    return parse_exact(value, field, lo=0, lo_open=True)
 
 
 def to_int(value, field: str = "value") -> int:
     """Parse an exact integer (refusing floats and non-integral rationals)."""
-    frac = to_fraction(value, field)
-    if frac.denominator != 1:
-        raise InputError(field, value, "must be an integer")
-    return int(frac)
+    return int(parse_exact(value, field, integer=True))
 
 
 def fraction_str(frac: Fraction) -> str:
@@ -137,8 +296,7 @@ def check_sigma2_range(sigma2: Fraction, field: str = "sigma2", text=None) -> No
     """Refuse variances outside the float64 engine's range [1e-300, 1e300]."""
     if not S2_RANGE[0] <= sigma2 <= S2_RANGE[1]:
         if text is None:
-            e = len(str(sigma2.numerator)) - len(str(sigma2.denominator))
-            text = f"~1e{e}"
+            text = f"~1e{decimal_exponent(sigma2)}"
         raise InputError(field, text, "outside [1e-300, 1e300], the range of the float64 engine (below it the "
                                       "noise is deterministic to e^-1e300, above it leaks nothing measurable)")
 

@@ -28,9 +28,10 @@ but never change its answer.  (Modelled on dp_accounting's
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
+from typing import Any
 
 import mpmath
 
@@ -42,7 +43,7 @@ class SearchError(ArithmeticError):
     """A bracket could not be found within the allowed number of steps."""
 
 
-def expand(pred: Callable[[object], bool], start, step, *, want: bool = True, max_steps: int = 200):
+def expand(pred: Callable[[Any], bool], start, step, *, want: bool = True, max_steps: int = 200):
     """Walk ``x = start, start + step, start + 3·step, …`` (the step doubling) until
     ``pred(x) == want``; return ``(previous, x)``, where ``previous`` is the last point
     tested with the other value (or ``None`` when ``start`` already satisfies it).
@@ -77,7 +78,7 @@ def first_true(pred: Callable[[int], bool], lo: int, hi: int, *,
         k = (lo + hi) // 2
         width = hi - lo
         probed = False
-        if use_probe:
+        if use_probe and probe is not None:
             guess = probe(lo, hi)
             if guess is not None:
                 k = min(max(int(guess), lo + 1), hi - 1)

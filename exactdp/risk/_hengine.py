@@ -98,6 +98,7 @@ class Engine:
             # Σ_z exp(-a2 z²) ≤ 1 + sqrt(pi/a2)
             z2 = 1.0 + math.sqrt(math.pi / float(a2))
         self.K2 = K2
+        self._h = None
         if setup.y_noise == "exact":
             h = sum_pmf(setup.a1, setup.d)
             self._h = h
@@ -106,7 +107,6 @@ class Engine:
             self.kernel_rel = h.rel_error
             self.kernel_abs = (h.error_bound + 1e-290) * z2
         else:
-            self._h = None
             self.kernel_rel = 0.0
             self.kernel_abs = 0.0
 

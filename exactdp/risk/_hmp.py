@@ -51,7 +51,7 @@ class MPPosterior:
     posterior: object
     x2_lo: int
     x2_probs: tuple
-    log_odds_error_bound: object
+    log_odds_error_bound: mpmath.mpf
 
 
 def log_odds_mp(setup: HierarchicalSetup, x1s: int, x2s: int, y1s: int, dps: int = DPS_ANALYSIS, want_x2: bool = False):

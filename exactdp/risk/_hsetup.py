@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
-from exactdp.numerics.exact import InputError
 from exactdp.dgauss.conventions import check_convention, coefficient
+from exactdp.numerics.exact import InputError
 from exactdp.risk._validate import check_int, check_positive_int, check_prior, check_rho
 
 __all__ = ["HierarchicalSetup", "Y_NOISE_MODELS", "MODELS", "DEFAULT_D"]
@@ -99,9 +100,9 @@ class HierarchicalSetup:
         """Kernel coefficient of the approximated Y1* noise: ``a1/d`` (variance d·σ1²)."""
         return self.a1 / self.d
 
-    def replace(self, **changes) -> "HierarchicalSetup":
+    def replace(self, **changes) -> HierarchicalSetup:
         """A copy with some fields changed (validated again)."""
-        fields = {
+        fields: dict[str, Any] = {
             "rho1": self.rho1,
             "rho2": self.rho2,
             "d": self.d,

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from exactdp.numerics.exact import InputError
 from exactdp.dgauss.mp import half_tail_sum_bound
+from exactdp.numerics.exact import InputError
 from exactdp.numerics.precision import DPS_FLOAT64
 from exactdp.risk._hengine import Engine
 from exactdp.risk._hsetup import HierarchicalSetup
@@ -180,5 +180,6 @@ def gibbs_posterior(
         burn_in=burn_in,
         x2_values=tuple(int(v) + k for v in J[keep]),
         x2_freq=tuple(float(v) for v in freq),
-        truncation_bound=min(1.0, max(1e-300, math.exp(min(0.0, math.log(2.0 * (burn_in + n_samples + 1) * n_chains) + log_trunc)))),
+        truncation_bound=min(1.0, max(1e-300, math.exp(min(
+            0.0, math.log(2.0 * (burn_in + n_samples + 1) * n_chains) + log_trunc)))),
     )

@@ -33,16 +33,16 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from exactdp.numerics.exact import InputError
 from exactdp.dgauss.sums import sum_pmf
 from exactdp.dgauss.tables import dg_table, subgaussian_cutoff
+from exactdp.numerics.exact import InputError
+from exactdp.numerics.precision import DPS_ANALYSIS, DPS_LOW, EPS64, VERIFY_DPS, to_mpf
 from exactdp.risk._hengine import Engine
 from exactdp.risk._hmp import log_odds_mp, posterior_mp
 from exactdp.risk._hsetup import DEFAULT_D, MODELS, Y_NOISE_MODELS, HierarchicalSetup
 from exactdp.risk._validate import check_int
 from exactdp.risk.single import decision as single_decision
 from exactdp.risk.single import posterior as single_posterior
-from exactdp.numerics.precision import DPS_ANALYSIS, DPS_LOW, EPS64, VERIFY_DPS, to_mpf
 
 __all__ = [
     "HierarchicalSetup",
@@ -111,7 +111,8 @@ class HierarchicalPosterior:
     method: str
 
 
-def hierarchical_posterior(setup: HierarchicalSetup, x1_star, x2_star, y1_star, *, dps: int = DPS_ANALYSIS) -> HierarchicalPosterior:
+def hierarchical_posterior(setup: HierarchicalSetup, x1_star, x2_star, y1_star, *,
+                           dps: int = DPS_ANALYSIS) -> HierarchicalPosterior:
     """Exact posterior ``P[X1 = known+1 | x1*, x2*, y1*]`` by summation over ``X2``.
 
     Parameters
@@ -349,7 +350,8 @@ class DecisionProbability:
     error_bound: float
 
 
-def decision_probability(setup: HierarchicalSetup, x2, *, target_has: bool = True, eps: float = 1e-14) -> DecisionProbability:
+def decision_probability(setup: HierarchicalSetup, x2, *, target_has: bool = True,
+                         eps: float = 1e-14) -> DecisionProbability:
     """``P[the adversary's decision is correct | x1, x2, y1 = x2 - x1]``, exact.
 
     Parameters

@@ -7,7 +7,6 @@ Carlo), so e.g. the paper's Figure 5 becomes a clean curve.
 
 from __future__ import annotations
 
-
 import numpy as np
 from matplotlib.figure import Figure
 

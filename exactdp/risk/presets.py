@@ -64,16 +64,6 @@ GVHR_PROPORTION = {
     "us": Fraction(189, 241),
 }
 
-#: Where each row comes from.
-PROVENANCE = {
-    "block": "issue text / paper Table 2 (seed: 2.56·165/4099·3945/4097 ≈ 0.099)",
-    "block_group": "issue text / paper Table 2 (seed: ρ2 ≈ 0.246-0.247)",
-    "tract": "../shared/notes/disclosure_risk.md §3 (DAS production code), unverified",
-    "county": "../shared/notes/disclosure_risk.md §3 (DAS production code), unverified",
-    "state": "../shared/notes/disclosure_risk.md §3 (DAS production code), unverified",
-    "us": "../shared/notes/disclosure_risk.md §3 (DAS production code), unverified",
-}
-
 
 def gvhr_rho(level: str, rho_global: Fraction) -> Fraction:
     """ρ of the GVHR query at ``level`` for a given ρ_global.

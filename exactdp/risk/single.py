@@ -204,7 +204,8 @@ class ExpectedRisk:
     error_bound: object
 
 
-def expected_risk(p, rho, *, convention: str = "paper", target_has: bool = True, dps: int = DEFAULT_DPS) -> ExpectedRisk:
+def expected_risk(p, rho, *, convention: str = "paper", target_has: bool = True,
+                  dps: int = DEFAULT_DPS) -> ExpectedRisk:
     """Expected posterior and risk ratio over realisations of ``X1*`` given the truth.
 
     Parameters

@@ -199,7 +199,7 @@ def sweep_ell(level_rhos, priors=DEFAULT_PRIORS, *, convention: str = "paper") -
     meet-in-the-middle; error bounds per row).  Reference: Kazan and Reiter, supplement
     §S1.3, Figure 7.
     """
-    out = []
+    out: list = []
     for p in priors:
         out.extend(uniqueness_curve(p, level_rhos, convention=convention))
     return tuple(out)

@@ -30,12 +30,12 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from exactdp.numerics.exact import InputError
 from exactdp.dgauss.conventions import check_convention, coefficient
 from exactdp.dgauss.tables import dg_table
+from exactdp.numerics.exact import InputError
+from exactdp.numerics.precision import DPS_ANALYSIS, DPS_LOW, DPS_RESULT, EPS64, to_mpf
 from exactdp.risk._validate import check_prior, check_rho
 from exactdp.risk.single import log_prior_odds
-from exactdp.numerics.precision import DPS_ANALYSIS, DPS_LOW, DPS_RESULT, EPS64, to_mpf
 
 __all__ = ["UniquenessResult", "uniqueness_posterior", "uniqueness_attack", "uniqueness_curve", "SIGMA4_SUP"]
 
@@ -227,7 +227,8 @@ def _p_correct(p: Fraction, coeffs, atoms, lpo: float):
     return value, pa + pb, rounding
 
 
-def uniqueness_attack(p, rhos, *, convention: str = "paper", eps: float = 1e-16, delta: float | None = None) -> UniquenessResult:
+def uniqueness_attack(p, rhos, *, convention: str = "paper", eps: float = 1e-16,
+                      delta: float | None = None) -> UniquenessResult:
     """Expected posterior, risk and decision probability of the ℓ-level attack.
 
     Parameters
@@ -254,7 +255,8 @@ def uniqueness_attack(p, rhos, *, convention: str = "paper", eps: float = 1e-16,
     return uniqueness_curve(p, rhos, convention=convention, eps=eps, delta=delta, ells=(len(rhos),))[0]
 
 
-def uniqueness_curve(p, rhos, *, convention: str = "paper", eps: float = 1e-16, delta: float | None = None, ells=None) -> tuple:
+def uniqueness_curve(p, rhos, *, convention: str = "paper", eps: float = 1e-16, delta: float | None = None,
+                     ells=None) -> tuple:
     """:func:`uniqueness_attack` for ``ℓ = 1 … len(rhos)`` (or the given ``ells``).
 
     Returns

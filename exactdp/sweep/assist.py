@@ -97,7 +97,7 @@ class Assistant:
                 out.append(draw_figure(name, *args))
         return out
 
-    def __enter__(self) -> "Assistant":
+    def __enter__(self) -> Assistant:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:

@@ -14,6 +14,12 @@ written to disk at once (the crash-safety of :mod:`exactdp.sweep.io` depends on 
 
 Results never depend on the backend: every task is a pure function of its arguments and
 the driver assembles the outputs from the files in pair order.
+
+Local loky workers are started with SIGINT ignored
+(:func:`~exactdp.sweep.runtime.workers_ignore_sigint`: the driver stops them on Ctrl-C).
+A dask scheduler that cannot be reached or is lost mid-sweep is an
+:class:`~exactdp.numerics.errors.InputError` naming ``--scheduler`` (its client's log
+lines are silenced for the sweep).
 """
 
 from __future__ import annotations
@@ -68,23 +74,72 @@ def unordered_results(fn: Callable, calls: Iterable[tuple], backend: str = "loky
     """
     check_backend(backend, scheduler)
     if backend == "ray":
-        yield from _ray_results(fn, list(calls), jobs, scheduler)
+        yield from _ray_results(fn, iter(calls), jobs, scheduler)
         return
     from joblib import Parallel, delayed, parallel_config
+
+    from exactdp.sweep.runtime import workers_ignore_sigint
 
     with contextlib.ExitStack() as stack:
         if backend == "loky":
             stack.enter_context(parallel_config(backend="loky", n_jobs=jobs, inner_max_num_threads=1))
         else:
-            from dask.distributed import Client
+            stack.enter_context(_quiet_dask())
+            with _scheduler_errors(scheduler):
+                from dask.distributed import Client
 
-            if not isinstance(scheduler, Client):  # the context keeps the connection open for the sweep
-                stack.enter_context(Client(scheduler))
+                if not isinstance(scheduler, Client):  # the context keeps the connection open for the sweep
+                    stack.enter_context(Client(scheduler, timeout=DASK_CONNECT_SECONDS))
             stack.enter_context(parallel_config(backend="dask", n_jobs=jobs, wait_for_workers_timeout=60))
-        yield from Parallel(return_as="generator_unordered")(delayed(fn)(*args) for args in calls)
+        with workers_ignore_sigint():  # the call starts the pool (loky: its worker processes)
+            results = Parallel(return_as="generator_unordered")(delayed(fn)(*args) for args in calls)
+        if backend == "loky":
+            yield from results
+            return
+        while True:
+            with _scheduler_errors(scheduler):
+                try:
+                    item = next(results)
+                except StopIteration:
+                    return
+            yield item
 
 
-def _ray_results(fn: Callable, calls: list, jobs: int, address) -> Iterator:
+#: seconds to wait for a dask scheduler to answer before the sweep is refused
+DASK_CONNECT_SECONDS = 30
+
+
+@contextlib.contextmanager
+def _scheduler_errors(scheduler):
+    """A dask scheduler that cannot be reached or is lost: one :class:`InputError`
+    naming ``--scheduler`` (the connection errors of distributed are ``OSError`` and
+    ``TimeoutError``)."""
+    try:
+        yield
+    except (OSError, TimeoutError) as exc:
+        raise InputError("scheduler", str(scheduler), f"the dask scheduler cannot be reached or was lost "
+                                                      f"({type(exc).__name__}: {' '.join(str(exc).split())[:200]}); "
+                                                      f"finished pairs are kept, --resume finishes the sweep") from None
+
+
+@contextlib.contextmanager
+def _quiet_dask():
+    """distributed's log lines (connection retries, a lost scheduler: dozens of lines)
+    silenced for the sweep; the one error line says what happened."""
+    names = ("distributed", "distributed.client", "distributed.comm", "distributed.core", "distributed.batched",
+             "distributed.worker")
+    loggers = [logging.getLogger(n) for n in names]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
+
+
+def _ray_results(fn: Callable, calls: Iterator, jobs: int, address) -> Iterator:
     import ray
 
     started = False

@@ -8,7 +8,12 @@ files' numbers in pair order (:mod:`exactdp.sweep.summary`; the texts of the pai
 computed in this run are parsed as they arrive, :mod:`exactdp.sweep.tables`), so the data
 files depend neither on the number of workers, nor on the backend, nor on interruptions.  The output folder is locked for the
 whole run (``.exactdp-sweep.lock``, an OS file lock released even on ``kill -9``): a
-second sweep started on the same folder stops at once instead of interleaving.
+second sweep started on the same folder stops at once instead of interleaving.  Every
+pair's json file carries the checksums of its files and the sweep's identity
+(:mod:`exactdp.sweep.io`): ``resume`` verifies every file it reuses and recomputes what
+fails (one line on stderr each), and rebuilds a damaged manifest from the verified pairs.
+Before any work the sweep's cost is estimated (:func:`estimate_sweep`) and refused beyond
+the cost budget (:mod:`exactdp.numerics.budget`).
 
 Outputs in the folder ``out``::
 
@@ -29,6 +34,7 @@ Outputs in the folder ``out``::
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import platform
 import sys
@@ -40,7 +46,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exactdp.census.designs import PL94_ALLOCATION, composition_for_allocation
-from exactdp.numerics.exact import InputError
 from exactdp.sweep.assist import Assistant
 from exactdp.sweep.backends import BACKENDS, check_backend, unordered_results
 from exactdp.sweep.io import (
@@ -53,10 +58,27 @@ from exactdp.sweep.io import (
     read_json,
     release_path,
     remove_temp_files,
-    task_complete,
+    sha256_text,
 )
 from exactdp.sweep.pair import DEFAULT_DELTAS, SweepSettings, compute_pair
-from exactdp.sweep.runtime import GroupWriter, WriteQueue, after_worker_task, allow_worker_growth, mark_driver_process
+from exactdp.sweep.plan import (
+    PathDesigns,
+    check_budget,
+    check_jobs,
+    check_settings,
+    plan_tasks,
+    report_damaged,
+    sweep_identity,
+)
+from exactdp.sweep.runtime import (
+    GroupWriter,
+    ProgressLines,
+    WriteQueue,
+    after_worker_task,
+    allow_worker_growth,
+    guard_worker,
+    mark_driver_process,
+)
 from exactdp.sweep.tables import PairTables
 from exactdp.sweep.twins import composition_key, relabel
 
@@ -69,7 +91,7 @@ __all__ = [
     "BACKENDS",
 ]
 
-FORMAT = "exactdp-sweep/1"
+FORMAT = "exactdp-sweep/2"  # 2: every pair's json file carries checksums and the sweep's identity
 _ASSIST_MIN_CALLS = 64  # pair computations from which the assembly gets a helper process
 _ASSIST_AFTER = 4  # results to wait for before starting it
 _THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
@@ -120,18 +142,22 @@ _CAPPED: set = set()  # threads whose compute threads are capped (numba's settin
 _SETTINGS: dict = {}  # settings dict (as a hashable tuple) -> SweepSettings, per worker process
 
 
-def _task(kind: str, i: int, j: int, rhos, settings_dict: dict):
+def _task(kind: str, i: int, j: int, rhos, settings_dict: dict, driver_pid: int = 0):
     """Worker entry point (a module-level function, so every backend can pickle it).
 
     The thread cap and the settings are set up once per worker thread / process (a
     worker runs many pairs; validating the 42 target δ took ~2 ms a pair), and so is
     loky's leak guard (:func:`~exactdp.sweep.runtime.allow_worker_growth`: pairs 6-6 then
-    6-10 in one worker grew it past loky's 300 MB and had it restarted mid-sweep).  After
-    a worker's first task its heap is settled (:func:`~exactdp.sweep.runtime.after_worker_task`)."""
+    6-10 in one worker grew it past loky's 300 MB and had it restarted mid-sweep), and so
+    is the guard that ends a local worker with its driver ``driver_pid``
+    (:func:`~exactdp.sweep.runtime.guard_worker`).  After a worker's first task its heap
+    is settled (:func:`~exactdp.sweep.runtime.after_worker_task`)."""
     tid = threading.get_ident()
     if tid not in _CAPPED:
         _cap_threads()
         allow_worker_growth()
+        if driver_pid:
+            guard_worker(driver_pid)
         _CAPPED.add(tid)
     key = tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in settings_dict.items())
     settings = _SETTINGS.get(key)
@@ -183,13 +209,25 @@ def _identity(alloc, pairs, settings, release_pairs, pl) -> dict:
     return ident
 
 
-def _check_out_dir(out: Path, ident: dict, resume: bool) -> dict:
+def _check_out_dir(out: Path, ident: dict, resume: bool, say=None) -> dict:
+    """The manifest already in ``out`` (``{}`` if none), after checking that this run may
+    use the folder.  With ``resume``, a damaged manifest (unreadable, or not a sweep's) is
+    set aside — ``say`` tells the user — and rebuilt from the verified pair files."""
+    if out.exists() and not out.is_dir():
+        raise SweepDirError(f"{out} is a file, not a folder; choose a folder for --out")
     mpath = out / MANIFEST
     if mpath.is_file():
         try:
             old = read_json(mpath)
-        except ValueError as exc:
-            raise SweepDirError(f"{mpath} is not a valid manifest ({exc}); use a new --out folder") from None
+            if not isinstance(old, dict) or any(k not in old for k in ("format", "allocation", "settings")):
+                raise ValueError("not a sweep manifest")
+        except (ValueError, OSError) as exc:
+            if not resume:
+                raise SweepDirError(f"{mpath} is damaged ({type(exc).__name__}); pass --resume to rebuild it from "
+                                    "the verified pair files, or choose a new --out") from None
+            if say is not None:
+                say(f"{mpath} is damaged ({type(exc).__name__}); rebuilding it from the verified pair files")
+            return {}
         if not resume:
             raise SweepDirError(f"{out} already holds a sweep; pass --resume to finish it or choose a new --out")
         diffs = [k for k in ident if old.get(k) != ident[k]]
@@ -200,12 +238,6 @@ def _check_out_dir(out: Path, ident: dict, resume: bool) -> dict:
     if out.exists() and any(p.name != LOCK_FILE for p in out.iterdir()) and not resume:
         raise SweepDirError(f"{out} exists and is not empty (and holds no sweep manifest); choose a new --out")
     return {}
-
-
-def _cost_key(task):
-    # coarse designs (few mechanisms) prune worst: start them first so they do not trail
-    kind, i, j, rhos = task
-    return (len(rhos) if kind == "pair" else 10**6, kind, i, j)
 
 
 def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=None, settings=None, jobs=1,
@@ -266,6 +298,7 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
     t_start = time.perf_counter()
     alloc = load_allocation(allocation)
     settings = settings or SweepSettings()
+    check_settings(settings)
     if pairs is None:
         pair_list = alloc.pairs()
     elif isinstance(pairs, str):
@@ -273,22 +306,30 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
     else:
         pair_list = parse_pair_spec(",".join(f"{i}-{j}" for i, j in pairs), alloc.n_paths)
     pair_list = sorted(pair_list)
-    if not isinstance(jobs, int) or jobs == 0 or jobs < -1:
-        raise InputError("jobs", jobs, "must be a positive integer or -1 (all cores)")
+    check_backend(backend, scheduler)
+    jobs = check_jobs(jobs, backend)
     pl = None
     rel_pairs: list = []
     if with_pl94:
         pl = load_allocation(PL94_ALLOCATION)
         spec = with_pl94 if isinstance(with_pl94, str) else ",".join(f"{i}-{j}" for i, j in with_pl94)
         rel_pairs = sorted(parse_pair_spec(spec, alloc.n_paths))
-    check_backend(backend, scheduler)
     mark_driver_process()  # tasks run here (one job) leave this process's collector alone
     out = Path(out)
     ident = _identity(alloc, pair_list, settings, rel_pairs, pl)
+    identity = sweep_identity(ident)
+    say = _stderr_line  # a damaged file or manifest is said even with quiet
     _check_out_dir(out, ident, resume)  # before the lock file is created in a folder that is not ours
+    designs = PathDesigns(alloc, pl)
+    plan = functools.partial(plan_tasks, out, designs, pair_list, rel_pairs, settings, identity)
+    if not resume:  # refused beyond the budget before the folder is created
+        check_budget(plan()[0], settings, jobs, alloc.name, len(pair_list) + len(rel_pairs), designs.table_cells())
     with locked_out_dir(out), contextlib.ExitStack() as stack:
-        old = _check_out_dir(out, ident, resume)  # again, now that no other run can write
+        old = _check_out_dir(out, ident, resume, say)  # again, now that no other run can write
         remove_temp_files(out)
+        tasks, reused, damaged = plan()
+        report_damaged(damaged, say)
+        check_budget(tasks, settings, jobs, alloc.name, len(pair_list) + len(rel_pairs), designs.table_cells())
         timings = dict(old.get("timings", {}).get("pairs", {})) if old else {}
         manifest = {**ident, "status": "running", "versions": _versions()}
         # the files' fsyncs wait on the disk (≈ 35 ms a pair here, ~1 s for the first
@@ -299,51 +340,36 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
         # durable before the assembly
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="exactdp-manifest") as pool:
             started = pool.submit(atomic_write_text, out / MANIFEST, _dump(manifest))
-            rhos_of = _pair_rhos_memo(alloc)
-            tasks, reused = [], 0
-            for i, j in pair_list:
-                if task_complete(pair_paths(out, i, j), settings.deltas, settings.envelope_points):
-                    reused += 1
-                else:
-                    tasks.append(("pair", i, j, rhos_of(i, j)))
-            for i, j in rel_pairs:
-                if task_complete(release_path(out, i, j), settings.deltas, settings.envelope_points):
-                    reused += 1
-                else:
-                    tasks.append(("release", i, j, rhos_of(i, j) + pl.pair_rhos(1, 1)))
-            tasks.sort(key=_cost_key)
-
             sdict = settings.as_dict()
             # pairs of one composition have the same numbers: one of them is computed, the
             # others are its result relabelled (written exactly as they would be computed)
             twins: dict = {}
-            calls = []
+            heads = []
             key_of = _composition_key_memo(alloc)
-            for k, i, j, r in tasks:
-                members = twins.setdefault((k, key_of(i, j) if k == "pair" else composition_key(r)), [])
+            for k, i, j, *_ in tasks:
+                members = twins.setdefault((k, key_of(i, j) if k == "pair" else
+                                            composition_key(designs.rhos(k, i, j))), [])
                 if not members:
-                    calls.append((k, i, j, r, sdict))
+                    heads.append((k, i, j))
                 members.append((i, j))
             rest = {(k, *ij[0]): ij[1:] for (k, _), ij in twins.items() if len(ij) > 1}
+            # each task's arguments built as it is dispatched
+            calls = ((k, i, j, designs.rhos(k, i, j), sdict, os.getpid()) for k, i, j in heads)
             t_compute = time.perf_counter()
             # big sweeps: a helper process imports the figures' code and computes the GDP
             # column while the workers run (started once the first results are in, not
             # to slow the workers' own start), and draws the figures during the assembly;
             # small ones: the figures' code is imported in a thread of this process
             helper = None
-            assisted = len(calls) >= _ASSIST_MIN_CALLS
+            assisted = len(heads) >= _ASSIST_MIN_CALLS
             prefetch = _import_plotting_meanwhile() if plots and tasks and not assisted else None
             n_results = 0
             tables = PairTables()
             if tasks:
-                from tqdm import tqdm
-
-                show = not quiet and sys.stderr.isatty()
-                bar = tqdm(total=len(tasks), disable=not show, file=sys.stderr, unit="pair", desc="exactdp sweep",
-                           dynamic_ncols=True)
+                bar = _progress(len(tasks), quiet, reused)
                 last_flush = time.monotonic()
                 writes = WriteQueue(bar.update)
-                with GroupWriter(started) as writer:  # closed once every write is durable
+                with GroupWriter(started, identity=identity) as writer:  # closed once every write is durable
                     for kind, first in unordered_results(_task, calls, backend, jobs, scheduler):
                         n_results += 1
                         if assisted and helper is None and n_results >= _ASSIST_AFTER:
@@ -375,9 +401,12 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
             **ident,
             "status": "complete",
             "versions": _versions(),
+            "sweep_identity": identity,
             "results": extra,
+            "checksums": {name: sha256_text((out / name).read_text(encoding="utf-8"))
+                          for name in extra["files"] if name.endswith(".csv")},
             "run": {"jobs": jobs, "backend": backend, "computed": len(tasks), "reused": reused,
-                    "relabelled": len(tasks) - len(calls),
+                    "relabelled": len(tasks) - len(heads), "recomputed_damaged": len(damaged),
                     "cpu_count": os.cpu_count()},
             "timings": {
                 "wall_seconds_this_run": round(t_end - t_start, 3),
@@ -395,18 +424,19 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
         return SweepReport(out, len(pair_list), len(tasks), reused, manifest)
 
 
-def _pair_rhos_memo(alloc):
-    """``alloc.pair_rhos`` (path ``i``'s ρ, then path ``j``'s) from each path's ρ computed
-    once (``path_rhos`` rebuilds its path's table: ~0.65 s for the 946 DHC pairs)."""
-    paths: dict = {}
+def _stderr_line(text: str) -> None:
+    sys.stderr.write(f"exactdp sweep: {text}\n")
+    sys.stderr.flush()
 
-    def rhos_of(i: int, j: int) -> tuple:
-        for p in (i, j):
-            if p not in paths:
-                paths[p] = alloc.path_rhos(p)
-        return paths[i] + paths[j]
 
-    return rhos_of
+def _progress(total: int, quiet: bool, reused: int):
+    """A progress bar on a terminal, one line per tenth of the tasks or per minute
+    otherwise (:class:`~exactdp.sweep.runtime.ProgressLines`), nothing when ``quiet``."""
+    from tqdm import tqdm
+
+    if not quiet and not sys.stderr.isatty():  # no line before the first result: a refusal stays one line
+        return ProgressLines(total, "exactdp sweep" + (f" ({reused} reused)" if reused else ""))
+    return tqdm(total=total, disable=quiet, file=sys.stderr, unit="pair", desc="exactdp sweep", dynamic_ncols=True)
 
 
 def _composition_key_memo(alloc):

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import bisect
 import operator
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import gmpy2
 import mpmath

@@ -1,11 +1,15 @@
-"""Crash-safe files of a sweep: atomic writes, per-task completion, the manifest.
+"""Crash-safe, verifiable files of a sweep: atomic writes, checksums, the manifest.
 
 Every file is written to a temporary name in the same folder, made durable (fsync'ed)
 and renamed over the final name with :func:`os.replace` (atomic on POSIX), then the
-folder is fsync'ed.  A task (one neighbour pair) is *complete* exactly when its four
-files exist and its last one, the ε–δ CSV, carries the expected header and rows; a crash
-(even ``kill -9`` or a power loss) can therefore leave at most stray ``.tmp`` files,
-which :func:`remove_temp_files` deletes, and never a half-written or half-counted pair.
+folder is fsync'ed.  A task's json file (``pair_I_J.json``) carries the SHA-256 of its
+three CSV files, the identity of the sweep that computed it (allocation, settings) and
+the SHA-256 of its own content (:func:`info_text`).  A task (one neighbour pair) is
+*complete* exactly when its four files exist and pass :func:`check_task` (each checksum,
+the identity, the expected header and rows); a crash (even ``kill -9`` or a power loss)
+can therefore leave at most stray ``.tmp`` files, which :func:`remove_temp_files`
+deletes, and never a half-written or half-counted pair, and a file changed afterwards
+(one digit, a truncation, ``nan``) is found and its task recomputed by ``--resume``.
 
 :func:`write_tasks` commits finished tasks in a group: all their temporary files are
 written, made durable by one barrier (Linux ``syncfs`` of the folder's file system, which
@@ -22,6 +26,7 @@ once; the lock dies with its process, so a killed run leaves no stale lock.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import sys
@@ -35,6 +40,10 @@ __all__ = [
     "pair_paths",
     "release_path",
     "task_complete",
+    "check_task",
+    "info_text",
+    "sha256_text",
+    "MISSING",
     "write_task",
     "write_tasks",
     "remove_temp_files",
@@ -135,23 +144,63 @@ def release_path(out, i: int, j: int) -> dict:
             "info": d / f"release_{i}_{j}.json", "curve": d / f"release_{i}_{j}.csv"}
 
 
-def task_complete(files: dict, deltas, grid_points: int) -> bool:
-    """Whether a task's files are all present and its curve has the expected rows."""
+#: :func:`check_task`'s reason for a task whose files are not all there (an unfinished
+#: task: recomputed silently, unlike a damaged one)
+MISSING = "missing"
+_CHECKSUMMED = ("curve", "tradeoff", "grid")
+
+
+def sha256_text(text: str) -> str:
+    """``"sha256:<hex>"`` of a text's UTF-8 bytes."""
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def info_text(info: dict, texts: dict, identity: str = "") -> str:
+    """The json file of a task: its diagnostics ``info``, the checksums of its CSV
+    ``texts`` (``curve``, ``tradeoff``, ``grid``), the sweep ``identity`` and, last, the
+    checksum of all of it (``self_sha256``: of this text without that line)."""
+    body = {**info, "checksums": {k: sha256_text(texts[k]) for k in _CHECKSUMMED}, "sweep_identity": identity}
+    body.pop("self_sha256", None)
+    inner = json.dumps(body, indent=1, sort_keys=True) + "\n"
+    return json.dumps({**body, "self_sha256": sha256_text(inner)}, indent=1, sort_keys=True) + "\n"
+
+
+def check_task(files: dict, deltas, grid_points: int, identity: str = "") -> str | None:
+    """``None`` when a task's four files are present and intact, else why not:
+    :data:`MISSING`, or the damage found (a checksum that does not match, another
+    sweep's identity, a wrong header or row count)."""
     if not all(p.is_file() for p in files.values()):
-        return False
+        return MISSING
     try:
-        lines = files["curve"].read_text(encoding="utf-8").splitlines()
-        tlines = files["tradeoff"].read_text(encoding="utf-8").splitlines()
-        glines = files["grid"].read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return False
+        texts = {k: files[k].read_bytes().decode("utf-8") for k in _CHECKSUMMED}
+        raw_info = files["info"].read_bytes().decode("utf-8")
+        info = json.loads(raw_info)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return f"{files['info'].name} unreadable ({type(exc).__name__})"
+    name = files["info"].name
+    if not isinstance(info, dict) or not isinstance(info.get("checksums"), dict):
+        return f"{name} carries no checksums"
+    if info_text(info, texts, info.get("sweep_identity", "")) != raw_info:
+        bad = [files[k].name for k in _CHECKSUMMED if info["checksums"].get(k) != sha256_text(texts[k])]
+        return (f"{', '.join(bad)} changed since written (checksum mismatch)" if bad
+                else f"{name} changed since written (checksum mismatch)")
+    if info.get("sweep_identity") != identity:
+        return f"{name} was computed with other settings or another allocation"
+    lines, tlines, glines = (as_read(texts[k]).splitlines() for k in ("curve", "tradeoff", "grid"))
     if not glines or glines[0] != ",".join(GRID_COLUMNS) or len(glines) != grid_points + 1:
-        return False
+        return f"{files['grid'].name} has the wrong header or rows"
     if not lines or lines[0] != ",".join(PAIR_COLUMNS) or len(lines) != len(deltas) + 1:
-        return False
+        return f"{files['curve'].name} has the wrong header or rows"
     if not tlines or tlines[0] != ",".join(TRADEOFF_COLUMNS) or len(tlines) < 3:
-        return False
-    return [ln.split(",")[2] for ln in lines[1:]] == list(deltas)
+        return f"{files['tradeoff'].name} has the wrong header or rows"
+    if [ln.split(",")[2] for ln in lines[1:]] != list(deltas):
+        return f"{files['curve'].name} holds other target deltas"
+    return None
+
+
+def task_complete(files: dict, deltas, grid_points: int, identity: str = "") -> bool:
+    """Whether a task's files are all present and intact (:func:`check_task`)."""
+    return check_task(files, deltas, grid_points, identity) is None
 
 
 def _syncfs_function():
@@ -188,9 +237,13 @@ def _syncfs(fd: int, folder: Path) -> None:
 
 
 def _task_texts(files: dict, result, info: dict):
-    """A task's files in the order they are renamed (the curve, the completion mark, last)."""
+    """A task's files in the order they are renamed (the curve, the completion mark, last);
+    ``info``'s ``sweep_identity`` (if any) is the identity its json file records."""
+    texts = {"curve": result.curve_csv, "tradeoff": result.tradeoff_csv, "grid": result.grid_csv}
+    identity = info.get("sweep_identity", "")
     return ((files["tradeoff"], result.tradeoff_csv), (files["grid"], result.grid_csv),
-            (files["info"], json.dumps(info, indent=1, sort_keys=True) + "\n"), (files["curve"], result.curve_csv))
+            (files["info"], info_text(info, texts, identity)),
+            (files["curve"], result.curve_csv))
 
 
 def write_tasks(items) -> None:

@@ -51,8 +51,9 @@ from mpmath.libmp.libmpf import blog2_10
 
 from exactdp.numerics.precision import DPS_RESULT
 
-__all__ = ["RND", "prec_of", "digits_exp", "layout", "value_of", "text_of", "fmt_raw", "bound_text_float", "bound_texts_float",
-           "POW10", "layout_digits", "mpfr_context", "nearest_digits", "decimal_mpfr", "mpfr_to_raw", "raw_to_mpfr", "fmt_mpfr",
+__all__ = ["RND", "prec_of", "digits_exp", "layout", "value_of", "text_of", "fmt_raw", "bound_text_float",
+           "bound_texts_float", "POW10", "layout_digits", "mpfr_context", "nearest_digits", "decimal_mpfr",
+           "mpfr_to_raw", "raw_to_mpfr", "fmt_mpfr",
            "parse_mpfr", "fmt_mpf_raw", "bound_text_raw", "float_text", "vertex_value", "vertex_values"]
 
 RND = round_nearest
@@ -503,7 +504,8 @@ def vertex_value(log_value, rel: float) -> tuple:
         de = nearest_digits(_C_RESULT.exp(log_value), 25)
     if de is not None:
         text = layout(de[0], de[1], 25)
-        v, key = decimal_mpfr(de[0], de[1], 25, text, _C_RESULT), (de[1], de[0])
+        key: tuple[int, int] | None = (de[1], de[0])
+        v = decimal_mpfr(de[0], de[1], 25, text, _C_RESULT)
     else:
         text, v_raw = _vertex_text_mpmath(log_value)
         v = raw_to_mpfr(v_raw, _C_RESULT)
@@ -554,7 +556,7 @@ def vertex_values(keys) -> list:
     lo30, hi30, top, one = pz[29], pz[30], pz[25], pz[24]
     fixed, sci, floor, l10e = _FIXED_HEAD, _SCI_TAIL, math.floor, _LOG10_E
     near_lo, near_hi = _NEAR_LO, _NEAR_HI
-    out = []
+    out: list[tuple] = []
     append = out.append
     for lv, rel in keys:
         if type(lv) is float and -81.0 < lv < 0.0:

@@ -29,9 +29,9 @@ from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf
 from exactdp.sweep.numtext import (
     RND,
     bound_text_float,
-    float_text,
-    bound_texts_float,
     bound_text_raw,
+    bound_texts_float,
+    float_text,
     fmt_mpf_raw,
     fmt_mpfr,
     fmt_raw,
@@ -39,7 +39,6 @@ from exactdp.sweep.numtext import (
     mpfr_to_raw,
     prec_of,
     raw_to_mpfr,
-    vertex_value,
     vertex_values,
 )
 
@@ -160,7 +159,7 @@ class SweepSettings:
                 "lam_step_sd": repr(float(self.lam_step_sd)), "envelope_points": self.envelope_points}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "SweepSettings":
+    def from_dict(cls, d: dict) -> SweepSettings:
         return cls(tuple(d["deltas"]), int(d["tradeoff_half"]), str(d["alpha_min"]), float(d["rel_tol"]),
                    float(d["lam_step_sd"]), int(d["envelope_points"]))
 
@@ -232,7 +231,8 @@ def tradeoff_thresholds(lattice, half: int, alpha_min) -> list[int]:
     """
     K = int(lattice.shift)
     with mpmath.workdps(DPS_LOW):
-        v = sum((Fraction(m * a * a) * s for a, m, s in zip(lattice.weights, lattice.counts, lattice.sigma2)), Fraction(0))
+        v = sum((Fraction(m * a * a) * s for a, m, s in zip(lattice.weights, lattice.counts, lattice.sigma2)),
+                Fraction(0))
         sd = mpmath.sqrt(to_mpf(v))
         U = _probit_z(to_fraction(alpha_min, "alpha_min")) * sd + mpmath.mpf(K) / 2
     offs = threshold_offsets(U, half)
@@ -272,7 +272,7 @@ def threshold_offsets(U, half: int) -> list[int]:
     return sorted({int(rint(div(mul(u, m), half))) for m in range(half + 1)})
 
 
-def grid_alphas(settings: "SweepSettings") -> tuple:
+def grid_alphas(settings: SweepSettings) -> tuple:
     """The common α grid: (texts, mpf values), the values exactly the 25-digit texts."""
     return _grid_alphas(settings.alpha_min, settings.envelope_points)
 
@@ -302,7 +302,7 @@ def grid_rows(pts, settings, keys=None) -> list:
     """The pair's sampled curve on the common α grid (interpolated between vertices).
 
     ``pts``: ``(α, β, abs err α, abs err β)`` as mpfr at ``DPS_RESULT``; ``keys``: exact
-    sort keys ``(key α, key β)`` of the texts (see :func:`vertex_value`), or ``None``.  The
+    sort keys ``(key α, key β)`` of the texts (see :func:`~exactdp.sweep.numtext.vertex_value`), or ``None``.  The
     vertices are sorted by ``(α, −β)`` as the former code sorted its mpf tuples.  Returns
     the CSV lines (GRID_COLUMNS first), each ending in a newline.
     """
@@ -351,7 +351,7 @@ def tradeoff_rows(verts, settings) -> tuple:
 
     ``verts``: ``ExactAccountant.tradeoff_vertices`` output ``(k, α tail, β tail)``.  The
     set is symmetric, so a β tail is another vertex's α tail: each distinct
-    ``(log value, relative error)`` is formatted once (:func:`vertex_value`, bound text
+    ``(log value, relative error)`` is formatted once (:func:`~exactdp.sweep.numtext.vertex_value`, bound text
     :func:`fmt_bound`).
     """
     ka = [(ta.log_value, ta.rel_error) for _, ta, _ in verts]
@@ -403,7 +403,7 @@ def _curve_rows(i: int, j: int, deltas, dpts, epts) -> tuple:
     """
     worst_d = 0.0
     worst_e = 0.0
-    rows = [PAIR_COLUMNS]
+    rows: list[tuple] = [PAIR_COLUMNS]
     mpf, prec, f = mpmath.mpf, _P_RESULT, _fmt_raw_20
     up = _UP_RAW  # 1 + 10^-15 at DPS_RESULT: the same number in every row
     for d, dp, ep in zip(deltas, dpts, epts):
@@ -491,7 +491,8 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     acc = ExactAccountant(comp, rel_tol=settings.rel_tol)
     if not isinstance(acc, ExactAccountant):  # beyond the int64 lattice (P.L. 94-171, whole release)
         return _bracketed_pair(i, j, acc, settings, t0)
-    eng = acc.engine
+    eng, lattice = acc.engine, acc.lattice
+    assert eng is not None and lattice is not None  # an ExactAccountant has both
     if hasattr(eng, "lam_step") and getattr(eng, "var", 0) > 0:
         eng.lam_step = float(settings.lam_step_sd) / math.sqrt(eng.var)
     rho = acc.rho
@@ -511,7 +512,7 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     return PairResult(
         i, j, _csv(rows), tradeoff_csv, grid_csv,
         {"method": diag.method, "nodes_kept": diag.nodes_kept, "nodes_total": diag.nodes_total,
-         "n_groups": diag.n_groups, "lattice_scale": diag.lattice_scale, "shift": acc.lattice.shift,
+         "n_groups": diag.n_groups, "lattice_scale": diag.lattice_scale, "shift": lattice.shift,
          "worst_delta_rel_error": worst_d, "worst_eps_rel_width": worst_e, "worst_tradeoff_rel_error": worst_t},
         {"delta": t1 - t0, "epsilon": t2 - t1, "tradeoff": t3 - t2},
     )

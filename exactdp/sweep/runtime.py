@@ -16,14 +16,22 @@
 * :func:`after_worker_task` settles a sweep worker's heap once its first task is done
   (:func:`settle_worker_heap`: the cyclic collector no longer re-scans the ~10⁶ objects of
   the loaded kernels and modules; 946 DHC pairs: about −7 % of the sweep's CPU).
+* :func:`guard_worker` makes a local sweep worker die with its driver (Linux
+  ``PR_SET_PDEATHSIG``, and a parent-pid watchdog thread elsewhere and as a fallback) and
+  ignore Ctrl-C (the driver stops the workers); :func:`workers_ignore_sigint` starts the
+  workers with SIGINT ignored, so that a Ctrl-C while they import prints nothing.
+* :class:`ProgressLines` prints one progress line per N finished tasks or per minute
+  when stderr is not a terminal (a log file, a batch job).
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import gc
 import os
 import queue
+import signal
 import sys
 import threading
 import time
@@ -32,7 +40,7 @@ from concurrent.futures import Future, wait
 from exactdp.sweep.io import write_tasks
 
 __all__ = ["GroupWriter", "WriteQueue", "after_worker_task", "allow_worker_growth", "settle_worker_heap",
-           "WORKER_GROWTH_ALLOWED"]
+           "WORKER_GROWTH_ALLOWED", "guard_worker", "workers_ignore_sigint", "ProgressLines"]
 
 
 class GroupWriter:
@@ -43,6 +51,9 @@ class GroupWriter:
     before : Future, optional
         A write every task's files wait for (the run's first manifest: a folder never
         holds pair files without it); its error is every task's error.
+    identity : str
+        The sweep's identity, recorded in every task's json file
+        (:func:`exactdp.sweep.io.info_text`).
     gather : float
         Seconds to wait, after the first task of a group, for more tasks to join it.
 
@@ -51,9 +62,10 @@ class GroupWriter:
     (or failed with the group's error).
     """
 
-    def __init__(self, before: Future | None = None, gather: float = 0.05):
+    def __init__(self, before: Future | None = None, gather: float = 0.05, identity: str = ""):
         self._before = before
         self._gather = gather
+        self._identity = identity
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="exactdp-write", daemon=True)
         self._thread.start()
@@ -85,7 +97,8 @@ class GroupWriter:
             try:
                 if self._before is not None:
                     self._before.result()
-                write_tasks([(files, res, res.diagnostics) for files, res, _ in group])
+                write_tasks([(files, res, {**res.diagnostics, "sweep_identity": self._identity})
+                             for files, res, _ in group])
             except BaseException as exc:  # noqa: BLE001 - handed to every task's future
                 for *_, fut in group:
                     fut.set_exception(exc)
@@ -203,3 +216,132 @@ def settle_worker_heap() -> None:
     gc.freeze()
     gen0, gen1, _ = gc.get_threshold()
     gc.set_threshold(WORKER_GC_GEN0_FACTOR * gen0, gen1, WORKER_GC_THRESHOLD2)
+
+
+# ----------------------------------------------------------------------------- processes
+#: seconds between two checks of the parent-pid watchdog of a sweep worker
+WATCHDOG_PERIOD = 1.0
+_PR_SET_PDEATHSIG = 1
+_GUARDED: dict = {}
+
+
+def guard_worker(driver_pid: int) -> None:
+    """In a local worker process of the sweep whose driver is ``driver_pid`` (once per
+    process; nothing in the driver itself or on a cluster's workers): die with the driver
+    and ignore Ctrl-C.
+
+    * Linux: ``prctl(PR_SET_PDEATHSIG, SIGKILL)``: the kernel kills the worker when the
+      driver's thread that started it ends — the driver's exit, ``kill -9`` included;
+    * everywhere: a daemon thread checks every :data:`WATCHDOG_PERIOD` seconds that the
+      parent is still ``driver_pid`` and ends the process otherwise (a worker re-parented
+      to init or a subreaper has lost its driver);
+    * SIGINT is ignored: on Ctrl-C the driver stops its workers itself, and a worker's
+      ``KeyboardInterrupt`` traceback would only add lines to the terminal."""
+    pid = os.getpid()
+    if _GUARDED.get(pid) or pid == driver_pid or os.getppid() != driver_pid:
+        return
+    _GUARDED[pid] = True
+    with contextlib.suppress(ValueError):  # only possible in the main thread
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != driver_pid:  # the driver died before the prctl
+        os._exit(1)
+
+    def watch():
+        while os.getppid() == driver_pid:
+            time.sleep(WATCHDOG_PERIOD)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exactdp-driver-watch", daemon=True).start()
+
+
+@contextlib.contextmanager
+def workers_ignore_sigint():
+    """Within the block, the local worker processes loky starts inherit SIGINT ignored
+    (an ignored signal stays ignored across ``exec``, and Python then installs no
+    ``KeyboardInterrupt`` handler): a Ctrl-C while they start and import prints no worker
+    traceback.  loky starts each worker with ``fork_exec`` of
+    ``joblib.externals.loky.backend.fork_exec`` (looked up at each start); within the
+    block it is wrapped so that this process ignores SIGINT for the instant of each start
+    only (in the main thread: ``signal.signal`` works nowhere else): a Ctrl-C within those
+    few milliseconds is not seen (pressed again, it is), any other reaches the driver.
+    Without that module (another joblib) nothing changes."""
+    try:
+        from joblib.externals.loky.backend import fork_exec as spawner
+    except ImportError:  # pragma: no cover - another joblib layout
+        yield
+        return
+    original = getattr(spawner, "fork_exec", None)
+    if original is None:  # pragma: no cover
+        yield
+        return
+
+    def fork_exec(*args, **kwargs):
+        if threading.current_thread() is not threading.main_thread():
+            return original(*args, **kwargs)
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            return original(*args, **kwargs)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    spawner.fork_exec = fork_exec
+    try:
+        yield
+    finally:
+        spawner.fork_exec = original
+
+
+class ProgressLines:
+    """One line on ``stream`` per ``every`` finished tasks or per ``period`` seconds,
+    whichever comes first (for a log or a batch job: no bar, no carriage returns).
+
+    Parameters
+    ----------
+    total : int
+        Tasks to finish.
+    label : str
+        The line's head (``"exactdp sweep"``).
+    stream : file, optional
+        Default ``sys.stderr``.
+    every, period : int, float
+        Default: a tenth of the tasks, and a minute.
+    """
+
+    def __init__(self, total: int, label: str, stream=None, every: int | None = None, period: float = 60.0):
+        self.total, self.label, self.stream = total, label, stream or sys.stderr
+        self.every = every or max(1, total // 10)
+        self.period = period
+        self.done = 0
+        self._start = self._last_time = time.monotonic()
+        self._last_done = 0
+
+    def update(self, n: int = 1) -> None:
+        """Count ``n`` finished tasks; print a line when one is due."""
+        self.done += n
+        now = time.monotonic()
+        if self.done - self._last_done >= self.every or now - self._last_time >= self.period \
+                or self.done == self.total:
+            self._last_done, self._last_time = self.done, now
+            elapsed = now - self._start
+            left = elapsed / self.done * (self.total - self.done) if self.done else float("nan")
+            tail = f", about {_clock(left)} left" if 0 < self.done < self.total else ""
+            self.stream.write(f"{self.label}: {self.done}/{self.total} done ({100 * self.done / self.total:.0f} %), "
+                              f"{_clock(elapsed)} elapsed{tail}\n")
+            self.stream.flush()
+
+    def close(self) -> None:
+        """Nothing to clear (the interface of a progress bar)."""
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds // 60 % 60:02d} min"

@@ -5,7 +5,6 @@ The protocol: every temporary file of a group is written, one durability barrier
 the renames (a task's curve last), then one fsync per folder; a task's future is done only
 after that.  The references are the files' intended texts and the order of the calls."""
 
-import json
 import os
 import threading
 from concurrent.futures import Future
@@ -14,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from exactdp.sweep import io as sio
-from exactdp.sweep.io import pair_paths, remove_temp_files, task_complete, write_tasks
+from exactdp.sweep.io import info_text, pair_paths, remove_temp_files, task_complete, write_tasks
 from exactdp.sweep.pair import GRID_COLUMNS, PAIR_COLUMNS, TRADEOFF_COLUMNS
 from exactdp.sweep.runtime import GroupWriter
 from exactdp.sweep.tables import PairTables
@@ -25,7 +24,8 @@ DELTAS = ("1e-3", "1e-6")
 def _result(i, j, shift=0):
     rows = [",".join(PAIR_COLUMNS)]
     for k, d in enumerate(DELTAS):
-        vals = [str(i), str(j), d, "1.5"] + [f"{(k + 1) * (7 + shift + m)}e-{5 + m}" for m in range(len(PAIR_COLUMNS) - 4)]
+        vals = [str(i), str(j), d, "1.5"]
+        vals += [f"{(k + 1) * (7 + shift + m)}e-{5 + m}" for m in range(len(PAIR_COLUMNS) - 4)]
         rows.append(",".join(vals))
     trade = [",".join(TRADEOFF_COLUMNS), "0,0,0,1,0", "1,0.5,0,0.25,0", "2,1,0,0,0"]
     grid = [",".join(GRID_COLUMNS)] + [f"{a},{1 - a - 0.01 * shift},1e-12" for a in (0.25, 0.5, 0.75)]
@@ -36,8 +36,8 @@ def _result(i, j, shift=0):
 
 
 def _expected(res):
-    return {"tradeoff": res.tradeoff_csv, "grid": res.grid_csv, "curve": res.curve_csv,
-            "info": json.dumps(res.diagnostics, indent=1, sort_keys=True) + "\n"}
+    texts = {"tradeoff": res.tradeoff_csv, "grid": res.grid_csv, "curve": res.curve_csv}
+    return {**texts, "info": info_text(res.diagnostics, texts)}  # the diagnostics with the checksums
 
 
 def _check_files(out, res):

@@ -1,4 +1,4 @@
-"""The big-lattice path does not depend on what a process computed before (issue 11).
+"""The big-lattice path does not depend on what a process computed before.
 
 A whole-release sweep once stopped with a refusal in a long-lived worker that the same
 pair computed afresh did not give: the sieve of the smoothed engine used to take the
@@ -69,7 +69,7 @@ import json, sys
 from exactdp.accounting.bracketed import BigLatticeAccountant
 from exactdp.mechanisms import Composition
 sys.path.insert(0, {here!r})
-from test_biglattice_history import _numbers, _release_rhos
+from test_biglattice_cache import _numbers, _release_rhos
 print(json.dumps(_numbers(BigLatticeAccountant(Composition.from_rhos(_release_rhos(13, 13))))))
 """
 
