@@ -39,10 +39,8 @@ rounding_bound  # risk/hierarchical.py DecisionProbability
 
 # TEMPORARY: dead code in files the integrator changes this session (issue 25 names most of
 # them); the integrator deletes the code and these lines before the merge
-zlo  # exactdp/accounting/bracketed.py
 xs0  # exactdp/certify/dgball.py
 discard_target  # exactdp/certify/result.py
 _.moments_at  # exactdp/engine/atoms.py
 dense_len  # exactdp/engine/convolution.py
 setup_cost  # exactdp/engine/convolution.py
-FLOAT_PHASE_NODES  # exactdp/engine/smoothed.py

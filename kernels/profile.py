@@ -23,13 +23,21 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from exactdp.kernels.dgauss import (MOMENT_CONSTS, POISSON_MIN_S2, PSI_CONSTS, direct_half_width, log_psi_at,
-                                    moment_consts, psi_consts, tilted_moments_at)
+from exactdp.kernels.dgauss import (
+    MOMENT_CONSTS,
+    POISSON_MIN_S2,
+    PSI_CONSTS,
+    direct_half_width,
+    log_psi_at,
+    moment_consts,
+    psi_consts,
+    tilted_moments_at,
+)
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 
-__all__ = ["dd_frac2", "interval_penalty", "sieve_nodes", "profile_factors", "profile_sums", "log_mgf", "tilted_mean_var",
+__all__ = ["dd_frac2", "interval_penalty", "sieve_nodes", "profile_factors", "profile_sums", "log_mgf",
+           "log_mgf_sum", "cumulants", "saddles", "saddles_strip", "log_convolve",
            "PHASE_CYCLE_ERR"]
 
 TWO_PI = 2.0 * math.pi
@@ -222,18 +230,6 @@ def log_mgf(lam, delta, s2):
     return main + corr, err
 
 
-@kernel("UniTuple(float64, 2)(float64, float64, float64)")
-def tilted_mean_var(lam, delta, s2):
-    """Mean and variance of the tilted N_Z(0, s²) at ``a = λΔ/s²`` (float64, for the saddle
-    point: ``K'(λ) = Σ m·w·mean``, ``K''(λ) = Σ m·w²·var``)."""
-    mu = lam * delta
-    n0 = math.floor(mu + 0.5)
-    mc = np.empty(MOMENT_CONSTS)
-    moment_consts(s2, mc)
-    mean, var = tilted_moments_at(mu - n0, s2, mc)
-    return n0 + mean, var
-
-
 @kernel("Tuple((complex128[:], float64[:]))(int64[:], float64[:], float64[:], float64[:], float64[:], float64[:], "
         "float64, float64, float64)")
 def profile_factors(nodes, tau_hi, tau_lo, s2, m, delta, lam, sk2, P):
@@ -423,50 +419,6 @@ def log_convolve(la, ea, lb, eb, floor):
     return out, err
 
 
-@kernel("Tuple((float64, float64))(float64[:], float64[:], int64, float64, float64, float64, int64, float64)")
-def lattice_profile(log_p, log_e, j0, g0, a, depth, offset, vs):
-    """``log Σ_{j≥j0} p[j]·(1 − e^{−(g0 + a(j − j0)))}`` (a lattice rest above a threshold whose
-    gap to the first atom above it is g0 > 0; p[j] the pmf of S at ``j + offset``) and an
-    absolute error bound of the log: the inputs' log errors, ``1 − e^{−g}`` by expm1 to 4u
-    relative for g within 3u relative, the sum of positive terms to (terms + 2)·u.  The sum
-    stops at the first ``k = j + offset > 0`` whose sub-Gaussian tail bound
-    ``P(S ≥ k) ≤ e^{−k²/(2V)}`` (V = ``vs``, Canonne–Kamath–Steinke) is ``depth`` nats below
-    the largest term; that bound is added to the error (valid for any pmf shape, gaps
-    included)."""
-    n = log_p.shape[0]
-    mx = -np.inf
-    acc = 0.0
-    e_in = 0.0
-    count = 0.0
-    tail = 0.0
-    # pass 1 finds the scale, pass 2 sums relative to it (same stopping rule)
-    for rnd in range(2):
-        stop = n
-        for j in range(j0, n):
-            g = g0 + a * (j - j0)
-            v = log_p[j] + (math.log(-math.expm1(-g)) if g < 700.0 else 0.0)
-            if rnd == 0:
-                if v > mx:
-                    mx = v
-            elif v > -np.inf:
-                acc += math.exp(v - mx)
-                count += 1.0
-                if log_e[j] > e_in:
-                    e_in = log_e[j]
-            k = float(j + 1 + offset)
-            if k > 0.0 and mx > -np.inf and -k * k / (2.0 * vs) < mx - depth:
-                stop = j + 1
-                break
-        if rnd == 0 and mx == -np.inf:
-            return -np.inf, 0.0
-        if rnd == 1 and stop < n:
-            k = float(stop + offset)
-            tail = math.exp(-k * k / (2.0 * vs) - mx)
-    val = mx + math.log(acc)
-    err = e_in + (count + 4.0) * 2.0 * U64 + 8.0 * U64 * (abs(mx) + 1.0) + 16.0 * U64 + tail / acc
-    return val, err
-
-
 @kernel("float64[:](float64[:], float64[:], float64[:], float64[:], float64[:], float64, float64, float64)")
 def saddles(x, delta, s2, m, w, sk2, lam_floor, var):
     """For each threshold x the tilt λ ≥ lam_floor solving ``K'(λ) + s²λ − 1/λ − 1/(λ+1) =
@@ -490,50 +442,6 @@ def saddles(x, delta, s2, m, w, sk2, lam_floor, var):
     return out
 
 
-@kernel("Tuple((float64[:], float64[:], boolean[:]))(float64[:], float64[:], int64, float64, float64, float64[:], "
-        "float64, float64)")
-def lattice_profile_many(log_p, log_e, offset, a_hi, a_lo, ys, depth, vs):
-    """:func:`lattice_profile` at many float thresholds y (a = a_hi + a_lo to 2^-106): the
-    first atom above y, ``k₀ = ⌊y/a⌋ + 1``, and its gap ``g₀ = a·k₀ − y`` in double-double
-    (``a_hi·k₀`` exact by Dekker, so g₀ is within ``2^-100(1 + |y|)`` absolute); a
-    threshold whose gap is not certainly positive by a margin is flagged (the caller
-    recomputes it exactly) — the third output."""
-    n = ys.shape[0]
-    vals = np.full(n, -np.inf)
-    errs = np.zeros(n)
-    flag = np.zeros(n, dtype=np.bool_)
-    size = log_p.shape[0]
-    for i in range(n):
-        y = ys[i]
-        k = math.floor(y / a_hi) + 1.0
-        g = 0.0
-        ok = False
-        for _ in range(4):
-            p, e = _two_prod(a_hi, k)
-            g = (p - y) + (e + a_lo * k)
-            if g <= 0.0:
-                k += 1.0
-            elif g > a_hi * (1.0 + 1e-12):
-                k -= 1.0
-            else:
-                ok = True
-                break
-        margin = 2.0**-90 * (1.0 + abs(y))
-        if not ok or g <= margin or abs(k) > 2.0**52:
-            flag[i] = True
-            continue
-        j0 = k - offset
-        if j0 >= size:
-            continue
-        if j0 < 0:
-            g = g + a_hi * (offset - k)
-            j0 = 0.0
-        v, e2 = lattice_profile(log_p, log_e, int(j0), g, a_hi, depth, offset, vs)
-        vals[i] = v
-        errs[i] = e2 + 4.0 * margin / g
-    return vals, errs, flag
-
-
 @kernel("float64[:](float64[:], float64[:], float64[:], float64[:], float64[:], float64, float64, float64)")
 def saddles_strip(x, delta, s2, m, w, sk2, lam_lo, lam_hi):
     """For each threshold x the tilt λ ∈ [lam_lo, lam_hi] ⊂ (−1, 0) solving ``K'(λ) + s²λ −
@@ -554,85 +462,6 @@ def saddles_strip(x, delta, s2, m, w, sk2, lam_lo, lam_hi):
                 break
         out[i] = 0.5 * (a + b)
     return out
-
-
-@kernel("Tuple((float64[:], float64[:], boolean[:]))(float64[:], float64[:], int64, float64, float64, float64[:], "
-        "float64, float64)")
-def lattice_complement_many(log_p, log_e, offset, a_hi, a_lo, ys, depth, vs):
-    """``log C(y) = log Σ_k p_k·min(1, e^{y − a k})`` at many float thresholds (positive terms:
-    ``Σ_{k<k₀} p_k + Σ_{k≥k₀} p_k e^{−(a k − y)}`` with k₀ and its gap g₀ as in
-    :func:`lattice_profile_many`).  The left sum walks down from k₀ − 1 and stops at the
-    first k < 0 whose sub-Gaussian bound ``P(S ≤ k) ≤ e^{−k²/(2V)}`` is ``depth`` nats below
-    the largest term; the right sum walks up from k₀ and stops where ``e^{−(g₀ + a(k−k₀))}``
-    (which bounds every later term's factor) over ``1 − e^{−a}`` is that far below; both
-    bounds are added to the error (valid for any pmf shape).  Flagged thresholds (third
-    output) are left to the caller's exact path."""
-    n = ys.shape[0]
-    size = log_p.shape[0]
-    vals = np.full(n, -np.inf)
-    errs = np.zeros(n)
-    flag = np.zeros(n, dtype=np.bool_)
-    log_geo = -math.log(-math.expm1(-a_hi))
-    for i in range(n):
-        y = ys[i]
-        k = math.floor(y / a_hi) + 1.0
-        g = 0.0
-        ok = False
-        for _ in range(4):
-            p, e = _two_prod(a_hi, k)
-            g = (p - y) + (e + a_lo * k)
-            if g <= 0.0:
-                k += 1.0
-            elif g > a_hi * (1.0 + 1e-12):
-                k -= 1.0
-            else:
-                ok = True
-                break
-        if not ok or abs(k) > 2.0**52:
-            flag[i] = True
-            continue
-        j0 = int(k - offset)
-        mx = -np.inf
-        acc = 0.0
-        e_in = 0.0
-        count = 0.0
-        tail = 0.0
-        for rnd in range(2):
-            for side in range(2):
-                j = min(j0 - 1, size - 1) if side == 0 else max(j0, 0)
-                step = -1 if side == 0 else 1
-                while 0 <= j < size:
-                    if side == 0:
-                        v = log_p[j]
-                    else:
-                        v = log_p[j] - (g + a_hi * (j - j0))
-                    if rnd == 0:
-                        if v > mx:
-                            mx = v
-                    elif v > -np.inf:
-                        acc += math.exp(v - mx)
-                        count += 1.0
-                        if log_e[j] > e_in:
-                            e_in = log_e[j]
-                    if mx > -np.inf:
-                        if side == 0:
-                            kk = float(j - 1 + offset)
-                            bound = -kk * kk / (2.0 * vs) if kk < 0.0 else 0.0
-                        else:
-                            bound = -(g + a_hi * (j + 1 - j0)) + log_geo
-                        if bound < mx - depth:
-                            if rnd == 1:
-                                tail += math.exp(bound - mx)
-                            break
-                    j += step
-            if rnd == 0 and mx == -np.inf:
-                break
-        if mx == -np.inf:
-            continue
-        vals[i] = mx + math.log(acc)
-        errs[i] = (e_in + (count + 4.0) * 2.0 * U64 + 8.0 * U64 * (abs(mx) + 1.0) + tail / acc
-                   + 2.0**-90 * (1.0 + abs(y)) + 4.0 * U64 * g)
-    return vals, errs, flag
 
 
 @kernel("float64[:](float64[:, :], float64[:, :], float64[:], int64[:], float64[:])")

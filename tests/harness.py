@@ -656,9 +656,14 @@ def epsilon_brute(mechs, delta):
         raise ValueError("delta is below the support's resolution")
 
 
+@functools.lru_cache(maxsize=8)
+def _sorted_vertices(mechs):
+    return sorted(tradeoff_vertices_brute(mechs))
+
+
 def tradeoff_brute(mechs, alpha):
     """β = f(α) by linear interpolation between the exact Neyman–Pearson vertices."""
-    verts = sorted(tradeoff_vertices_brute(mechs))
+    verts = _sorted_vertices(tuple(tuple(m) for m in mechs))
     with mpmath.workdps(DPS):
         a = mp(alpha)
         for (a0, b0), (a1, b1) in zip(verts, verts[1:]):

@@ -27,8 +27,8 @@ SUBSET = ("exactdp.kernels.summation.neumaier_add", "exactdp.kernels.dgauss.log_
           "exactdp.kernels.dgauss.log_theta_ratio", "exactdp.kernels.dgauss.tilted_moments",
           "exactdp.kernels.dgauss.psi_consts", "exactdp.kernels.convolution.suffix_sums",
           "exactdp.kernels.convolution.convolve_strided", "exactdp.kernels.convolution.dg_pmf",
-          "exactdp.kernels.smoothed.interval_penalty", "exactdp.kernels.smoothed.dd_phases",
-          "exactdp.kernels.split.sorted_tail_sums")
+          "exactdp.kernels.profile.interval_penalty", "exactdp.kernels.profile.dd_frac2",
+          "exactdp.kernels.profile.log_mgf")
 
 _COMPARE = r'''
 import json, struct, sys

@@ -160,7 +160,7 @@ def test_uncertifiable_exits_3_with_what_to_try(capsys, monkeypatch):
     assert _run(["delta", "--sigma2", "2", "--eps", "1", "--json"]) == 3
     out, err = capsys.readouterr()
     assert len(err.strip().splitlines()) == 1
-    assert "--rel-tol" in err and "BigLatticeAccountant" in err
+    assert "--rel-tol" in err and "LatticeFreeAccountant" in err
     assert json.loads(out)["error"]["code"] == 3
 
 
@@ -180,12 +180,12 @@ def test_unexpected_exception_is_one_line_exit_1(capsys, monkeypatch):
 @pytest.mark.parametrize("call", ["delta", "epsilon", "tradeoff"])
 def test_lone_string_is_refused_by_every_accountant(call):
     from exactdp.accounting.accountant import ExactAccountant
-    from exactdp.accounting.bracketed import BigLatticeAccountant
+    from exactdp.accounting.lattice_free import LatticeFreeAccountant
     from exactdp.mechanisms import Composition, DiscreteGaussian
     from exactdp.numerics.errors import InputError
 
     comp = Composition(((DiscreteGaussian(2, 1), 1),))
-    for acc in (ExactAccountant(comp), BigLatticeAccountant(comp)):
+    for acc in (ExactAccountant(comp), LatticeFreeAccountant(comp)):
         for bad in ("0.1", 10):
             with pytest.raises(InputError):
                 getattr(acc, call)(bad)

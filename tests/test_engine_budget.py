@@ -17,7 +17,7 @@ import mpmath
 import pytest
 
 from exactdp.accounting.accountant import ExactAccountant
-from exactdp.accounting.bracketed import BigLatticeAccountant
+from exactdp.accounting.lattice_free import LatticeFreeAccountant
 from exactdp.census.allocations import load_allocation
 from exactdp.engine.lattice import lattice_of
 from exactdp.engine.quadrature import QuadratureTails
@@ -38,7 +38,7 @@ def _inside(point, ref):
 
 def test_costly_decimal_design_goes_to_the_lattice_free_accountant():
     acc = ExactAccountant(Composition.from_sigma2(FOUR))
-    assert isinstance(acc, BigLatticeAccountant)
+    assert isinstance(acc, LatticeFreeAccountant)
     eps = Fraction(1, 2)
     (point,) = acc.delta([eps])
     ref = big_lattice_delta_brute(tuple((s, 1, 1) for s in FOUR), eps)

@@ -1,4 +1,4 @@
-"""The whole 2020 release (DHC pair ∘ P.L. 94-171) and the deprecated coarsened alias."""
+"""The whole 2020 release (DHC pair ∘ P.L. 94-171)."""
 
 import json
 from fractions import Fraction
@@ -32,13 +32,3 @@ def test_release_cli_json(capsys):
     (p,) = out["points"]
     assert p["pair"] == "13-13" and p["certification"] == "bracket"
     assert mpmath.mpf(p["delta_exact_lower"]) <= mpmath.mpf(p["delta_exact_upper"]) < mpmath.mpf("1e-6")
-
-
-def test_coarsened_alias_is_deprecated_and_delegates():
-    from exactdp.accounting.coarsened import CoarsenedAccountant
-    from exactdp.census.designs import release_composition
-
-    with pytest.warns(DeprecationWarning):
-        acc = CoarsenedAccountant(release_composition("dhc-persons-2020", 13, 13))
-    (b,) = acc.delta([Fraction(30)])
-    assert 0 < b.lower <= b.upper and b.relative_width < 1e-9

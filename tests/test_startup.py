@@ -48,8 +48,9 @@ def test_help_imports_no_numba(argv):
 
 
 def test_importing_kernels_and_engine_loads_no_numba():
-    loaded = _modules_after("import exactdp.kernels.tilted, exactdp.kernels.smoothed, exactdp.kernels.split, "
-                            "exactdp.kernels.convolution, exactdp.accounting.accountant")
+    loaded = _modules_after("import exactdp.kernels.tilted, exactdp.kernels.profile, "
+                            "exactdp.kernels.convolution, exactdp.accounting.accountant, "
+                            "exactdp.accounting.lattice_free")
     assert "numba" not in loaded
 
 

@@ -151,13 +151,12 @@ def _upper(points) -> mpmath.mpf:
             cand = max(g0 + s * (a - x0), g0 + s * (b - x0))
         else:
             (g1, s1, p1), (g2, s2, p2) = lines
-            f1 = lambda x: g1 + s1 * (x - p1)  # noqa: E731
-            f2 = lambda x: g2 + s2 * (x - p2)  # noqa: E731
-            cand = max(min(f1(a), f2(a)), min(f1(b), f2(b)))
+            ends = [a, b]
             if s1 != s2:
                 xc = (g2 - s2 * p2 - g1 + s1 * p1) / (s1 - s2)
                 if a < xc < b:
-                    cand = max(cand, min(f1(xc), f2(xc)))
+                    ends.append(xc)
+            cand = max(min(g1 + s1 * (x - p1), g2 + s2 * (x - p2)) for x in ends)
         best = max(best, cand)
     return best
 

@@ -145,7 +145,7 @@ def family_rows(cases: Sequence[Case], configured_rho, deltas=("1e-10",), *, rel
     -----
     Method: every case by :class:`~exactdp.accounting.accountant.ExactAccountant` (which
     hands designs beyond its int64 lattice to the lattice-free
-    :class:`~exactdp.accounting.bracketed.BigLatticeAccountant`); the release's value is
+    :class:`~exactdp.accounting.lattice_free.LatticeFreeAccountant`); the release's value is
     the maximum over cases.  Error bound: the certified brackets of the cases, maxed end
     by end.  Reference: Bun & Steinke (2016) and Canonne, Kamath & Steinke (2020) for the
     conversions.

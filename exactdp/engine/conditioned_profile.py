@@ -13,13 +13,15 @@ beyond its bound).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 from exactdp.engine.coarse_split import coarse_atoms, coarse_candidates
 from exactdp.engine.families import family_of
 from exactdp.engine.fine_profile import TARGET_WIDTH, FineProfile, TooCostly, far_left_brackets, far_left_complement
-from exactdp.engine.lattice_rest import MAX_SUPPORT, LatticeRest, lattice_support
+from exactdp.engine.lattice_rest import LatticeRest
+from exactdp.numerics.errors import LatticeTooLarge
 from exactdp.numerics.precision import EPS64
 
 __all__ = ["ConditionedProfile", "SKIP_NATS"]
@@ -53,17 +55,20 @@ def _logsumexp(v):
 
 
 def _rest_engine(fine, v_rest: float):
-    """The engine of the fine part, or None when it would cost too much: the atoms of its
-    lattice when it is one family whose resonances would crowd the smoothed inversion's
+    """The engine of the fine part, or None when it would cost too much: the int64 lattice
+    engine when it is one family whose resonances would crowd the smoothed inversion's
     frequency range (more than :data:`MAX_RESONANCES` below the range a typical tilt
-    needs) and whose support is small; else the smoothed inversion within its node
-    budget (:data:`NODE_WORK` theta evaluations per tilt)."""
+    needs); else the smoothed inversion within its node budget (:data:`NODE_WORK` theta
+    evaluations per tilt)."""
     unit = float(family_of(fine).unit)
     sd = math.sqrt(max(v_rest, 1e-300))
     lam = 10.0 / sd
     u_range = math.sqrt(2 * 60.0) * (lam + 1) / math.sqrt(TARGET_WIDTH)
-    if u_range * unit / (2 * math.pi) > MAX_RESONANCES and lattice_support(fine) <= MAX_SUPPORT:
-        return LatticeRest(fine)
+    if u_range * unit / (2 * math.pi) > MAX_RESONANCES:
+        try:
+            return LatticeRest(fine)
+        except (LatticeTooLarge, OverflowError):
+            pass
     try:
         return FineProfile(fine, node_budget=min(100_000, max(2000, NODE_WORK // len(fine))))
     except TooCostly:
@@ -101,11 +106,10 @@ class ConditionedProfile:
         self.v_rest = v_rest
         self.sd_rest = math.sqrt(v_rest)
         self.rest = rest
-        # log M_R(1) bracketed, for the far-left complement bounds (R vproxy-sub-Gaussian)
-        self.log_m1 = (0.0, 0.0)
-        if rest is not None:
-            v, e = rest.log_mgf(1.0)
-            self.log_m1 = (max(0.0, v - e), min(0.5 * v_rest * (1 + 1e-12) + 1e-300, v + e))
+        # log M_R(1) = ρ_R exactly (R is its sub-design's loss noise: E_P e^{−R} = e^{ρ_R}),
+        # for the far-left complement bounds
+        rho_r = float(sum((Fraction(g.count) * g.weight**2 * g.sigma2 for g in fine), Fraction(0)) / 2)
+        self.log_m1 = (rho_r * (1 - 4 * EPS64), rho_r * (1 + 4 * EPS64) + 1e-300)
 
     @property
     def method(self) -> str:

@@ -1,15 +1,18 @@
-"""``D_R(x)`` exactly for a fine part R on one small lattice, by summing its atoms.
+"""``D_R`` and its complement exactly for a fine part R on one small lattice.
 
 When the rest R of a design is a single family (``R = a·S``, S integer-valued; see
 :mod:`exactdp.engine.families`) its characteristic function is 2π/a-periodic: a smoothed
-inversion would meet a resonance every 2π/a, but the atoms of S are few.  Then
+inversion would meet a resonance every 2π/a, while the int64 lattice engine
+(:class:`exactdp.engine.tails.TailEngine` on S) answers exactly.  With the first atom above
+x, ``k₀ = ⌊x/a⌋ + 1``, and its gap ``g₀ = a k₀ − x ∈ (0, a]`` (exact rationals):
 
-    D_R(x) = Σ_{k > x/a} P(S = k)·(1 − e^{−(a k − x)}),
+    D_R(x) = Σ_{s≥k₀} P(S = s)(1 − e^{−g₀ − a(s − k₀)})        (a hockey-stick query),
+    C_R(x) = 1 − D_R(x) = P(S ≤ k₀ − 1) + e^{x+ρ_R} P(R > x + 2ρ_R)   (two tails),
 
-a sum of positive terms from the first atom above x (its gap ``g₀ = a k₀ − x`` formed
-exactly in rationals), evaluated by :func:`exactdp.kernels.profile.lattice_profile`; the
-pmf of S is the log-domain convolution of the groups' pmfs stretched by their
-multipliers (lower bounds; the mass lost is ``deficit``, added to the upper end).
+the second because R is the privacy-loss noise of its own sub-design (ρ_R = Σ mΔ²/(2σ²)):
+``E e^{−R}1{R > y} = e^{ρ_R} P(R > y + 2ρ_R)`` (the change of measure from P to Q, R
+symmetric).  Both are sums of positive terms, each with the engine's certified relative
+error.
 """
 
 from __future__ import annotations
@@ -19,123 +22,90 @@ from fractions import Fraction
 
 import numpy as np
 
-from exactdp.engine.coarse_split import group_pmf
 from exactdp.engine.families import family_of
-from exactdp.kernels.profile import lattice_complement_many, lattice_profile, lattice_profile_many, log_convolve
+from exactdp.engine.lattice import LatticeSum
+from exactdp.engine.tails import TailEngine
+from exactdp.engine.values import WeightedQuery
 from exactdp.numerics.precision import EPS64
 
-__all__ = ["LatticeRest", "lattice_support"]
+__all__ = ["LatticeRest"]
 
-#: largest support of S enumerated
-MAX_SUPPORT = 2_000_000
-#: a term this many nats below the largest ends the sum (the rest is bounded)
-TERM_DEPTH = 46.0
+#: the engine's certified relative error of each value
+REST_REL_TOL = 1e-12
 
 
-def lattice_support(groups, depth: float = 1000.0) -> int:
-    """Size of the support of S for the family of ``groups`` down to e^{−depth}."""
-    fam = family_of(groups)
-    return 1 + sum(2 * n * (int(math.ceil(math.sqrt(2 * g.count * float(g.sigma2) * depth))) + 1)
-                   for g, n in zip(fam.groups, fam.multipliers))
+def _log_bracket(tv) -> tuple:
+    """(log lo, log hi) of a TailValue (−inf, 0 where it is not certified)."""
+    lv, rel = float(tv.log_value), float(tv.rel_error)
+    if not (math.isfinite(lv) and rel < 1):
+        return -np.inf, 0.0
+    slack = 4 * EPS64 * (abs(lv) + 1)
+    return lv + math.log1p(-rel) - slack, min(lv + math.log1p(rel) + slack, 0.0)
 
 
 class LatticeRest:
-    """Certified log brackets of ``D_R`` for R on one lattice (see the module docstring)."""
+    """Certified log brackets of ``D_R`` and ``C_R`` for R on one lattice (module docstring).
 
-    def __init__(self, groups, depth: float = 1000.0):
+    Raises
+    ------
+    exactdp.numerics.errors.LatticeTooLarge
+        When the lattice engine cannot take the family.
+    """
+
+    def __init__(self, groups):
         fam = family_of(groups)
         self.unit = fam.unit
         self.a = float(fam.unit)
-        off, lp, le = 0, np.zeros(1), np.zeros(1)
-        deficit = 0.0
-        for g, n in zip(fam.groups, fam.multipliers):
-            goff, glp, gle, gdef = group_pmf(g, depth)
-            deficit += gdef
-            if n > 1:  # stretch: S_g takes values n·k
-                st = np.full((glp.size - 1) * n + 1, -np.inf)
-                se = np.zeros(st.size)
-                st[::n] = glp
-                se[::n] = gle
-                glp, gle, goff = st, se, goff * n
-            lp, le = log_convolve(lp, le, glp, gle, -depth - 60.0)
-            deficit += lp.size * math.exp(-depth - 60.0)
-            off += goff
-        keep = np.flatnonzero(np.isfinite(lp))
-        lo, hi = int(keep[0]), int(keep[-1]) + 1
-        self.offset = off + lo
-        self.log_p = np.ascontiguousarray(lp[lo:hi])
-        self.log_e = np.ascontiguousarray(le[lo:hi])
-        self.deficit = deficit
-        self.nodes_kept = 0
-        #: variance proxy of S in lattice units (S is vs-sub-Gaussian)
-        self.vs = float(sum(g.count * n * n * g.sigma2 for g, n in zip(fam.groups, fam.multipliers)))
+        self.rho = sum((Fraction(g.count) * g.weight**2 * g.sigma2 for g in fam.groups), Fraction(0)) / 2
+        lattice = LatticeSum(tuple(int(n) for n in fam.multipliers), tuple(int(g.count) for g in fam.groups),
+                             tuple(Fraction(g.sigma2) for g in fam.groups), 1 / fam.unit, self.rho, 0)
+        self.engine = TailEngine(lattice, rel_tol=REST_REL_TOL)
+        self.nodes_kept = int(self.engine.nodes_kept)
+        self._vproxy = float(sum(g.count * g.weight**2 * g.sigma2 for g in fam.groups))
 
     def log_mgf(self, lam: float) -> tuple:
-        """(log M_R(λ) of the enumerated pmf, absolute error): a lower bound of the true one
-        up to the error (the pmf entries are lower bounds); the deficit ``d`` adds at most
-        ``d·e^{λ·a·k}`` beyond the support, which the callers' sub-Gaussian bounds cover."""
-        k = np.arange(self.log_p.size) + self.offset
-        v = self.log_p + lam * self.a * k
-        mx = float(np.max(v))
-        val = mx + math.log(float(np.sum(np.exp(v - mx))))
-        return val, float(np.max(self.log_e)) + 8 * EPS64 * (abs(mx) + self.log_p.size)
+        """(log M_R(λ) from above, 0): the sub-Gaussian bound ``λ²V/2`` (CKS)."""
+        return 0.5 * lam * lam * self._vproxy * (1 + 1e-12), 0.0
 
-    def _one(self, y: float) -> tuple:
-        """(log value, log error) of Σ_{k>y/a} p_k(1 − e^{−(ak − y)}) at the float y."""
-        q = Fraction(y) / self.unit
-        k0 = math.floor(q) + 1
-        j0 = k0 - self.offset
-        if j0 < 0:
-            j0 = 0
-            k0 = self.offset
-        if j0 >= self.log_p.size:
-            return -np.inf, 0.0
-        g0 = float(self.unit * k0 - Fraction(y))
-        return lattice_profile(self.log_p, self.log_e, j0, g0, self.a, TERM_DEPTH, self.offset, self.vs)
+    def _first_atom(self, x: float) -> tuple:
+        """(k₀, g₀) of the float x: the first lattice point above x and its exact gap."""
+        fx = Fraction(x)
+        k0 = math.floor(fx / self.unit) + 1
+        return k0, self.unit * k0 - fx
 
     def log_brackets(self, x) -> tuple:
-        """Certified ``(log lo, log hi)`` of D_R at each float x."""
+        """Certified ``(log lo, log hi)`` of ``D_R`` at each float x."""
         x = np.asarray(x, dtype=float)
-        a_hi = float(self.unit)
-        a_lo = float(self.unit - Fraction(a_hi))
-        v, e, flag = lattice_profile_many(self.log_p, self.log_e, self.offset, a_hi, a_lo, x, TERM_DEPTH, self.vs)
-        for i in np.flatnonzero(flag):
-            v[i], e[i] = self._one(float(x[i]))
-        fin = np.isfinite(v)
-        slack = 4 * EPS64 * (np.abs(np.where(fin, v, 0.0)) + 1) + e
-        lo = np.where(fin, v - slack, -np.inf)
-        hi = np.where(fin, v + slack, -np.inf)
-        if self.deficit > 0:
-            hi = np.logaddexp(hi, math.log(self.deficit))
-        return lo, np.minimum(hi, 0.0)
+        qs = []
+        for v in x.tolist():
+            k0, g0 = self._first_atom(v)
+            g = float(g0)
+            qs.append(WeightedQuery(int(k0), -g, float(self.unit - g0), self.a))
+        lo = np.full(x.size, -np.inf)
+        hi = np.zeros(x.size)
+        for i, tv in enumerate(self.engine.weighted(qs, strict=False)):
+            lo[i], hi[i] = _log_bracket(tv)
+        return lo, hi
 
     def log_complement(self, x) -> tuple:
-        """Certified ``(log lo, log hi)`` of ``C_R(x) = Σ_k p_k·min(1, e^{x − ak})`` (positive
-        terms, every atom), plus the deficit on the upper end."""
+        """Certified ``(log lo, log hi)`` of ``C_R = 1 − D_R`` at each float x (two tails)."""
         x = np.asarray(x, dtype=float)
-        a_hi = float(self.unit)
-        a_lo = float(self.unit - Fraction(a_hi))
-        v, e, flag = lattice_complement_many(self.log_p, self.log_e, self.offset, a_hi, a_lo, x, TERM_DEPTH,
-                                             self.vs)
-        for i in np.flatnonzero(flag):  # a threshold on an atom: every term exactly
-            vi, ei = self._complement_one(float(x[i]))
-            v[i], e[i] = vi, ei
-        fin = np.isfinite(v)
-        slack = 4 * EPS64 * (np.abs(np.where(fin, v, 0.0)) + 1) + e
-        lo = np.where(fin, v - slack, -np.inf)
-        hi = np.where(fin, v + slack, -np.inf)
-        if self.deficit > 0:
-            hi = np.logaddexp(hi, math.log(self.deficit))
-        return lo, np.minimum(hi, 0.0)
-
-    def _complement_one(self, y: float) -> tuple:
-        """(log value, log error) of C_R at the float y over every atom (exact comparisons)."""
-        fy = Fraction(y)
-        terms = []
-        for j, lp in enumerate(self.log_p.tolist()):
-            gap = self.unit * (j + self.offset) - fy
-            terms.append(lp - float(gap) if gap > 0 else lp)
-        arr = np.array(terms)
-        mx = float(np.max(arr))
-        val = mx + math.log(float(np.sum(np.exp(arr - mx))))
-        return val, float(np.max(self.log_e)) + 8 * EPS64 * (abs(mx) + arr.size + abs(y))
+        low_k, up_k, pref = [], [], []
+        for v in x.tolist():
+            k0, _ = self._first_atom(v)
+            low_k.append(1 - k0)  # P(S ≤ k₀ − 1) = P(S ≥ 1 − k₀) (S symmetric)
+            y = Fraction(v) + 2 * self.rho
+            up_k.append(math.floor(y / self.unit) + 1)  # P(R > y) = P(S ≥ ⌊y/a⌋ + 1)
+            pref.append(v + float(self.rho))
+        t1 = self.engine.tails(low_k, strict=False)
+        t2 = self.engine.tails(up_k, strict=False)
+        lo = np.full(x.size, -np.inf)
+        hi = np.zeros(x.size)
+        for i in range(x.size):
+            l1, h1 = _log_bracket(t1[i])
+            l2, h2 = _log_bracket(t2[i])
+            p = pref[i]
+            slack = 4 * EPS64 * (abs(p) + abs(float(self.rho)) + 1)
+            lo[i] = np.logaddexp(l1, l2 + p - slack)
+            hi[i] = min(np.logaddexp(h1, h2 + p + slack), 0.0)
+        return lo, hi

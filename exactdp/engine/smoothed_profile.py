@@ -261,7 +261,6 @@ class SmoothedProfile:
         # the tail at x − 16s bounds P(R > x − 8s) (for κ̄): evaluated beside x
         xs = np.concatenate([x, np.nextafter(x - 16 * self.s, -np.inf)])
         t = self._log_terms(xs)
-        k = t["lam"][:n]
         tail_hi = t["t_hi"][n:] - math.log1p(-_PHI_BAR_8)
         kappa_tail = np.log(0.5 * self.sk2 * (1 + self.sk2)) + tail_hi
         t = {key: v[:n] for key, v in t.items()}
@@ -381,7 +380,8 @@ class SmoothedProfile:
             geo_l = xi + lm1 + e1 - (1 - a) * P - math.log(-math.expm1(-(1 - a) * P))
             nu = a + P / V
             lmn, emn = self.log_mgf(nu)
-            dens_l = 0.5 * self.sk2 * nu * nu + lmn + emn + nu * xi - (nu - a) * P - math.log(-math.expm1(-(nu - a) * P))
+            dens_l = (0.5 * self.sk2 * nu * nu + lmn + emn + nu * xi - (nu - a) * P
+                      - math.log(-math.expm1(-(nu - a) * P)))
             al_c = np.logaddexp(geo_r, geo_l) - lp + math.log(a * (1 - a) * P)
             al_p = np.logaddexp(geo_r + log_dens, dens_l + log_dens) - lp + math.log(P)
             vals = {}

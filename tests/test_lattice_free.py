@@ -1,0 +1,122 @@
+"""The lattice-free route: independent checks beside the brute-force campaign.
+
+* dp_accounting's PLD sandwich: for designs too large for brute force, the certified δ
+  bracket must lie between PLD's optimistic and pessimistic estimates (both are bounds
+  by construction; no float error can fake the inclusion) at δ ≥ 1e-8;
+* the trade-off curve by convex duality against the exact Neyman–Pearson vertices of the
+  enumerated loss distribution (``harness.tradeoff_brute``), α from 1e-6 to 1 − 1e-6;
+* the complement: ``1 − δ`` from positive terms overlaps ``1 − δ``'s own bracket, and
+  carries δ within 1e-30 of 1;
+* deep δ (below 1e-300, down to ~1e-500) against :class:`harness.BruteDesign`;
+* the planner: decimal designs the issue lists go to this route and answer certified.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction as F
+
+import mpmath
+import numpy as np
+import pytest
+
+from harness import BruteDesign, tradeoff_brute
+from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
+from exactdp.accounting.lattice_free import LatticeFreeAccountant
+from exactdp.mechanisms import Composition, DiscreteGaussian
+
+REL = mpmath.mpf("1e-9")
+
+
+def _design(spec) -> Composition:
+    return Composition(tuple((DiscreteGaussian(F(s2), d), m) for s2, d, m in spec))
+
+
+FIVE = [("174.9", 1, 1), ("1522.8", 1, 1), ("113.4", 1, 1), ("1301.5", 1, 1), ("210.5", 1, 1)]
+THREE_BY_TEN = [("2588.462", 1, 10), ("1361.867", -1, 10), ("1018.116", 2, 10)]
+TWELVE = [(v, 1, 1) for v in ("1.21", "19.66", "485.92", "1214.81", "2429.62", "3.17", "77.7", "5.55", "12.34",
+                              "250.01", "999.99", "42.42")]
+
+
+def _pld_bounds(comp: Composition, eps: float) -> tuple:
+    """(optimistic, pessimistic) δ of dp_accounting's PLD at its default discretisation."""
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    out = []
+    for pessimistic in (False, True):
+        acc = None
+        for m, c in comp.groups:
+            one = pld.from_discrete_gaussian_mechanism(math.sqrt(float(m.sigma2)), sensitivity=abs(m.shift),
+                                                       pessimistic_estimate=pessimistic)
+            block = one.self_compose(c) if c > 1 else one
+            acc = block if acc is None else acc.compose(block)
+        out.append(acc.get_delta_for_epsilon(eps))
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("spec", [FIVE, THREE_BY_TEN, TWELVE], ids=["five", "three-by-ten", "twelve"])
+def test_delta_lies_inside_the_pld_sandwich(spec):
+    comp = _design(spec)
+    acc = LatticeFreeAccountant(comp)
+    for target in (F(1, 100), F(1, 10**5), F(1, 10**8)):
+        eps = float(bun_steinke_epsilon(comp.rho, target)(30))
+        (p,) = acc.delta([F(eps)])
+        lo, hi = _pld_bounds(comp, eps)
+        assert lo <= p.lower <= p.upper <= hi, (spec[0], float(target), lo, float(p.lower), float(p.upper), hi)
+        with mpmath.workdps(40):
+            assert p.upper - p.lower <= REL * p.upper
+
+
+SMALL = [(F("0.7"), 1, 1), (F("1.3"), 2, 1), (F("0.15"), -1, 1)]
+
+
+def test_tradeoff_by_duality_contains_the_neyman_pearson_curve():
+    comp = _design([(str(s2), d, m) for s2, d, m in SMALL])
+    alphas = ["1e-6", "0.5", "0.999999"]
+    pts = LatticeFreeAccountant(comp).tradeoff(alphas)
+    for alpha, p in zip(alphas, pts):
+        ref = tradeoff_brute([(s2, d) for s2, d, m in SMALL for _ in range(m)], F(alpha))
+        with mpmath.workdps(60):
+            assert p.lower <= ref <= p.upper, (alpha, p.lower, ref, p.upper)
+            assert p.upper - p.lower <= REL * ref, (alpha, float((p.upper - p.lower) / ref))
+
+
+def test_complement_overlaps_the_profile_and_resolves_delta_near_one():
+    comp = _design([("0.5", 6, 34), ("1.16", 8, 1), ("1.1", 2, 3)])  # ρ ≈ 1257: δ(ε) ≈ 1 for ε ≪ ρ
+    acc = LatticeFreeAccountant(comp)
+    eps = np.array([0.0, 10.0, 1200.0, 1257.0, 1300.0])
+    lo, hi = acc.log_delta_at(eps, eps)
+    c_lo, c_hi = acc.log_complement_at(eps, eps)
+    for k in range(eps.size):
+        d_lo, d_hi = math.exp(lo[k]), math.exp(hi[k])
+        assert 1 - math.exp(c_hi[k]) <= d_hi + 1e-15 and d_lo <= 1 - math.exp(c_lo[k]) + 1e-15
+    (p,) = acc.delta([F(10)])
+    ref, err = BruteDesign([(F("0.5"), 6, 34), (F("1.16"), 8, 1), (F("1.1"), 2, 3)], L=400).delta(F(10))
+    with mpmath.workdps(60):
+        assert p.lower <= ref + err and ref - err <= p.upper
+        assert 1 - p.lower < mpmath.mpf(10) ** -30  # the complement carried it, not 1 − δ's bracket
+
+
+def test_deep_delta_below_the_float_range_against_brute_force():
+    spec = [(F("7.25"), 1, 3), (F("0.35"), 2, 1), (F("0.61"), -1, 1)]
+    comp = _design([(str(s2), d, m) for s2, d, m in spec])
+    acc = LatticeFreeAccountant(comp)
+    ref_design = BruteDesign(spec, L=1700)
+    for eps in (F(60), F(160), F(200)):  # δ ≈ 1e-48, 1e-370, 1e-580
+        (p,) = acc.delta([eps])
+        ref, err = ref_design.delta(eps)
+        with mpmath.workdps(60):
+            assert ref < mpmath.mpf(10) ** -300 or eps == 60
+            assert p.lower <= ref + err and ref - err <= p.upper, (eps, p.lower, ref, p.upper)
+            assert p.upper - p.lower <= REL * ref
+
+
+@pytest.mark.parametrize("spec", [FIVE, TWELVE], ids=["five", "twelve"])
+def test_planner_sends_decimal_designs_here_and_they_answer(spec):
+    comp = _design(spec)
+    acc = ExactAccountant(comp)
+    assert isinstance(acc, LatticeFreeAccountant)
+    (e,) = acc.epsilon(["1e-10"])
+    (b,) = acc.tradeoff(["0.05"])
+    with mpmath.workdps(40):
+        assert 0 < e.lower <= e.upper and e.upper - e.lower <= REL * e.upper
+        assert 0 < b.lower <= b.upper and b.upper - b.lower <= REL * b.upper
