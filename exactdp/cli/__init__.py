@@ -30,6 +30,7 @@ SUBCOMMANDS = {
     "release": ("release",),
     "crosscheck": ("crosscheck",),
     "calibrate": ("calibrate",),
+    "tune": ("tune",),
     "risk": ("risk",),
     "countdep": ("countdep",),
     "warmup": ("warmup",),
