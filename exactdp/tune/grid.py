@@ -12,14 +12,15 @@ common factor is free).  Every design the tuner evaluates therefore lies on a gr
   rounded to ``Z/Q``;
 * ``query`` or ``cell`` groups when some path carries another level's budget: the spine
   rule multiplies a row by ``Σ T'/T'_l``, whose denominator is the level total's
-  numerator — arbitrary for free cells.  Each level's total is rounded to ``Z/Q`` and its
-  proportions to ``Z/M`` (largest remainder, each ≥ 1/M), so every path's cell lies in
-  ``Z/(M·Q)``.
+  numerator — arbitrary for free cells.  Each level's total is rounded to a multiple of
+  ``total_quantum`` (``1/Q_T``) and its proportions to ``Z/M`` (equal proportions kept
+  equal, each ≥ 1/M), so every path's cell lies in ``Z/(M·Q_T)``.
 
 The design evaluated is exactly the design reported: nothing is ever certified through a
 neighbouring design (δ is not monotone in a discrete Gaussian's variance, see
 ``docs/tune.rst``).  Bounds and ``no_worse`` are checked on the exact design; a cell that
-rounding pushed out of them is moved back by up to :data:`REPAIR_ROUNDS` re-snaps.
+rounding pushed out of them moves its group back (the whole group: a group keeps one
+multiplier up to rounding) by up to :data:`REPAIR_ROUNDS` re-snaps.
 """
 
 from __future__ import annotations
@@ -30,10 +31,12 @@ from fractions import Fraction
 
 from exactdp.tune.problem import Problem
 
-__all__ = ["Grid", "default_grid", "REPAIR_ROUNDS"]
+__all__ = ["Grid", "default_grid", "REPAIR_ROUNDS", "CLASS_MOVE"]
 
 #: re-snaps allowed to move cells back inside their bounds
 REPAIR_ROUNDS = 12
+#: how far (in units of 1/M) a class of equal proportions may move from its nearest value
+CLASS_MOVE = 6
 
 
 def _gcd(values) -> Fraction:
@@ -51,12 +54,49 @@ def _nearest(x: Fraction, step: Fraction, lo: Fraction, hi: Fraction) -> Fractio
     return n * step
 
 
+def _class_rounding(parts, den: int) -> list[int] | None:
+    """Integers ``n_c ≥ 1``, equal for equal parts, with ``Σ n_c = den`` and the least total
+    error ``Σ |n_c − den·p_c|``: each class of equal parts starts at the nearest integer and
+    moves by at most :data:`CLASS_MOVE` (a small knapsack over the classes); None when no
+    such move reaches ``den``."""
+    classes: dict = {}
+    for c, p in enumerate(parts):
+        classes.setdefault(p, []).append(c)
+    keys = list(classes)
+    base = {p: max(1, math.floor(p * den + Fraction(1, 2))) for p in keys}
+    left = den - sum(base[p] * len(classes[p]) for p in keys)
+    best = {0: (Fraction(0), ())}  # reached sum -> (added error, moves)
+    for p in keys:
+        m, x, nxt = len(classes[p]), p * den, {}
+        for reached, (err, moves) in best.items():
+            for d in range(-CLASS_MOVE, CLASS_MOVE + 1):
+                if base[p] + d < 1:
+                    continue
+                key = reached + d * m
+                e = err + m * (abs(x - base[p] - d) - abs(x - base[p]))
+                if key not in nxt or e < nxt[key][0]:
+                    nxt[key] = (e, moves + (d,))
+        best = nxt
+    if left not in best:
+        return None
+    n = [0] * len(parts)
+    for p, d in zip(keys, best[left][1]):
+        for c in classes[p]:
+            n[c] = base[p] + d
+    return n
+
+
 def _largest_remainder(parts, den: int) -> list[int]:
-    """Integers ``n_c ≥ 1`` with ``Σ n_c = den``, ``n_c/den`` closest to ``parts`` (which sum
-    to 1) by the largest-remainder rule; ties go to the earlier cell."""
+    """Integers ``n_c ≥ 1`` with ``Σ n_c = den``, ``n_c/den`` close to ``parts`` (which sum to
+    1): by :func:`_class_rounding` (equal cells stay equal, so a row keeps as few distinct ρ
+    as it had: smaller lattices), else by the largest-remainder rule cell by cell (ties to
+    the earlier cell)."""
+    n = _class_rounding(parts, den)
+    if n is not None:
+        return n
     raw = [p * den for p in parts]
     n = [max(1, math.floor(x)) for x in raw]
-    order = sorted(range(len(raw)), key=lambda c: (-(raw[c] - math.floor(raw[c])), c))
+    order = sorted(range(len(raw)), key=lambda c: (-(raw[c] - n[c]), c))
     k = 0
     while sum(n) < den:
         n[order[k % len(order)]] += 1
@@ -78,29 +118,43 @@ class Grid:
     share_den : int
         ``M``: level proportions are multiples of ``1/M`` when they change on an
         allocation with receiving levels.
+    total_quantum : Fraction, optional
+        ``1/Q_T``: the level totals of those levels are multiples of it (default
+        ``quantum``).
     """
 
     quantum: Fraction
     share_den: int
+    total_quantum: Fraction | None = None
 
     def as_text(self) -> str:
         text = f"cells in Z*{self.quantum}"
-        return text if self.share_den == 1 else f"{text}, changed level proportions in Z/{self.share_den}"
+        if self.share_den == 1:
+            return text
+        return (f"{text}; where level proportions change: level totals in Z*{self.total_quantum or self.quantum}, "
+                f"proportions in Z/{self.share_den}")
 
     def snap(self, problem: Problem, r_groups) -> dict | None:
         """The exact design nearest to budget multipliers ``r_groups`` (one per group,
         floats or Fractions) inside the bounds, or None when rounding cannot keep a cell
         inside them."""
-        r_cells = [Fraction(r_groups[problem.group_of[k]]) for k in range(len(problem.cells))]
+        r = [Fraction(x) for x in r_groups]
         for _ in range(REPAIR_ROUNDS):
-            design = self._round(problem, r_cells)
+            design = self._round(problem, [r[problem.group_of[k]] for k in range(len(problem.cells))])
             if design is None:
                 return None
             fix = self.violations(problem, design)
             if not fix:
                 return design
+            # a group moves as one (its cells keep one multiplier): by the largest factor its
+            # cells need upwards, else by the smallest downwards
+            moves: dict = {}
             for k, factor in fix.items():
-                r_cells[k] *= factor
+                g = problem.group_of[k]
+                old = moves.get(g, factor)
+                moves[g] = max(old, factor) if max(old, factor) > 1 else min(old, factor)
+            for g, factor in moves.items():
+                r[g] *= factor
         return None
 
     # -- rounding -----------------------------------------------------------------------
@@ -131,7 +185,8 @@ class Grid:
             else:
                 raw = [base[lev][q] * r for (_, q), r in zip(members, rs)]
                 total = sum(raw, Fraction(0))
-                t = max(self.quantum, self.quantum * math.floor(total / self.quantum + Fraction(1, 2)))
+                tq = self.total_quantum or self.quantum
+                t = max(tq, tq * math.floor(total / tq + Fraction(1, 2)))
                 n = _largest_remainder([v / total for v in raw], self.share_den)
                 for (_, q), nc in zip(members, n):
                     out[lev][q] = t * Fraction(nc, self.share_den)
@@ -162,17 +217,26 @@ def default_grid(problem: Problem, refine: int = 1) -> Grid:
     ``Q`` = the common denominator of the input's cells times ``refine`` (times 100 more
     for a single neighbour pair, whose one lattice is cheap: a cell of 3e-4 then moves in
     steps of 0.3 %, and the pair's lattice stays within the Arb certificate's reach).
-    ``M`` = the smallest multiple of the common denominator ``L`` of the input's
-    proportions within each level that is ≥ 1000·refine: the input's proportions lie on
-    the grid, so a level whose cells all move together keeps them, and every path's cell
-    lies in ``Z/(M·Q)`` (DHC persons: ``M = L = 1040``, ``M·Q ≈ 1.04e7``, ten times the
-    input's finest pair lattice; a common ``M = 1000`` would multiply it by 13 more)."""
+
+    Where some path carries another level's budget: ``M`` = the smallest multiple of the
+    common denominator ``L`` of the input's proportions within each level that is ≥
+    1000·refine (the input's proportions lie on the grid: a row whose cells move together
+    keeps them; for DHC persons ``M = L = 1040``; a common ``M = 1000`` would multiply the
+    lattices by 13), and level totals in ``Z·10·quantum`` when every level total spans at
+    least 10 of those steps (DHC persons: ``Z/1000``; every path's cell then lies in
+    ``Z/(1.04e6)``, the scale of the input's own finest pair, which the Arb certificate
+    encloses: with ``Z/10⁴`` its coarse pairs (6-6) are beyond it).  Rounding a total by up
+    to half a step moves the objective by second order only (the proxy is at an optimum
+    along the constraint)."""
     base = problem.input_design()
     den = math.lcm(*(problem.rho(base, k).denominator for k in range(len(problem.cells))))
-    share_den = 1  # proportions matter only where some path carries another level's budget
+    quantum = Fraction(1, den * refine)
+    share_den, total_quantum = 1, None  # proportions matter only where a path carries another level
     if problem.spine.has_receivers:
         lcm = math.lcm(*(v.denominator for row in base.values() if sum(row) for v in (x / sum(row) for x in row)))
         share_den = lcm * max(1, -(-1000 * refine // lcm))
+        smallest = min(sum(row) for row in base.values() if sum(row))
+        total_quantum = 10 * quantum if smallest >= 100 * quantum else quantum
     if problem.alloc.n_paths == 1 and problem.vary != "level":
-        refine *= 100
-    return Grid(Fraction(1, den * refine), share_den)
+        quantum /= 100
+    return Grid(quantum, share_den, total_quantum)

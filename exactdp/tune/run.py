@@ -20,7 +20,10 @@ from exactdp.tune.problem import DEFAULT_BOUNDS, Problem, read_weights
 from exactdp.tune.search import Tuner
 from exactdp.tune.trace import FORMAT, MANIFEST, Trace, design_id, dump_json, open_tune_dir
 
-__all__ = ["tune", "TuneResult"]
+__all__ = ["tune", "TuneResult", "PROFILE_DELTAS"]
+
+#: target δ of the profile sweeps of input and result (decades; the run's δ is added)
+PROFILE_DELTAS = tuple(f"1e-{k}" for k in range(1, 21))
 
 
 @dataclass(frozen=True)
@@ -171,11 +174,7 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
     if not isinstance(jobs, int) or jobs == 0 or jobs < -1:
         raise InputError("jobs", jobs, "must be a positive integer or -1 (all cores)")
     jobs = (os.cpu_count() or 1) if jobs == -1 else jobs
-    identity = {"format": FORMAT, "allocation": {"name": alloc.name, "content_hash": alloc.content_hash()},
-                "target": target.as_dict(), "vary": vary, "objective": objective, "weights": wtext,
-                "cell_weights": [fraction_str(w) for w in problem.cell_weights],
-                "bounds": [fraction_str(b) for b in problem.bounds], "no_worse": bool(no_worse),
-                "grid": grid.as_text(), "rel_tol": repr(float(rel_tol)), "profile": bool(profile)}
+    identity = _identity(problem, target, grid, wtext, rel_tol, profile)
     say = progress or (lambda msg: None)
     with open_tune_dir(out, identity, resume) as out:
         trace = Trace(out, BatchEvaluator(evaluator, backend=backend, jobs=jobs, scheduler=scheduler,
@@ -183,17 +182,7 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
         tuner = Tuner(problem, target, grid, trace, progress=say)
         inputs, settled = tuner.run()
         t_search = time.perf_counter()
-        best = min(settled, key=lambda s: (s.objective, settled.index(s)))
-        tuned = _tuned_allocation(problem, best.design, target, grid, wtext)
-        cert = _certify(tuned, best, target)
-        say(f"result: objective {dec(best.objective, 10)} (input {dec(tuner.objective(problem.input_design()), 10)})"
-            f"; max delta {dec(best.results[best.worst].upper, 10)} (pair {best.worst[0]}-{best.worst[1]}), "
-            f"Arb enclosure upper {dec(cert.upper_exact, 10)}")
-        atomic_write_text(out / "tuned.toml", tuned.to_toml())
-        write_tables(out, problem, problem.input_design(), best.design)
-        write_trace_csv(out, trace, problem)
-        result = _result(problem, target, tuner, inputs, settled, best, tuned, cert, grid)
-        write_result(out, result)
+        best, tuned, cert, result = _conclude(out, tuner, trace, inputs, settled, wtext, say)
         t_profile = time.perf_counter()
         if profile:
             _profiles(out, alloc, tuned, target, jobs, backend, scheduler, rel_tol, plots)
@@ -204,22 +193,62 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
             "run": {"batches": len(trace.records), "computed": trace.computed, "reused": trace.reused,
                     "jobs": jobs, "backend": backend, "cpu_count": os.cpu_count()},
             "timings": {"search_seconds": round(t_search - t0, 2), "profile_seconds":
-                        round(time.perf_counter() - t_profile, 2), "wall_seconds": round(time.perf_counter() - t0, 2)}}))
+                        round(time.perf_counter() - t_profile, 2),
+                        "wall_seconds": round(time.perf_counter() - t0, 2)}}))
     before = max(inputs, key=lambda p: (inputs[p].upper, p))
     return TuneResult(out, tuned, target, tuner.objective(problem.input_design()), best.objective, inputs[before],
                       best.results[best.worst], before, best.worst, cert, result)
+
+
+def _conclude(out, tuner, trace, inputs, settled, wtext, say):
+    """The best settled design: its allocation, Arb certificate, tables and result files."""
+    problem, target, grid = tuner.problem, tuner.target, tuner.grid
+    refused = []
+    for best in sorted(settled, key=lambda s: (s.objective, settled.index(s))):
+        tuned = _tuned_allocation(problem, best.design, target, grid, wtext)
+        try:
+            cert = _certify(tuned, best, target)
+            break
+        except (UncertifiedError, ValueError, OverflowError) as exc:  # the certifier refuses this lattice
+            refused.append(f"{best.stage}: {exc}")
+            say(f"{best.stage}: the Arb certificate refused pair {best.worst[0]}-{best.worst[1]} ({exc}); "
+                f"trying the next design")
+    else:
+        raise UncertifiedError("no design certified on every pair could be enclosed by the Arb certificate: "
+                               + "; ".join(refused))
+    say(f"result: objective {dec(best.objective, 10)} (input {dec(tuner.objective(problem.input_design()), 10)})"
+        f"; max delta {dec(best.results[best.worst].upper, 10)} (pair {best.worst[0]}-{best.worst[1]}), "
+        f"Arb enclosure upper {dec(cert.upper_exact, 10)}")
+    atomic_write_text(out / "tuned.toml", tuned.to_toml())
+    write_tables(out, problem, problem.input_design(), best.design)
+    write_trace_csv(out, trace, problem)
+    result = _result(problem, target, tuner, inputs, settled, best, tuned, cert, grid)
+    result["certificate"]["refused_designs"] = refused
+    write_result(out, result)
+    return best, tuned, cert, result
+
+
+def _identity(problem, target, grid, wtext, rel_tol, profile) -> dict:
+    """What a resumed run must share with the run it finishes."""
+    alloc = problem.alloc
+    return {"format": FORMAT, "allocation": {"name": alloc.name, "content_hash": alloc.content_hash()},
+            "target": target.as_dict(), "vary": problem.vary, "objective": problem.objective, "weights": wtext,
+            "cell_weights": [fraction_str(w) for w in problem.cell_weights],
+            "bounds": [fraction_str(b) for b in problem.bounds], "no_worse": bool(problem.no_worse),
+            "grid": grid.as_text(), "rel_tol": repr(float(rel_tol)), "profile": bool(profile)}
 
 
 def _tuned_allocation(problem, design, target, grid, wtext):
     from exactdp._version import __version__
 
     a = problem.alloc
+    eps_text = (fraction_str(target.eps) if target.eps is not None
+                else f"eps_BS(delta) at rho = {fraction_str(target.bureau_rho)}")
     prov = {"source": f"exactdp tune {__version__}: {a.name} (content {a.content_hash()[:16]}) with variances "
                       f"multiplied per {problem.vary}",
             "input": a.name, "input_content_hash": a.content_hash(),
-            "target": f"certified delta(eps) <= {fraction_str(target.delta)} at eps = "
-                      f"{fraction_str(target.eps) if target.eps is not None else 'eps_BS(delta) at rho = ' + fraction_str(target.bureau_rho)}"
-                      f" for every neighbour pair",
+            "target": f"certified delta(eps) <= {fraction_str(target.delta)} at eps = {eps_text} for every "
+                      f"neighbour pair",
             "objective": problem.objective + ("" if problem.objective == "uniform" else f" (weights: {wtext})"),
             "constraints": f"variance multipliers in [{fraction_str(problem.bounds[0])}, "
                            f"{fraction_str(problem.bounds[1])}]" + ("; no variance above the input's on any path"
@@ -289,9 +318,9 @@ def _result(problem, target, tuner, inputs, settled, best, tuned, cert, grid) ->
 def _profiles(out, alloc, tuned, target, jobs, backend, scheduler, rel_tol, plots):
     """Certified profiles (sweeps) of the input and the result, and the ε–δ figure."""
     from exactdp.sweep.driver import run_sweep
-    from exactdp.sweep.pair import DEFAULT_DELTAS, SweepSettings, canonical_delta
+    from exactdp.sweep.pair import SweepSettings, canonical_delta
 
-    deltas = tuple(dict.fromkeys(DEFAULT_DELTAS + (canonical_delta(target.delta),)))
+    deltas = tuple(dict.fromkeys(PROFILE_DELTAS + (canonical_delta(target.delta),)))
     settings = SweepSettings(deltas=deltas, tradeoff_half=50, rel_tol=rel_tol)
     curves = {}
     for label, a, folder in (("input", alloc, "profile-before"), ("tuned", tuned, "profile-after")):
