@@ -180,8 +180,8 @@ class Tuner:
             try:
                 prev, hi = expand(lambda x: status(x) == 1, start, start / 64, max_steps=40)
             except SearchError:
-                raise ArithmeticError(f"{stage}: no feasible design found (the target is not met even with "
-                                      f"2^40/64 times less budget)") from None
+                raise ArithmeticError(f"{stage}: no design of this family meets the target within the bounds "
+                                      f"(walked from x = {float(start):.6g} up to 2^40/64 times less budget)") from None
             lo = prev if prev is not None else lo
         if lo is None or lo >= hi or status(lo) == 1:
             prev, x = expand(lambda x: x <= 0 or status(x) == -1, hi - hi / 64, -hi / 64, max_steps=60)
