@@ -157,6 +157,34 @@ class BatchEvaluator:
 
         check_backend(backend, scheduler)
         self.fn, self.backend, self.jobs, self.scheduler, self.rel_tol = fn, backend, jobs, scheduler, rel_tol
+        self._close = None
+
+    def __enter__(self) -> "BatchEvaluator":
+        """Hold one connection for all batches: a dask Client, or a ray instance (the
+        private local one when no address is given), instead of one per batch."""
+        if self.backend == "dask" and isinstance(self.scheduler, str):
+            from dask.distributed import Client
+
+            client = Client(self.scheduler)
+            self.scheduler, self._close = client, client.close
+        elif self.backend == "ray":
+            import logging
+
+            import ray
+
+            if not ray.is_initialized():
+                if self.scheduler is None:
+                    ray.init(address="local", num_cpus=self.jobs if self.jobs > 0 else os.cpu_count(),
+                             include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False)
+                else:
+                    ray.init(address=self.scheduler, logging_level=logging.WARNING, log_to_driver=False)
+                self._close = ray.shutdown
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._close is not None:
+            self._close()
+            self._close = None
 
     def __call__(self, compositions: list, target: Target) -> list[DeltaBound]:
         if not compositions:

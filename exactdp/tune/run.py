@@ -176,9 +176,9 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
     jobs = (os.cpu_count() or 1) if jobs == -1 else jobs
     identity = _identity(problem, target, grid, wtext, rel_tol, profile)
     say = progress or (lambda msg: None)
-    with open_tune_dir(out, identity, resume) as out:
-        trace = Trace(out, BatchEvaluator(evaluator, backend=backend, jobs=jobs, scheduler=scheduler,
-                                          rel_tol=rel_tol), target, alloc.levels)
+    with open_tune_dir(out, identity, resume) as out, \
+            BatchEvaluator(evaluator, backend=backend, jobs=jobs, scheduler=scheduler, rel_tol=rel_tol) as batch:
+        trace = Trace(out, batch, target, alloc.levels)
         tuner = Tuner(problem, target, grid, trace, progress=say)
         inputs, settled = tuner.run()
         t_search = time.perf_counter()
