@@ -121,6 +121,13 @@ class Grid:
     total_quantum : Fraction, optional
         ``1/Q_T``: the level totals of those levels are multiples of it (default
         ``quantum``).
+
+    Notes
+    -----
+    Method: exact rounding of a float proposal (module notes); every design returned is
+    exact and is the design evaluated and reported.  Error bound: none (exact).
+    Reference: the lattice of :mod:`exactdp.engine.lattice` (its size is what the grid
+    keeps small).
     """
 
     quantum: Fraction

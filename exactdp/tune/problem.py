@@ -56,6 +56,10 @@ def read_weights(path, alloc: Allocation) -> dict:
     ------
     InputError
         Unreadable file, a TOML float, an unknown level or query, a negative weight.
+
+    Notes
+    -----
+    Method: ``tomllib`` with a float hook that refuses float literals; exact Fractions.
     """
     path = Path(path)
     try:
@@ -120,6 +124,14 @@ class Problem:
         Bounds ``(m_lo, m_hi)`` of every variance multiplier.
     no_worse : bool
         No variance of any cell on any path may exceed the input's.
+
+    Notes
+    -----
+    Method: exact Fraction bookkeeping of the cells, groups and objective; the proxy
+    (:meth:`shape`) is float64 and only proposes designs.  Error bound: none needed (the
+    objective is exact).  Reference: the water-filling solution of a separable convex
+    objective under one linear constraint (Boyd & Vandenberghe, *Convex Optimization*,
+    §5.5.3); the DAS spine rule for the paths (:mod:`exactdp.tune.spine`).
     """
 
     alloc: Allocation
