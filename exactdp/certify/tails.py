@@ -88,7 +88,8 @@ class BallTails:
                 cdeg, cpieces = enumeration_size(coarse, self.log_inv_tau)
                 if cdeg > COND_MAX_DEGREE:
                     break
-                cost = self._conditioned_cost(coarse, fine, cdeg, kappa) + C_PIECE * cpieces
+                cost = self._conditioned_cost(coarse, fine, cdeg, kappa)  # None: this split is infeasible
+                cost = None if cost is None else cost + C_PIECE * cpieces
                 if cost is not None and (best is None or cost < best[0]):
                     best = (cost, coarse, fine)
             if best is not None:
