@@ -34,6 +34,7 @@ SUBCOMMANDS = {
     "products": ("product", "portfolio"),
     "crosscheck": ("crosscheck",),
     "calibrate": ("calibrate",),
+    "tune": ("tune",),
     "risk": ("risk",),
     "countdep": ("countdep",),
     "warmup": ("warmup",),
