@@ -117,9 +117,9 @@ def test_profile_is_monotone_in_the_scale():
             assert b.estimate - b.error_bound <= a.estimate + a.error_bound
 
 
-def test_profile_is_monotone_in_each_variance():
-    # the release certificates by coarsened designs assume: lowering any one variance never
-    # lowers delta(eps).  Check one group varied with the other fixed.
+def test_profile_is_monotone_in_each_variance_here():
+    # no certificate assumes it any more (docs/tune.rst: a single mechanism at ε = 5 is a
+    # counterexample); on this design and grid it holds, which the search's speed relies on
     eps = F(3, 2)
     vals = [ExactAccountant(Composition.from_sigma2([F(k, 4), F(k, 4), "3", "40"])).delta([eps])[0]
             for k in range(4, 25, 2)]

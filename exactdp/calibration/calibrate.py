@@ -13,12 +13,11 @@ of the level's weights to the others', which keeps the loss lattice small.
 Whole release: it meets the target iff every pair does, so c*_release = max over pairs of
 c*_pair.  The most exposed pair is bracketed, then every other pair is certified at c_hi
 (pruned without evaluation when the CKS bound at its ρ(c) already meets the target); a
-violator is bracketed next.  For one-level scaling a pair may instead be certified by a
-design with every ρ_q rounded up to a coarse grid, or at the simplest c' slightly below c_hi
-when the lattice at c_hi is too large (``sandwiched``): valid when δ(ε) is non-increasing in
-every variance (more noise is more private: true for the continuous Gaussian by
-post-processing, checked on grids for the discrete one in the tests).  Uniform scaling is
-always certified by exact evaluations at c_hi.
+violator is bracketed next.  Every pair is certified by an exact evaluation of the design at
+c_hi itself (the int64 lattice engine, or the lattice-free one when that lattice is large) or
+pruned by the CKS bound at its ρ — never through a neighbouring design: δ(ε) is *not*
+non-increasing in the variances of discrete Gaussians (``docs/tune.rst`` has a counter-
+example), so a design with less noise does not bound one with more.
 """
 
 from __future__ import annotations
@@ -171,8 +170,9 @@ class CalibrationResult:
     argmax : tuple or None
         The pair attaining the release maximum (release calibrations).
     pairs_evaluated, pairs_pruned, pairs_sandwiched : int
-        Release calibrations: pairs certified by an exact evaluation at ``upper``, by the
-        CKS bound, and at a simpler c' ≤ upper (monotonicity), respectively.
+        Release calibrations: pairs certified by an exact evaluation at ``upper`` and by the
+        CKS bound; ``pairs_sandwiched`` is always 0 (kept in the output's columns: no pair
+        is certified through a neighbouring design, δ not being monotone in σ²).
 
     In the result vocabulary of :mod:`exactdp.accounting.results`: ``value`` (= ``upper``)
     is the conservative side — the scaling to deploy — and ``error_bound`` the bracket
@@ -212,7 +212,10 @@ class CalibrationResult:
 
     @property
     def variance_reduction_upper(self) -> Fraction:
-        """``1 − lower``: no reduction beyond this meets the target (monotone profile)."""
+        """``1 − lower``: the reduction at ``lower``, certified to miss the target.  Whether
+        every larger reduction misses it too is not claimed: δ is monotone in a uniform
+        scaling on the grids the tests check, but not proved monotone in the variances of
+        discrete Gaussians (``docs/tune.rst`` shows a single-variance counterexample)."""
         return 1 - self.lower
 
     def as_json(self) -> dict:
@@ -374,44 +377,19 @@ def _cks_cached(rho: Fraction, e):
 
 
 def _quick(fam: Family, c: Fraction, e, dmp, rel_tol: float):
-    """Cheap certificates at c: ('pruned', None) by the CKS bound at ρ(c); ('sandwiched', δ)
-    by a coarsened design (ρ_q rounded up: more loss, monotone bound); else (None, rank)."""
+    """A cheap certificate at c: ('pruned', None) by the CKS bound at ρ(c) (valid for the
+    exact design); else (None, rank) — the pair is evaluated exactly."""
     if _cks_cached(fam.rho(c), e) <= dmp:
         return "pruned", None
-    if fam.coarse is None or fam.label.startswith("all"):
-        comp = fam.compose(c)
-        return None, -min(m.sigma2 for m, _ in comp.groups)  # coarse-noise pairs first
-    est = None
-    for digits in (2, 3):
-        try:
-            pt = ExactAccountant(fam.coarse(c, digits), rel_tol=rel_tol).delta([e])[0]
-        except (ValueError, ArithmeticError):
-            continue
-        if pt.value <= dmp:
-            return "sandwiched", pt.estimate
-        est = pt.estimate
-    return None, est if est is not None else mpmath.inf
+    comp = fam.compose(c)
+    return None, -min(m.sigma2 for m, _ in comp.groups)  # coarse-noise pairs first
 
 
 def _full(fam: Family, c: Fraction, e, dmp, rel_tol: float):
-    """('exact' | 'sandwiched' | 'violates', δ estimate, evaluations): exactly at c, or at
-    the simplest c' slightly below c when the lattice at c is too large (monotone bound)."""
-    evals, last = 0, None
-    for rel in (None, Fraction(1, 10**5), Fraction(1, 10**7)):
-        cc = c if rel is None else fam.snap(c * (1 - rel), c)
-        try:
-            evals += 1
-            pt = ExactAccountant(fam.compose(cc), rel_tol=rel_tol).delta([e])[0]
-        except ArithmeticError:  # LatticeTooLarge / UncertifiedError of the fast engine
-            continue
-        last = pt.estimate
-        if pt.value <= dmp:
-            return ("exact" if cc == c else "sandwiched"), pt.estimate, evals
-        if cc == c:
-            break
-    if last is not None:
-        return "violates", last, evals
-    raise ArithmeticError(f"{fam.label}: no exact evaluation possible near c = {fraction_str(c)}")
+    """('exact' | 'violates', δ estimate, evaluations) of the design at c itself (the
+    planner of :class:`ExactAccountant` picks the lattice or the lattice-free route)."""
+    pt = ExactAccountant(fam.compose(c), rel_tol=rel_tol).delta([e])[0]
+    return ("exact" if pt.value <= dmp else "violates"), pt.estimate, 1
 
 
 def calibrate_release(allocation, delta, eps=None, *, level: str | None = None, width=DEFAULT_WIDTH,
@@ -436,10 +414,10 @@ def calibrate_release(allocation, delta, eps=None, *, level: str | None = None, 
     -----
     Method: bracket the most exposed pair (the proxy (13, 13) for uniform scaling, the pair
     with the largest share of the level otherwise); certify the others at c_hi — CKS-bound
-    pruning, coarsened-design bounds, then exact evaluations in order of exposure — and on
-    the first violator bracket it and repeat.  Error bound: ``upper`` is certified for
-    every pair (``pairs_sandwiched`` under the monotonicity of δ in the variances),
-    ``lower`` violates the target for ``argmax``.  Reference: Su, Su & Wang
+    pruning, then exact evaluations of the design at c_hi in order of exposure — and on the
+    first violator bracket it and repeat.  Error bound: ``upper`` is certified for every
+    pair by its own exact evaluation or the CKS bound, ``lower`` violates the target for
+    ``argmax``.  Reference: Su, Su & Wang
     (max over the 946 DHC pairs).
     """
     width = to_fraction(width, "width")
@@ -454,7 +432,7 @@ def calibrate_release(allocation, delta, eps=None, *, level: str | None = None, 
             fams[p] = level_family(allocation, p, level)
     if not fams:
         raise InputError("level", level, "is not measured on any path of the allocation")
-    fixed_counts = {"pruned": 0, "exact": 0, "sandwiched": 0}
+    fixed_counts = {"pruned": 0, "exact": 0, "sandwiched": 0}  # "sandwiched" stays 0
     for p in fixed:  # pairs the scaling does not touch: certified once, at their own design
         fam = level_family(allocation, p, None)
         st = _quick(fam, Fraction(1), e, dmp, rel_tol)[0]
