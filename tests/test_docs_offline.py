@@ -14,7 +14,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from browser import console_problems, open_browser
 
 HTML = os.environ.get("EXACTDP_DOCS_HTML")

@@ -13,9 +13,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import pytest
-
 import mpmath
+import pytest
 
 from harness import convolve, delta_brute, dg_pmf, epsilon_brute
 

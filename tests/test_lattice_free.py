@@ -20,10 +20,11 @@ import mpmath
 import numpy as np
 import pytest
 
-from harness import BruteDesign, tradeoff_brute
 from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
 from exactdp.accounting.lattice_free import LatticeFreeAccountant
 from exactdp.mechanisms import Composition, DiscreteGaussian
+
+from harness import BruteDesign, tradeoff_brute
 
 REL = mpmath.mpf("1e-9")
 

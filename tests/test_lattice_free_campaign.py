@@ -19,8 +19,8 @@ side.  ``EXACTDP_LF_EXAMPLES`` changes the size.
 
 from __future__ import annotations
 
-import os
 import math
+import os
 from fractions import Fraction as F
 
 import mpmath

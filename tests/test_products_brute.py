@@ -30,6 +30,7 @@ import pytest
 from exactdp.census.product_accounting import family_rows, family_tradeoff, product_cases
 from exactdp.census.product_format import parse_product_text
 from exactdp.census.products import ProductAllocation, load_product
+
 import harness
 
 # ----------------------------------------------------------------------------- engine vs brute force

@@ -13,10 +13,10 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from browser import console_problems, open_browser
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from browser import console_problems, open_browser
 from exactdp.report import column_dictionary, round_down, round_up, write_calibration_report, write_release_report
 from exactdp.report.columns import UNDOCUMENTED
 from exactdp.sweep.driver import run_sweep

@@ -8,13 +8,13 @@ from __future__ import annotations
 from fractions import Fraction as F
 
 import pytest
+from tune_toys import THREE_LEVELS
 
 from exactdp.census.allocations import Allocation, builtin_allocations, load_allocation
 from exactdp.numerics.exact import InputError
 from exactdp.tune.grid import Grid, default_grid
 from exactdp.tune.problem import Problem, read_weights
 from exactdp.tune.spine import Spine
-from tune_toys import THREE_LEVELS
 
 TOY = THREE_LEVELS
 

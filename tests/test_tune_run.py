@@ -13,12 +13,12 @@ from fractions import Fraction as F
 from pathlib import Path
 
 import pytest
+from tune_toys import TWO_LEVELS
 
 from exactdp.census.allocations import load_allocation
 from exactdp.cli import main
 from exactdp.sweep.io import SweepDirError, locked_out_dir, read_csv
 from exactdp.tune import tune
-from tune_toys import TWO_LEVELS
 
 TOY = TWO_LEVELS
 ARGS = ["--delta", "1e-6", "--vary", "level", "--bounds", "1/3:3", "--quiet"]

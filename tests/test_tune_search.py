@@ -10,13 +10,14 @@ from fractions import Fraction as F
 
 import mpmath
 import pytest
+from tune_toys import ONE_QUERY, TWO_LEVELS
 
 from exactdp.census.allocations import load_allocation
 from exactdp.tune import Problem, tune
 from exactdp.tune.evaluate import Target, delta_bound
 from exactdp.tune.grid import Grid, default_grid
+
 from harness import BruteDesign, single_delta
-from tune_toys import TWO_LEVELS, ONE_QUERY
 
 TOY = TWO_LEVELS
 DELTA = F(1, 10**6)

@@ -18,9 +18,9 @@ configured ρ (Bun–Steinke, the Bureau's; Canonne–Kamath–Steinke), from
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Sequence
 
 import mpmath
 

@@ -28,12 +28,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
-from typing import Mapping
 
 from exactdp.census.product_format import BUDGET_RULES, read_product_file
 from exactdp.mechanisms import Composition, DiscreteGaussian
@@ -277,7 +277,7 @@ def _from_file(path, src: str) -> ProductAllocation:
         raise InputError(f"{src}: {exc.field}", exc.value, exc.reason) from None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_builtin(name: str) -> ProductAllocation:
     res = resources.files(_DATA_PACKAGE) / _FOLDER / f"{name}.toml"
     with resources.as_file(res) as path:

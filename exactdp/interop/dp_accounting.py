@@ -118,7 +118,7 @@ class ExactDiscreteGaussianDpEvent(dp_event.DpEvent):
     sensitivity: int = attr.ib(default=1, converter=_sensitivity)
 
     @classmethod
-    def from_rho(cls, rho, sensitivity=1) -> "ExactDiscreteGaussianDpEvent":
+    def from_rho(cls, rho, sensitivity=1) -> ExactDiscreteGaussianDpEvent:
         """The mechanism whose zCDP is ``rho``: σ² = Δ²/(2ρ), exactly (Δ = ``sensitivity``;
         a float ρ is taken exactly).  The 2020 Census budgets are stated this way."""
         r = _boundary_exact(rho, "rho")
@@ -128,7 +128,7 @@ class ExactDiscreteGaussianDpEvent(dp_event.DpEvent):
         return cls(Fraction(sens * sens) / (2 * r), sens)
 
     @classmethod
-    def from_sigma(cls, sigma, sensitivity=1) -> "ExactDiscreteGaussianDpEvent":
+    def from_sigma(cls, sigma, sensitivity=1) -> ExactDiscreteGaussianDpEvent:
         """The mechanism with scale σ: σ² = σ·σ, exactly (a float σ is taken exactly and
         squared exactly, as for dp_accounting's ``DiscreteGaussianDpEvent(sigma)``)."""
         sig = _boundary_exact(sigma, "sigma")
@@ -137,7 +137,7 @@ class ExactDiscreteGaussianDpEvent(dp_event.DpEvent):
         return cls(sig * sig, sensitivity)
 
     @classmethod
-    def from_noise_multiplier(cls, noise_multiplier, sensitivity=1) -> "ExactDiscreteGaussianDpEvent":
+    def from_noise_multiplier(cls, noise_multiplier, sensitivity=1) -> ExactDiscreteGaussianDpEvent:
         """dp_accounting's ``GaussianDpEvent(noise_multiplier)`` idiom with discrete noise:
         σ = noise_multiplier · Δ, so σ² = (noise_multiplier·Δ)², exactly (a float taken
         exactly).  Sensitivity 1 (the default) makes σ the noise multiplier itself."""

@@ -31,7 +31,6 @@ from exactdp.sweep.numtext import (
     bound_text_float,
     bound_text_raw,
     bound_texts_float,
-    float_text,
     fmt_mpf_raw,
     fmt_mpfr,
     fmt_raw,

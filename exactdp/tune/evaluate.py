@@ -14,9 +14,9 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
 
 import mpmath
 from mpmath.libmp import to_man_exp
@@ -93,7 +93,7 @@ class DeltaBound:
         return [fraction_str(self.lower), fraction_str(self.upper), fraction_str(self.estimate)]
 
     @classmethod
-    def from_list(cls, values) -> "DeltaBound":
+    def from_list(cls, values) -> DeltaBound:
         return cls(*(Fraction(v) for v in values))
 
 
@@ -159,7 +159,7 @@ class BatchEvaluator:
         self.fn, self.backend, self.jobs, self.scheduler, self.rel_tol = fn, backend, jobs, scheduler, rel_tol
         self._close = None
 
-    def __enter__(self) -> "BatchEvaluator":
+    def __enter__(self) -> BatchEvaluator:
         """Hold one connection for all batches: a dask Client, or a ray instance (the
         private local one when no address is given), instead of one per batch."""
         if self.backend == "dask" and isinstance(self.scheduler, str):

@@ -94,7 +94,7 @@ class Spine:
     kept: tuple
 
     @classmethod
-    def of(cls, alloc: Allocation) -> "Spine":
+    def of(cls, alloc: Allocation) -> Spine:
         """Recover the spine rule of ``alloc``.
 
         Raises

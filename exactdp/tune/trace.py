@@ -19,8 +19,7 @@ import json
 from pathlib import Path
 
 from exactdp.numerics.exact import fraction_str
-from exactdp.sweep.io import LOCK_FILE, SweepDirError, atomic_write_text, locked_out_dir, read_json, \
-    remove_temp_files
+from exactdp.sweep.io import LOCK_FILE, SweepDirError, atomic_write_text, locked_out_dir, read_json, remove_temp_files
 from exactdp.tune.evaluate import DeltaBound, composition_key
 
 __all__ = ["FORMAT", "MANIFEST", "Trace", "design_id", "open_tune_dir", "dump_json", "SweepDirError"]
