@@ -31,6 +31,8 @@ TOO_LONG_FOR_CI = {
     "exactdp sweep": "the main job (946 pairs, ~25 s on 2 idle cores, minutes in a loaded CI); "
                      "tests/test_sweep_run.py runs sweeps",
     "exactdp sweep --backend ray": "starts a ray cluster; tests/test_sweep_ray.py runs the ray backend",
+    "exactdp tune": "tunes the 946-pair DHC file (minutes); tests/test_tune_run.py runs the command on toy "
+                    "allocations",
 }
 
 
@@ -53,6 +55,8 @@ def _skipped(cmd: str) -> str | None:
     words = shlex.split(cmd)
     if words == ["exactdp", "sweep"] or words[:3] == ["exactdp", "sweep", "--backend"] and "ray" in words:
         return TOO_LONG_FOR_CI["exactdp sweep" if len(words) == 2 else "exactdp sweep --backend ray"]
+    if words[:2] == ["exactdp", "tune"] and "dhc-persons-2020" in words:
+        return TOO_LONG_FOR_CI["exactdp tune"]
     return None
 
 

@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from exactdp.engine.coarse_split import coarse_atoms, coarse_candidates
+from exactdp.engine.coarse_split import MAX_ATOMS, coarse_atoms, coarse_candidates, group_atom_count
 from exactdp.engine.families import family_of
 from exactdp.engine.fine_profile import TARGET_WIDTH, FineProfile, TooCostly, far_left_brackets, far_left_complement
 from exactdp.engine.lattice_rest import LatticeRest
@@ -30,6 +30,10 @@ __all__ = ["ConditionedProfile", "SKIP_NATS"]
 SKIP_NATS = 48.0
 #: the skipped and omitted mass must stay below this fraction of the lower end
 SKIP_REL = 1e-12
+#: the depths (nats) of the coarse enumeration, tried in turn by each query
+DEPTHS = (200.0, 800.0, 3000.0)
+#: at most this many (θ, atom) pairs at once
+CHUNK_TERMS = 2_000_000
 #: a one-family rest with more resonances than this in its frequency range is enumerated
 MAX_RESONANCES = 64
 #: an atom whose threshold lies this many of R's sd below 0 uses the complement bounds
@@ -86,7 +90,7 @@ class ConditionedProfile:
 
     def __init__(self, groups):
         self.groups = tuple(groups)
-        self.depth = 1000.0
+        self.depth = DEPTHS[0]
         coarse: list = []
         fine = list(self.groups)
         order = coarse_candidates(self.groups, self.depth)
@@ -103,6 +107,7 @@ class ConditionedProfile:
             fine.remove(nxt)
         self.coarse, self.fine = tuple(coarse), tuple(fine)
         self.atoms = coarse_atoms(self.coarse, self.depth)
+        self._deeper: dict = {self.depth: self.atoms}
         self.v_rest = v_rest
         self.sd_rest = math.sqrt(v_rest)
         self.rest = rest
@@ -144,15 +149,54 @@ class ConditionedProfile:
         lam = np.maximum(x_dn / v, 0.0)
         return np.minimum(0.0, 0.5 * lam * lam * v - lam * x_dn + 1e-9)
 
+    def _atoms_at(self, depth: float):
+        """The coarse atoms enumerated to ``depth`` nats (built on first use), or None when
+        they would be more than 4·MAX_ATOMS."""
+        if depth not in self._deeper:
+            n = 1
+            for g in self.coarse:
+                n *= group_atom_count(g, depth)
+            self._deeper[depth] = coarse_atoms(self.coarse, depth) if n <= 4 * MAX_ATOMS else None
+        return self._deeper[depth]
+
+    def _by_depth(self, fn, th_dn, th_up) -> tuple:
+        """Run ``fn(th_dn, th_up, atoms)`` at the depths of :data:`DEPTHS` in turn, keeping for
+        each θ the first answer whose omitted atom mass is below SKIP_REL of its lower end
+        (a query deeper than the enumeration gets the next, deeper one); θ are processed in
+        chunks of at most CHUNK_TERMS (θ, atom) pairs."""
+        th_dn = np.asarray(th_dn, dtype=float)
+        th_up = np.asarray(th_up, dtype=float)
+        lo = np.full(th_dn.size, -np.inf)
+        hi = np.zeros(th_dn.size)
+        todo = np.arange(th_dn.size)
+        for depth in DEPTHS:
+            at = self._atoms_at(depth)
+            if at is None or todo.size == 0:
+                break
+            step = max(1, CHUNK_TERMS // max(at.size, 1))
+            for k in range(0, todo.size, step):
+                idx = todo[k:k + step]
+                lo[idx], hi[idx] = fn(th_dn[idx], th_up[idx], at)
+            if at.omitted == 0.0:
+                break
+            todo = todo[~(math.log(at.omitted) <= lo[todo] + math.log(SKIP_REL))]
+        return lo, hi
+
     def log_brackets(self, th_dn, th_up) -> tuple:
-        """Certified ``(log lo, log hi)`` of δ(θ) for every θ in ``[th_dn, th_up]`` (floats).
+        """Certified ``(log lo, log hi)`` of δ(θ) for every θ in ``[th_dn, th_up]`` (floats)."""
+        return self._by_depth(self._log_brackets, th_dn, th_up)
+
+    def log_complement(self, th_dn, th_up) -> tuple:
+        """Certified ``(log lo, log hi)`` of ``1 − δ(θ)`` for every θ in ``[th_dn, th_up]``
+        (see :meth:`_log_complement`)."""
+        return self._by_depth(self._log_complement, th_dn, th_up)
+
+    def _log_brackets(self, th_dn, th_up, at) -> tuple:
+        """:meth:`log_brackets` with the atoms ``at``.
 
         All the (θ, atom) terms of one round go to the rest's engine in one call; a θ whose
         skipped terms are not negligible against its lower end gets another round with the
         cut lowered by :data:`SKIP_NATS`."""
-        th_dn = np.asarray(th_dn, dtype=float)
-        th_up = np.asarray(th_up, dtype=float)
-        at = self.atoms
         n = th_dn.size
         if self.rest is not None and at.size == 1 and at.log_p[0] == 0.0 and at.log_err[0] == 0.0 \
                 and at.value_dn[0] == 0.0 and at.value_up[0] == 0.0 and at.omitted == 0.0:
@@ -213,7 +257,7 @@ class ConditionedProfile:
             out_hi[i] = min(0.0, hi_sum + 4 * EPS64 * (n_terms + 4) + 8 * EPS64 * abs(hi_sum))
         return out_lo, out_hi
 
-    def log_complement(self, th_dn, th_up) -> tuple:
+    def _log_complement(self, th_dn, th_up, at) -> tuple:
         """Certified ``(log lo, log hi)`` of ``1 − δ(θ) = E min(1, e^{θ−W}) = Σ_a P(A = a)·C_R(θ
         − a)`` for every θ in ``[th_dn, th_up]`` (C is non-decreasing in θ): positive terms
         throughout, so a δ within 1e-10 of 1 still has a relatively accurate complement.
@@ -221,9 +265,6 @@ class ConditionedProfile:
         those :data:`SKIP_NATS` below the largest bound are bounded, not evaluated; far to the
         right of R a term is ``p_a·[1 − e^{−x²/(2V)}, 1]``; far to the left, the closed-form
         complement bounds; in between R's engine, all pairs of all θ in one call."""
-        th_dn = np.asarray(th_dn, dtype=float)
-        th_up = np.asarray(th_up, dtype=float)
-        at = self.atoms
         n = th_dn.size
         x_dn = np.nextafter(th_dn[:, None] - at.value_up[None, :], -np.inf)
         x_up = np.nextafter(th_up[:, None] - at.value_dn[None, :], np.inf)
