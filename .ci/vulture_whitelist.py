@@ -2,12 +2,15 @@
 
 Only true false positives belong here: attributes read by another library, protocol
 methods, public fields of result dataclasses, pytest fixtures requested for their side
-effect.  The section at the end is temporary (see its comment).
+effect.
 """
 
 from types import SimpleNamespace
 
 _ = SimpleNamespace()
+
+# selenium reads the browser's path from the options (tests/browser.py)
+_.binary_location
 
 # argparse reads these: Action.__call__'s parameter, subparsers.required, the parser's
 # negative-number matcher (exactdp/cli/__init__.py, _common.py, countdep.py, risk.py)
@@ -36,11 +39,6 @@ quad_error_estimate  # countdep/utility.py
 question  # risk/attacks.py
 knowledge  # risk/attacks.py
 rounding_bound  # risk/hierarchical.py DecisionProbability
-
-# TEMPORARY: dead code in files the integrator changes this session (issue 25 names most of
-# them); the integrator deletes the code and these lines before the merge
-xs0  # exactdp/certify/dgball.py
-discard_target  # exactdp/certify/result.py
-_.moments_at  # exactdp/engine/atoms.py
-dense_len  # exactdp/engine/convolution.py
-setup_cost  # exactdp/engine/convolution.py
+delta_before  # tune/run.py TuneResult
+pair_before  # tune/run.py TuneResult
+_.objective_change  # tune/run.py TuneResult (docs/tune.rst)

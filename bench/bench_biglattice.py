@@ -87,8 +87,9 @@ def main() -> None:
     for name, sig in (("121/100, 12148/25, 121481/100 at ε = 1", (("121/100", 1), ("12148/25", 1), ("121481/100", 1))),
                       ("1214.81x4, 2429.62x3, 485.92x2, 19.66, 1.21 at ε = 5",
                        (("1214.81", 4), ("2429.62", 3), ("485.92", 2), ("19.66", 1), ("1.21", 1)))):
-        from exactdp.mechanisms import DiscreteGaussian
         from fractions import Fraction
+
+        from exactdp.mechanisms import DiscreteGaussian
 
         c = Composition(tuple((DiscreteGaussian(Fraction(s)), m) for s, m in sig))
         t0 = time.perf_counter()
@@ -121,8 +122,9 @@ def main() -> None:
         dl = acc.delta([bun_steinke_epsilon(c.rho, d) for d in DEFAULT_DELTAS])
         t1 = time.perf_counter()
         eps = acc.epsilon(list(DEFAULT_DELTAS))
-        print(f"{name}: {acc.diagnostics().method} ({acc.certification}); 42 δ {t1 - t0:.2f} s (worst {max(_rel(p) for p in dl):.1e}"
-              f" rel.), 42 ε(δ) {time.perf_counter() - t1:.2f} s (worst {max(_rel(e) for e in eps):.1e})")
+        print(f"{name}: {acc.diagnostics().method} ({acc.certification}); 42 δ {t1 - t0:.2f} s "
+              f"(worst {max(_rel(p) for p in dl):.1e} rel.), 42 ε(δ) {time.perf_counter() - t1:.2f} s "
+              f"(worst {max(_rel(e) for e in eps):.1e})")
 
 
 if __name__ == "__main__":

@@ -155,7 +155,8 @@ def time_cli(reps: int = 10) -> list[tuple[str, float, float, float]]:
 
 #: builds every kernel of exactdp (each Kernel's dispatcher: loaded from the cache or compiled)
 _ALL_KERNELS = ("import importlib, pkgutil\nimport exactdp.kernels as k\nfrom exactdp.kernels.jit import Kernel\n"
-                "mods = [importlib.import_module(f'exactdp.kernels.{m.name}') for m in pkgutil.iter_modules(k.__path__)]\n"
+                "mods = [importlib.import_module(f'exactdp.kernels.{m.name}') "
+                "for m in pkgutil.iter_modules(k.__path__)]\n"
                 "ks = {id(v): v for m in mods for v in vars(m).values() if isinstance(v, Kernel)}\n"
                 "[v.dispatcher for v in ks.values()]\nprint(len(ks))\n")
 

@@ -17,9 +17,9 @@ the hockey-stick divergence coincide (the library still exposes both).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Iterable
 
 from exactdp.dgauss.conventions import variance
 from exactdp.numerics.exact import InputError, as_sequence, positive_fraction, to_fraction, to_int
@@ -89,17 +89,17 @@ class Composition:
 
     # -- constructors -------------------------------------------------------------
     @classmethod
-    def of(cls, mechanisms: Iterable[DiscreteGaussian]) -> "Composition":
+    def of(cls, mechanisms: Iterable[DiscreteGaussian]) -> Composition:
         return cls(tuple((m, 1) for m in mechanisms))
 
     @classmethod
-    def from_sigma2(cls, sigma2s: Iterable, shift: int = 1) -> "Composition":
+    def from_sigma2(cls, sigma2s: Iterable, shift: int = 1) -> Composition:
         """Mechanisms with the given variances σ² and a common shift (a sequence: a lone
         string such as ``"25"`` is refused, not read as ``["2", "5"]``)."""
         return cls.of(DiscreteGaussian(to_fraction(s, "sigma2"), shift) for s in as_sequence(sigma2s, "sigma2s"))
 
     @classmethod
-    def from_rhos(cls, rhos: Iterable) -> "Composition":
+    def from_rhos(cls, rhos: Iterable) -> Composition:
         """Census convention: per-query zCDP ρ_q with σ_q² = 1/ρ_q and unit shifts.
 
         (Under change-one-record neighbours the histogram moves −1 and +1 in two cells;
@@ -135,9 +135,9 @@ class Composition:
         """zCDP parameter Σ Δ²/(2σ²) (also the constant c of the privacy loss)."""
         return sum((m.rho * c for m, c in self.groups), Fraction(0))
 
-    def __add__(self, other: "Composition") -> "Composition":
+    def __add__(self, other: Composition) -> Composition:
         return Composition(self.groups + other.groups)
 
-    def reversed(self) -> "Composition":
+    def reversed(self) -> Composition:
         """The composition with all shifts negated (the pair (Q, P))."""
         return Composition(tuple((DiscreteGaussian(m.sigma2, -m.shift), c) for m, c in self.groups))

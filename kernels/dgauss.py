@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from exactdp.kernels.jit import kernel
 
 __all__ = ["POISSON_MIN_S2", "log_theta", "log_theta_ratio", "log_poisson_numerator", "log_theta_real", "psi_consts",
@@ -541,7 +540,7 @@ def tilted_moments_at(f, s2, mc):
     mean = 0.0
     # the weight of y, kept for the variance (−1: skipped): the same e, so the same e^{e}
     ws = mc[8:]
-    for attempt in range(2):
+    for _ in range(2):
         tot = 0.0
         mean = 0.0
         for y in range(-Y, Y + 1):

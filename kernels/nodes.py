@@ -11,8 +11,7 @@ import threading
 from collections import OrderedDict
 
 import numpy as np
-
-from exactdp.kernels.dgauss import PSI_CONSTS, TWO_PI, U64, log_psi_rows, psi_consts, psi_terms_rows, psi_terms_len
+from exactdp.kernels.dgauss import PSI_CONSTS, TWO_PI, U64, log_psi_rows, psi_consts, psi_terms_len, psi_terms_rows
 from exactdp.kernels.jit import kernel
 
 __all__ = ["wrapped_angle", "node_trig", "node_factors", "TABLE_BYTES", "clear_tables"]
@@ -117,8 +116,8 @@ def _slot_rows(A, s2, nodes, n_nodes, slot, soff):
     return tab, tbase, tw
 
 
-@kernel("Tuple((complex128[:], float64[:]))(int64[:], float64[:], float64[:], float64, int32[:, :], int64[:], float64[:], "
-        "int64[:], int64[:], float64[:], float64[:], float64[:])")
+@kernel("Tuple((complex128[:], float64[:]))(int64[:], float64[:], float64[:], float64, int32[:, :], int64[:], "
+        "float64[:], int64[:], int64[:], float64[:], float64[:], float64[:])")
 def _node_factors_rows(m, s2, f, lam, slot, soff, tab, tbase, tw, cos_t, sin_t, sh_t):
     """:func:`node_factors` from the tilt-independent tables (:func:`_node_slots`,
     :func:`_slot_rows`, :func:`node_trig`): log ψ once per slot, then per node the

@@ -16,12 +16,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.tilted import ALIAS_FALLBACK, alias_bound_at, moment_table, saddle_point_at
 
-__all__ = ["HUGE_MU", "grid_tilts", "finish_values", "finish_tilts", "GRID_OK", "GRID_HUGE", "GRID_PYTHON", "FINISH_OK", "FINISH_EMPTY",
-           "FINISH_PYTHON"]
+__all__ = ["HUGE_MU", "grid_tilts", "finish_values", "finish_tilts", "GRID_OK", "GRID_HUGE", "GRID_PYTHON", "FINISH_OK",
+           "FINISH_EMPTY", "FINISH_PYTHON"]
 
 #: status of a value in :func:`finish_values`: done on the float path
 FINISH_OK = 0

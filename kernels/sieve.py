@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from exactdp.kernels.dgauss import TWO_PI
 from exactdp.kernels.jit import kernel
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from exactdp.kernels.jit import kernel
 
 __all__ = ["POW2", "sieve_umax", "sieve_umaxes", "wrapped_log_upper"]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.nodes import wrapped_angle
 from exactdp.kernels.summation import neumaier_add

@@ -25,16 +25,22 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
-from exactdp.kernels.dgauss import HALF_ULP_REL, MOMENT_CONSTS, U64, log_theta_tilde_ratio_at, moment_consts, tilted_moments_at
+from exactdp.kernels.dgauss import (
+    HALF_ULP_REL,
+    MOMENT_CONSTS,
+    U64,
+    log_theta_tilde_ratio_at,
+    moment_consts,
+    tilted_moments_at,
+)
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.nodes import node_factors, node_trig
 from exactdp.kernels.sieve import sieve_candidates
 from exactdp.kernels.signed import ANCHOR, tilted_sums
 
 __all__ = ["node_factors", "node_trig", "delta_factor", "delta_factors", "tilted_sums", "cgf_slope", "saddle_point",
-           "sieve_candidates", "alias_bound", "ANCHOR", "ALIAS_FALLBACK", "moment_table", "cgf_slope_at", "saddle_point_at",
-           "alias_bound_at"]
+           "sieve_candidates", "alias_bound", "ANCHOR", "ALIAS_FALLBACK", "moment_table", "cgf_slope_at",
+           "saddle_point_at", "alias_bound_at"]
 
 
 @kernel("Tuple((complex128, float64))(float64, float64, float64, float64, float64, float64, float64, float64, float64)")

@@ -224,7 +224,8 @@ def safetab_h(cfg: dict, run: str) -> str:
         "queries": "safetab_h_analytics.py:387-408 (public joins with the SafeTab-P pop-group table: one "
                    "T3 and one T4 cell per household and group, preprocessing.py:121-287), :430-434, :465-469",
         "noise": "tumult-core 0.12.0 (safetab-h/core wheel; opendp/tumult-core tag 0.12.0): "
-                 "src/tmlt/core/utils/parameters.py:104-117 (sigma = d/sqrt(2 rho)), measurements/aggregations.py:297-310, "
+                 "src/tmlt/core/utils/parameters.py:104-117 (sigma = d/sqrt(2 rho)), "
+                 "measurements/aggregations.py:297-310, "
                  "transformations/spark_transformations/"
                  "map.py:825-839 GroupingFlatMap (d = sqrt(max_num_rows) = 3)",
         "relation": "safetab_h_analytics.py:282-287 Session.from_dataframe(unit_source, protected_change=AddOneRow())",

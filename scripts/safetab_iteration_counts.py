@@ -49,7 +49,7 @@ def counts(folder) -> dict:
     out = {}
     for level in ("1", "2"):
         for gran in ("detailed", "coarse"):
-            def ok(r):  # detailed regions drop coarse-only iterations, coarse ones detailed-only
+            def ok(r, level=level, gran=gran):  # detailed regions drop coarse-only iterations, coarse detailed-only
                 return r["LEVEL"] == level and r["COARSE_ONLY" if gran == "detailed" else "DETAILED_ONLY"] == "False"
 
             alone = {k for k, r in race.items() if ok(r) and r["ALONE"] == "True"}

@@ -85,7 +85,8 @@ def test_the_default_dhc_sweep_is_within_its_budget_and_costs_grow_with_the_sett
     alloc = load_allocation("dhc-persons-2020")
     designs = PathDesigns(alloc)
     base = SweepSettings()
-    tasks, reused, damaged = plan_tasks(__import__("pathlib").Path("/nonexistent"), designs, alloc.pairs(), [], base, "")
+    nowhere = __import__("pathlib").Path("/nonexistent")
+    tasks, reused, damaged = plan_tasks(nowhere, designs, alloc.pairs(), [], base, "")
     assert len(tasks) == 946 and reused == 0 and damaged == []
     for task in tasks[:50]:  # sizes from the structure = the built designs
         rhos = designs.rhos("pair", task[1], task[2])

@@ -41,7 +41,8 @@ def test_repeated_pairs_add_up_and_a_pair_named_twice_is_refused(tmp_path, capsy
                            *D13], capsys)
     assert code == 0, err
     assert json.loads(out)["design"]["pairs"] == ["13-13", "1-1"]
-    assert sorted(p.name for p in (tmp_path / "a" / "pairs").glob("pair_*.json")) == ["pair_13_13.json", "pair_1_1.json"]
+    written = sorted(p.name for p in (tmp_path / "a" / "pairs").glob("pair_*.json"))
+    assert written == ["pair_13_13.json", "pair_1_1.json"]
     code, _, err = _run(["sweep", "--pairs", "13-13", "--pair", "13", "13", "--out", str(tmp_path / "b"), *D13], capsys)
     assert code == 2 and "listed twice" in err and len(err.splitlines()) == 1
     code, _, err = _run(["delta", "--allocation", "dhc-persons-2020", "--pairs", "13-13,1-1", "--eps", "1"], capsys)

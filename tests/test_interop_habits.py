@@ -121,7 +121,8 @@ def test_chains_after_make_count(dp):
 
     count = dp.t.make_count(dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance())
     m = count >> then_exact_discrete_gaussian(sigma2=S2)
-    assert str(m.input_domain) == "VectorDomain(AtomDomain(T=String))" and str(m.output_measure) == "SmoothedMaxDivergence"
+    assert str(m.input_domain) == "VectorDomain(AtomDomain(T=String))"
+    assert str(m.output_measure) == "SmoothedMaxDivergence"
     for d_in, eps in ((1, 0.5), (2, 1.0)):
         assert _within(m.map(d_in).delta(eps), _brute_max([(d_in,)], eps))
     assert m.map(0).delta(0.1) == 0

@@ -32,7 +32,8 @@ def test_product_json_and_mechanisms_file_agree(tmp_path):
     res = json.loads(out)
     assert res["configured_rho"] == "4.754134" and res["cases"] == {"1": "single case"}
     p = res["points"][0]
-    assert Fraction(p["eps_exact_lower"]) <= Fraction(p["eps_exact"]) < Fraction(p["eps_cks"]) < Fraction(p["eps_bun_steinke"])
+    assert (Fraction(p["eps_exact_lower"]) <= Fraction(p["eps_exact"]) < Fraction(p["eps_cks"])
+            < Fraction(p["eps_bun_steinke"]))
     assert Fraction(p["delta_at_eps_bun_steinke"]) < Fraction(1, 10**10)
     # the same design through a mechanisms file and exactdp epsilon
     design = tmp_path / "case.toml"
@@ -73,7 +74,8 @@ def test_portfolio_composes_every_member():
     first = cases[0].composition
     assert first.size == sum(m.cases[0][1].size for m in members)
     assert first.rho == sum(m.cases[0][1].rho for m in members)
-    assert cases[0].label.startswith("dhc-persons-2020-pr pair 1-1 | dhc-units-2020-pr pair 1-1 | safetab-p-2020-pr case 1")
+    assert cases[0].label.startswith(
+        "dhc-persons-2020-pr pair 1-1 | dhc-units-2020-pr pair 1-1 | safetab-p-2020-pr case 1")
     with pytest.raises(InputError, match="exceed"):
         portfolio_cases(members * 2)
 

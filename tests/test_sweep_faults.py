@@ -91,7 +91,8 @@ def test_pair_files_carry_checksums_a_reader_can_verify(reference):
         raw = info_path.read_text(encoding="utf-8")
         info = json.loads(raw)
         stem = info_path.stem
-        for kind, name in (("curve", f"{stem}.csv"), ("tradeoff", f"{stem}_tradeoff.csv"), ("grid", f"{stem}_grid.csv")):
+        kinds = (("curve", f"{stem}.csv"), ("tradeoff", f"{stem}_tradeoff.csv"), ("grid", f"{stem}_grid.csv"))
+        for kind, name in kinds:
             digest = hashlib.sha256((reference / "pairs" / name).read_bytes()).hexdigest()
             assert info["checksums"][kind] == f"sha256:{digest}"
         own = info.pop("self_sha256")

@@ -37,8 +37,19 @@ from collections.abc import Iterable
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import (from_float, from_rational, fzero, mpf_add, mpf_div, mpf_exp, mpf_le, mpf_lt, mpf_mul,
-                          mpf_sub, to_float)
+from mpmath.libmp import (
+    from_float,
+    from_rational,
+    fzero,
+    mpf_add,
+    mpf_div,
+    mpf_exp,
+    mpf_le,
+    mpf_lt,
+    mpf_mul,
+    mpf_sub,
+    to_float,
+)
 
 from exactdp.accounting.base import Accountant, bun_steinke_epsilon, check_epsilon_range, check_rel_tol, sequence_values
 from exactdp.accounting.curve import _DPS, _ROUND, TradeoffCurve, _bounds, _mp
@@ -52,7 +63,7 @@ from exactdp.engine.tails import TailEngine, TailValue, WeightedQuery
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import LatticeTooLarge, UncertifiedError
 from exactdp.numerics.exact import InputError, MemoReal, as_real, check_sigma2_range
-from exactdp.numerics.precision import to_mpf, workdps
+from exactdp.numerics.precision import workdps
 
 __all__ = ["ExactAccountant", "delta", "epsilon", "tradeoff", "bun_steinke_epsilon", "as_real", "check_rel_tol",
            "check_sigma2_range"]
@@ -199,7 +210,8 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
 
     def _uncertified(self, what: str):
         return UncertifiedError(f"{what} could not be certified to {self.max_rel:g} relative; try a looser "
-                                f"--rel-tol (rel_tol=) or the lattice-free accountant (exactdp.accounting.lattice_free.LatticeFreeAccountant)")
+                                "--rel-tol (rel_tol=) or the lattice-free accountant "
+                                "(exactdp.accounting.lattice_free.LatticeFreeAccountant)")
 
     def _profiles(self, eps_list, full: bool = True, complement: bool = True, pieces=None) -> list[_Profile]:
         """Certified δ(ε) (and 1 − δ(ε) when ``complement``) for exact ε ≥ 0 (Fraction or

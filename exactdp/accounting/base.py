@@ -17,14 +17,21 @@ from __future__ import annotations
 
 import abc
 import functools
-from collections.abc import Iterable
-from typing import Callable
-
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 
 import mpmath
-
-from mpmath.libmp import dps_to_prec, from_int, from_rational, mpf_abs, mpf_add, mpf_le, mpf_mul, mpf_sqrt, round_nearest
+from mpmath.libmp import (
+    dps_to_prec,
+    from_int,
+    from_rational,
+    mpf_abs,
+    mpf_add,
+    mpf_le,
+    mpf_mul,
+    mpf_sqrt,
+    round_nearest,
+)
 
 from exactdp.accounting.rawmp import FTWO, make
 from exactdp.numerics.errors import InputError

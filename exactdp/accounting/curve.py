@@ -79,8 +79,6 @@ class TradeoffCurve:
             return _bounds(tv)
 
     def _tradeoff_one(self, af: Fraction, amp) -> TradeoffPoint:
-        lat = self.lattice
-        K = lat.shift
         low_side = af <= Fraction(1, 2)
         with workdps(_DPS + 10):
             target = to_mpf(af if low_side else 1 - af)

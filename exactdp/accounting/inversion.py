@@ -30,8 +30,22 @@ import math
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import (dps_to_prec, from_float, from_rational, fzero, mpf_abs, mpf_add, mpf_div, mpf_exp, mpf_ge, mpf_gt, mpf_le, mpf_lt, mpf_mul,
-                          mpf_sub)
+from mpmath.libmp import (
+    dps_to_prec,
+    from_float,
+    from_rational,
+    fzero,
+    mpf_abs,
+    mpf_add,
+    mpf_div,
+    mpf_exp,
+    mpf_ge,
+    mpf_gt,
+    mpf_le,
+    mpf_lt,
+    mpf_mul,
+    mpf_sub,
+)
 
 from exactdp.accounting.base import bun_steinke_epsilon, sequence_values
 from exactdp.accounting.curve import _DPS, _ROUND

@@ -29,10 +29,24 @@ The correspondence (mpmath 1.x, ``ctx_mp_python``):
 from __future__ import annotations
 
 import mpmath
-from mpmath.libmp import (fone, from_float, from_int, from_rational, fzero, mpf_add, mpf_exp, mpf_gt, mpf_ln, mpf_lt,
-                          mpf_mul, mpf_pos, mpf_sub)
+from mpmath.libmp import (
+    fone,
+    from_float,
+    from_int,
+    from_rational,
+    fzero,
+    mpf_add,
+    mpf_exp,
+    mpf_gt,
+    mpf_ln,
+    mpf_lt,
+    mpf_mul,
+    mpf_pos,
+    mpf_sub,
+)
 
-__all__ = ["ctx_prec", "raw_real", "raw_exp", "raw_bounds", "raw_max", "raw_min", "raw_fraction", "make", "raw_log1p", "raw_convert", "FTWO"]
+__all__ = ["ctx_prec", "raw_real", "raw_exp", "raw_bounds", "raw_max", "raw_min", "raw_fraction", "make", "raw_log1p",
+           "raw_convert", "FTWO"]
 
 _MPF = mpmath.mpf
 _new = object.__new__

@@ -22,8 +22,8 @@ from exactdp.numerics.precision import DPS_RESULT
 #: mpmath precision (15 digits by default) would round bounds to the unsafe side
 _DPS = DPS_RESULT + 10
 
-__all__ = ["centred", "Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "AccountingResult", "BracketedDelta",
-           "BracketedEpsilon", "BracketedTradeoff"]
+__all__ = ["centred", "Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "AccountingResult",
+           "BracketedDelta", "BracketedEpsilon", "BracketedTradeoff"]
 
 
 def _lead_with_value(point, fields: tuple) -> str:

@@ -47,7 +47,8 @@ class _Reader:
         if isinstance(value, TomlFloat):
             raise self.err(field, value, value.reason())
         if isinstance(value, bool) or not isinstance(value, (str, int)):
-            raise self.err(field, value, 'must be an exact rational written as a string ("11/10000", "0.0011") or an integer')
+            raise self.err(field, value,
+                           'must be an exact rational written as a string ("11/10000", "0.0011") or an integer')
         try:
             frac = to_fraction(value, field)
         except InputError as exc:
@@ -197,12 +198,14 @@ def _apply_shares(r: _Reader, budget: dict, levels, values) -> dict:
         raise r.err("budget.geolevel_shares", None, 'is missing (required with mode = "shares")')
     shares = r.rational_list(budget["geolevel_shares"], "budget.geolevel_shares", len(levels), "levels")
     if sum(shares) != 1:
-        raise r.err("budget.geolevel_shares", budget["geolevel_shares"], f"must sum to 1, they sum to {fraction_str(sum(shares))}")
+        raise r.err("budget.geolevel_shares", budget["geolevel_shares"],
+                    f"must sum to 1, they sum to {fraction_str(sum(shares))}")
     out = {}
     for lev, share in zip(levels, shares):
         total = sum(values[lev])
         if total != 1:
-            raise r.err(f"base.{lev}", "<array>", f"query shares of a level must sum to 1, they sum to {fraction_str(total)}")
+            raise r.err(f"base.{lev}", "<array>",
+                        f"query shares of a level must sum to 1, they sum to {fraction_str(total)}")
         out[lev] = tuple(rho * share * q for q in values[lev])
     return out
 

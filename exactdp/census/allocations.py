@@ -23,12 +23,12 @@ import functools
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
-from typing import Mapping
 
 from exactdp.census.allocation_format import dump_allocation, read_allocation_file
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
@@ -266,7 +266,7 @@ def _from_fields(fields: dict, src: str) -> Allocation:
     return alloc
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_builtin(name: str) -> Allocation:
     res = resources.files(_DATA_PACKAGE) / f"{name}.toml"
     with resources.as_file(res) as path:
@@ -304,7 +304,8 @@ def load_allocation(name_or_path) -> Allocation:
     if isinstance(name_or_path, Allocation):
         return name_or_path
     if isinstance(name_or_path, Path) or (
-        isinstance(name_or_path, str) and ("/" in name_or_path or "\\" in name_or_path or name_or_path.endswith(".toml"))
+        isinstance(name_or_path, str)
+        and ("/" in name_or_path or "\\" in name_or_path or name_or_path.endswith(".toml"))
     ):
         path = Path(name_or_path)
         if not path.is_file():
@@ -365,7 +366,8 @@ def parse_pair_spec(spec: str, n_paths: int | None = None) -> list[tuple[int, in
     for item in spec.split(","):
         m = _PAIR_RE.match(item)
         if not m:
-            raise InputError("pairs", spec, f"item {item.strip()!r} is not of the form i-j with path numbers i, j (e.g. 13-13)")
+            raise InputError("pairs", spec,
+                             f"item {item.strip()!r} is not of the form i-j with path numbers i, j (e.g. 13-13)")
         i = int(m.group(1))
         j = int(m.group(2) or m.group(1))
         for k in (i, j):

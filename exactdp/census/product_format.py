@@ -111,8 +111,9 @@ def parse_product_text(text: str, src: str = "<string>") -> dict:
         Keyword arguments for :class:`exactdp.census.products.ProductAllocation`:
         ``name``, ``description``, ``product``, ``relation``, ``budget_rule``,
         ``configured_rho`` (Fraction), ``provenance``, ``budgets`` (configuration key →
-        Fraction), ``tables`` (name → (budget key, factor, sensitivity_sq)), ``units`` (name → ((table, shifts), ...)), ``fixed`` (unit →
-        count) and ``choices`` ((name, labels, options), ...).
+        Fraction), ``tables`` (name → (budget key, factor, sensitivity_sq)), ``units`` (name →
+        ((table, shifts), ...)), ``fixed`` (unit → count) and ``choices`` ((name, labels,
+        options), ...).
 
     Raises
     ------

@@ -139,7 +139,8 @@ class ProductAllocation:
                 raise InputError(f"tables.{k}.budget", b, "names no budget")
             tables[k] = Table(k, b, self.budgets[b], Fraction(f), int(s))
         put("tables", MappingProxyType(tables))
-        put("units", MappingProxyType({k: tuple((t, tuple(v)) for t, v in moves) for k, moves in dict(self.units).items()}))
+        put("units", MappingProxyType({k: tuple((t, tuple(v)) for t, v in moves)
+                                       for k, moves in dict(self.units).items()}))
         put("fixed", MappingProxyType(dict(self.fixed)))
         put("choices", tuple((n, tuple(lab), tuple(MappingProxyType(dict(o)) for o in opts))
                              for n, lab, opts in self.choices))
@@ -227,8 +228,8 @@ class ProductAllocation:
         return Composition(tuple(groups))
 
     def case_rho(self, i: int, budget_rule: str | None = None) -> Fraction:
-        """zCDP ρ of case ``i`` (Σ shift²/(2σ²)); at most the ρ Tumult accounts,
-        :meth:`accounted_rho`."""
+        """zCDP ρ of case ``i`` (Σ shift²/(2σ²)); under the ``"decimal"`` rule at most the
+        ρ Tumult accounts, :meth:`accounted_rho`."""
         return self.case_composition(i, budget_rule).rho
 
 
@@ -313,7 +314,8 @@ def load_product(name_or_path) -> ProductAllocation:
     if isinstance(name_or_path, ProductAllocation):
         return name_or_path
     if isinstance(name_or_path, Path) or hasattr(name_or_path, "__fspath__") or (
-        isinstance(name_or_path, str) and ("/" in name_or_path or "\\" in name_or_path or name_or_path.endswith(".toml"))
+        isinstance(name_or_path, str)
+        and ("/" in name_or_path or "\\" in name_or_path or name_or_path.endswith(".toml"))
     ):
         path = Path(name_or_path)
         if not path.is_file():
@@ -324,5 +326,6 @@ def load_product(name_or_path) -> ProductAllocation:
     names = builtin_products()
     if name_or_path not in names:
         raise InputError("product", name_or_path,
-                         f"unknown built-in product; built-ins are {', '.join(names)} (or give the path of a .toml file)")
+                         f"unknown built-in product; built-ins are {', '.join(names)} "
+                         "(or give the path of a .toml file)")
     return _load_builtin(name_or_path)

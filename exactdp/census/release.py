@@ -46,8 +46,9 @@ def release_rows(allocation="dhc-persons-2020", pairs=((13, 13),), deltas=("1e-1
     -----
     Method: the Gaussian-smoothed tilted inversion with a second-order bracket and a
     certified frequency sieve (:mod:`exactdp.engine.smoothed_profile`); ε(δ) by a
-    certified bracket search.  Error bound: every number is a certified bracket.  Reference: Bun & Steinke (2016) for the
-    Bureau's conversion; Daniels (1954) for the saddle-point inversion.
+    certified bracket search.  Error bound: every number is a certified bracket.
+    Reference: Bun & Steinke (2016) for the Bureau's conversion; Daniels (1954) for the
+    saddle-point inversion.
     """
     rows = []
     for i, j in pairs:

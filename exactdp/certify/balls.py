@@ -20,16 +20,16 @@ exactdp:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable
 
 import mpmath
 from flint import arb, ctx, fmpq
 
-from exactdp.numerics.exact import to_fraction
 from exactdp.numerics.errors import UncertifiedError
+from exactdp.numerics.exact import to_fraction
 
 __all__ = ["precision", "ball", "BallReal", "bureau_epsilon", "as_ball_real", "interval", "endpoints",
            "dyadic_mpf", "decimal_outward", "floor_ball", "fmpq_of"]

@@ -129,7 +129,7 @@ def float_log_mgf(s2: Fraction, a: float) -> float:
     if s >= 8:
         return 0.5 * s * a * a
     xs, w, mx = _direct_terms(s, a)
-    xs0, w0, mx0 = _direct_terms(s, 0.0)
+    _, w0, mx0 = _direct_terms(s, 0.0)
     return (mx + math.log(sum(w))) - (mx0 + math.log(sum(w0)))
 
 

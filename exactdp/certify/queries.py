@@ -31,8 +31,17 @@ from fractions import Fraction
 
 from flint import arb
 
-from exactdp.certify.balls import (BallReal, BeyondExactRange, as_ball_real, ball, bureau_epsilon, endpoints,
-                                   floor_ball, interval, precision)
+from exactdp.certify.balls import (
+    BallReal,
+    BeyondExactRange,
+    as_ball_real,
+    ball,
+    bureau_epsilon,
+    endpoints,
+    floor_ball,
+    interval,
+    precision,
+)
 from exactdp.certify.result import Enclosure
 from exactdp.certify.tails import BallTails
 from exactdp.engine.lattice import LatticeSum, lattice_of
@@ -84,7 +93,7 @@ class Certifier:
         lat = self.lattice
         self.sd = math.sqrt(sum(m * a * a * float(s2) for a, m, s2 in zip(lat.weights, lat.counts, lat.sigma2)))
 
-    def finest(self) -> "Certifier":
+    def finest(self) -> Certifier:
         """The same design's certifier that runs every level and returns the narrowest
         enclosure (``rel_width`` 0), sharing this one's tail oracles."""
         other = Certifier(self.lattice, rel_width=0.0, method=self.method, levels=self.levels)
@@ -132,7 +141,7 @@ class Certifier:
         if clip is not None:
             lo, hi = max(lo, Fraction(clip[0])), min(hi, Fraction(clip[1]))
         params = tuple(sorted({**orc.parameters(), **extra}.items()))
-        return Enclosure(quantity, argument, lo, hi, "arb/" + orc.method, prec, 2.0**-bits, params)
+        return Enclosure(quantity, argument, lo, hi, "arb/" + orc.method, prec, params)
 
     def _plausible(self, hint) -> bool:
         """Whether a hint is worth trying (a threshold within 40 sd of the lattice's range)."""

@@ -27,9 +27,6 @@ class Enclosure:
         ``"arb/<tail method>"``: ``tilted-trapezoid``, ``conditioned`` or ``enumeration``.
     precision_bits : int
         Arb working precision.
-    discard_target : float
-        η: every discarded term (sieve, aliasing, truncation) is below η relative to the
-        tail it belongs to (it is *inside* the ball in any case).
     parameters : tuple of (str, object)
         Everything else used: lattice thresholds, nodes kept / total, sieve level, ...
     """
@@ -40,7 +37,6 @@ class Enclosure:
     upper_exact: Fraction
     method: str
     precision_bits: int
-    discard_target: float
     parameters: tuple = ()
 
     @property

@@ -164,7 +164,7 @@ class TrapezoidTails:
         a_lam = [arb(fmpq(a) * lam) for a, _, _ in self.groups]
         den = [d.theta_real(x) for d, x in zip(self.dg, a_lam)]
         log_m = arb(0)
-        for (a, m, _), d, dn in zip(self.groups, self.dg, den):
+        for (_, m, _), d, dn in zip(self.groups, self.dg, den):
             log_m += m * (dn / d.theta0).log()
         Gs = []
         for n in self.nodes:

@@ -182,7 +182,7 @@ def _catch_sigterm():
     if threading.current_thread() is not threading.main_thread():
         return None
 
-    def handler(signum, frame):
+    def handler(_signum, _frame):
         raise Terminated()
 
     return signal.signal(signal.SIGTERM, handler)

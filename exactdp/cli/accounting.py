@@ -141,8 +141,8 @@ def _run_tradeoff(args) -> int:
     if args.json:
         _emit(res, pts)
     else:
-        _print_table(f"exact trade-off f(α), ρ = {comp.rho} (β = certified lower bound)", ["alpha", "beta", "error_bound"],
-                     [(q["alpha"], q["beta"], q["error_bound"]) for q in pts])
+        _print_table(f"exact trade-off f(α), ρ = {comp.rho} (β = certified lower bound)",
+                     ["alpha", "beta", "error_bound"], [(q["alpha"], q["beta"], q["error_bound"]) for q in pts])
     return 0
 
 

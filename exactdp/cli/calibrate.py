@@ -24,8 +24,9 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("calibrate", help="certified variance reduction at a privacy target", description=_DESC)
     add_design_arguments(p)
     p.add_argument("--level", metavar="LEVEL", help="scale only this geographic level's queries (allocations)")
-    p.add_argument("--delta", dest="deltas", action="append", required=True, type=rational_type("--delta", lo=0, hi=1, lo_open=True, hi_open=True),
-                   metavar="D", help="target δ in (0, 1), exact (repeatable: one calibration each)")
+    p.add_argument("--delta", dest="deltas", action="append", required=True,
+                   type=rational_type("--delta", lo=0, hi=1, lo_open=True, hi_open=True), metavar="D",
+                   help="target δ in (0, 1), exact (repeatable: one calibration each)")
     p.add_argument("--eps", type=rational_type("--eps", lo=0), metavar="E",
                    help="target ε (exact rational); default the Bureau's ε_BS(δ) at the design's ρ")
     p.add_argument("--width", type=rational_type("--width", positive=True), default=None, metavar="W",

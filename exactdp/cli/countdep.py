@@ -18,7 +18,8 @@ def _common(p) -> None:
     p.add_argument("--c", type=rational_type("c"), default=None, help="log shift c > 0 (default 1)")
     p.add_argument("--n", action="append", default=None, metavar="N", help="a count (repeatable)")
     p.add_argument("--json", action="store_true", help='print one JSON object {"command", "design", "points"}')
-    p.add_argument("--dps", type=int_type("--dps", 15, 10_000), default=30, help="decimal digits of the multiprecision evaluation")
+    p.add_argument("--dps", type=int_type("--dps", 15, 10_000), default=30,
+                   help="decimal digits of the multiprecision evaluation")
 
 
 def register(subparsers) -> None:
@@ -193,7 +194,8 @@ def _cmd_bounds(args) -> int:
         print(f"(15) liminf n^2 v >= {_s(rep.two_count_limit)};  (24) liminf r^2 n^2 v >= {_s(rep.uniform_asymptotic)}"
               f";  mechanism: lim r^2 n^2 v = {_s(rep.mechanism_coefficient)}")
     print(f"Table 2 (small r): two-count {_s(t2.two_count)}, uniform {_s(t2.uniform)}, "
-          f"truncated Gaussian {_s(t2.truncated_gaussian)}, mechanism {_s(t2.mechanism)} (abs. error < {_s(t2.accuracy)})")
+          f"truncated Gaussian {_s(t2.truncated_gaussian)}, mechanism {_s(t2.mechanism)} "
+          f"(abs. error < {_s(t2.accuracy)})")
     print(f"C* bracket: {_s(br.lower.value)} <= C* <= {_s(br.upper.value)}  (ratio {decimal_str(br.ratio, 6)})")
     for path in paths:
         print(f"wrote {path}")
@@ -226,7 +228,7 @@ def _cmd_sample(args) -> int:
 
 
 def _cmd_utility(args) -> int:
-    from exactdp.countdep.utility import log_grid, lemma41, monte_carlo_error, optimal_drift, utility_report
+    from exactdp.countdep.utility import lemma41, log_grid, monte_carlo_error, optimal_drift, utility_report
 
     params = _params(args)
     ns = _counts(args, log_grid(10**6, 2))
@@ -234,7 +236,8 @@ def _cmd_utility(args) -> int:
     sigma = params.sigma(args.dps)
     drift = optimal_drift(sigma, args.dps)
     conf = args.confidence if args.confidence is not None else "0.999"
-    mcs = [monte_carlo_error(params, n, args.mc, seed=args.seed, rounding=True, confidence=conf) for n in ns] if args.mc else []
+    mcs = ([monte_carlo_error(params, n, args.mc, seed=args.seed, rounding=True, confidence=conf) for n in ns]
+           if args.mc else [])
     paths = []
     if args.plot:
         from exactdp.countdep.plots import plot_utility

@@ -25,7 +25,8 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser("crosscheck", help="exact profile vs zCDP/RDP/GDP conversions", description=_DESC)
     add_design_arguments(p)
-    p.add_argument("--delta", dest="deltas", action="append", type=rational_type("--delta", lo=0, hi=1, lo_open=True, hi_open=True), metavar="D",
+    p.add_argument("--delta", dest="deltas", action="append",
+                   type=rational_type("--delta", lo=0, hi=1, lo_open=True, hi_open=True), metavar="D",
                    help="δ values of the tables (repeatable; default 1e-2, 1e-3, 1e-6, 1e-10)")
     p.add_argument("--out", default="exactdp-crosscheck", metavar="DIR", help="folder for the plots")
     p.add_argument("--no-calibration", action="store_true", help="skip the variance-reduction table")
@@ -57,10 +58,10 @@ def _run_checked(args) -> int:
 def _curves(args, deltas) -> int:
     import mpmath
 
-    from exactdp.conversions import bounds
     from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
     from exactdp.calibration.calibrate import calibrate_design
     from exactdp.cli._designs import design_from_args
+    from exactdp.conversions import bounds
     from exactdp.conversions.plots import curves_figure, save
 
     comp = design_from_args(args)
@@ -68,7 +69,8 @@ def _curves(args, deltas) -> int:
     rho = comp.rho
     eps_rows = []
     for d, ex in zip(deltas, acc.epsilon(deltas)):
-        row = {"delta": decimal_str(d), "exact": decimal_str(ex.value), "exact_error_bound": decimal_str(ex.error_bound)}
+        row = {"delta": decimal_str(d), "exact": decimal_str(ex.value),
+               "exact_error_bound": decimal_str(ex.error_bound)}
         row["bun-steinke"] = decimal_str(bounds.bun_steinke_eps(comp, d).epsilon)
         row["cks"] = decimal_str(bounds.cks_epsilon(comp, d).epsilon)
         row["rdp"] = decimal_str(bounds.rdp_epsilon(comp, d).epsilon)
@@ -86,8 +88,8 @@ def _curves(args, deltas) -> int:
     if not args.no_calibration:
         runs = [("all", lambda d: calibrate_design(comp, d))]
         if args.allocation:  # per geographic level on this pair: scale one level, others fixed
-            from exactdp.census.allocations import load_allocation
             from exactdp.calibration.calibrate import calibrate_pair
+            from exactdp.census.allocations import load_allocation
             from exactdp.cli._designs import allocation_pair
 
             alloc = load_allocation(args.allocation)
@@ -98,7 +100,8 @@ def _curves(args, deltas) -> int:
         for scaled, fn in runs:
             for d in deltas:
                 r = fn(d)
-                calib.append({"scaled": scaled, "delta": decimal_str(d), "target_epsilon": decimal_str(r.target_epsilon),
+                calib.append({"scaled": scaled, "delta": decimal_str(d),
+                              "target_epsilon": decimal_str(r.target_epsilon),
                               "variance_reduction": decimal_str(r.variance_reduction),
                               "variance_reduction_lower": decimal_str(r.variance_reduction_lower),
                               "variance_reduction_upper": decimal_str(r.variance_reduction_upper)})
@@ -150,8 +153,8 @@ def _short(text) -> str:
 
 # ----------------------------------------------------------------------------- Edgeworth
 def _edgeworth(args) -> int:
-    from exactdp.conversions.plots import rate_figure, save
     from exactdp.conversions.edgeworth import fit_slope, rate_table
+    from exactdp.conversions.plots import rate_figure, save
 
     rows = rate_table(rho=args.rho)
     out_rows, slopes = [], {}
@@ -187,8 +190,8 @@ def _edgeworth(args) -> int:
 def _proxy(args, deltas) -> int:
     from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
     from exactdp.census.allocations import load_allocation
-    from exactdp.numerics.exact import InputError
     from exactdp.mechanisms import Composition
+    from exactdp.numerics.exact import InputError
 
     if not args.allocation:
         raise InputError("--allocation", None, "--proxy needs --allocation NAME")
@@ -208,7 +211,7 @@ def _proxy(args, deltas) -> int:
             if best[k] is None or pt.estimate > best[k][1].estimate:
                 best[k] = (p, pt)
     rows = []
-    for d, e, pp, (p, bp) in zip(deltas, eps, prox, best):
+    for d, pp, (p, bp) in zip(deltas, prox, best):
         gap = (bp.estimate - pp.estimate) / bp.estimate
         err = (bp.error_bound + pp.error_bound) / bp.estimate
         rows.append({"delta": decimal_str(d), "epsilon_bs": decimal_str(pp.epsilon), "proxy": decimal_str(pp.estimate),

@@ -142,12 +142,14 @@ def _report(head, rows, trade, numbers, args) -> int:
     print(f"{name}: configured zCDP ρ = {head['configured_rho']}; {len(numbers)} case(s)")
     f = lambda x: decimal_str(x, 10)  # noqa: E731 - short display format
     for r, p in zip(rows, pts):
-        print(f"δ = {decimal_str(r.delta_target, 6)}: ε Bun–Steinke {f(r.eps_bun_steinke)}, CKS {f(r.eps_cks)}; exact ε ∈ "
+        print(f"δ = {decimal_str(r.delta_target, 6)}: ε Bun–Steinke {f(r.eps_bun_steinke)}, CKS {f(r.eps_cks)}; "
+              "exact ε ∈ "
               f"[{f(r.eps_lower)}, {f(r.eps_upper)}] (case {p['eps_worst_case']}); exact δ at the Bun–Steinke ε ∈ "
               f"[{decimal_str(r.delta_lower, 6)}, {decimal_str(r.delta_upper, 6)}] (case {p['delta_worst_case']}); "
               f"{r.certification}")
     for t, p in zip(trade, tps):
-        print(f"α = {p['alpha']}: β ≥ {decimal_str(t.value, 10)} (≤ {decimal_str(t.upper, 10)}, case {p['worst_case']})")
+        print(f"α = {p['alpha']}: β ≥ {decimal_str(t.value, 10)} "
+              f"(≤ {decimal_str(t.upper, 10)}, case {p['worst_case']})")
     return 0
 
 

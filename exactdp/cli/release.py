@@ -17,7 +17,8 @@ def register(subparsers) -> None:
     p.add_argument("--allocation", default="dhc-persons-2020", metavar="NAME|FILE", help="DHC allocation")
     p.add_argument("--pl94", default="pl94-persons-2020", metavar="NAME|FILE", help="P.L. 94-171 allocation")
     add_pair_arguments(p, many=True, default="13-13")
-    p.add_argument("--delta", dest="deltas", action="append", type=rational_type("--delta", lo=0, hi=1, lo_open=True, hi_open=True), metavar="D",
+    p.add_argument("--delta", dest="deltas", action="append",
+                   type=rational_type("--delta", lo=0, hi=1, lo_open=True, hi_open=True), metavar="D",
                    help="target δ (repeatable; default 1e-10)")
     p.add_argument("--out", metavar="DIR", help="also write release_brackets.csv, a figure and report.html into DIR")
     p.add_argument("--json", action="store_true", help='print one JSON object {"command", "design", "points"}')
@@ -28,9 +29,9 @@ def _run(args) -> int:
     from fractions import Fraction
 
     from exactdp.census.allocations import load_allocation, parse_pair_spec
+    from exactdp.census.release import release_rows
     from exactdp.cli._common import parse_pairs
     from exactdp.numerics.exact import fraction_str
-    from exactdp.census.release import release_rows
 
     set_design({"allocation": args.allocation, "pl94": args.pl94})
     alloc = load_allocation(args.allocation)

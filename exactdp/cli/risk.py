@@ -85,7 +85,8 @@ def _rho2(args):
 def _header(args, rho1) -> str:
     from exactdp.risk.single import convention_label
 
-    return f"# convention: {args.convention} ({convention_label(args.convention)}); rho1 = {_fs(rho1)} ≈ {float(rho1):.6g}"
+    return (f"# convention: {args.convention} ({convention_label(args.convention)}); "
+            f"rho1 = {_fs(rho1)} ≈ {float(rho1):.6g}")
 
 
 # ---------------------------------------------------------------- posterior
@@ -162,7 +163,8 @@ def _cmd_expected(args) -> int:
     print(_header(args, rho1) + f"; truth: the target {'lacks' if args.lacks else 'has'} c")
     print(f"{'p':>8} {'E[posterior]':>24} {'E[R]':>24} {'error(R) ≤':>10}")
     for r in res:
-        print(f"{_fs(r.p):>8} {_num(r.expected_posterior):>24} {_num(r.expected_risk):>24} {float(r.error_bound):>10.1e}")
+        print(f"{_fs(r.p):>8} {_num(r.expected_posterior):>24} {_num(r.expected_risk):>24} "
+              f"{float(r.error_bound):>10.1e}")
     return 0
 
 
@@ -194,7 +196,8 @@ def _cmd_decision(args) -> int:
     print(f"{'p':>8} {'x̃*':>5} {'P[correct | has]':>24} {'E[R | has]':>24} {'error ≤':>8}")
     for a in res:
         d = a.decision
-        print(f"{_fs(a.prior):>8} {d.threshold:>5} {_num(d.p_correct):>24} {_num(d.expected_risk):>24} {float(d.error_bound):>8.1e}")
+        print(f"{_fs(a.prior):>8} {d.threshold:>5} {_num(d.p_correct):>24} {_num(d.expected_risk):>24} "
+              f"{float(d.error_bound):>8.1e}")
     return 0
 
 
@@ -287,7 +290,8 @@ def _cmd_hierarchical(args) -> int:
         )
         if "gibbs" in e:
             gg = e["gibbs"]
-            print(f"  Gibbs: {gg['posterior']} ± {float(gg['standard_error']):.2g} (z = {float(gg['z']):.2f}, {gg['draws']} draws)")
+            print(f"  Gibbs: {gg['posterior']} ± {float(gg['standard_error']):.2g} "
+                  f"(z = {float(gg['z']):.2f}, {gg['draws']} draws)")
         for c in e["decision_probabilities"]:
             print(
                 f"  x2 = {c['x2']:>4}: P[correct] = {c['p_correct']}  (block only {float(c['single_level']):.12f}; "
@@ -436,7 +440,8 @@ def register(subparsers) -> None:
     _add_common(sp)
     _add_hier(sp)
     sp.add_argument("--over", choices=("rho1", "rho2", "ell"), default="rho1")
-    sp.add_argument("--grid", type=rational_type("--grid", lo=RHO_RANGE[0], hi=RHO_RANGE[1]), action="append", metavar="RHO",
+    sp.add_argument("--grid", type=rational_type("--grid", lo=RHO_RANGE[0], hi=RHO_RANGE[1]), action="append",
+                    metavar="RHO",
                     help="grid value of the swept ρ (repeatable; default a built-in grid)")
     sp.add_argument("--x2", type=_int("x2"), action="append", help="true x2 values for --over rho2 (default 1 10 100)")
     sp.add_argument("--ell-max", type=_int("ell_max"), default=6)
@@ -445,7 +450,8 @@ def register(subparsers) -> None:
 
 
 def _add_hier(sp):
-    sp.add_argument("--rho2", type=rational_type("--rho2", lo=RHO_RANGE[0], hi=RHO_RANGE[1]), default=None, metavar="RHO",
+    sp.add_argument("--rho2", type=rational_type("--rho2", lo=RHO_RANGE[0], hi=RHO_RANGE[1]), default=None,
+                    metavar="RHO",
                     help="budget of the block-group count; default: the preset's block-group GVHR ρ")
     sp.add_argument("--d", type=_int("d"), default=27, help="number of sibling blocks in Y1* (default 27)")
     sp.add_argument("--y-noise", choices=("approx", "exact"), default="approx",

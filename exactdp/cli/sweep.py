@@ -56,7 +56,8 @@ def register(subparsers) -> None:
                         "the cost grows with it and is checked against the budget)")
     p.add_argument("--alpha-min", default="1e-20", metavar="A", type=_alpha_min,
                    help="smallest type-I error the trade-off vertices reach, in [1e-30, 1) (default 1e-20)")
-    p.add_argument("--rel-tol", type=rel_tol_type(), default=1e-10, help="certified relative accuracy of each tail (default 1e-10)")
+    p.add_argument("--rel-tol", type=rel_tol_type(), default=1e-10,
+                   help="certified relative accuracy of each tail (default 1e-10)")
     p.add_argument("--lam-step-sd", type=float, default=1.0, metavar="X",
                    help="spacing of the quadrature tilts in standard deviations (default 1; speed only, "
                         "every bound is certified for the tilt used)")

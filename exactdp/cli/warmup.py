@@ -70,7 +70,7 @@ def _run(args) -> int:
     kernels = all_kernels()
     for kern in tqdm(kernels.values(), desc="JIT cache", unit="kernel", disable=args.json, file=sys.stderr,
                      leave=False):
-        kern.dispatcher  # loaded from the Numba cache, or compiled into it
+        _ = kern.dispatcher  # loaded from the Numba cache, or compiled into it
     out["jit_kernels"] = len(kernels)
     out["jit_seconds"] = round(time.perf_counter() - t0, 1)
     if not args.no_aot:

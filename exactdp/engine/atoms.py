@@ -29,7 +29,7 @@ import numpy as np
 
 from exactdp.engine.tilt import HUGE_MU, exact_saddle, frac_parts, log_mgf_parts, mp_bits_for
 from exactdp.kernels.convolution import convolve_strided
-from exactdp.kernels.tilted import cgf_slope, saddle_point
+from exactdp.kernels.tilted import saddle_point
 from exactdp.numerics.precision import EPS64, to_mpf
 
 __all__ = ["ETA_S", "window", "GroupPMF", "SetCGF"]
@@ -125,10 +125,6 @@ class GroupPMF:
         self.h = max(1, int(self.sd))
         self._ladder: dict = {}
         self._cache: dict = {}
-
-    def moments_at(self, a: float):
-        """(mean, variance) of T under the tilt a (float; for windows)."""
-        return cgf_slope(self.cgf._A, self.cgf._m, self.cgf._s2, a)
 
     def logp(self, t: int):
         """``(log P(T = t), relative error)``: a float log when |log| < 1e4, else mpf."""

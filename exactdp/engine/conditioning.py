@@ -257,7 +257,7 @@ class ConditionedTails:
                 batch.append((float(ub[j]), sum(x[0] for x in combo), lg, sum(x[2] for x in combo)))
             i += len(batch)
             vals = self._values(q, [(v, lg, r) for _, v, lg, r in batch], sub_cache)
-            for (u, v, lg, r), (val, vr) in zip(batch, vals):
+            for (u, _, lg, r), (val, vr) in zip(batch, vals):
                 if val is None:
                     skipped.append(u)
                     continue

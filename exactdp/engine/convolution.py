@@ -49,8 +49,6 @@ class ConvolutionPlan:
     coarse: tuple  # group indices enumerated as atoms
     fine: tuple  # group indices convolved densely
     n_atoms: int
-    dense_len: int
-    setup_cost: float
 
 
 def plan_split(A, m, s2, order) -> ConvolutionPlan | None:
@@ -72,10 +70,11 @@ def plan_split(A, m, s2, order) -> ConvolutionPlan | None:
         if dense > MAX_DENSE:
             continue
         setup = sum(dense * (2 * truncation_width(s2[g], m[g]) + 1) for g in fine)
-        setup += sum(m[g] * (2 * truncation_width(s2[g], m[g]) + 1) * (2 * truncation_width(s2[g]) + 1) for g in range(G))
+        setup += sum(m[g] * (2 * truncation_width(s2[g], m[g]) + 1) * (2 * truncation_width(s2[g]) + 1)
+                     for g in range(G))
         if setup > MAX_SETUP:
             continue
-        plan = ConvolutionPlan(coarse, fine, atoms, dense, setup)
+        plan = ConvolutionPlan(coarse, fine, atoms)
         if best is None or atoms < best.n_atoms:
             best = plan
     return best

@@ -19,7 +19,18 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import fone, from_rational, mpf_add, mpf_floor, mpf_gt, mpf_lt, mpf_mul, mpf_sub, round_nearest, to_int
+from mpmath.libmp import (
+    fone,
+    from_rational,
+    mpf_add,
+    mpf_floor,
+    mpf_gt,
+    mpf_lt,
+    mpf_mul,
+    mpf_sub,
+    round_nearest,
+    to_int,
+)
 
 from exactdp.mechanisms import Composition
 from exactdp.numerics.precision import to_mpf

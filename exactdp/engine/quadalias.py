@@ -62,8 +62,8 @@ class AliasBounds:
         lam = t.lam
         huge = lam * self._mu_scale > HUGE_MU
         if not huge and big is None and abs(s) < 2**53:
-            tot = alias_bound(lam, N, s, self._logR_float(t, s, big, logK), logK, t.rho_lam, self.vproxy, self.A, self.m,
-                              self.s2, self._small_idx, self.gaussian)
+            tot = alias_bound(lam, N, s, self._logR_float(t, s, big, logK), logK, t.rho_lam, self.vproxy, self.A,
+                              self.m, self.s2, self._small_idx, self.gaussian)
             if tot != ALIAS_FALLBACK:
                 return tot
         return self._alias_norm_py(t, s, big, logK)

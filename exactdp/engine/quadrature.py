@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
@@ -55,12 +54,39 @@ import numpy as np
 from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.quadalias import AliasBounds
-from exactdp.engine.tilt import (GAUSS_S2, HUGE_MU, ell_ratio_mp, exact_saddle, frac_parts, gauss_slack,
-                                 log_as_value, mp_bits_for, sieve_umax, sieve_umaxes)
+from exactdp.engine.quadstate import SieveLevel, Tilt
+from exactdp.engine.tilt import (
+    GAUSS_S2,
+    HUGE_MU,
+    ell_ratio_mp,
+    exact_saddle,
+    frac_parts,
+    gauss_slack,
+    log_as_value,
+    mp_bits_for,
+    sieve_umax,
+    sieve_umaxes,
+)
 from exactdp.engine.values import TailValue, WeightedQuery, certified, tail_value, tol_for
-from exactdp.kernels.quadfinish import (FINISH_EMPTY, FINISH_OK, FINISH_PYTHON, GRID_HUGE, GRID_OK, finish_tilts,
-                                        finish_values, grid_tilts)
-from exactdp.kernels.tilted import ANCHOR, delta_factors, node_factors, node_trig, saddle_point, sieve_candidates, tilted_sums
+from exactdp.kernels.quadfinish import (
+    FINISH_EMPTY,
+    FINISH_OK,
+    FINISH_PYTHON,
+    GRID_HUGE,
+    GRID_OK,
+    finish_tilts,
+    finish_values,
+    grid_tilts,
+)
+from exactdp.kernels.tilted import (
+    ANCHOR,
+    delta_factors,
+    node_factors,
+    node_trig,
+    saddle_point,
+    sieve_candidates,
+    tilted_sums,
+)
 from exactdp.numerics.errors import LatticeTooLarge
 from exactdp.numerics.precision import EPS64, to_mpf
 
@@ -68,44 +94,6 @@ __all__ = ["TailValue", "QuadratureTails", "sieve_umax", "sieve_umaxes", "tol_fo
 
 #: |log| above which a float64 exponent would lose relative accuracy: use mpmath instead
 _FLOAT_LOG_MAX = 1e4
-
-
-@dataclass
-class _Tilt:
-    lam: float
-    lamq: Fraction
-    exact: Fraction  # E = λ²V'/2 − Σ_direct m f²/(2s²)
-    exact_f: float
-    rho_lam: float  # K(λ) − λ²V'/2 = float(E − λ²V'/2) + κ  (≤ 0)
-    kappa: object  # mpf
-    kappa_err: float
-    s0: int
-    f: np.ndarray
-    G: np.ndarray
-    aG: np.ndarray  # |G|·w
-    err: np.ndarray
-    sumabs: float
-    errsum: float
-    log1m: float
-    sieve: "_Sieve"
-    err_hs: np.ndarray | None = None  # err + γ0 + 16u, the hockey-stick sums' per-node bound
-    fin: np.ndarray | None = None  # the floats finish_values needs (λ, E, κ, κ_err, ρ, e^{−T}, slack, V')
-    aux: np.ndarray | None = None  # (4, 1): a tail's log K, its error, errsum, sumabs
-    key: object = None  # the tilt's cache key: λ as a float or a Fraction (equal to lamq)
-
-
-@dataclass
-class _Sieve:
-    """One sieve level: the kept nodes, their weights and the tilts evaluated on them."""
-
-    T: float
-    umax: np.ndarray
-    nodes: np.ndarray
-    w: np.ndarray
-    tilts: OrderedDict
-    n_nodes: int
-    trig: tuple | None = None  # (cos θ_n, sin θ_n, sin(θ_n/2)), built on first use
-    max_tilts: int = 24  # tilts kept (LRU): at least 24, as many as _TILT_BYTES holds
 
 
 #: the raise of the sieve level for values the first pass cannot certify
@@ -151,7 +139,8 @@ class QuadratureTails(AliasBounds):
         self.m = np.array(lattice.counts, dtype=np.int64)
         self.s2q = tuple(Fraction(s) for s in lattice.sigma2)
         self.s2 = np.array([float(s) for s in self.s2q])
-        self.vq = sum((int(m) * int(a) ** 2 * s for a, m, s in zip(lattice.weights, lattice.counts, self.s2q)), Fraction(0))
+        self.vq = sum((int(m) * int(a) ** 2 * s for a, m, s in zip(lattice.weights, lattice.counts, self.s2q)),
+                      Fraction(0))
         self.vproxy = float(np.sum(self.m * self.A.astype(float) ** 2 * self.s2))
         self.var = float(sum(m * a * a * variance_float(s) for a, m, s in zip(self.A.astype(float), self.m, self.s2)))
         # nodes: kappa per sd of the widest tilted law; a tilted N_Z(f, s²) with s² small
@@ -184,17 +173,17 @@ class QuadratureTails(AliasBounds):
         self._hs_memo: OrderedDict = OrderedDict()  # (level, λ, β, x0, x1) → (G·X, errsum, sumabs)
 
     # -- sieve ------------------------------------------------------------------------
-    def _make_sieve(self, T: float, umax=None) -> "_Sieve":
+    def _make_sieve(self, T: float, umax=None) -> SieveLevel:
         umax = sieve_umaxes(self.s2, self.m, T) if umax is None else umax
         gstar = int(np.argmin(umax))
         nodes = sieve_candidates(self.A, umax, self.n_nodes, gstar)
         half = self.n_nodes // 2
         w = np.where((nodes == 0) | (2 * nodes == self.n_nodes), 1.0, 2.0)
         w[nodes > half] = 0.0
-        return _Sieve(T, umax, nodes, w, OrderedDict(), self.n_nodes,
+        return SieveLevel(T, umax, nodes, w, OrderedDict(), self.n_nodes,
                       max_tilts=max(24, _TILT_BYTES // (48 * max(1, int(nodes.shape[0])))))
 
-    def _sieve(self, level: int) -> "_Sieve":
+    def _sieve(self, level: int) -> SieveLevel:
         """The sieve of level 0 (``T0``) or 1 (``T0 + RAISE_T``), built once each: every
         value is a function of its query and level only, never of the query history."""
         sv = self._sieves[level]
@@ -259,7 +248,7 @@ class QuadratureTails(AliasBounds):
                 out[i] = self.saddle_q(qs[i].threshold) if st == GRID_HUGE else self._grid_lam(qs[i].threshold, floor)
         return out
 
-    def _tilt(self, key, sv: "_Sieve") -> _Tilt:
+    def _tilt(self, key, sv: SieveLevel) -> Tilt:
         """The tilt at λ = ``key`` (a float or a Fraction: the same key for the same
         rational) on sieve ``sv``, evaluated once and kept (an LRU of at least 24 tilts,
         more within :data:`_TILT_BYTES`: a tilt is a function of its key and sieve only)."""
@@ -283,7 +272,7 @@ class QuadratureTails(AliasBounds):
         G, err = node_factors(self.A, self.m, self.s2, f_arr, lam, sv.nodes, self.n_nodes)
         aG = np.abs(G) * sv.w
         N = self.n_nodes
-        t = _Tilt(lam, lamq, exact, float(exact), float(-direct) + float(kappa), kappa, kerr, s0, f_arr,
+        t = Tilt(lam, lamq, exact, float(exact), float(-direct) + float(kappa), kappa, kerr, s0, f_arr,
                   G, aG, err, float(aG.sum() / N), float((aG * (err + self._gamma0)).sum() / N),
                   math.log(-math.expm1(-lam)), sv)
         t.key = key
@@ -384,7 +373,7 @@ class QuadratureTails(AliasBounds):
         return out, ok
 
     # -- values -----------------------------------------------------------------------
-    def _values_many(self, sv: "_Sieve", lams: list, groups: list) -> list:
+    def _values_many(self, sv: SieveLevel, lams: list, groups: list) -> list:
         """:meth:`_values_at` of each group of queries on its tilt (``groups[i]`` on
         ``lams[i]``, sieve ``sv``), as a list of ``(values, flags)``: the tilts built in
         order, the signed sums per tilt, and the float-path values of a batch of tilts
@@ -409,7 +398,7 @@ class QuadratureTails(AliasBounds):
             self._finish_batch(sv, batch, n_batch, groups, out)
         return out
 
-    def _finish_batch(self, sv: "_Sieve", batch: list, n: int, groups: list, out: list) -> None:
+    def _finish_batch(self, sv: SieveLevel, batch: list, n: int, groups: list, out: list) -> None:
         """The values of the float-path groups of :meth:`_values_many` into ``out``: the
         signed sums and ``aux`` columns of each tilt (as :meth:`_values_at` forms them),
         then one :func:`finish_tilts` call for all."""
@@ -462,7 +451,7 @@ class QuadratureTails(AliasBounds):
                         fl[i] = certified(tv, tol)
             out[gi] = (vals, fl)
 
-    def _values_at(self, t: _Tilt, qs) -> tuple:
+    def _values_at(self, t: Tilt, qs) -> tuple:
         """The TailValues of the queries on one tilt and whether each is certified: the
         tails' signed sums in one kernel call; per hockey-stick (β, x0, x1) the factors G·X
         and their bound sums once (memoised), then the signed sum of each threshold; then
@@ -516,7 +505,7 @@ class QuadratureTails(AliasBounds):
                 flags[i] = certified(tv, tol)
         return out, flags
 
-    def _hs_sums(self, t: _Tilt, qs, hs, thr, r, aux) -> None:
+    def _hs_sums(self, t: Tilt, qs, hs, thr, r, aux) -> None:
         """The hockey-stick queries' (indices ``hs``) signed sums into ``r`` and their
         kernel-factor logs, errors and bound sums into the columns of ``aux``: per kernel
         (β, x0, x1) the factors G·X (memoised) and the columns once, then the signed sums
@@ -559,12 +548,12 @@ class QuadratureTails(AliasBounds):
             aux[3, ia] = sumabs
 
     @staticmethod
-    def _trig(sv: "_Sieve"):
+    def _trig(sv: SieveLevel):
         if sv.trig is None:
             sv.trig = node_trig(sv.nodes, int(sv.n_nodes))
         return sv.trig
 
-    def _finish(self, t: _Tilt, q: WeightedQuery, r: float, errsum: float, sumabs: float, logK: float,
+    def _finish(self, t: Tilt, q: WeightedQuery, r: float, errsum: float, sumabs: float, logK: float,
                 logK_err: float) -> TailValue:
         s = q.threshold
         N = self.n_nodes

@@ -35,8 +35,8 @@ from exactdp.engine.conditioning import ConditionedTails, atoms_estimate, fine_s
 from exactdp.engine.convolution import ConvolutionTails, plan_split
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.quadrature import QuadratureTails, TailValue, WeightedQuery, certified, sieve_umaxes
-from exactdp.engine.values import query_key, tail_queries, tail_value
 from exactdp.engine.tilt import log_mgf_parts
+from exactdp.engine.values import query_key, tail_queries, tail_value
 from exactdp.numerics.errors import LatticeTooLarge, UncertifiedError
 from exactdp.numerics.precision import EPS64, to_mpf
 
@@ -392,7 +392,8 @@ class TailEngine:
                 return None
             err = main_err + pt * tl.rel_error + rb / 2
             rel = float(err / est) * (1 + 1e-6)
-            return TailValue(k, float(mpmath.log(est)), rel, self.method + "+far-left", self.nodes_kept, self.n_nodes, 0.0)
+            return TailValue(k, float(mpmath.log(est)), rel, self.method + "+far-left", self.nodes_kept, self.n_nodes,
+                             0.0)
 
     @staticmethod
     def _complement(tv: TailValue, _exp=math.exp, _expm1=math.expm1, _log=math.log) -> TailValue:

@@ -35,7 +35,6 @@ from __future__ import annotations
 import math
 from collections import Counter
 from fractions import Fraction
-from typing import Optional
 
 import attr
 from dp_accounting import dp_event, privacy_accountant
@@ -232,9 +231,9 @@ class ExactDiscreteGaussianAccountant(privacy_accountant.PrivacyAccountant):
         self._rel_tol = rel_tol
         self._counts: Counter = Counter()
         self._non_private = False
-        self._profile: Optional[CertifiedProfile] = None
+        self._profile: CertifiedProfile | None = None
 
-    def _maybe_compose(self, event: dp_event.DpEvent, count: int, do_compose: bool) -> Optional[_Details]:
+    def _maybe_compose(self, event: dp_event.DpEvent, count: int, do_compose: bool) -> _Details | None:
         if isinstance(event, dp_event.NoOpDpEvent):
             return None
         if isinstance(event, dp_event.SelfComposedDpEvent):
@@ -259,7 +258,7 @@ class ExactDiscreteGaussianAccountant(privacy_accountant.PrivacyAccountant):
         return None
 
     @property
-    def composition(self) -> Optional[Composition]:
+    def composition(self) -> Composition | None:
         """The exactdp :class:`~exactdp.mechanisms.Composition` of the ledger (None if empty),
         e.g. for the trade-off curve: ``exactdp.tradeoff(acc.composition, ["0.05"])``."""
         if not self._counts:

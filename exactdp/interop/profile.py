@@ -113,8 +113,9 @@ class CertifiedProfile:
     Method: a fresh :class:`exactdp.ExactAccountant` (exact lattice thresholds, sieved
     tilted-contour quadrature) answers each query, so an answer is the same as the CLI's
     for the same design and query, whatever was asked before; the conservative side
-    (``value``) is rounded up to a float, and answers are memoised per exact query.  For ε so large that the composition's ρ-zCDP bound
-    ``δ ≤ exp(−(ε−ρ)²/(4ρ))`` is below the smallest positive float, the smallest
+    (``value``) is rounded up to a float, and answers are memoised per exact query.  For ε
+    so large that the composition's ρ-zCDP bound ``δ ≤ exp(−(ε−ρ)²/(4ρ))`` is below the
+    smallest positive float, the smallest
     positive float is returned without running the engine.  Error bound: the returned
     float is a certified upper bound on the exact δ(ε) (on the exact ε(δ)); the engine's
     certified relative accuracy is ``rel_tol`` per tail.  Reference: Canonne, Kamath &

@@ -219,7 +219,8 @@ def _string(value: str, field: str) -> Fraction:
     except (ValueError, ZeroDivisionError) as exc:
         why = "division by zero" if isinstance(exc, ZeroDivisionError) else str(exc)
         raise InputError(field, _shown(value),
-                         f"not a rational number ({why}); expected e.g. \"11/10000\", \"0.0011\" or \"1e-10\"") from None
+                         f"not a rational number ({why}); "
+                         "expected e.g. \"11/10000\", \"0.0011\" or \"1e-10\"") from None
     return frac
 
 

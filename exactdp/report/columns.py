@@ -79,7 +79,8 @@ SCHEMAS = (
                "delta_argmin_pair": "pair i-j with the smallest δ estimate",
                "delta_spread": "delta_overall / delta_min (8 significant digits): how much the pairs differ",
                "eps_overall": "exact overall ε at delta_target: the largest estimate over pairs",
-               "eps_overall_lower": "certified lower bound on the overall ε (max over pairs of the bracket's lower ends)",
+               "eps_overall_lower": "certified lower bound on the overall ε (max over pairs of the bracket's "
+                                    "lower ends)",
                "eps_overall_upper": "certified upper bound on the overall ε (max over pairs of the bracket's upper "
                                     "ends): the value to cite",
                "eps_argmax_pair": "pair i-j with the largest ε estimate",
@@ -166,7 +167,8 @@ SCHEMAS = (
                "argmax_pair": "release calibrations: the pair attaining the maximum (empty otherwise)",
                "pairs_evaluated": "release calibrations: pairs certified by an exact evaluation",
                "pairs_pruned": "release calibrations: pairs certified by the CKS bound alone",
-               "pairs_sandwiched": "always 0 (no pair is certified through a neighbouring design: δ is not monotone in σ²)",
+               "pairs_sandwiched": "always 0 (no pair is certified through a neighbouring design: δ is not "
+                                   "monotone in σ²)",
            }),
 )
 

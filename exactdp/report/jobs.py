@@ -119,12 +119,12 @@ def write_release_report(out_dir, rows, allocation, pl94, *, plots: bool = True)
                  f"the Bureau's ρ-sum ε: {round_up(to_text(r.eps_bureau, 30, 'up'))} (ρ = {table[k + 1][2]})")
         for k, r in enumerate(rows))
     first = rows[0]
-    citation = (f"For a change of one record between DHC persons paths {first.pair[0]} and {first.pair[1]}, the 2020 "
-                "release (the DHC persons file composed with the P.L. 94-171 persons file) satisfies (ε, δ)-differential "
-                f"privacy with ε = {round_up(to_text(first.eps_upper, 30, 'up'))} at "
-                f"δ = {canonical_delta(first.delta_target)} (certified upper bound, exactdp); the Bureau's conversion of "
-                f"the summed ρ gives ε = {round_up(to_text(first.eps_bureau, 30, 'up'))}. The release's guarantee is the "
-                "maximum over all pairs (exactdp sweep --with-pl94).")
+    citation = (f"For a change of one record between DHC persons paths {first.pair[0]} and {first.pair[1]}, "
+                "the 2020 release (the DHC persons file composed with the P.L. 94-171 persons file) satisfies "
+                f"(ε, δ)-differential privacy with ε = {round_up(to_text(first.eps_upper, 30, 'up'))} at "
+                f"δ = {canonical_delta(first.delta_target)} (certified upper bound, exactdp); the Bureau's "
+                f"conversion of the summed ρ gives ε = {round_up(to_text(first.eps_bureau, 30, 'up'))}. "
+                "The release's guarantee is the maximum over all pairs (exactdp sweep --with-pl94).")
     prov = (describe_allocation({"name": allocation.name, "content_hash": allocation.content_hash(),
                                  "total_rho": allocation.total_rho, "n_paths": allocation.n_paths}, allocation)
             + tuple((f"P.L. 94-171 {k}", v) for k, v in describe_allocation(
@@ -191,8 +191,8 @@ def write_calibration_report(out_dir, results, *, design: str = "", plots: bool 
         pct_lo = round_down(to_text(100 * Fraction(r.variance_reduction_lower), 30, "down"))
         pct_hi = round_up(to_text(100 * Fraction(r.variance_reduction_upper), 30, "up"))
         heads.append(Headline(
-            f"variance reduction meeting δ = {canonical_delta(r.target_delta)} at ε = {display(to_text(r.target_epsilon), 10)}"
-            f" ({r.scope})",
+            f"variance reduction meeting δ = {canonical_delta(r.target_delta)} "
+            f"at ε = {display(to_text(r.target_epsilon), 10)} ({r.scope})",
             f"{pct_lo} %", f"optimal reduction ∈ [{pct_lo} %, {pct_hi} %]; the scaling c = "
             f"{r.upper.numerator}/{r.upper.denominator} is certified to meet the target "
             f"(δ ≤ {to_text(r.delta_at_scale, 8, 'up')})", "no reduction: c = 1"))

@@ -6,8 +6,8 @@ or ray cluster: :mod:`exactdp.sweep.backends`), writes every finished pair atomi
 (:mod:`exactdp.sweep.io`, in group commits), and assembles the outputs from the pair
 files' numbers in pair order (:mod:`exactdp.sweep.summary`; the texts of the pairs
 computed in this run are parsed as they arrive, :mod:`exactdp.sweep.tables`), so the data
-files depend neither on the number of workers, nor on the backend, nor on interruptions.  The output folder is locked for the
-whole run (``.exactdp-sweep.lock``, an OS file lock released even on ``kill -9``): a
+files depend neither on the number of workers, nor on the backend, nor on interruptions.
+The output folder is locked for the whole run (``.exactdp-sweep.lock``, an OS file lock released even on ``kill -9``): a
 second sweep started on the same folder stops at once instead of interleaving.  Every
 pair's json file carries the checksums of its files and the sweep's identity
 (:mod:`exactdp.sweep.io`): ``resume`` verifies every file it reuses and recomputes what
@@ -205,7 +205,8 @@ def _identity(alloc, pairs, settings, release_pairs, pl) -> dict:
         "release_pairs": [f"{i}-{j}" for i, j in release_pairs],
     }
     if release_pairs:
-        ident["release_allocation"] = {"name": pl.name, "content_hash": pl.content_hash(), "total_rho": str(pl.total_rho)}
+        ident["release_allocation"] = {"name": pl.name, "content_hash": pl.content_hash(),
+                                       "total_rho": str(pl.total_rho)}
     return ident
 
 

@@ -111,7 +111,7 @@ class GroupWriter:
         self._queue.put(None)
         self._thread.join()
 
-    def __enter__(self) -> "GroupWriter":
+    def __enter__(self) -> GroupWriter:
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:

@@ -184,7 +184,7 @@ class Grid:
                 for _, q in members:
                     out[lev][q] = base[lev][q] * r
             elif not problem.spine.has_receivers:
-                for (k, q), r in zip(members, rs):
+                for (_, q), r in zip(members, rs):
                     v = _nearest(base[lev][q] * r, self.quantum, base[lev][q] * rlo, base[lev][q] * rhi)
                     if v is None:
                         return None
