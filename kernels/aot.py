@@ -116,13 +116,15 @@ def load(kernels_digest: str):
     """``(module, manifest)`` of the valid compiled module, or ``(None, {})`` (off, not
     built, or not loadable); looked up once per process."""
     if not _LOADED:
-        found = (None, {})
+        found: tuple = (None, {})
         if aot_mode() != "off":
             folder = module_dir(kernels_digest)
             try:
                 manifest = json.loads((folder / "manifest.json").read_text())
                 path = folder / manifest["file"]
                 spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
+                if spec is None or spec.loader is None:
+                    raise ImportError(f"no loader for {path}")
                 module = importlib.util.module_from_spec(spec)
                 spec.loader.exec_module(module)
                 found = (module, manifest)
@@ -165,7 +167,7 @@ def parse_args(signature) -> list | None:
         depth += {")": 1, "(": -1}.get(signature[k], 0)
         if depth == 0:
             break
-    kinds = []
+    kinds: list[tuple] = []
     for arg in _split_top(signature[k + 1:-1]):
         if arg in _SCALARS:
             kinds.append(("scalar", arg))

@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from exactdp.kernels import aot
 from exactdp.kernels.jit import JIT_OPTIONS, KERNELS_DIGEST, _bind_callees, declared
@@ -83,13 +84,16 @@ def _pin_codegen() -> None:
     from numba.core import codegen
     from numba.pycc import compiler as pycc_compiler
 
-    codegen.AOTCPUCodegen._customize_tm_features = codegen.CPUCodegen._get_host_cpu_features
+    # patches of Numba internals (a method, a class): untyped on purpose
+    aot_codegen: Any = codegen.AOTCPUCodegen
+    aot_codegen._customize_tm_features = codegen.CPUCodegen._get_host_cpu_features
     template = _jit_flags()
 
     def flags():
         return template.copy()
 
-    pycc_compiler.Flags = flags
+    compiler: Any = pycc_compiler
+    compiler.Flags = flags
 
 
 def build_here(only=None) -> None:
@@ -122,6 +126,7 @@ def build_here(only=None) -> None:
             cc.export(export_name(name), kern.signature)(kern.py_func)
             entries[name] = {"export": export_name(name), "signature": kern.signature}
         tmp = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=root))
+        host_cpu: Any = codegen.CPUCodegen  # its two host queries ignore self (called with None)
         try:
             cc.output_dir = str(tmp)
             t0 = time.perf_counter()
@@ -129,8 +134,8 @@ def build_here(only=None) -> None:
             files = [p.name for p in tmp.iterdir() if p.name.startswith(aot.MODULE_NAME)]
             manifest = {"key": key, "kernels_digest": KERNELS_DIGEST, "file": files[0], "kernels": entries,
                         "jit_only": sorted(set(kernels) - set(entries)),
-                        "cpu_name": codegen.CPUCodegen._get_host_cpu_name(None),
-                        "cpu_features": codegen.CPUCodegen._get_host_cpu_features(None),
+                        "cpu_name": host_cpu._get_host_cpu_name(None),
+                        "cpu_features": host_cpu._get_host_cpu_features(None),
                         "versions": {d: aot._version(d) for d in ("numba", "llvmlite", "numpy")},
                         "python": sys.version, "seconds": round(time.perf_counter() - t0, 1)}
             (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")

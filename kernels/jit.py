@@ -61,7 +61,7 @@ KERNELS_DIGEST = _kernels_digest()
 _BUILD_LOCK = threading.RLock()
 
 #: every Kernel declared in this process, in declaration order (see :func:`declared`)
-_DECLARED = []
+_DECLARED: list[Kernel] = []
 
 
 def declared() -> tuple:

@@ -52,7 +52,7 @@ from mpmath.libmp import (
 )
 
 from exactdp.accounting.base import Accountant, bun_steinke_epsilon, check_epsilon_range, check_rel_tol, sequence_values
-from exactdp.accounting.curve import _DPS, _ROUND, TradeoffCurve, _bounds, _mp
+from exactdp.accounting.curve import RESULT_ROUNDING, TradeoffCurve, exact_mp, tail_bounds
 from exactdp.accounting.inversion import ProfileInversion
 from exactdp.accounting.mpops import MPFR_FAIL, libmp_ops, mpfr_ops
 from exactdp.accounting.rawmp import FTWO, ctx_prec, make, raw_convert, raw_exp, raw_fraction
@@ -63,7 +63,7 @@ from exactdp.engine.tails import TailEngine, TailValue, WeightedQuery
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import LatticeTooLarge, UncertifiedError
 from exactdp.numerics.exact import InputError, MemoReal, as_real, check_sigma2_range
-from exactdp.numerics.precision import workdps
+from exactdp.numerics.precision import DPS_DECIDE, DPS_GUARD, DPS_RESULT, workdps
 
 __all__ = ["ExactAccountant", "delta", "epsilon", "tradeoff", "bun_steinke_epsilon", "as_real", "check_rel_tol",
            "check_sigma2_range"]
@@ -128,7 +128,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             self._setup(composition, rel_tol)
         except (LatticeTooLarge, OverflowError) as exc:
             return _lattice_free(composition, rel_tol, exc)
-        if self.engine is not None and self.engine.cost > LATTICE_FREE_ABOVE:
+        if self.engine is not None and self._eng.cost > LATTICE_FREE_ABOVE:
             try:
                 return _lattice_free(composition, rel_tol, None)
             except UncertifiedError:
@@ -166,11 +166,11 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
     def diagnostics(self) -> Diagnostics:
         if self.identical:
             return Diagnostics("identical-distributions", 0, 0, "0", 0)
-        lat = self.lattice
+        lat = self._lat
         return Diagnostics(
-            method=self.engine.method,
-            nodes_kept=self.engine.nodes_kept,
-            nodes_total=self.engine.n_nodes,
+            method=self._eng.method,
+            nodes_kept=self._eng.nodes_kept,
+            nodes_total=self._eng.n_nodes,
             lattice_scale=str(lat.scale),
             n_groups=lat.n_groups,
         )
@@ -182,7 +182,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         return Fraction(ints[0] + int(k) * ints[1], ints[2])
 
     def _tails(self, ks) -> list[TailValue]:
-        return self.engine.tails(ks)
+        return self._eng.tails(ks)
 
     #: values kept per accountant by :meth:`_loose_tails` / :meth:`_loose_weighted`
     MEMO_SIZE = 50_000
@@ -195,7 +195,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         if todo:
             if len(memo) > self.MEMO_SIZE:
                 memo.clear()
-            memo.update(zip(todo, self.engine.tails(todo, strict=False)))
+            memo.update(zip(todo, self._eng.tails(todo, strict=False)))
         return [memo[int(k)] for k in ks]
 
     def _loose_weighted(self, queries) -> list[TailValue]:
@@ -205,7 +205,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         if todo:
             if len(memo) > self.MEMO_SIZE:
                 memo.clear()
-            memo.update(zip(todo, self.engine.weighted(todo, strict=False)))
+            memo.update(zip(todo, self._eng.weighted(todo, strict=False)))
         return [memo[q] for q in queries]
 
     def _uncertified(self, what: str):
@@ -219,7 +219,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         and the first tail only when the kernel alone is not certified.  ``pieces``: as
         in :meth:`_profile_values`."""
         recs = self._profile_values(eps_list, full, complement, pieces)
-        with workdps(_DPS):
+        with workdps(DPS_RESULT):
             return [self._assemble(r) for r in recs]
 
     def _profile_values(self, eps_list, full: bool = True, complement: bool = True,
@@ -228,14 +228,14 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
 
         ``pieces``: the ε are the breakpoints ``ε_k = c + k/scale`` of these k (then
         ``k1 = k + 1``, ``x0 = −β`` and ``x1 = 0`` exactly, without rational arithmetic)."""
-        lat = self.lattice
+        lat = self._lat
         beta = Fraction(1) / lat.scale
         fbeta = float(beta)
         if pieces is not None:
             queries = [WeightedQuery(int(k) + 1, -fbeta, 0.0, fbeta) for k in pieces]
         else:
             queries = [self._query(e, beta, fbeta) for e in eps_list]
-        if self.engine.weighted_costly:
+        if self._eng.weighted_costly:
             # the chosen method gives tails only: the kernel is asked only where the
             # difference of the two certified tails is not tight enough
             ks = [q.threshold + lat.shift for q in queries] + [q.threshold for q in queries]
@@ -249,7 +249,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             wv = [got.get(i, _NO_VALUE) for i in range(len(queries))]
         else:
             wv = self._loose_weighted(queries)
-            need1 = [full or not (self.engine.done(w) and w.rel_error <= self.max_rel / 4) for w in wv]
+            need1 = [full or not (self._eng.done(w) and w.rel_error <= self.max_rel / 4) for w in wv]
             ks = [q.threshold + lat.shift for q in queries]
             ks += [q.threshold for q, n in zip(queries, need1) if n]
             if complement:
@@ -266,7 +266,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         For a Fraction ε = p/q (c = a/b, β = t/s) in integers: ``x0 = N/D`` with
         ``N = (p·b − a·q)·s − k1·t·q·b``, ``D = q·b·s`` (int true division rounds the exact
         quotient once, as ``float(Fraction)``); for a callable, raw mpf arithmetic."""
-        lat = self.lattice
+        lat = self._lat
         k1, _ = lat.delta_thresholds(e)
         c = lat.c
         t, s = beta.numerator, beta.denominator
@@ -276,13 +276,13 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             n0 = (p * b - a * q) * s - k1 * t * q * b
             n1 = n0 + t * q * b
             return WeightedQuery(k1, n0 / den, n1 / den if n1 > 0 else 0.0, fbeta)
-        with workdps(_DPS + 20 + len(str(abs(k1)))):
+        with workdps(DPS_RESULT + 2 * DPS_GUARD + len(str(abs(k1)))):
             prec, rnd = ctx_prec()
             key = (prec, rnd)
             cb = self._query_raws.get(key)
             if cb is None:  # to_mpf(c) and to_mpf(β) at this precision
                 cb = self._query_raws[key] = (raw_fraction(c, prec, rnd), from_rational(t, s, prec, rnd))
-            x0 = mpf_sub(mpf_sub(raw_convert(_mp(e, mpmath.mp.dps)), cb[0], prec, rnd),
+            x0 = mpf_sub(mpf_sub(raw_convert(exact_mp(e, mpmath.mp.dps)), cb[0], prec, rnd),
                          from_rational(k1 * t, s, prec, rnd), prec, rnd)
             x1 = mpf_add(x0, cb[1], prec, rnd)
             return WeightedQuery(k1, to_float(x0, rnd=rnd), 0.0 if mpf_lt(x1, fzero) else to_float(x1, rnd=rnd), fbeta)
@@ -305,23 +305,23 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
 
     def _note_curve(self, eps_list, profiles) -> None:
         """Keep the estimated curve points of a δ(ε) call for the ε(δ) search's guesses."""
-        lat = self.lattice
+        lat = self._lat
         c, scale = float(lat.c), float(lat.scale)
-        with workdps(_DPS):
+        with workdps(DPS_RESULT):
             for e, pr in zip(eps_list, profiles):
                 d = float(pr.d)
                 if 0.0 < d < 1.0 and len(self._curve_pts) < self.MEMO_SIZE:
-                    self._curve_pts.append(((float(_mp(e)) - c) * scale, math.sqrt(-math.log(d))))
+                    self._curve_pts.append(((float(exact_mp(e)) - c) * scale, math.sqrt(-math.log(d))))
 
     def _tails_tight(self, t1: TailValue, t2: TailValue, e) -> bool:
         """Whether ``P[S ≥ k1] − e^ε P[S ≥ k2]`` from two certified tails is within
         max_rel/4 relative (then the hockey-stick kernel is not needed)."""
-        if not (self.engine.done(t1) and self.engine.done(t2)):
+        if not (self._eng.done(t1) and self._eng.done(t2)):
             return False
-        with workdps(_DPS):
-            ee = mpmath.exp(_mp(e))
-            _, lo1, hi1 = _bounds(t1)
-            _, lo2, hi2 = _bounds(t2)
+        with workdps(DPS_RESULT):
+            ee = mpmath.exp(exact_mp(e))
+            _, lo1, hi1 = tail_bounds(t1)
+            _, lo2, hi2 = tail_bounds(t2)
             lo, hi = lo1 - ee * hi2, hi1 - ee * lo2
             return lo > 0 and hi - lo <= self.max_rel / 4 * (hi + lo)
 
@@ -346,12 +346,12 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
                 out.append(next(out_pos))
                 continue
             q = next(out_neg)
-            with workdps(_DPS):
-                em = _mp(e)
+            with workdps(DPS_RESULT):
+                em = exact_mp(e)
                 ee = mpmath.exp(em)
                 one = -mpmath.expm1(em)
                 pr = _Profile()
-                pr.thresholds = self.lattice.delta_thresholds(e)
+                pr.thresholds = self._lat.delta_thresholds(e)
                 pr.d, pr.d_lo, pr.d_hi = one + ee * q.d, one + ee * q.d_lo, one + ee * q.d_hi
                 pr.c, pr.c_lo, pr.c_hi = ee * q.c, ee * q.c_lo, ee * q.c_hi
                 pr.p1, pr.p2 = None, None
@@ -362,10 +362,10 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
     def _negative(e) -> bool:
         if isinstance(e, Fraction):
             return e < 0
-        if type(e) is MemoReal and mpmath.mp.dps <= 60:  # e(60) asks the same memo without a context
-            return e(60) < 0
-        with workdps(60):
-            return e(60) < 0
+        if type(e) is MemoReal and mpmath.mp.dps <= DPS_DECIDE:  # the same memo without a context
+            return e(DPS_DECIDE) < 0
+        with workdps(DPS_DECIDE):
+            return e(DPS_DECIDE) < 0
 
     # ------------------------------------------------------------------ δ(ε)
     def delta(self, epsilons: Iterable) -> tuple[DeltaPoint, ...]:
@@ -374,11 +374,11 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         eps_list = [as_real(e, "epsilon") for e in raw]
         check_epsilon_range(self.rho, eps_list, "epsilon", shown=raw)
         if self.identical:
-            with workdps(_DPS):
+            with workdps(DPS_RESULT):
                 pts = []
                 for e in eps_list:
-                    d = max(-mpmath.expm1(_mp(e)), mpmath.mpf(0))
-                    pts.append(DeltaPoint(_mp(e), d, d * _ROUND, d, mpmath.mpf(0), (0, 0)))
+                    d = max(-mpmath.expm1(exact_mp(e)), mpmath.mpf(0))
+                    pts.append(DeltaPoint(exact_mp(e), d, d * RESULT_ROUNDING, d, mpmath.mpf(0), (0, 0)))
                 return tuple(pts)
         neg = [self._negative(e) for e in eps_list]
         pos = [e for e, n in zip(eps_list, neg) if not n]
@@ -391,21 +391,21 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
                 pr = self._profile_at(e)
                 k1, k2 = pr.thresholds
                 t1, t2 = self._loose_tails([k1, k2])
-                with workdps(_DPS):  # diagnostic terms (estimates) of the certified δ
-                    pr.p1 = _bounds(t1)[0] if mpmath.isfinite(t1.log_mp) else mpmath.mpf(1)
-                    pr.p2 = (_bounds(t2)[0] if mpmath.isfinite(t2.log_mp) else mpmath.mpf(1)) * mpmath.exp(_mp(e))
+                with workdps(DPS_RESULT):  # diagnostic terms (estimates) of the certified δ
+                    pr.p1 = tail_bounds(t1)[0] if mpmath.isfinite(t1.log_mp) else mpmath.mpf(1)
+                    pr.p2 = (tail_bounds(t2)[0] if mpmath.isfinite(t2.log_mp) else mpmath.mpf(1)) * mpmath.exp(exact_mp(e))
             else:
                 pr = prof[j]
                 j += 1
-            with workdps(_DPS):  # raw: width = d_hi − d_lo ≤ (2·max_rel)·d
+            with workdps(DPS_RESULT):  # raw: width = d_hi − d_lo ≤ (2·max_rel)·d
                 prec, rnd = ctx_prec()
-                em = _mp(e)
+                em = exact_mp(e)
                 d = pr.d._mpf_
                 width = mpf_sub(pr.d_hi._mpf_, pr.d_lo._mpf_, prec, rnd)
                 if not mpf_le(width, mpf_mul(d, from_float(2 * self.max_rel), prec, rnd)):
                     raise self._uncertified(f"δ(ε={mpmath.nstr(em, 12)})")
                 # + the rounding of the 40-digit estimate itself
-                err = mpf_add(mpf_div(width, FTWO, prec, rnd), mpf_mul(d, _ROUND._mpf_, prec, rnd), prec, rnd)
+                err = mpf_add(mpf_div(width, FTWO, prec, rnd), mpf_mul(d, RESULT_ROUNDING._mpf_, prec, rnd), prec, rnd)
                 out.append(DeltaPoint(em, pr.d, make(err), pr.p1, pr.p2, pr.thresholds))
         return tuple(out)
 
@@ -415,7 +415,7 @@ def _assemble_with(engine, r: ProfileValues, F) -> _Profile:
     (:mod:`exactdp.accounting.mpops`) with the engine's ``done`` and ``log_chernoff``."""
     prec, rnd = F.prec, F.rnd
     eps = r.eps
-    em = raw_fraction(eps, prec, rnd) if isinstance(eps, Fraction) else raw_convert(eps(_DPS))
+    em = raw_fraction(eps, prec, rnd) if isinstance(eps, Fraction) else raw_convert(eps(DPS_RESULT))
     ee = F.of_raw(mpf_exp(em, prec, rnd))
     add, sub, mul = F.add, F.sub, F.mul
     pr = _Profile()

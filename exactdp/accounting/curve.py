@@ -1,5 +1,5 @@
 """The f-DP trade-off curve β = f(α) of a lattice sum (a mixin of the exact accountant),
-and the result helpers the accountant's methods share.
+the state the accountant's mixins share, and the result helpers its methods use.
 
 The optimal test rejects when ``S ≥ k`` (randomising on the boundary atom); its vertices
 are ``(α_k, β_k) = (P[S ≥ k], P[S ≥ K − k + 1])``; between two vertices f is linear with
@@ -13,42 +13,83 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import mpmath
 
 from exactdp.accounting.base import sequence_values
 from exactdp.accounting.results import TradeoffPoint
-from exactdp.engine.tails import TailValue
+from exactdp.engine.lattice import LatticeSum
+from exactdp.engine.tails import TailEngine, TailValue
+from exactdp.mechanisms import Composition
+from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction
-from exactdp.numerics.precision import DPS_RESULT, to_mpf, workdps
+from exactdp.numerics.precision import DPS_GUARD, DPS_RESULT, to_mpf, workdps
 from exactdp.numerics.search import first_true
 
-__all__ = ["TradeoffCurve"]
+__all__ = ["TradeoffCurve", "LatticeAccountantState", "RESULT_ROUNDING", "exact_mp", "tail_bounds"]
 
-_DPS = DPS_RESULT
-#: relative rounding of a result stored at _DPS digits, added to every bound
-_ROUND = mpmath.mpf(10) ** (-(DPS_RESULT - 3))
+#: relative rounding of a result stored at DPS_RESULT digits, added to every bound
+RESULT_ROUNDING = mpmath.mpf(10) ** (-(DPS_RESULT - 3))
 
 
-def _mp(x, dps=_DPS):
+def exact_mp(x, dps=DPS_RESULT):
     """An exact-real value (Fraction or ``f(dps)`` callable) at the current precision."""
     if isinstance(x, Fraction):
         return to_mpf(x)
     return x(dps)
 
 
-
-def _bounds(tv: TailValue):
+def tail_bounds(tv: TailValue):
     """(estimate, lower, upper) of a certified value (mp)."""
     v = mpmath.exp(tv.log_mp)
     r = mpmath.mpf(tv.rel_error)
     return v, v * (1 - r), v * (1 + r)
 
 
-class TradeoffCurve:
-    """The trade-off methods of :class:`~exactdp.accounting.accountant.ExactAccountant`
-    (which provides ``engine``, ``lattice``, ``identical``, ``max_rel`` and
-    ``_uncertified``)."""
+class LatticeAccountantState:
+    """What the mixins of :class:`~exactdp.accounting.accountant.ExactAccountant` (the
+    trade-off, :class:`TradeoffCurve`, and ε(δ), :class:`~exactdp.accounting.inversion.
+    ProfileInversion`) read of it: declared here, set and defined by the accountant."""
+
+    composition: Composition
+    rho: Fraction
+    rel_tol: float
+    max_rel: float
+    #: P = Q (every shift 0): no lattice and no engine (both None)
+    identical: bool
+    lattice: LatticeSum | None
+    engine: TailEngine | None
+    _ints: tuple[int, int, int]
+
+    @property
+    def _lat(self) -> LatticeSum:
+        """The lattice sum (distinct distributions: callers have checked ``identical``)."""
+        assert self.lattice is not None
+        return self.lattice
+
+    @property
+    def _eng(self) -> TailEngine:
+        """The tail engine (distinct distributions: callers have checked ``identical``)."""
+        assert self.engine is not None
+        return self.engine
+
+    if TYPE_CHECKING:  # defined by ExactAccountant
+        def _uncertified(self, what: str) -> UncertifiedError: ...
+
+        def _tails(self, ks) -> list[TailValue]: ...
+
+        def _loose_tails(self, ks) -> list[TailValue]: ...
+
+        def _piece_eps(self, k: int) -> Fraction: ...
+
+        def _profiles_any(self, eps_list, full: bool = True, complement: bool = True, pieces=None) -> list: ...
+
+        def _profile_at(self, e, full: bool = True, complement: bool = True): ...
+
+
+class TradeoffCurve(LatticeAccountantState):
+    """The trade-off methods of :class:`~exactdp.accounting.accountant.ExactAccountant`."""
 
     def tradeoff(self, alphas: Iterable) -> tuple[TradeoffPoint, ...]:
         """β = f(α) for each α ∈ [0, 1] (exact rational or decimal string)."""
@@ -57,14 +98,14 @@ class TradeoffCurve:
             af = to_fraction(a, "alpha")
             if not 0 <= af <= 1:
                 raise InputError("alpha", a, "must lie in [0, 1]")
-            with workdps(_DPS + 10):
+            with workdps(DPS_RESULT + DPS_GUARD):
                 amp = to_mpf(af)
             if af == 0:
                 out.append(TradeoffPoint(amp, mpmath.mpf(1), mpmath.mpf(0), 10**18))
             elif af == 1:
                 out.append(TradeoffPoint(amp, mpmath.mpf(0), mpmath.mpf(0), -(10**18)))
             elif self.identical:
-                with workdps(_DPS):
+                with workdps(DPS_RESULT):
                     out.append(TradeoffPoint(amp, to_mpf(1 - af), mpmath.mpf(0), 0))
             else:
                 out.append(self._tradeoff_one(af, amp))
@@ -72,18 +113,18 @@ class TradeoffCurve:
 
     def _alpha_side(self, k: int, af: Fraction):
         """Certified bracket of α_k (α ≤ 1/2) or of 1 − α_k = P[S ≥ 1 − k] (α > 1/2)."""
-        (tv,) = self.engine.tails([k if af <= Fraction(1, 2) else 1 - k], strict=False)
-        if not self.engine.done(tv):
+        (tv,) = self._eng.tails([k if af <= Fraction(1, 2) else 1 - k], strict=False)
+        if not self._eng.done(tv):
             raise self._uncertified(f"the trade-off vertex at threshold {k}")
-        with workdps(_DPS + 10):
-            return _bounds(tv)
+        with workdps(DPS_RESULT + DPS_GUARD):
+            return tail_bounds(tv)
 
     def _tradeoff_one(self, af: Fraction, amp) -> TradeoffPoint:
         low_side = af <= Fraction(1, 2)
-        with workdps(_DPS + 10):
+        with workdps(DPS_RESULT + DPS_GUARD):
             target = to_mpf(af if low_side else 1 - af)
             # sub-Gaussian bracket: P(S ≥ x) ≤ e^{−x²/(2V')} (Canonne–Kamath–Steinke)
-            x = int(mpmath.ceil(mpmath.sqrt(2 * self.engine.vproxy * max(-mpmath.log(target), 0)))) + 2
+            x = int(mpmath.ceil(mpmath.sqrt(2 * self._eng.vproxy * max(-mpmath.log(target), 0)))) + 2
         if low_side:
             lo, hi = 0, max(x, 1)
         else:
@@ -111,12 +152,12 @@ class TradeoffCurve:
             lo_j, hi_j = self._segment_line(j, af, target, low_side)
             los.append(lo_j)
             his.append(hi_j)
-        with workdps(_DPS + 10):
+        with workdps(DPS_RESULT + DPS_GUARD):
             lo_b = max(max(los), mpmath.mpf(0))
             hi_b = min(max(his), mpmath.mpf(1))
             hi_b = max(hi_b, lo_b)
             est = (lo_b + hi_b) / 2
-            err = (hi_b - lo_b) / 2 + est * _ROUND
+            err = (hi_b - lo_b) / 2 + est * RESULT_ROUNDING
             if not err <= self.max_rel * est:
                 raise self._uncertified(f"β at α = {mpmath.nstr(amp, 12)}")
             return TradeoffPoint(amp, est, err, k)
@@ -125,15 +166,15 @@ class TradeoffCurve:
         """Bounds of the line through vertices j−1 and j at α: from either vertex,
         ``β_{j−1} + s(α_{j−1} − α)`` and ``β_j − s(α − α_j)`` (α-differences through
         1 − α above 1/2), intersected."""
-        K = self.lattice.shift
+        K = self._lat.shift
         a0 = self._alpha_side(j - 1, af)
         a1 = self._alpha_side(j, af)
-        tb0, tb1 = self.engine.tails([K - j + 2, K - j + 1], strict=False)
-        if not (self.engine.done(tb0) and self.engine.done(tb1)):
+        tb0, tb1 = self._eng.tails([K - j + 2, K - j + 1], strict=False)
+        if not (self._eng.done(tb0) and self._eng.done(tb1)):
             raise self._uncertified(f"β at α = {float(af):.6g}")
-        with workdps(_DPS + 10):
-            slope = mpmath.exp(to_mpf(Fraction(j - 1) / self.lattice.scale - self.lattice.c))
-            b0, b1 = _bounds(tb0), _bounds(tb1)
+        with workdps(DPS_RESULT + DPS_GUARD):
+            slope = mpmath.exp(to_mpf(Fraction(j - 1) / self._lat.scale - self._lat.c))
+            b0, b1 = tail_bounds(tb0), tail_bounds(tb1)
             lo_i, hi_i = (1, 2) if low_side else (2, 1)  # which α-bound gives the lower β
             if low_side:
                 lo = max(b0[1] + slope * (a0[lo_i] - target), b1[1] - slope * (target - a1[lo_i]))
@@ -146,7 +187,7 @@ class TradeoffCurve:
     def tradeoff_vertices(self, ks: Iterable[int]):
         """Exact curve vertices ``(k, α_k, β_k)`` (TailValues) at thresholds ks."""
         ks = [int(k) for k in ks]
-        K = self.lattice.shift
+        K = self._lat.shift
         tv = self._tails(ks + [K - k + 1 for k in ks])
         n = len(ks)
         return [(k, tv[i], tv[n + i]) for i, k in enumerate(ks)]

@@ -48,14 +48,14 @@ from mpmath.libmp import (
 )
 
 from exactdp.accounting.base import bun_steinke_epsilon, sequence_values
-from exactdp.accounting.curve import _DPS, _ROUND
+from exactdp.accounting.curve import RESULT_ROUNDING, LatticeAccountantState
 from exactdp.accounting.rawmp import ctx_prec, make, raw_bounds, raw_fraction, raw_log1p, raw_max, raw_min
 from exactdp.accounting.results import EpsilonPoint
 from exactdp.accounting.screen import decide, delta_bracket, estimate_log_delta, margins, upper_ends
 from exactdp.engine.lattice import floor_exact
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction
-from exactdp.numerics.precision import to_mpf, workdps
+from exactdp.numerics.precision import DPS_DECIDE, DPS_GUARD, DPS_RESULT, to_mpf, workdps
 
 __all__ = ["ProfileInversion"]
 
@@ -86,16 +86,16 @@ def _floor_log(x: Fraction) -> int:
     f = -_log_inverse(x)
     if abs(f - round(f)) > 1e-9 * max(1.0, abs(f)):
         return math.floor(f)
-    with workdps(60):
+    with workdps(DPS_DECIDE):
         return int(mpmath.floor(mpmath.log(to_mpf(x))))
 
 
 @functools.lru_cache(maxsize=4096)
 def _target_ref(dt: Fraction) -> tuple:
-    """``(high, ref, dmp)`` of a target: ``high = dt > 1/2``, the raw mpf at ``_DPS + 10``
+    """``(high, ref, dmp)`` of a target: ``high = dt > 1/2``, the raw mpf at ``DPS_RESULT + DPS_GUARD``
     digits of what δ is compared with (``to_mpf(1 − dt)`` when high, else ``to_mpf(dt)``)
     and ``to_mpf(dt)`` there (the sweep asks the same targets of every pair)."""
-    with workdps(_DPS + 10):
+    with workdps(DPS_RESULT + DPS_GUARD):
         dmp = to_mpf(dt)
         high = dt > _HALF
         return high, raw_fraction(1 - dt, *ctx_prec()) if high else dmp._mpf_, dmp
@@ -119,6 +119,21 @@ class _Target:
 
     __slots__ = ("dt", "dmp", "t_f", "u", "high", "e_low", "k_an", "k_zc", "top", "lo", "hi", "rounds", "walk",
                  "step", "error")
+    dt: Fraction
+    dmp: mpmath.mpf  # the target at DPS_RESULT + DPS_GUARD digits
+    t_f: float | None  # as a float when it is one (not high, not tiny)
+    u: float  # sqrt(log(1/dt))
+    high: bool  # dt > 1/2: compared through 1 − δ
+    e_low: Fraction  # an analytic lower bound of ε
+    k_an: int  # the piece of e_low (the bracket's analytic lower end)
+    k_zc: int | None  # the zCDP bound's piece (computed when first needed)
+    top: int  # the zCDP bound's piece, estimated
+    lo: int
+    hi: int | None
+    rounds: int
+    walk: int
+    step: int
+    error: UncertifiedError | None
 
     def __init__(self, dt: Fraction):
         self.dt = dt
@@ -201,7 +216,7 @@ class _Search:
                 self.evaluate([k], high)
                 pr = self.mp.get(key)
             if pr is None:
-                with workdps(_DPS):
+                with workdps(DPS_RESULT):
                     pr = self.mp[key] = self.acc._assemble(self.raw[key])
         return pr
 
@@ -247,7 +262,7 @@ class _Search:
         return math.ceil(est)
 
 
-class ProfileInversion:
+class ProfileInversion(LatticeAccountantState):
     """The ε(δ) methods of :class:`~exactdp.accounting.accountant.ExactAccountant`
     (which provides ``engine``, ``lattice``, ``identical``, ``max_rel``, ``_profile_at``,
     ``_profile_values``, ``_assemble``, ``_piece_eps``, ``_loose_tails``, ``_curve_pts``
@@ -307,7 +322,7 @@ class ProfileInversion:
         a target's answer does not depend on the other targets."""
         if self.identical:
             return False
-        return bool(self.engine.weighted_costly) and any(
+        return bool(self._eng.weighted_costly) and any(
             m.shift != 0 and m.sigma2 < _STAIRCASE_S2 for m, _ in self.composition.groups)
 
     def _epsilon_by_split(self, dt: Fraction):
@@ -320,7 +335,7 @@ class ProfileInversion:
             (p,) = alt.epsilon([dt])
         except (UncertifiedError, ArithmeticError):  # (OverflowError included)
             return None
-        with workdps(_DPS):
+        with workdps(DPS_RESULT):
             if not p.upper - p.lower <= self.max_rel * max(abs(p.upper), mpmath.mpf(10) ** -30):
                 return None
         return p
@@ -336,11 +351,12 @@ class ProfileInversion:
     @staticmethod
     def _epsilon_identical(dt: Fraction) -> EpsilonPoint:
         """P = Q: δ(ε) = 1 − e^ε, so ε* = log(1 − dt) exactly."""
-        with workdps(_DPS + 10):
+        with workdps(DPS_RESULT + DPS_GUARD):
             dmp = to_mpf(dt)
             log_c = mpmath.log1p(-dmp) if dt <= Fraction(1, 2) else mpmath.log(to_mpf(1 - dt))
-        with workdps(_DPS):
-            return EpsilonPoint(dmp, +log_c, log_c - abs(log_c) * _ROUND, log_c + abs(log_c) * _ROUND, 0)
+        with workdps(DPS_RESULT):
+            rounding = abs(log_c) * RESULT_ROUNDING
+            return EpsilonPoint(dmp, +log_c, log_c - rounding, log_c + rounding, 0)
 
     def _epsilon_batch(self, dts: list) -> list:
         """ε of every target (an EpsilonPoint, or the UncertifiedError that refused it).
@@ -352,7 +368,7 @@ class ProfileInversion:
         bounds the others).  After GUESS_ROUNDS rounds a target bisects its bracket.
         Then the closed-form solves run on full profiles evaluated in one batch."""
         S = _Search(self)
-        lat = self.lattice
+        lat = self._lat
         floats = (float(lat.c), float(lat.scale), max(1, int(lat.scale)))
         tgs = [self._target(dt, floats) for dt in dts]
         active = list(tgs)
@@ -376,10 +392,10 @@ class ProfileInversion:
             if not active:
                 break
         for tg in active:
-            with workdps(_DPS):
+            with workdps(DPS_RESULT):
                 tg.error = self._uncertified(f"ε(δ={mpmath.nstr(tg.dmp, 6)})")
         self._prefetch_solves([tg for tg in tgs if tg.error is None], S)
-        out = []
+        out: list[EpsilonPoint | UncertifiedError] = []
         for tg in tgs:
             if tg.error is None:
                 try:
@@ -394,7 +410,7 @@ class ProfileInversion:
         """A target's search state; ``floats``: ``(float(c), float(scale), max(1, ⌊scale⌋))``
         of the lattice (computed here when not given)."""
         tg = _Target(dt)
-        lat = self.lattice
+        lat = self._lat
         c, sc = lat.c, lat.scale
         # ⌊(e_low − c)·scale⌋ − 1 in integers (floor_exact of the Fraction e_low − c)
         tg.k_an = ((int(tg.e_low) * c.denominator - c.numerator) * sc.numerator
@@ -421,7 +437,7 @@ class ProfileInversion:
                     tg.walk += 1
                     k = tg.k_zc + tg.step * (2**tg.walk - 1)
                 if tg.walk > UPPER_TRIES:
-                    with workdps(_DPS):
+                    with workdps(DPS_RESULT):
                         tg.error = self._uncertified(f"ε(δ={mpmath.nstr(tg.dmp, 6)}) (δ at the zCDP bound)")
                     return []
                 tg.walk += 1
@@ -449,6 +465,7 @@ class ProfileInversion:
         tf = tg.t_f
         ends = S.ends if tf is not None and 0.0 < tf else None
         if ends is not None:
+            assert tf is not None
             tl, th = margins(tf)
         new = S.new[high]  # ascending (one sorted batch per side and round, see evaluate)
         for i in range(bisect.bisect_right(new, tg.lo), len(new)):
@@ -474,7 +491,7 @@ class ProfileInversion:
         """The full profiles at ε_{k−1} and the tails P[S ≥ k + K] of the located pieces,
         one batch per side (the solves then find them memoised); ``S.full`` is keyed by
         the piece k − 1 of the breakpoint."""
-        lat = self.lattice
+        lat = self._lat
         for high in (False, True):
             k0s = [k0 for k0 in dict.fromkeys(tg.hi - 1 for tg in tgs if tg.high == high) if (k0, high) not in S.full]
             if k0s:
@@ -488,6 +505,7 @@ class ProfileInversion:
         form on piece k, the lower end on the piece whose left breakpoint is certified
         above the target (stepping down at most four pieces)."""
         k = tg.hi
+        assert k is not None  # a target is finished at its certified upper piece
         dt = tg.dt
 
         def full_prof(k0):  # 1 − δ (the lower tail) only where the target is compared through it
@@ -513,9 +531,10 @@ class ProfileInversion:
             upper, est = self._solve_piece(k, dt, ("upper", "est"), full_prof, S.base)
             if kk - 1 > tg.k_an:
                 (lower,) = self._solve_piece(kk, dt, ("lower",), full_prof, S.base)
-        # raw at _DPS digits: upper += |upper|·_ROUND, lower −= |lower|·_ROUND, est clipped
+        # raw at DPS_RESULT digits: upper += |upper|·RESULT_ROUNDING, lower −= |lower|·RESULT_ROUNDING,
+        # est clipped
         prec, rnd = _PREC, mpmath.mp._prec_rounding[1]
-        rr = _ROUND._mpf_
+        rr = RESULT_ROUNDING._mpf_
         up = upper._mpf_
         lw = raw_fraction(tg.e_low, prec, rnd) if lower is None else lower._mpf_
         up = mpf_add(up, mpf_mul(mpf_abs(up, prec, rnd), rr, prec, rnd), prec, rnd)
@@ -525,13 +544,13 @@ class ProfileInversion:
         # width ≤ max_rel·max(|upper|, 10^-30)
         room = mpf_mul(raw_max(mpf_abs(up, prec, rnd), _tiny_width(prec)), from_float(self.max_rel), prec, rnd)
         if not mpf_le(mpf_sub(up, lw, prec, rnd), room):
-            with workdps(_DPS):
+            with workdps(DPS_RESULT):
                 raise self._uncertified(f"ε(δ={mpmath.nstr(tg.dmp, 6)})")
         return EpsilonPoint(tg.dmp, make(es), make(lw), make(up), k)
 
     def _zcdp_piece(self, dt: Fraction, k_lo: int) -> int:
         """The piece of the zCDP bound ``ρ + 2 sqrt(ρ log(1/δ))`` (δ ≤ target there)."""
-        lat = self.lattice
+        lat = self._lat
         eps_hi = bun_steinke_epsilon(lat.c, dt)
         return max(floor_exact(lambda dps: eps_hi(dps) - to_mpf(lat.c), lat.scale) + 1, k_lo + 1)
 
@@ -540,14 +559,14 @@ class ProfileInversion:
         ``ε = ε_{k−1} + log1p((δ(ε_{k−1}) − dt)/(e^{ε_{k−1}} P[S ≥ k + K]))``, for each of
         ``sides`` (``"upper"``, ``"est"``, ``"lower"``); ``profile_at(k − 1)`` gives the full
         profile at ε_{k−1}, ``base`` memoises the piece's target-free values (the
-        breakpoints, e^{ε_{k−1}} and the tail's bounds at ``_DPS + 10`` digits)."""
+        breakpoints, e^{ε_{k−1}} and the tail's bounds at ``DPS_RESULT + DPS_GUARD`` digits)."""
         pr = profile_at(k - 1)
-        got = base.get(k)
+        got: tuple | bool | None = base.get(k)
         if got is None:
-            (t2,) = self._loose_tails([k + self.lattice.shift])
-            got = base[k] = self._piece_base(k, t2) if self.engine.done(t2) else False
-        if got is False:
-            with workdps(_DPS):
+            (t2,) = self._loose_tails([k + self._lat.shift])
+            got = base[k] = self._piece_base(k, t2) if self._eng.done(t2) else False
+        if not isinstance(got, tuple):  # False: the tail is not certified
+            with workdps(DPS_RESULT):
                 raise self._uncertified(f"ε(δ={mpmath.nstr(to_mpf(dt), 6)})")
         em0, e_right, scale, p2, p2lo, p2hi = got
         prec, rnd = _PREC10, mpmath.mp._prec_rounding[1]
@@ -564,8 +583,8 @@ class ProfileInversion:
         return tuple(out)
 
     def _piece_base(self, k: int, t2) -> tuple:
-        """``(ε_{k−1}, ε_k, e^{ε_{k−1}}, P[S ≥ k + K] and its bounds)``, raw at ``_DPS + 10``
-        digits (the breakpoints' rationals ``(a·s + k·t·b)/(b·s)`` rounded once, as
+        """``(ε_{k−1}, ε_k, e^{ε_{k−1}}, P[S ≥ k + K] and its bounds)``, raw at
+        ``DPS_RESULT + DPS_GUARD`` digits (the breakpoints' rationals ``(a·s + k·t·b)/(b·s)`` rounded once, as
         ``to_mpf`` of the normalised Fraction)."""
         prec, rnd = _PREC10, mpmath.mp._prec_rounding[1]
         n0, step, d = self._ints
@@ -574,8 +593,8 @@ class ProfileInversion:
         return (em0, e_right, mpf_exp(em0, prec, rnd)) + raw_bounds(t2, prec, rnd)
 
 
-_PREC = dps_to_prec(_DPS)
-_PREC10 = dps_to_prec(_DPS + 10)
+_PREC = dps_to_prec(DPS_RESULT)
+_PREC10 = dps_to_prec(DPS_RESULT + DPS_GUARD)
 _TINY_WIDTH: dict = {}
 
 

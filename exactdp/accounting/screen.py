@@ -24,6 +24,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from exactdp.engine.values import TailValue
+
 __all__ = ["ProfileValues", "delta_bracket", "decide", "estimate_log_delta", "margins", "upper_ends"]
 
 U = 2.0**-53
@@ -38,10 +40,10 @@ class ProfileValues(NamedTuple):
     eps: object  # exact ε (Fraction or callable)
     k1: int
     k2: int
-    w: object  # the hockey-stick TailValue (or a "none" value)
-    t1: object  # P[S ≥ k1] (None when not asked)
-    t2: object  # P[S ≥ k2]
-    tl: object  # P[S ≥ 1 − k1] (None when not asked)
+    w: TailValue  # the hockey-stick value (or a "none" value)
+    t1: TailValue | None  # P[S ≥ k1] (None when not asked)
+    t2: TailValue  # P[S ≥ k2]
+    tl: TailValue | None  # P[S ≥ 1 − k1] (None when not asked)
 
 
 def _fb(tv):

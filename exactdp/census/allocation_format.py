@@ -197,9 +197,9 @@ def _apply_shares(r: _Reader, budget: dict, levels, values) -> dict:
     if "geolevel_shares" not in budget:
         raise r.err("budget.geolevel_shares", None, 'is missing (required with mode = "shares")')
     shares = r.rational_list(budget["geolevel_shares"], "budget.geolevel_shares", len(levels), "levels")
-    if sum(shares) != 1:
+    if sum(shares, Fraction(0)) != 1:
         raise r.err("budget.geolevel_shares", budget["geolevel_shares"],
-                    f"must sum to 1, they sum to {fraction_str(sum(shares))}")
+                    f"must sum to 1, they sum to {fraction_str(sum(shares, Fraction(0)))}")
     out = {}
     for lev, share in zip(levels, shares):
         total = sum(values[lev])

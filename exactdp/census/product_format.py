@@ -16,6 +16,7 @@ import re
 import tomllib
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from exactdp.numerics.exact import InputError, to_fraction
 
@@ -139,7 +140,7 @@ def parse_product_text(text: str, src: str = "<string>") -> dict:
             raise f.err(key, None, "is missing (required)")
     if doc["format"] != PRODUCT_FORMAT_TAG:
         raise f.err("format", doc["format"], f'must be "{PRODUCT_FORMAT_TAG}"')
-    out = {k: f.text(doc, k) for k in ("name", "description", "product", "relation", "budget_rule")}
+    out: dict[str, Any] = {k: f.text(doc, k) for k in ("name", "description", "product", "relation", "budget_rule")}
     if not _NAME_RE.match(out["name"]):
         raise f.err("name", out["name"], "must be lower-case letters, digits, '.', '_' or '-'")
     if out["budget_rule"] not in BUDGET_RULES:

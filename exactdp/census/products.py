@@ -34,6 +34,7 @@ from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from exactdp.census.product_format import BUDGET_RULES, read_product_file
 from exactdp.mechanisms import Composition, DiscreteGaussian
@@ -90,7 +91,7 @@ class ProductAllocation:
     budgets : Mapping[str, Fraction]
         configuration key → budget (as written in the configuration).
     tables : Mapping[str, tuple]
-        name → ``(budget key, factor, sensitivity_sq)``.
+        name → ``(budget key, factor, sensitivity_sq)`` (held as :class:`Table` once built).
     units : Mapping[str, tuple]
         name → ``((table, (shift, ...)), ...)``: what one unit of the record moves.
     fixed : Mapping[str, int]
@@ -122,7 +123,7 @@ class ProductAllocation:
     configured_rho: Fraction
     provenance: Mapping[str, str]
     budgets: Mapping[str, Fraction]
-    tables: Mapping[str, tuple]
+    tables: Mapping[str, Any]  # given as (budget key, factor, sensitivity_sq) tuples, held as Table
     units: Mapping[str, tuple]
     fixed: Mapping[str, int]
     choices: tuple
@@ -221,7 +222,7 @@ class ProductAllocation:
     def case_composition(self, i: int, budget_rule: str | None = None) -> Composition:
         """The composition of case ``i``: one discrete Gaussian N_Z(shift, σ_t²) per moved cell."""
         rule = budget_rule or self.budget_rule
-        groups = []
+        groups: list[tuple[DiscreteGaussian, int]] = []
         for table, moves in self.case_shifts(i).items():
             s2 = self.tables[table].sigma2(rule)
             groups.extend((DiscreteGaussian(s2, s), c) for s, c in moves)

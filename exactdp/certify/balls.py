@@ -115,8 +115,8 @@ class BeyondExactRange(UncertifiedError):
 
 
 def _exact(e: arb) -> Fraction:
-    man, exp = e.man_exp()
-    man, exp = int(man), int(exp)
+    man_f, exp_f = e.man_exp()
+    man, exp = int(man_f), int(exp_f)
     if abs(exp) > MAX_EXACT_EXPONENT:
         raise BeyondExactRange(f"a ball end of about 2^{exp} is beyond the certificate's exact range "
                                f"(|binary exponent| ≤ {MAX_EXACT_EXPONENT}); try the query without --certify: the fast "

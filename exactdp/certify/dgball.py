@@ -56,7 +56,7 @@ class DGBall:
 
     def theta_w(self, w: acb) -> acb:
         """``Θ(2πi w) = θ₃(w, τ)``."""
-        return w.modular_theta(self.tau)[2]
+        return acb.modular_theta(w, self.tau)[2]
 
     def theta_real(self, a: arb) -> arb:
         """``Θ(a)`` for real ``a`` (a ball > 0)."""

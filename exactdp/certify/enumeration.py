@@ -115,7 +115,8 @@ class CoarsePmf:
     def __init__(self, groups, log_inv_tau: float):
         groups = [(int(a), int(m), Fraction(s2)) for a, m, s2 in groups]
         self.gcd = reduce(math.gcd, (a for a, _, _ in groups))
-        coeffs, step = None, 0
+        coeffs: list | None = None
+        step = 0
         offset = 0
         outside = arb(0)
         widths = []
@@ -132,7 +133,7 @@ class CoarsePmf:
                 coeffs, step = inflated_product(coeffs, step, zc, b)
             offset -= W * m * b
             outside += m * dg.outside_mass(W)
-        assert step == 1
+        assert coeffs is not None and step == 1
         self.offset = offset
         self.coeffs = coeffs
         self.outside = outside

@@ -98,10 +98,10 @@ def _candidates(g, u: float, N: int):
     hi = rho // d
     if N < 2**31 and (hi - lo + 1) * d < 50_000_000:
         rp = np.arange(lo, hi + 1, dtype=np.int64)
-        n0 = (rp % Nd) * inv % Nd
-        n = (n0[:, None] + np.arange(d, dtype=np.int64)[None, :] * Nd).ravel()
-        n = n[n <= N // 2]
-        return np.sort(n)  # distinct by construction (one n per residue and offset)
+        n0s = (rp % Nd) * inv % Nd
+        ns = (n0s[:, None] + np.arange(d, dtype=np.int64)[None, :] * Nd).ravel()
+        ns = ns[ns <= N // 2]
+        return np.sort(ns)  # distinct by construction (one n per residue and offset)
     out = set()
     for r in range(lo, hi + 1):
         n0 = (r % Nd) * inv % Nd
@@ -137,6 +137,7 @@ def select_nodes(groups, N: int, T: float, max_candidates: int = 20_000_000):
             dist = [min(x, N - x) for x in r]
             h += gr.h(dist, N)
         return [n for n, hv in zip(cand_list, h) if hv < T_cmp or n == 0]
+    assert isinstance(cand, np.ndarray)  # else big
     h = np.zeros(cand.shape[0])
     for gr in groups:
         r = (gr.a % N) * cand % N

@@ -117,7 +117,8 @@ class Certifier:
     def _run(self, compute) -> Enclosure:
         """The first level's enclosure that is narrow enough (else the narrowest); a level
         that cannot certify (e.g. a ball too wide to decide a piece) passes to the next."""
-        best, error = None, None
+        best: Enclosure | None = None
+        error: ArithmeticError | None = None
         for i, (prec, bits) in enumerate(self.levels):
             try:
                 orc = self._oracle(i)
@@ -133,6 +134,7 @@ class Certifier:
             if best is None or enc.relative_width < best.relative_width:
                 best = enc
         if best is None:
+            assert error is not None  # every level failed
             raise error
         return best
 

@@ -117,11 +117,12 @@ def os_error_text(exc: OSError) -> str:
     read-only, permission, a file where a folder is needed, a lost connection)."""
     import errno
 
-    reason = {errno.ENOSPC: "no space left on the device (disk full)", errno.EROFS: "read-only file system",
-              errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
-              errno.ENOTDIR: "a component of the path is a file, not a folder", errno.EEXIST: "exists already",
-              errno.EISDIR: "is a folder, not a file", errno.EDQUOT: "disk quota exceeded"}.get(exc.errno)
-    reason = reason or exc.strerror or one_line(exc) or type(exc).__name__
+    reasons: dict[int | None, str] = {
+        errno.ENOSPC: "no space left on the device (disk full)", errno.EROFS: "read-only file system",
+        errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
+        errno.ENOTDIR: "a component of the path is a file, not a folder", errno.EEXIST: "exists already",
+        errno.EISDIR: "is a folder, not a file", errno.EDQUOT: "disk quota exceeded"}
+    reason = reasons.get(exc.errno) or exc.strerror or one_line(exc) or type(exc).__name__
     return reason if exc.filename is None else f"{exc.filename}: {reason}"
 
 
@@ -220,7 +221,7 @@ def pair_specs(args) -> list:
     return list(getattr(args, "pair_specs", None) or [])
 
 
-def parse_pairs(args, n_paths: int, *, single: bool = False) -> list:
+def parse_pairs(args, n_paths: int, *, single: bool = False) -> list | None:
     """The pairs named by ``--pair``/``--pairs`` (``None`` if neither was given), checked
     against the allocation's ``n_paths`` paths by the one pair parser
     (:func:`exactdp.census.allocations.parse_pair_spec`); ``single``: exactly one."""

@@ -109,7 +109,7 @@ def add_design_arguments(p) -> None:
 
 def design_spec(args) -> dict:
     """The design as the user named it (the envelope's ``design`` before it is built)."""
-    spec = {}
+    spec: dict[str, str | list] = {}
     if getattr(args, "sigma2", None):
         spec["sigma2"] = list(args.sigma2)
     if getattr(args, "mechanisms", None):

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from exactdp.cli._common import Parser, decimal_str, emit_result, int_type, rational_type
 
 __all__ = ["register"]
@@ -109,7 +111,7 @@ def _cmd_budget(args) -> int:
             if conv:
                 row["epsilon"] = _s(conv[p.n].epsilon)
             pts.append(row)
-        out = {"sigma": _s(table.sigma), "rel_error": _s(table.rel_error),
+        out: dict[str, Any] = {"sigma": _s(table.sigma), "rel_error": _s(table.rel_error),
                "asymptotic_coefficient": _s(table.coefficient)}
         if conv:
             out["delta"] = str(args.delta)
@@ -163,7 +165,7 @@ def _cmd_bounds(args) -> int:
                 "mechanism_v": _s(p.mechanism_v),
                 "ratio": "inf" if p.ratio is not None and p.ratio == float("inf") else _s(p.ratio),
             })
-        out = {
+        out: dict[str, Any] = {
             "two_count_limit": _s(rep.two_count_limit) if rep.two_count_limit is not None else None,
             "uniform_asymptotic": _s(rep.uniform_asymptotic) if rep.uniform_asymptotic is not None else None,
             "mechanism_coefficient": _s(rep.mechanism_coefficient),

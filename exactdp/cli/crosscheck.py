@@ -4,6 +4,7 @@ proxy-pair gap over all pairs of an allocation."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 
 from exactdp.cli._common import decimal_str, emit_result, rational_type, set_design
@@ -78,15 +79,15 @@ def _curves(args, deltas) -> int:
         eps_rows.append(row)
     bs_eps = [bun_steinke_epsilon(rho, d) for d in deltas]
     delta_rows = []
-    for d, e, ex in zip(deltas, bs_eps, acc.delta(bs_eps)):
+    for d, e, dx in zip(deltas, bs_eps, acc.delta(bs_eps)):
         delta_rows.append({
-            "delta_target": decimal_str(d), "epsilon_bs": decimal_str(ex.epsilon),
-            "exact": decimal_str(ex.value), "exact_error_bound": decimal_str(ex.error_bound),
+            "delta_target": decimal_str(d), "epsilon_bs": decimal_str(dx.epsilon),
+            "exact": decimal_str(dx.value), "exact_error_bound": decimal_str(dx.error_bound),
             "cks": decimal_str(bounds.cks_delta(comp, e).delta), "rdp": decimal_str(bounds.rdp_delta(comp, e).delta),
             "gdp": decimal_str(bounds.gdp_delta(comp, e).delta)})
     calib = []
     if not args.no_calibration:
-        runs = [("all", lambda d: calibrate_design(comp, d))]
+        runs: list[tuple[str, Callable]] = [("all", lambda d: calibrate_design(comp, d))]
         if args.allocation:  # per geographic level on this pair: scale one level, others fixed
             from exactdp.calibration.calibrate import calibrate_pair
             from exactdp.census.allocations import load_allocation
@@ -110,9 +111,9 @@ def _curves(args, deltas) -> int:
     hi = float(bounds.bun_steinke_eps(comp, "1e-12").epsilon)
     grid = [Fraction(round((lo + (hi - lo) * k / 30) * 1000), 1000) for k in range(31)]
     curves = {"exact": ([float(g) for g in grid], [float(p.value) for p in acc.delta(grid)])}
-    for name, fn in (("bun-steinke", bounds.bun_steinke_delta), ("cks", bounds.cks_delta),
-                     ("rdp", bounds.rdp_delta), ("gdp", bounds.gdp_delta)):
-        curves[name] = ([float(g) for g in grid], [float(fn(comp, g).delta) for g in grid])
+    for name, delta_fn in (("bun-steinke", bounds.bun_steinke_delta), ("cks", bounds.cks_delta),
+                           ("rdp", bounds.rdp_delta), ("gdp", bounds.gdp_delta)):
+        curves[name] = ([float(g) for g in grid], [float(delta_fn(comp, g).delta) for g in grid])
     from exactdp.numerics.precision import DPS_FLOAT64
 
     with mpmath.workdps(DPS_FLOAT64):
@@ -200,9 +201,12 @@ def _proxy(args, deltas) -> int:
     set_design(design_spec(args))
     alloc = load_allocation(args.allocation)
     proxy = allocation_pair(args, alloc) or (13, 13)
+    if proxy not in alloc.pairs():
+        raise InputError("--pair", f"{proxy[0]}-{proxy[1]}", f"the default proxy pair is not a pair of {alloc.name} "
+                         f"({alloc.n_paths} path(s)); name the proxy pair with --pair")
     eps = [bun_steinke_epsilon(alloc.total_rho, d) for d in deltas]
-    best = [None] * len(deltas)
-    prox = None
+    best: list = [None] * len(deltas)
+    prox: tuple = ()
     for p in alloc.pairs():
         pts = ExactAccountant(Composition.from_rhos(alloc.pair_rhos(*p))).delta(eps)
         if p == proxy:

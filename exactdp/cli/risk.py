@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from fractions import Fraction
+from typing import Any
 
 from exactdp.cli._common import Parser, decimal_str, emit_result, rational_type
 
@@ -227,7 +228,7 @@ def _cmd_hierarchical(args) -> int:
         s = _setup(args, p)
         x1s, x2s, y1s = args.data
         hp = hierarchical_posterior(s, x1s, x2s, y1s)
-        entry = {
+        entry: dict[str, Any] = {
             "p": _fs(p),
             "data": [x1s, x2s, y1s],
             "posterior": _num(hp.posterior),

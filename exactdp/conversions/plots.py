@@ -9,11 +9,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from exactdp.figures import save as save_figure
 
 __all__ = ["curves_figure", "rate_figure", "reduction_figure", "save"]
 
-_STYLE = {
+_STYLE: dict[str, dict[str, Any]] = {
     "exact": dict(color="black", lw=2.0, ls="-"),
     "bun-steinke": dict(color="tab:red", lw=1.3, ls="--"),
     "cks": dict(color="tab:orange", lw=1.3, ls="-."),

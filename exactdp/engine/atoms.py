@@ -191,6 +191,7 @@ class GroupPMF:
                 lo_p *= 2
                 power, lo_p, d = _trim(power, lo_p)
                 drop += d * (k + 1)
+        assert out is not None  # m ≥ 1
         K, kerr = self.cgf.K_err(a)
         rel += 2 * kerr  # K is rounded up by kerr: the atom's log is within 2·kerr
         res = (a, K, lo_out + self.m * n0, out, rel, drop, float(out.max()))

@@ -147,6 +147,7 @@ def group_pmf(g, depth: float) -> tuple:
         n >>= 1
         if n:
             base = conv(base, base)
+    assert result is not None  # m ≥ 1
     return result[0], result[1], result[2], lost[0]
 
 

@@ -13,7 +13,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
+import numpy as np
+
+from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.tilt import HUGE_MU, frac_parts
 from exactdp.kernels.dgauss import log_theta_tilde_ratio
 from exactdp.kernels.tilted import ALIAS_FALLBACK, alias_bound
@@ -25,6 +29,25 @@ __all__ = ["AliasBounds"]
 class AliasBounds:
     """The aliasing methods of :class:`~exactdp.engine.quadrature.QuadratureTails` (which
     provides ``n_nodes``, ``vproxy``, ``vq``, the groups and the saddle points)."""
+
+    # set by QuadratureTails.__init__
+    lattice: LatticeSum
+    A: np.ndarray  # lattice weights (int64)
+    m: np.ndarray  # group counts (int64)
+    s2: np.ndarray  # σ² (float)
+    s2q: tuple[Fraction, ...]  # σ² (exact)
+    vq: Fraction  # V' = Σ m A² σ² (exact)
+    vproxy: float  # V' (float)
+    n_nodes: int
+    small: list[int]  # the groups with σ² < GAUSS_S2
+    _small_idx: np.ndarray
+    gaussian: bool
+    _mu_scale: float
+
+    if TYPE_CHECKING:  # QuadratureTails' saddle points
+        def saddle(self, s) -> float: ...
+
+        def saddle_q(self, s) -> Fraction: ...
 
     # -- aliasing ---------------------------------------------------------------------
     def _dK(self, t, tt, s: int) -> float:
@@ -76,7 +99,7 @@ class AliasBounds:
         huge = lam * self._mu_scale > HUGE_MU
         # logs relative to log R
         cands_neg = [-lam * N - math.log(-math.expm1(-lam * N)) - self._logR_float(t, s, big, logK)]
-        cands_pos = []
+        cands_pos: list[float] = []
         for target, side in ((s + N, +1), (s - N, -1)):
             if target <= 0:
                 continue

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from collections.abc import Sequence
 from fractions import Fraction
 
 import mpmath
@@ -167,9 +168,9 @@ class QuadratureTails(AliasBounds):
         if n_cand > MAX_SIEVE_CANDIDATES:
             raise LatticeTooLarge(f"the tilted rule would sieve about {n_cand:.2g} candidate nodes "
                                   f"(more than {MAX_SIEVE_CANDIDATES:.0e})")
-        self._sieves = [self._make_sieve(self.sieve_T, umax0), None]
+        self._sieves: list[SieveLevel | None] = [self._make_sieve(self.sieve_T, umax0), None]
         # pure-function memos (deterministic: a value depends on its query and level only)
-        self._memo = (OrderedDict(), OrderedDict())  # per level: query_key → TailValue
+        self._memo: tuple[OrderedDict, OrderedDict] = (OrderedDict(), OrderedDict())  # per level: query_key → TailValue
         self._hs_memo: OrderedDict = OrderedDict()  # (level, λ, β, x0, x1) → (G·X, errsum, sumabs)
 
     # -- sieve ------------------------------------------------------------------------
@@ -193,11 +194,11 @@ class QuadratureTails(AliasBounds):
 
     @property
     def umax(self) -> np.ndarray:
-        return self._sieves[0].umax
+        return self._sieve(0).umax
 
     @property
     def nodes(self) -> np.ndarray:
-        return self._sieves[0].nodes
+        return self._sieve(0).nodes
 
     @property
     def nodes_kept(self) -> int:
@@ -325,13 +326,14 @@ class QuadratureTails(AliasBounds):
             out = list(prior)
             ok = [v is not None and certified(v, tol) for v in out]  # certified(out[i], tol), kept with out[i]
         keys = [(q.threshold, q.x0, q.x1, q.beta) for q in qs]  # query_key of each query
-        todo = range(n)
+        todo: Sequence[int] = range(n)
         for attempt in range(2):
             todo = [i for i in todo if not ok[i]]
             if not todo:
                 break
             sv = self._sieve(attempt)
             memo = self._memo[attempt]
+            new: Sequence[int]
             if memo:
                 new = []
                 for i in todo:
@@ -379,7 +381,7 @@ class QuadratureTails(AliasBounds):
         order, the signed sums per tilt, and the float-path values of a batch of tilts
         (at most ``sv.max_tilts`` held at once) finished in one :func:`finish_tilts` call
         (the same :func:`finish_values` on the same numbers, segment by segment)."""
-        out = [None] * len(groups)
+        out: list = [None] * len(groups)
         batch = []  # (group index, tilt, thresholds, offset) of the float-path groups
         n_batch = 0
         for gi, (lam, qs) in enumerate(zip(lams, groups)):
@@ -470,6 +472,7 @@ class QuadratureTails(AliasBounds):
             thr = np.array([(s - t.s0) % N for s in s_list], dtype=np.int64)
         hs = [i for i, q in enumerate(qs) if q.x0 != -math.inf]
         if not hs:
+            assert t.aux is not None  # set by _tilt
             r, aux = tilted_sums(t.G, sv.nodes, N, thr), t.aux
         else:
             r, aux = np.empty(n), np.empty((4, n))
@@ -478,7 +481,7 @@ class QuadratureTails(AliasBounds):
                 plain = [i for i, q in enumerate(qs) if q.x0 == -math.inf]
                 r[plain] = tilted_sums(t.G, sv.nodes, N, thr[plain])
             self._hs_sums(t, qs, hs, thr, r, aux)
-        out = [None] * n
+        out: list = [None] * n
         tol = self.rel_tol
         if small_s and t.lam * self._mu_scale <= HUGE_MU:  # else every value in Python
             kept = int(sv.nodes.shape[0])

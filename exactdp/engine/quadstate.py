@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,7 @@ class Tilt:
     exact: Fraction  # E = λ²V'/2 − Σ_direct m f²/(2s²)
     exact_f: float
     rho_lam: float  # K(λ) − λ²V'/2 = float(E − λ²V'/2) + κ  (≤ 0)
-    kappa: object  # mpf
+    kappa: Any  # mpf
     kappa_err: float
     s0: int
     f: np.ndarray

@@ -274,16 +274,16 @@ class SmoothedProfile:
         out["d_hi"] = np.zeros(n)
         out["lam"] = np.zeros(n)
         P = self.period
-        lam = self.saddle(x)
-        lams = np.maximum(self.lam_floor, np.round(lam * self.sd * TILT_GRID) / (self.sd * TILT_GRID))
+        saddles = self.saddle(x)
+        lams = np.maximum(self.lam_floor, np.round(saddles * self.sd * TILT_GRID) / (self.sd * TILT_GRID))
         t_hi, t_lo = dd_quotient(x, P)
         s = self.s
         for lam in np.unique(lams):
             idx = np.flatnonzero(lams == lam)
             lam = float(lam)
             G, err, logm, logm_err, lam2, logm2_hi = self._tilt(lam)
-            S, A, E = profile_sums(G, err, self.nodes, lam, float(P), t_hi[idx], t_lo[idx])
-            A, E = float(A[0]), float(E[0])
+            S, A_sums, E_sums = profile_sums(G, err, self.nodes, lam, float(P), t_hi[idx], t_lo[idx])
+            A, E = float(A_sums[0]), float(E_sums[0])
             xi = x[idx]
             # absolute error of every sum (normalised units): node values, threshold phases,
             # kernel factors and compensated sums, dropped nodes and the Gaussian tail
@@ -368,8 +368,8 @@ class SmoothedProfile:
             lam = float(lam)
             a = -lam
             G, err, logm, logm_err, _, _ = self._tilt(lam)
-            S, A, E = profile_sums(G, err, self.nodes, lam, float(P), t_hi[idx], t_lo[idx])
-            A, E = float(A[0]), float(E[0])
+            S, A_sums, E_sums = profile_sums(G, err, self.nodes, lam, float(P), t_hi[idx], t_lo[idx])
+            A, E = float(A_sums[0]), float(E_sums[0])
             xi = x[idx]
             e_sum = E + A * (2 * math.pi * (2.0**-52 + 2.0**-103 * (1 + 2 * float(self.nodes[-1] if self.nodes.size
                                                                                      else 0) * np.abs(xi) / P))

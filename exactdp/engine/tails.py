@@ -89,6 +89,7 @@ class TailEngine:
         self.m = np.array(lattice.counts, dtype=np.int64)
         self.s2 = np.array([float(s) for s in lattice.sigma2])
         self.vproxy = float(np.sum(self.m * self.A.astype(float) ** 2 * self.s2))
+        self.quad: QuadratureTails | None
         try:
             self.quad = QuadratureTails(lattice, rel_tol=rel_tol, kappa=kappa, lam_step_sd=lam_step_sd)
         except LatticeTooLarge:
@@ -101,8 +102,8 @@ class TailEngine:
             umax = sieve_umaxes(self.s2, self.m, T)
             self.var, self.n_nodes = self.vproxy, 0
         self.umax = umax
-        self.conv = None
-        self.cond = None
+        self.conv: ConvolutionTails | None = None
+        self.cond: ConditionedTails | None = None
         self.method = _NAMES["quadrature"]
         G = len(self.A)
         order = sorted(range(G), key=lambda g: (-umax[g], self.s2[g]))
@@ -140,7 +141,7 @@ class TailEngine:
         if not costs:
             raise LatticeTooLarge("the design's exact lattice is beyond int64 phase arithmetic "
                                   "(exactdp.accounting.lattice_free.LatticeFreeAccountant answers it)")
-        best = min(costs, key=costs.get)
+        best = min(costs, key=costs.__getitem__)
         #: the chosen method's estimated node-group evaluations (the planner compares routes on it)
         self.cost = float(costs[best])
         if costs[best] > COST_BUDGET:
@@ -152,6 +153,7 @@ class TailEngine:
         if best == "convolution":
             self._use_convolution()
         elif best == "conditioned":
+            assert cond is not None  # costs["conditioned"] is set with it
             self.method = cond.method
             self._prefer_cond = True
         if q is None and best != "conditioned" and cond is None:
@@ -160,8 +162,8 @@ class TailEngine:
     _prefer_cond = False
     #: estimated node-group evaluations of the chosen method (0: not estimated)
     cost = 0.0
-    _fallback = None
-    _lazy_cond = None
+    _fallback: ConvolutionTails | None = None
+    _lazy_cond: tuple | None = None
 
     def _conditioned(self):
         """The conditioned method (built on first use when it is only a fallback)."""
@@ -229,7 +231,7 @@ class TailEngine:
             self._cgf = SetCGF(lat.weights, lat.counts, lat.sigma2)
         return self._cgf.log_upper_tail(int(s))
 
-    _cgf = None
+    _cgf: SetCGF | None = None
 
     @property
     def weighted_costly(self) -> bool:
@@ -300,16 +302,19 @@ class TailEngine:
                 todo = [i for i in todo if abs(qs[i].threshold) < 2**62]  # its table is int64
                 if not conv_ok or not todo:
                     continue
+                assert self.conv is not None  # in _order only when built
                 vals_c = self.conv.tails([qs[i].threshold for i in todo])
                 for i, (lv, rel) in zip(todo, vals_c):
                     offer(i, tail_value(qs[i].threshold, lv, rel, "lattice-convolution", 0, 0, 0.0))
             elif name == "conditioned":
-                if self._conditioned() is None:
+                cond = self._conditioned()
+                if cond is None:
                     continue
-                for i, tv in zip(todo, self.cond.weighted([qs[i] for i in todo])):
+                for i, tv in zip(todo, cond.weighted([qs[i] for i in todo])):
                     offer(i, tv)
             else:
                 # each value the better of its prior (vals[i]) and the rule's, as offer() keeps
+                assert self.quad is not None  # in _order only when built
                 got, flags = self.quad.weighted_list_ok([qs[i] for i in todo], [vals[i] for i in todo])
                 for i, tv, flag in zip(todo, got, flags):
                     if tv is not None:

@@ -30,7 +30,7 @@ class TailValue:
     """
 
     threshold: int
-    log_value: object
+    log_value: float | mpmath.mpf
     rel_error: float
     method: str
     nodes_kept: int
@@ -103,7 +103,7 @@ def tail_query(threshold: int, _new=object.__new__) -> WeightedQuery:
 
 def tail_queries(thresholds, _new=object.__new__) -> list:
     """:func:`tail_query` of each threshold (a list, in order)."""
-    out = []
+    out: list[WeightedQuery] = []
     ap = out.append
     inf = -math.inf
     for s in thresholds:

@@ -222,7 +222,8 @@ class ExactDiscreteGaussianAccountant(privacy_accountant.PrivacyAccountant):
     (the method); Canonne, Kamath & Steinke (2020) (the discrete Gaussian).
     """
 
-    def __init__(self, neighboring_relation: NeighboringRelation = NeighboringRelation.ADD_OR_REMOVE_ONE, *,
+    def __init__(self, neighboring_relation: privacy_accountant.NeighboringRelation =
+                 NeighboringRelation.ADD_OR_REMOVE_ONE, *,
                  rel_tol: float = 1e-10):
         if not isinstance(neighboring_relation, NeighboringRelation):
             raise InputError("neighboring_relation", neighboring_relation,
@@ -233,7 +234,8 @@ class ExactDiscreteGaussianAccountant(privacy_accountant.PrivacyAccountant):
         self._non_private = False
         self._profile: CertifiedProfile | None = None
 
-    def _maybe_compose(self, event: dp_event.DpEvent, count: int, do_compose: bool) -> _Details | None:
+    def _maybe_compose(self, event: dp_event.DpEvent, count: int,
+                       do_compose: bool) -> privacy_accountant.PrivacyAccountant.CompositionErrorDetails | None:
         if isinstance(event, dp_event.NoOpDpEvent):
             return None
         if isinstance(event, dp_event.SelfComposedDpEvent):

@@ -115,8 +115,8 @@ class CertifiedProfile:
     for the same design and query, whatever was asked before; the conservative side
     (``value``) is rounded up to a float, and answers are memoised per exact query.  For ε
     so large that the composition's ρ-zCDP bound ``δ ≤ exp(−(ε−ρ)²/(4ρ))`` is below the
-    smallest positive float, the smallest
-    positive float is returned without running the engine.  Error bound: the returned
+    smallest positive float, the smallest positive float is returned without running the
+    engine.  Error bound: the returned
     float is a certified upper bound on the exact δ(ε) (on the exact ε(δ)); the engine's
     certified relative accuracy is ``rel_tol`` per tail.  Reference: Canonne, Kamath &
     Steinke (2020), the discrete Gaussian is ρ-zCDP with ρ = Δ²/(2σ²); Bun & Steinke
@@ -135,6 +135,7 @@ class CertifiedProfile:
         """A fresh exact accountant for each query, so that every answer is a function of
         the composition and the query alone (an accountant's quadrature state is tuned by
         the queries it has seen, which can move a certified bound in its last digits)."""
+        assert self.composition is not None  # the callers answer None themselves
         return ExactAccountant(self.composition, rel_tol=self.rel_tol)
 
     def delta(self, epsilon) -> float:

@@ -182,8 +182,9 @@ def to_fraction(value, field: str = "value") -> Fraction:
 def _decimal_object(value: decimal.Decimal, field: str) -> Fraction:
     if not value.is_finite():
         raise InputError(field, value, "must be finite")
-    _, digits, exp = value.as_tuple()
-    digits = "".join(map(str, digits)).lstrip("0")
+    _, digit_tuple, exp = value.as_tuple()
+    assert isinstance(exp, int)  # a finite Decimal's exponent
+    digits = "".join(map(str, digit_tuple)).lstrip("0")
     if not digits:
         return Fraction(0)
     why = _too_large(len(digits), exp)

@@ -92,7 +92,7 @@ def parse_toml(text: str, field: str, src: str) -> dict:
         raise InputError(field, src, "is not valid input: its arrays or tables are nested too deeply") from None
 
 
-def parse_csv(text: str, field: str, src: str) -> tuple[list, list]:
+def parse_csv(text: str, field: str, src: str) -> tuple[list[str], list[dict]]:
     """``(header, rows)`` of a CSV text: each row a dict header → text (empty cells
     omitted), with its line number under the key ``None``."""
     try:
@@ -114,7 +114,7 @@ def parse_csv(text: str, field: str, src: str) -> tuple[list, list]:
         if len(cells) != len(header):
             raise InputError(f"{src}: line {line_no}", ",".join(cells),
                              f"has {len(cells)} fields but the header has {len(header)}")
-        row = {h: c.strip() for h, c in zip(header, cells) if c.strip()}
+        row: dict[str | None, str | int] = {h: c.strip() for h, c in zip(header, cells) if c.strip()}
         row[None] = line_no
         rows.append(row)
     return header, rows

@@ -10,8 +10,9 @@ This module is the one place that fixes
   :data:`DPS_RESULT` (arithmetic on certified results: e^ε times a tail, brackets),
   :data:`DPS_ANALYSIS` (closed-form conversions and bounds), :data:`VERIFY_DPS` (the
   verification twin), :data:`DPS_LOW` (quick multiprecision checks), :data:`DPS_FLOAT64`
-  (enough digits to round once to a binary64), and :data:`DPS_GUARD`, the guard digits
-  carried beyond a requested precision;
+  (enough digits to round once to a binary64), :data:`DPS_DECIDE` (the sign or floor of
+  an exact real), :data:`DPS_GUARD`, the guard digits carried beyond a requested
+  precision, and :data:`DPS_TEXT_GUARD`, those of a printed number;
 * :data:`EPS64`, the rounding unit of every float64 error bound: ``2⁻⁵²`` bounds the
   relative error of one correctly rounded float64 operation (it is twice the unit
   roundoff ``u = 2⁻⁵³``, so bounds counted in EPS64 are conservative by a factor 2);
@@ -26,7 +27,8 @@ import mpmath
 from mpmath.libmp import from_rational, round_nearest
 
 __all__ = ["workdps", "workprec", "backend", "to_mpf", "EPS64",
-           "DPS_FLOAT64", "DPS_LOW", "DPS_RESULT", "DPS_ANALYSIS", "VERIFY_DPS", "DPS_GUARD"]
+           "DPS_FLOAT64", "DPS_LOW", "DPS_RESULT", "DPS_ANALYSIS", "VERIFY_DPS", "DPS_GUARD", "DPS_DECIDE",
+           "DPS_TEXT_GUARD"]
 
 #: Relative rounding bound of one float64 operation used by every error bound (2⁻⁵²).
 EPS64 = 2.0**-52
@@ -43,6 +45,11 @@ DPS_ANALYSIS = 50
 VERIFY_DPS = 60
 #: Guard digits carried internally beyond a requested number of digits.
 DPS_GUARD = 10
+#: Decimal digits at which the sign or the floor of an exact real is decided.
+DPS_DECIDE = 60
+#: Guard digits of a printed number: one with d significant digits is first rounded to
+#: d + DPS_TEXT_GUARD digits (:func:`exactdp.sweep.pair.fmt`).
+DPS_TEXT_GUARD = 15
 
 workdps = mpmath.workdps
 workprec = mpmath.workprec

@@ -105,7 +105,7 @@ def write_release_report(out_dir, rows, allocation, pl94, *, plots: bool = True)
     out.mkdir(parents=True, exist_ok=True)
     table = _release_rows(rows)
     _write_csv(out / RELEASE_FILE, table)
-    figures = ()
+    figures: tuple[FigureRef, ...] = ()
     if plots:
         figures = (FigureRef(_save(_release_figure(rows), out, "release_eps"),
                              "The exact ε of the whole release for one record (DHC persons pair composed with the "
@@ -175,7 +175,7 @@ def write_calibration_report(out_dir, results, *, design: str = "", plots: bool 
     out.mkdir(parents=True, exist_ok=True)
     table = _calibration_rows(results)
     _write_csv(out / CALIBRATION_FILE, table)
-    figures = ()
+    figures: tuple[FigureRef, ...] = ()
     if plots:
         from exactdp.conversions.plots import reduction_figure
 

@@ -102,9 +102,9 @@ class HierarchicalPosterior:
     x1_star: int
     x2_star: int
     y1_star: int
-    posterior: object
-    risk: object
-    single_level_posterior: object
+    posterior: float | mpmath.mpf
+    risk: float | mpmath.mpf
+    single_level_posterior: mpmath.mpf
     x2_values: tuple
     x2_probs: tuple
     error_bound: float

@@ -95,12 +95,12 @@ class PosteriorPoint:
     p: Fraction
     rho: Fraction
     convention: str
-    posterior: object
-    risk: object
-    prob_if_has: object
-    prob_if_lacks: object
-    truncation_bound: object
-    error_bound: object
+    posterior: mpmath.mpf
+    risk: mpmath.mpf
+    prob_if_has: mpmath.mpf
+    prob_if_lacks: mpmath.mpf
+    truncation_bound: mpmath.mpf
+    error_bound: mpmath.mpf
 
 
 def posterior(x_star, p, rho, *, convention: str = "paper", known=0, dps: int = DEFAULT_DPS) -> PosteriorPoint:
@@ -198,10 +198,10 @@ class ExpectedRisk:
     rho: Fraction
     convention: str
     target_has: bool
-    expected_posterior: object
-    expected_risk: object
-    truncation_bound: object
-    error_bound: object
+    expected_posterior: mpmath.mpf
+    expected_risk: mpmath.mpf
+    truncation_bound: mpmath.mpf
+    error_bound: mpmath.mpf
 
 
 def expected_risk(p, rho, *, convention: str = "paper", target_has: bool = True,
@@ -290,13 +290,13 @@ class Decision:
     convention: str
     known: int
     threshold: int
-    p_correct: object
-    p_correct_if_lacks: object
-    p_correct_overall: object
-    expected_risk: object
-    truncation_bound: object
-    error_bound: object
-    expected_risk_error_bound: object
+    p_correct: mpmath.mpf
+    p_correct_if_lacks: mpmath.mpf
+    p_correct_overall: mpmath.mpf
+    expected_risk: mpmath.mpf
+    truncation_bound: mpmath.mpf
+    error_bound: mpmath.mpf
+    expected_risk_error_bound: mpmath.mpf
 
 
 def _threshold_offset(p: Fraction, a: Fraction, dps: int) -> int:

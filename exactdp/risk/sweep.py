@@ -75,11 +75,11 @@ class Rho1Row:
     p: Fraction
     convention: str
     threshold: int
-    p_correct: object
-    expected_posterior: object
-    expected_risk: object
-    error_bound: object
-    risk_error_bound: object
+    p_correct: mpmath.mpf
+    expected_posterior: mpmath.mpf
+    expected_risk: mpmath.mpf
+    error_bound: mpmath.mpf
+    risk_error_bound: mpmath.mpf
 
 
 def sweep_rho1(rhos=None, priors=DEFAULT_PRIORS, *, convention: str = "paper", dps: int = DPS_LOW) -> tuple:
@@ -146,7 +146,7 @@ class Rho2Row:
     rho2: Fraction
     x2: int
     value: float
-    single_level: object
+    single_level: mpmath.mpf
     error_bound: float
     left_out: float
 

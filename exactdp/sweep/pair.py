@@ -540,8 +540,8 @@ def _bracketed_pair(i: int, j: int, acc, settings: SweepSettings, t0: float) -> 
     tpts = acc.tradeoff([Fraction(t) for t in texts])
     t3 = time.perf_counter()
     rows, worst_d, worst_e = _curve_rows(i, j, deltas, dpts, epts)
-    trows = [TRADEOFF_COLUMNS]
-    grows = [GRID_COLUMNS]
+    trows: list[tuple] = [TRADEOFF_COLUMNS]
+    grows: list[tuple] = [GRID_COLUMNS]
     worst_t = 0.0
     with mpmath.workdps(DPS_RESULT):
         for m, (text, p) in enumerate(zip(texts, tpts)):

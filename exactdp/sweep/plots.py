@@ -20,6 +20,7 @@ import functools
 import math
 import statistics
 from pathlib import Path
+from typing import Any
 
 from matplotlib.figure import Figure
 
@@ -216,8 +217,10 @@ def tradeoff_figure(envelope_rows, rho=None) -> Figure:
     fig = Figure(figsize=(10.5, 5.0))
     ax = fig.add_subplot(1, 2, 1)
     a = [float(t) for t in a_txt]
-    for txt, style, label in ((gdp_txt, dict(color="tab:gray", ls="--", lw=1.3), f"μ-GDP reference ({mu})"),
-                              (env_txt, dict(color="tab:blue", ls="-", lw=2), "exact overall (envelope of all pairs)")):
+    curves: list[tuple[list, dict[str, Any], str]] = [
+        (gdp_txt, dict(color="tab:gray", ls="--", lw=1.3), f"μ-GDP reference ({mu})"),
+        (env_txt, dict(color="tab:blue", ls="-", lw=2), "exact overall (envelope of all pairs)")]
+    for txt, style, label in curves:
         pts = [(x, _one_minus(t)) for x, t in zip(a, txt)]
         pts = [p for p in pts if p[1] > 0]
         ax.plot([p[0] for p in pts], [p[1] for p in pts], label=label, **style)

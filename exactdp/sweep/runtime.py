@@ -36,6 +36,7 @@ import sys
 import threading
 import time
 from concurrent.futures import Future, wait
+from typing import Any
 
 from exactdp.sweep.io import write_tasks
 
@@ -166,7 +167,7 @@ def allow_worker_growth() -> None:
     loaded, bounded caches) and was restarted mid-sweep — with a warning about a memory
     leak on the terminal and a new process's imports and kernel loads (~2.2 CPU-s) to
     pay.  The guard stays (at 2 GB); outside a loky worker nothing changes."""
-    mod = sys.modules.get("joblib.externals.loky.process_executor")
+    mod: Any = sys.modules.get("joblib.externals.loky.process_executor")  # loky's private limit
     limit = getattr(mod, "_MAX_MEMORY_LEAK_SIZE", None)
     if isinstance(limit, int) and limit < WORKER_GROWTH_ALLOWED:
         mod._MAX_MEMORY_LEAK_SIZE = WORKER_GROWTH_ALLOWED
@@ -177,7 +178,7 @@ WORKER_GC_GEN0_FACTOR = 10
 #: ... and the oldest generation's threshold (CPython's default: 10)
 WORKER_GC_THRESHOLD2 = 100
 
-_HEAP = {"driver_pid": None, "settled": False}
+_HEAP: dict[str, int | bool | None] = {"driver_pid": None, "settled": False}
 _HEAP_LOCK = threading.Lock()
 
 

@@ -59,7 +59,7 @@ def _summary(records: dict, deltas) -> tuple[list, dict]:
     numbers, without mpf objects).
     """
     ctx = mpfr_context(prec_of(_DPS))
-    rows = [SUMMARY_COLUMNS]
+    rows: list[tuple] = [SUMMARY_COLUMNS]
     keys = sorted(records)
     out = {}
     for r_idx, d in enumerate(deltas):
@@ -130,7 +130,7 @@ def _envelope(grids: dict, rho: Fraction, vertices, gdp_txt=None, betas=None) ->
     on = set(hull)
     if gdp_txt is None:
         gdp_txt = gdp_column(grid_txt, rho)
-    rows = [ENVELOPE_COLUMNS]
+    rows: list[tuple] = [ENVELOPE_COLUMNS]
     worst_gap = mpmath.mpf(0)
     worst_err = mpmath.mpf(0)
     h = 0
@@ -162,7 +162,7 @@ def _heatmap(curves: dict, deltas, n_paths: int):
 
 
 def _release(out, rel_pairs, deltas, alloc, pl, curves) -> list:
-    rows = [RELEASE_COLUMNS]
+    rows: list[tuple] = [RELEASE_COLUMNS]
     for i, j in rel_pairs:
         rel = read_csv(release_path(out, i, j)["curve"])
         own = curves.get((i, j))

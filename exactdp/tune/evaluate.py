@@ -62,10 +62,12 @@ class Target:
         return bun_steinke_epsilon(self.bureau_rho, self.delta)
 
     def as_dict(self) -> dict:
-        return {"delta": fraction_str(self.delta),
-                "eps": fraction_str(self.eps) if self.eps is not None else None,
-                "eps_rule": "given" if self.eps is not None else
-                f"Bureau eps_BS(delta) = rho + 2 sqrt(rho ln(1/delta)) at rho = {fraction_str(self.bureau_rho)}"}
+        if self.eps is not None:
+            return {"delta": fraction_str(self.delta), "eps": fraction_str(self.eps), "eps_rule": "given"}
+        assert self.bureau_rho is not None  # __post_init__ requires eps or bureau_rho
+        return {"delta": fraction_str(self.delta), "eps": None,
+                "eps_rule": "Bureau eps_BS(delta) = rho + 2 sqrt(rho ln(1/delta)) at "
+                f"rho = {fraction_str(self.bureau_rho)}"}
 
     def eps_decimal(self, digits: int = 20) -> str:
         with mpmath.workdps(digits + 10):
@@ -157,7 +159,7 @@ class BatchEvaluator:
 
         check_backend(backend, scheduler)
         self.fn, self.backend, self.jobs, self.scheduler, self.rel_tol = fn, backend, jobs, scheduler, rel_tol
-        self._close = None
+        self._close: Callable[[], object] | None = None
 
     def __enter__(self) -> BatchEvaluator:
         """Hold one connection for all batches: a dask Client, or a ray instance (the

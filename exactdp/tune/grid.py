@@ -65,9 +65,10 @@ def _class_rounding(parts, den: int) -> list[int] | None:
     keys = list(classes)
     base = {p: max(1, math.floor(p * den + Fraction(1, 2))) for p in keys}
     left = den - sum(base[p] * len(classes[p]) for p in keys)
-    best = {0: (Fraction(0), ())}  # reached sum -> (added error, moves)
+    best: dict[int, tuple[Fraction, tuple[int, ...]]] = {0: (Fraction(0), ())}  # reached sum -> (error, moves)
     for p in keys:
-        m, x, nxt = len(classes[p]), p * den, {}
+        m, x = len(classes[p]), p * den
+        nxt: dict[int, tuple[Fraction, tuple[int, ...]]] = {}
         for reached, (err, moves) in best.items():
             for d in range(-CLASS_MOVE, CLASS_MOVE + 1):
                 if base[p] + d < 1:

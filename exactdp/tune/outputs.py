@@ -57,7 +57,7 @@ def cell_sigma2(problem, design) -> dict:
 def write_tables(out: Path, problem, before, after) -> None:
     """``sigma2.csv`` and ``groups.csv`` of designs ``before`` and ``after``."""
     a = problem.alloc
-    rows = [SIGMA2_COLUMNS]
+    rows: list[tuple[str, ...]] = [SIGMA2_COLUMNS]
     for k, (x, q) in enumerate(problem.cells):
         rb, ra = problem.rho(before, k), problem.rho(after, k)
         m = rb / ra

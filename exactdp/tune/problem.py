@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
@@ -140,6 +140,12 @@ class Problem:
     weights: dict | None = None
     bounds: tuple = DEFAULT_BOUNDS
     no_worse: bool = False
+    # derived in __post_init__ (not arguments; not compared)
+    cells: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
+    cell_weights: tuple[Fraction, ...] = field(init=False, repr=False, compare=False)
+    spine: Spine = field(init=False, repr=False, compare=False)
+    groups: tuple[tuple[str, tuple[int, ...]], ...] = field(init=False, repr=False, compare=False)
+    group_of: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if self.vary not in VARY:
