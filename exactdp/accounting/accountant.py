@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 from mpmath.libmp import (
@@ -93,6 +94,16 @@ class _Profile:
     """Certified δ(ε) and 1 − δ(ε) at one ε: estimates and brackets (mp)."""
 
     __slots__ = ("d", "d_lo", "d_hi", "c", "c_lo", "c_hi", "p1", "p2", "thresholds")
+    # mpf values (estimate and certified bracket of δ and of 1 − δ; diagnostic tail terms)
+    d: Any
+    d_lo: Any
+    d_hi: Any
+    c: Any
+    c_lo: Any
+    c_hi: Any
+    p1: Any
+    p2: Any
+    thresholds: tuple
 
     def rel(self):
         return (self.d_hi - self.d_lo) / 2 / self.d if self.d > 0 else mpmath.inf
@@ -118,11 +129,13 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
     f-DP.
     """
 
-    def __new__(cls, composition: Composition = None, rel_tol: float = 1e-10):
+    def __new__(cls, composition: Composition | None = None, rel_tol: float = 1e-10):
         # The planner: a design whose exact lattice is beyond int64 phase arithmetic, or whose
         # lattice method is estimated above LATTICE_FREE_ABOVE node-group evaluations, is
         # answered by the lattice-free accountant (the constructor returns one instead); a
         # design that one finds too costly stays here (or, beyond int64, is refused).
+        if composition is None:
+            raise TypeError("ExactAccountant() needs a composition")
         self = super().__new__(cls)
         try:
             self._setup(composition, rel_tol)
@@ -135,7 +148,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
                 pass
         return self
 
-    def __init__(self, composition: Composition = None, rel_tol: float = 1e-10):
+    def __init__(self, composition: Composition | None = None, rel_tol: float = 1e-10):
         pass  # built by __new__ (which may hand the design over)
 
     def _setup(self, composition: Composition, rel_tol) -> None:
@@ -393,7 +406,8 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
                 t1, t2 = self._loose_tails([k1, k2])
                 with workdps(DPS_RESULT):  # diagnostic terms (estimates) of the certified δ
                     pr.p1 = tail_bounds(t1)[0] if mpmath.isfinite(t1.log_mp) else mpmath.mpf(1)
-                    pr.p2 = (tail_bounds(t2)[0] if mpmath.isfinite(t2.log_mp) else mpmath.mpf(1)) * mpmath.exp(exact_mp(e))
+                    p2 = tail_bounds(t2)[0] if mpmath.isfinite(t2.log_mp) else mpmath.mpf(1)
+                    pr.p2 = p2 * mpmath.exp(exact_mp(e))
             else:
                 pr = prof[j]
                 j += 1
@@ -415,7 +429,8 @@ def _assemble_with(engine, r: ProfileValues, F) -> _Profile:
     (:mod:`exactdp.accounting.mpops`) with the engine's ``done`` and ``log_chernoff``."""
     prec, rnd = F.prec, F.rnd
     eps = r.eps
-    em = raw_fraction(eps, prec, rnd) if isinstance(eps, Fraction) else raw_convert(eps(DPS_RESULT))
+    exact_real: Any = eps  # a Fraction or a MemoReal (called with its digits)
+    em = raw_fraction(eps, prec, rnd) if isinstance(eps, Fraction) else raw_convert(exact_real(DPS_RESULT))
     ee = F.of_raw(mpf_exp(em, prec, rnd))
     add, sub, mul = F.add, F.sub, F.mul
     pr = _Profile()

@@ -19,6 +19,7 @@ import abc
 import functools
 from collections.abc import Callable, Iterable
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import mpmath
 from mpmath.libmp import (
@@ -37,6 +38,9 @@ from exactdp.accounting.rawmp import FTWO, make
 from exactdp.numerics.errors import InputError
 from exactdp.numerics.exact import MemoReal, to_fraction
 from exactdp.numerics.precision import to_mpf, workdps
+
+if TYPE_CHECKING:
+    from exactdp.mechanisms import Composition
 
 __all__ = ["Accountant", "bun_steinke_epsilon", "check_rel_tol", "check_epsilon_range", "sequence_values", "EPS_MAX"]
 
@@ -68,6 +72,8 @@ class Accountant(abc.ABC):
 
     #: ``"exact"`` (certified point values) or ``"bracket"`` (certified brackets)
     certification: str = "exact"
+    composition: Composition
+    rho: Fraction
 
     @abc.abstractmethod
     def delta(self, epsilons) -> tuple:
