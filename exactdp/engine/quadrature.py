@@ -580,7 +580,9 @@ class QuadratureTails(AliasBounds):
             log_est = float(log_est_mp)
         rel_R = (math.exp(-t.sieve.T) + errsum + 3 * EPS64 * sumabs + 1e-300) / r
         alias = self._alias_norm(t, s, big, logK, log_est, log_est_mp)
-        rel = rel_R + alias / r + math.expm1(small_err) + self.slack
+        # an exponent error beyond the float range certifies nothing (σ² far outside the
+        # float route's range): an infinite bound, never an overflow
+        rel = rel_R + alias / r + (math.expm1(small_err) if small_err < 700 else math.inf) + self.slack
         rel *= 1 + 1e-6
         log_value, rel = log_as_value(log_est_mp if log_est_mp is not None else log_est, rel)
         return tail_value(s, log_value, rel, method, int(t.sieve.nodes.shape[0]), N, t.lam)
