@@ -23,10 +23,10 @@ import pytest
 from mpmath.libmp import finf, fnan, from_man_exp, fzero, mpf_add, mpf_div, mpf_gt, mpf_lt, mpf_mul, mpf_sub
 
 from exactdp.accounting.base import bun_steinke_epsilon
-from exactdp.accounting.curve import _DPS
 from exactdp.accounting.mpops import MPFR_FAIL, libmp_ops, mpfr_ops
 from exactdp.accounting.rawmp import ctx_prec, raw_bounds, raw_log1p
 from exactdp.engine.tails import TailValue
+from exactdp.numerics.precision import DPS_RESULT as _DPS
 from exactdp.numerics.precision import to_mpf, workdps
 
 from harness import mp

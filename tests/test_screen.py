@@ -15,9 +15,9 @@ import mpmath
 import pytest
 
 from exactdp.accounting.accountant import ExactAccountant
-from exactdp.accounting.curve import _DPS
 from exactdp.accounting.screen import decide, delta_bracket
 from exactdp.mechanisms import Composition, DiscreteGaussian
+from exactdp.numerics.precision import DPS_RESULT as _DPS
 
 DESIGNS = {
     "dhc-like": Composition.from_rhos([Fraction(1, 40)] * 20 + [Fraction(7, 100)] * 10),
