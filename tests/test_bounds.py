@@ -229,3 +229,15 @@ def test_float_inputs_are_refused():
         renyi_divergence(Composition.from_sigma2(["1"]), "1")
     with pytest.raises(InputError, match="rho"):
         cks_delta("-1", 1)
+
+
+def test_bound_point_ends_do_not_round_at_the_ambient_precision():
+    # estimate 1 + 1e-30 and error 1e-40 at 60 digits: the ends must keep the error at the
+    # default 15-digit context (a rounded sum would return the estimate itself)
+    from exactdp.conversions.bounds import BoundPoint
+
+    with mpmath.workdps(60):
+        est, err = mpmath.mpf(1) + mpmath.mpf("1e-30"), mpmath.mpf("1e-40")
+    pt = BoundPoint("bun-steinke", est, mpmath.mpf("1e-10"), None, True, "epsilon", err)
+    with mpmath.workdps(60):
+        assert pt.upper - est == err and est - pt.lower == err

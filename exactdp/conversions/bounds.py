@@ -106,12 +106,13 @@ class BoundPoint:
 
     @property
     def upper(self) -> mpmath.mpf:
-        up = self.estimate + self.error_bound
+        # exact sums (no rounding at the ambient precision, which could lose the bound)
+        up = mpmath.fadd(self.estimate, self.error_bound, exact=True)
         return min(up, mpmath.mpf(1)) if self.solved_for == "delta" else up
 
     @property
     def lower(self) -> mpmath.mpf:
-        return max(self.estimate - self.error_bound, mpmath.mpf(0))
+        return max(mpmath.fsub(self.estimate, self.error_bound, exact=True), mpmath.mpf(0))
 
     @property
     def value(self) -> mpmath.mpf:
