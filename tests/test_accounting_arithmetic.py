@@ -120,7 +120,7 @@ def test_raw_log1p_is_mpmaths():
 def test_piece_solve_is_the_mpf_expression():
     """ε on a lattice piece where δ meets the target: ``min(e0 + log1p(max(gap, 0)/(e^{e0}·P₂)),
     e_right)`` (``e_right`` when P₂ ≤ 0)."""
-    from exactdp.accounting.inversion import _solve_raw
+    from exactdp.accounting.rawmp import solve_in_piece as _solve_raw
 
     rng = random.Random(11)
     with workdps(_DPS + 10):

@@ -29,10 +29,19 @@ FAST = ["--only-deltas", "--deltas", "1e-2,1e-10", "--tradeoff-half", "20", "--n
 DATA = ("summary.csv", "envelope.csv", "spread_matrix.csv")
 
 
+def _as_from_a_terminal():
+    """In the child before exec: SIGINT and SIGTERM at their defaults and unblocked, as a
+    shell starts a command (the test process may have inherited or set them otherwise:
+    a disposition SIG_IGN and a blocked mask both survive exec, and Ctrl-C would not arrive)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _sweep(out, *extra, **kw):
     return subprocess.Popen([sys.executable, "-m", "exactdp", "sweep", "--pairs", PAIRS, "--out", str(out), *FAST,
                              *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, **kw)
+                            start_new_session=True, preexec_fn=_as_from_a_terminal, **kw)
 
 
 def _finish(proc, timeout=600):

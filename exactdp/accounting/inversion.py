@@ -9,17 +9,14 @@ solved in closed form from the bounds of ``δ(ε_{k−1})`` and of the tail, so
 
 All targets of one call are searched together, in rounds: every unfinished target
 proposes its guess of the piece and the piece below it (inverse interpolation of the
-estimated curve ``u = sqrt(−log δ)``, nearly linear in ε beyond ρ, through the points
-already evaluated and those of earlier δ(ε) calls), the proposals are evaluated in one
-engine batch, and every target narrows its certified bracket on every new piece inside it
-(a piece certified above one target bounds every smaller one).  After a few rounds a
-target bisects.  Estimates only propose where to test; every decision is a certified
-comparison — screened in float64 with a rigorous error bound, in mpmath where the screen
-cannot settle it (:mod:`exactdp.accounting.screen`) — so the guesses and the batching
-change how many points are evaluated, never which piece is certified.  A target the
-lattice search cannot pin (a staircase δ(ε) of near-deterministic mechanisms) is passed to
-the exact split enumeration's certified bisection before it is refused; designs where that
-is the rule (tails only from the convolution, a σ² < 1/2 group) go there first.
+estimated ``u = sqrt(−log δ)``, nearly linear in ε beyond ρ), the proposals are evaluated
+in one engine batch, and every target narrows its certified bracket on every new piece
+inside it; after a few rounds a target bisects.  Estimates only propose where to test;
+every decision is a certified comparison (screened in float64 with a rigorous error
+bound, in mpmath where the screen cannot settle it: :mod:`exactdp.accounting.screen`).
+A target the lattice search cannot pin (a staircase δ(ε) of near-deterministic
+mechanisms) goes to the exact split enumeration's certified bisection before it is
+refused; designs where that is the rule (a σ² < 1/2 group) go there first.
 """
 
 from __future__ import annotations
@@ -34,10 +31,8 @@ from mpmath.libmp import (
     dps_to_prec,
     from_float,
     from_rational,
-    fzero,
     mpf_abs,
     mpf_add,
-    mpf_div,
     mpf_exp,
     mpf_ge,
     mpf_gt,
@@ -49,7 +44,16 @@ from mpmath.libmp import (
 
 from exactdp.accounting.base import bun_steinke_epsilon, sequence_values
 from exactdp.accounting.curve import RESULT_ROUNDING, LatticeAccountantState
-from exactdp.accounting.rawmp import ctx_prec, make, raw_bounds, raw_fraction, raw_log1p, raw_max, raw_min
+from exactdp.accounting.rawmp import (
+    ctx_prec,
+    make,
+    raw_bounds,
+    raw_fraction,
+    raw_max,
+    raw_min,
+    solve_in_piece,
+    tiny_width,
+)
 from exactdp.accounting.results import EpsilonPoint
 from exactdp.accounting.screen import decide, delta_bracket, estimate_log_delta, margins, upper_ends
 from exactdp.engine.lattice import floor_exact
@@ -61,7 +65,6 @@ __all__ = ["ProfileInversion"]
 
 #: σ² below this (shifted) makes δ(ε) a staircase the piece search cannot pin
 _STAIRCASE_S2 = Fraction(1, 2)
-
 
 #: rounds of batched evaluations before a target's search is given up (bisection
 #: takes over after GUESS_ROUNDS, so ~log2 of the bracket suffices)
@@ -542,7 +545,7 @@ class ProfileInversion(LatticeAccountantState):
         es = raw_max(est._mpf_, lw)
         es = raw_min(es, up)
         # width ≤ max_rel·max(|upper|, 10^-30)
-        room = mpf_mul(raw_max(mpf_abs(up, prec, rnd), _tiny_width(prec)), from_float(self.max_rel), prec, rnd)
+        room = mpf_mul(raw_max(mpf_abs(up, prec, rnd), tiny_width(prec)), from_float(self.max_rel), prec, rnd)
         if not mpf_le(mpf_sub(up, lw, prec, rnd), room):
             with workdps(DPS_RESULT):
                 raise self._uncertified(f"ε(δ={mpmath.nstr(tg.dmp, 6)})")
@@ -579,7 +582,7 @@ class ProfileInversion(LatticeAccountantState):
         out = []
         for side in sides:
             a, b = gaps[side]
-            out.append(make(_solve_raw(em0, e_right, scale, mpf_sub(a, b, prec, rnd), den[side], prec, rnd)))
+            out.append(make(solve_in_piece(em0, e_right, scale, mpf_sub(a, b, prec, rnd), den[side], prec, rnd)))
         return tuple(out)
 
     def _piece_base(self, k: int, t2) -> tuple:
@@ -595,23 +598,3 @@ class ProfileInversion(LatticeAccountantState):
 
 _PREC = dps_to_prec(DPS_RESULT)
 _PREC10 = dps_to_prec(DPS_RESULT + DPS_GUARD)
-_TINY_WIDTH: dict = {}
-
-
-def _tiny_width(prec: int):
-    """``mpf(10) ** -30`` at ``prec`` bits, raw (the floor of a result's width bound)."""
-    v = _TINY_WIDTH.get(prec)
-    if v is None:
-        with mpmath.workprec(prec):
-            v = _TINY_WIDTH[prec] = (mpmath.mpf(10) ** -30)._mpf_
-    return v
-
-
-def _solve_raw(em0, e_right, scale, gap, den, prec: int, rnd: str):
-    """``min(em0 + log1p(max(gap, 0)/(scale·den)), e_right)`` (``e_right`` when den ≤ 0) on
-    raw mpf tuples: the libmp calls of the former mpf code (:mod:`exactdp.accounting.rawmp`)."""
-    g = fzero if mpf_gt(fzero, gap) else gap  # max(gap, 0)
-    if mpf_le(den, fzero):
-        return e_right
-    x = mpf_add(em0, raw_log1p(mpf_div(g, mpf_mul(scale, den, prec, rnd), prec, rnd), prec, rnd), prec, rnd)
-    return e_right if mpf_lt(e_right, x) else x  # min(x, e_right)
