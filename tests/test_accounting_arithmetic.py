@@ -120,7 +120,7 @@ def test_raw_log1p_is_mpmaths():
 def test_piece_solve_is_the_mpf_expression():
     """ε on a lattice piece where δ meets the target: ``min(e0 + log1p(max(gap, 0)/(e^{e0}·P₂)),
     e_right)`` (``e_right`` when P₂ ≤ 0)."""
-    from exactdp.accounting.rawmp import raw_piece_solve
+    from exactdp.accounting.inversion import _solve_raw
 
     rng = random.Random(11)
     with workdps(_DPS + 10):
@@ -131,7 +131,7 @@ def test_piece_solve_is_the_mpf_expression():
             gap = mpmath.mpf(rng.uniform(-1e-3, 1e-3)) * mpmath.mpf(10) ** rng.randint(-40, 0)
             den = mpmath.mpf(0) if rng.random() < 0.05 else mpmath.exp(-rng.uniform(0, 2000))
             want = e_right if den <= 0 else min(em0 + mpmath.log1p(max(gap, 0) / (scale * den)), e_right)
-            got = raw_piece_solve(em0._mpf_, e_right._mpf_, scale._mpf_, gap._mpf_, den._mpf_, *ctx_prec())
+            got = _solve_raw(em0._mpf_, e_right._mpf_, scale._mpf_, gap._mpf_, den._mpf_, *ctx_prec())
             assert got == want._mpf_
 
 

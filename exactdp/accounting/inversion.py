@@ -34,8 +34,10 @@ from mpmath.libmp import (
     dps_to_prec,
     from_float,
     from_rational,
+    fzero,
     mpf_abs,
     mpf_add,
+    mpf_div,
     mpf_exp,
     mpf_ge,
     mpf_gt,
@@ -47,22 +49,13 @@ from mpmath.libmp import (
 
 from exactdp.accounting.base import bun_steinke_epsilon, sequence_values
 from exactdp.accounting.curve import RESULT_ROUNDING, LatticeAccountantState
-from exactdp.accounting.rawmp import (
-    ctx_prec,
-    make,
-    raw_bounds,
-    raw_fraction,
-    raw_max,
-    raw_min,
-    raw_piece_solve,
-    raw_tiny_width,
-)
+from exactdp.accounting.rawmp import ctx_prec, make, raw_bounds, raw_fraction, raw_log1p, raw_max, raw_min
 from exactdp.accounting.results import EpsilonPoint
 from exactdp.accounting.screen import decide, delta_bracket, estimate_log_delta, margins, upper_ends
 from exactdp.engine.lattice import floor_exact
 from exactdp.numerics.errors import UncertifiedError
-from exactdp.numerics.exact import InputError, floor_log, log_inverse, to_fraction
-from exactdp.numerics.precision import DPS_GUARD, DPS_RESULT, to_mpf, workdps
+from exactdp.numerics.exact import InputError, to_fraction
+from exactdp.numerics.precision import DPS_DECIDE, DPS_GUARD, DPS_RESULT, to_mpf, workdps
 
 __all__ = ["ProfileInversion"]
 
@@ -79,6 +72,22 @@ UPPER_TRIES = 3
 _HALF = Fraction(1, 2)
 #: targets below this are not screened in float64 (accounting.screen)
 _TINY = Fraction(1, 10**290)
+
+
+def _log_inverse(x: Fraction) -> float:
+    """log(1/x) of a Fraction in (0, 1) as a float (no underflow for tiny x)."""
+    return math.log(x.denominator) - math.log(x.numerator)
+
+
+def _floor_log(x: Fraction) -> int:
+    """⌊log x⌋ exactly, for a Fraction x in (0, 1) (mpmath only near an integer)."""
+    if _HALF <= x < 1:  # −1 < log(1/2) ≤ log x < 0
+        return -1
+    f = -_log_inverse(x)
+    if abs(f - round(f)) > 1e-9 * max(1.0, abs(f)):
+        return math.floor(f)
+    with workdps(DPS_DECIDE):
+        return int(mpmath.floor(mpmath.log(to_mpf(x))))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -98,9 +107,9 @@ def _target_consts(dt: Fraction) -> tuple:
     (see :class:`_Target`; the sweep asks the same targets of every pair)."""
     high = dt > _HALF
     t_f = float(dt) if not high and dt > _TINY else None
-    log_inv = log_inverse(dt)
+    log_inv = _log_inverse(dt)
     # δ(ε) ≥ 1 − e^ε > dt for ε < log(1 − dt): an analytic lower bracket
-    e_low = Fraction(floor_log(1 - dt) - 1)
+    e_low = Fraction(_floor_log(1 - dt) - 1)
     return high, t_f, math.sqrt(log_inv), _target_ref(dt)[2], e_low, log_inv
 
 
@@ -533,7 +542,7 @@ class ProfileInversion(LatticeAccountantState):
         es = raw_max(est._mpf_, lw)
         es = raw_min(es, up)
         # width ≤ max_rel·max(|upper|, 10^-30)
-        room = mpf_mul(raw_max(mpf_abs(up, prec, rnd), raw_tiny_width(prec)), from_float(self.max_rel), prec, rnd)
+        room = mpf_mul(raw_max(mpf_abs(up, prec, rnd), _tiny_width(prec)), from_float(self.max_rel), prec, rnd)
         if not mpf_le(mpf_sub(up, lw, prec, rnd), room):
             with workdps(DPS_RESULT):
                 raise self._uncertified(f"ε(δ={mpmath.nstr(tg.dmp, 6)})")
@@ -570,7 +579,7 @@ class ProfileInversion(LatticeAccountantState):
         out = []
         for side in sides:
             a, b = gaps[side]
-            out.append(make(raw_piece_solve(em0, e_right, scale, mpf_sub(a, b, prec, rnd), den[side], prec, rnd)))
+            out.append(make(_solve_raw(em0, e_right, scale, mpf_sub(a, b, prec, rnd), den[side], prec, rnd)))
         return tuple(out)
 
     def _piece_base(self, k: int, t2) -> tuple:
@@ -586,3 +595,23 @@ class ProfileInversion(LatticeAccountantState):
 
 _PREC = dps_to_prec(DPS_RESULT)
 _PREC10 = dps_to_prec(DPS_RESULT + DPS_GUARD)
+_TINY_WIDTH: dict = {}
+
+
+def _tiny_width(prec: int):
+    """``mpf(10) ** -30`` at ``prec`` bits, raw (the floor of a result's width bound)."""
+    v = _TINY_WIDTH.get(prec)
+    if v is None:
+        with mpmath.workprec(prec):
+            v = _TINY_WIDTH[prec] = (mpmath.mpf(10) ** -30)._mpf_
+    return v
+
+
+def _solve_raw(em0, e_right, scale, gap, den, prec: int, rnd: str):
+    """``min(em0 + log1p(max(gap, 0)/(scale·den)), e_right)`` (``e_right`` when den ≤ 0) on
+    raw mpf tuples: the libmp calls of the former mpf code (:mod:`exactdp.accounting.rawmp`)."""
+    g = fzero if mpf_gt(fzero, gap) else gap  # max(gap, 0)
+    if mpf_le(den, fzero):
+        return e_right
+    x = mpf_add(em0, raw_log1p(mpf_div(g, mpf_mul(scale, den, prec, rnd), prec, rnd), prec, rnd), prec, rnd)
+    return e_right if mpf_lt(e_right, x) else x  # min(x, e_right)

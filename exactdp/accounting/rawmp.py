@@ -36,10 +36,8 @@ from mpmath.libmp import (
     from_rational,
     fzero,
     mpf_add,
-    mpf_div,
     mpf_exp,
     mpf_gt,
-    mpf_le,
     mpf_ln,
     mpf_lt,
     mpf_mul,
@@ -48,7 +46,7 @@ from mpmath.libmp import (
 )
 
 __all__ = ["ctx_prec", "raw_real", "raw_exp", "raw_bounds", "raw_max", "raw_min", "raw_fraction", "make", "raw_log1p",
-           "raw_convert", "raw_tiny_width", "raw_piece_solve", "FTWO"]
+           "raw_convert", "FTWO"]
 
 _MPF = mpmath.mpf
 _new = object.__new__
@@ -140,26 +138,3 @@ def raw_log1p(x, prec: int, rnd: str):
         return mpf_pos(mpf_add(x, fzero, wp, rnd), prec, rnd)
     with mpmath.workprec(prec):
         return mpmath.log1p(make(x))._mpf_
-
-
-_TINY_WIDTH: dict = {}
-
-
-def raw_tiny_width(prec: int):
-    """``mpf(10) ** -30`` at ``prec`` bits, raw (the floor of a result's width bound)."""
-    v = _TINY_WIDTH.get(prec)
-    if v is None:
-        with mpmath.workprec(prec):
-            v = _TINY_WIDTH[prec] = (mpmath.mpf(10) ** -30)._mpf_
-    return v
-
-
-def raw_piece_solve(em0, e_right, scale, gap, den, prec: int, rnd: str):
-    """``min(em0 + log1p(max(gap, 0)/(scale·den)), e_right)`` (``e_right`` when den ≤ 0) on
-    raw mpf tuples: the libmp calls of the former mpf code (ε inside a piece of
-    :mod:`exactdp.accounting.inversion`)."""
-    g = fzero if mpf_gt(fzero, gap) else gap  # max(gap, 0)
-    if mpf_le(den, fzero):
-        return e_right
-    x = mpf_add(em0, raw_log1p(mpf_div(g, mpf_mul(scale, den, prec, rnd), prec, rnd), prec, rnd), prec, rnd)
-    return e_right if mpf_lt(e_right, x) else x  # min(x, e_right)

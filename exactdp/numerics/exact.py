@@ -28,7 +28,6 @@ from fractions import Fraction
 import mpmath
 
 from exactdp.numerics.errors import InputError
-from exactdp.numerics.precision import DPS_DECIDE, to_mpf
 
 __all__ = [
     "InputError",
@@ -46,8 +45,6 @@ __all__ = [
     "positive_fraction",
     "fraction_str",
     "to_int",
-    "log_inverse",
-    "floor_log",
 ]
 
 #: the most decimal digits the numerator or the denominator of an exact number may have
@@ -336,19 +333,3 @@ class MemoReal:
             v = self.f(d)
         self.cache[d] = v
         return v
-
-
-def log_inverse(x: Fraction) -> float:
-    """log(1/x) of a Fraction in (0, 1) as a float (no underflow for tiny x)."""
-    return math.log(x.denominator) - math.log(x.numerator)
-
-
-def floor_log(x: Fraction) -> int:
-    """⌊log x⌋ exactly, for a Fraction x in (0, 1) (mpmath only near an integer)."""
-    if Fraction(1, 2) <= x < 1:  # −1 < log(1/2) ≤ log x < 0
-        return -1
-    f = -log_inverse(x)
-    if abs(f - round(f)) > 1e-9 * max(1.0, abs(f)):
-        return math.floor(f)
-    with mpmath.workdps(DPS_DECIDE):
-        return int(mpmath.floor(mpmath.log(to_mpf(x))))
