@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from exactdp.kernels import aot
-from exactdp.kernels.jit import JIT_OPTIONS, KERNELS_DIGEST, _bind_callees, declared
+from exactdp.kernels.jit import JIT_OPTIONS, KERNELS_DIGEST, bind_callees, declared
 
 __all__ = ["all_kernels", "export_name", "build", "build_here"]
 
@@ -122,7 +122,7 @@ def build_here(only=None) -> None:
         for name, kern in kernels.items():
             if aot.parse_args(kern.signature) is None:
                 continue  # stays JIT-only
-            _bind_callees(kern.py_func)
+            bind_callees(kern.py_func)
             cc.export(export_name(name), kern.signature)(kern.py_func)
             entries[name] = {"export": export_name(name), "signature": kern.signature}
         tmp = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=root))

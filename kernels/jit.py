@@ -41,7 +41,7 @@ import threading
 import types
 from pathlib import Path
 
-__all__ = ["kernel", "Kernel", "declared", "JIT_OPTIONS", "KERNELS_DIGEST"]
+__all__ = ["kernel", "Kernel", "declared", "bind_callees", "JIT_OPTIONS", "KERNELS_DIGEST"]
 
 JIT_OPTIONS = dict(cache=True, fastmath=False, nogil=True, error_model="numpy")
 
@@ -137,7 +137,7 @@ class Kernel:
             if self._dispatcher is None:
                 import numba
 
-                _bind_callees(self.py_func)
+                bind_callees(self.py_func)
                 self._dispatcher = _compiled(numba, self.py_func, self.signature)
             return self._dispatcher
 
@@ -211,7 +211,7 @@ def _global_names(code: types.CodeType):
             yield from _global_names(const)
 
 
-def _bind_callees(fn) -> None:
+def bind_callees(fn) -> None:
     """Replace each :class:`Kernel` that ``fn`` refers to by name in its module globals with
     that kernel's dispatcher (built first), so that Numba, compiling ``fn``, sees the
     callee's dispatcher exactly as with eager decoration."""

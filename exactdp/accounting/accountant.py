@@ -289,7 +289,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
             n0 = (p * b - a * q) * s - k1 * t * q * b
             n1 = n0 + t * q * b
             return WeightedQuery(k1, n0 / den, n1 / den if n1 > 0 else 0.0, fbeta)
-        with workdps(DPS_RESULT + 2 * DPS_GUARD + len(str(abs(k1)))):
+        with workdps(DPS_RESULT + DPS_GUARD + DPS_GUARD + len(str(abs(k1)))):
             prec, rnd = ctx_prec()
             key = (prec, rnd)
             cb = self._query_raws.get(key)

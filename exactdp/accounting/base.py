@@ -37,7 +37,7 @@ from mpmath.libmp import (
 from exactdp.accounting.rawmp import FTWO, make
 from exactdp.numerics.errors import InputError
 from exactdp.numerics.exact import MemoReal, to_fraction
-from exactdp.numerics.precision import to_mpf, workdps
+from exactdp.numerics.precision import DPS_FLOAT64, DPS_GUARD, DPS_LOW, to_mpf, workdps
 
 if TYPE_CHECKING:
     from exactdp.mechanisms import Composition
@@ -48,7 +48,7 @@ __all__ = ["Accountant", "bun_steinke_epsilon", "check_rel_tol", "check_epsilon_
 #: zCDP bound, which there puts δ below 10^-(10^99/ρ) (or 1 − e^ε rounds to 1 for ε < 0)
 EPS_MAX = Fraction(10) ** 50
 _EPS_MAX_RAW = from_int(10**50)
-_PREC30 = dps_to_prec(30)
+_PREC_LOW = dps_to_prec(DPS_LOW)
 
 
 class Accountant(abc.ABC):
@@ -102,13 +102,13 @@ def bun_steinke_epsilon(rho, delta) -> Callable:
     def eps(dps):
         v = memo.get(dps)
         if v is None:
-            # ``r + 2·sqrt(r·L)`` at dps + 10 digits on raw mpf tuples (the libmp calls of
+            # ``r + 2·sqrt(r·L)`` at dps + DPS_GUARD digits on raw mpf tuples (the libmp calls of
             # the mpf operators and mpmath.sqrt, :mod:`exactdp.accounting.rawmp`)
-            prec, rnd = dps_to_prec(dps + 10), mpmath.mp._prec_rounding[1]
+            prec, rnd = dps_to_prec(dps + DPS_GUARD), mpmath.mp._prec_rounding[1]
             r = from_rational(rho.numerator, rho.denominator, prec, round_nearest)  # to_mpf(rho)
-            x = mpf_mul(r, _log_inverse(delta, dps + 10)._mpf_, prec, rnd)
+            x = mpf_mul(r, _log_inverse(delta, dps + DPS_GUARD)._mpf_, prec, rnd)
             if x[0]:  # a negative product (δ > 1): mpmath's complex square root
-                with workdps(dps + 10):
+                with workdps(dps + DPS_GUARD):
                     v = memo[dps] = make(r) + 2 * mpmath.sqrt(make(x))
             else:
                 v = memo[dps] = make(mpf_add(r, mpf_mul(mpf_sqrt(x, prec, rnd), FTWO, prec, rnd), prec, rnd))
@@ -139,13 +139,13 @@ def check_epsilon_range(rho, values, field: str = "epsilon", shown=None) -> None
     rho = Fraction(rho)
     for e, raw in zip(values, values if shown is None else shown):
         if callable(e):
-            if isinstance(e, MemoReal) and mpmath.mp.dps <= 30:
-                # e(30) without a context: the same memoised value (need = 30 either way)
-                x = e(30)
-                if type(x) is mpmath.mpf and mpf_le(mpf_abs(x._mpf_, _PREC30, round_nearest), _EPS_MAX_RAW):
+            if isinstance(e, MemoReal) and mpmath.mp.dps <= DPS_LOW:
+                # e(DPS_LOW) without a context: the same memoised value (need = DPS_LOW either way)
+                x = e(DPS_LOW)
+                if type(x) is mpmath.mpf and mpf_le(mpf_abs(x._mpf_, _PREC_LOW, round_nearest), _EPS_MAX_RAW):
                     continue  # abs(x) <= 10**50 at 30 digits, raw
-            with mpmath.workdps(30):
-                x = e(30)
+            with mpmath.workdps(DPS_LOW):
+                x = e(DPS_LOW)
             if abs(x) <= 10**50:
                 continue
             e = Fraction(mpmath.nstr(x, 25))
@@ -154,7 +154,7 @@ def check_epsilon_range(rho, values, field: str = "epsilon", shown=None) -> None
         tail = ""
         if e > 0 and rho > 0:
             nats = (e - rho) ** 2 / (4 * rho)  # exact
-            with mpmath.workdps(20):
+            with mpmath.workdps(DPS_FLOAT64):  # 4 digits of a message
                 digits = mpmath.nstr(mpmath.mpf(nats.numerator) / nats.denominator / mpmath.log(10), 4)
             tail = f" (there δ(ε) ≤ exp(−(ε−ρ)²/(4ρ)) ≈ 10^-{digits} by the zCDP bound)"
         elif e < 0:

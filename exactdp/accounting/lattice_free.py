@@ -33,7 +33,7 @@ from exactdp.engine.smoothed_profile import float_enclosure
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, as_real, to_fraction
-from exactdp.numerics.precision import DPS_RESULT, EPS64, to_mpf, workdps
+from exactdp.numerics.precision import DPS_DECIDE, DPS_RESULT, EPS64, to_mpf, workdps
 
 __all__ = ["LatticeFreeAccountant", "MAX_REPORTED_WIDTH"]
 
@@ -126,8 +126,8 @@ class LatticeFreeAccountant(Accountant):
         if isinstance(e, Fraction):
             dn, up = float_enclosure([e])
             return float(dn[0]), float(up[0])
-        with workdps(_DPS + 20):
-            x = e(_DPS + 20)
+        with workdps(DPS_DECIDE):
+            x = e(DPS_DECIDE)
         dn, up = float_enclosure([x])
         return math.nextafter(float(dn[0]), -math.inf), math.nextafter(float(up[0]), math.inf)
 
@@ -211,8 +211,8 @@ class LatticeFreeAccountant(Accountant):
 def _is_negative(e) -> bool:
     if isinstance(e, Fraction):
         return e < 0
-    with workdps(60):
-        return e(60) < 0
+    with workdps(DPS_DECIDE):
+        return e(DPS_DECIDE) < 0
 
 
 def _usable(lo, hi, what: str) -> None:

@@ -16,7 +16,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from exactdp.numerics.precision import EPS64, to_mpf, workdps
+from exactdp.numerics.precision import DPS_LOW, EPS64, to_mpf, workdps
 from exactdp.numerics.search import secant_narrow
 
 __all__ = ["epsilon_brackets"]
@@ -41,7 +41,7 @@ def epsilon_brackets(log_delta_at, targets, rho, rel_width: float) -> tuple:
     lows, ups, ests = [], [], []
     rho_f = float(rho)
     for t in targets:
-        with workdps(30):
+        with workdps(DPS_LOW):
             lt = float(mpmath.log(to_mpf(t)))
         lt_dn = lt - 4 * EPS64 * (abs(lt) + 1)
         lt_up = lt + 4 * EPS64 * (abs(lt) + 1)

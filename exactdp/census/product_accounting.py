@@ -85,13 +85,13 @@ class FamilyRow:
     @property
     def estimate(self) -> mpmath.mpf:
         """The bracket's midpoint."""
-        with mpmath.workdps(50):
+        with mpmath.workdps(DPS_ANALYSIS):
             return (self.eps_lower + self.eps_upper) / 2
 
     @property
     def error_bound(self) -> mpmath.mpf:
         """The bracket's width."""
-        with mpmath.workdps(50):
+        with mpmath.workdps(DPS_ANALYSIS):
             return self.eps_upper - self.eps_lower
 
 

@@ -20,7 +20,7 @@ import mpmath
 from exactdp.certify.queries import Certifier
 from exactdp.certify.result import Enclosure
 from exactdp.numerics.errors import UncertifiedError
-from exactdp.numerics.precision import to_mpf, workdps
+from exactdp.numerics.precision import DPS_LOW, to_mpf, workdps
 
 __all__ = ["certify_points", "on_conservative_side", "DIGITS"]
 
@@ -49,7 +49,7 @@ def _short(value) -> str:
         return str(value)
     if q.denominator == 1 or len(str(q.denominator)) < 12:
         return str(q)
-    with workdps(30):
+    with workdps(DPS_LOW):
         return mpmath.nstr(to_mpf(q), 15)
 
 

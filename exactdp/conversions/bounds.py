@@ -39,7 +39,7 @@ import mpmath
 from exactdp.dgauss.mp import log_theta_shift_ratio_mp
 from exactdp.mechanisms import Composition
 from exactdp.numerics.exact import InputError, as_real, to_fraction
-from exactdp.numerics.precision import DPS_ANALYSIS, to_mpf
+from exactdp.numerics.precision import DPS_ANALYSIS, DPS_GUARD, to_mpf
 from exactdp.numerics.search import bisect_real, expand, golden_min, newton_root
 
 __all__ = [
@@ -520,11 +520,12 @@ def gdp_epsilon(design, delta, *, dps: int = DPS_ANALYSIS) -> BoundPoint:
         r = to_mpf(rho)
         hi0 = r + 2 * mpmath.sqrt(r * mpmath.log(1 / d)) + 1
     if hi0 > _GDP_FIXED_UP_TO:  # δ(x) at the guard digits it needs, x at dps + 10 digits
-        with mpmath.workdps(dps + 10):
+        with mpmath.workdps(dps + DPS_GUARD):
             rtol = mpmath.mpf(10) ** (-(dps - 5))
             e = _smallest_below(lambda x: _gdp_delta_at(rho, x, dps), d, mpmath.mpf(0), hi0, rtol)
     else:
-        with mpmath.workdps(dps + int(hi0) // 2 + 10):
+        cancelled = int(hi0) // 2  # the digits δ(ε)'s cancellation costs, ε/2 (as in _gdp_delta_at)
+        with mpmath.workdps(dps + cancelled + DPS_GUARD):
             rtol = mpmath.mpf(10) ** (-(dps - 5))
             mu = mpmath.sqrt(2 * to_mpf(rho))
             e = _smallest_below(lambda x: _gdp_delta_mp(mu, x), d, mpmath.mpf(0), hi0, rtol)

@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.countdep.params import DPS, GUARD, validate_positive_count, validate_r
+from exactdp.countdep.params import DPS, GUARD, SEARCH_FACTOR, validate_positive_count, validate_r
 from exactdp.numerics.exact import InputError, to_fraction, to_int
 from exactdp.numerics.precision import to_mpf
 from exactdp.numerics.search import Maximum, golden_max
@@ -322,9 +322,9 @@ def uniform_limit(a, r, dps: int = DPS) -> mpmath.mpf:
 @functools.lru_cache(maxsize=8)
 def _uniform_small_r_constant_impl(dps: int) -> Maximum:
     """Body of :func:`uniform_small_r_constant` (cached per dps)."""
-    with mpmath.workdps(2 * dps + GUARD):
+    with mpmath.workdps(SEARCH_FACTOR * dps + GUARD):
         lo = 2 * mpmath.e
-        return golden_max(lambda a: uniform_limit(a, 0, 2 * dps), lo, lo * mpmath.e**4)
+        return golden_max(lambda a: uniform_limit(a, 0, SEARCH_FACTOR * dps), lo, lo * mpmath.e**4)
 
 
 def two_count_small_r_constant(dps: int = DPS) -> tuple:

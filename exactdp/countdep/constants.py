@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import mpmath
 
 from exactdp.countdep.bounds import strict_r, two_count_small_r_constant, uniform_limit, uniform_small_r_constant
-from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams
+from exactdp.countdep.params import DPS, GUARD, LIMIT_FACTOR, SEARCH_FACTOR, ShiftedLogParams
 from exactdp.numerics.precision import to_mpf
 from exactdp.numerics.search import Maximum, golden_max
 
@@ -55,8 +55,8 @@ def truncated_gaussian_coefficient(L, dps: int = DPS) -> Maximum:
     Golden-section maximisation over x ∈ [2e^{1−h_L}, 2e^{4−h_L}] (the bracket is positive
     exactly for x > 2e^{1−h_L}); the paper's closed form is e^{2h_L}/(8e³τ_L²).
     """
-    with mpmath.workdps(2 * dps + GUARD):
-        h, tau2 = truncated_gaussian_moments(L, 2 * dps)
+    with mpmath.workdps(SEARCH_FACTOR * dps + GUARD):
+        h, tau2 = truncated_gaussian_moments(L, SEARCH_FACTOR * dps)
         x0 = 2 * mpmath.exp(1 - h)
 
         def F(x):
@@ -141,7 +141,7 @@ def mechanism_coefficient(params: ShiftedLogParams, dps: int = DPS) -> mpmath.mp
 @functools.lru_cache(maxsize=8)
 def _c_star_upper_impl(dps: int) -> LimitValue:
     """Body of :func:`c_star_upper` (cached per dps)."""
-    with mpmath.workdps(3 * dps + GUARD):
+    with mpmath.workdps(LIMIT_FACTOR * dps + GUARD):
         vals = []
         for k in (dps // 2 + 5, dps // 2 + 6):
             r = mpmath.mpf(10) ** (-k)

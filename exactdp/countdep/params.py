@@ -20,6 +20,8 @@ from exactdp.numerics.precision import DPS_FLOAT64, DPS_GUARD, DPS_LOW, to_mpf
 __all__ = [
     "DPS",
     "GUARD",
+    "SEARCH_FACTOR",
+    "LIMIT_FACTOR",
     "ShiftedLogParams",
     "validate_count",
     "validate_positive_count",
@@ -30,6 +32,14 @@ __all__ = [
 DPS = DPS_LOW
 #: Extra decimal digits carried internally (``numerics.precision.DPS_GUARD``).
 GUARD = DPS_GUARD
+#: Factor of the digits of a golden-section search whose maximiser matters: it runs at
+#: ``SEARCH_FACTOR · dps`` digits, as :func:`~exactdp.numerics.search.golden_max` locates
+#: the maximiser to about half the working digits.
+SEARCH_FACTOR = 2
+#: Factor of the digits of C⋆'s small-r limit (:func:`~exactdp.countdep.constants.c_star_upper`):
+#: its terms at r = 10^-(dps/2 + 6) and their difference (the error estimate) are
+#: evaluated at ``LIMIT_FACTOR · dps`` digits.
+LIMIT_FACTOR = 3
 
 
 def validate_r(value, field: str = "r") -> Fraction:

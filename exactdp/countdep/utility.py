@@ -21,7 +21,7 @@ import mpmath
 import numpy as np
 
 from exactdp.countdep.mechanism import sample
-from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams, validate_count
+from exactdp.countdep.params import DPS, GUARD, SEARCH_FACTOR, ShiftedLogParams, validate_count
 from exactdp.numerics.exact import InputError, to_fraction
 from exactdp.numerics.precision import DPS_FLOAT64, to_mpf
 from exactdp.numerics.search import golden_max
@@ -119,10 +119,11 @@ def optimal_drift(sigma, dps: int = DPS) -> DriftOptimum:
     [0, 4σ² + 1] brackets the minimiser to width ~10**-(dps/2); the paper's answer is
     a = σ².  The bracket width is reported.
     """
-    with mpmath.workdps(2 * dps + GUARD):
+    digits = SEARCH_FACTOR * dps
+    with mpmath.workdps(digits + GUARD):
         s = mpmath.mpf(sigma)
-        best = golden_max(lambda a: -drift_error(s, a, 2 * dps), 0, 4 * s * s + 1)
-        return DriftOptimum(s, s * s, best.argmax, -best.value, best.bracket_width, drift_error(s, s * s / 2, 2 * dps))
+        best = golden_max(lambda a: -drift_error(s, a, digits), 0, 4 * s * s + 1)
+        return DriftOptimum(s, s * s, best.argmax, -best.value, best.bracket_width, drift_error(s, s * s / 2, digits))
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from exactdp.engine.quadrature import QuadratureTails, TailValue, WeightedQuery,
 from exactdp.engine.tilt import log_mgf_parts
 from exactdp.engine.values import query_key, tail_queries, tail_value
 from exactdp.numerics.errors import LatticeTooLarge, UncertifiedError
-from exactdp.numerics.precision import EPS64, to_mpf
+from exactdp.numerics.precision import DPS_RESULT, EPS64, to_mpf
 
 __all__ = ["TailValue", "WeightedQuery", "TailEngine", "UncertifiedError", "METHODS"]
 
@@ -383,7 +383,7 @@ class TailEngine:
         lat = self.lattice
         bq = Fraction(q.beta)
         exact, kappa, kerr = log_mgf_parts(lat.weights, lat.counts, [Fraction(x) for x in lat.sigma2], bq)
-        with mpmath.workdps(40 + len(str(abs(k)))):
+        with mpmath.workdps(DPS_RESULT + len(str(abs(k)))):
             y = mpmath.mpf(q.x0) + to_mpf(bq * k) + to_mpf(exact) + kappa
             if y >= 0:
                 return None

@@ -123,6 +123,34 @@ def gibbs_posterior(
     y1s = check_int(y1_star, "y1_star")
     eng = Engine(setup)
     J = np.arange(0, max(x2s, 0) + eng.K2 + 1, dtype=np.int64)
+    cdfs, log_trunc, p1 = _conditionals(setup, eng, J, x1s, x2s, y1s)
+    sums, x2_counts = _run_chains(rng, float(setup.p), p1, cdfs, n_chains, burn_in, n_samples)
+    means = sums / n_samples
+    post = float(means.mean())
+    se = float(means.std(ddof=1) / math.sqrt(n_chains))
+    keep = x2_counts > 0
+    freq = x2_counts[keep] / x2_counts.sum()
+    return GibbsResult(
+        setup=setup,
+        x1_star=x1s + k,
+        x2_star=x2s + k,
+        y1_star=y1s,
+        posterior=post,
+        standard_error=se,
+        n_chains=n_chains,
+        n_samples=n_samples,
+        burn_in=burn_in,
+        x2_values=tuple(int(v) + k for v in J[keep]),
+        x2_freq=tuple(float(v) for v in freq),
+        truncation_bound=min(1.0, max(1e-300, math.exp(min(
+            0.0, math.log(2.0 * (burn_in + n_samples + 1) * n_chains) + log_trunc)))),
+    )
+
+
+def _conditionals(setup: HierarchicalSetup, eng: Engine, J, x1s: int, x2s: int, y1s: int):
+    """The full conditionals on the ``X2`` grid ``J`` (reduced coordinates): the CDF of
+    (3.9) over ``J`` given ``X1 = 0`` and given ``X1 = 1``, the log of the bound on the
+    conditional mass left off the grid, and ``P[X1 = 1 | X2 = j]`` (3.8) for each j."""
     lg = -eng.a2 * (x2s - J).astype(np.float64) ** 2
     lk0, _ = eng._logk(y1s - J)
     lk1, _ = eng._logk(y1s + 1 - J)
@@ -145,41 +173,30 @@ def gibbs_posterior(
     p1 = np.where(np.isnan(p1), 0.0, p1)
     if setup.model == "joint":
         p1 = np.where(J >= 1, p1, 0.0)
+    return cdfs, log_trunc, p1
+
+
+def _run_chains(rng: np.random.Generator, p: float, p1, cdfs, n_chains: int, burn_in: int, n_samples: int):
+    """``n_chains`` chains side by side, started from the prior (``X1`` Bernoulli(p)):
+    each chain's sum of its kept ``X1`` draws, and the counts of the kept ``X2`` draws
+    over the grid (indices into the grid of ``cdfs``)."""
+    size = cdfs[0].size
 
     def draw_x2(x1):
         u = rng.random(x1.size)
         j0 = np.searchsorted(cdfs[0], u, side="right")
         j1 = np.searchsorted(cdfs[1], u, side="right")
         j = np.where(x1 == 1, j1, j0)
-        return np.minimum(j, J.size - 1)
+        return np.minimum(j, size - 1)
 
-    x1 = (rng.random(n_chains) < float(setup.p)).astype(np.int64)
+    x1 = (rng.random(n_chains) < p).astype(np.int64)
     x2 = draw_x2(x1)
     sums = np.zeros(n_chains)
-    x2_counts = np.zeros(J.size, dtype=np.int64)
+    x2_counts = np.zeros(size, dtype=np.int64)
     for t in range(burn_in + n_samples):
         x1 = (rng.random(n_chains) < p1[x2]).astype(np.int64)
         x2 = draw_x2(x1)
         if t >= burn_in:
             sums += x1
-            x2_counts += np.bincount(x2, minlength=J.size)
-    means = sums / n_samples
-    post = float(means.mean())
-    se = float(means.std(ddof=1) / math.sqrt(n_chains))
-    keep = x2_counts > 0
-    freq = x2_counts[keep] / x2_counts.sum()
-    return GibbsResult(
-        setup=setup,
-        x1_star=x1s + k,
-        x2_star=x2s + k,
-        y1_star=y1s,
-        posterior=post,
-        standard_error=se,
-        n_chains=n_chains,
-        n_samples=n_samples,
-        burn_in=burn_in,
-        x2_values=tuple(int(v) + k for v in J[keep]),
-        x2_freq=tuple(float(v) for v in freq),
-        truncation_bound=min(1.0, max(1e-300, math.exp(min(
-            0.0, math.log(2.0 * (burn_in + n_samples + 1) * n_chains) + log_trunc)))),
-    )
+            x2_counts += np.bincount(x2, minlength=size)
+    return sums, x2_counts

@@ -44,6 +44,7 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from exactdp.census.designs import PL94_ALLOCATION, composition_for_allocation
 from exactdp.sweep.assist import Assistant
@@ -293,10 +294,66 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
     (:mod:`exactdp.sweep.assist`) computes the envelope's GDP column and draws the
     figures with the same code, so the serial assembly after the last pair is shorter.
     """
-    from exactdp.census.allocations import load_allocation, parse_pair_spec
     from exactdp.sweep.summary import assemble
 
     t_start = time.perf_counter()
+    sweep = _plan_sweep(allocation, out, pairs, settings, jobs, backend, scheduler, with_pl94)
+    out, alloc, settings = sweep.out, sweep.alloc, sweep.settings
+    mark_driver_process()  # tasks run here (one job) leave this process's collector alone
+    say = _stderr_line  # a damaged file or manifest is said even with quiet
+    _check_out_dir(out, sweep.ident, resume)  # before the lock file is created in a folder that is not ours
+    plan = functools.partial(plan_tasks, out, sweep.designs, sweep.pair_list, sweep.rel_pairs, settings,
+                             sweep.identity)
+    if not resume:  # refused beyond the budget before the folder is created
+        _check_budget(sweep, plan()[0])
+    with locked_out_dir(out), contextlib.ExitStack() as stack:
+        old = _check_out_dir(out, sweep.ident, resume, say)  # again, now that no other run can write
+        remove_temp_files(out)
+        tasks, reused, damaged = plan()
+        report_damaged(damaged, say)
+        _check_budget(sweep, tasks)
+        timings = dict(old.get("timings", {}).get("pairs", {})) if old else {}
+        manifest = {**sweep.ident, "status": "running", "versions": _versions()}
+        n_heads, tables, helper, t_compute = _compute_tasks(sweep, tasks, manifest, timings, stack, quiet=quiet,
+                                                            reused=reused, plots=plots)
+        t_assemble = time.perf_counter()
+        extra = assemble(out, alloc, sweep.pair_list, settings, sweep.rel_pairs, sweep.pl, plots=plots,
+                         assistant=helper, tables=tables)
+        t_end = time.perf_counter()
+        run = {"jobs": sweep.jobs, "backend": sweep.backend, "computed": len(tasks), "reused": reused,
+               "relabelled": len(tasks) - n_heads, "recomputed_damaged": len(damaged),
+               "cpu_count": os.cpu_count()}
+        manifest = _final_manifest(sweep, extra, run, timings, (t_start, t_compute, t_assemble, t_end))
+        atomic_write_text(out / MANIFEST, _dump(manifest))
+        from exactdp.report import write_sweep_report
+
+        write_sweep_report(out, alloc)  # report.html: headline, figures, provenance, column dictionary
+        return SweepReport(out, len(sweep.pair_list), len(tasks), reused, manifest)
+
+
+@dataclass(frozen=True)
+class _Sweep:
+    """The checked arguments of one :func:`run_sweep` call, as every phase of it reads them."""
+
+    out: Path
+    alloc: Any
+    settings: SweepSettings
+    pair_list: list  # sorted neighbour pairs (i, j)
+    rel_pairs: list  # sorted pairs of the whole-release guarantee (empty without with_pl94)
+    pl: Any  # the P.L. 94-171 allocation (None without with_pl94)
+    jobs: int
+    backend: str
+    scheduler: Any
+    ident: dict  # what a resumed run must have in common with this one (_identity)
+    identity: str  # its hash, written in every pair's json file
+    designs: PathDesigns
+
+
+def _plan_sweep(allocation, out, pairs, settings, jobs, backend, scheduler, with_pl94) -> _Sweep:
+    """:func:`run_sweep`'s arguments checked (in this order: allocation, settings, pairs,
+    backend, jobs, release pairs) and resolved; nothing is written yet."""
+    from exactdp.census.allocations import load_allocation, parse_pair_spec
+
     alloc = load_allocation(allocation)
     settings = settings or SweepSettings()
     check_settings(settings)
@@ -315,114 +372,137 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
         pl = load_allocation(PL94_ALLOCATION)
         spec = with_pl94 if isinstance(with_pl94, str) else ",".join(f"{i}-{j}" for i, j in with_pl94)
         rel_pairs = sorted(parse_pair_spec(spec, alloc.n_paths))
-    mark_driver_process()  # tasks run here (one job) leave this process's collector alone
-    out = Path(out)
     ident = _identity(alloc, pair_list, settings, rel_pairs, pl)
-    identity = sweep_identity(ident)
-    say = _stderr_line  # a damaged file or manifest is said even with quiet
-    _check_out_dir(out, ident, resume)  # before the lock file is created in a folder that is not ours
-    designs = PathDesigns(alloc, pl)
-    plan = functools.partial(plan_tasks, out, designs, pair_list, rel_pairs, settings, identity)
-    if not resume:  # refused beyond the budget before the folder is created
-        check_budget(plan()[0], settings, jobs, alloc.name, len(pair_list) + len(rel_pairs), designs.table_cells())
-    with locked_out_dir(out), contextlib.ExitStack() as stack:
-        old = _check_out_dir(out, ident, resume, say)  # again, now that no other run can write
-        remove_temp_files(out)
-        tasks, reused, damaged = plan()
-        report_damaged(damaged, say)
-        check_budget(tasks, settings, jobs, alloc.name, len(pair_list) + len(rel_pairs), designs.table_cells())
-        timings = dict(old.get("timings", {}).get("pairs", {})) if old else {}
-        manifest = {**ident, "status": "running", "versions": _versions()}
-        # the files' fsyncs wait on the disk (≈ 35 ms a pair here, ~1 s for the first
-        # manifest), not on the CPU: the first manifest is written by a thread, the pairs'
-        # files by a writer thread in group commits (runtime.GroupWriter: one barrier a
-        # group, not five fsyncs a pair) while this thread goes on; every pair write waits
-        # for the manifest (a folder never holds pair files without it), and all are
-        # durable before the assembly
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="exactdp-manifest") as pool:
-            started = pool.submit(atomic_write_text, out / MANIFEST, _dump(manifest))
-            sdict = settings.as_dict()
-            # pairs of one composition have the same numbers: one of them is computed, the
-            # others are its result relabelled (written exactly as they would be computed)
-            twins: dict = {}
-            heads = []
-            key_of = _composition_key_memo(alloc)
-            for k, i, j, *_ in tasks:
-                members = twins.setdefault((k, key_of(i, j) if k == "pair" else
-                                            composition_key(designs.rhos(k, i, j))), [])
-                if not members:
-                    heads.append((k, i, j))
-                members.append((i, j))
-            rest = {(k, *ij[0]): ij[1:] for (k, _), ij in twins.items() if len(ij) > 1}
-            # each task's arguments built as it is dispatched
-            calls = ((k, i, j, designs.rhos(k, i, j), sdict, os.getpid()) for k, i, j in heads)
-            t_compute = time.perf_counter()
-            # big sweeps: a helper process imports the figures' code and computes the GDP
-            # column while the workers run (started once the first results are in, not
-            # to slow the workers' own start), and draws the figures during the assembly;
-            # small ones: the figures' code is imported in a thread of this process
-            helper = None
-            assisted = len(heads) >= _ASSIST_MIN_CALLS
-            prefetch = _import_plotting_meanwhile() if plots and tasks and not assisted else None
-            n_results = 0
-            tables = PairTables()
-            if tasks:
-                bar = _progress(len(tasks), quiet, reused)
-                last_flush = time.monotonic()
-                writes = WriteQueue(bar.update)
-                with GroupWriter(started, identity=identity) as writer:  # closed once every write is durable
-                    for kind, first in unordered_results(_task, calls, backend, jobs, scheduler):
-                        n_results += 1
-                        if assisted and helper is None and n_results >= _ASSIST_AFTER:
-                            helper = stack.enter_context(Assistant(alloc.total_rho, settings, plots))
-                        for res in [first] + [relabel(first, i, j) for i, j in rest.get((kind, first.i, first.j), ())]:
-                            files = pair_paths(out, res.i, res.j) if kind == "pair" else release_path(out, res.i, res.j)
-                            writes.add(writer.submit(files, res))
-                            timings[f"{kind}:{res.i}-{res.j}"] = {k: round(v, 4) for k, v in res.seconds.items()}
-                            if kind == "pair":  # the summaries' numbers, parsed now rather than after the last pair
-                                tables.add((res.i, res.j), res.curve_csv, res.grid_csv, res.diagnostics)
-                        writes.reap()
-                        if time.monotonic() - last_flush > 2.0 and started.done():
-                            atomic_write_text(out / MANIFEST, _dump({**manifest, "timings": {"pairs": timings}},
-                                                                    compact=True))
-                            last_flush = time.monotonic()
-                    writes.reap(wait_all=True)
-                bar.close()
-            started.result()
-        if assisted and helper is None:
-            helper = stack.enter_context(Assistant(alloc.total_rho, settings, plots))
-        if prefetch is not None:
-            prefetch.join()
-        t_assemble = time.perf_counter()
-        extra = assemble(out, alloc, pair_list, settings, rel_pairs, pl, plots=plots, assistant=helper,
-                         tables=tables)
-        t_end = time.perf_counter()
-        slowest = sorted(timings.items(), key=lambda kv: -sum(kv[1].values()))[:10]
-        manifest = {
-            **ident,
-            "status": "complete",
-            "versions": _versions(),
-            "sweep_identity": identity,
-            "results": extra,
-            "checksums": {name: sha256_text((out / name).read_text(encoding="utf-8"))
-                          for name in extra["files"] if name.endswith(".csv")},
-            "run": {"jobs": jobs, "backend": backend, "computed": len(tasks), "reused": reused,
-                    "relabelled": len(tasks) - len(heads), "recomputed_damaged": len(damaged),
-                    "cpu_count": os.cpu_count()},
-            "timings": {
-                "wall_seconds_this_run": round(t_end - t_start, 3),
-                "compute_seconds_this_run": round(t_assemble - t_compute, 3),
-                "assemble_seconds": round(t_end - t_assemble, 3),
-                "pair_cpu_seconds_total": round(sum(sum(v.values()) for v in timings.values()), 3),
-                "slowest": [{"task": k, "seconds": v} for k, v in slowest],
-                "pairs": timings,
-            },
-        }
-        atomic_write_text(out / MANIFEST, _dump(manifest))
-        from exactdp.report import write_sweep_report
+    return _Sweep(Path(out), alloc, settings, pair_list, rel_pairs, pl, jobs, backend, scheduler, ident,
+                  sweep_identity(ident), PathDesigns(alloc, pl))
 
-        write_sweep_report(out, alloc)  # report.html: headline, figures, provenance, column dictionary
-        return SweepReport(out, len(pair_list), len(tasks), reused, manifest)
+
+def _check_budget(sweep: _Sweep, tasks) -> None:
+    """Refuse ``tasks`` beyond the cost budget (:func:`~exactdp.sweep.plan.check_budget`)."""
+    check_budget(tasks, sweep.settings, sweep.jobs, sweep.alloc.name, len(sweep.pair_list) + len(sweep.rel_pairs),
+                 sweep.designs.table_cells())
+
+
+def _group_twins(tasks, sweep: _Sweep) -> tuple[list, dict]:
+    """Pairs of one composition have the same numbers: one of them (the head) is computed,
+    the others are its result relabelled (written exactly as they would be computed).
+    Returns the heads ``(kind, i, j)`` in task order and, for each head with twins, the
+    twins' pairs ``(i, j)``."""
+    twins: dict = {}
+    heads = []
+    key_of = _composition_key_memo(sweep.alloc)
+    for k, i, j, *_ in tasks:
+        members = twins.setdefault((k, key_of(i, j) if k == "pair" else
+                                    composition_key(sweep.designs.rhos(k, i, j))), [])
+        if not members:
+            heads.append((k, i, j))
+        members.append((i, j))
+    twins_of = {(k, *ij[0]): ij[1:] for (k, _), ij in twins.items() if len(ij) > 1}
+    return heads, twins_of
+
+
+def _pair_calls(heads, sweep: _Sweep):
+    """The arguments of :func:`_task` for each head, built as it is dispatched."""
+    sdict = sweep.settings.as_dict()
+    return ((k, i, j, sweep.designs.rhos(k, i, j), sdict, os.getpid()) for k, i, j in heads)
+
+
+def _compute_tasks(sweep: _Sweep, tasks, manifest: dict, timings: dict, stack: contextlib.ExitStack, *,
+                   quiet: bool, reused: int, plots: bool):
+    """Compute ``tasks`` (one call per composition: :func:`_group_twins`) and write them,
+    with the running ``manifest`` first.  Returns the number of calls, the parsed
+    summary numbers, the helper process of the assembly (or None) and the time the
+    computation started.  The progress bar (:func:`_progress`) names the ``reused`` pairs.
+
+    The files' fsyncs wait on the disk (≈ 35 ms a pair here, ~1 s for the first
+    manifest), not on the CPU: the first manifest is written by a thread, the pairs' files
+    by a writer thread in group commits (runtime.GroupWriter: one barrier a group, not
+    five fsyncs a pair) while this thread goes on; every pair write waits for the manifest
+    (a folder never holds pair files without it), and all are durable before the assembly.
+
+    Big sweeps: a helper process (entered in ``stack``) imports the figures' code and
+    computes the GDP column while the workers run (started once the first results are
+    in, not to slow the workers' own start), and draws the figures during the assembly;
+    small ones: the figures' code is imported in a thread of this process."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="exactdp-manifest") as pool:
+        started = pool.submit(atomic_write_text, sweep.out / MANIFEST, _dump(manifest))
+        heads, twins_of = _group_twins(tasks, sweep)
+        calls = _pair_calls(heads, sweep)
+        t_compute = time.perf_counter()
+        assisted = len(heads) >= _ASSIST_MIN_CALLS
+
+        def start_helper() -> Assistant:
+            return stack.enter_context(Assistant(sweep.alloc.total_rho, sweep.settings, plots))
+
+        prefetch = _import_plotting_meanwhile() if plots and tasks and not assisted else None
+        tables = PairTables()
+        helper = None
+        if tasks:
+            helper = _collect_results(sweep, calls, twins_of, started, manifest, timings, tables,
+                                      bar=_progress(len(tasks), quiet, reused),
+                                      start_helper=start_helper if assisted else None)
+        started.result()
+    if assisted and helper is None:
+        helper = start_helper()
+    if prefetch is not None:
+        prefetch.join()
+    return len(heads), tables, helper, t_compute
+
+
+def _collect_results(sweep: _Sweep, calls, twins_of: dict, started, manifest: dict, timings: dict,
+                     tables: PairTables, *, bar, start_helper):
+    """Run ``calls`` on the backend and write each result, and its twins relabelled, as it
+    arrives (group commits, after the first manifest ``started`` is written), record its
+    timings, parse its summary numbers into ``tables``, and checkpoint the manifest every
+    2 s.  Returns the helper process (:mod:`exactdp.sweep.assist`) that ``start_helper``
+    started after the first results, or None (``start_helper`` None: no helper)."""
+    out, helper, n_results = sweep.out, None, 0
+    last_flush = time.monotonic()
+    writes = WriteQueue(bar.update)
+    with GroupWriter(started, identity=sweep.identity) as writer:  # closed once every write is durable
+        for kind, first in unordered_results(_task, calls, sweep.backend, sweep.jobs, sweep.scheduler):
+            n_results += 1
+            if start_helper is not None and helper is None and n_results >= _ASSIST_AFTER:
+                helper = start_helper()
+            for res in [first] + [relabel(first, i, j) for i, j in twins_of.get((kind, first.i, first.j), ())]:
+                files = pair_paths(out, res.i, res.j) if kind == "pair" else release_path(out, res.i, res.j)
+                writes.add(writer.submit(files, res))
+                timings[f"{kind}:{res.i}-{res.j}"] = {k: round(v, 4) for k, v in res.seconds.items()}
+                if kind == "pair":  # the summaries' numbers, parsed now rather than after the last pair
+                    tables.add((res.i, res.j), res.curve_csv, res.grid_csv, res.diagnostics)
+            writes.reap()
+            if time.monotonic() - last_flush > 2.0 and started.done():
+                atomic_write_text(out / MANIFEST, _dump({**manifest, "timings": {"pairs": timings}}, compact=True))
+                last_flush = time.monotonic()
+        writes.reap(wait_all=True)
+    bar.close()
+    return helper
+
+
+def _final_manifest(sweep: _Sweep, extra: dict, run: dict, timings: dict, times: tuple) -> dict:
+    """The complete sweep's manifest: identity, versions, the assembly's results and the
+    checksums of its csv files, the run (``run``) and its timings (``times``: start,
+    compute start, assembly start, end, from :func:`time.perf_counter`)."""
+    t_start, t_compute, t_assemble, t_end = times
+    slowest = sorted(timings.items(), key=lambda kv: -sum(kv[1].values()))[:10]
+    return {
+        **sweep.ident,
+        "status": "complete",
+        "versions": _versions(),
+        "sweep_identity": sweep.identity,
+        "results": extra,
+        "checksums": {name: sha256_text((sweep.out / name).read_text(encoding="utf-8"))
+                      for name in extra["files"] if name.endswith(".csv")},
+        "run": run,
+        "timings": {
+            "wall_seconds_this_run": round(t_end - t_start, 3),
+            "compute_seconds_this_run": round(t_assemble - t_compute, 3),
+            "assemble_seconds": round(t_end - t_assemble, 3),
+            "pair_cpu_seconds_total": round(sum(sum(v.values()) for v in timings.values()), 3),
+            "slowest": [{"task": k, "seconds": v} for k, v in slowest],
+            "pairs": timings,
+        },
+    }
 
 
 def _stderr_line(text: str) -> None:

@@ -25,7 +25,7 @@ import mpmath
 from mpmath.libmp import from_float, fzero, mpf_abs, mpf_add, mpf_div, mpf_mul, mpf_pos, mpf_sub, to_float
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
-from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf
+from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, DPS_TEXT_GUARD, to_mpf
 from exactdp.sweep.numtext import (
     RND,
     bound_text_float,
@@ -180,14 +180,14 @@ def fmt(x, digits: int = DIGITS) -> str:
     """Decimal text of an mpf/float with ``digits`` significant digits (deterministic).
 
     ``nstr(mpf(x), digits, min_fixed=-4, max_fixed=6, strip_zeros=False)`` under
-    ``workdps(digits + 15)`` ("0" for zero), computed on the raw value for an mpf or a
+    ``workdps(digits + DPS_TEXT_GUARD)`` ("0" for zero), computed on the raw value for an mpf or a
     float (:mod:`exactdp.sweep.numtext`; the same rounding steps).
     """
     if type(x) is mpmath.mpf:
         return fmt_mpf_raw(x._mpf_, digits)
     if type(x) is float:
-        return fmt_raw(mpf_pos(from_float(x), prec_of(digits + 15), RND), digits)
-    with mpmath.workdps(digits + 15):
+        return fmt_raw(mpf_pos(from_float(x), prec_of(digits + DPS_TEXT_GUARD), RND), digits)
+    with mpmath.workdps(digits + DPS_TEXT_GUARD):
         x = mpmath.mpf(x)
         if x == 0:
             return "0"

@@ -44,7 +44,7 @@ def _f(values):
 def _probit(text):
     """Φ⁻¹(p) of a decimal string p ∈ (0, 1), at 40 digits (p may be 1 − 1e-20), as a float.
 
-    The float of mpmath's ``sqrt(2)·erfinv(2p − 1)`` under ``workdps(40)``: taken from a
+    The float of mpmath's ``sqrt(2)·erfinv(2p − 1)`` under ``workdps(DPS_RESULT)``: taken from a
     160-bit MPFR Newton solution when every number within 2^-70 (relative) of it rounds
     to the same float (mpmath's value is far closer than that: its argument 2p − 1 is
     the same correctly rounded number, its root is accurate to ≲ 1e-26 relative even at

@@ -22,6 +22,7 @@ import mpmath
 from mpmath.libmp import to_man_exp
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
+from exactdp.numerics.precision import DPS_GUARD
 
 __all__ = ["Target", "DeltaBound", "delta_bound", "composition_key", "BatchEvaluator"]
 
@@ -70,9 +71,9 @@ class Target:
                 f"rho = {fraction_str(self.bureau_rho)}"}
 
     def eps_decimal(self, digits: int = 20) -> str:
-        with mpmath.workdps(digits + 10):
+        with mpmath.workdps(digits + DPS_GUARD):
             e = self.epsilon()
-            v = mpmath.mpf(e.numerator) / e.denominator if isinstance(e, Fraction) else e(digits + 10)
+            v = mpmath.mpf(e.numerator) / e.denominator if isinstance(e, Fraction) else e(digits + DPS_GUARD)
             return mpmath.nstr(v, digits, strip_zeros=False)
 
 
