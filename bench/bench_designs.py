@@ -31,6 +31,7 @@ from fractions import Fraction
 from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
 from exactdp.census.allocations import load_allocation
 from exactdp.mechanisms import Composition, DiscreteGaussian
+from exactdp.numerics.errors import UncertifiedError
 
 TARGETS = [Fraction(1, 10**k) for k in range(1, 21)]
 EPS_TARGETS = ["1e-2", "1e-6", "1e-10"]
@@ -65,6 +66,8 @@ def designs() -> list:
         ("3 groups, 3-digit denominators, counts 2–6",
          _design([("1234/567", 2, 1), ("9876/543", 4, 1), ("4567/891", 6, 1)])),
         ("1,000 distinct σ² = (1000 + 7j)/13", _design([(str(Fraction(1000 + 7 * j, 13)), 1, 1) for j in range(1000)])),
+        ("4 small decimal σ² (1.1, 2.37, 3.14159, 7/3)",
+         _design([(v, 1, 1) for v in ("1.1", "2.37", "3.14159", "7/3")])),
         ("DHC pair 6-10 (coarse)", Composition.from_rhos(alloc.pair_rhos(6, 10))),
         ("generic 10000/11×20 + 2.5025", _design([("10000/11", 20, 1), ("2.5025", 1, 1)])),
     ]
@@ -118,7 +121,11 @@ def main() -> None:
     for name, comp in designs():
         if args.only and args.only not in name:
             continue
-        run_exactdp(comp)  # warm-up: kernels loaded
+        try:
+            run_exactdp(comp)  # warm-up: kernels loaded
+        except UncertifiedError as exc:  # a refusal is a row of the table too
+            print(f"{name:<58} refused (exit 3): {str(exc)[:90]}  PLD {run_pld(comp):.3f}s", flush=True)
+            continue
         runs = [run_exactdp(comp) for _ in range(args.reps)]
         times = [r[0] for r in runs]
         _, route, wd, we, wb = runs[-1]

@@ -22,6 +22,7 @@ import mpmath
 from mpmath.libmp import (
     fone,
     from_rational,
+    mpf_abs,
     mpf_add,
     mpf_floor,
     mpf_gt,
@@ -102,9 +103,10 @@ def _minus_fraction(x, c: Fraction, dps: int):
 def floor_exact(x, scale: Fraction = Fraction(1)) -> int:
     """``floor(scale·x)`` exactly, for a Fraction x or a callable ``x(dps) -> mpf``.
 
-    For a callable the value is evaluated at 50 and, if it lies within 1e-40 of an
-    integer, at 200 digits; an irrational number that close to a lattice point at 200
-    digits is refused rather than rounded.
+    For a callable the value is evaluated at 50 and, if it lies within ``1e-40·(1 + |y|)``
+    of an integer (``y = scale·x``: the gap is relative, as the rounding of ``x(dps)`` and
+    of the product is), at 200 digits; an irrational number that close to a lattice point
+    at 200 digits is refused rather than rounded.
     """
     if isinstance(x, (int, Fraction)):
         if isinstance(scale, (int, Fraction)):  # ⌊p·s/(q·t)⌋ in integers
@@ -116,7 +118,7 @@ def floor_exact(x, scale: Fraction = Fraction(1)) -> int:
             if type(v) is not mpmath.mpf or not isinstance(scale, (int, Fraction)):
                 y = v * (to_mpf(scale))
                 f = mpmath.floor(y)
-                if min(y - f, f + 1 - y) > _lattice_gap(dps):
+                if min(y - f, f + 1 - y) > _lattice_gap(dps) * (1 + abs(y)):
                     return int(f)
                 continue
             # the same on raw mpf tuples: the libmp calls of the mpf operators above
@@ -124,9 +126,10 @@ def floor_exact(x, scale: Fraction = Fraction(1)) -> int:
             y = mpf_mul(v._mpf_, from_rational(scale.numerator, scale.denominator, prec, rnd), prec, rnd)
             f = mpf_floor(y, prec, rnd)
             a, b = mpf_sub(y, f, prec, rnd), mpf_sub(mpf_add(f, fone, prec, rnd), y, prec, rnd)
-            if mpf_gt(b if mpf_lt(b, a) else a, _lattice_gap(dps)._mpf_):
+            gap = mpf_mul(_lattice_gap(dps)._mpf_, mpf_add(fone, mpf_abs(y), prec, rnd), prec, rnd)
+            if mpf_gt(b if mpf_lt(b, a) else a, gap):
                 return int(to_int(f))
-    raise ValueError("threshold is within 1e-190 of a lattice point; pass ε as an exact rational")
+    raise ValueError("threshold is within 1e-190 (relative) of a lattice point; pass ε as an exact rational")
 
 
 _GAPS: dict = {}
