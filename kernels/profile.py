@@ -94,10 +94,11 @@ def _pen_lookup(d, tab, scale):
 
 
 @kernel("Tuple((int64[:], int64))(float64[:], float64[:], float64[:, :], float64[:], int64, float64, float64, "
-        "float64, float64, int64, int64)")
-def sieve_nodes(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T0, slope, leaf, budget):
+        "float64, float64, int64, int64, int64)")
+def sieve_nodes(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T0, slope, leaf, budget, node_cap):
     """Node indices n ∈ [0, n_max] the sieve keeps, in increasing order, and the number of
-    intervals visited (``budget`` exceeded: the count is returned negated, nodes so far).
+    intervals visited (``budget`` intervals visited or more than ``node_cap`` nodes kept:
+    the count is returned negated, with the nodes so far).
 
     A node n is dropped only when a certified lower bound of ``Σ_g pen_g(dist(n·τ_g, ℤ)) +
     s²u_n²/2`` exceeds ``T(n) = T0 + slope·log(1 + n)``; an index interval [a, b] is dropped
@@ -169,6 +170,8 @@ def sieve_nodes(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T0, slope, le
                         cap *= 2
                     out[n_out] = n
                     n_out += 1
+                    if n_out > node_cap:
+                        return out[:n_out], -visited
             continue
         mid = a + (b - a) // 2
         if top + 2 > stack_a.shape[0]:

@@ -18,6 +18,7 @@ from fractions import Fraction
 import numpy as np
 
 from exactdp.engine.coarse_split import MAX_ATOMS, coarse_atoms, coarse_candidates, group_atom_count
+from exactdp.engine.enumerated_rest import REST_ATOMS, EnumeratedRest, rest_atom_count
 from exactdp.engine.families import family_of
 from exactdp.engine.fine_profile import TARGET_WIDTH, FineProfile, TooCostly, far_left_brackets, far_left_complement
 from exactdp.engine.lattice_rest import LatticeRest
@@ -59,11 +60,14 @@ def _logsumexp(v):
 
 
 def _rest_engine(fine, v_rest: float):
-    """The engine of the fine part, or None when it would cost too much: the int64 lattice
-    engine when it is one family whose resonances would crowd the smoothed inversion's
-    frequency range (more than :data:`MAX_RESONANCES` below the range a typical tilt
-    needs); else the smoothed inversion within its node budget (:data:`NODE_WORK` theta
-    evaluations per tilt)."""
+    """The engine of the fine part, or None when it would cost too much: its atoms summed
+    directly when they are few (at most :data:`REST_ATOMS` down to the deepest query); the
+    int64 lattice engine when it is one family whose resonances would crowd the smoothed
+    inversion's frequency range (more than :data:`MAX_RESONANCES` below the range a typical
+    tilt needs); else the smoothed inversion within its node budget (:data:`NODE_WORK`
+    theta evaluations per tilt)."""
+    if rest_atom_count(fine) <= REST_ATOMS:
+        return EnumeratedRest(fine)
     unit = float(family_of(fine).unit)
     sd = math.sqrt(max(v_rest, 1e-300))
     lam = 10.0 / sd
@@ -120,7 +124,8 @@ class ConditionedProfile:
     def method(self) -> str:
         if self.rest is None:
             return "enumeration"
-        inner = "lattice-enumeration" if isinstance(self.rest, LatticeRest) else "smoothed-inversion"
+        inner = ("lattice-enumeration" if isinstance(self.rest, LatticeRest) else
+                 "atom-sum" if isinstance(self.rest, EnumeratedRest) else "smoothed-inversion")
         return inner if not self.coarse else "conditioned-" + inner
 
     @property

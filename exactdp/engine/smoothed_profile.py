@@ -65,7 +65,7 @@ DROP_TOL = 1e-15
 #: entries of a group's penalty table
 PEN_TABLE = 256
 #: sieve intervals visited before the design is called too costly for this resolution
-SIEVE_BUDGET = 8_000_000
+SIEVE_BUDGET = 1_000_000
 #: tilts are quantised to multiples of 1/(TILT_GRID·sd)
 TILT_GRID = 1.0
 #: Φ̄(8) rounded up
@@ -192,11 +192,12 @@ class SmoothedProfile:
         order = np.argsort(-(self.m * self.s2), kind="stable")
         tab, scale = self._penalty_tables(t_cap)
         nodes, visited = sieve_nodes(self.tau_hi[order], self.tau_lo[order], tab[order], scale[order], self.n_max,
-                                     float(P), self.sk2, self.T0, self.slope, 16, SIEVE_BUDGET)
+                                     float(P), self.sk2, self.T0, self.slope, 16, SIEVE_BUDGET,
+                                     node_budget if node_budget is not None else 2**62)
+        if node_budget is not None and nodes.size > node_budget:
+            raise TooCostly(f"the frequency sieve keeps more than {node_budget} nodes at s = {self.s:.3g}")
         if visited < 0:
             raise TooCostly(f"the frequency sieve visited more than {SIEVE_BUDGET} intervals at s = {self.s:.3g}")
-        if node_budget is not None and nodes.size > node_budget:
-            raise TooCostly(f"the frequency sieve keeps {nodes.size} nodes at s = {self.s:.3g}")
         self.visited = visited
         self.nodes = np.ascontiguousarray(nodes)
         u_last = 2 * math.pi * self.n_max / P
