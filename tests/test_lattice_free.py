@@ -128,17 +128,17 @@ def test_enumerated_rest_brackets_contain_brute_force():
     from exactdp.engine.enumerated_rest import REST_ATOMS, EnumeratedRest, rest_atom_count
     from exactdp.engine.families import groups_of
 
-    from harness import big_lattice_delta_brute
-
     assert rest_atom_count(groups_of(Composition.from_sigma2(["3.14159"]))) <= REST_ATOMS
     design = ((F("1.1"), 1, 1), (F("2.37"), -2, 2))  # 60,363 atoms: above the planner's limit, not the method's
     comp = Composition(tuple((DiscreteGaussian(s2, d), m) for s2, d, m in design))
     rest = EnumeratedRest(groups_of(comp))
-    xs = np.array([-7.5, -1.25, -0.1, 0.0, 0.3, 2.0, 9.0, 25.0])
+    xs = np.array([-7.5, -1.25, -0.1, 0.0, 0.3, 2.0, 9.0, 25.0, 45.0, 60.0])  # the last two: deep atoms
     lo, hi = rest.log_brackets(xs)
     clo, chi = rest.log_complement(xs)
+    ref = BruteDesign(design, L=700)  # δ down to e^{-700}: 110 digits, no truncation above it
     with mpmath.workdps(60):
         for x, a, b, ca, cb in zip(xs.tolist(), lo, hi, clo, chi):
-            d = big_lattice_delta_brute(design, F(x) + comp.rho)
+            d, err = ref.delta(F(x) + comp.rho)
+            assert err < d * 1e-20
             assert a <= mpmath.log(d) <= b and b - a <= 1e-9, (x, a, b, mpmath.log(d))
             assert ca <= mpmath.log(1 - d) <= cb and cb - ca <= 1e-9, (x, ca, cb)

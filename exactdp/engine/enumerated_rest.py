@@ -30,6 +30,10 @@ __all__ = ["EnumeratedRest", "REST_DEPTH", "REST_ATOMS"]
 #: the rest's atoms are enumerated to e^{−REST_DEPTH} (deeper than any query the
 #: conditioned profile answers: its own coarse enumeration stops at 3000 nats)
 REST_DEPTH = 3200.0
+#: the first, shallow enumeration (nats): enough wherever D_R or C_R is above e^{−220}
+SHALLOW_DEPTH = 250.0
+#: the shallow omitted mass must be below this fraction of the lower end, else the deep atoms
+SHALLOW_REL = 1e-13
 #: a rest is enumerated when it has at most this many joint atoms at REST_DEPTH
 REST_ATOMS = 4096
 #: x values per chunk of the (x, atom) matrix
@@ -55,41 +59,19 @@ def _log_sum(logs: np.ndarray) -> tuple:
     return np.where(np.isfinite(mx), s, -np.inf), err
 
 
-class EnumeratedRest:
-    """Certified log brackets of ``D_R`` and ``C_R = 1 − D_R`` by summation over R's atoms.
+class _AtomSums:
+    """The sums of the module docstring over one enumeration of R's atoms."""
 
-    Parameters
-    ----------
-    groups : sequence of Group
-        The rest; :func:`rest_atom_count` should be at most :data:`REST_ATOMS`.
-
-    Notes
-    -----
-    Method and error bound in the module docstring; the atoms and their certified
-    probabilities come from :func:`exactdp.engine.coarse_split.coarse_atoms` (log-domain
-    convolution of truncated discrete Gaussian pmfs, truncation mass by the
-    sub-Gaussian bound of Canonne, Kamath & Steinke 2020).
-    """
-
-    nodes_kept = 0
-
-    def __init__(self, groups):
-        self.groups = tuple(groups)
-        at = coarse_atoms(self.groups, REST_DEPTH)
+    def __init__(self, at):
         self.v_dn, self.v_up = at.value_dn, at.value_up
         self.lp_lo, self.lp_hi = at.log_p - at.log_err, at.log_p + at.log_err
         self.log_omitted = math.log(at.omitted) if at.omitted > 0 else -math.inf
-        self._vproxy = float(sum(g.count * g.weight**2 * g.sigma2 for g in self.groups))
 
     @property
     def size(self) -> int:
         return int(self.v_dn.size)
 
-    def log_mgf(self, lam: float) -> tuple:
-        """(log M_R(λ) from above, 0): the sub-Gaussian bound ``λ²V/2`` (CKS)."""
-        return 0.5 * lam * lam * self._vproxy * (1 + 1e-12), 0.0
-
-    def _sums(self, x: np.ndarray, complement: bool) -> tuple:
+    def sums(self, x: np.ndarray, complement: bool) -> tuple:
         lo = np.empty(x.size)
         hi = np.empty(x.size)
         step = max(1, _CHUNK // max(self.size, 1))
@@ -112,6 +94,49 @@ class EnumeratedRest:
             lo[k:k + step] = s_lo - e_lo - 4 * EPS64 * (np.abs(np.where(np.isfinite(s_lo), s_lo, 0.0)) + 1)
             hi_core = s_hi + e_hi + 4 * EPS64 * (np.abs(np.where(np.isfinite(s_hi), s_hi, 0.0)) + 1)
             hi[k:k + step] = np.minimum(np.logaddexp(hi_core, self.log_omitted), 0.0)
+        return lo, hi
+
+
+
+class EnumeratedRest:
+    """Certified log brackets of ``D_R`` and ``C_R = 1 − D_R`` by summation over R's atoms.
+
+    Parameters
+    ----------
+    groups : sequence of Group
+        The rest; :func:`rest_atom_count` should be at most :data:`REST_ATOMS`.
+
+    Notes
+    -----
+    Method and error bound in the module docstring; the atoms and their certified
+    probabilities come from :func:`exactdp.engine.coarse_split.coarse_atoms` (log-domain
+    convolution of truncated discrete Gaussian pmfs, truncation mass by the
+    sub-Gaussian bound of Canonne, Kamath & Steinke 2020).
+    """
+
+    nodes_kept = 0
+
+    def __init__(self, groups):
+        self.groups = tuple(groups)
+        self._levels = [_AtomSums(coarse_atoms(self.groups, depth)) for depth in (SHALLOW_DEPTH, REST_DEPTH)]
+        self._vproxy = float(sum(g.count * g.weight**2 * g.sigma2 for g in self.groups))
+
+    @property
+    def size(self) -> int:
+        return self._levels[-1].size
+
+    def log_mgf(self, lam: float) -> tuple:
+        """(log M_R(λ) from above, 0): the sub-Gaussian bound ``λ²V/2`` (CKS)."""
+        return 0.5 * lam * lam * self._vproxy * (1 + 1e-12), 0.0
+
+    def _sums(self, x: np.ndarray, complement: bool) -> tuple:
+        """The shallow atoms' brackets; the deep atoms' where the shallow enumeration's
+        omitted mass is not below :data:`SHALLOW_REL` of the lower end."""
+        shallow, deep = self._levels
+        lo, hi = shallow.sums(x, complement)
+        redo = np.flatnonzero(~(shallow.log_omitted <= lo + math.log(SHALLOW_REL)))
+        if redo.size:
+            lo[redo], hi[redo] = deep.sums(x[redo], complement)
         return lo, hi
 
     def log_brackets(self, x) -> tuple:
