@@ -142,3 +142,4 @@ def test_enumerated_rest_brackets_contain_brute_force():
             assert err < d * 1e-20
             assert a <= mpmath.log(d) <= b and b - a <= 1e-9, (x, a, b, mpmath.log(d))
             assert ca <= mpmath.log(1 - d) <= cb and cb - ca <= 1e-9, (x, ca, cb)
+
