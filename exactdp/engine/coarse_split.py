@@ -29,7 +29,8 @@ import numpy as np
 from exactdp.kernels.profile import log_convolve
 from exactdp.numerics.precision import EPS64, workdps
 
-__all__ = ["MAX_ATOMS", "CoarseAtoms", "coarse_candidates", "coarse_atoms", "group_atom_count", "group_pmf"]
+__all__ = ["MAX_ATOMS", "CoarseAtoms", "coarse_candidates", "coarse_atoms", "group_atom_count", "joint_atom_count",
+           "group_pmf"]
 
 #: σ² below this: the group is near-deterministic (its penalty bound is void): coarse
 TINY_S2 = 0.25
@@ -47,6 +48,15 @@ def group_atom_count(g, depth: float) -> int:
     """Atoms of the sum of one group's m mechanisms down to e^{−depth}: ``2K + 1`` with
     ``K = ⌈√(2mσ²·depth)⌉ + 1``."""
     return 2 * (int(math.ceil(math.sqrt(2 * g.count * float(g.sigma2) * depth))) + 1) + 1
+
+
+def joint_atom_count(groups, depth: float) -> int:
+    """The joint atoms of ``groups`` down to e^{−depth} (the product of
+    :func:`group_atom_count`: an upper bound of what :func:`coarse_atoms` lists)."""
+    n = 1
+    for g in groups:
+        n *= group_atom_count(g, depth)
+    return n
 
 
 def coarse_candidates(groups, depth: float = 1000.0) -> tuple:

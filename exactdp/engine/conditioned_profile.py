@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from exactdp.engine.coarse_split import MAX_ATOMS, coarse_atoms, coarse_candidates, group_atom_count
+from exactdp.engine.coarse_split import MAX_ATOMS, coarse_atoms, coarse_candidates, joint_atom_count
 from exactdp.engine.enumerated_rest import REST_ATOMS, EnumeratedRest, rest_atom_count
 from exactdp.engine.families import family_of
 from exactdp.engine.fine_profile import TARGET_WIDTH, FineProfile, TooCostly, far_left_brackets, far_left_complement
@@ -158,10 +158,8 @@ class ConditionedProfile:
         """The coarse atoms enumerated to ``depth`` nats (built on first use), or None when
         they would be more than 4·MAX_ATOMS."""
         if depth not in self._deeper:
-            n = 1
-            for g in self.coarse:
-                n *= group_atom_count(g, depth)
-            self._deeper[depth] = coarse_atoms(self.coarse, depth) if n <= 4 * MAX_ATOMS else None
+            fits = joint_atom_count(self.coarse, depth) <= 4 * MAX_ATOMS
+            self._deeper[depth] = coarse_atoms(self.coarse, depth) if fits else None
         return self._deeper[depth]
 
     def _by_depth(self, fn, th_dn, th_up) -> tuple:

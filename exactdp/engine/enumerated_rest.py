@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from exactdp.engine.coarse_split import coarse_atoms, group_atom_count
+from exactdp.engine.coarse_split import coarse_atoms, joint_atom_count
 from exactdp.numerics.precision import EPS64
 
 __all__ = ["EnumeratedRest", "REST_DEPTH", "REST_ATOMS"]
@@ -42,10 +42,7 @@ _CHUNK = 1 << 20
 
 def rest_atom_count(groups) -> int:
     """The joint atoms of ``groups`` at :data:`REST_DEPTH` (an upper bound)."""
-    n = 1
-    for g in groups:
-        n *= group_atom_count(g, REST_DEPTH)
-    return n
+    return joint_atom_count(groups, REST_DEPTH)
 
 
 def _log_sum(logs: np.ndarray) -> tuple:

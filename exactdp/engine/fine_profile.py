@@ -47,20 +47,8 @@ def far_left_brackets(x, vproxy: float, log_m1_lo: float, log_m1_hi: float) -> t
 
     at ``μ = −x/V``, ``μ' = max(0, −x/V − 1)``, ``ν = min(1, −x/V)``.  Vectorised; meant
     for x ≪ −sd (elsewhere the bracket is merely wide)."""
-    x = np.asarray(x, dtype=float)
-    V = max(vproxy, 1e-300)
-    mu = np.maximum(-x / V, 0.0)
-    b2 = mu * x + 0.5 * mu * mu * V
-    nu = np.minimum(1.0, mu)
-    c_hi = np.minimum(np.logaddexp(x + log_m1_hi, b2), nu * x + 0.5 * nu * nu * V)
-    mu1 = np.maximum(0.0, mu - 1.0)
-    b1 = mu1 * x + 0.5 * (1 + mu1) ** 2 * V
-    d = log_sub(np.full(x.size, log_m1_lo), b1)
-    c_lo = x + d
-    slack = 8 * EPS64 * (np.abs(x) + abs(log_m1_hi) + 1) + 1e-15
-    lo = _log1m_exp(np.minimum(c_hi + slack, 0.0))
-    hi = _log1m_exp(np.where(np.isfinite(c_lo), c_lo - slack, -np.inf))
-    return lo, hi
+    c_lo, c_hi = far_left_complement(x, vproxy, log_m1_lo, log_m1_hi)
+    return _log1m_exp(c_hi), _log1m_exp(c_lo)
 
 
 class FineProfile:

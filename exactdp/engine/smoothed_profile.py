@@ -253,6 +253,19 @@ class SmoothedProfile:
         return hit
 
     # -- the inversion ---------------------------------------------------------------
+    def _sum_error_and_prefactor(self, A: float, E: float, xi, P: int, lam: float, logm: float,
+                                 logm_err: float) -> tuple:
+        """``(e_sum, lp, lp_err)`` at the thresholds ``xi`` of one tilt λ: the absolute error of
+        every sum in normalised units (node values, threshold phases, kernel factors and
+        compensated sums, dropped nodes and the Gaussian tail), and the prefactor
+        ``log M(λ) + s²λ²/2 − λx`` with its error."""
+        last = float(self.nodes[-1] if self.nodes.size else 0)
+        e_sum = E + A * (2 * math.pi * (2.0**-52 + 2.0**-103 * (1 + 2 * last * np.abs(xi) / P))
+                         + 16 * EPS64) + self.e_drop
+        lp = logm + 0.5 * self.sk2 * lam * lam - lam * xi
+        lp_err = logm_err + 4 * EPS64 * (abs(logm) + np.abs(lam * xi) + 1.0)
+        return e_sum, lp, lp_err
+
     def log_terms(self, x: np.ndarray) -> dict:
         """Certified log intervals of ``D_s``, ``p_V``, ``P(V > x)`` and the log of κ̄ at each
         float x (exact binary rationals), as a dict of arrays: ``d_lo, d_hi, p_hi, t_mid,
@@ -286,14 +299,7 @@ class SmoothedProfile:
             S, A_sums, E_sums = profile_sums(G, err, self.nodes, lam, float(P), t_hi[idx], t_lo[idx])
             A, E = float(A_sums[0]), float(E_sums[0])
             xi = x[idx]
-            # absolute error of every sum (normalised units): node values, threshold phases,
-            # kernel factors and compensated sums, dropped nodes and the Gaussian tail
-            e_sum = E + A * (2 * math.pi * (2.0**-52 + 2.0**-103 * (1 + 2 * float(self.nodes[-1] if self.nodes.size
-                                                                                     else 0) * np.abs(xi) / P))
-                             + 16 * EPS64) + self.e_drop
-            # prefactor log M(λ) + s²λ²/2 − λx and its error
-            lp = logm + 0.5 * self.sk2 * lam * lam - lam * xi
-            lp_err = logm_err + 4 * EPS64 * (abs(logm) + np.abs(lam * xi) + 1.0)
+            e_sum, lp, lp_err = self._sum_error_and_prefactor(A, E, xi, P, lam, logm, logm_err)
             # aliases in normalised units: (term)/exp(lp) · (kernel normalisation)
             log_al_neg = -lam * P - math.log(-math.expm1(-lam * P))
             ratio = lam2 - lam
@@ -372,11 +378,7 @@ class SmoothedProfile:
             S, A_sums, E_sums = profile_sums(G, err, self.nodes, lam, float(P), t_hi[idx], t_lo[idx])
             A, E = float(A_sums[0]), float(E_sums[0])
             xi = x[idx]
-            e_sum = E + A * (2 * math.pi * (2.0**-52 + 2.0**-103 * (1 + 2 * float(self.nodes[-1] if self.nodes.size
-                                                                                     else 0) * np.abs(xi) / P))
-                             + 16 * EPS64) + self.e_drop
-            lp = logm + 0.5 * self.sk2 * lam * lam - lam * xi
-            lp_err = logm_err + 4 * EPS64 * (abs(logm) + np.abs(lam * xi) + 1.0)
+            e_sum, lp, lp_err = self._sum_error_and_prefactor(A, E, xi, P, lam, logm, logm_err)
             geo_r = -a * P - math.log(-math.expm1(-a * P))
             geo_l = xi + lm1 + e1 - (1 - a) * P - math.log(-math.expm1(-(1 - a) * P))
             nu = a + P / V
