@@ -125,10 +125,10 @@ def test_planner_sends_decimal_designs_here_and_they_answer(spec):
 
 def test_enumerated_rest_brackets_contain_brute_force():
     # D_R(x) = δ_R(x + ρ_R) and C_R = 1 − D_R of a small-support rest, summed over its atoms
-    from exactdp.engine.enumerated_rest import REST_ATOMS, EnumeratedRest, rest_atom_count
+    from exactdp.engine.enumerated_rest import EnumeratedRest, rest_fits
     from exactdp.engine.families import groups_of
 
-    assert rest_atom_count(groups_of(Composition.from_sigma2(["3.14159"]))) <= REST_ATOMS
+    assert rest_fits(groups_of(Composition.from_sigma2(["3.14159"])))
     design = ((F("1.1"), 1, 1), (F("2.37"), -2, 2))  # 60,363 atoms: above the planner's limit, not the method's
     comp = Composition(tuple((DiscreteGaussian(s2, d), m) for s2, d, m in design))
     rest = EnumeratedRest(groups_of(comp))

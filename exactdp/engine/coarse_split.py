@@ -30,7 +30,7 @@ from exactdp.kernels.profile import log_convolve
 from exactdp.numerics.precision import EPS64, workdps
 
 __all__ = ["MAX_ATOMS", "CoarseAtoms", "coarse_candidates", "coarse_atoms", "group_atom_count", "joint_atom_count",
-           "group_pmf"]
+           "group_pmf", "log_add_up"]
 
 #: σ² below this: the group is near-deterministic (its penalty bound is void): coarse
 TINY_S2 = 0.25
@@ -92,9 +92,10 @@ class CoarseAtoms:
         log of a certified lower bound of each atom's probability, up to ``log_err``.
     log_err : numpy.ndarray
         Absolute error bound of each ``log_p``.
-    omitted : float
-        Bound on the probability mass of every atom not listed plus the lower bounds'
-        deficits (``Σ_a (P(A = a) − p̃_a) ≤ omitted``).
+    log_omitted : float
+        log of a bound on the probability mass of every atom not listed plus the lower
+        bounds' deficits (``Σ_a (P(A = a) − p̃_a) ≤ e^{log_omitted}``; −inf for none).  Kept
+        as a log: below e^{−745} a float mass would underflow to a false zero.
     depth : float
         The depth (nats) the enumeration covers.
     """
@@ -103,7 +104,7 @@ class CoarseAtoms:
     value_up: np.ndarray
     log_p: np.ndarray
     log_err: np.ndarray
-    omitted: float
+    log_omitted: float
     depth: float
 
     @property
@@ -123,21 +124,30 @@ def _single_pmf(s2: Fraction, K: int) -> tuple:
     k = np.arange(-K, K + 1, dtype=float)
     lp = -k * k / (2 * float(s2)) - logz
     err = 4 * EPS64 * (np.abs(lp) + 1) + 1e-28
-    beyond = 2 * math.exp(-(K + 1) ** 2 / (2 * float(s2)))  # P(|X| > K), sub-Gaussian
-    return lp, err, beyond
+    log_beyond = math.log(2) - (K + 1) ** 2 / (2 * float(s2))  # log P(|X| > K), sub-Gaussian
+    return lp, err, log_beyond
+
+
+def log_add_up(*logs: float) -> float:
+    """An upper bound of ``log Σ e^{logs}`` (−inf for none), widened by its rounding."""
+    top = max(logs, default=-math.inf)
+    if top == -math.inf:
+        return top
+    tot = top + math.log(sum(math.exp(v - top) for v in logs))
+    return tot + 8 * EPS64 * (abs(tot) + len(logs) + 1)
 
 
 def group_pmf(g, depth: float) -> tuple:
-    """(offset, log pmf lower bounds, log errors, deficit) of the sum of the group's m
+    """(offset, log pmf lower bounds, log errors, log deficit) of the sum of the group's m
     mechanisms.  Binary powering of the single pmf; a partial sum of j mechanisms is cut to
     ``|s| ≤ K_j = ⌈√(2jσ²·depth)⌉ + 1`` (mass beyond ≤ 2e^{−depth}) and entries below
     ``e^{−depth−60}`` are dropped (mass ≤ their count times that): every kept entry is a
-    lower bound, and ``deficit`` bounds the total mass lost."""
+    lower bound, and ``e^{log deficit}`` bounds the total mass lost."""
     s2, m = Fraction(g.sigma2), int(g.count)
     K1 = int(math.ceil(math.sqrt(2 * float(s2) * depth))) + 1
-    lp1, e1, beyond1 = _single_pmf(s2, K1)
+    lp1, e1, log_beyond1 = _single_pmf(s2, K1)
     floor = -depth - 60.0
-    lost = [m * beyond1]
+    lost = [math.log(m) + log_beyond1]
 
     def conv(a, b):
         off = a[0] + b[0]
@@ -145,7 +155,7 @@ def group_pmf(g, depth: float) -> tuple:
         j = a[3] + b[3]
         K = int(math.ceil(math.sqrt(2 * j * float(s2) * depth))) + 1
         lo, hi = max(0, -K - off), min(lp.size, K - off + 1)
-        lost[0] += 2 * math.exp(-depth) + lp.size * math.exp(floor)
+        lost[0] = log_add_up(lost[0], math.log(2) - depth, math.log(lp.size) + floor)
         return off + lo, np.ascontiguousarray(lp[lo:hi]), np.ascontiguousarray(err[lo:hi]), j
 
     result = None
@@ -164,25 +174,27 @@ def group_pmf(g, depth: float) -> tuple:
 def coarse_atoms(coarse, depth: float = 1000.0) -> CoarseAtoms:
     """The joint atoms of the coarse groups (see the module docstring), sorted by value.
 
-    Joint combinations below ``e^{−depth−40}`` are pruned (their mass is at most their
-    count times that, added to ``omitted``).  Values are float enclosures of the exact
+    Group entries and joint combinations below ``e^{−depth−40}`` are pruned (their mass is
+    at most their count times that, added to ``log_omitted``).  Values are float enclosures of the exact
     ``Σ_g w_g k_g`` (each product and sum widened by its rounding)."""
     v_dn = np.zeros(1)
     v_up = np.zeros(1)
     lp = np.zeros(1)
     le = np.zeros(1)
-    omitted = 0.0
+    log_omitted = -math.inf
     cut = -depth - 40.0
     for g in coarse:
-        off, glp, gle, deficit = group_pmf(g, depth)
+        off, glp, gle, log_deficit = group_pmf(g, depth)
         keep = np.flatnonzero(np.isfinite(glp) & (glp >= cut))
+        n_cut = int(np.count_nonzero(np.isfinite(glp))) - keep.size  # each below e^{cut}
         wf = float(g.weight)
         w_err = float(abs(Fraction(wf) - g.weight)) * (1 + 4 * EPS64) + 1e-320
         add = (keep + off) * wf
         add_err = 2 * EPS64 * np.abs(add) + w_err * np.abs(keep + off)
         tot = lp[:, None] + glp[keep][None, :]
         sel = tot >= cut
-        omitted += deficit + float(np.count_nonzero(~sel)) * math.exp(cut)
+        n_pruned = int(np.count_nonzero(~sel)) + n_cut
+        log_omitted = log_add_up(log_omitted, log_deficit, (math.log(n_pruned) + cut) if n_pruned else -math.inf)
         i, j = np.nonzero(sel)
         dn = v_dn[i] + (add[j] - add_err[j])
         up = v_up[i] + (add[j] + add_err[j])
@@ -192,4 +204,4 @@ def coarse_atoms(coarse, depth: float = 1000.0) -> CoarseAtoms:
         le = le[i] + gle[keep][j]
     order = np.argsort(0.5 * (v_dn + v_up), kind="stable")
     return CoarseAtoms(np.ascontiguousarray(v_dn[order]), np.ascontiguousarray(v_up[order]),
-                       np.ascontiguousarray(lp[order]), np.ascontiguousarray(le[order]), omitted, depth)
+                       np.ascontiguousarray(lp[order]), np.ascontiguousarray(le[order]), log_omitted, depth)

@@ -18,7 +18,7 @@ from fractions import Fraction
 import numpy as np
 
 from exactdp.engine.coarse_split import MAX_ATOMS, coarse_atoms, coarse_candidates, joint_atom_count
-from exactdp.engine.enumerated_rest import REST_ATOMS, EnumeratedRest, rest_atom_count
+from exactdp.engine.enumerated_rest import EnumeratedRest, rest_fits
 from exactdp.engine.families import family_of
 from exactdp.engine.fine_profile import TARGET_WIDTH, FineProfile, TooCostly, far_left_brackets, far_left_complement
 from exactdp.engine.lattice_rest import LatticeRest
@@ -61,12 +61,12 @@ def _logsumexp(v):
 
 def _rest_engine(fine, v_rest: float):
     """The engine of the fine part, or None when it would cost too much: its atoms summed
-    directly when they are few (at most :data:`REST_ATOMS` down to the deepest query); the
+    through sorted prefix/suffix tables when they are few enough (:func:`rest_fits`); the
     int64 lattice engine when it is one family whose resonances would crowd the smoothed
     inversion's frequency range (more than :data:`MAX_RESONANCES` below the range a typical
     tilt needs); else the smoothed inversion within its node budget (:data:`NODE_WORK`
     theta evaluations per tilt)."""
-    if rest_atom_count(fine) <= REST_ATOMS:
+    if rest_fits(fine):
         return EnumeratedRest(fine)
     unit = float(family_of(fine).unit)
     sd = math.sqrt(max(v_rest, 1e-300))
@@ -180,9 +180,9 @@ class ConditionedProfile:
             for k in range(0, todo.size, step):
                 idx = todo[k:k + step]
                 lo[idx], hi[idx] = fn(th_dn[idx], th_up[idx], at)
-            if at.omitted == 0.0:
+            if at.log_omitted == -math.inf:
                 break
-            todo = todo[~(math.log(at.omitted) <= lo[todo] + math.log(SKIP_REL))]
+            todo = todo[~(at.log_omitted <= lo[todo] + math.log(SKIP_REL))]
         return lo, hi
 
     def log_brackets(self, th_dn, th_up) -> tuple:
@@ -202,7 +202,7 @@ class ConditionedProfile:
         cut lowered by :data:`SKIP_NATS`."""
         n = th_dn.size
         if self.rest is not None and at.size == 1 and at.log_p[0] == 0.0 and at.log_err[0] == 0.0 \
-                and at.value_dn[0] == 0.0 and at.value_up[0] == 0.0 and at.omitted == 0.0:
+                and at.value_dn[0] == 0.0 and at.value_up[0] == 0.0 and at.log_omitted == -math.inf:
             lo, _ = self.rest.log_brackets(th_up)
             _, hi = self.rest.log_brackets(th_dn)
             return np.minimum(lo, hi), hi
@@ -227,7 +227,7 @@ class ConditionedProfile:
         out_lo = np.full(n, -np.inf)
         out_hi = np.zeros(n)
         extra = np.full(n, -np.inf)
-        log_omit = math.log(at.omitted) if at.omitted > 0 else -np.inf
+        log_omit = at.log_omitted
         for _ in range(8):
             sel = ~done[todo] & (bound[todo] >= cut[todo, None])
             rows, cols = np.nonzero(sel)
@@ -302,7 +302,7 @@ class ConditionedProfile:
                 hi_t[mid] = lp[mid] + le[mid] + h2[m:]
             skip = ~right & ~left & ~mid
             skipped = np.array([_logsumexp(bound[i][skip[i]]) for i in range(n)])
-        omit = math.log(at.omitted) if at.omitted > 0 else -np.inf
+        omit = at.log_omitted
         out_lo = np.full(n, -np.inf)
         out_hi = np.zeros(n)
         for i in range(n):

@@ -1,19 +1,27 @@
-"""``D_R`` and its complement by direct summation over R's atoms, for a rest of small support.
+"""``D_R`` and its complement by summation over R's atoms, for a rest of enumerable support.
 
-When the rest R of a design has few atoms down to a deep level (a few groups of small σ²:
-each ``N_Z(0, σ²)`` has ``2⌈√(2σ²·depth)⌉ + 3`` atoms to e^{−depth}), neither the smoothed
-inversion (its characteristic function revives every 2π/w) nor a per-threshold lattice
-query is the cheap way: the atoms themselves are (:func:`exactdp.engine.coarse_split.
-coarse_atoms`, each probability a certified lower bound ``p̃_a`` within its log error, the
-mass left out ``ω`` bounded).  With values enclosed in ``[v_a⁻, v_a⁺]``:
+When the rest R of a design has at most a million atoms down to a shallow level (a few
+groups of small or moderate σ²: each ``N_Z(0, σ²)`` has ``2⌈√(2σ²·depth)⌉ + 3`` atoms to
+e^{−depth}), neither the smoothed inversion (its characteristic function revives every
+2π/w) nor a per-threshold lattice query is the cheap way: the atoms themselves are
+(:func:`exactdp.engine.coarse_split.coarse_atoms`, each probability a certified lower bound
+``p̃_a`` within its log error, the mass left out ``ω`` bounded).  With values enclosed in
+``[v_a⁻, v_a⁺]``:
 
     D_R(x) = Σ_a P(R = a)(1 − e^{x−v_a})₊ ∈ [Σ p̃_a⁻ (1 − e^{x−v_a⁻})₊,  Σ p̃_a⁺ (1 − e^{x−v_a⁺})₊ + ω],
     C_R(x) = 1 − D_R(x) = Σ_a P(R = a) min(1, e^{x−v_a})
            ∈ [Σ p̃_a⁻ min(1, e^{x−v_a⁺}),  Σ p̃_a⁺ min(1, e^{x−v_a⁻}) + ω],
 
 with ``p̃⁻ = e^{log p̃ − err}``, ``p̃⁺ = e^{log p̃ + err}`` (the deficit of the lower bounds is
-inside ω).  Every sum has positive terms only and is taken in log space (max-shifted), its
-float rounding bounded by ``8u(n + |log|)``.
+inside ω).  Each threshold costs O(log n + window): the atoms are sorted, and compensated
+prefix/suffix sums of the scaled ``p̃`` and ``p̃e^{−v}`` give every sum over atoms far from
+x in O(1) (:mod:`exactdp.kernels.atom_sums`; the ``D_R`` identity ``Σ p(1 − e^{x−v}) =
+S_p − e^x S_q`` over atoms at least τ above x loses at most ``1/(1 − e^{−τ})`` of relative
+accuracy), atoms near x are summed term by term.  Where the scaled tables would leave the
+float range (very deep levels, |x| beyond 700) the sums are taken in log space over all
+atoms instead (max-shifted, float rounding bounded by ``8u(n + |log|)``).  Levels are
+enumerated to 250, 900, 1800 and 3200 nats, a deeper one built only when a query's lower end is
+not far above the shallower one's omitted mass.
 """
 
 from __future__ import annotations
@@ -22,38 +30,58 @@ import math
 
 import numpy as np
 
-from exactdp.engine.coarse_split import coarse_atoms, joint_atom_count
+from exactdp.engine.coarse_split import coarse_atoms, group_atom_count, joint_atom_count
+from exactdp.kernels.atom_sums import log_row_sums, prefix_sums, rest_complement_sums, rest_delta_sums
+from exactdp.kernels.convolution import suffix_sums
 from exactdp.numerics.precision import EPS64
 
-__all__ = ["EnumeratedRest", "REST_DEPTH", "REST_ATOMS"]
+__all__ = ["EnumeratedRest", "LEVEL_DEPTHS", "REST_ATOMS", "rest_fits"]
 
-#: the rest's atoms are enumerated to e^{−REST_DEPTH} (deeper than any query the
-#: conditioned profile answers: its own coarse enumeration stops at 3000 nats)
-REST_DEPTH = 3200.0
-#: the first, shallow enumeration (nats): enough wherever D_R or C_R is above e^{−220}
-SHALLOW_DEPTH = 250.0
-#: the shallow omitted mass must be below this fraction of the lower end, else the deep atoms
+#: the depths (nats) of the rest's enumerations, the first built at once, the others on
+#: demand (the conditioned profile's own coarse enumeration stops at 3000 nats)
+LEVEL_DEPTHS = (250.0, 900.0, 1800.0, 3200.0)
+#: a level's omitted mass must be below this fraction of the lower end, else the next level
 SHALLOW_REL = 1e-13
-#: a rest is enumerated when it has at most this many joint atoms at REST_DEPTH
-REST_ATOMS = 4096
-#: x values per chunk of the (x, atom) matrix
+#: a rest is enumerated when it has at most this many joint atoms at the first level
+REST_ATOMS = 1 << 20
+#: a deeper level is built only when it has at most this many joint atoms (the second
+#: level, which every δ down to 1e-300 may need, must have at most this many for the rest to fit)
+DEEP_ATOMS = 3 << 20
+#: the levels beyond the second (δ below 1e-300, built for such queries only) may have this many
+DEEPER_ATOMS = 8 << 20
+#: the pmf convolutions a group may cost at the first level (pairs of log-pmf entries)
+CONV_WORK = 60_000_000
+#: atoms at least this far above x are summed from the suffix tables (cancellation ≤ 1/(1 − e^{−τ}))
+TAU = 2.0**-6
+#: a table's logs must span at most this many nats (scaled doubles keep it in range)
+_SPAN = 1300.0
+#: x values per chunk of the log-space (x, atom) matrix
 _CHUNK = 1 << 20
 
 
-def rest_atom_count(groups) -> int:
-    """The joint atoms of ``groups`` at :data:`REST_DEPTH` (an upper bound)."""
-    return joint_atom_count(groups, REST_DEPTH)
+def rest_atom_count(groups, depth: float = LEVEL_DEPTHS[0]) -> int:
+    """The joint atoms of ``groups`` at ``depth`` (an upper bound)."""
+    return joint_atom_count(groups, depth)
+
+
+def _conv_work(groups, depth: float) -> int:
+    """The pairs of log-pmf entries :func:`group_pmf` convolves for ``groups`` (a bound)."""
+    return sum(2 * group_atom_count(g, depth) ** 2 for g in groups if g.count > 1)
+
+
+def rest_fits(groups) -> bool:
+    """Whether :class:`EnumeratedRest` takes ``groups``: at most :data:`REST_ATOMS` joint atoms
+    and :data:`CONV_WORK` convolution pairs at the first level, at most :data:`DEEP_ATOMS` at
+    the second (δ down to 1e-300)."""
+    d = LEVEL_DEPTHS[0]
+    return (rest_atom_count(groups, d) <= REST_ATOMS and _conv_work(groups, d) <= CONV_WORK
+            and rest_atom_count(groups, LEVEL_DEPTHS[1]) <= DEEP_ATOMS)
 
 
 def _log_sum(logs: np.ndarray) -> tuple:
-    """Row-wise ``log Σ exp`` of a matrix with −inf entries, and its absolute error bound."""
-    mx = np.max(logs, axis=1)
-    safe = np.where(np.isfinite(mx), mx, 0.0)
-    with np.errstate(divide="ignore"):
-        s = np.log(np.sum(np.exp(logs - safe[:, None]), axis=1)) + safe
-    n = logs.shape[1]
-    err = 8 * EPS64 * (n + np.abs(np.where(np.isfinite(s), s, 0.0)) + 1)
-    return np.where(np.isfinite(mx), s, -np.inf), err
+    """Row-wise ``log Σ exp`` of a matrix with −inf entries, and its absolute error bound
+    (:func:`exactdp.kernels.atom_sums.log_row_sums`)."""
+    return log_row_sums(np.ascontiguousarray(logs))
 
 
 class _AtomSums:
@@ -62,7 +90,7 @@ class _AtomSums:
     def __init__(self, at):
         self.v_dn, self.v_up = at.value_dn, at.value_up
         self.lp_lo, self.lp_hi = at.log_p - at.log_err, at.log_p + at.log_err
-        self.log_omitted = math.log(at.omitted) if at.omitted > 0 else -math.inf
+        self.log_omitted = at.log_omitted
 
     @property
     def size(self) -> int:
@@ -87,12 +115,104 @@ class _AtomSums:
             s_lo, e_lo = _log_sum(t_lo)
             s_hi, e_hi = _log_sum(t_hi)
             # each term's log (one expm1, one log, one add) is within 4u(|term| + 1); weighted
-            # by the terms, within 4u(|sum| + 1 + n) of the sum's log (n in _log_sum's bound)
+            # by the terms, within 4u(|sum| + 1) of the sum's log
             lo[k:k + step] = s_lo - e_lo - 4 * EPS64 * (np.abs(np.where(np.isfinite(s_lo), s_lo, 0.0)) + 1)
             hi_core = s_hi + e_hi + 4 * EPS64 * (np.abs(np.where(np.isfinite(s_hi), s_hi, 0.0)) + 1)
             hi[k:k + step] = np.minimum(np.logaddexp(hi_core, self.log_omitted), 0.0)
         return lo, hi
 
+
+def _scaled_exp(logs: np.ndarray, up: bool) -> np.ndarray:
+    """``e^{logs}`` rounded outward (up or down): the argument's rounding (``u·|logs|``, it is
+    one float sum) and exp's ulp, counted as ``2·EPS64·(|logs| + 2)`` relative."""
+    rel = 2 * EPS64 * (np.abs(logs) + 2)
+    return np.exp(logs) * (1 + rel if up else 1 - rel)
+
+
+class _Tables:
+    """The sorted atoms of one level with the scaled prefix/suffix tables of
+    :mod:`exactdp.kernels.atom_sums` (``p̃ e^s``, ``p̃ e^{s + s_q − v}``); ``None`` from
+    :meth:`build` when a table would leave the float range."""
+
+    def __init__(self, at, s: float, sq: float):
+        lp_lo, lp_hi = at.log_p - at.log_err, at.log_p + at.log_err
+        self.vd, self.vu = at.value_dn, at.value_up
+        self.mid = 0.5 * (self.vd + self.vu)  # the sort key of coarse_atoms
+        self.s, self.sq = s, sq
+        self.pl = _scaled_exp(lp_lo + s, up=False)
+        self.ph = _scaled_exp(lp_hi + s, up=True)
+        # q tables: p̃⁻e^{s_q−v⁻} up (D lower), p̃⁺e^{s_q−v⁺} down (D upper), p̃⁻e^{s_q−v⁺} down
+        # (C lower), p̃⁺e^{s_q−v⁻} up (C upper); the argument s_q − v is one rounded difference
+        self.suf_pl, self.suf_ph = suffix_sums(self.pl), suffix_sums(self.ph)
+        self.suf_qa = suffix_sums(self.pl * _scaled_exp(sq - self.vd, up=True) * (1 + 2 * EPS64))
+        self.suf_qb = suffix_sums(self.ph * _scaled_exp(sq - self.vu, up=False) * (1 - 2 * EPS64))
+        self.suf_qc = suffix_sums(self.pl * _scaled_exp(sq - self.vu, up=False) * (1 - 2 * EPS64))
+        self.suf_qd = suffix_sums(self.ph * _scaled_exp(sq - self.vd, up=True) * (1 + 2 * EPS64))
+        self.pre_pl, self.pre_ph = prefix_sums(self.pl), prefix_sums(self.ph)
+        half = np.maximum(self.vu - self.mid, self.mid - self.vd)
+        self.hw = float(np.max(half)) * (1 + 4 * EPS64) + 1e-300 if half.size else 0.0
+        lo_s = at.log_omitted + s  # scaled, rounded up (a subnormal's absolute error covered)
+        self.omitted = math.exp(lo_s) * (1 + 2 * EPS64 * (abs(lo_s) + 2)) + 5e-324 if lo_s > -math.inf else 0.0
+
+    @classmethod
+    def build(cls, at):
+        """The tables of ``at``, or None when its logs span more than the float range allows."""
+        if at.size == 0:
+            return None
+        lp_lo, lp_hi = at.log_p - at.log_err, at.log_p + at.log_err
+        top, bottom = float(np.max(lp_hi)), float(np.min(lp_lo))
+        if top - bottom > _SPAN:
+            return None
+        s = -0.5 * (top + bottom) if top - bottom > 600 else -top
+        lq_hi, lq_lo = float(np.max(lp_hi + s - at.value_dn)), float(np.min(lp_lo + s - at.value_up))
+        if lq_hi - lq_lo > _SPAN or not (abs(s) < 700):
+            return None
+        sq = -0.5 * (lq_hi + lq_lo) if lq_hi - lq_lo > 600 else -lq_hi
+        return cls(at, s, sq)
+
+    def sums(self, x: np.ndarray, complement: bool) -> tuple:
+        """Certified log ``(lo, hi)`` of ``D_R`` (or ``C_R``) at each x; NaN where x is out of
+        the tables' range."""
+        if complement:
+            lo, hi = rest_complement_sums(x, self.mid, self.vd, self.vu, self.pl, self.ph, self.pre_pl,
+                                          self.pre_ph, self.suf_qc, self.suf_qd, self.hw, self.sq, self.omitted)
+        else:
+            lo, hi = rest_delta_sums(x, self.mid, self.vd, self.vu, self.pl, self.ph, self.suf_pl, self.suf_ph,
+                                     self.suf_qa, self.suf_qb, self.hw, TAU, self.sq, self.omitted)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            l_lo, l_hi = np.log(lo), np.log(hi)
+        # log's ulp and the unscaling's rounding
+        slack_lo = 2 * EPS64 * (np.abs(np.where(np.isfinite(l_lo), l_lo, 0.0)) + abs(self.s) + 2)
+        slack_hi = 2 * EPS64 * (np.abs(np.where(np.isfinite(l_hi), l_hi, 0.0)) + abs(self.s) + 2)
+        return l_lo - self.s - slack_lo, np.minimum(l_hi - self.s + slack_hi, 0.0)
+
+
+class _Level:
+    """One enumeration of R: its tables where they fit, the log-space sums otherwise (and
+    for the thresholds out of the tables' range)."""
+
+    def __init__(self, at):
+        self.atoms = at
+        self.tables = _Tables.build(at)
+        self._log_space: _AtomSums | None = None
+        self.log_omitted = at.log_omitted
+
+    @property
+    def size(self) -> int:
+        return self.atoms.size
+
+    def sums(self, x: np.ndarray, complement: bool) -> tuple:
+        if self.tables is not None:
+            lo, hi = self.tables.sums(x, complement)
+            redo = np.flatnonzero(np.isnan(lo) | np.isnan(hi))
+        else:
+            lo, hi = np.empty(x.size), np.empty(x.size)
+            redo = np.arange(x.size)
+        if redo.size:
+            if self._log_space is None:
+                self._log_space = _AtomSums(self.atoms)
+            lo[redo], hi[redo] = self._log_space.sums(x[redo], complement)
+        return lo, hi
 
 
 class EnumeratedRest:
@@ -101,7 +221,7 @@ class EnumeratedRest:
     Parameters
     ----------
     groups : sequence of Group
-        The rest; :func:`rest_atom_count` should be at most :data:`REST_ATOMS`.
+        The rest; :func:`rest_fits` should hold.
 
     Notes
     -----
@@ -115,25 +235,42 @@ class EnumeratedRest:
 
     def __init__(self, groups):
         self.groups = tuple(groups)
-        self._levels = [_AtomSums(coarse_atoms(self.groups, depth)) for depth in (SHALLOW_DEPTH, REST_DEPTH)]
+        self._levels: list = [_Level(coarse_atoms(self.groups, LEVEL_DEPTHS[0]))]
         self._vproxy = float(sum(g.count * g.weight**2 * g.sigma2 for g in self.groups))
 
     @property
     def size(self) -> int:
-        return self._levels[-1].size
+        return self._levels[0].size
 
     def log_mgf(self, lam: float) -> tuple:
         """(log M_R(λ) from above, 0): the sub-Gaussian bound ``λ²V/2`` (CKS)."""
         return 0.5 * lam * lam * self._vproxy * (1 + 1e-12), 0.0
 
+    def _level(self, k: int):
+        """Level k, built on first use; None beyond the last or when it would have more than
+        :data:`DEEP_ATOMS` atoms (:data:`DEEPER_ATOMS` beyond the second level)."""
+        while len(self._levels) <= k:
+            depth = LEVEL_DEPTHS[len(self._levels)] if len(self._levels) < len(LEVEL_DEPTHS) else None
+            cap = DEEP_ATOMS if len(self._levels) < 2 else DEEPER_ATOMS
+            if depth is None or rest_atom_count(self.groups, depth) > cap \
+                    or _conv_work(self.groups, depth) > 8 * CONV_WORK:
+                self._levels.append(None)
+            else:
+                self._levels.append(_Level(coarse_atoms(self.groups, depth)))
+        return self._levels[k]
+
     def _sums(self, x: np.ndarray, complement: bool) -> tuple:
-        """The shallow atoms' brackets; the deep atoms' where the shallow enumeration's
-        omitted mass is not below :data:`SHALLOW_REL` of the lower end."""
-        shallow, deep = self._levels
-        lo, hi = shallow.sums(x, complement)
-        redo = np.flatnonzero(~(shallow.log_omitted <= lo + math.log(SHALLOW_REL)))
-        if redo.size:
-            lo[redo], hi[redo] = deep.sums(x[redo], complement)
+        """Each level's brackets in turn, keeping for each x the first whose omitted mass is
+        below :data:`SHALLOW_REL` of its lower end (the last available one otherwise)."""
+        lo, hi = self._levels[0].sums(x, complement)
+        todo = np.arange(x.size)
+        for k in range(1, len(LEVEL_DEPTHS)):
+            prev = self._levels[k - 1]
+            todo = todo[~(prev.log_omitted <= lo[todo] + math.log(SHALLOW_REL))]
+            level = self._level(k) if todo.size else None
+            if level is None:
+                break
+            lo[todo], hi[todo] = level.sums(x[todo], complement)
         return lo, hi
 
     def log_brackets(self, x) -> tuple:
