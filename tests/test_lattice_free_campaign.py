@@ -43,6 +43,7 @@ from exactdp.mechanisms import Composition, DiscreteGaussian
 from harness import BruteDesign
 
 EXAMPLES = int(os.environ.get("EXACTDP_LF_EXAMPLES", "25"))
+SIZED_EXAMPLES = int(os.environ.get("EXACTDP_LF_SIZED_EXAMPLES", "25"))
 REL = mpmath.mpf("1e-9")
 
 
@@ -73,6 +74,32 @@ def designs(draw):
 #: the reference's depth (nats): atoms below e^{−REF_DEPTH} are dropped, their mass bounded
 #: and reported in its error (δ is compared down to 1e-60 ≈ e^{−138})
 REF_DEPTH = 200
+#: the largest product of the enumerated groups' supports the reference takes
+OUTER_CAP = 400
+#: the sized generator's widest group has m·σ² at most this (its rest is enumerated)
+SIZED_WIDE_VAR = 2500.0
+
+
+@st.composite
+def sized_designs(draw):
+    """The widest group (m·σ² ≤ SIZED_WIDE_VAR), then 2–6 groups whose σ² is drawn below
+    their share of OUTER_CAP (so the reference's product of supports stays within it by
+    construction: almost every draw is valid)."""
+    m_wide = draw(st.integers(1, 40))
+    wide = (draw(_decimal(0.5, SIZED_WIDE_VAR / m_wide)), draw(_shift()), m_wide)
+    out = [wide]
+    seen = {wide[0]}
+    n = draw(st.integers(2, 6))
+    share = OUTER_CAP ** (1 / n)  # supports per group
+    for _ in range(n):
+        m = draw(st.integers(1, 2))
+        top = ((share - 1) / 2) ** 2 / (2 * m * REF_DEPTH)  # 2⌊√(2σ²m·depth)⌋ + 1 ≤ share
+        d = draw(st.integers(1, 3)) if top >= 0.1 else 4
+        s2 = F(max(1, round(draw(st.floats(min(0.001, top / 2), top, allow_nan=False)) * 10**d)), 10**d)
+        assume(s2 <= top and s2 not in seen)
+        seen.add(s2)
+        out.append((s2, draw(_shift()), m))
+    return out
 
 
 def _reference(design):
@@ -83,7 +110,7 @@ def _reference(design):
     outer = 1
     for s2, _, m in design[1:]:
         outer *= 2 * int(math.sqrt(2 * float(s2) * m * REF_DEPTH)) + 1
-    assume(outer <= 400)  # keeps an example's reference within seconds at 110 digits
+    assume(outer <= OUTER_CAP)  # keeps an example's reference within seconds at 110 digits
     return ref
 
 
@@ -91,11 +118,9 @@ def _contains(lo, hi, ref, err) -> bool:
     return lo <= ref + err and ref - err <= hi
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-          phases=[Phase.explicit, Phase.generate])
-@given(designs(), st.sampled_from([2, 10, 30, 60]))
-def test_delta_and_epsilon_contain_brute_force(design, depth):
+def _check(design, depth) -> None:
+    """Every bracket of δ (ε = 0, −1/3, ε_BS(10^−depth)) and of ε(10^−depth) contains the
+    reference and is at most 1e-9 relative wide."""
     ref = _reference(design)
     comp = Composition(tuple((DiscreteGaussian(s2, d), m) for s2, d, m in design))
     acc = LatticeFreeAccountant(comp)
@@ -108,11 +133,12 @@ def test_delta_and_epsilon_contain_brute_force(design, depth):
     for e, p in zip(eps_exact, pts):
         value, err = ref.delta(e)
         with mpmath.workdps(60):
-            if value > 0:
+            if value > mpmath.mpf(10) ** -300 and err <= value * mpmath.mpf(10) ** -20:  # resolved
                 worst = max(worst, float(abs(p.estimate - value) / value))
             assert _contains(p.lower, p.upper, value, err), (design, e, p.lower, p.upper, value)
-            if value > mpmath.mpf(10) ** -300:
-                assert p.upper - p.lower <= REL * value, (design, e, float((p.upper - p.lower) / value))
+            truth_lo = max(value - err, p.lower)  # the truth is at least this (contained above)
+            if truth_lo > mpmath.mpf(10) ** -300:
+                assert p.upper - p.lower <= REL * truth_lo, (design, e, float((p.upper - p.lower) / truth_lo))
     (ep,) = acc.epsilon([target])
     with mpmath.workdps(60):
         up, err = ref.delta(F(mpmath.nstr(ep.upper, 40)) + F(1, 10**35))
@@ -124,3 +150,19 @@ def test_delta_and_epsilon_contain_brute_force(design, depth):
     if os.environ.get("EXACTDP_LF_LOG"):
         with open(os.environ["EXACTDP_LF_LOG"], "a", encoding="utf-8") as log:
             log.write(f"{worst:.2e} {acc.diagnostics().method} depth={depth} {design}\n")
+
+
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+          phases=[Phase.explicit, Phase.generate])
+@given(designs(), st.sampled_from([2, 10, 30, 60]))
+def test_delta_and_epsilon_contain_brute_force(design, depth):
+    _check(design, depth)
+
+
+@settings(max_examples=SIZED_EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+          phases=[Phase.explicit, Phase.generate])
+@given(sized_designs(), st.sampled_from([2, 10, 30, 60]))
+def test_sized_designs_contain_brute_force(design, depth):
+    _check(design, depth)

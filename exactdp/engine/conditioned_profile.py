@@ -39,6 +39,8 @@ CHUNK_TERMS = 2_000_000
 MAX_RESONANCES = 64
 #: an atom whose threshold lies this many of R's sd below 0 uses the complement bounds
 FAR_LEFT_SD = 12.0
+#: a split with an enumerated rest is preferred when its coarse part has at most this many atoms
+ENUM_COARSE_ATOMS = 20_000
 #: theta evaluations per tilt the smoothed rest may cost (nodes × groups)
 NODE_WORK = 400_000
 
@@ -83,6 +85,21 @@ def _rest_engine(fine, v_rest: float):
         return None
 
 
+def _enumerable_split(groups, order, depth: float):
+    """The fewest coarse candidates (a prefix of ``order``) whose rest the atom sums take
+    (:func:`rest_fits`), if their joint atoms are at most :data:`ENUM_COARSE_ATOMS`; else None.
+    An enumerated rest is exact to its float rounding and O(log n) a threshold, so it is
+    preferred to the lattice rest and the smoothed inversion when the coarse part is small."""
+    for k in range(len(order) + 1):
+        coarse = order[:k]
+        if joint_atom_count(coarse, depth) > ENUM_COARSE_ATOMS:
+            return None
+        fine = [g for g in groups if g not in coarse]
+        if fine and rest_fits(fine):
+            return k
+    return None
+
+
 class ConditionedProfile:
     """Certified log brackets of ``δ(θ) = E(1 − e^{θ−W})₊`` for float θ enclosures.
 
@@ -95,9 +112,10 @@ class ConditionedProfile:
     def __init__(self, groups):
         self.groups = tuple(groups)
         self.depth = DEPTHS[0]
-        coarse: list = []
-        fine = list(self.groups)
         order = coarse_candidates(self.groups, self.depth)
+        k = _enumerable_split(self.groups, order, self.depth)
+        coarse: list = list(order[:k]) if k is not None else []
+        fine = [g for g in self.groups if g not in coarse]
         while True:
             v_rest = float(sum(g.count * g.weight**2 * g.sigma2 for g in fine))
             rest = _rest_engine(fine, v_rest) if fine else None

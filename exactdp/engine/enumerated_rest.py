@@ -51,10 +51,14 @@ DEEP_ATOMS = 3 << 20
 DEEPER_ATOMS = 8 << 20
 #: the pmf convolutions a group may cost at the first level (pairs of log-pmf entries)
 CONV_WORK = 60_000_000
-#: atoms at least this far above x are summed from the suffix tables (cancellation ≤ 1/(1 − e^{−τ}))
-TAU = 2.0**-6
+#: atoms at least τ above x are summed from the suffix tables (cancellation ≤ 1/(1 − e^{−τ})):
+#: τ is sized to leave about WINDOW_ATOMS atoms to the term-by-term window, within TAU_RANGE
+WINDOW_ATOMS = 16
+TAU_RANGE = (2.0**-9, 2.0**-5)
 #: a table's logs must span at most this many nats (scaled doubles keep it in range)
 _SPAN = 1300.0
+#: every scaled table entry and factor stays within e^{±_LIMIT}
+_LIMIT = 690.0
 #: x values per chunk of the log-space (x, atom) matrix
 _CHUNK = 1 << 20
 
@@ -151,6 +155,8 @@ class _Tables:
         self.pre_pl, self.pre_ph = prefix_sums(self.pl), prefix_sums(self.ph)
         half = np.maximum(self.vu - self.mid, self.mid - self.vd)
         self.hw = float(np.max(half)) * (1 + 4 * EPS64) + 1e-300 if half.size else 0.0
+        spread = float(self.mid[-1] - self.mid[0]) if self.mid.size > 1 else 1.0
+        self.tau = min(max(WINDOW_ATOMS * spread / max(self.mid.size, 1), TAU_RANGE[0]), TAU_RANGE[1])
         lo_s = at.log_omitted + s  # scaled, rounded up (a subnormal's absolute error covered)
         self.omitted = math.exp(lo_s) * (1 + 2 * EPS64 * (abs(lo_s) + 2)) + 5e-324 if lo_s > -math.inf else 0.0
 
@@ -165,9 +171,13 @@ class _Tables:
             return None
         s = -0.5 * (top + bottom) if top - bottom > 600 else -top
         lq_hi, lq_lo = float(np.max(lp_hi + s - at.value_dn)), float(np.min(lp_lo + s - at.value_up))
-        if lq_hi - lq_lo > _SPAN or not (abs(s) < 700):
+        v_lo, v_hi = float(np.min(at.value_dn)), float(np.max(at.value_up))
+        # s_q keeps both e^{s_q − v} (its own factor) and the products q within e^{±_LIMIT}
+        lo_sq = max(v_hi - _LIMIT, -_LIMIT - lq_lo)
+        hi_sq = min(v_lo + _LIMIT, _LIMIT - lq_hi)
+        if not (abs(s) < _LIMIT and lo_sq <= hi_sq):
             return None
-        sq = -0.5 * (lq_hi + lq_lo) if lq_hi - lq_lo > 600 else -lq_hi
+        sq = min(max(-lq_hi, lo_sq), hi_sq)  # q ≤ 1 where the range allows
         return cls(at, s, sq)
 
     def sums(self, x: np.ndarray, complement: bool) -> tuple:
@@ -178,7 +188,7 @@ class _Tables:
                                           self.pre_ph, self.suf_qc, self.suf_qd, self.hw, self.sq, self.omitted)
         else:
             lo, hi = rest_delta_sums(x, self.mid, self.vd, self.vu, self.pl, self.ph, self.suf_pl, self.suf_ph,
-                                     self.suf_qa, self.suf_qb, self.hw, TAU, self.sq, self.omitted)
+                                     self.suf_qa, self.suf_qb, self.hw, self.tau, self.sq, self.omitted)
         with np.errstate(divide="ignore", invalid="ignore"):
             l_lo, l_hi = np.log(lo), np.log(hi)
         # log's ulp and the unscaling's rounding
