@@ -13,8 +13,27 @@ a symmetric design has ``H_{e^ε} = δ(ε)``).  G is concave in x (H is convex),
 
 G is formed without cancellation where it matters: for ε ≥ 0, ``1 − δ(ε) − e^ε α``; for
 ε < 0 (α beyond the curve's fixed point, β small), ``e^ε((1 − α) − δ(−ε))`` with ``1 − α``
-exact.  The maximisers of all α are located together on float estimates (batched zooming
-on ε: G is unimodal in ε), the bounds are certified in mpmath on a stencil around each.
+exact.
+
+The search spends few oracle points (all α batched in one call per round):
+
+1. **Propose.**  The maximiser of the *model* ``G_M``, G with ``log δ`` replaced by the
+   Gaussian mechanism's ``log δ_G`` of the same ρ plus the discrepancy ``d = log δ_mid −
+   log δ_G`` fitted at the evaluated points (constant, then linear through the last two),
+   located by golden section in multiprecision (no oracle call); each round evaluates the
+   proposal alone until the steps' contraction predicts an error below a quarter of the
+   stencil spacing h.
+2. **Certify.**  The stencil ``c + h·(−2, −1, 0, 1, 2)`` with ``h = √(W/|G_M''|)`` (W the
+   width aimed at) bounds sup G from above by the chords within ``|G''|h²/4`` plus the
+   brackets' noise.  A stencil that does not certify is refitted by least squares (a
+   parabola through its estimates gives the new centre and curvature) and the spacing
+   rescaled from the measured gap (widened fourfold when the chords' slopes are not
+   resolved), for :data:`STENCIL_ROUNDS` rounds.
+3. **Fall back.**  An α still open then goes to the zooming 9-point stencil
+   (:data:`STENCIL`), which widens and narrows on certified outcomes alone.
+
+Estimates only propose points: ``lower`` is the largest certified ``G_lo`` of any point
+evaluated, ``upper`` the chord bound (:func:`_upper`) of the evaluated points.
 """
 
 from __future__ import annotations
@@ -25,9 +44,11 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
+from exactdp.accounting.profile_search import gaussian_log_delta
 from exactdp.accounting.results import BracketedTradeoff, centred
 from exactdp.numerics.errors import UncertifiedError
-from exactdp.numerics.precision import DPS_RESULT, to_mpf, workdps
+from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf, workdps
+from exactdp.numerics.search import golden_max
 
 __all__ = ["tradeoff_points", "TRADEOFF_WIDTH"]
 
@@ -36,48 +57,13 @@ _DPS = DPS_RESULT
 TRADEOFF_WIDTH = 5e-10
 #: refusal threshold (relative), as for δ and ε
 MAX_REPORTED_WIDTH = 1e-6
-#: the stencil around a maximiser (multiples of its spacing)
+#: the fallback's stencil around a maximiser (multiples of its spacing)
 STENCIL = (-16, -4, -2, -1, 0, 1, 2, 4, 16)
-
-
-def _float_lower(acc, eps: np.ndarray, alphas: np.ndarray) -> np.ndarray:
-    """log of the lower end of G at each (ε, α) pair (float estimates for the search;
-    −inf where not positive)."""
-    mag = np.abs(eps)
-    lo, hi = acc.log_delta_at(mag, mag)
-    d_hi = np.exp(np.minimum(hi, 0.0))
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        pos = 1.0 - d_hi - np.exp(eps) * alphas
-        neg = np.exp(eps) * ((1.0 - alphas) - d_hi)
-        g = np.where(eps >= 0, pos, neg)
-        return np.where(g > 0, np.log(np.where(g > 0, g, 1.0)), -np.inf)
-
-
-def _argmaxes(acc, alphas: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """The maximiser of G's lower end for each α, all α together: G is unimodal in ε
-    (concave in e^ε), so the best of 65 (then 17) equally spaced points and its
-    neighbours bracket the maximiser; each round shrinks the brackets 8-fold."""
-    n = alphas.size
-    k = 65
-    grid = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, k)[None, :]
-    best = 0.5 * (lo + hi)
-    active = np.arange(n)
-    for _ in range(40):
-        if active.size == 0:
-            break
-        g = grid  # one row per active α
-        vals = _float_lower(acc, g.ravel(), np.repeat(alphas[active], g.shape[1])).reshape(g.shape)
-        idx = np.argmax(vals, axis=1)
-        rows = np.arange(active.size)
-        best[active] = g[rows, idx]
-        ok = np.isfinite(vals[rows, idx])
-        a = g[rows, np.maximum(idx - 1, 0)]
-        b = g[rows, np.minimum(idx + 1, g.shape[1] - 1)]
-        done = ~ok | (b - a <= 1e-10 * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b))))
-        keep = ~done
-        active = active[keep]
-        grid = a[keep][:, None] + (b - a)[keep][:, None] * np.linspace(0.0, 1.0, 17)[None, :]
-    return best
+#: the certifying stencil (multiples of its spacing)
+CERTIFY = (-2, -1, 0, 1, 2)
+#: model rounds (one point per α each) before the stencil, and stencil rounds
+MODEL_ROUNDS = 6
+STENCIL_ROUNDS = 16
 
 
 class _G:
@@ -88,6 +74,7 @@ class _G:
         self.a = to_mpf(alpha)
         self.one_minus = to_mpf(1 - alpha)
         self.cache: dict = {}
+        self.raw: dict = {}  # ε -> (log δ_lo, log δ_hi) at |ε| (floats: the model's data)
 
     def fill(self, eps: list, lo, hi, c_lo, c_hi) -> None:
         """Store the brackets of G at ε from the log brackets of δ and of 1 − δ at |ε|: each
@@ -111,6 +98,7 @@ class _G:
                 g_hi = ee * min(self.one_minus - dl, cm_hi - self.a)
                 size = ee * (1 + dh)
             self.cache[e] = (ee, g_lo - slack * size, g_hi + slack * size)
+            self.raw[e] = (float(l), float(h))
 
     def at(self, eps) -> list:
         return [self.cache[e] for e in eps]
@@ -119,11 +107,21 @@ class _G:
 def _upper(points) -> mpmath.mpf:
     """Certified upper bound of sup G from brackets at sorted x (see the module docstring);
     ``inf`` when the right end is not certified to decrease."""
+    return _envelope(points)[0]
+
+
+def _envelope(points) -> tuple:
+    """``(bound, x)``: :func:`_upper`'s bound and the x where its envelope attains it (the
+    next point worth evaluating: Kelley's cutting-plane rule on the chords)."""
+    points = [p for k, p in enumerate(points) if k == 0 or p[0] > points[k - 1][0]]  # (a subset: still valid)
     n = len(points)
+    if n < 3:
+        return mpmath.inf, None
     xs = [p[0] for p in points]
     lo = [p[1] for p in points]
     hi = [p[2] for p in points]
     best = max(hi)
+    at = xs[hi.index(best)]
 
     def s_hi(i):  # upper bound of the chord slope (x_{i-1}, x_i)
         return (hi[i] - lo[i - 1]) / (xs[i] - xs[i - 1])
@@ -133,10 +131,11 @@ def _upper(points) -> mpmath.mpf:
 
     # left of x_0 (x > 0): G(x) ≤ G(x_0) + t·(x − x_0) with t ≤ the chord (x_0, x_1)
     t0 = t_lo(0)
-    best = max(best, hi[0] + (-t0 * xs[0] if t0 < 0 else 0))
+    if t0 < 0 and hi[0] - t0 * xs[0] > best:
+        best, at = hi[0] - t0 * xs[0], xs[0] / 2
     # right of x_{n-1}: needs a certified decrease
     if s_hi(n - 1) > 0:
-        return mpmath.inf
+        return mpmath.inf, None
     for i in range(n - 1):
         a, b = xs[i], xs[i + 1]
         lines = []
@@ -145,10 +144,10 @@ def _upper(points) -> mpmath.mpf:
         if i + 2 <= n - 1:
             lines.append((hi[i + 1], t_lo(i + 1), b))
         if not lines:
-            return mpmath.inf
+            return mpmath.inf, None
         if len(lines) == 1:
             g0, s, x0 = lines[0]
-            cand = max(g0 + s * (a - x0), g0 + s * (b - x0))
+            cand, xat = max((g0 + s * (a - x0), a), (g0 + s * (b - x0), b))
         else:
             (g1, s1, p1), (g2, s2, p2) = lines
             ends = [a, b]
@@ -156,9 +155,10 @@ def _upper(points) -> mpmath.mpf:
                 xc = (g2 - s2 * p2 - g1 + s1 * p1) / (s1 - s2)
                 if a < xc < b:
                     ends.append(xc)
-            cand = max(min(g1 + s1 * (x - p1), g2 + s2 * (x - p2)) for x in ends)
-        best = max(best, cand)
-    return best
+            cand, xat = max((min(g1 + s1 * (x - p1), g2 + s2 * (x - p2)), x) for x in ends)
+        if cand > best:
+            best, at = cand, xat
+    return best, at
 
 
 def _range(rho: float, alpha: float) -> tuple:
@@ -170,7 +170,26 @@ def _range(rho: float, alpha: float) -> tuple:
 
 
 def tradeoff_points(acc, alphas) -> tuple:
-    """:class:`BracketedTradeoff` for each exact α (see the module docstring)."""
+    """:class:`BracketedTradeoff` for each exact α (see the module docstring).
+
+    Parameters
+    ----------
+    acc : LatticeFreeAccountant
+        The oracle (``log_delta_at``, ``log_complement_at``, ``rho``, ``profile``).
+    alphas : sequence of Fraction
+        Each in [0, 1].
+
+    Returns
+    -------
+    tuple of BracketedTradeoff
+
+    Notes
+    -----
+    Method: model proposals, a certifying stencil, a zooming fallback (module docstring),
+    all α in one oracle call per round.  Error bound: ``lower`` is a certified value of G
+    (≤ f(α)), ``upper`` the certified chord bound (≥ f(α)); ``upper − lower`` at most
+    TRADEOFF_WIDTH relative where the brackets resolve it, refused beyond 1e-6.
+    """
     out: list = [None] * len(alphas)
     inner = []
     with workdps(_DPS):
@@ -180,12 +199,144 @@ def tradeoff_points(acc, alphas) -> tuple:
             else:
                 inner.append(i)
         if inner:
-            af = np.array([float(alphas[i]) for i in inner])
-            rng = np.array([_range(float(acc.rho), a) for a in af])
-            e_star = _argmaxes(acc, af, rng[:, 0], rng[:, 1])
-            for i, pt in zip(inner, _certified(acc, [alphas[i] for i in inner], e_star.tolist())):
-                out[i] = pt
+            with workdps(DPS_LOW):
+                mu = mpmath.sqrt(2 * to_mpf(acc.rho))
+            states = [_Alpha(_G(acc, alphas[i]), mu, _range(float(acc.rho), float(alphas[i]))) for i in inner]
+            for _ in range(MODEL_ROUNDS + STENCIL_ROUNDS + 1):
+                active = [st for st in states if st.open()]
+                if not active:
+                    break
+                asks = [st.points() for st in active]
+                _fill(acc, [st.g for st in active], asks)
+                for st, ask in zip(active, asks):
+                    st.take(ask)
+            _zoom(acc, [st for st in states if not st.certified()])
+            for i, st in zip(inner, states):
+                out[i] = _result(alphas[i], st.lower, st.upper)
     return tuple(out)
+
+
+class _Alpha:
+    """The search state of one α: model proposals, then the certifying stencil."""
+
+    def __init__(self, g: _G, mu, rng: tuple):
+        self.g, self.mu, self.rng = g, mu, rng
+        self.fit = (0.0, 0.0, 0.0)  # (u0, d0, d1): the discrepancy d(u) ≈ d0 + d1·(u − u0)
+        self.centre: tuple | None = None  # (u, d, noise) of the last model point
+        self.steps: list = []
+        self.c, self.h = self._propose()
+        self.stencil = False
+        self.kelley: float | None = None  # the envelope's peak, evaluated next
+        self.model_rounds = self.stencil_rounds = 0
+        self.lower, self.upper = mpmath.mpf(0), mpmath.inf
+
+    def _model(self, eps):
+        """G with log δ from the Gaussian model plus the fitted discrepancy (mp)."""
+        u = abs(eps)
+        lg, _ = gaussian_log_delta(u, self.mu)
+        u0, d0, d1 = self.fit
+        dl = mpmath.exp(lg + d0 + d1 * (u - u0))
+        if eps >= 0:
+            return 1 - dl - mpmath.exp(eps) * self.g.a
+        return mpmath.exp(eps) * (self.g.one_minus - dl)
+
+    def _propose(self) -> tuple:
+        """(argmax, spacing) of the model: golden section, then ``h = √(W/|G''|)``."""
+        with workdps(DPS_LOW):
+            lo, hi = (mpmath.mpf(v) for v in self.rng)
+            m = golden_max(self._model, lo, hi, tol=mpmath.mpf(10) ** -13 * max(1, abs(lo), abs(hi)))
+            c = m.argmax
+            s = mpmath.mpf(10) ** -4 * max(1, abs(c))
+            curv = abs(self._model(c + s) - 2 * m.value + self._model(c - s)) / s**2
+            w = TRADEOFF_WIDTH * abs(m.value)
+            h = mpmath.sqrt(w / curv) if curv > 0 else s
+            return float(c), max(float(h), 1e-12 * max(1.0, abs(float(c))))
+
+    def open(self) -> bool:
+        return not self.certified() and self.stencil_rounds < STENCIL_ROUNDS
+
+    def certified(self) -> bool:
+        return self.upper - self.lower <= TRADEOFF_WIDTH * abs(self.lower)
+
+    def points(self) -> list:
+        if self.kelley is not None:
+            return [self.kelley]
+        if self.stencil:
+            return [self.c + k * self.h for k in CERTIFY]
+        return [self.c]
+
+    def take(self, eps: list) -> None:
+        """Record a round: bound f(α) from every point so far, then the next proposal."""
+        allpts = self.g.at(sorted(self.g.cache))
+        self.lower = max(self.lower, max(p[1] for p in allpts))
+        self.upper = min(self.upper, _upper(allpts))
+        if self.stencil:
+            if self.kelley is None:
+                self.upper = min(self.upper, _upper(self.g.at(sorted(eps))))
+            self.kelley = None
+            self.stencil_rounds += 1
+            if not self.certified():
+                self._refit(eps)
+            return
+        self.model_rounds += 1
+        e = eps[0]
+        lo, hi = self.g.raw[e]
+        if not math.isfinite(hi):
+            self.stencil = True  # no estimate to fit: certify around the proposal as it is
+            return
+        u = abs(e)
+        with workdps(DPS_LOW):
+            lg, dlg = gaussian_log_delta(mpmath.mpf(u), self.mu)
+        noise = hi - lo
+        d = (0.5 * (lo + hi) if math.isfinite(lo) else hi) - float(lg)
+        d1 = self.fit[2]
+        if self.centre is not None:
+            u0, d0, n0 = self.centre
+            if abs(u - u0) * abs(float(dlg)) > 100 * (noise + n0):  # resolved above the noise
+                d1 = (d - d0) / (u - u0)
+        self.centre = (u, d, noise)
+        self.fit = (u, d, d1)
+        old = self.c
+        self.c, self.h = self._propose()
+        step = abs(self.c - old)
+        q = (step / self.steps[-1] if self.steps[-1] > 0 else 0.0) if self.steps else 0.05
+        self.steps.append(step)
+        self.stencil = step * min(max(q, 1e-3), 1.0) <= 0.25 * self.h or self.model_rounds >= MODEL_ROUNDS
+
+    def _refit(self, eps: list) -> None:
+        """A stencil that did not certify: the least-squares parabola through its estimates
+        gives the new centre and curvature; the spacing follows the measured gap."""
+        if self.upper == mpmath.inf:  # the chords' slopes are not resolved: widen
+            self.h *= 4
+            return
+        bound, x = _envelope(self.g.at(sorted(self.g.cache)))
+        if x is not None and x > 0:
+            peak = float(mpmath.log(x))
+            if all(abs(peak - e) > 1e-15 * max(1.0, abs(e)) for e in self.g.cache):
+                self.kelley = peak
+                return
+        mids = [(p[1] + p[2]) / 2 for p in self.g.at(eps)]
+        y = [float(v - mids[2]) for v in mids]  # the stencil is c + h·(−2 … 2)
+        b = sum(k * v for k, v in zip(CERTIFY, y)) / 10
+        c2 = (sum(k * k * v for k, v in zip(CERTIFY, y)) - 2 * sum(y)) / 14
+        if c2 < 0 and abs(b / (2 * c2)) <= 2:
+            self.c += -b / (2 * c2) * self.h
+        else:
+            self.c = eps[max(range(len(eps)), key=lambda k: mids[k])]
+        gap = float((self.upper - self.lower) / (TRADEOFF_WIDTH * abs(self.lower))) if self.lower > 0 else 4.0
+        self.h *= min(max(math.sqrt(0.25 / max(gap, 1e-300)), 0.125), 1.0)
+
+
+def _result(alpha: Fraction, lo, up) -> BracketedTradeoff:
+    """The reported point, or a refusal when the bracket is wider than MAX_REPORTED_WIDTH."""
+    am = to_mpf(alpha)
+    if up == mpmath.inf or not (up - lo <= MAX_REPORTED_WIDTH * abs(up) or up < 1e-300):
+        raise UncertifiedError(f"β(α={mpmath.nstr(am, 6)}): the dual bracket is [{mpmath.nstr(lo, 6)}, "
+                               f"{mpmath.nstr(up, 6)}]")
+    lo = max(lo, mpmath.mpf(0))
+    up = min(up, to_mpf(1 - alpha))
+    est, err = centred(lo, up)
+    return BracketedTradeoff(am, est, err, 0, "bracket")
 
 
 def _fill(acc, gs: list, wanted: list) -> None:
@@ -205,30 +356,28 @@ def _fill(acc, gs: list, wanted: list) -> None:
         g.fill([e], lo[k:k + 1], hi[k:k + 1], c_lo[k:k + 1], c_hi[k:k + 1])
 
 
-def _certified(acc, alphas: list, e_stars: list) -> list:
-    """The certified brackets of f(α) from stencils around each maximiser, refined (all α
-    in one batch per round) until the relative width is TRADEOFF_WIDTH or the rounds run
-    out; ``h`` widens when the stencil's slopes are not resolved (brackets too wide at
-    that spacing) and narrows around an inner maximiser."""
-    n = len(alphas)
-    gs = [_G(acc, a) for a in alphas]
-    h = [1e-4 * max(1.0, abs(e)) for e in e_stars]
-    e_star = list(e_stars)
-    lower = [mpmath.mpf(0)] * n
-    upper = [mpmath.inf] * n
-    active = list(range(n))
+def _zoom(acc, states: list) -> None:
+    """The fallback: 9-point stencils (:data:`STENCIL`) around each open α's best point,
+    refined (all α in one batch per round) until the relative width is TRADEOFF_WIDTH or
+    the rounds run out; ``h`` widens when the stencil's slopes are not resolved (brackets
+    too wide at that spacing) and narrows around an inner maximiser.  Certified outcomes
+    alone steer it."""
+    h = [max(st.h, 1e-4 * max(1.0, abs(st.c))) for st in states]
+    e_star = [st.c for st in states]
+    active = list(range(len(states)))
     for _ in range(24):
         if not active:
             break
         stencils = {i: sorted({e_star[i] + k * h[i] for k in STENCIL}) for i in active}
-        _fill(acc, [gs[i] for i in active], [stencils[i] for i in active])
+        _fill(acc, [states[i].g for i in active], [stencils[i] for i in active])
         nxt = []
         for i in active:
-            pts = gs[i].at(stencils[i])
-            lower[i] = max(lower[i], max(p[1] for p in pts))
+            st = states[i]
+            pts = st.g.at(stencils[i])
+            st.lower = max(st.lower, max(p[1] for p in pts))
             up = _upper(pts)
-            upper[i] = min(upper[i], up)
-            if upper[i] - lower[i] <= TRADEOFF_WIDTH * abs(lower[i]):
+            st.upper = min(st.upper, up)
+            if st.certified():
                 continue
             vals = [p[1] for p in pts]
             best = max(range(len(pts)), key=vals.__getitem__)
@@ -239,15 +388,3 @@ def _certified(acc, alphas: list, e_stars: list) -> list:
                 h[i] /= 4
             nxt.append(i)
         active = nxt
-    out = []
-    for i, alpha in enumerate(alphas):
-        am = to_mpf(alpha)
-        lo, up = lower[i], upper[i]
-        if up == mpmath.inf or not (up - lo <= MAX_REPORTED_WIDTH * abs(up) or up < 1e-300):
-            raise UncertifiedError(f"β(α={mpmath.nstr(am, 6)}): the dual bracket is [{mpmath.nstr(lo, 6)}, "
-                                   f"{mpmath.nstr(up, 6)}]")
-        lo = max(lo, mpmath.mpf(0))
-        up = min(up, to_mpf(1 - alpha))
-        est, err = centred(lo, up)
-        out.append(BracketedTradeoff(am, est, err, 0, "bracket"))
-    return out

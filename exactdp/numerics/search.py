@@ -193,7 +193,7 @@ def newton_root(fdf: Callable, lo, hi, x, *, xtol: Callable, max_iter: int = 300
 
 
 def secant_narrow(status: Callable, estimate: Callable, snap: Callable, lo: Fraction, hi: Fraction,
-                  width: Fraction):
+                  width: Fraction, *, max_tests: int | None = None):
     """Narrow a certified bracket ``(lo, hi]`` of a monotone three-valued test to ``width``.
 
     ``status(c)`` is ``1`` (certified true: the boundary is ≤ c), ``-1`` (certified false:
@@ -209,10 +209,21 @@ def secant_narrow(status: Callable, estimate: Callable, snap: Callable, lo: Frac
 
     Exact rationals throughout (the estimate is converted with 15 significant digits);
     returns ``(lo, hi)`` with ``hi − lo ≤ width``, ``status(lo) == -1``,
-    ``status(hi) == 1``.
+    ``status(hi) == 1``.  With ``max_tests``, the narrowing stops once that many tests
+    were made (a test that cannot resolve ``width`` would otherwise never end) and returns
+    the bracket it has, certified but possibly wider than ``width``.
     """
+    tests = 0
+    if max_tests is not None:
+        inner = status
+
+        def status(c):
+            nonlocal tests
+            tests += 1
+            return inner(c)
+
     fa, fb, last, slow = estimate(lo), estimate(hi), 0, 0
-    while hi - lo > width:
+    while hi - lo > width and (max_tests is None or tests < max_tests):
         gap = hi - lo
         if fa > 0 > fb and slow < 2:
             x = lo + gap * Fraction(mpmath.nstr(fa / (fa - fb), 15))
