@@ -30,7 +30,7 @@ import numpy as np
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 
-__all__ = ["prefix_sums", "rest_delta_sums", "rest_complement_sums", "log_row_sums"]
+__all__ = ["log_convolve", "prefix_sums", "rest_delta_sums", "rest_complement_sums", "log_row_sums"]
 
 #: the rounding unit of float64
 RU = 2.0**-53
@@ -198,4 +198,58 @@ def log_row_sums(logs):
             + 4.0 * (n + 2.0) * RU * RU + dropped * 1e-323 / tot
         out[r] = math.log(tot) + mx
         err[r] = 2.0 * rel + 4.0 * RU * (abs(out[r]) + 1.0)
+    return out, err
+
+
+@kernel("Tuple((float64[:], float64[:]))(float64[:], float64[:], float64[:], float64[:], float64)")
+def log_convolve(la, ea, lb, eb, floor):
+    """Log-domain convolution of two pmfs on consecutive integers: ``out[k] = log Σ_i
+    e^{la[i] + lb[k−i]}`` with an absolute error bound of each log.  The inputs carry
+    absolute log errors ea, eb; the output's is their *weighted* mean over the terms (times
+    ``1 + 2·max``: ``log Σ w e^{e_i}/Σ w ≤ mean_w(e)·e^{max e}``), so a tail entry's large
+    error does not spread to the bulk; plus the compensated sum (``4u + 4(n+2)u²``), each
+    term's shift (``u·(mx − v)``, weighted) and exponent (``u·|v|``) rounding, the log's ulp,
+    and the terms below ``e^{−745}`` of the largest (dropped).  Entries below ``floor`` (log)
+    are set to −inf (the caller bounds their mass)."""
+    na = la.shape[0]
+    nb = lb.shape[0]
+    n = na + nb - 1
+    out = np.full(n, -np.inf)
+    err = np.zeros(n)
+    for k in range(n):
+        i0 = max(0, k - nb + 1)
+        i1 = min(na - 1, k)
+        mx = -np.inf
+        for i in range(i0, i1 + 1):
+            v = la[i] + lb[k - i]
+            if v > mx:
+                mx = v
+        if mx == -np.inf or mx < floor:
+            continue
+        acc = 0.0
+        comp = 0.0
+        w_err = 0.0
+        w_z = 0.0
+        e_max = 0.0
+        dropped = 0.0
+        for i in range(i0, i1 + 1):
+            v = la[i] + lb[k - i]
+            z = mx - v
+            if z < 745.0:
+                t = math.exp(-z)
+                acc, comp = neumaier_add(acc, comp, t)
+                ev = ea[i] + eb[k - i]
+                w_err += t * ev
+                w_z += t * z
+                if ev > e_max:
+                    e_max = ev
+            elif v > -np.inf:
+                dropped += 1.0
+        tot = acc + comp
+        terms = i1 - i0 + 1.0
+        out[k] = mx + math.log(tot)
+        mean_err = w_err / tot * (1.0 + 4.0 * RU * terms) * (1.0 + 2.0 * e_max)
+        err[k] = (mean_err + 2.0 * (2.0 * RU * w_z / tot * (1.0 + 4.0 * RU * terms) + 8.0 * RU
+                                    + 4.0 * (terms + 2.0) * RU * RU + dropped * 1e-323 / tot)
+                  + 4.0 * RU * (abs(mx) + math.log(terms) + 2.0))
     return out, err

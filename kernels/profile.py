@@ -37,7 +37,7 @@ from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 
 __all__ = ["dd_frac2", "interval_penalty", "sieve_nodes", "profile_factors", "profile_sums", "log_mgf",
-           "log_mgf_sum", "cumulants", "saddles", "saddles_strip", "log_convolve",
+           "log_mgf_sum", "cumulants", "saddles", "saddles_strip",
            "PHASE_CYCLE_ERR"]
 
 TWO_PI = 2.0 * math.pi
@@ -384,42 +384,6 @@ def cumulants(lam, delta, s2, m, w):
         k1 += m[g] * w[g] * (n0 + mean)
         k2 += m[g] * w[g] * w[g] * var
     return k1, k2
-
-
-@kernel("Tuple((float64[:], float64[:]))(float64[:], float64[:], float64[:], float64[:], float64)")
-def log_convolve(la, ea, lb, eb, floor):
-    """Log-domain convolution of two pmfs on consecutive integers: ``out[k] = log Σ_i
-    e^{la[i] + lb[k−i]}`` with an absolute error bound of each log (inputs carry absolute
-    log errors ea, eb; the sum of the exponentials relative to their maximum adds
-    ``(terms + 2)·u`` and each exponent's rounding ``2u·|exponent|``).  Entries below
-    ``floor`` (log) are set to −inf (the caller bounds their mass)."""
-    na = la.shape[0]
-    nb = lb.shape[0]
-    n = na + nb - 1
-    out = np.full(n, -np.inf)
-    err = np.zeros(n)
-    for k in range(n):
-        i0 = max(0, k - nb + 1)
-        i1 = min(na - 1, k)
-        mx = -np.inf
-        for i in range(i0, i1 + 1):
-            v = la[i] + lb[k - i]
-            if v > mx:
-                mx = v
-        if mx == -np.inf or mx < floor:
-            continue
-        acc = 0.0
-        e_in = 0.0
-        for i in range(i0, i1 + 1):
-            v = la[i] + lb[k - i]
-            if v - mx > -745.0:
-                acc += math.exp(v - mx)
-                ev = ea[i] + eb[k - i]
-                if ev > e_in:
-                    e_in = ev
-        out[k] = mx + math.log(acc)
-        err[k] = e_in + (i1 - i0 + 4.0) * 2.0 * U64 + 4.0 * U64 * (abs(mx) + 1.0)
-    return out, err
 
 
 @kernel("float64[:](float64[:], float64[:], float64[:], float64[:], float64[:], float64, float64, float64)")

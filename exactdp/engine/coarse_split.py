@@ -26,7 +26,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from exactdp.kernels.profile import log_convolve
+from exactdp.kernels.atom_sums import log_convolve
 from exactdp.numerics.precision import EPS64, workdps
 
 __all__ = ["MAX_ATOMS", "CoarseAtoms", "coarse_candidates", "coarse_atoms", "group_atom_count", "joint_atom_count",

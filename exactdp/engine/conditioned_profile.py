@@ -22,6 +22,7 @@ from exactdp.engine.enumerated_rest import EnumeratedRest, rest_fits
 from exactdp.engine.families import family_of
 from exactdp.engine.fine_profile import TARGET_WIDTH, FineProfile, TooCostly, far_left_brackets, far_left_complement
 from exactdp.engine.lattice_rest import LatticeRest
+from exactdp.kernels.atom_sums import log_row_sums
 from exactdp.numerics.errors import LatticeTooLarge
 from exactdp.numerics.precision import EPS64
 
@@ -83,6 +84,22 @@ def _rest_engine(fine, v_rest: float):
         return FineProfile(fine, node_budget=min(100_000, max(2000, NODE_WORK // len(fine))))
     except TooCostly:
         return None
+
+
+def _final_sums(lo_t, hi_t, extra) -> tuple:
+    """Row-wise certified ``(log lo, log hi)`` of the sums of the terms' brackets (−inf for
+    none), ``extra`` (skipped and omitted mass, log) added to the upper end: compensated
+    (:func:`exactdp.kernels.atom_sums.log_row_sums`, whose bound is independent of the
+    number of terms), plus the terms' own rounding ``4u(|sum| + 1)`` and the final
+    ``logaddexp``'s."""
+    s_lo, e_lo = log_row_sums(np.ascontiguousarray(lo_t))
+    s_hi, e_hi = log_row_sums(np.ascontiguousarray(hi_t))
+    fin_lo = np.isfinite(s_lo)
+    out_lo = np.where(fin_lo, s_lo - e_lo - 8 * EPS64 * (np.abs(np.where(fin_lo, s_lo, 0.0)) + 1), -np.inf)
+    fin_hi = np.isfinite(s_hi)
+    core = np.where(fin_hi, s_hi + e_hi + 8 * EPS64 * (np.abs(np.where(fin_hi, s_hi, 0.0)) + 1), -np.inf)
+    hi_sum = np.logaddexp(core, extra)
+    return out_lo, np.minimum(0.0, hi_sum + 8 * EPS64 * (np.abs(hi_sum) + 1))
 
 
 def _enumerable_split(groups, order, depth: float):
@@ -242,8 +259,6 @@ class ConditionedProfile:
                 hi_t[left] = lp + le + hi
                 done |= left
         todo = np.arange(n)
-        out_lo = np.full(n, -np.inf)
-        out_hi = np.zeros(n)
         extra = np.full(n, -np.inf)
         log_omit = at.log_omitted
         for _ in range(8):
@@ -261,22 +276,13 @@ class ConditionedProfile:
                 rest = bound[i][~done[i]]
                 skipped = _logsumexp(rest) if rest.size else -np.inf
                 extra[i] = np.logaddexp(skipped, log_omit)
-                out_lo[i] = lo_sum
                 if rest.size and extra[i] > lo_sum + math.log(SKIP_REL):
                     nxt.append(i)
                     cut[i] -= SKIP_NATS
             todo = np.array(nxt, dtype=np.int64)
             if todo.size == 0:
                 break
-        for i in range(n):
-            d = done[i]
-            n_terms = max(1, int(d.sum()))
-            hi_sum = np.logaddexp(_logsumexp(hi_t[i][d]), extra[i])
-            lo_sum = out_lo[i]
-            slack = 4 * EPS64 * (n_terms + 4) + 8 * EPS64 * (abs(lo_sum) if np.isfinite(lo_sum) else 0.0)
-            out_lo[i] = lo_sum - slack if np.isfinite(lo_sum) else -np.inf
-            out_hi[i] = min(0.0, hi_sum + 4 * EPS64 * (n_terms + 4) + 8 * EPS64 * abs(hi_sum))
-        return out_lo, out_hi
+        return _final_sums(np.where(done, lo_t, -np.inf), np.where(done, hi_t, -np.inf), extra)
 
     def _log_complement(self, th_dn, th_up, at) -> tuple:
         """Certified ``(log lo, log hi)`` of ``1 − δ(θ) = E min(1, e^{θ−W}) = Σ_a P(A = a)·C_R(θ
@@ -320,13 +326,4 @@ class ConditionedProfile:
                 hi_t[mid] = lp[mid] + le[mid] + h2[m:]
             skip = ~right & ~left & ~mid
             skipped = np.array([_logsumexp(bound[i][skip[i]]) for i in range(n)])
-        omit = at.log_omitted
-        out_lo = np.full(n, -np.inf)
-        out_hi = np.zeros(n)
-        for i in range(n):
-            lo_sum = _logsumexp(lo_t[i])
-            hi_sum = np.logaddexp(_logsumexp(hi_t[i]), np.logaddexp(skipped[i], omit))
-            slack = 4 * EPS64 * (at.size + 4) + 8 * EPS64 * (abs(lo_sum) if np.isfinite(lo_sum) else 0.0)
-            out_lo[i] = lo_sum - slack if np.isfinite(lo_sum) else -np.inf
-            out_hi[i] = min(0.0, hi_sum + slack + 8 * EPS64 * abs(hi_sum))
-        return out_lo, out_hi
+        return _final_sums(lo_t, hi_t, np.logaddexp(skipped, at.log_omitted))
