@@ -44,7 +44,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from exactdp.accounting.profile_search import gaussian_log_delta
+from exactdp.accounting.profile_search import gaussian_log_delta, gaussian_log_delta_float
 from exactdp.accounting.results import BracketedTradeoff, centred
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf, workdps
@@ -221,6 +221,7 @@ class _Alpha:
 
     def __init__(self, g: _G, mu, rng: tuple):
         self.g, self.mu, self.rng = g, mu, rng
+        self.a_f, self.one_minus_f = float(g.a), float(g.one_minus)
         self.fit = (0.0, 0.0, 0.0)  # (u0, d0, d1): the discrepancy d(u) ≈ d0 + d1·(u − u0)
         self.centre: tuple | None = None  # (u, d, noise) of the last model point
         self.steps: list = []
@@ -230,27 +231,29 @@ class _Alpha:
         self.model_rounds = self.stencil_rounds = 0
         self.lower, self.upper = mpmath.mpf(0), mpmath.inf
 
-    def _model(self, eps):
-        """G with log δ from the Gaussian model plus the fitted discrepancy (mp)."""
+    def _log_model(self, eps: float) -> float:
+        """log G with log δ from the Gaussian model plus the fitted discrepancy (binary64:
+        it only proposes points; −inf where G ≤ 0)."""
         u = abs(eps)
-        lg, _ = gaussian_log_delta(u, self.mu)
-        u0, d0, d1 = self.fit
-        dl = mpmath.exp(lg + d0 + d1 * (u - u0))
+        u0, d0, d1 = (float(v) for v in self.fit)
+        lg = gaussian_log_delta_float(u, float(self.mu)) + d0 + d1 * (u - u0)
+        dl = math.exp(min(lg, 0.0))
         if eps >= 0:
-            return 1 - dl - mpmath.exp(eps) * self.g.a
-        return mpmath.exp(eps) * (self.g.one_minus - dl)
+            g = 1.0 - dl - math.exp(eps) * self.a_f
+            return math.log(g) if g > 0 else -math.inf
+        g = self.one_minus_f - dl
+        return eps + math.log(g) if g > 0 else -math.inf
 
     def _propose(self) -> tuple:
-        """(argmax, spacing) of the model: golden section, then ``h = √(W/|G''|)``."""
-        with workdps(DPS_LOW):
-            lo, hi = (mpmath.mpf(v) for v in self.rng)
-            m = golden_max(self._model, lo, hi, tol=mpmath.mpf(10) ** -13 * max(1, abs(lo), abs(hi)))
-            c = m.argmax
-            s = mpmath.mpf(10) ** -4 * max(1, abs(c))
-            curv = abs(self._model(c + s) - 2 * m.value + self._model(c - s)) / s**2
-            w = TRADEOFF_WIDTH * abs(m.value)
-            h = mpmath.sqrt(w / curv) if curv > 0 else s
-            return float(c), max(float(h), 1e-12 * max(1.0, abs(float(c))))
+        """(argmax, spacing) of the model: golden section on log G, then
+        ``h = √(W/|(log G)''|)`` (at the maximum ``(log G)'' = G''/G``)."""
+        lo, hi = float(self.rng[0]), float(self.rng[1])
+        m = golden_max(self._log_model, lo, hi, tol=1e-12 * max(1.0, abs(lo), abs(hi)), float64=True)
+        c = float(m.argmax)
+        s = 1e-4 * max(1.0, abs(c))
+        curv = abs(self._log_model(c + s) - 2 * float(m.value) + self._log_model(c - s)) / s**2
+        h = math.sqrt(TRADEOFF_WIDTH / curv) if curv > 0 and math.isfinite(curv) else s
+        return c, max(h, 1e-12 * max(1.0, abs(c)))
 
     def open(self) -> bool:
         return not self.certified() and self.stencil_rounds < STENCIL_ROUNDS

@@ -39,7 +39,7 @@ import numpy as np
 from exactdp.numerics.precision import DPS_LOW, EPS64, workdps
 from exactdp.numerics.search import newton_root, secant_narrow
 
-__all__ = ["epsilon_brackets", "gaussian_log_delta", "ROUNDS"]
+__all__ = ["epsilon_brackets", "gaussian_log_delta", "gaussian_log_delta_float", "ROUNDS"]
 
 #: batched rounds before the single-point fallback
 ROUNDS = 10
@@ -51,6 +51,23 @@ MAX_PAIR = 2.5e-7
 FLOOR = 1e-300
 #: fallback tests (each one oracle point) per target
 FALLBACK_TESTS = 60
+
+
+def _log_ncdf(z: float) -> float:
+    """log Φ(z) in binary64 (the erfc form, the asymptotic series below z = −30)."""
+    if z > -30.0:
+        return math.log(0.5 * math.erfc(-z / math.sqrt(2.0)))
+    r = 1.0 / (z * z)
+    return -0.5 * z * z - math.log(-z) - 0.5 * math.log(2 * math.pi) + math.log1p(-r + 3 * r * r - 15 * r**3)
+
+
+def gaussian_log_delta_float(x: float, mu: float) -> float:
+    """:func:`gaussian_log_delta`'s value in binary64 (−inf where δ_G underflows to 0): for
+    searches whose points are then evaluated by the certified oracle."""
+    la = _log_ncdf(mu / 2 - x / mu)
+    lb = x + _log_ncdf(-mu / 2 - x / mu)
+    r = lb - la
+    return la + math.log(-math.expm1(r)) if r < 0 else -math.inf
 
 
 def gaussian_log_delta(x, mu) -> tuple:
