@@ -18,12 +18,19 @@ side.  ``EXACTDP_LF_EXAMPLES`` changes the size; ``EXACTDP_LF_LOG=file`` appends
 example that reaches the reference (the worst relative distance of a δ estimate to it, the
 route, the design).
 
-Recorded (2026-12-03, the CI size of 25): most draws are rejected by the reference's cost
-cap (``assume``), 4 examples reach it; every bracket contained the reference and was ≤ 1e-9
-wide, the worst estimate 1.3e-10 from it.  A generator that sizes the enumerated groups to
-the cap by construction (every draw valid) finds designs — one wide family beside
-near-deterministic groups — whose ε(δ) search takes minutes on the lattice rest's
-per-threshold queries (a known speed gap, not a wrong number).
+Two generators.  ``designs``: the widest group any decimal σ² in [0.5, 5000] with up to 40
+mechanisms, the others capped as above; most draws are rejected by the reference's cost
+(``assume``).  ``sized_designs`` (``EXACTDP_LF_SIZED_EXAMPLES``): the widest group with
+m·σ² ≤ 2500 and up to 40 mechanisms, 2–6 groups whose σ² (one to four decimals, from 1/10000)
+is drawn below their share of the reference's cap, so every draw is valid.
+
+Recorded (2026-12-03 evening): ``designs`` at its CI size of 25 — 3 examples reach the
+reference, worst estimate 1.4e-13 from it; ``sized_designs`` at 100 examples (CI: 25) — all
+reach it (44 on the atom tables alone, 56 conditioned on coarse atoms), worst estimate
+3.1e-13; every bracket contained the reference and was ≤ 1e-9 wide.  The widest groups
+``designs`` draws beside near-deterministic groups (m·σ² ≳ 10⁵) go to the int64 lattice rest,
+whose per-threshold queries can take minutes per ε(δ) (a known speed gap, not a wrong
+number), which is why ``sized_designs`` caps m·σ².
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ __all__ = ["epsilon_brackets", "gaussian_log_delta", "gaussian_log_delta_float",
 #: batched rounds before the single-point fallback
 ROUNDS = 10
 #: half-width of the certifying pair, in units of the target relative width
-PAIR = 0.45
+PAIR = 0.3
 #: the widest pair tried where the brackets cannot resolve the target width (relative)
 MAX_PAIR = 2.5e-7
 #: the absolute width accepted near ε = 0 (times the relative width)
