@@ -238,8 +238,9 @@ class _Alpha:
         u0, d0, d1 = (float(v) for v in self.fit)
         lg = gaussian_log_delta_float(u, float(self.mu)) + d0 + d1 * (u - u0)
         dl = math.exp(min(lg, 0.0))
-        if eps >= 0:
-            g = 1.0 - dl - math.exp(eps) * self.a_f
+        if eps >= 0:  # e^ε·α in log form: ε may be beyond binary64's exp range
+            t = eps + math.log(self.a_f) if self.a_f > 0 else -math.inf
+            g = 1.0 - dl - math.exp(t) if t < 0 else -1.0
             return math.log(g) if g > 0 else -math.inf
         g = self.one_minus_f - dl
         return eps + math.log(g) if g > 0 else -math.inf
@@ -318,6 +319,9 @@ class _Alpha:
             if all(abs(peak - e) > 1e-15 * max(1.0, abs(e)) for e in self.g.cache):
                 self.kelley = peak
                 return
+        if len(eps) != len(CERTIFY):  # a chord-peak point that did not certify: re-centre the
+            self.c = max(self.g.cache, key=lambda e: self.g.cache[e][1])  # stencil on the best point
+            return
         mids = [(p[1] + p[2]) / 2 for p in self.g.at(eps)]
         y = [float(v - mids[2]) for v in mids]  # the stencil is c + h·(−2 … 2)
         b = sum(k * v for k, v in zip(CERTIFY, y)) / 10
