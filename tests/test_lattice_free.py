@@ -139,6 +139,19 @@ def test_complement_overlaps_the_profile_and_resolves_delta_near_one():
         assert 1 - p.lower < mpmath.mpf(10) ** -30  # the complement carried it, not 1 − δ's bracket
 
 
+def test_delta_within_1e_30_of_one_contains_brute_force():
+    # 1 − δ(0) ≈ 2.6e-30, known to 1e-12 from the complement: 1 − C rounds at the result's 40
+    # digits by more than C's own width, so the bracket is widened relative to the result
+    # (it had collapsed to one number 9e-43 off the truth: found by the campaign)
+    spec = [(F(1, 2), 4, 14), (F(1, 10), -1, 2), (F(2, 25), -2, 1)]
+    comp = _design([(str(s2), d, m) for s2, d, m in spec])
+    (p,) = LatticeFreeAccountant(comp).delta([F(0)])
+    ref, err = BruteDesign(spec, L=200).delta(F(0))
+    with mpmath.workdps(60):
+        assert p.lower <= ref + err and ref - err <= p.upper, (p.lower, ref, p.upper)
+        assert p.upper - p.lower <= REL * ref
+
+
 def test_deep_delta_below_the_float_range_against_brute_force():
     spec = [(F("7.25"), 1, 3), (F("0.35"), 2, 1), (F("0.61"), -1, 1)]
     comp = _design([(str(s2), d, m) for s2, d, m in spec])

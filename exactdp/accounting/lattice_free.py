@@ -156,8 +156,10 @@ class LatticeFreeAccountant(Accountant):
                 em = to_mpf(e) if isinstance(e, Fraction) else e(_DPS)
                 lo_k, hi_k = _mp_exp(lo[k]) * (1 - widen), min(_mp_exp(hi[k]) * (1 + widen), mpmath.mpf(1))
                 if c_lo[k] > -np.inf or c_hi[k] < 0:  # 1 − δ ∈ [C_lo, C_hi] (C non-decreasing in ε)
-                    lo_k = max(lo_k, (1 - _mp_exp(c_hi[k]) * (1 + widen)))
-                    hi_k = min(hi_k, (1 - _mp_exp(c_lo[k]) * (1 - widen)))
+                    # widened relative to the result too: 1 − C rounds at _DPS digits of 1, which
+                    # may be more than C_hi − C_lo (a C near 1e-30)
+                    lo_k = max(lo_k, (1 - _mp_exp(c_hi[k]) * (1 + widen)) * (1 - widen))
+                    hi_k = min(hi_k, (1 - _mp_exp(c_lo[k]) * (1 - widen)) * (1 + widen))
                 if neg[k]:
                     ee, one = mpmath.exp(em), -mpmath.expm1(em)
                     lo_k, hi_k = (one + ee * lo_k) * (1 - widen), min((one + ee * hi_k) * (1 + widen), mpmath.mpf(1))
