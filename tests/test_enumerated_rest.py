@@ -85,3 +85,36 @@ def test_tables_serve_the_first_level():
     comp = Composition(((DiscreteGaussian(F("2.37"), 1), 1), (DiscreteGaussian(F("7/3"), -1), 1)))
     rest = EnumeratedRest(groups_of(comp))
     assert rest._levels[0].tables is not None
+
+
+def _sum_pmf_brute(s2: F, m: int, ks) -> list:
+    """log P(S = k), S the sum of m independent N_Z(0, σ²): exact convolution at 50 digits of
+    pmfs truncated where their terms are below e^{−400} (nothing of exactdp's engine)."""
+    with mpmath.workdps(50):
+        s2m = mpmath.mpf(s2.numerator) / s2.denominator
+        half = int(math.sqrt(2 * float(s2) * 400)) + 2
+        w = {k: mpmath.exp(-mpmath.mpf(k * k) / (2 * s2m)) for k in range(-half, half + 1)}
+        z = mpmath.fsum(w.values())
+        one = {k: v / z for k, v in w.items()}
+        acc = dict(one)
+        for _ in range(m - 1):
+            nxt: dict = {}
+            for a, pa in acc.items():
+                for b, pb in one.items():
+                    nxt[a + b] = nxt.get(a + b, 0) + pa * pb
+            acc = nxt
+        return [mpmath.log(acc[k]) for k in ks]
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(_decimal(4.5, 12.0), st.integers(2, 3))
+def test_closed_form_of_the_sum_pmf_contains_brute_force(s2, m):
+    # P(S = k) = N(k; 0, mσ²)·θ^{−m}·(1 + η), |η| ≤ θ₃(e^{−π²σ²/2})^m − 1: bulk and deep tail
+    from exactdp.engine.coarse_split import sum_pmf_closed_form
+
+    K = int(math.sqrt(2 * m * float(s2) * 150))
+    lp, err = sum_pmf_closed_form(s2, m, K)
+    assert float(err.max()) < 1e-8  # the bound is informative here (σ² ≥ 4.5)
+    ks = [0, 1, K // 3, K // 2, K]
+    for k, ref in zip(ks, _sum_pmf_brute(s2, m, ks)):
+        assert abs(float(ref) - lp[k + K]) <= err[k + K], (s2, m, k, float(ref), lp[k + K], err[k + K])

@@ -30,7 +30,13 @@ import math
 
 import numpy as np
 
-from exactdp.engine.coarse_split import coarse_atoms, group_atom_count, joint_atom_count
+from exactdp.engine.coarse_split import (
+    CLOSED_FORM_REL,
+    closed_form_error,
+    coarse_atoms,
+    group_atom_count,
+    joint_atom_count,
+)
 from exactdp.kernels.atom_sums import log_row_sums, prefix_sums, rest_complement_sums, rest_delta_sums
 from exactdp.kernels.convolution import suffix_sums
 from exactdp.numerics.precision import EPS64
@@ -69,8 +75,10 @@ def rest_atom_count(groups, depth: float = LEVEL_DEPTHS[0]) -> int:
 
 
 def _conv_work(groups, depth: float) -> int:
-    """The pairs of log-pmf entries :func:`group_pmf` convolves for ``groups`` (a bound)."""
-    return sum(2 * group_atom_count(g, depth) ** 2 for g in groups if g.count > 1)
+    """The pairs of log-pmf entries :func:`group_pmf` convolves for ``groups`` (a bound; none
+    for a group its closed form takes)."""
+    return sum(2 * group_atom_count(g, depth) ** 2 for g in groups
+               if g.count > 1 and closed_form_error(g.sigma2, int(g.count)) > CLOSED_FORM_REL)
 
 
 def rest_fits(groups) -> bool:
