@@ -6,7 +6,7 @@ e^{−depth}), neither the smoothed inversion (its characteristic function reviv
 2π/w) nor a per-threshold lattice query is the cheap way: the atoms themselves are
 (:func:`exactdp.engine.coarse_split.coarse_atoms`, each probability a certified lower bound
 ``p̃_a`` within its log error, the mass left out ``ω`` bounded).  With values enclosed in
-``[v_a⁻, v_a⁺]``:
+``[v_a⁻, v_a⁺]``::
 
     D_R(x) = Σ_a P(R = a)(1 − e^{x−v_a})₊ ∈ [Σ p̃_a⁻ (1 − e^{x−v_a⁻})₊,  Σ p̃_a⁺ (1 − e^{x−v_a⁺})₊ + ω],
     C_R(x) = 1 − D_R(x) = Σ_a P(R = a) min(1, e^{x−v_a})
