@@ -18,8 +18,8 @@ Answers deeper than e^{−2500} (REF_DEPTH) are not compared (the reference's su
 grow with the depth); they must still be certified or refused cleanly.
 
 CI runs 120 examples (the first 120 of the derandomized sequence; ~80 s);
-``EXACTDP_CAMPAIGN_EXAMPLES=250`` is the recorded size.  Recorded (2026-12-03, with the
-lattice-free route, machine load ~1): 250 examples (+48 rejected by ``assume``) in 191 s
+``EXACTDP_CAMPAIGN_EXAMPLES=250`` is the recorded size.  Recorded (2026-12-03 evening, with
+the lattice-free route's atom tables, machine load ~2): 250 examples (+48 rejected by ``assume``) in 165 s
 for the file: 198 compared with the reference, 52 designs with every shift 0 (P = Q, closed
 forms), 0 refusals, 0 failures; worst relative error of an estimate against the reference
 5.5e-12 (ε(δ) is checked

@@ -25,10 +25,10 @@ mechanisms, the others capped as above; most draws are rejected by the reference
 reference's cap, so every draw is valid.
 
 Recorded (2026-12-03 evening): ``designs`` at its CI size of 25 — 3 examples reach the
-reference, worst estimate 1.4e-13 from it; ``sized_designs`` at 100 examples (CI: 25) — all
-reach it (35 on the atom tables alone, 65 conditioned on coarse atoms; the widest group's
-m-fold pmf in closed form where σ² ≳ 4), worst estimate 3.1e-13, 73 s; every bracket
-contained the reference and was ≤ 1e-9 wide.
+reference, worst estimate 1.4e-13 from it; ``sized_designs`` at 300 examples (CI: 25) — all
+reach it (95 on the atom tables alone, 205 conditioned on coarse atoms; the widest group's
+m-fold pmf in closed form where σ² ≳ 4), worst estimate 8.7e-11, 271 s beside another
+campaign; every bracket contained the reference and was ≤ 1e-9 wide.
 """
 
 from __future__ import annotations
