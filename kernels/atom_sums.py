@@ -3,7 +3,8 @@
 
 The atoms ``a`` (sorted by the midpoint of their value enclosure ``[v⁻_a, v⁺_a]``) carry
 scaled probability bounds ``p⁻_a ≤ e^s·P(R = a) ≤ p⁺_a``.  With the tables of
-:func:`~exactdp.kernels.convolution.suffix_sums` / :func:`prefix_sums` (Neumaier-compensated, so each entry is within
+:func:`~exactdp.kernels.convolution.suffix_sums` (prefix sums: the same of the reversed array;
+Neumaier-compensated, so each entry is within
 ``η_n = 4u + 4(n+2)u²`` relative of the exact sum of its doubles, u = 2⁻⁵³) of ``p⁻``, ``p⁺``
 and of ``q`` = ``p·e^{s_q−v}`` bounds:
 
@@ -30,25 +31,12 @@ import numpy as np
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 
-__all__ = ["log_convolve", "prefix_sums", "rest_delta_sums", "rest_complement_sums", "log_row_sums"]
+__all__ = ["log_convolve", "rest_sums", "log_row_sums"]
 
 #: the rounding unit of float64
 RU = 2.0**-53
 #: exponent range beyond which a threshold is left to the caller
 _MAX_EXP = 700.0
-
-
-@kernel("float64[:](float64[:])")
-def prefix_sums(a):
-    """``out[i] = Σ_{j < i} a[j]`` (``out[0] = 0``), Neumaier-compensated (a ≥ 0)."""
-    n = a.shape[0]
-    out = np.zeros(n + 1)
-    acc = 0.0
-    comp = 0.0
-    for i in range(n):
-        acc, comp = neumaier_add(acc, comp, a[i])
-        out[i + 1] = acc + comp
-    return out
 
 
 @kernel("int64(float64[:], float64)")
@@ -65,96 +53,88 @@ def _first_at_least(mid, t):
     return lo
 
 
-@kernel("UniTuple(float64, 2)(float64, float64)")
-def _exp_shifted(xk, sq):
-    """``(e^{x−s_q}, its relative error bound)``: the argument's rounding and exp's ulp; NaN
-    when ``|x − s_q| > 700``."""
-    arg = xk - sq
-    if not (abs(arg) <= _MAX_EXP):
-        return np.nan, np.nan
-    return math.exp(arg), 2.0 * RU * (abs(xk) + abs(sq)) + 4.0 * RU
+_PT = "UniTuple(float64, 2)(float64, float64, float64, float64[:], float64[:], float64[:], float64[:], float64[:], " \
+      "float64[:], float64[:], float64[:], float64[:], float64, float64)"
 
 
-@kernel("Tuple((float64[:], float64[:]))(float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], "
-        "float64[:], float64[:], float64[:], float64[:], float64, float64, float64, float64)")
-def rest_delta_sums(x, mid, vd, vu, pl, ph, suf_pl, suf_ph, suf_qa, suf_qb, hw, tau, sq, omitted):
-    """Scaled ``(lo, hi)`` of ``D_R`` at each x (see the module docstring): ``suf_qa`` is the
-    suffix table of ``q ≥ p⁻e^{s_q−v⁻}``, ``suf_qb`` of ``q ≤ p⁺e^{s_q−v⁺}``; ``omitted`` (scaled)
-    is added to the upper end.  NaN where ``|x − s_q| > 700``."""
+@kernel(_PT)
+def _delta_at(xk, ex, e_arg, mid, vd, vu, pl, ph, suf_pl, suf_ph, suf_qa, suf_qb, hw, tau):
+    """Scaled ``(lo, hi)`` of ``D_R`` at one x (``ex = e^{x−s_q}``, relative error ``e_arg``):
+    ``suf_qa`` is the suffix table of ``q ≥ p⁻e^{s_q−v⁻}``, ``suf_qb`` of ``q ≤ p⁺e^{s_q−v⁺}``."""
     n = mid.shape[0]
     eta = 4.0 * RU + 4.0 * (n + 2.0) * RU * RU
-    lo_out = np.empty(x.shape[0])
-    hi_out = np.empty(x.shape[0])
-    for k in range(x.shape[0]):
-        xk = x[k]
-        ex, e_arg = _exp_shifted(xk, sq)
-        lo_out[k] = np.nan
-        hi_out[k] = np.nan
-        if np.isnan(ex):
-            continue
-        j = _first_at_least(mid, xk + tau)
-        # far set: S_p − e^{x−s_q} S_q, outward
-        a_lo = suf_pl[j] * (1.0 - eta - 8.0 * RU)
-        b_lo = ex * (1.0 + e_arg) * suf_qa[j] * (1.0 + eta + 8.0 * RU)
-        far_lo = a_lo - b_lo - 4.0 * RU * a_lo
-        if far_lo < 0.0:
-            far_lo = 0.0
-        a_hi = suf_ph[j] * (1.0 + eta + 8.0 * RU)
-        b_hi = ex * (1.0 - e_arg) * suf_qb[j] * (1.0 - eta - 8.0 * RU)
-        far_hi = a_hi - b_hi + 4.0 * RU * a_hi
-        # near set: term by term, down to mid < x − hw
-        n_lo = 0.0
-        c_lo = 0.0
-        n_hi = 0.0
-        c_hi = 0.0
-        i = j - 1
-        while i >= 0 and mid[i] >= xk - hw:
-            d_up = (xk - vd[i]) + 2.0 * RU * (abs(xk) + abs(vd[i]))
-            if d_up < 0.0:
-                n_lo, c_lo = neumaier_add(n_lo, c_lo, pl[i] * (-math.expm1(d_up)) * (1.0 - 8.0 * RU))
-            d_dn = (xk - vu[i]) - 2.0 * RU * (abs(xk) + abs(vu[i]))
-            if d_dn < 0.0:
-                n_hi, c_hi = neumaier_add(n_hi, c_hi, ph[i] * (-math.expm1(d_dn)) * (1.0 + 8.0 * RU))
-            i -= 1
-        m = j - i + 2.0
-        near_lo = (n_lo + c_lo) * (1.0 - 4.0 * RU - 4.0 * m * RU * RU)
-        near_hi = (n_hi + c_hi) * (1.0 + 4.0 * RU + 4.0 * m * RU * RU)
-        lo_out[k] = (near_lo + far_lo) * (1.0 - 2.0 * RU)
-        hi_out[k] = (near_hi + far_hi + omitted) * (1.0 + 4.0 * RU)
-    return lo_out, hi_out
+    j = _first_at_least(mid, xk + tau)
+    # far set: S_p − e^{x−s_q} S_q, outward
+    a_lo = suf_pl[j] * (1.0 - eta - 8.0 * RU)
+    b_lo = ex * (1.0 + e_arg) * suf_qa[j] * (1.0 + eta + 8.0 * RU)
+    far_lo = max(a_lo - b_lo - 4.0 * RU * a_lo, 0.0)
+    a_hi = suf_ph[j] * (1.0 + eta + 8.0 * RU)
+    b_hi = ex * (1.0 - e_arg) * suf_qb[j] * (1.0 - eta - 8.0 * RU)
+    far_hi = a_hi - b_hi + 4.0 * RU * a_hi
+    # near set: term by term, down to mid < x − hw (below it v⁺ ≤ x: no term)
+    n_lo = 0.0
+    c_lo = 0.0
+    n_hi = 0.0
+    c_hi = 0.0
+    i = j - 1
+    while i >= 0 and mid[i] >= xk - hw:
+        d_up = (xk - vd[i]) + 2.0 * RU * (abs(xk) + abs(vd[i]))
+        if d_up < 0.0:
+            n_lo, c_lo = neumaier_add(n_lo, c_lo, pl[i] * (-math.expm1(d_up)) * (1.0 - 8.0 * RU))
+        d_dn = (xk - vu[i]) - 2.0 * RU * (abs(xk) + abs(vu[i]))
+        if d_dn < 0.0:
+            n_hi, c_hi = neumaier_add(n_hi, c_hi, ph[i] * (-math.expm1(d_dn)) * (1.0 + 8.0 * RU))
+        i -= 1
+    m = j - i + 2.0
+    near_lo = (n_lo + c_lo) * (1.0 - 4.0 * RU - 4.0 * m * RU * RU)
+    near_hi = (n_hi + c_hi) * (1.0 + 4.0 * RU + 4.0 * m * RU * RU)
+    return (near_lo + far_lo) * (1.0 - 2.0 * RU), (near_hi + far_hi) * (1.0 + 2.0 * RU)
 
 
-@kernel("Tuple((float64[:], float64[:]))(float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], "
-        "float64[:], float64[:], float64[:], float64[:], float64, float64, float64)")
-def rest_complement_sums(x, mid, vd, vu, pl, ph, pre_pl, pre_ph, suf_qc, suf_qd, hw, sq, omitted):
-    """Scaled ``(lo, hi)`` of ``C_R`` at each x (see the module docstring): ``suf_qc`` is the
-    suffix table of ``q ≤ p⁻e^{s_q−v⁺}``, ``suf_qd`` of ``q ≥ p⁺e^{s_q−v⁻}``; ``omitted``
-    (scaled) is added to the upper end.  NaN where ``|x − s_q| > 700``."""
+@kernel(_PT)
+def _complement_at(xk, ex, e_arg, mid, vd, vu, pl, ph, pre_pl, pre_ph, suf_qc, suf_qd, hw, tau):
+    """Scaled ``(lo, hi)`` of ``C_R`` at one x: ``suf_qc`` is the suffix table of
+    ``q ≤ p⁻e^{s_q−v⁺}``, ``suf_qd`` of ``q ≥ p⁺e^{s_q−v⁻}`` (τ unused: no cancellation)."""
     n = mid.shape[0]
     eta = 4.0 * RU + 4.0 * (n + 2.0) * RU * RU
-    lo_out = np.empty(x.shape[0])
-    hi_out = np.empty(x.shape[0])
+    k0 = _first_at_least(mid, xk - hw)
+    k1 = _first_at_least(mid, xk + hw)
+    while k1 < n and mid[k1] <= xk + hw:
+        k1 += 1
+    lo = pre_pl[k0] * (1.0 - eta - 8.0 * RU) + ex * (1.0 - e_arg) * suf_qc[k1] * (1.0 - eta - 8.0 * RU)
+    hi = pre_ph[k0] * (1.0 + eta + 8.0 * RU) + ex * (1.0 + e_arg) * suf_qd[k1] * (1.0 + eta + 8.0 * RU)
+    for i in range(k0, k1):
+        d_dn = (xk - vu[i]) - 2.0 * RU * (abs(xk) + abs(vu[i]))
+        d_up = (xk - vd[i]) + 2.0 * RU * (abs(xk) + abs(vd[i]))
+        lo += pl[i] * math.exp(min(0.0, d_dn)) * (1.0 - 8.0 * RU)
+        hi += ph[i] * min(1.0, math.exp(min(0.0, d_up)) * (1.0 + 4.0 * RU)) * (1.0 + 4.0 * RU)
+    m = k1 - k0 + 4.0
+    return lo * (1.0 - 2.0 * m * RU), hi * (1.0 + 2.0 * m * RU)
+
+
+@kernel("Tuple((float64[:], float64[:]))(float64[:], boolean, float64[:], float64[:], float64[:], float64[:], "
+        "float64[:], float64[:], float64[:], float64[:], float64[:], float64, float64, float64, float64)")
+def rest_sums(x, complement, mid, vd, vu, pl, ph, p_lo, p_hi, q_lo, q_hi, hw, tau, sq, omitted):
+    """Scaled ``(lo, hi)`` of ``D_R`` (``p_*``: suffix tables of p⁻, p⁺; ``q_*``: of the q bounds
+    for D's lower and upper end) or of ``C_R`` (``complement``; ``p_*``: prefix tables) at each
+    x (see the module docstring); ``omitted`` (scaled) is added to the upper end.  NaN where
+    ``|x − s_q| > 700``."""
+    lo_out = np.full(x.shape[0], np.nan)
+    hi_out = np.full(x.shape[0], np.nan)
     for k in range(x.shape[0]):
         xk = x[k]
-        ex, e_arg = _exp_shifted(xk, sq)
-        lo_out[k] = np.nan
-        hi_out[k] = np.nan
-        if np.isnan(ex):
+        arg = xk - sq
+        if not (abs(arg) <= _MAX_EXP):
             continue
-        k0 = _first_at_least(mid, xk - hw)
-        k1 = _first_at_least(mid, xk + hw)
-        while k1 < n and mid[k1] <= xk + hw:
-            k1 += 1
-        lo = pre_pl[k0] * (1.0 - eta - 8.0 * RU) + ex * (1.0 - e_arg) * suf_qc[k1] * (1.0 - eta - 8.0 * RU)
-        hi = pre_ph[k0] * (1.0 + eta + 8.0 * RU) + ex * (1.0 + e_arg) * suf_qd[k1] * (1.0 + eta + 8.0 * RU)
-        for i in range(k0, k1):
-            d_dn = (xk - vu[i]) - 2.0 * RU * (abs(xk) + abs(vu[i]))
-            d_up = (xk - vd[i]) + 2.0 * RU * (abs(xk) + abs(vd[i]))
-            lo += pl[i] * math.exp(min(0.0, d_dn)) * (1.0 - 8.0 * RU)
-            hi += ph[i] * min(1.0, math.exp(min(0.0, d_up)) * (1.0 + 4.0 * RU)) * (1.0 + 4.0 * RU)
-        m = k1 - k0 + 4.0
-        lo_out[k] = lo * (1.0 - 2.0 * m * RU)
-        hi_out[k] = (hi + omitted) * (1.0 + 2.0 * m * RU)
+        # e^{x−s_q} and its relative error: the argument's rounding and exp's ulp
+        ex = math.exp(arg)
+        e_arg = 2.0 * RU * (abs(xk) + abs(sq)) + 4.0 * RU
+        if complement:
+            lo, hi = _complement_at(xk, ex, e_arg, mid, vd, vu, pl, ph, p_lo, p_hi, q_lo, q_hi, hw, tau)
+        else:
+            lo, hi = _delta_at(xk, ex, e_arg, mid, vd, vu, pl, ph, p_lo, p_hi, q_lo, q_hi, hw, tau)
+        lo_out[k] = lo
+        hi_out[k] = (hi + omitted) * (1.0 + 2.0 * RU)
     return lo_out, hi_out
 
 

@@ -198,3 +198,39 @@ def test_enumerated_rest_brackets_contain_brute_force():
             assert a <= mpmath.log(d) <= b and b - a <= 1e-9, (x, a, b, mpmath.log(d))
             assert ca <= mpmath.log(1 - d) <= cb and cb - ca <= 1e-9, (x, ca, cb)
 
+
+
+def test_near_deterministic_group_beside_a_huge_variance_contains_brute_force():
+    # σ² = 1e7 × 1000 beside σ² = 1/1000 shift 3: the smoothed inversion of the whole design
+    # could not resolve the near-deterministic group's clumps (δ(ρ + 5) was refused, 3.4e-5 wide);
+    # conditioned on it, the bracket is ≤ 1e-9
+    spec = [(F(10**7), 100, 1000), (F(1, 1000), 3, 1)]
+    comp = _design([(str(s2), d, m) for s2, d, m in spec])
+    acc = LatticeFreeAccountant(comp)
+    ref_design = BruteDesign(spec, L=1500)
+    for eps in (F(4505), F(5070)):  # δ ≈ 5.8e-7, 7e-218
+        (p,) = acc.delta([eps])
+        ref, err = ref_design.delta(eps)
+        with mpmath.workdps(60):
+            assert p.lower <= ref + err and ref - err <= p.upper, (eps, p.lower, ref, p.upper)
+            assert p.upper - p.lower <= REL * ref
+
+
+def test_tradeoff_on_a_clumpy_design_is_located_and_certified():
+    # β(1e-9) ≈ 5.3e-78: the Gaussian model's proposals miss the maximiser on this clumpy design
+    # (a refusal, [0, 1.4e-75]); the fallback locates it on the oracle's own estimates.  Every
+    # ε gives a lower bound e^ε(1 − α − δ(−ε)) of β (ε < 0); the brute-force δ at the
+    # engine's bracket of points must not exceed the certified upper end
+    spec = [(F("12.5"), -7, 40), (F("0.013"), 2, 1), (F("0.3"), 0, 1)]
+    comp = _design([(str(s2), d, m) for s2, d, m in spec])
+    alpha = F(1, 10**9)
+    (b,) = LatticeFreeAccountant(comp).tradeoff([alpha])
+    ref = BruteDesign(spec, L=1500)
+    with mpmath.workdps(60):
+        assert 0 < b.lower and b.upper - b.lower <= REL * b.upper
+        best = mpmath.mpf(0)
+        for k in range(-40, 41):  # a grid of ε < 0 around the maximiser
+            e = -F(157) - F(k, 10)
+            d, err = ref.delta(-e)
+            best = max(best, mpmath.exp(mpmath.mpf(e.numerator) / e.denominator) * (1 - mpmath.mpf(alpha.numerator) / alpha.denominator - d - err))
+        assert 0 < best <= b.upper, (best, b.upper)

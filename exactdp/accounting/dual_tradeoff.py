@@ -363,14 +363,61 @@ def _fill(acc, gs: list, wanted: list) -> None:
         g.fill([e], lo[k:k + 1], hi[k:k + 1], c_lo[k:k + 1], c_hi[k:k + 1])
 
 
+def _float_lower(acc, eps: np.ndarray, alphas: np.ndarray) -> np.ndarray:
+    """log of the lower end of G at each (ε, α) pair (float estimates for the search;
+    −inf where not positive)."""
+    mag = np.abs(eps)
+    lo, hi = acc.log_delta_at(mag, mag)
+    d_hi = np.exp(np.minimum(hi, 0.0))
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        pos = 1.0 - d_hi - np.exp(eps) * alphas
+        neg = np.exp(eps) * ((1.0 - alphas) - d_hi)
+        g = np.where(eps >= 0, pos, neg)
+        return np.where(g > 0, np.log(np.where(g > 0, g, 1.0)), -np.inf)
+
+
+def _argmaxes(acc, alphas: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The maximiser of G's lower end for each α, all α together: G is unimodal in ε
+    (concave in e^ε), so the best of 65 (then 17) equally spaced points and its
+    neighbours bracket the maximiser; each round shrinks the brackets 8-fold."""
+    n = alphas.size
+    k = 65
+    grid = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, k)[None, :]
+    best = 0.5 * (lo + hi)
+    active = np.arange(n)
+    for _ in range(40):
+        if active.size == 0:
+            break
+        g = grid  # one row per active α
+        vals = _float_lower(acc, g.ravel(), np.repeat(alphas[active], g.shape[1])).reshape(g.shape)
+        idx = np.argmax(vals, axis=1)
+        rows = np.arange(active.size)
+        best[active] = g[rows, idx]
+        ok = np.isfinite(vals[rows, idx])
+        a = g[rows, np.maximum(idx - 1, 0)]
+        b = g[rows, np.minimum(idx + 1, g.shape[1] - 1)]
+        done = ~ok | (b - a <= 1e-10 * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b))))
+        keep = ~done
+        active = active[keep]
+        grid = a[keep][:, None] + (b - a)[keep][:, None] * np.linspace(0.0, 1.0, 17)[None, :]
+    return best
+
+
 def _zoom(acc, states: list) -> None:
-    """The fallback: 9-point stencils (:data:`STENCIL`) around each open α's best point,
+    """The fallback: the maximiser located on the oracle's float estimates over the whole
+    range (:func:`_argmaxes`), then 9-point stencils (:data:`STENCIL`) around it,
     refined (all α in one batch per round) until the relative width is TRADEOFF_WIDTH or
     the rounds run out; ``h`` widens when the stencil's slopes are not resolved (brackets
     too wide at that spacing) and narrows around an inner maximiser.  Certified outcomes
     alone steer it."""
-    h = [max(st.h, 1e-4 * max(1.0, abs(st.c))) for st in states]
-    e_star = [st.c for st in states]
+    if not states:
+        return
+    # the model may have pointed far from the maximiser (a clumpy design): locate it afresh
+    # on the oracle's own estimates over each α's whole range
+    rng = np.array([st.rng for st in states], dtype=float)
+    found = _argmaxes(acc, np.array([float(st.g.a) for st in states]), rng[:, 0], rng[:, 1])
+    e_star = [float(e) if np.isfinite(e) else st.c for e, st in zip(found, states)]
+    h = [1e-4 * max(1.0, abs(e)) for e in e_star]
     active = list(range(len(states)))
     for _ in range(24):
         if not active:

@@ -29,8 +29,8 @@ import numpy as np
 from exactdp.kernels.atom_sums import log_convolve
 from exactdp.numerics.precision import EPS64, workdps
 
-__all__ = ["MAX_ATOMS", "CoarseAtoms", "coarse_candidates", "coarse_atoms", "group_atom_count", "joint_atom_count",
-           "group_pmf", "log_add_up", "closed_form_error", "sum_pmf_closed_form",
+__all__ = ["MAX_ATOMS", "TINY_S2", "CoarseAtoms", "coarse_candidates", "coarse_atoms", "group_atom_count",
+           "joint_atom_count", "group_pmf", "log_add_up", "closed_form_error", "sum_pmf_closed_form",
            "CLOSED_FORM_REL"]
 
 #: σ² below this: the group is near-deterministic (its penalty bound is void): coarse

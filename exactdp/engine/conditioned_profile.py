@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from exactdp.engine.coarse_split import MAX_ATOMS, coarse_atoms, coarse_candidates, joint_atom_count
+from exactdp.engine.coarse_split import MAX_ATOMS, TINY_S2, coarse_atoms, coarse_candidates, joint_atom_count
 from exactdp.engine.enumerated_rest import EnumeratedRest, rest_fits
 from exactdp.engine.families import family_of
 from exactdp.engine.fine_profile import TARGET_WIDTH, FineProfile, TooCostly, far_left_brackets, far_left_complement
@@ -131,7 +131,9 @@ class ConditionedProfile:
         self.depth = DEPTHS[0]
         order = coarse_candidates(self.groups, self.depth)
         k = _enumerable_split(self.groups, order, self.depth)
-        coarse: list = list(order[:k]) if k is not None else []
+        # else the near-deterministic groups are conditioned on from the start: their atoms are
+        # far apart, and a smoothed rest containing them cannot resolve the clumps
+        coarse: list = list(order[:k]) if k is not None else [g for g in order if float(g.sigma2) < TINY_S2]
         fine = [g for g in self.groups if g not in coarse]
         while True:
             v_rest = float(sum(g.count * g.weight**2 * g.sigma2 for g in fine))

@@ -37,7 +37,7 @@ from exactdp.engine.coarse_split import (
     group_atom_count,
     joint_atom_count,
 )
-from exactdp.kernels.atom_sums import log_row_sums, prefix_sums, rest_complement_sums, rest_delta_sums
+from exactdp.kernels.atom_sums import log_row_sums, rest_sums
 from exactdp.kernels.convolution import suffix_sums
 from exactdp.numerics.precision import EPS64
 
@@ -134,6 +134,12 @@ class _AtomSums:
         return lo, hi
 
 
+def _prefix_sums(a: np.ndarray) -> np.ndarray:
+    """``out[i] = Σ_{j < i} a[j]`` (``out[0] = 0``): the compensated suffix sums of the
+    reversed array, reversed (the same error bound)."""
+    return np.ascontiguousarray(suffix_sums(np.ascontiguousarray(a[::-1]))[::-1])
+
+
 def _scaled_exp(logs: np.ndarray, up: bool) -> np.ndarray:
     """``e^{logs}`` rounded outward (up or down): the argument's rounding (``u·|logs|``, it is
     one float sum) and exp's ulp, counted as ``2·EPS64·(|logs| + 2)`` relative."""
@@ -160,7 +166,7 @@ class _Tables:
         self.suf_qb = suffix_sums(self.ph * _scaled_exp(sq - self.vu, up=False) * (1 - 2 * EPS64))
         self.suf_qc = suffix_sums(self.pl * _scaled_exp(sq - self.vu, up=False) * (1 - 2 * EPS64))
         self.suf_qd = suffix_sums(self.ph * _scaled_exp(sq - self.vd, up=True) * (1 + 2 * EPS64))
-        self.pre_pl, self.pre_ph = prefix_sums(self.pl), prefix_sums(self.ph)
+        self.pre_pl, self.pre_ph = _prefix_sums(self.pl), _prefix_sums(self.ph)
         half = np.maximum(self.vu - self.mid, self.mid - self.vd)
         self.hw = float(np.max(half)) * (1 + 4 * EPS64) + 1e-300 if half.size else 0.0
         spread = float(self.mid[-1] - self.mid[0]) if self.mid.size > 1 else 1.0
@@ -191,12 +197,10 @@ class _Tables:
     def sums(self, x: np.ndarray, complement: bool) -> tuple:
         """Certified log ``(lo, hi)`` of ``D_R`` (or ``C_R``) at each x; NaN where x is out of
         the tables' range."""
-        if complement:
-            lo, hi = rest_complement_sums(x, self.mid, self.vd, self.vu, self.pl, self.ph, self.pre_pl,
-                                          self.pre_ph, self.suf_qc, self.suf_qd, self.hw, self.sq, self.omitted)
-        else:
-            lo, hi = rest_delta_sums(x, self.mid, self.vd, self.vu, self.pl, self.ph, self.suf_pl, self.suf_ph,
-                                     self.suf_qa, self.suf_qb, self.hw, self.tau, self.sq, self.omitted)
+        p_lo, p_hi, q_lo, q_hi = ((self.pre_pl, self.pre_ph, self.suf_qc, self.suf_qd) if complement
+                                  else (self.suf_pl, self.suf_ph, self.suf_qa, self.suf_qb))
+        lo, hi = rest_sums(x, complement, self.mid, self.vd, self.vu, self.pl, self.ph, p_lo, p_hi, q_lo, q_hi,
+                           self.hw, self.tau, self.sq, self.omitted)
         with np.errstate(divide="ignore", invalid="ignore"):
             l_lo, l_hi = np.log(lo), np.log(hi)
         # log's ulp and the unscaling's rounding
