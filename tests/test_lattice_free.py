@@ -232,5 +232,6 @@ def test_tradeoff_on_a_clumpy_design_is_located_and_certified():
         for k in range(-40, 41):  # a grid of ε < 0 around the maximiser
             e = -F(157) - F(k, 10)
             d, err = ref.delta(-e)
-            best = max(best, mpmath.exp(mpmath.mpf(e.numerator) / e.denominator) * (1 - mpmath.mpf(alpha.numerator) / alpha.denominator - d - err))
+            one_minus = 1 - mpmath.mpf(alpha.numerator) / alpha.denominator
+            best = max(best, mpmath.exp(mpmath.mpf(e.numerator) / e.denominator) * (one_minus - d - err))
         assert 0 < best <= b.upper, (best, b.upper)
