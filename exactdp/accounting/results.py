@@ -12,7 +12,11 @@ a lower bound for the trade-off β.
 
 from __future__ import annotations
 
+import html
+import math
 from dataclasses import dataclass
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
+from fractions import Fraction
 
 import mpmath
 
@@ -23,7 +27,103 @@ from exactdp.numerics.precision import DPS_RESULT
 _DPS = DPS_RESULT + 10
 
 __all__ = ["centred", "Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "AccountingResult",
-           "BracketedDelta", "BracketedEpsilon", "BracketedTradeoff"]
+           "BracketedDelta", "BracketedEpsilon", "BracketedTradeoff", "directed_float", "points_frame"]
+
+
+def _exact_ratio(x) -> tuple[int, int]:
+    """``x`` (an mpf — read from its raw tuple, never re-rounded to the global precision —,
+    an int or a Fraction) as an exact ``(numerator, denominator)``."""
+    if isinstance(x, mpmath.mpf):
+        sign, man, exp, _ = x._mpf_
+        if not man and exp:  # ±inf, nan
+            raise ValueError(f"not a finite number: {x}")
+        n = -int(man) if sign else int(man)
+        return (n << exp, 1) if exp >= 0 else (n, 1 << -exp)
+    f = Fraction(x)
+    return f.numerator, f.denominator
+
+
+def directed_float(x, up: bool) -> float:
+    """The float64 nearest ``x`` on one side: the least float ≥ ``x`` (``up``) or the
+    greatest float ≤ ``x``, subnormals and overflow included (a positive value below the
+    least subnormal rounds up to it, never to 0; one beyond the float range rounds down to
+    the largest float).  Exact: the comparison is between rationals (``libmp.to_float(rnd=)``
+    is not used: it flushes below the float range to 0 whatever the direction)."""
+    n, d = _exact_ratio(x)
+    q = Fraction(n, d)
+    try:
+        f = n / d  # correctly rounded to nearest
+    except OverflowError:
+        f = math.inf if n > 0 else -math.inf
+    if math.isinf(f):
+        return f if (f > 0) == up else math.copysign(1.7976931348623157e308, f)
+    if up and Fraction(f) < q:
+        return math.nextafter(f, math.inf)
+    if not up and Fraction(f) > q:
+        return math.nextafter(f, -math.inf)
+    return f
+
+
+def _decimal(x, up: bool, digits: int) -> Decimal:
+    """``x`` to ``digits`` significant decimal digits, rounded up or down, exactly: the
+    exact ratio is divided out in :mod:`decimal` (correctly rounded in the context's
+    direction), so the result is a bound whenever ``x`` is."""
+    n, d = _exact_ratio(x)
+    with localcontext() as ctx:
+        ctx.prec = digits
+        ctx.rounding = ROUND_CEILING if up else ROUND_FLOOR
+        ctx.Emin, ctx.Emax = -(10**9), 10**9
+        return Decimal(n) / Decimal(d)
+
+
+class _NumberLike:
+    """What a point is in a notebook: a number (its conservative ``value``), a row, a cell.
+
+    ``float(point)`` and ``point.to_decimal()`` give the certified conservative side rounded
+    outward (up for δ and ε, whose ``value`` is an upper bound; down for β, a lower bound),
+    so the converted number is still a bound.  ``_repr_html_`` / ``_repr_markdown_`` show
+    the value with its bracket.
+    """
+
+    #: the conservative side is the upper end (δ, ε) or the lower end (β)
+    _UPPER = True
+    _ARG = ""
+    _NAME = ""
+
+    def __float__(self) -> float:
+        return directed_float(self.value, self._UPPER)  # type: ignore[attr-defined]
+
+    def to_decimal(self, digits: int = 20, side: str = "value") -> Decimal:
+        """The point's ``value`` (or ``"lower"`` / ``"upper"``) as a :class:`~decimal.Decimal`
+        of ``digits`` significant digits, rounded outward (so it stays a bound)."""
+        if side not in ("value", "lower", "upper"):
+            raise ValueError(f"side must be 'value', 'lower' or 'upper', not {side!r}")
+        up = self._UPPER if side == "value" else side == "upper"
+        return _decimal(getattr(self, side), up, digits)
+
+    def as_row(self) -> dict:
+        """One row: the query's argument, ``value``, ``lower``, ``upper``, ``estimate`` and
+        ``error_bound`` as floats rounded outward (``value`` on its conservative side)."""
+        return {self._ARG: float(getattr(self, self._ARG)), "value": float(self),
+                "lower": directed_float(self.lower, False), "upper": directed_float(self.upper, True),  # type: ignore
+                "estimate": float(self.estimate), "error_bound": directed_float(self.error_bound, True)}  # type: ignore
+
+    def _cells(self) -> tuple[str, str, str]:
+        arg = mpmath.nstr(getattr(self, self._ARG), 12)
+        val = str(self.to_decimal(12))
+        bracket = f"[{self.to_decimal(12, 'lower')}, {self.to_decimal(12, 'upper')}]"
+        return arg, val, bracket
+
+    def _repr_markdown_(self) -> str:
+        arg, val, bracket = self._cells()
+        rel = "≤" if self._UPPER else "≥"
+        return f"{self._NAME}({self._ARG} = {arg}) {rel} **{val}** (certified bracket {bracket})"
+
+    def _repr_html_(self) -> str:
+        arg, val, bracket = self._cells()
+        rel = "≤" if self._UPPER else "≥"
+        return (f"<span class='exactdp-point'>{html.escape(self._NAME)}({html.escape(self._ARG)} = {arg}) "
+                f"{rel} <b>{val}</b> <small>certified bracket {bracket}</small></span>")
 
 
 def _lead_with_value(point, fields: tuple) -> str:
@@ -57,12 +157,15 @@ class Diagnostics:
 
 
 @dataclass(frozen=True)
-class DeltaPoint:
+class DeltaPoint(_NumberLike):
     """δ(ε) with a certified bound: ``|estimate − δ(ε)| ≤ error_bound``.
 
     ``value`` is the conservative upper bound ``estimate + error_bound``.
     ``first_term`` and ``second_term`` are P_P[L > ε] and e^ε·P_Q[L > ε].
+    ``float(point)`` is ``value`` rounded up (see :class:`_NumberLike`).
     """
+
+    _ARG, _NAME = "epsilon", "δ"
 
     epsilon: mpmath.mpf
     estimate: mpmath.mpf
@@ -94,11 +197,13 @@ class DeltaPoint:
 
 
 @dataclass(frozen=True)
-class EpsilonPoint:
+class EpsilonPoint(_NumberLike):
     """ε(δ): the smallest ε with δ(ε) ≤ target, bracketed by ``[lower, upper]``.
 
-    ``value`` is ``upper`` (certified: δ(upper) ≤ target).
+    ``value`` is ``upper`` (certified: δ(upper) ≤ target); ``float(point)`` rounds it up.
     """
+
+    _ARG, _NAME = "delta", "ε"
 
     delta: mpmath.mpf
     estimate: mpmath.mpf
@@ -120,11 +225,15 @@ class EpsilonPoint:
 
 
 @dataclass(frozen=True)
-class TradeoffPoint:
+class TradeoffPoint(_NumberLike):
     """β = f(α) of the optimal (randomised Neyman–Pearson) test.
 
-    ``value`` is the conservative lower bound ``estimate − error_bound``.
+    ``value`` is the conservative lower bound ``estimate − error_bound``;
+    ``float(point)`` rounds it down.
     """
+
+    _UPPER = False
+    _ARG, _NAME = "alpha", "β"
 
     alpha: mpmath.mpf
     estimate: mpmath.mpf
@@ -161,6 +270,39 @@ class AccountingResult:
     rho: object
     points: tuple
     diagnostics: Diagnostics
+
+    def __len__(self) -> int:
+        return len(self.points)
+
+    def __iter__(self):
+        return iter(self.points)
+
+    def __getitem__(self, i):
+        return self.points[i]
+
+    def to_pandas(self):
+        """The points as a :class:`pandas.DataFrame` (one row each, see :func:`points_frame`)."""
+        return points_frame(self.points)
+
+    def _repr_html_(self) -> str:
+        rows = "".join(f"<li>{p._repr_html_()}</li>" for p in self.points)
+        return (f"<div class='exactdp-result'><b>{html.escape(self.kind)}</b> of a design with zCDP ρ = "
+                f"{html.escape(str(self.rho))} ({html.escape(self.diagnostics.method)})<ul>{rows}</ul></div>")
+
+    def _repr_markdown_(self) -> str:
+        return "\n".join(f"- {p._repr_markdown_()}" for p in self.points)
+
+
+def points_frame(points):
+    """A :class:`pandas.DataFrame` of result points: the query's argument, ``value`` (the
+    conservative side), ``lower``, ``upper``, ``estimate``, ``error_bound`` — floats rounded
+    outward, so every column that is a bound stays one.  pandas is an optional dependency
+    (``pip install pandas``)."""
+    try:
+        import pandas
+    except ImportError:
+        raise ImportError("to_pandas() needs pandas (an optional dependency): pip install pandas") from None
+    return pandas.DataFrame([p.as_row() for p in points])
 
 
 def centred(lower, upper) -> tuple:

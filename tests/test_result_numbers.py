@@ -1,0 +1,116 @@
+"""Result points as numbers and table rows (notebooks): conversions stay on the bound's side.
+
+The references are exact rationals (``fractions.Fraction``) compared with the converted
+float or Decimal, nothing of the engine: a conversion of an upper bound must be ≥ the exact
+value and the least such float; of a lower bound ≤ and the greatest.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from fractions import Fraction
+
+import mpmath
+import pytest
+from hypothesis import given, seed, settings
+from hypothesis import strategies as st
+
+from exactdp import Composition, ExactAccountant
+from exactdp import delta as delta_query
+from exactdp.accounting.results import _decimal, directed_float
+
+# exact rationals from below the subnormal range to beyond the float range
+_mant = st.integers(min_value=1, max_value=10**30)
+_exp10 = st.integers(min_value=-400, max_value=400)
+
+
+def _rational(m, e, neg):
+    q = Fraction(m) * Fraction(10) ** e
+    return -q if neg else q
+
+
+@seed(20261206)
+@settings(max_examples=300, deadline=None)
+@given(_mant, _exp10, st.booleans())
+def test_directed_float_is_the_nearest_float_on_its_side(m, e, neg):
+    q = _rational(m, e, neg)
+    up, down = directed_float(q, True), directed_float(q, False)
+    if not math.isinf(up):
+        assert Fraction(up) >= q
+        below = math.nextafter(up, -math.inf)
+        assert math.isinf(below) or Fraction(below) < q
+    else:
+        assert q > Fraction(1.7976931348623157e308)
+    if not math.isinf(down):
+        assert Fraction(down) <= q
+        above = math.nextafter(down, math.inf)
+        assert math.isinf(above) or Fraction(above) > q
+    else:
+        assert q < -Fraction(1.7976931348623157e308)
+
+
+@seed(20261206)
+@settings(max_examples=200, deadline=None)
+@given(_mant, _exp10, st.booleans(), st.integers(min_value=1, max_value=30))
+def test_decimal_rounds_outward_to_the_digits_asked(m, e, neg, digits):
+    q = _rational(m, e, neg)
+    with mpmath.workprec(200):  # an mpf carrying more bits than the global precision
+        x = mpmath.mpf(q.numerator) / q.denominator
+    exact = _mpf_fraction(x)
+    up, down = _decimal(x, True, digits), _decimal(x, False, digits)
+    assert Fraction(up) >= exact >= Fraction(down)
+    assert len(up.as_tuple().digits) <= digits and len(down.as_tuple().digits) <= digits
+    ulp = Decimal((0, (1,), up.as_tuple().exponent))
+    assert Fraction(up) - Fraction(ulp) < exact or up == down
+
+
+def _mpf_fraction(x):
+    sign, man, exp, _ = x._mpf_
+    v = Fraction(int(man)) * Fraction(2) ** exp
+    return -v if sign else v
+
+
+@pytest.fixture(scope="module")
+def acc():
+    return ExactAccountant(Composition.from_sigma2(["2"]))
+
+
+def test_points_convert_to_their_conservative_side(acc):
+    # δ far below the float range: float() of an upper bound is never 0
+    for p in acc.delta(["1", "0", "40"]):
+        assert Fraction(float(p)) >= _mpf_fraction(p.value)
+        assert float(p) > 0
+        assert Fraction(p.to_decimal()) >= _mpf_fraction(p.value)
+        assert Fraction(p.to_decimal(side="lower")) <= _mpf_fraction(p.lower)
+    for p in acc.tradeoff(["0.5", "1e-300", "0.999999999999"]):
+        assert Fraction(float(p)) <= _mpf_fraction(p.value)
+        assert Fraction(p.to_decimal()) <= _mpf_fraction(p.value)
+    (e,) = acc.epsilon(["1e-10"])
+    assert Fraction(float(e)) >= _mpf_fraction(e.value)
+    with pytest.raises(ValueError, match="side"):
+        e.to_decimal(side="middle")
+
+
+def test_rich_display_and_rows(acc):
+    (p,) = acc.delta(["1"])
+    assert "δ(epsilon = 1.0) ≤ **0.0428120889862**" in p._repr_markdown_()
+    assert p._repr_html_().startswith("<span") and "certified bracket" in p._repr_html_()
+    (b,) = acc.tradeoff(["0.5"])
+    assert "≥" in b._repr_markdown_()
+    row = p.as_row()
+    assert row["lower"] <= row["value"] <= row["upper"] and row["epsilon"] == 1.0
+    res = delta_query(Composition.from_sigma2(["2"]), ["1", "2"])
+    assert len(res) == 2 and float(res[0]) == float(p) and list(res)[1] is res.points[1]
+    assert res._repr_html_().count("<li>") == 2
+
+
+def test_to_pandas_is_one_row_per_point():
+    import pandas  # in the test extras
+
+    res = delta_query(Composition.from_sigma2(["2"]), ["0", "1", "3"])
+    frame = res.to_pandas()
+    assert isinstance(frame, pandas.DataFrame)
+    assert list(frame.columns) == ["epsilon", "value", "lower", "upper", "estimate", "error_bound"]
+    assert list(frame["epsilon"]) == [0.0, 1.0, 3.0]
+    assert (frame["value"] >= frame["estimate"]).all()
