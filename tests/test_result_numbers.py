@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from exactdp import Composition, ExactAccountant
 from exactdp import delta as delta_query
-from exactdp.accounting.results import _decimal, directed_float
+from exactdp.numerics.directed import directed_decimal, directed_float
+from exactdp.report.numbers import to_text
 
 # exact rationals from below the subnormal range to beyond the float range
 _mant = st.integers(min_value=1, max_value=10**30)
@@ -58,7 +59,7 @@ def test_decimal_rounds_outward_to_the_digits_asked(m, e, neg, digits):
     with mpmath.workprec(200):  # an mpf carrying more bits than the global precision
         x = mpmath.mpf(q.numerator) / q.denominator
     exact = _mpf_fraction(x)
-    up, down = _decimal(x, True, digits), _decimal(x, False, digits)
+    up, down = directed_decimal(x, True, digits), directed_decimal(x, False, digits)
     assert Fraction(up) >= exact >= Fraction(down)
     assert len(up.as_tuple().digits) <= digits and len(down.as_tuple().digits) <= digits
     ulp = Decimal((0, (1,), up.as_tuple().exponent))
@@ -114,3 +115,13 @@ def test_to_pandas_is_one_row_per_point():
     assert list(frame.columns) == ["epsilon", "value", "lower", "upper", "estimate", "error_bound"]
     assert list(frame["epsilon"]) == [0.0, 1.0, 3.0]
     assert (frame["value"] >= frame["estimate"]).all()
+
+
+def test_to_text_of_a_long_mpf_rounds_on_its_side():
+    # mpf(x) of a 50-digit mpf re-rounds it to 53 bits (to nearest): to_text once wrote the
+    # upper bound 1/3 (50 digits) as 0.33333333333333331483 "up" — below the bound
+    with mpmath.workdps(50):
+        x = mpmath.mpf(1) / 3
+    exact = _mpf_fraction(x)
+    assert Fraction(to_text(x, 30, "up")) >= exact >= Fraction(to_text(x, 30, "down"))
+    assert to_text(x, 30, "up") == "0.333333333333333333333333333334"

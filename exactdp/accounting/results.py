@@ -13,13 +13,12 @@ a lower bound for the trade-off β.
 from __future__ import annotations
 
 import html
-import math
 from dataclasses import dataclass
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
-from fractions import Fraction
+from decimal import Decimal
 
 import mpmath
 
+from exactdp.numerics.directed import directed_decimal, directed_float
 from exactdp.numerics.precision import DPS_RESULT
 
 #: digits of the arithmetic of the derived properties (value, lower, upper): the global
@@ -27,53 +26,7 @@ from exactdp.numerics.precision import DPS_RESULT
 _DPS = DPS_RESULT + 10
 
 __all__ = ["centred", "Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "AccountingResult",
-           "BracketedDelta", "BracketedEpsilon", "BracketedTradeoff", "directed_float", "points_frame"]
-
-
-def _exact_ratio(x) -> tuple[int, int]:
-    """``x`` (an mpf — read from its raw tuple, never re-rounded to the global precision —,
-    an int or a Fraction) as an exact ``(numerator, denominator)``."""
-    if isinstance(x, mpmath.mpf):
-        sign, man, exp, _ = x._mpf_
-        if not man and exp:  # ±inf, nan
-            raise ValueError(f"not a finite number: {x}")
-        n = -int(man) if sign else int(man)
-        return (n << exp, 1) if exp >= 0 else (n, 1 << -exp)
-    f = Fraction(x)
-    return f.numerator, f.denominator
-
-
-def directed_float(x, up: bool) -> float:
-    """The float64 nearest ``x`` on one side: the least float ≥ ``x`` (``up``) or the
-    greatest float ≤ ``x``, subnormals and overflow included (a positive value below the
-    least subnormal rounds up to it, never to 0; one beyond the float range rounds down to
-    the largest float).  Exact: the comparison is between rationals (``libmp.to_float(rnd=)``
-    is not used: it flushes below the float range to 0 whatever the direction)."""
-    n, d = _exact_ratio(x)
-    q = Fraction(n, d)
-    try:
-        f = n / d  # correctly rounded to nearest
-    except OverflowError:
-        f = math.inf if n > 0 else -math.inf
-    if math.isinf(f):
-        return f if (f > 0) == up else math.copysign(1.7976931348623157e308, f)
-    if up and Fraction(f) < q:
-        return math.nextafter(f, math.inf)
-    if not up and Fraction(f) > q:
-        return math.nextafter(f, -math.inf)
-    return f
-
-
-def _decimal(x, up: bool, digits: int) -> Decimal:
-    """``x`` to ``digits`` significant decimal digits, rounded up or down, exactly: the
-    exact ratio is divided out in :mod:`decimal` (correctly rounded in the context's
-    direction), so the result is a bound whenever ``x`` is."""
-    n, d = _exact_ratio(x)
-    with localcontext() as ctx:
-        ctx.prec = digits
-        ctx.rounding = ROUND_CEILING if up else ROUND_FLOOR
-        ctx.Emin, ctx.Emax = -(10**9), 10**9
-        return Decimal(n) / Decimal(d)
+           "BracketedDelta", "BracketedEpsilon", "BracketedTradeoff", "points_frame"]
 
 
 class _NumberLike:
@@ -99,7 +52,7 @@ class _NumberLike:
         if side not in ("value", "lower", "upper"):
             raise ValueError(f"side must be 'value', 'lower' or 'upper', not {side!r}")
         up = self._UPPER if side == "value" else side == "upper"
-        return _decimal(getattr(self, side), up, digits)
+        return directed_decimal(getattr(self, side), up, digits)
 
     def as_row(self) -> dict:
         """One row: the query's argument, ``value``, ``lower``, ``upper``, ``estimate`` and

@@ -10,6 +10,8 @@ from __future__ import annotations
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Decimal, localcontext
 from fractions import Fraction
 
+from exactdp.numerics.directed import exact_ratio
+
 __all__ = ["round_up", "round_down", "display", "to_text", "CITE_DIGITS"]
 
 #: significant digits of a number to cite
@@ -74,11 +76,6 @@ def to_text(x, digits: int = 20, rounding: str = "nearest") -> str:
     each taken exactly) as a decimal text of ``digits`` significant digits, rounded
     ``"up"``, ``"down"`` or to ``"nearest"``: a certified upper end written ``"up"`` stays
     an upper bound."""
-    if isinstance(x, (str, int, float, Fraction)):
-        frac = Fraction(x)  # a float is the binary rational it is
-    else:  # an mpmath.mpf: a binary rational too
-        import mpmath
-
-        man, exp = mpmath.mpf(x).man_exp
-        frac = Fraction(man) * Fraction(2) ** exp
+    n, d = exact_ratio(x)  # an mpf read from its raw tuple: mpf(x) would re-round it to 53 bits
+    frac = Fraction(n, d)
     return _round(frac, digits, _ROUNDING[rounding])
