@@ -92,6 +92,17 @@ def test_sweep_headline_is_the_summary_rounded_up(sweep_dir):
     assert "covers 2 of the 946 neighbour pairs" in page and "lower bound on the release" in page
 
 
+def test_sweep_report_says_what_the_guarantee_means(sweep_dir):
+    page = (sweep_dir / "report.html").read_text()
+    assert "What this guarantee means" in page and "likelihood ratio" in page
+    # the best attacker with prior 1/2, from the pairs' certified trade-off curves: far below
+    # certainty (the μ-GDP curve of the same ρ gives Φ(μ/2) ≈ 94 %) though e^ε is ~4e10
+    row = re.search(r"<tr><td>1/2</td><td>50.00 %</td><td>([0-9.]+) %</td><td>([0-9.]+) %</td>", page)
+    assert row, page[page.find("What this guarantee means"):][:3000]
+    exact_curve, from_eps_delta = (Fraction(g) for g in row.groups())
+    assert 90 < exact_curve < 97 and exact_curve < from_eps_delta <= 100
+
+
 def test_release_and_calibration_headlines(release_dir, calibration_dir):
     rel = _csv(release_dir / "release_brackets.csv")[0]
     page = (release_dir / "report.html").read_text()
@@ -155,6 +166,9 @@ def test_report_in_a_real_browser(kind, n_figures, browser, request, tmp_path):
     assert "number to cite" in headline and "≤" in headline
     dictionary = browser.execute_script("return document.querySelectorAll('#columns h3').length")
     assert dictionary >= 1
+    if kind == "sweep":
+        meaning = browser.execute_script("return document.querySelector('#meaning').innerText")
+        assert "What this guarantee means" in meaning and "best attacker" in meaning
     assert console_problems(browser) == []
     shot = tmp_path / f"{kind}.png"
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000

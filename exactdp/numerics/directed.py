@@ -11,7 +11,7 @@ exact rational value (:func:`exact_ratio`) and is correctly rounded in its direc
 from __future__ import annotations
 
 import math
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
+from decimal import ROUND_CEILING, ROUND_FLOOR, Context, Decimal
 from fractions import Fraction
 
 import mpmath
@@ -71,8 +71,5 @@ def directed_decimal(x, up: bool, digits: int) -> Decimal:
     (towards +∞) or down: the exact ratio divided out in a decimal context of that
     precision and direction (correctly rounded)."""
     n, d = exact_ratio(x)
-    with localcontext() as ctx:
-        ctx.prec = digits
-        ctx.rounding = ROUND_CEILING if up else ROUND_FLOOR
-        ctx.Emin, ctx.Emax = -(10**9), 10**9
-        return Decimal(n) / Decimal(d)
+    ctx = Context(prec=digits, rounding=ROUND_CEILING if up else ROUND_FLOOR, Emin=-(10**9), Emax=10**9)
+    return ctx.divide(Decimal(n), Decimal(d))

@@ -13,6 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from exactdp.report.document import FigureRef, Headline, Report, Section, write_report
+from exactdp.report.meaning import curve_success_bounds, meaning_section, pair_vertex_files
 from exactdp.report.numbers import display, round_down, round_up
 from exactdp.report.text import ERROR_BOUND, METHOD_SWEEP, describe_allocation, settings_rows, versions_rows
 
@@ -163,7 +164,18 @@ def sweep_report(out_dir, allocation=None) -> Report:
                  "each with a certified error bound, and the pairs' f-DP trade-off curves; the release's guarantee "
                  "is the maximum over pairs."),
         headline=headline, citation=citation, method=method, provenance=provenance,
-        figures=_figures(out, manifest, n_pairs), sections=(_all_deltas(rows),), notes=notes)
+        figures=_figures(out, manifest, n_pairs), sections=(_meaning(out, manifest, row, rows), _all_deltas(rows)),
+        notes=notes)
+
+
+def _meaning(out: Path, manifest: dict, row: dict, rows: list[dict]) -> Section:
+    """"What this guarantee means" for the headline row: the exact profile's points, the
+    pairs' certified trade-off vertices, and the Bureau's (ε, δ) beside them."""
+    profile = [(r["eps_overall_upper"], r["delta_target"]) for r in rows]
+    profile += [(r["eps_bureau"], r["delta_overall_upper"]) for r in rows]
+    curve = curve_success_bounds(pair_vertex_files(out, manifest["pairs"]))
+    return meaning_section(row["eps_overall_upper"], row["delta_target"], curve=curve, profile=profile,
+                           quoted=(row["eps_bureau"], row["delta_target"]), who="the release")
 
 
 def write_sweep_report(out_dir, allocation=None) -> Path:
