@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import os
 import platform
 import time
@@ -18,7 +20,8 @@ from exactdp.tune.grid import default_grid
 from exactdp.tune.outputs import cell_sigma2, dec, write_result, write_tables, write_trace_csv
 from exactdp.tune.problem import DEFAULT_BOUNDS, Problem, read_weights
 from exactdp.tune.search import Tuner
-from exactdp.tune.trace import FORMAT, MANIFEST, Trace, design_id, dump_json, open_tune_dir
+from exactdp.tune.evaluate import composition_key
+from exactdp.tune.trace import FORMAT, Trace, design_id, open_tune_dir, run_identity, write_manifest
 
 __all__ = ["tune", "TuneResult", "PROFILE_DELTAS"]
 
@@ -176,35 +179,63 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
     jobs = (os.cpu_count() or 1) if jobs == -1 else jobs
     identity = _identity(problem, target, grid, wtext, rel_tol, profile)
     say = progress or (lambda msg: None)
-    with open_tune_dir(out, identity, resume) as out, \
+    with open_tune_dir(out, identity, resume, say) as out, \
             BatchEvaluator(evaluator, backend=backend, jobs=jobs, scheduler=scheduler, rel_tol=rel_tol) as batch:
-        trace = Trace(out, batch, target, alloc.levels)
+        trace = Trace(out, batch, target, alloc.levels, run_identity(identity), say)
         tuner = Tuner(problem, target, grid, trace, progress=say)
         inputs, settled = tuner.run()
+        fresh = None
+        if trace.reused:  # numbers read from disk steered the search: every claim is recomputed here
+            fresh = functools.partial(_fresh_results, tuner, batch)
+            say(f"--resume: {trace.reused} stored batches reused; the input and the result are evaluated again "
+                "on every pair, from scratch")
+            inputs = fresh(problem.input_design())
         t_search = time.perf_counter()
-        best, tuned, cert, result = _conclude(out, tuner, trace, inputs, settled, wtext, say)
+        best, tuned, cert, result = _conclude(out, tuner, trace, inputs, settled, wtext, say, fresh)
         t_profile = time.perf_counter()
         if profile:
             _profiles(out, alloc, tuned, target, jobs, backend, scheduler, rel_tol, plots)
         if plots:
             _sigma_plot(out, problem, best.design)
-        atomic_write_text(out / MANIFEST, dump_json({
+        write_manifest(out, {
             **identity, "status": "complete", "versions": _versions(),
             "run": {"batches": len(trace.records), "computed": trace.computed, "reused": trace.reused,
-                    "jobs": jobs, "backend": backend, "cpu_count": os.cpu_count()},
+                    "recomputed_damaged": trace.damaged, "jobs": jobs, "backend": backend,
+                    "cpu_count": os.cpu_count()},
             "timings": {"search_seconds": round(t_search - t0, 2), "profile_seconds":
                         round(time.perf_counter() - t_profile, 2),
-                        "wall_seconds": round(time.perf_counter() - t0, 2)}}))
+                        "wall_seconds": round(time.perf_counter() - t0, 2)}})
     before = max(inputs, key=lambda p: (inputs[p].upper, p))
     return TuneResult(out, tuned, target, tuner.objective(problem.input_design()), best.objective, inputs[before],
                       best.results[best.worst], before, best.worst, cert, result)
 
 
-def _conclude(out, tuner, trace, inputs, settled, wtext, say):
-    """The best settled design: its allocation, Arb certificate, tables and result files."""
+def _fresh_results(tuner, batch, design) -> dict:
+    """Certified δ of ``design`` on every pair, computed now (no trace, no cache)."""
+    rhos = tuner.rhos_of(design)
+    keys = {p: composition_key(rhos(*p)) for p in tuner.pairs}
+    todo = list(dict.fromkeys(keys.values()))
+    res = dict(zip(todo, batch([tuple(r for r, m in key for _ in range(m)) for key in todo], tuner.target)))
+    return {p: res[keys[p]] for p in tuner.pairs}
+
+
+def _conclude(out, tuner, trace, inputs, settled, wtext, say, fresh=None):
+    """The best settled design certified on every pair — by numbers computed in this run
+    (``fresh``: computed again now, when the search reused stored batches) — and its
+    allocation, Arb certificate, tables and result files."""
     problem, target, grid = tuner.problem, tuner.target, tuner.grid
     refused = []
     for best in sorted(settled, key=lambda s: (s.objective, settled.index(s))):
+        if fresh is not None:
+            results = fresh(best.design)
+            worst = max(results, key=lambda p: (results[p].upper, p))
+            if results[worst].upper > target.delta:
+                refused.append(f"{best.stage}: pair {worst[0]}-{worst[1]} has delta up to "
+                               f"{float(results[worst].upper):.6g} > {float(target.delta):.6g} when evaluated again")
+                say(f"{best.stage}: evaluated again, pair {worst[0]}-{worst[1]} misses the target (a stored trace "
+                    "file was altered); trying the next design")
+                continue
+            best = dataclasses.replace(best, results=results, worst=worst)
         tuned = _tuned_allocation(problem, best.design, target, grid, wtext)
         try:
             cert = _certify(tuned, best, target)
