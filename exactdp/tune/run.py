@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 import platform
@@ -181,17 +180,24 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
     say = progress or (lambda msg: None)
     with open_tune_dir(out, identity, resume, say) as out, \
             BatchEvaluator(evaluator, backend=backend, jobs=jobs, scheduler=scheduler, rel_tol=rel_tol) as batch:
-        trace = Trace(out, batch, target, alloc.levels, run_identity(identity), say)
-        tuner = Tuner(problem, target, grid, trace, progress=say)
-        inputs, settled = tuner.run()
-        fresh = None
-        if trace.reused:  # numbers read from disk steered the search: every claim is recomputed here
-            fresh = functools.partial(_fresh_results, tuner, batch)
-            say(f"--resume: {trace.reused} stored batches reused; the input and the result are evaluated again "
-                "on every pair, from scratch")
-            inputs = fresh(problem.input_design())
-        t_search = time.perf_counter()
-        best, tuned, cert, result = _conclude(out, tuner, trace, inputs, settled, wtext, say, fresh)
+        for trusted in (True, False):
+            trace = Trace(out, batch, target, alloc.levels, run_identity(identity), say, trust_stored=trusted)
+            tuner = Tuner(problem, target, grid, trace, progress=say)
+            inputs, settled = tuner.run()
+            fresh = None
+            if trace.reused:  # numbers read from disk steered the search: every claim is recomputed here
+                fresh = functools.partial(_fresh_results, tuner, batch)
+                say(f"--resume: {trace.reused} stored batches reused; the input and the result are evaluated "
+                    "again on every pair, from scratch")
+            try:
+                if fresh is not None and fresh(problem.input_design()) != inputs:
+                    raise _TraceAltered("the input's numbers")
+                t_search = time.perf_counter()
+                best, tuned, cert, result = _conclude(out, tuner, trace, inputs, settled, wtext, say, fresh)
+                break
+            except _TraceAltered as exc:
+                say(f"--resume: {exc} differ from the stored trace's (a trace file was altered with its checksum); "
+                    "searching again with every stored batch ignored")
         t_profile = time.perf_counter()
         if profile:
             _profiles(out, alloc, tuned, target, jobs, backend, scheduler, rel_tol, plots)
@@ -210,6 +216,10 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
                       best.results[best.worst], before, best.worst, cert, result)
 
 
+class _TraceAltered(Exception):
+    """Numbers computed again differ from those the search read from the trace."""
+
+
 def _fresh_results(tuner, batch, design) -> dict:
     """Certified δ of ``design`` on every pair, computed now (no trace, no cache)."""
     rhos = tuner.rhos_of(design)
@@ -221,21 +231,14 @@ def _fresh_results(tuner, batch, design) -> dict:
 
 def _conclude(out, tuner, trace, inputs, settled, wtext, say, fresh=None):
     """The best settled design certified on every pair — by numbers computed in this run
-    (``fresh``: computed again now, when the search reused stored batches) — and its
-    allocation, Arb certificate, tables and result files."""
+    (``fresh``: computed again now when the search reused stored batches; numbers that
+    differ from the stored ones raise :class:`_TraceAltered`) — and its allocation, Arb
+    certificate, tables and result files."""
     problem, target, grid = tuner.problem, tuner.target, tuner.grid
     refused = []
     for best in sorted(settled, key=lambda s: (s.objective, settled.index(s))):
-        if fresh is not None:
-            results = fresh(best.design)
-            worst = max(results, key=lambda p: (results[p].upper, p))
-            if results[worst].upper > target.delta:
-                refused.append(f"{best.stage}: pair {worst[0]}-{worst[1]} has delta up to "
-                               f"{float(results[worst].upper):.6g} > {float(target.delta):.6g} when evaluated again")
-                say(f"{best.stage}: evaluated again, pair {worst[0]}-{worst[1]} misses the target (a stored trace "
-                    "file was altered); trying the next design")
-                continue
-            best = dataclasses.replace(best, results=results, worst=worst)
+        if fresh is not None and fresh(best.design) != best.results:
+            raise _TraceAltered(f"the numbers of the {best.stage} design")
         tuned = _tuned_allocation(problem, best.design, target, grid, wtext)
         try:
             cert = _certify(tuned, best, target)
@@ -252,6 +255,7 @@ def _conclude(out, tuner, trace, inputs, settled, wtext, say, fresh=None):
         f"Arb enclosure upper {dec(cert.upper_exact, 10)}")
     atomic_write_text(out / "tuned.toml", tuned.to_toml())
     write_tables(out, problem, problem.input_design(), best.design)
+    trace.prune()
     write_trace_csv(out, trace, problem)
     result = _result(problem, target, tuner, inputs, settled, best, tuned, cert, grid)
     result["certificate"]["refused_designs"] = refused

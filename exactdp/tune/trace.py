@@ -138,6 +138,8 @@ class Trace:
         The run's identity (:func:`run_identity`), sealed into every file.
     say : callable, optional
         ``say(message)``: one line for each stored file that fails verification.
+    trust_stored : bool
+        Reuse stored batches that verify (False: compute and rewrite every batch).
 
     Notes
     -----
@@ -149,7 +151,7 @@ class Trace:
     (:func:`exactdp.tune.run.tune`).
     """
 
-    def __init__(self, out, evaluator, target, levels, identity: str = "", say=None):
+    def __init__(self, out, evaluator, target, levels, identity: str = "", say=None, trust_stored: bool = True):
         self.dir = Path(out) / "trace"
         (self.dir / "designs").mkdir(parents=True, exist_ok=True)
         self.evaluator, self.target, self.levels = evaluator, target, tuple(levels)
@@ -158,7 +160,7 @@ class Trace:
         self.cache: dict = {}
         self.computed = self.reused = self.damaged = 0
         self.designs: dict = {}
-        self._diverged = False
+        self._diverged = not trust_stored
 
     def _path(self, n: int) -> Path:
         return self.dir / f"batch-{n:06d}.json"
@@ -208,6 +210,19 @@ class Trace:
             atomic_write_text(self._path(n), text)
         self.records.append(record)
         return results
+
+    def prune(self) -> int:
+        """Delete stored batches beyond this run's last and design files of no batch of it
+        (left by a run that took another path); returns how many."""
+        n = 0
+        for path in list(self.dir.glob("batch-*.json")) + list((self.dir / "designs").glob("*.json")):
+            stem = path.stem
+            keep = (int(stem[6:]) <= len(self.records) if stem[6:].isdigit() else False) \
+                if stem.startswith("batch-") else stem in self.designs
+            if not keep:
+                path.unlink(missing_ok=True)
+                n += 1
+        return n
 
     @staticmethod
     def _same_bytes(path: Path, text: str) -> bool:
