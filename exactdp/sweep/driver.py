@@ -54,6 +54,7 @@ from exactdp.sweep.io import (
     MANIFEST,
     SweepDirError,
     atomic_write_text,
+    check_folder_free,
     locked_out_dir,
     pair_paths,
     read_json,
@@ -215,8 +216,7 @@ def _check_out_dir(out: Path, ident: dict, resume: bool, say=None) -> dict:
     """The manifest already in ``out`` (``{}`` if none), after checking that this run may
     use the folder.  With ``resume``, a damaged manifest (unreadable, or not a sweep's) is
     set aside — ``say`` tells the user — and rebuilt from the verified pair files."""
-    if out.exists() and not out.is_dir():
-        raise SweepDirError(f"{out} is a file, not a folder; choose a folder for --out")
+    check_folder_free(out, "sweep", held=say is not None)  # in use, or another command's folder
     mpath = out / MANIFEST
     if mpath.is_file():
         try:

@@ -104,14 +104,15 @@ def _in_use(out: Path) -> SweepDirError:
 
 
 #: the files that mark a folder written by a command without a manifest
-_KIND_MARKS = (("calibration.csv", "calibrate"), ("release_brackets.csv", "release"))
+_KIND_MARKS = (("trace", "tune"), ("pairs", "sweep"), ("calibration.csv", "calibrate"),
+               ("release_brackets.csv", "release"))
 
 
 def folder_kind(out) -> str | None:
     """Which command wrote the folder ``out``: the command named by its manifest's
     ``format`` (``"exactdp-sweep/2"``: ``"sweep"``; ``"exactdp-tune/2"``: ``"tune"``), else
-    ``"calibrate"`` or ``"release"`` by their files, else None (no folder, an empty one,
-    or no mark: a damaged manifest of any kind is None)."""
+    by the files only one command writes (``trace/``: tune, ``pairs/``: sweep,
+    ``calibration.csv``, ``release_brackets.csv``), else None (no folder, an empty one)."""
     out = Path(out)
     mpath = out / MANIFEST
     if mpath.is_file() and not mpath.is_symlink():
@@ -121,7 +122,7 @@ def folder_kind(out) -> str | None:
             if isinstance(fmt, str) and fmt.startswith("exactdp-") and "/" in fmt:
                 return fmt[len("exactdp-"):fmt.index("/")]
     for name, kind in _KIND_MARKS:
-        if (out / name).is_file():
+        if (out / name).exists():
             return kind
     return None
 
