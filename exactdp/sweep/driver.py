@@ -43,10 +43,12 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from exactdp.census.designs import PL94_ALLOCATION, composition_for_allocation
+from exactdp.numerics.exact import InputError, decimal_exponent
 from exactdp.sweep.assist import Assistant
 from exactdp.sweep.backends import BACKENDS, check_backend, unordered_results
 from exactdp.sweep.io import (
@@ -165,7 +167,11 @@ def _task(kind: str, i: int, j: int, rhos, settings_dict: dict, driver_pid: int 
     settings = _SETTINGS.get(key)
     if settings is None:
         settings = _SETTINGS[key] = SweepSettings.from_dict(settings_dict)
-    result = compute_pair(i, j, rhos, settings)
+    try:
+        result = compute_pair(i, j, rhos, settings)
+    except InputError as exc:  # beyond the engine's envelope: name the pair (the field was internal)
+        raise InputError(f"pair {i}-{j}", f"rho ~1e{decimal_exponent(sum(rhos, Fraction(0)) / 2)}",
+                         exc.reason) from None
     after_worker_task()  # after a worker's first task: its heap settled (the collector's policy)
     return kind, result
 

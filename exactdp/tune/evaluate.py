@@ -21,10 +21,25 @@ from fractions import Fraction
 import mpmath
 from mpmath.libmp import to_man_exp
 
-from exactdp.numerics.exact import InputError, fraction_str, to_fraction
+from exactdp.numerics.exact import InputError, decimal_exponent, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_GUARD
 
 __all__ = ["Target", "DeltaBound", "delta_bound", "composition_key", "BatchEvaluator"]
+
+
+#: the largest target ε (the accountants refuse |ε| above it)
+EPS_MAX = Fraction(10**50)
+
+
+def _bureau_eps_float(rho: Fraction, delta: Fraction) -> float:
+    """ρ + 2·sqrt(ρ·ln(1/δ)) in float64 (only to compare with the range of ε; inf when huge)."""
+    import math
+
+    try:
+        r = float(rho)
+        return r + 2 * math.sqrt(r * (math.log(int(delta.denominator)) - math.log(int(delta.numerator))))
+    except OverflowError:
+        return math.inf
 
 
 @dataclass(frozen=True)
@@ -50,9 +65,17 @@ class Target:
             object.__setattr__(self, "bureau_rho", to_fraction(self.bureau_rho, "rho"))
         else:
             e = to_fraction(self.eps, "eps")
-            if e < 0:
-                raise InputError("eps", self.eps, "must be >= 0")
+            if not 0 <= e <= EPS_MAX:
+                raise InputError("eps", self.eps, "must lie in [0, 1e50] (the engine's range of epsilon)")
             object.__setattr__(self, "eps", e)
+        if self.eps is None:
+            rho = self.bureau_rho
+            if rho <= 0:
+                raise InputError("rho", fraction_str(rho), "the allocation spends no budget (total rho 0); give --eps")
+            if rho >= EPS_MAX / 2 or _bureau_eps_float(rho, d) > 1e50:
+                raise InputError("rho", f"~1e{decimal_exponent(rho)}",
+                                 "the Bureau's epsilon of this total rho lies beyond the engine's range [0, 1e50] "
+                                 "of epsilon; give a smaller budget or --eps")
 
     def epsilon(self):
         """ε as the accountant takes it (a Fraction, or the exact-real callable)."""

@@ -166,6 +166,9 @@ class Problem:
         w = self.weights or {}
         object.__setattr__(self, "cell_weights", tuple(
             Fraction(w.get((alloc.levels[x], alloc.queries[q]), 1)) for x, q in cells))
+        if self.objective == "variance" and not any(self.cell_weights):
+            raise InputError("weights", "all 0", "at least one measured cell needs a positive weight (with every "
+                                                 "weight 0 the objective is 0 for any design)")
         object.__setattr__(self, "spine", Spine.of(alloc))
         key = {"level": lambda c: alloc.levels[c[0]], "query": lambda c: alloc.queries[c[1]],
                "cell": lambda c: f"{alloc.levels[c[0]]}/{alloc.queries[c[1]]}"}[self.vary]

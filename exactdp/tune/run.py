@@ -18,7 +18,7 @@ from exactdp.tune.evaluate import BatchEvaluator, DeltaBound, Target, delta_boun
 from exactdp.tune.grid import default_grid
 from exactdp.tune.outputs import cell_sigma2, dec, write_result, write_tables, write_trace_csv
 from exactdp.tune.problem import DEFAULT_BOUNDS, Problem, read_weights
-from exactdp.tune.search import Tuner
+from exactdp.tune.search import Tuner, Unreachable
 from exactdp.tune.evaluate import composition_key
 from exactdp.tune.trace import FORMAT, Trace, design_id, open_tune_dir, run_identity, write_manifest
 
@@ -183,7 +183,13 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
         for trusted in (True, False):
             trace = Trace(out, batch, target, alloc.levels, run_identity(identity), say, trust_stored=trusted)
             tuner = Tuner(problem, target, grid, trace, progress=say)
-            inputs, settled = tuner.run()
+            try:
+                inputs, settled = tuner.run()
+            except Unreachable as exc:
+                lo, hi = (fraction_str(b) for b in problem.bounds)
+                raise InputError("delta", fraction_str(target.delta),
+                                 f"no design with variance multipliers in [{lo}, {hi}] meets the target ({exc}); "
+                                 "a larger --delta or --eps, or wider --bounds") from None
             fresh = None
             if trace.reused:  # numbers read from disk steered the search: every claim is recomputed here
                 fresh = functools.partial(_fresh_results, tuner, batch)
