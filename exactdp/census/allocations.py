@@ -74,6 +74,12 @@ def _row(values, field: str, n: int, what: str) -> tuple[Fraction, ...]:
     return tuple(out)
 
 
+#: envelope of an allocation: digits of its total ρ's numerator and denominator (thousands
+#: of distinct unrelated denominators make it a rational of tens of thousands of digits,
+#: which no exact step downstream can print or sum in time)
+TOTAL_RHO_DIGITS = 1000
+TOTAL_RHO_BITS = 3322  # 1000 decimal digits
+
 @dataclass(frozen=True, eq=True)
 class Allocation:
     """A privacy-loss allocation: base per-query ρ_q per level and the geographic paths.
@@ -149,6 +155,11 @@ class Allocation:
         totals = [sum((m * t for m, t in zip(p, sums)), Fraction(0)) for p in self.paths]
         if totals[0] <= 0:
             raise InputError("paths.1", fraction_str(totals[0]), "path 1 spends no budget (total rho is 0)")
+        if max(totals[0].numerator.bit_length(), totals[0].denominator.bit_length()) > TOTAL_RHO_BITS:
+            raise InputError("base", f"total rho of ~{totals[0].denominator.bit_length() * 0.30103:.0f} digits",
+                             f"the budgets' common denominator is beyond the envelope of an allocation: its total "
+                             f"rho must be a rational of at most {TOTAL_RHO_DIGITS} digits (numerator and "
+                             f"denominator; e.g. budgets with a common decimal or small denominators)")
         for k, tot in enumerate(totals[1:], start=2):
             if tot != totals[0]:
                 raise InputError(

@@ -69,6 +69,7 @@ from exactdp.sweep.plan import (
     PathDesigns,
     check_budget,
     check_jobs,
+    check_pair_count,
     check_settings,
     plan_tasks,
     report_damaged,
@@ -363,6 +364,11 @@ def _plan_sweep(allocation, out, pairs, settings, jobs, backend, scheduler, with
     alloc = load_allocation(allocation)
     settings = settings or SweepSettings()
     check_settings(settings)
+    check_backend(backend, scheduler)
+    jobs = check_jobs(jobs, backend)
+    every = pairs is None or (isinstance(pairs, str) and pairs.strip().lower() == "all")
+    check_pair_count(alloc.n_paths * (alloc.n_paths + 1) // 2 if every else 0, alloc.n_paths, settings, jobs,
+                     alloc.name)
     if pairs is None:
         pair_list = alloc.pairs()
     elif isinstance(pairs, str):
@@ -370,8 +376,6 @@ def _plan_sweep(allocation, out, pairs, settings, jobs, backend, scheduler, with
     else:
         pair_list = parse_pair_spec(",".join(f"{i}-{j}" for i, j in pairs), alloc.n_paths)
     pair_list = sorted(pair_list)
-    check_backend(backend, scheduler)
-    jobs = check_jobs(jobs, backend)
     pl = None
     rel_pairs: list = []
     if with_pl94:

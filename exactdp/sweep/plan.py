@@ -21,7 +21,7 @@ from exactdp.numerics.budget import check_cost, current_budget
 from exactdp.numerics.exact import InputError
 from exactdp.sweep.io import MISSING, check_task, pair_paths, release_path, sha256_text
 
-__all__ = ["sweep_identity", "plan_tasks", "report_damaged", "estimate_sweep", "check_jobs", "check_budget",
+__all__ = ["sweep_identity", "plan_tasks", "check_pair_count", "report_damaged", "estimate_sweep", "check_jobs", "check_budget",
            "PathDesigns", "SWEEP_DEFAULT_SECONDS", "ALPHA_MIN_LOWEST", "check_settings"]
 
 
@@ -131,6 +131,32 @@ def check_budget(tasks, settings, jobs: int, allocation_name: str, n_pairs: int,
     check_cost("allocation", allocation_name, seconds=est["wall"], default_seconds=SWEEP_DEFAULT_SECONDS,
                what=f"{pairs} ({vertices} trade-off vertices each; {est['cpu']:.3g} CPU-s on {workers} "
                     f"worker{'s' if workers > 1 else ''})")
+
+
+#: bytes a cell of the path × path spread matrix takes in the assembly (its value, its
+#: text and the figure's float; measured order of magnitude)
+MATRIX_CELL_BYTES = 100
+
+
+def check_pair_count(n_pairs: int, n_paths: int, settings, jobs: int, allocation_name: str) -> None:
+    """Refuse at once, before the list of pairs is built, a sweep whose size alone puts
+    it beyond the budget: the assembly's path × path spread matrix
+    (:data:`MATRIX_CELL_BYTES` a cell, for any number of pairs), the driver's numbers of
+    each pair for the summaries (:data:`PAIR_DRIVER_BYTES`), and at least
+    :data:`PAIR_SECONDS` a pair (an allocation of 20,000 paths: a 4·10⁸-cell matrix and
+    2·10⁸ pairs, which grew past 7 GB before any estimate)."""
+    check_cost("allocation", allocation_name, memory=WORKER_BYTES + MATRIX_CELL_BYTES * n_paths**2,
+               what=f"the {n_paths} x {n_paths} spread matrix of its paths")
+    if not n_pairs:
+        return
+    vertices = 2 * settings.tradeoff_half + 1
+    scale = (vertices / 801 + len(settings.deltas) / 42) / 2
+    workers = jobs if jobs > 0 else _cores()
+    check_cost("allocation", allocation_name, memory=WORKER_BYTES + PAIR_DRIVER_BYTES * scale * n_pairs,
+               what=f"the summaries of {n_pairs} pairs")
+    check_cost("allocation", allocation_name, seconds=n_pairs * PAIR_SECONDS * scale / workers,
+               default_seconds=SWEEP_DEFAULT_SECONDS, what=f"{n_pairs} pairs (at least {PAIR_SECONDS * scale:.2g} "
+                                                           f"CPU-s each, on {workers} worker{'s' if workers > 1 else ''})")
 
 
 class PathDesigns:
