@@ -150,15 +150,21 @@ _THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPEN
 _READY: set = set()
 
 
-def _task(k: int, fn: Callable, rhos, target: Target, rel_tol: float):
-    """Worker entry point: one composition (module level, so every backend pickles it)."""
+def _task(k: int, fn: Callable, rhos, target: Target, rel_tol: float, driver_pid: int = 0):
+    """Worker entry point: one composition (module level, so every backend pickles it).
+    Once per worker: one compute thread, loky's leak guard raised, and the guard that
+    ends a local worker with its driver ``driver_pid`` (the sweep's
+    :func:`~exactdp.sweep.runtime.guard_worker`: ``kill -9`` of the driver leaves no
+    worker behind)."""
     if os.getpid() not in _READY:  # one compute thread per worker (parallelism is across pairs)
         for var in _THREAD_VARS:
             if not (var == "NUMBA_NUM_THREADS" and "numba" in sys.modules):
                 os.environ[var] = "1"
-        from exactdp.sweep.runtime import allow_worker_growth
+        from exactdp.sweep.runtime import allow_worker_growth, guard_worker
 
         allow_worker_growth()
+        if driver_pid:
+            guard_worker(driver_pid)
         _READY.add(os.getpid())
     return k, fn(rhos, target, rel_tol)
 
@@ -220,7 +226,7 @@ class BatchEvaluator:
         from exactdp.sweep.backends import unordered_results
 
         out: list = [None] * len(compositions)
-        calls = [(k, self.fn, tuple(r), target, self.rel_tol) for k, r in enumerate(compositions)]
+        calls = [(k, self.fn, tuple(r), target, self.rel_tol, os.getpid()) for k, r in enumerate(compositions)]
         calls.sort(key=lambda c: len(c[2]))  # few coarse mechanisms are the slow ones: start them first
         for k, res in unordered_results(_task, calls, self.backend, self.jobs, self.scheduler):
             out[k] = res

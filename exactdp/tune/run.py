@@ -22,7 +22,7 @@ from exactdp.tune.search import Tuner, Unreachable
 from exactdp.tune.evaluate import composition_key
 from exactdp.tune.trace import FORMAT, Trace, design_id, open_tune_dir, run_identity, write_manifest
 
-__all__ = ["tune", "TuneResult", "PROFILE_DELTAS"]
+__all__ = ["tune", "TuneResult", "PROFILE_DELTAS", "profile_settings"]
 
 #: target δ of the profile sweeps of input and result (decades; the run's δ is added)
 PROFILE_DELTAS = tuple(f"1e-{k}" for k in range(1, 21))
@@ -173,9 +173,13 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
     problem = Problem(alloc, vary, objective, wmap, bounds, no_worse)
     target = Target(delta, eps, None) if eps is not None else Target(delta, None, alloc.total_rho)
     grid = grid if grid is not None else default_grid(problem, refine)
-    if not isinstance(jobs, int) or jobs == 0 or jobs < -1:
-        raise InputError("jobs", jobs, "must be a positive integer or -1 (all cores)")
-    jobs = (os.cpu_count() or 1) if jobs == -1 else jobs
+    from exactdp.sweep.backends import check_backend
+    from exactdp.sweep.plan import check_jobs
+    from exactdp.tune.cost import check_tune_budget
+
+    check_backend(backend, scheduler)
+    jobs = check_jobs(jobs, backend)  # local workers beyond this machine's CPUs refused, as for a sweep
+    check_tune_budget(problem, jobs if jobs > 0 else (os.cpu_count() or 1), profile)
     identity = _identity(problem, target, grid, wtext, rel_tol, profile)
     say = progress or (lambda msg: None)
     with open_tune_dir(out, identity, resume, say) as out, \
@@ -356,13 +360,20 @@ def _result(problem, target, tuner, inputs, settled, best, tuned, cert, grid) ->
     }
 
 
+def profile_settings(delta_text=None, rel_tol: float = 1e-10):
+    """The settings of the two profile sweeps: :data:`PROFILE_DELTAS` and the run's δ."""
+    from exactdp.sweep.pair import SweepSettings
+
+    deltas = tuple(dict.fromkeys(PROFILE_DELTAS + ((delta_text,) if delta_text is not None else ())))
+    return SweepSettings(deltas=deltas, tradeoff_half=50, rel_tol=rel_tol)
+
+
 def _profiles(out, alloc, tuned, target, jobs, backend, scheduler, rel_tol, plots):
     """Certified profiles (sweeps) of the input and the result, and the ε–δ figure."""
     from exactdp.sweep.driver import run_sweep
-    from exactdp.sweep.pair import SweepSettings, canonical_delta
+    from exactdp.sweep.pair import canonical_delta
 
-    deltas = tuple(dict.fromkeys(PROFILE_DELTAS + (canonical_delta(target.delta),)))
-    settings = SweepSettings(deltas=deltas, tradeoff_half=50, rel_tol=rel_tol)
+    settings = profile_settings(canonical_delta(target.delta), rel_tol)
     curves = {}
     for label, a, folder in (("input", alloc, "profile-before"), ("tuned", tuned, "profile-after")):
         run_sweep(a, out / folder, settings=settings, jobs=jobs, backend=backend, scheduler=scheduler, resume=True,
