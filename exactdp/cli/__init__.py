@@ -173,7 +173,9 @@ def main(argv=None) -> int:
 
 def _kept() -> str:
     """What an interrupted command leaves (a sweep: its finished pairs)."""
-    return "; finished pairs are kept, --resume finishes the sweep" if current_command() == "sweep" else ""
+    kept = {"sweep": "; finished pairs are kept, --resume finishes the sweep",
+            "tune": "; finished batches are kept, --resume finishes the run"}
+    return kept.get(current_command() or "", "")
 
 
 def _catch_sigterm():
