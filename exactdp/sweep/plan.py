@@ -21,8 +21,8 @@ from exactdp.numerics.budget import check_cost, current_budget
 from exactdp.numerics.exact import InputError
 from exactdp.sweep.io import MISSING, check_task, pair_paths, release_path, sha256_text
 
-__all__ = ["sweep_identity", "plan_tasks", "check_pair_count", "report_damaged", "estimate_sweep", "check_jobs", "check_budget",
-           "PathDesigns", "SWEEP_DEFAULT_SECONDS", "ALPHA_MIN_LOWEST", "check_settings"]
+__all__ = ["sweep_identity", "plan_tasks", "check_pair_count", "report_damaged", "estimate_sweep", "check_jobs",
+           "check_budget", "PathDesigns", "SWEEP_DEFAULT_SECONDS", "ALPHA_MIN_LOWEST", "check_settings"]
 
 
 def sweep_identity(ident: dict) -> str:
@@ -154,9 +154,9 @@ def check_pair_count(n_pairs: int, n_paths: int, settings, jobs: int, allocation
     workers = jobs if jobs > 0 else _cores()
     check_cost("allocation", allocation_name, memory=WORKER_BYTES + PAIR_DRIVER_BYTES * scale * n_pairs,
                what=f"the summaries of {n_pairs} pairs")
+    each = f"at least {PAIR_SECONDS * scale:.2g} CPU-s each, on {workers} worker{'s' if workers > 1 else ''}"
     check_cost("allocation", allocation_name, seconds=n_pairs * PAIR_SECONDS * scale / workers,
-               default_seconds=SWEEP_DEFAULT_SECONDS, what=f"{n_pairs} pairs (at least {PAIR_SECONDS * scale:.2g} "
-                                                           f"CPU-s each, on {workers} worker{'s' if workers > 1 else ''})")
+               default_seconds=SWEEP_DEFAULT_SECONDS, what=f"{n_pairs} pairs ({each})")
 
 
 class PathDesigns:

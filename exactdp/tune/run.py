@@ -14,12 +14,11 @@ from exactdp.census.allocations import load_allocation
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.sweep.io import atomic_write_text, read_csv
-from exactdp.tune.evaluate import BatchEvaluator, DeltaBound, Target, delta_bound
+from exactdp.tune.evaluate import BatchEvaluator, DeltaBound, Target, composition_key, delta_bound
 from exactdp.tune.grid import default_grid
 from exactdp.tune.outputs import cell_sigma2, dec, write_result, write_tables, write_trace_csv
 from exactdp.tune.problem import DEFAULT_BOUNDS, Problem, read_weights
 from exactdp.tune.search import Tuner, Unreachable
-from exactdp.tune.evaluate import composition_key
 from exactdp.tune.trace import FORMAT, Trace, design_id, open_tune_dir, run_identity, write_manifest
 
 __all__ = ["tune", "TuneResult", "PROFILE_DELTAS", "profile_settings"]
