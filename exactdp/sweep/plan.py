@@ -123,10 +123,7 @@ def check_budget(tasks, settings, jobs: int, allocation_name: str, n_pairs: int,
     est = estimate_sweep(tasks, settings, workers, n_pairs, cells)
     vertices = 2 * settings.tradeoff_half + 1
     pairs = f"{len(tasks)} pair{'s' if len(tasks) > 1 else ''} of {allocation_name}"
-    budget = current_budget(default_seconds=SWEEP_DEFAULT_SECONDS)
-    if est["worker_bytes"] > budget.memory:
-        check_cost("tradeoff_half", settings.tradeoff_half, memory=est["worker_bytes"],
-                   what=f"each worker ({vertices} trade-off vertices a pair)")
+    _check_worker(settings)
     check_cost("allocation", allocation_name, memory=est["driver_bytes"], what=f"the summaries of {n_pairs} pairs")
     check_cost("allocation", allocation_name, seconds=est["wall"], default_seconds=SWEEP_DEFAULT_SECONDS,
                what=f"{pairs} ({vertices} trade-off vertices each; {est['cpu']:.3g} CPU-s on {workers} "
@@ -145,6 +142,7 @@ def check_pair_count(n_pairs: int, n_paths: int, settings, jobs: int, allocation
     each pair for the summaries (:data:`PAIR_DRIVER_BYTES`), and at least
     :data:`PAIR_SECONDS` a pair (an allocation of 20,000 paths: a 4·10⁸-cell matrix and
     2·10⁸ pairs, which grew past 7 GB before any estimate)."""
+    _check_worker(settings)
     check_cost("allocation", allocation_name, memory=WORKER_BYTES + MATRIX_CELL_BYTES * n_paths**2,
                what=f"the {n_paths} x {n_paths} spread matrix of its paths")
     if not n_pairs:
@@ -157,6 +155,16 @@ def check_pair_count(n_pairs: int, n_paths: int, settings, jobs: int, allocation
     each = f"at least {PAIR_SECONDS * scale:.2g} CPU-s each, on {workers} worker{'s' if workers > 1 else ''}"
     check_cost("allocation", allocation_name, seconds=n_pairs * PAIR_SECONDS * scale / workers,
                default_seconds=SWEEP_DEFAULT_SECONDS, what=f"{n_pairs} pairs ({each})")
+
+
+def _check_worker(settings) -> None:
+    """Refuse settings whose trade-off alone puts each worker beyond the memory budget
+    (named first: ``--tradeoff-half`` is what the user changes)."""
+    vertices = 2 * settings.tradeoff_half + 1
+    worker = WORKER_BYTES + VERTEX_BYTES * vertices
+    if worker > current_budget(default_seconds=SWEEP_DEFAULT_SECONDS).memory:
+        check_cost("tradeoff_half", settings.tradeoff_half, memory=worker,
+                   what=f"each worker ({vertices} trade-off vertices a pair)")
 
 
 class PathDesigns:

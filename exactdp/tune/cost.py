@@ -15,7 +15,19 @@ from __future__ import annotations
 
 from exactdp.numerics.budget import check_cost
 
-__all__ = ["estimate_tune", "check_tune_budget", "TUNE_DEFAULT_SECONDS", "PAIR_EVAL_SECONDS", "TUNE_PAIR_BYTES"]
+__all__ = ["estimate_tune", "check_tune_budget", "profile_settings", "PROFILE_DELTAS", "TUNE_DEFAULT_SECONDS",
+           "PAIR_EVAL_SECONDS", "TUNE_PAIR_BYTES"]
+
+#: target δ of the profile sweeps of input and result (decades; the run's δ is added)
+PROFILE_DELTAS = tuple(f"1e-{k}" for k in range(1, 21))
+
+
+def profile_settings(delta_text=None, rel_tol: float = 1e-10):
+    """The settings of the two profile sweeps: :data:`PROFILE_DELTAS` and the run's δ."""
+    from exactdp.sweep.pair import SweepSettings
+
+    deltas = tuple(dict.fromkeys(PROFILE_DELTAS + ((delta_text,) if delta_text is not None else ())))
+    return SweepSettings(deltas=deltas, tradeoff_half=50, rel_tol=rel_tol)
 
 #: the time budget of a tune run when none is given (checkpointed and resumable): an hour
 TUNE_DEFAULT_SECONDS = 3600.0
@@ -69,7 +81,6 @@ def check_tune_budget(problem, jobs: int, profile: bool) -> None:
                what=f"tuning its {n_pairs} pairs (the bounds of every pair at each stage)")
     if profile:
         from exactdp.sweep.plan import check_pair_count
-        from exactdp.tune.run import profile_settings
 
         check_pair_count(n_pairs, n, profile_settings(None), jobs, alloc.name)
     est = estimate_tune(problem, jobs, profile)

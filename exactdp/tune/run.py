@@ -14,6 +14,7 @@ from exactdp.census.allocations import load_allocation
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.sweep.io import atomic_write_text, read_csv
+from exactdp.tune.cost import PROFILE_DELTAS, check_tune_budget, profile_settings
 from exactdp.tune.evaluate import BatchEvaluator, DeltaBound, Target, composition_key, delta_bound
 from exactdp.tune.grid import default_grid
 from exactdp.tune.outputs import cell_sigma2, dec, write_result, write_tables, write_trace_csv
@@ -21,10 +22,8 @@ from exactdp.tune.problem import DEFAULT_BOUNDS, Problem, read_weights
 from exactdp.tune.search import Tuner, Unreachable
 from exactdp.tune.trace import FORMAT, Trace, design_id, open_tune_dir, run_identity, write_manifest
 
-__all__ = ["tune", "TuneResult", "PROFILE_DELTAS", "profile_settings"]
+__all__ = ["tune", "TuneResult", "PROFILE_DELTAS"]
 
-#: target δ of the profile sweeps of input and result (decades; the run's δ is added)
-PROFILE_DELTAS = tuple(f"1e-{k}" for k in range(1, 21))
 
 
 @dataclass(frozen=True)
@@ -174,7 +173,6 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
     grid = grid if grid is not None else default_grid(problem, refine)
     from exactdp.sweep.backends import check_backend
     from exactdp.sweep.plan import check_jobs
-    from exactdp.tune.cost import check_tune_budget
 
     check_backend(backend, scheduler)
     jobs = check_jobs(jobs, backend)  # local workers beyond this machine's CPUs refused, as for a sweep
@@ -357,14 +355,6 @@ def _result(problem, target, tuner, inputs, settled, best, tuned, cert, grid) ->
         "chosen_stage": best.stage,
         "design": design_id(best.design, problem.alloc.levels),
     }
-
-
-def profile_settings(delta_text=None, rel_tol: float = 1e-10):
-    """The settings of the two profile sweeps: :data:`PROFILE_DELTAS` and the run's δ."""
-    from exactdp.sweep.pair import SweepSettings
-
-    deltas = tuple(dict.fromkeys(PROFILE_DELTAS + ((delta_text,) if delta_text is not None else ())))
-    return SweepSettings(deltas=deltas, tradeoff_half=50, rel_tol=rel_tol)
 
 
 def _profiles(out, alloc, tuned, target, jobs, backend, scheduler, rel_tol, plots):
