@@ -271,6 +271,11 @@ def check_task(files: dict, deltas, grid_points: int, identity: str = "") -> str
     sweep's identity, a wrong header or row count)."""
     if not all(p.is_file() for p in files.values()):
         return MISSING
+    links = [p.name for p in files.values() if p.is_symlink()]
+    if links:  # never followed: a link can point anywhere (a huge file, another run's)
+        return f"{', '.join(links)} {'is a symbolic link' if len(links) == 1 else 'are symbolic links'}"
+    if any(p.stat().st_size > READ_LIMIT for p in files.values()):
+        return "a file longer than any pair's"
     try:
         texts = {k: files[k].read_bytes().decode("utf-8") for k in _CHECKSUMMED}
         raw_info = files["info"].read_bytes().decode("utf-8")
