@@ -112,3 +112,20 @@ def test_tune_json_is_the_one_envelope(files, tmp_path, capsys):
                  "--eps", "1e308"] + TUNE) == 2
     obj = json.loads(capsys.readouterr().out)
     assert list(obj) == ["command", "design", "error"] and obj["error"]["field"] == "--eps"
+
+
+def test_a_signal_inside_a_compiled_kernel_is_the_signal_not_a_bug():
+    from exactdp.cli import Terminated, _signal_inside
+
+    def wrapped(inner):
+        try:
+            try:
+                raise inner
+            except KeyboardInterrupt as exc:
+                raise SystemError("CPUDispatcher(...) returned a result with an exception set") from exc
+        except SystemError as exc:
+            return exc
+
+    assert isinstance(_signal_inside(wrapped(Terminated())), Terminated)
+    assert type(_signal_inside(wrapped(KeyboardInterrupt()))) is KeyboardInterrupt
+    assert _signal_inside(ValueError("x")) is None
