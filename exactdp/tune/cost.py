@@ -37,6 +37,11 @@ PAIR_EVAL_SECONDS = 0.035
 #: verification and the boundary searches' share (DHC persons: ~4.5 per level, ~12 per cell)
 BASE_PASSES = 4.0
 PASSES_PER_GROUP = 0.1
+#: wall seconds of a run besides its evaluations (workers' start, the Arb certificate, the
+#: outputs; each profile sweep's start and assembly): DHC units, one pair, 3.5 s of search
+#: and 13 s of profiles
+RUN_SECONDS = 5.0
+PROFILE_SECONDS = 5.0
 #: bytes the driver keeps a pair (its bounds at each stage, the search's memo)
 TUNE_PAIR_BYTES = 5e3
 #: pairs whose sizes are summed one by one for the estimate (beyond: the mean of a sample)
@@ -58,7 +63,8 @@ def estimate_tune(problem, jobs: int, profile: bool) -> dict:
     per_pass = n_pairs * (PAIR_EVAL_SECONDS + extra)
     passes = BASE_PASSES + PASSES_PER_GROUP * len(problem.groups)
     cpu = passes * per_pass + (2 * n_pairs * (PAIR_SECONDS + extra) if profile else 0.0)
-    return {"cpu": cpu, "wall": cpu / max(jobs, 1), "driver_bytes": WORKER_BYTES + TUNE_PAIR_BYTES * n_pairs,
+    wall = cpu / max(jobs, 1) + RUN_SECONDS + (2 * PROFILE_SECONDS if profile else 0.0)
+    return {"cpu": cpu, "wall": wall, "driver_bytes": WORKER_BYTES + TUNE_PAIR_BYTES * n_pairs,
             "pairs": n_pairs}
 
 
