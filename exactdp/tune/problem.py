@@ -30,6 +30,7 @@ from pathlib import Path
 
 from exactdp.census.allocations import Allocation
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
+from exactdp.numerics.inputfiles import read_text
 from exactdp.tune.spine import Spine
 
 __all__ = ["VARY", "OBJECTIVES", "Problem", "read_weights", "DEFAULT_BOUNDS"]
@@ -63,7 +64,7 @@ def read_weights(path, alloc: Allocation) -> dict:
     """
     path = Path(path)
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"), parse_float=_TomlFloat)
+        doc = tomllib.loads(read_text(path, "--weights"), parse_float=_TomlFloat)  # bounded, special files refused
     except OSError as exc:
         raise InputError("--weights", str(path), f"cannot be read: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:

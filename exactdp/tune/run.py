@@ -98,8 +98,9 @@ def _weights(weights, alloc):
         return {k: to_fraction(v, "weights") for k, v in weights.items()}, "given in Python"
     import hashlib
 
-    text = Path(weights).read_bytes() if Path(weights).is_file() else b""
-    return read_weights(weights, alloc), f"{Path(weights).name} (sha256 {hashlib.sha256(text).hexdigest()[:16]})"
+    table = read_weights(weights, alloc)  # first: it refuses a special file or one beyond the input size limit
+    text = Path(weights).read_bytes()
+    return table, f"{Path(weights).name} (sha256 {hashlib.sha256(text).hexdigest()[:16]})"
 
 
 def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "variance", weights=None,
