@@ -34,7 +34,9 @@ def files(tmp_path_factory):
            "rho50": _alloc("rho50", ["x", "y"], {"A": ["1e50", "1/8"]}),
            "paths": _alloc("many-paths", ["x"], {"A": ["1/8"]}, [["1"]] * 20_000),
            "budgets": _alloc("many-budgets", [f"q{k}" for k in range(40_000)],
-                             {"A": [f"1/{k + 1000}" for k in range(40_000)]})}
+                             {"A": [f"1/{k + 1000}" for k in range(40_000)]}),
+           "common": _alloc("many-budgets-common", [f"q{k}" for k in range(40_000)],
+                            {"A": [f"{k + 1}/1000000000" for k in range(40_000)]})}
     paths = {}
     for name, text in out.items():
         paths[name] = d / f"{name}.toml"
@@ -90,6 +92,9 @@ def test_sweep_planning_refuses_before_memory_grows(files, tmp_path, capsys):
         assert time.process_time() - t0 < 30 and not (tmp_path / "p").exists()
     assert main(["sweep", "--allocation", str(files["budgets"]), "--out", str(tmp_path / "b")] + SWEEP) == 2
     _one_line(capsys, "at most 1000 digits")
+    # a common denominator, but 16,032 distinct numerators: the variances' lattice (ran for minutes in one pair)
+    assert main(["sweep", "--allocation", str(files["common"]), "--out", str(tmp_path / "c")] + SWEEP) == 2
+    _one_line(capsys, "variances 1/rho", "at most 4000 digits")
 
 
 def test_a_worker_refusal_reaches_the_driver_as_an_input_error(files, tmp_path, capsys):
