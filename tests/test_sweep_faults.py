@@ -219,3 +219,28 @@ def test_ctrl_c_while_the_workers_start_prints_no_worker_traceback(tmp_path):
         _reap(proc.pid)
     assert rc == 130 and "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert len(err.splitlines()) == 1, err
+
+
+def test_a_symlinked_pair_file_is_never_followed(reference, tmp_path):
+    out = tmp_path / "linked"
+    shutil.copytree(reference, out)
+    link = out / "pairs" / "pair_1_1.csv"
+    link.unlink()
+    link.symlink_to(out / "pairs" / "pair_2_2.csv")  # another pair's intact file
+    code, _, err = _finish(_sweep(out, "--resume", "--quiet"))
+    assert code == 0, err
+    assert err.splitlines() == ["exactdp sweep: --resume: pair 1-1 failed verification (pair_1_1.csv is a symbolic "
+                                "link); computing it again"], err
+    assert not link.is_symlink() and _data_files(out) == _data_files(reference)
+
+
+def test_a_sweep_never_writes_into_a_tune_folder(tmp_path):
+    out = tmp_path / "tune"
+    (out / "trace").mkdir(parents=True)
+    manifest = json.dumps({"format": "exactdp-tune/2", "status": "running"})
+    (out / "manifest.json").write_text(manifest)
+    for extra in ((), ("--resume",)):
+        code, _, err = _finish(_sweep(out, "--quiet", *extra))
+        assert code == 2 and len(err.splitlines()) == 1 and "holds the output of exactdp tune" in err, err
+    assert (out / "manifest.json").read_text() == manifest and sorted(p.name for p in out.iterdir()) == [
+        "manifest.json", "trace"]

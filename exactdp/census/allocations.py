@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -73,6 +74,32 @@ def _row(values, field: str, n: int, what: str) -> tuple[Fraction, ...]:
         out.append(frac)
     return tuple(out)
 
+
+#: envelope of an allocation: digits of its total ρ's numerator and denominator (thousands
+#: of distinct unrelated denominators make it a rational of tens of thousands of digits,
+#: which no exact step downstream can print or sum in time)
+TOTAL_RHO_DIGITS = 1000
+TOTAL_RHO_BITS = 3322  # 1000 decimal digits
+#: ... and of the common denominator of its cells' variances (below CPython's 4300 digits
+#: of an int's text; a tuned DHC allocation, 80 cells on a 1/1.04e6 grid: < 600)
+VARIANCE_DIGITS = 4000
+VARIANCE_BITS = 13288  # 4000 decimal digits
+
+
+def _check_variance_lattice(base, paths) -> None:
+    """The variances σ² = 1/(m·ρ) of an allocation's cells have a common denominator (the
+    lcm of the numerators of its budgets ρ and path multipliers m) of at most
+    :data:`VARIANCE_DIGITS` digits: the engines' exact sums over a pair's variances
+    (40,000 budgets k/10⁹ had one of ~17,000 digits and ran for minutes in one pair)."""
+    nums = {v.numerator for row in base.values() for v in row if v} | {m.numerator for p in paths for m in p if m}
+    lcm = 1
+    for n in sorted(nums):
+        lcm = lcm // math.gcd(lcm, n) * n
+        if lcm.bit_length() > VARIANCE_BITS:
+            raise InputError("base", f"{len(nums)} distinct budget numerators",
+                             f"the variances 1/rho of the cells have a common denominator beyond the envelope of an "
+                             f"allocation (at most {VARIANCE_DIGITS} digits: the lcm of the numerators of every rho "
+                             f"and path multiplier; e.g. budgets with a common decimal or few distinct values)")
 
 @dataclass(frozen=True, eq=True)
 class Allocation:
@@ -149,6 +176,12 @@ class Allocation:
         totals = [sum((m * t for m, t in zip(p, sums)), Fraction(0)) for p in self.paths]
         if totals[0] <= 0:
             raise InputError("paths.1", fraction_str(totals[0]), "path 1 spends no budget (total rho is 0)")
+        if max(totals[0].numerator.bit_length(), totals[0].denominator.bit_length()) > TOTAL_RHO_BITS:
+            raise InputError("base", f"total rho of ~{totals[0].denominator.bit_length() * 0.30103:.0f} digits",
+                             f"the budgets' common denominator is beyond the envelope of an allocation: its total "
+                             f"rho must be a rational of at most {TOTAL_RHO_DIGITS} digits (numerator and "
+                             f"denominator; e.g. budgets with a common decimal or small denominators)")
+        _check_variance_lattice(self.base, self.paths)
         for k, tot in enumerate(totals[1:], start=2):
             if tot != totals[0]:
                 raise InputError(

@@ -166,14 +166,33 @@ def main(argv=None) -> int:
         except Exception as exc:  # noqa: BLE001 - the CLI never shows a traceback
             if os.environ.get("EXACTDP_DEBUG"):
                 raise
+            signalled = _signal_inside(exc)
+            if signalled is not None:  # Ctrl-C / SIGTERM while a compiled kernel returned (a SystemError)
+                return (fail(f"terminated (SIGTERM){_kept()}", code=143) if isinstance(signalled, Terminated)
+                        else fail(f"interrupted (Ctrl-C){_kept()}", code=130))
             return fail(*_describe(exc))
         finally:
             begin((), False)
 
 
+def _signal_inside(exc: BaseException):
+    """The Ctrl-C or SIGTERM (:class:`Terminated`) that ``exc`` wraps, if any: a signal
+    whose handler raised while a Numba kernel returned surfaces as ``SystemError: ...
+    returned a result with an exception set`` caused by it (was exit 1, "a bug")."""
+    seen = 0
+    cur = exc.__cause__ or exc.__context__
+    while cur is not None and seen < 8:
+        if isinstance(cur, KeyboardInterrupt):
+            return cur
+        cur, seen = cur.__cause__ or cur.__context__, seen + 1
+    return None
+
+
 def _kept() -> str:
     """What an interrupted command leaves (a sweep: its finished pairs)."""
-    return "; finished pairs are kept, --resume finishes the sweep" if current_command() == "sweep" else ""
+    kept = {"sweep": "; finished pairs are kept, --resume finishes the sweep",
+            "tune": "; finished batches are kept, --resume finishes the run"}
+    return kept.get(current_command() or "", "")
 
 
 def _catch_sigterm():

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
-from exactdp.cli._common import emit_json, rational_type, rel_tol_type
+from exactdp.cli._common import decimal_str, emit_result, rational_type, rel_tol_type, set_design
 
 __all__ = ["register"]
 
@@ -73,13 +72,12 @@ def _run(args) -> int:
     from exactdp.tune import tune
     from exactdp.tune.problem import DEFAULT_BOUNDS
 
-    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
-    if jobs == -1:
-        jobs = os.cpu_count() or 1
-    if jobs < 1:
-        raise InputError("--jobs", args.jobs, "must be a positive integer or -1")
+    jobs = args.jobs if args.jobs is not None else -1  # all cores; refused beyond them (as for a sweep)
     if args.refine < 1:
         raise InputError("--refine", args.refine, "must be a positive integer")
+
+    set_design({"allocation": str(args.allocation), "vary": args.vary, "objective": args.objective,
+                "no_worse": bool(args.no_worse)})
 
     def say(msg):
         if not args.quiet:
@@ -95,7 +93,14 @@ def _run(args) -> int:
         raise InputError("--out", str(args.out), str(exc)) from None
     r = res.result
     if args.json:
-        emit_json({"out": str(res.out), **r})
+        after = r["max_delta_after"]
+        point = {"epsilon": r["target"]["eps_decimal"], "delta": after["upper"], "delta_target": r["target"]["delta"],
+                 "lower": after["lower"], "upper": after["upper"], "estimate": after["estimate"],
+                 "error_bound": decimal_str(res.error_bound), "pair": after["pair"]}
+        design = {"allocation": r["allocation"]["input"], "input_content_hash": r["allocation"]["input_content_hash"],
+                  "vary": args.vary, "objective": args.objective, "no_worse": bool(args.no_worse),
+                  "design_id": r["design"]}
+        emit_result([point], design=design, out=str(res.out), **{k: v for k, v in r.items() if k != "design"})
         return 0
     o, before, after, cert = r["objective"], r["max_delta_before"], r["max_delta_after"], r["certificate"]
     print(f"exactdp tune: {r['allocation']['input']} -> {res.out / 'tuned.toml'} ({r['problem']['objective']}, "

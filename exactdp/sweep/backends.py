@@ -56,8 +56,66 @@ def check_backend(backend: str, scheduler=None) -> None:
         raise InputError("scheduler", scheduler, "is only used with --backend dask or --backend ray")
 
 
+class _Carried(Exception):
+    """An exception of exactdp's own types raised in a worker, carried to the driver as
+    plain data (``InputError(field, value, reason)`` cannot be rebuilt from its message
+    alone: unpickled as is, it broke the process pool, ``BrokenProcessPool``)."""
+
+    def __init__(self, cls_name: str, args: tuple, attrs: dict):
+        super().__init__(cls_name, args, attrs)
+        self.cls_name, self.exc_args, self.attrs = cls_name, args, attrs
+
+    def __reduce__(self):
+        return (_Carried, (self.cls_name, self.exc_args, self.attrs))
+
+    def rebuilt(self) -> BaseException:
+        from exactdp.numerics import errors
+
+        cls = getattr(errors, self.cls_name, None)
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)):  # pragma: no cover - a newer worker
+            return errors.UncertifiedError(f"a worker failed: {self.exc_args[0] if self.exc_args else self.cls_name}")
+        exc = cls.__new__(cls)
+        BaseException.__init__(exc, *self.exc_args)
+        exc.__dict__.update(self.attrs)
+        return exc
+
+
+def _plain(value):
+    """``value`` if it is plain data that pickles anywhere, else its text."""
+    from fractions import Fraction
+
+    if value is None or isinstance(value, (str, int, float, bool, Fraction)):
+        return value
+    return str(value)[:200]
+
+
+def carry_errors(fn: Callable, *args):
+    """Worker side of every task: ``fn(*args)``; an exception of
+    :mod:`exactdp.numerics.errors` (InputError, BudgetExceeded, UncertifiedError, ...)
+    is raised as :class:`_Carried` (plain data), rebuilt by :func:`unordered_results`
+    in the driver as the same type with the same message and fields."""
+    from exactdp.numerics import errors
+
+    try:
+        return fn(*args)
+    except (errors.InputError, errors.UncertifiedError, errors.LatticeTooLarge) as exc:
+        raise _Carried(type(exc).__name__, tuple(str(a) for a in exc.args),
+                       {k: _plain(v) for k, v in vars(exc).items()}) from None
+
+
 def unordered_results(fn: Callable, calls: Iterable[tuple], backend: str = "loky", jobs: int = 1,
                       scheduler=None) -> Iterator:
+    """Yield ``fn(*args)`` for every ``args`` in ``calls``, in completion order; an error
+    of exactdp's own types raised in a worker is raised here as that type
+    (:func:`carry_errors`).  See :func:`_unordered_results` for the parameters."""
+    try:
+        yield from _unordered_results(carry_errors, ((fn, *args) for args in calls), backend, jobs, scheduler)
+    except _Carried as carried:
+        raise carried.rebuilt() from None
+
+
+def _unordered_results(fn: Callable, calls: Iterable[tuple], backend: str = "loky", jobs: int = 1,
+                       scheduler=None) -> Iterator:
     """Yield ``fn(*args)`` for every ``args`` in ``calls``, in completion order.
 
     Parameters

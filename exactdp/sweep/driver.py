@@ -43,10 +43,12 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from exactdp.census.designs import PL94_ALLOCATION, composition_for_allocation
+from exactdp.numerics.exact import InputError, decimal_exponent
 from exactdp.sweep.assist import Assistant
 from exactdp.sweep.backends import BACKENDS, check_backend, unordered_results
 from exactdp.sweep.io import (
@@ -54,6 +56,7 @@ from exactdp.sweep.io import (
     MANIFEST,
     SweepDirError,
     atomic_write_text,
+    check_folder_free,
     locked_out_dir,
     pair_paths,
     read_json,
@@ -66,6 +69,7 @@ from exactdp.sweep.plan import (
     PathDesigns,
     check_budget,
     check_jobs,
+    check_pair_count,
     check_settings,
     plan_tasks,
     report_damaged,
@@ -164,7 +168,11 @@ def _task(kind: str, i: int, j: int, rhos, settings_dict: dict, driver_pid: int 
     settings = _SETTINGS.get(key)
     if settings is None:
         settings = _SETTINGS[key] = SweepSettings.from_dict(settings_dict)
-    result = compute_pair(i, j, rhos, settings)
+    try:
+        result = compute_pair(i, j, rhos, settings)
+    except InputError as exc:  # beyond the engine's envelope: name the pair (the field was internal)
+        raise InputError(f"pair {i}-{j}", f"rho ~1e{decimal_exponent(sum(rhos, Fraction(0)) / 2)}",
+                         exc.reason) from None
     after_worker_task()  # after a worker's first task: its heap settled (the collector's policy)
     return kind, result
 
@@ -215,8 +223,7 @@ def _check_out_dir(out: Path, ident: dict, resume: bool, say=None) -> dict:
     """The manifest already in ``out`` (``{}`` if none), after checking that this run may
     use the folder.  With ``resume``, a damaged manifest (unreadable, or not a sweep's) is
     set aside — ``say`` tells the user — and rebuilt from the verified pair files."""
-    if out.exists() and not out.is_dir():
-        raise SweepDirError(f"{out} is a file, not a folder; choose a folder for --out")
+    check_folder_free(out, "sweep", held=say is not None)  # in use, or another command's folder
     mpath = out / MANIFEST
     if mpath.is_file():
         try:
@@ -357,6 +364,11 @@ def _plan_sweep(allocation, out, pairs, settings, jobs, backend, scheduler, with
     alloc = load_allocation(allocation)
     settings = settings or SweepSettings()
     check_settings(settings)
+    check_backend(backend, scheduler)
+    jobs = check_jobs(jobs, backend)
+    every = pairs is None or (isinstance(pairs, str) and pairs.strip().lower() == "all")
+    check_pair_count(alloc.n_paths * (alloc.n_paths + 1) // 2 if every else 0, alloc.n_paths, settings, jobs,
+                     alloc.name)
     if pairs is None:
         pair_list = alloc.pairs()
     elif isinstance(pairs, str):
@@ -364,8 +376,6 @@ def _plan_sweep(allocation, out, pairs, settings, jobs, backend, scheduler, with
     else:
         pair_list = parse_pair_spec(",".join(f"{i}-{j}" for i, j in pairs), alloc.n_paths)
     pair_list = sorted(pair_list)
-    check_backend(backend, scheduler)
-    jobs = check_jobs(jobs, backend)
     pl = None
     rel_pairs: list = []
     if with_pl94:

@@ -57,6 +57,11 @@ __all__ = [
     "LOCK_FILE",
     "SweepDirError",
     "locked_out_dir",
+    "folder_kind",
+    "check_folder_free",
+    "seal_json",
+    "read_sealed",
+    "READ_LIMIT",
 ]
 
 MANIFEST = "manifest.json"
@@ -85,12 +90,107 @@ def locked_out_dir(out):
     try:
         lock.acquire()
     except Timeout:
-        raise SweepDirError(f"{out} is in use by another running sweep (it holds {out / LOCK_FILE}); "
-                            "wait for that run to finish or choose another --out") from None
+        raise _in_use(out) from None
     try:
         yield out
     finally:
         lock.release()
+
+
+def _in_use(out: Path) -> SweepDirError:
+    kind = folder_kind(out)
+    return SweepDirError(f"{out} is in use by another running {kind or 'sweep or tune'} (it holds {out / LOCK_FILE}); "
+                         "wait for that run to finish or choose another --out")
+
+
+#: the files that mark a folder written by a command without a manifest
+_KIND_MARKS = (("trace", "tune"), ("pairs", "sweep"), ("calibration.csv", "calibrate"),
+               ("release_brackets.csv", "release"))
+
+
+def folder_kind(out) -> str | None:
+    """Which command wrote the folder ``out``: the command named by its manifest's
+    ``format`` (``"exactdp-sweep/2"``: ``"sweep"``; ``"exactdp-tune/2"``: ``"tune"``), else
+    by the files only one command writes (``trace/``: tune, ``pairs/``: sweep,
+    ``calibration.csv``, ``release_brackets.csv``), else None (no folder, an empty one)."""
+    out = Path(out)
+    mpath = out / MANIFEST
+    if mpath.is_file() and not mpath.is_symlink():
+        with contextlib.suppress(OSError, ValueError):
+            with open(mpath, "rb") as fh:
+                fmt = json.loads(fh.read(READ_LIMIT).decode("utf-8")).get("format")
+            if isinstance(fmt, str) and fmt.startswith("exactdp-") and "/" in fmt:
+                return fmt[len("exactdp-"):fmt.index("/")]
+    for name, kind in _KIND_MARKS:
+        if (out / name).exists():
+            return kind
+    return None
+
+
+def check_folder_free(out, kind: str, held: bool = False) -> None:
+    """Refuse (:class:`SweepDirError`, one line) an output folder that another running
+    command holds (its lock; not checked when this run ``held`` it), or that another kind
+    of command wrote: ``exactdp sweep --resume`` on a tune's folder must never replace the
+    tune's manifest."""
+    from filelock import FileLock, Timeout
+
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise SweepDirError(f"{out} is a file, not a folder; choose a folder for --out")
+    if not held and (out / LOCK_FILE).is_file():  # only an existing lock file: nothing is created here
+        lock = FileLock(out / LOCK_FILE, timeout=0)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise _in_use(out) from None
+        lock.release()
+    other = folder_kind(out)
+    if other is not None and other != kind:
+        raise SweepDirError(f"{out} holds the output of exactdp {other}, not of exactdp {kind}; exactdp {kind} "
+                            "does not write into another command's folder: choose a new --out")
+
+
+#: bytes read at most of a file the run wrote and reads back (a larger one is damaged)
+READ_LIMIT = 64 * 2**20
+
+
+def seal_json(body: dict, identity: str) -> str:
+    """The text of a json file that carries the ``run_identity`` of its run and, last, the
+    SHA-256 of its own content (``self_sha256``: of this text without that key), sorted keys."""
+    body = {**body, "run_identity": identity}
+    body.pop("self_sha256", None)
+    inner = json.dumps(body, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    return json.dumps({**body, "self_sha256": sha256_text(inner)}, indent=1, sort_keys=True,
+                      ensure_ascii=False) + "\n"
+
+
+def read_sealed(path, identity: str) -> tuple[dict | None, str]:
+    """``(body, "")`` of a file written with :func:`seal_json` for ``identity`` and intact,
+    else ``(None, why not)``: a symbolic link or a special file (never followed), unreadable,
+    longer than :data:`READ_LIMIT`, not json, a checksum that does not match, another run's."""
+    path = Path(path)
+    try:
+        if path.is_symlink():
+            return None, "a symbolic link"
+        if not path.is_file():
+            return None, "not a regular file"
+        with open(path, "rb") as fh:
+            raw = fh.read(READ_LIMIT + 1)
+        if len(raw) > READ_LIMIT:
+            return None, "too long"
+        text = raw.decode("utf-8")
+        body = json.loads(text)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return None, f"unreadable ({type(exc).__name__})"
+    if not isinstance(body, dict) or not isinstance(body.get("self_sha256"), str):
+        return None, "carries no checksum"
+    if seal_json(body, body.get("run_identity", "")) != text:
+        return None, "changed since written (checksum mismatch)"
+    if body.get("run_identity") != identity:
+        return None, "written by another run (other settings or allocation)"
+    body.pop("self_sha256")
+    body.pop("run_identity")
+    return body, ""
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -171,6 +271,11 @@ def check_task(files: dict, deltas, grid_points: int, identity: str = "") -> str
     sweep's identity, a wrong header or row count)."""
     if not all(p.is_file() for p in files.values()):
         return MISSING
+    links = [p.name for p in files.values() if p.is_symlink()]
+    if links:  # never followed: a link can point anywhere (a huge file, another run's)
+        return f"{', '.join(links)} {'is a symbolic link' if len(links) == 1 else 'are symbolic links'}"
+    if any(p.stat().st_size > READ_LIMIT for p in files.values()):
+        return "a file longer than any pair's"
     try:
         texts = {k: files[k].read_bytes().decode("utf-8") for k in _CHECKSUMMED}
         raw_info = files["info"].read_bytes().decode("utf-8")

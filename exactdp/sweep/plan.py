@@ -21,8 +21,8 @@ from exactdp.numerics.budget import check_cost, current_budget
 from exactdp.numerics.exact import InputError
 from exactdp.sweep.io import MISSING, check_task, pair_paths, release_path, sha256_text
 
-__all__ = ["sweep_identity", "plan_tasks", "report_damaged", "estimate_sweep", "check_jobs", "check_budget",
-           "PathDesigns", "SWEEP_DEFAULT_SECONDS", "ALPHA_MIN_LOWEST", "check_settings"]
+__all__ = ["sweep_identity", "plan_tasks", "check_pair_count", "report_damaged", "estimate_sweep", "check_jobs",
+           "check_budget", "PathDesigns", "SWEEP_DEFAULT_SECONDS", "ALPHA_MIN_LOWEST", "check_settings"]
 
 
 def sweep_identity(ident: dict) -> str:
@@ -123,14 +123,48 @@ def check_budget(tasks, settings, jobs: int, allocation_name: str, n_pairs: int,
     est = estimate_sweep(tasks, settings, workers, n_pairs, cells)
     vertices = 2 * settings.tradeoff_half + 1
     pairs = f"{len(tasks)} pair{'s' if len(tasks) > 1 else ''} of {allocation_name}"
-    budget = current_budget(default_seconds=SWEEP_DEFAULT_SECONDS)
-    if est["worker_bytes"] > budget.memory:
-        check_cost("tradeoff_half", settings.tradeoff_half, memory=est["worker_bytes"],
-                   what=f"each worker ({vertices} trade-off vertices a pair)")
+    _check_worker(settings)
     check_cost("allocation", allocation_name, memory=est["driver_bytes"], what=f"the summaries of {n_pairs} pairs")
     check_cost("allocation", allocation_name, seconds=est["wall"], default_seconds=SWEEP_DEFAULT_SECONDS,
                what=f"{pairs} ({vertices} trade-off vertices each; {est['cpu']:.3g} CPU-s on {workers} "
                     f"worker{'s' if workers > 1 else ''})")
+
+
+#: bytes a cell of the path × path spread matrix takes in the assembly (its value, its
+#: text and the figure's float; measured order of magnitude)
+MATRIX_CELL_BYTES = 100
+
+
+def check_pair_count(n_pairs: int, n_paths: int, settings, jobs: int, allocation_name: str) -> None:
+    """Refuse at once, before the list of pairs is built, a sweep whose size alone puts
+    it beyond the budget: the assembly's path × path spread matrix
+    (:data:`MATRIX_CELL_BYTES` a cell, for any number of pairs), the driver's numbers of
+    each pair for the summaries (:data:`PAIR_DRIVER_BYTES`), and at least
+    :data:`PAIR_SECONDS` a pair (an allocation of 20,000 paths: a 4·10⁸-cell matrix and
+    2·10⁸ pairs, which grew past 7 GB before any estimate)."""
+    _check_worker(settings)
+    check_cost("allocation", allocation_name, memory=WORKER_BYTES + MATRIX_CELL_BYTES * n_paths**2,
+               what=f"the {n_paths} x {n_paths} spread matrix of its paths")
+    if not n_pairs:
+        return
+    vertices = 2 * settings.tradeoff_half + 1
+    scale = (vertices / 801 + len(settings.deltas) / 42) / 2
+    workers = jobs if jobs > 0 else _cores()
+    check_cost("allocation", allocation_name, memory=WORKER_BYTES + PAIR_DRIVER_BYTES * scale * n_pairs,
+               what=f"the summaries of {n_pairs} pairs")
+    each = f"at least {PAIR_SECONDS * scale:.2g} CPU-s each, on {workers} worker{'s' if workers > 1 else ''}"
+    check_cost("allocation", allocation_name, seconds=n_pairs * PAIR_SECONDS * scale / workers,
+               default_seconds=SWEEP_DEFAULT_SECONDS, what=f"{n_pairs} pairs ({each})")
+
+
+def _check_worker(settings) -> None:
+    """Refuse settings whose trade-off alone puts each worker beyond the memory budget
+    (named first: ``--tradeoff-half`` is what the user changes)."""
+    vertices = 2 * settings.tradeoff_half + 1
+    worker = WORKER_BYTES + VERTEX_BYTES * vertices
+    if worker > current_budget(default_seconds=SWEEP_DEFAULT_SECONDS).memory:
+        check_cost("tradeoff_half", settings.tradeoff_half, memory=worker,
+                   what=f"each worker ({vertices} trade-off vertices a pair)")
 
 
 class PathDesigns:

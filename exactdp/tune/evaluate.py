@@ -21,10 +21,25 @@ from fractions import Fraction
 import mpmath
 from mpmath.libmp import to_man_exp
 
-from exactdp.numerics.exact import InputError, fraction_str, to_fraction
+from exactdp.numerics.exact import InputError, decimal_exponent, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_GUARD
 
 __all__ = ["Target", "DeltaBound", "delta_bound", "composition_key", "BatchEvaluator"]
+
+
+#: the largest target ε (the accountants refuse |ε| above it)
+EPS_MAX = Fraction(10**50)
+
+
+def _bureau_eps_float(rho: Fraction, delta: Fraction) -> float:
+    """ρ + 2·sqrt(ρ·ln(1/δ)) in float64 (only to compare with the range of ε; inf when huge)."""
+    import math
+
+    try:
+        r = float(rho)
+        return r + 2 * math.sqrt(r * (math.log(int(delta.denominator)) - math.log(int(delta.numerator))))
+    except OverflowError:
+        return math.inf
 
 
 @dataclass(frozen=True)
@@ -50,9 +65,17 @@ class Target:
             object.__setattr__(self, "bureau_rho", to_fraction(self.bureau_rho, "rho"))
         else:
             e = to_fraction(self.eps, "eps")
-            if e < 0:
-                raise InputError("eps", self.eps, "must be >= 0")
+            if not 0 <= e <= EPS_MAX:
+                raise InputError("eps", self.eps, "must lie in [0, 1e50] (the engine's range of epsilon)")
             object.__setattr__(self, "eps", e)
+        if self.eps is None:
+            rho = self.bureau_rho
+            if rho <= 0:
+                raise InputError("rho", fraction_str(rho), "the allocation spends no budget (total rho 0); give --eps")
+            if rho >= EPS_MAX / 2 or _bureau_eps_float(rho, d) > 1e50:
+                raise InputError("rho", f"~1e{decimal_exponent(rho)}",
+                                 "the Bureau's epsilon of this total rho lies beyond the engine's range [0, 1e50] "
+                                 "of epsilon; give a smaller budget or --eps")
 
     def epsilon(self):
         """ε as the accountant takes it (a Fraction, or the exact-real callable)."""
@@ -127,15 +150,21 @@ _THREAD_VARS = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPEN
 _READY: set = set()
 
 
-def _task(k: int, fn: Callable, rhos, target: Target, rel_tol: float):
-    """Worker entry point: one composition (module level, so every backend pickles it)."""
+def _task(k: int, fn: Callable, rhos, target: Target, rel_tol: float, driver_pid: int = 0):
+    """Worker entry point: one composition (module level, so every backend pickles it).
+    Once per worker: one compute thread, loky's leak guard raised, and the guard that
+    ends a local worker with its driver ``driver_pid`` (the sweep's
+    :func:`~exactdp.sweep.runtime.guard_worker`: ``kill -9`` of the driver leaves no
+    worker behind)."""
     if os.getpid() not in _READY:  # one compute thread per worker (parallelism is across pairs)
         for var in _THREAD_VARS:
             if not (var == "NUMBA_NUM_THREADS" and "numba" in sys.modules):
                 os.environ[var] = "1"
-        from exactdp.sweep.runtime import allow_worker_growth
+        from exactdp.sweep.runtime import allow_worker_growth, guard_worker
 
         allow_worker_growth()
+        if driver_pid:
+            guard_worker(driver_pid)
         _READY.add(os.getpid())
     return k, fn(rhos, target, rel_tol)
 
@@ -197,7 +226,7 @@ class BatchEvaluator:
         from exactdp.sweep.backends import unordered_results
 
         out: list = [None] * len(compositions)
-        calls = [(k, self.fn, tuple(r), target, self.rel_tol) for k, r in enumerate(compositions)]
+        calls = [(k, self.fn, tuple(r), target, self.rel_tol, os.getpid()) for k, r in enumerate(compositions)]
         calls.sort(key=lambda c: len(c[2]))  # few coarse mechanisms are the slow ones: start them first
         for k, res in unordered_results(_task, calls, self.backend, self.jobs, self.scheduler):
             out[k] = res

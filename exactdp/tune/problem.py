@@ -30,6 +30,7 @@ from pathlib import Path
 
 from exactdp.census.allocations import Allocation
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
+from exactdp.numerics.inputfiles import read_text
 from exactdp.tune.spine import Spine
 
 __all__ = ["VARY", "OBJECTIVES", "Problem", "read_weights", "DEFAULT_BOUNDS"]
@@ -63,7 +64,7 @@ def read_weights(path, alloc: Allocation) -> dict:
     """
     path = Path(path)
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"), parse_float=_TomlFloat)
+        doc = tomllib.loads(read_text(path, "--weights"), parse_float=_TomlFloat)  # bounded, special files refused
     except OSError as exc:
         raise InputError("--weights", str(path), f"cannot be read: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
@@ -166,6 +167,9 @@ class Problem:
         w = self.weights or {}
         object.__setattr__(self, "cell_weights", tuple(
             Fraction(w.get((alloc.levels[x], alloc.queries[q]), 1)) for x, q in cells))
+        if self.objective == "variance" and not any(self.cell_weights):
+            raise InputError("weights", "all 0", "at least one measured cell needs a positive weight (with every "
+                                                 "weight 0 the objective is 0 for any design)")
         object.__setattr__(self, "spine", Spine.of(alloc))
         key = {"level": lambda c: alloc.levels[c[0]], "query": lambda c: alloc.queries[c[1]],
                "cell": lambda c: f"{alloc.levels[c[0]]}/{alloc.queries[c[1]]}"}[self.vary]

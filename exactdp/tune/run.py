@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import time
@@ -13,17 +14,16 @@ from exactdp.census.allocations import load_allocation
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.sweep.io import atomic_write_text, read_csv
-from exactdp.tune.evaluate import BatchEvaluator, DeltaBound, Target, delta_bound
+from exactdp.tune.cost import PROFILE_DELTAS, check_tune_budget, profile_settings
+from exactdp.tune.evaluate import BatchEvaluator, DeltaBound, Target, composition_key, delta_bound
 from exactdp.tune.grid import default_grid
 from exactdp.tune.outputs import cell_sigma2, dec, write_result, write_tables, write_trace_csv
 from exactdp.tune.problem import DEFAULT_BOUNDS, Problem, read_weights
-from exactdp.tune.search import Tuner
-from exactdp.tune.trace import FORMAT, MANIFEST, Trace, design_id, dump_json, open_tune_dir
+from exactdp.tune.search import Tuner, Unreachable
+from exactdp.tune.trace import FORMAT, Trace, design_id, open_tune_dir, run_identity, write_manifest
 
 __all__ = ["tune", "TuneResult", "PROFILE_DELTAS"]
 
-#: target δ of the profile sweeps of input and result (decades; the run's δ is added)
-PROFILE_DELTAS = tuple(f"1e-{k}" for k in range(1, 21))
 
 
 @dataclass(frozen=True)
@@ -98,8 +98,9 @@ def _weights(weights, alloc):
         return {k: to_fraction(v, "weights") for k, v in weights.items()}, "given in Python"
     import hashlib
 
-    text = Path(weights).read_bytes() if Path(weights).is_file() else b""
-    return read_weights(weights, alloc), f"{Path(weights).name} (sha256 {hashlib.sha256(text).hexdigest()[:16]})"
+    table = read_weights(weights, alloc)  # first: it refuses a special file or one beyond the input size limit
+    text = Path(weights).read_bytes()
+    return table, f"{Path(weights).name} (sha256 {hashlib.sha256(text).hexdigest()[:16]})"
 
 
 def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "variance", weights=None,
@@ -171,40 +172,81 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
     problem = Problem(alloc, vary, objective, wmap, bounds, no_worse)
     target = Target(delta, eps, None) if eps is not None else Target(delta, None, alloc.total_rho)
     grid = grid if grid is not None else default_grid(problem, refine)
-    if not isinstance(jobs, int) or jobs == 0 or jobs < -1:
-        raise InputError("jobs", jobs, "must be a positive integer or -1 (all cores)")
-    jobs = (os.cpu_count() or 1) if jobs == -1 else jobs
+    from exactdp.sweep.backends import check_backend
+    from exactdp.sweep.plan import check_jobs
+
+    check_backend(backend, scheduler)
+    jobs = check_jobs(jobs, backend)  # local workers beyond this machine's CPUs refused, as for a sweep
+    check_tune_budget(problem, jobs if jobs > 0 else (os.cpu_count() or 1), profile)
     identity = _identity(problem, target, grid, wtext, rel_tol, profile)
     say = progress or (lambda msg: None)
-    with open_tune_dir(out, identity, resume) as out, \
+    with open_tune_dir(out, identity, resume, say) as out, \
             BatchEvaluator(evaluator, backend=backend, jobs=jobs, scheduler=scheduler, rel_tol=rel_tol) as batch:
-        trace = Trace(out, batch, target, alloc.levels)
-        tuner = Tuner(problem, target, grid, trace, progress=say)
-        inputs, settled = tuner.run()
-        t_search = time.perf_counter()
-        best, tuned, cert, result = _conclude(out, tuner, trace, inputs, settled, wtext, say)
+        for trusted in (True, False):
+            trace = Trace(out, batch, target, alloc.levels, run_identity(identity), say, trust_stored=trusted)
+            tuner = Tuner(problem, target, grid, trace, progress=say)
+            try:
+                inputs, settled = tuner.run()
+            except Unreachable as exc:
+                lo, hi = (fraction_str(b) for b in problem.bounds)
+                raise InputError("delta", fraction_str(target.delta),
+                                 f"no design with variance multipliers in [{lo}, {hi}] meets the target ({exc}); "
+                                 "a larger --delta or --eps, or wider --bounds") from None
+            fresh = None
+            if trace.reused:  # numbers read from disk steered the search: every claim is recomputed here
+                fresh = functools.partial(_fresh_results, tuner, batch)
+                say(f"--resume: {trace.reused} stored batches reused; the input and the result are evaluated "
+                    "again on every pair, from scratch")
+            try:
+                if fresh is not None and fresh(problem.input_design()) != inputs:
+                    raise _TraceAltered("the input's numbers")
+                t_search = time.perf_counter()
+                best, tuned, cert, result = _conclude(out, tuner, trace, inputs, settled, wtext, say, fresh)
+                break
+            except _TraceAltered as exc:
+                say(f"--resume: {exc} differ from the stored trace's (a trace file was altered with its checksum); "
+                    "searching again with every stored batch ignored")
         t_profile = time.perf_counter()
         if profile:
             _profiles(out, alloc, tuned, target, jobs, backend, scheduler, rel_tol, plots)
         if plots:
             _sigma_plot(out, problem, best.design)
-        atomic_write_text(out / MANIFEST, dump_json({
+        write_manifest(out, {
             **identity, "status": "complete", "versions": _versions(),
             "run": {"batches": len(trace.records), "computed": trace.computed, "reused": trace.reused,
-                    "jobs": jobs, "backend": backend, "cpu_count": os.cpu_count()},
+                    "recomputed_damaged": trace.damaged, "jobs": jobs, "backend": backend,
+                    "cpu_count": os.cpu_count()},
             "timings": {"search_seconds": round(t_search - t0, 2), "profile_seconds":
                         round(time.perf_counter() - t_profile, 2),
-                        "wall_seconds": round(time.perf_counter() - t0, 2)}}))
+                        "wall_seconds": round(time.perf_counter() - t0, 2)}})
     before = max(inputs, key=lambda p: (inputs[p].upper, p))
     return TuneResult(out, tuned, target, tuner.objective(problem.input_design()), best.objective, inputs[before],
                       best.results[best.worst], before, best.worst, cert, result)
 
 
-def _conclude(out, tuner, trace, inputs, settled, wtext, say):
-    """The best settled design: its allocation, Arb certificate, tables and result files."""
+class _TraceAltered(Exception):
+    """Numbers computed again differ from those the search read from the trace."""
+
+
+def _fresh_results(tuner, batch, design) -> dict:
+    """Certified δ of ``design`` on every pair, computed now (no trace, no cache)."""
+    rhos = tuner.rhos_of(design)
+    keys = {p: composition_key(rhos(*p)) for p in tuner.pairs}
+    todo = list(dict.fromkeys(keys.values()))
+    res = dict(zip(todo, batch([tuple(r for r, m in key for _ in range(m)) for key in todo], tuner.target)))
+    return {p: res[keys[p]] for p in tuner.pairs}
+
+
+def _conclude(out, tuner, trace, inputs, settled, wtext, say, fresh=None):
+    """The best settled design certified on every pair — by numbers computed in this run
+    (``fresh``: computed again now when the search reused stored batches; numbers that
+    differ from the stored ones raise :class:`_TraceAltered`) — and its allocation, Arb
+    certificate, tables and result files."""
     problem, target, grid = tuner.problem, tuner.target, tuner.grid
     refused = []
     for best in sorted(settled, key=lambda s: (s.objective, settled.index(s))):
+        if fresh is not None and fresh(best.design) != best.results:
+            raise _TraceAltered(f"the numbers of the {best.stage} design")
         tuned = _tuned_allocation(problem, best.design, target, grid, wtext)
         try:
             cert = _certify(tuned, best, target)
@@ -221,6 +263,7 @@ def _conclude(out, tuner, trace, inputs, settled, wtext, say):
         f"Arb enclosure upper {dec(cert.upper_exact, 10)}")
     atomic_write_text(out / "tuned.toml", tuned.to_toml())
     write_tables(out, problem, problem.input_design(), best.design)
+    trace.prune()
     write_trace_csv(out, trace, problem)
     result = _result(problem, target, tuner, inputs, settled, best, tuned, cert, grid)
     result["certificate"]["refused_designs"] = refused
@@ -318,10 +361,9 @@ def _result(problem, target, tuner, inputs, settled, best, tuned, cert, grid) ->
 def _profiles(out, alloc, tuned, target, jobs, backend, scheduler, rel_tol, plots):
     """Certified profiles (sweeps) of the input and the result, and the ε–δ figure."""
     from exactdp.sweep.driver import run_sweep
-    from exactdp.sweep.pair import SweepSettings, canonical_delta
+    from exactdp.sweep.pair import canonical_delta
 
-    deltas = tuple(dict.fromkeys(PROFILE_DELTAS + (canonical_delta(target.delta),)))
-    settings = SweepSettings(deltas=deltas, tradeoff_half=50, rel_tol=rel_tol)
+    settings = profile_settings(canonical_delta(target.delta), rel_tol)
     curves = {}
     for label, a, folder in (("input", alloc, "profile-before"), ("tuned", tuned, "profile-after")):
         run_sweep(a, out / folder, settings=settings, jobs=jobs, backend=backend, scheduler=scheduler, resume=True,

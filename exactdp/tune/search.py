@@ -30,12 +30,16 @@ from exactdp.calibration.calibrate import simplest_between
 from exactdp.numerics.search import SearchError, expand, secant_narrow
 from exactdp.tune.trace import design_id
 
-__all__ = ["Tuner", "Settled", "shape_family", "scale_family"]
+__all__ = ["Tuner", "Settled", "shape_family", "scale_family", "Unreachable"]
+
+
+class Unreachable(ArithmeticError):
+    """No design of a family meets the target within the bounds."""
 
 
 def _log(x: Fraction) -> float:
     x = Fraction(x)
-    return math.log(x.numerator) - math.log(x.denominator) if x > 0 else -1e300
+    return math.log(int(x.numerator)) - math.log(int(x.denominator)) if x > 0 else -1e300  # any size of int
 
 
 def shape_family(problem, grid, costs=None, ref=None):
@@ -180,7 +184,7 @@ class Tuner:
             try:
                 prev, hi = expand(lambda x: status(x) == 1, start, start / 64, max_steps=40)
             except SearchError:
-                raise ArithmeticError(f"{stage}: no design of this family meets the target within the bounds "
+                raise Unreachable(f"{stage}: no design of this family meets the target within the bounds "
                                       f"(walked from x = {float(start):.6g} up to 2^40/64 times less budget)") from None
             lo = prev if prev is not None else lo
         if lo is None or lo >= hi or status(lo) == 1:
