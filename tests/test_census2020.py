@@ -135,6 +135,16 @@ def test_the_dhc_row_is_the_maximum_of_the_sweeps_pair_files(census):
     assert (sweep / "report.html").is_file()
 
 
+def test_a_second_run_into_the_folder_reuses_its_sweep(census):
+    from exactdp.census.allocations import parse_pair_spec
+    from exactdp.census.census2020 import _run_sweep
+
+    out, _ = census
+    before = (out / "dhc-persons" / "summary.csv").read_bytes()
+    assert _run_sweep(out, parse_pair_spec(PAIRS, 43), 1, True) == out / "dhc-persons"
+    assert (out / "dhc-persons" / "summary.csv").read_bytes() == before
+
+
 def _page_table(page: str, anchor: str) -> list[list[str]]:
     sec = re.search(rf'<section id="{anchor}">(.*?)</section>', page, flags=re.S).group(1)
     return [[html.unescape(c) for c in re.findall(r"<t[dh]>(.*?)</t[dh]>", tr)]

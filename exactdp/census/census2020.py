@@ -257,7 +257,9 @@ def _run_sweep(out: Path, pairs, jobs: int, quiet: bool) -> Path:
     from exactdp.sweep import run_sweep
 
     folder = out / DHC_SWEEP_DIR
-    run_sweep(_DHC, folder, pairs=pairs, jobs=jobs, quiet=quiet, plots=True)
+    # a second run into the same folder finishes (or reuses) the sweep already there
+    run_sweep(_DHC, folder, pairs=pairs, jobs=jobs, quiet=quiet, plots=True,
+              resume=(folder / "manifest.json").is_file())
     return folder
 
 

@@ -29,7 +29,8 @@ _D = "1e-10"
 
 
 def rho_text(q: Fraction) -> str:
-    """A ρ as its exact decimal when it has one (``"4.944"``), else 20 significant digits."""
+    """A rational (ρ, α) as its exact decimal when it has one (``"4.944"``), else 20
+    significant digits."""
     q = Fraction(q)
     d, n = q.denominator, 0
     while d % 2 == 0 or d % 5 == 0:
