@@ -34,6 +34,8 @@ TOO_LONG_FOR_CI = {
     "exactdp sweep --backend ray": "starts a ray cluster; tests/test_sweep_ray.py runs the ray backend",
     "exactdp tune": "tunes the 946-pair DHC file (minutes); tests/test_tune_run.py runs the command on toy "
                     "allocations",
+    "exactdp census-2020": "the 946-pair DHC sweep and every 2020 product (~150 CPU-seconds); "
+                           "tests/test_census2020.py runs the command with a partial --dhc-pairs",
 }
 
 
@@ -119,6 +121,8 @@ def _skipped(cmd: str) -> str | None:
         return TOO_LONG_FOR_CI["exactdp sweep" if len(words) == 2 else "exactdp sweep --backend ray"]
     if words[:2] == ["exactdp", "tune"] and "dhc-persons-2020" in words:
         return TOO_LONG_FOR_CI["exactdp tune"]
+    if words[:2] == ["exactdp", "census-2020"] and "--dhc-pairs" not in words:
+        return TOO_LONG_FOR_CI["exactdp census-2020"]
     return None
 
 

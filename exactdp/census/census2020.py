@@ -119,8 +119,8 @@ class Census2020:
     dhc_pairs : tuple of str
         Its pairs (``"i-j"``); ``dhc_n_pairs``: of how many.
     dhc_pair_13 : tuple or None
-        The sweep's own ``(eps_upper, delta_upper)`` at pair 13-13 (the portfolio's pair),
-        when the sweep has it.
+        The sweep's certified bracket ``(eps_lower, eps_upper)`` at pair 13-13 (the
+        portfolio's pair), when the sweep has it.
     budget_rule : str or None
         How the Tumult budgets became exact ρ (None: each file's default).
     models : dict
@@ -227,7 +227,7 @@ def _pair_13(folder: Path, delta: Fraction) -> tuple | None:
     with open(path, encoding="utf-8", newline="") as fh:
         for r in csv.DictReader(fh):
             if Fraction(r["delta_target"]) == delta:
-                return r["eps_upper"], r["delta_upper"]
+                return r["eps_lower"], r["eps_upper"]
     return None
 
 

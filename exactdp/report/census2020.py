@@ -183,14 +183,18 @@ def _assumptions(result) -> Section:
         at13 = (f"The DHC-only sweep used here does not include pair {_PAIR}, so this page cannot compare it with "
                 "the other pairs.")
     else:
-        same = dhc.eps_worst == f"pair {_PAIR}"
-        at13 = (f"The DHC-only sweep ({dhc.scope}) finds the file's largest exact ε at {dhc.eps_worst} "
-                f"(ε ≤ {round_up(dhc.eps_upper)}); at pair {_PAIR} ε ≤ {round_up(p13[0])}. "
-                + ("So 13-13 is also the DHC file's worst pair on its own. " if same else
-                   f"So the DHC file alone is less private at {dhc.eps_worst} than at 13-13, and a portfolio "
-                   "composed at that pair could be too. ")
-                + ("" if dhc.complete else "This sweep covers only some pairs: its worst pair may not be the "
-                   "file's. "))
+        lo, hi = p13
+        gap = Fraction(dhc.eps_upper) - Fraction(lo)
+        at13 = (f"The DHC-only sweep ({dhc.scope}) finds the file's largest exact ε at {dhc.eps_worst}: ε ≤ "
+                f"{round_up(dhc.eps_upper, 12)}; at pair {_PAIR}, ε ∈ [{round_down(lo, 12)}, {round_up(hi, 12)}]. ")
+        if dhc.eps_worst == f"pair {_PAIR}":
+            at13 += f"So {_PAIR} is also the DHC file's worst pair on its own. "
+        else:
+            at13 += (f"On its own the DHC file is at most {round_up(gap, 2)} (in ε, {round_up(gap / Fraction(lo), 2)} "
+                     f"relative) less private at its worst pair than at {_PAIR}; how the other products' composition "
+                     "changes that difference is not computed here. ")
+        if not dhc.complete:
+            at13 += "This sweep covers only some pairs: its worst pair may not be the file's. "
     paras = (
         f"The portfolio is composed at DHC persons pair {_PAIR}. The portfolio rows (US) compose the DHC persons "
         f"file at its full-chain pair {_PAIR} — a record that stays on allocation path 13, released at every "
