@@ -10,7 +10,7 @@ __all__ = ["register"]
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "census-2020", help="every 2020 Census product and their composition: one table, one page to cite",
-        description="The exact privacy of everything the 2020 Census released with formal privacy, at δ = 1e-10: "
+        description="The exact privacy of every formally private 2020 Census product exactdp models, at δ = 1e-10: "
                     "P.L. 94-171 persons and units, DHC persons (the maximum over all 946 neighbour pairs, by a "
                     "sweep) and units, SafeTab-P, SafeTab-H and PHSafe (US and PR), and each run's portfolio (one "
                     "neighbour of every product, composed). Writes census_2020.csv, a figure and report.html "

@@ -164,10 +164,11 @@ def _headline(result) -> tuple:
 
 def _citation(result, version: str) -> str:
     us, pr = result.row("portfolio-us"), result.row("portfolio-pr")
-    return (f"For one person in the 2020 Census, everything the Census Bureau released with formal privacy — "
-            f"P.L. 94-171, the DHC persons and units files (DHC persons at its full-chain pair {_PAIR}), the "
-            f"Detailed DHC-A and DHC-B and the Supplemental DHC — composed satisfies (ε, δ)-differential privacy "
-            f"with ε = {round_up(us.eps_upper)} at δ = {_D} in the United States and ε = {round_up(pr.eps_upper)} "
+    return (f"For one person in the 2020 Census, the composition of one neighbour of every formally private "
+            f"product modelled here — P.L. 94-171, the DHC persons and units files (DHC persons at its full-chain "
+            f"pair {_PAIR}), the Detailed DHC-A and DHC-B and the Supplemental DHC — satisfies (ε, δ)-differential "
+            f"privacy with ε = {round_up(us.eps_upper)} at δ = {_D} in the United States and ε = "
+            f"{round_up(pr.eps_upper)} "
             f"in Puerto Rico: certified upper bounds from exact privacy accounting (exactdp {version}). The "
             f"Bureau's conversion of the summed zCDP ρ gives ε = {round_up(us.eps_bureau)} and "
             f"{round_up(pr.eps_bureau)}.")
@@ -308,8 +309,9 @@ def write_census_report(out_dir, result, *, plots: bool = True) -> Path:
     us = result.row("portfolio-us")
     meaning = meaning_section(us.eps_upper, _D, quoted=(us.eps_bureau, _D), profile=[(us.eps_bureau, us.delta_upper)],
                               who="the 2020 Census products for one person (the US portfolio)")
-    summary = ("The exact privacy of everything the 2020 Census released with formal privacy, for one person: "
-               "every product and production run (United States; Puerto Rico) and their composition, at δ = 1e-10, "
+    summary = ("The exact privacy of the 2020 Census's formally private products, for one person: every product "
+               "exactdp models and its production runs (United States; Puerto Rico), and their composition, at "
+               "δ = 1e-10, "
                "beside the Bureau's own accounting (the Bun–Steinke conversion of the configured zCDP ρ). Each exact "
                "number is a certified bound, maximised over the product's worst-case neighbours.")
     table = _table(result)
