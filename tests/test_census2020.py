@@ -135,6 +135,18 @@ def test_the_dhc_row_is_the_maximum_of_the_sweeps_pair_files(census):
     assert (sweep / "report.html").is_file()
 
 
+def test_a_finished_sweep_is_reused(census, monkeypatch, tmp_path):
+    import exactdp.census.census2020 as job
+
+    out, _ = census
+    monkeypatch.setattr(job, "PLAN", tuple(p for p in job.PLAN if p[3] == "sweep"))  # only the DHC persons row
+    res = job.census_2020(tmp_path / "o", dhc_sweep=out / "dhc-persons")
+    (row,) = res.rows
+    assert row.eps_upper == _by_key(out)["dhc-persons-2020"]["eps_exact_upper"] and res.dhc_sweep == out / "dhc-persons"
+    assert res.dhc_pairs == ("6-6", "13-13") and res.dhc_pair_13 is not None
+    assert not (tmp_path / "o").exists()  # nothing run, nothing written
+
+
 def test_a_second_run_into_the_folder_reuses_its_sweep(census):
     from exactdp.census.allocations import parse_pair_spec
     from exactdp.census.census2020 import _run_sweep

@@ -38,12 +38,13 @@ DHC_SWEEP_DIR = "dhc-persons"
 #: the DHC persons pair the portfolio composes
 PORTFOLIO_PAIR = "13-13"
 _DHC = "dhc-persons-2020"
+_DHC_PRODUCT = "Demographic and Housing Characteristics (DHC), persons"
 
 #: (key, product as published, run, kind): the rows, in the table's order
 PLAN = (
     ("pl94-persons-2020", "P.L. 94-171 redistricting data, persons", "US", "topdown"),
     ("pl94-units-2020", "P.L. 94-171 redistricting data, housing units", "US", "topdown"),
-    (_DHC, "Demographic and Housing Characteristics (DHC), persons", "US", "sweep"),
+    (_DHC, _DHC_PRODUCT, "US", "sweep"),
     ("dhc-units-2020", "Demographic and Housing Characteristics (DHC), units", "US", "topdown"),
     ("safetab-p-2020-us", "Detailed DHC-A (SafeTab-P)", "US", "tumult"),
     ("safetab-h-2020-us", "Detailed DHC-B (SafeTab-H)", "US", "tumult"),
@@ -246,7 +247,7 @@ def _sweep_row(folder: Path, delta: Fraction) -> tuple[CensusRow, dict]:
     scope = (f"max over all {n_all} neighbour pairs" if complete else
              f"PARTIAL: max over {n} of {n_all} neighbour pairs ({', '.join(manifest['pairs'][:8])}"
              f"{' …' if n > 8 else ''}) — a lower bound on the file's guarantee, not the guarantee")
-    row = CensusRow(_DHC, PLAN[2][1], "US", "sweep", scope, n, complete, alloc.total_rho, eps_b, eps_cks,
+    row = CensusRow(_DHC, _DHC_PRODUCT, "US", "sweep", scope, n, complete, alloc.total_rho, eps_b, eps_cks,
                     s["eps_overall_lower"], s["eps_overall_upper"], f"pair {s['eps_argmax_pair']}",
                     s["delta_overall_lower"], s["delta_overall_upper"], f"pair {s['delta_argmax_pair']}",
                     "bracket")
