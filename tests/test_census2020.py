@@ -39,7 +39,7 @@ def census(tmp_path_factory):
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        code = main(["census-2020", "--dhc-pairs", PAIRS, "--out", str(out), "--json", "--quiet"])
+        code = main(["census-2020", "--dhc-pairs", PAIRS, "--out", str(out), "--json", "--quiet", "--jobs", "1"])
     assert code == 0
     return out, json.loads(buf.getvalue())
 
@@ -196,6 +196,7 @@ def test_the_column_dictionary_documents_the_folder(census):
     (["--dhc-pairs", "44-44"], "--dhc-pairs"),
     (["--dhc-sweep", "no-such-folder"], "--dhc-sweep"),
     (["--dhc-sweep", ".", "--dhc-pairs", "13-13"], "--dhc-pairs"),
+    (["--jobs", "0"], "--jobs"),
 ])
 def test_bad_input_is_refused_before_any_work(argv, field, tmp_path, capsys):
     assert main(["census-2020", "--out", str(tmp_path / "o"), *argv]) == 2

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from exactdp.cli._common import emit_result, int_type, rel_tol_type, set_design
+from exactdp.cli.sweep import MAX_JOBS
+from exactdp.numerics.errors import InputError
 
 __all__ = ["register"]
 
@@ -26,8 +28,8 @@ def register(subparsers) -> None:
                    help="how the Tumult products' budgets become exact ρ (default: each file's own, tumult-float)")
     p.add_argument("--rel-tol", type=rel_tol_type(), default=1e-10, metavar="TOL",
                    help="certified relative accuracy of each tail (default 1e-10)")
-    p.add_argument("--jobs", type=int_type("--jobs", lo=-1), default=1, metavar="N",
-                   help="workers of the DHC persons sweep (-1: all cores; default 1)")
+    p.add_argument("--jobs", type=int_type("--jobs", -1, MAX_JOBS), default=-1, metavar="N",
+                   help="workers of the DHC persons sweep (default -1: all cores, as exactdp sweep)")
     p.add_argument("--no-plots", action="store_true", help="do not draw the figure")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -41,6 +43,8 @@ def _run(args) -> int:
     from exactdp.cli._progress import CaseProgress
     from exactdp.report.census2020 import CENSUS_FILE, census_csv_rows, write_census_report
 
+    if args.jobs == 0:
+        raise InputError("--jobs", args.jobs, "must be a positive integer or -1 (all cores)")
     set_design({"delta": "1e-10", "budget_rule": args.budget_rule, "dhc_sweep": args.dhc_sweep,
                 "dhc_pairs": args.dhc_pairs or ("reused" if args.dhc_sweep else "all")})
     bar = CaseProgress("exactdp census-2020", args.quiet or args.json, unit="product")
