@@ -151,7 +151,8 @@ def write_family_report(out_dir, head: dict, rows, trade, numbers, *, source=Non
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     is_product = "product" in head
-    name = str(head.get("title") or head.get("product")) if is_product else f"portfolio ({head['portfolio']})"
+    run = {"us": "US", "pr": "PR"}.get(head.get("portfolio", ""), head.get("portfolio"))
+    name = str(head.get("title") or head.get("product")) if is_product else f"portfolio ({run})"
     _write(out / FAMILY_FILE, _FAMILY_COLUMNS, _family_rows(rows, numbers))
     case_rho = head.get("case_rho", {})
     _write(out / CASES_FILE, ("case", "label") + (("rho",) if case_rho else ()),
