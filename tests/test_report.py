@@ -56,6 +56,28 @@ def calibration_dir(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def product_dir(tmp_path_factory) -> Path:
+    """exactdp product --out with two target δ and an α (the ε-against-δ figure)."""
+    from exactdp.cli import main
+
+    out = tmp_path_factory.mktemp("product") / "out"
+    assert main(["product", "phsafe-2020-us", "--delta", "1e-10", "--delta", "1e-5", "--alpha", "0.05", "--quiet",
+                 "--out", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def portfolio_dir(tmp_path_factory) -> Path:
+    """exactdp portfolio --out with one target δ (the figure must still say something)."""
+    from exactdp.cli import main
+
+    out = tmp_path_factory.mktemp("portfolio") / "out"
+    assert main(["portfolio", "--member", "dhc-units-2020", "--member", "safetab-h-2020-us", "--quiet",
+                 "--out", str(out)]) == 0
+    return out
+
+
 def _csv(path: Path) -> list[dict]:
     lines = path.read_text().splitlines()
     head = lines[0].split(",")
@@ -114,8 +136,53 @@ def test_release_and_calibration_headlines(release_dir, calibration_dir):
     assert 0 < pct <= 100 * Fraction(cal["variance_reduction_lower"])  # achievable, rounded down
 
 
-def test_every_csv_column_is_documented(sweep_dir, release_dir, calibration_dir):
-    for folder in (sweep_dir, release_dir, calibration_dir):
+def test_product_and_portfolio_headlines_are_the_csv_rounded_up(product_dir, portfolio_dir, capsys):
+    for folder, n_rows in ((product_dir, 2), (portfolio_dir, 1)):
+        rows = _csv(folder / "family.csv")
+        assert len(rows) == n_rows
+        row = next(r for r in rows if r["delta_target"] == "1e-10")
+        page = (folder / "report.html").read_text()
+        assert _cited(page, "ε")[0] == Fraction(round_up(row["eps_exact_upper"]))
+        assert _cited(page, "δ")[0] == Fraction(round_up(row["delta_at_eps_bureau_upper"]))
+        assert Fraction(row["eps_exact_lower"]) <= Fraction(row["eps_exact_upper"]) < Fraction(row["eps_bureau"])
+        assert "What this guarantee means" in page
+        assert f"ε = {round_up(row['eps_exact_upper'])} at δ = 1e-10" in page  # the citation sentence
+    trade = _csv(product_dir / "tradeoff.csv")
+    page = (product_dir / "report.html").read_text()
+    assert trade and f"β ≥ {round_down(trade[0]['beta_lower'])}" in page
+    assert len(_csv(product_dir / "cases.csv")) == 2 and len(_csv(portfolio_dir / "cases.csv")) == 1
+    assert "safetab-h-2020-us" in (portfolio_dir / "report.html").read_text()  # the members' provenance
+
+
+def test_product_progress_is_a_bar_not_a_line_per_case(tmp_path, capsys):
+    from exactdp.cli import main
+
+    assert main(["product", "safetab-p-2020-pr", "--cases", "1,2,3,4,5,6,7,8,9,10,11,12", "--out",
+                 str(tmp_path / "p")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    # not a terminal: one line per tenth of the cases (as the sweep), never one per case with its label
+    assert 1 <= len(err) <= 12 and all(line.startswith("exactdp product: ") for line in err), err
+    assert err[-1].startswith("exactdp product: 12/12 done")
+
+
+def test_calibration_axis_names_the_target_epsilon():
+    from types import SimpleNamespace
+
+    from exactdp.report.jobs import _epsilon_label
+
+    given = [SimpleNamespace(target_epsilon=Fraction(1), target_delta=Fraction(d)) for d in ("1e-10", "1e-3")]
+    label, caption = _epsilon_label(given)
+    assert "Bun–Steinke" not in label and "target ε = 1" in label and "given" in caption
+    default = [SimpleNamespace(target_epsilon=Fraction(e), target_delta=Fraction(d))
+               for e, d in (("26.34", "1e-10"), ("14.2", "1e-3"))]
+    assert "Bun–Steinke" in _epsilon_label(default)[0]
+    one = [given[0]]  # one δ does not tell: the label states the ε, never a wrong origin
+    assert "Bun–Steinke" not in _epsilon_label(one)[0] and "Bun–Steinke" not in _epsilon_label(one, True)[0]
+    assert "Bun–Steinke" in _epsilon_label(one, False)[0]
+
+
+def test_every_csv_column_is_documented(sweep_dir, release_dir, calibration_dir, product_dir, portfolio_dir):
+    for folder in (sweep_dir, release_dir, calibration_dir, product_dir, portfolio_dir):
         entries = column_dictionary(folder)
         names = {e.name for e in entries}
         assert all(e.about != UNDOCUMENTED for e in entries), names
@@ -129,8 +196,8 @@ def test_every_csv_column_is_documented(sweep_dir, release_dir, calibration_dir)
             "pairs/pair_I_J_tradeoff.csv"} <= names
 
 
-def test_pages_are_self_contained(sweep_dir, release_dir, calibration_dir):
-    for folder in (sweep_dir, release_dir, calibration_dir):
+def test_pages_are_self_contained(sweep_dir, release_dir, calibration_dir, product_dir, portfolio_dir):
+    for folder in (sweep_dir, release_dir, calibration_dir, product_dir, portfolio_dir):
         page = (folder / "report.html").read_text()
         assert "<script" not in page and "<link" not in page and "@import" not in page
         assert not re.findall(r'(?:src|href)="(?!data:|#)', page)
@@ -146,7 +213,8 @@ def browser():
     shutil.rmtree(profile, ignore_errors=True)
 
 
-@pytest.mark.parametrize("kind, n_figures", [("sweep", 3), ("release", 1), ("calibration", 1)])
+@pytest.mark.parametrize("kind, n_figures", [("sweep", 3), ("release", 1), ("calibration", 1), ("product", 1),
+                                             ("portfolio", 1)])
 def test_report_in_a_real_browser(kind, n_figures, browser, request, tmp_path):
     folder = request.getfixturevalue(f"{kind}_dir")
     browser.get_log("browser")  # drop what an earlier page logged
@@ -166,9 +234,11 @@ def test_report_in_a_real_browser(kind, n_figures, browser, request, tmp_path):
     assert "number to cite" in headline and "≤" in headline
     dictionary = browser.execute_script("return document.querySelectorAll('#columns h3').length")
     assert dictionary >= 1
-    if kind == "sweep":
+    if kind in ("sweep", "product", "portfolio"):
         meaning = browser.execute_script("return document.querySelector('#meaning').innerText")
         assert "What this guarantee means" in meaning and "best attacker" in meaning
+    # tables wrap: the page never scrolls sideways at 1200 px
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     assert console_problems(browser) == []
     shot = tmp_path / f"{kind}.png"
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000

@@ -32,6 +32,7 @@ SUBCOMMANDS = {
     "sweep": ("sweep",),
     "release": ("release",),
     "products": ("product", "portfolio"),
+    "census2020": ("census-2020",),
     "crosscheck": ("crosscheck",),
     "calibrate": ("calibrate",),
     "tune": ("tune",),

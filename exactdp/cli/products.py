@@ -3,8 +3,6 @@ whole 2020 portfolio for one person, exactly, beside the zCDP conversions."""
 
 from __future__ import annotations
 
-import sys
-
 from exactdp.cli._common import decimal_str, emit_json, rational_type, rel_tol_type
 
 __all__ = ["register"]
@@ -23,7 +21,8 @@ def _common(p) -> None:
                         "asked for (production; the files' default) or the configuration's decimals")
     p.add_argument("--rel-tol", type=rel_tol_type(), default=1e-10, metavar="TOL",
                    help="certified relative accuracy of each tail (default 1e-10)")
-    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--out", metavar="DIR", help="also write DIR/report.html with family.csv, cases.csv and a figure")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -79,14 +78,9 @@ def _exact_text(q) -> str:
 
 
 def _progress(args):
-    if args.quiet:
-        return None
+    from exactdp.cli._progress import CaseProgress
 
-    def say(k, n, label):
-        short = label if len(label) <= 100 else label[:97] + "..."
-        print(f"case {k}/{n} done: {short}", file=sys.stderr, flush=True)
-
-    return say
+    return CaseProgress(f"exactdp {args.command}", args.quiet or args.json)
 
 
 def _run_product(args) -> int:
@@ -99,8 +93,11 @@ def _run_product(args) -> int:
     if args.write_mechanisms:
         return _write_mechanisms(prod, numbers, args)
     cases = product_cases(prod, numbers, args.budget_rule)
-    rows = family_rows(cases, prod.configured_rho, args.deltas or ["1e-10"], rel_tol=args.rel_tol,
-                       progress=_progress(args))
+    bar = _progress(args)
+    try:
+        rows = family_rows(cases, prod.configured_rho, args.deltas or ["1e-10"], rel_tol=args.rel_tol, progress=bar)
+    finally:
+        bar.close()
     trade = family_tradeoff(cases, args.alphas, rel_tol=args.rel_tol) if args.alphas else []
     head = {"product": prod.name, "title": prod.product, "relation": prod.relation,
             "budget_rule": args.budget_rule or prod.budget_rule, "configured_rho": _exact_text(prod.configured_rho),
@@ -117,7 +114,11 @@ def _run_portfolio(args) -> int:
     members = [parse_member(s, args.budget_rule) for s in specs]
     cases = portfolio_cases(members)
     rho = portfolio_rho(members)
-    rows = family_rows(cases, rho, args.deltas or ["1e-10"], rel_tol=args.rel_tol, progress=_progress(args))
+    bar = _progress(args)
+    try:
+        rows = family_rows(cases, rho, args.deltas or ["1e-10"], rel_tol=args.rel_tol, progress=bar)
+    finally:
+        bar.close()
     trade = family_tradeoff(cases, args.alphas, rel_tol=args.rel_tol) if args.alphas else []
     head = {"portfolio": args.run if not args.members else "custom", "members": specs,
             "member_rho": {m.name: _exact_text(m.configured_rho) for m in members},
@@ -135,6 +136,11 @@ def _report(head, rows, trade, numbers, args) -> int:
             "delta_worst_case": numbers[r.delta_case - 1], "certification": r.certification} for r in rows]
     tps = [{"alpha": decimal_str(t.alpha), "beta": decimal_str(t.value), "beta_upper": decimal_str(t.upper),
             "worst_case": numbers[t.case - 1]} for t in trade]
+    if args.out:  # the page (exactdp/report/products.py)
+        from exactdp.report.products import write_family_report
+
+        head = {**head, "report": str(write_family_report(args.out, head, rows, trade, numbers,
+                                                          source=getattr(args, "product", None)))}
     if args.json:
         emit_json({**head, "points": pts, "tradeoff": tps})
         return 0
@@ -150,6 +156,8 @@ def _report(head, rows, trade, numbers, args) -> int:
     for t, p in zip(trade, tps):
         print(f"α = {p['alpha']}: β ≥ {decimal_str(t.value, 10)} "
               f"(≤ {decimal_str(t.upper, 10)}, case {p['worst_case']})")
+    if args.out:
+        print(f"wrote {head['report']}")
     return 0
 
 

@@ -78,10 +78,11 @@ def rate_figure(ms, gaps, residuals, slope: float, title: str):
     return fig
 
 
-def reduction_figure(rows, title: str):
+def reduction_figure(rows, title: str, xlabel: str = "δ (target ε = Bun–Steinke ε(δ))"):
     """Certified variance reduction (%) against δ, one line per scaled group.
 
-    ``rows``: dicts with ``scaled``, ``delta`` and ``variance_reduction`` (decimal strings).
+    ``rows``: dicts with ``scaled``, ``delta`` and ``variance_reduction`` (decimal strings);
+    ``xlabel``: the x-axis label (it says which target ε each δ goes with).
     """
     from matplotlib.figure import Figure
 
@@ -95,7 +96,7 @@ def reduction_figure(rows, title: str):
         style = dict(color="black", lw=2.0) if name == "all" else dict(lw=1.2)
         ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=name, **style)
     ax.set_xscale("log")
-    ax.set_xlabel("δ (target ε = Bun–Steinke ε(δ))")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("certified variance reduction (%)")
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)

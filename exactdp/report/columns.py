@@ -150,6 +150,68 @@ SCHEMAS = (
                "eps_exact_upper": "certified upper end of the exact ε at delta_target (the value to cite)",
                "certification": "how the bracket was obtained: bracket (smoothed inversion) or exact",
            }),
+    Schema("census_2020.csv", "census_2020.csv",
+           "exactdp census-2020: every 2020 Census product and run, and each run's portfolio (one neighbour of "
+           "every product composed), at δ = 1e-10: the configured zCDP ρ, the Bureau's ε, the exact ε(δ) and the "
+           "exact δ at the Bureau's ε, each exact value a certified bracket maximised over the product's neighbour "
+           "cases.", {
+               "product": "the product as published (P.L. 94-171, DHC, Detailed DHC-A/-B, Supplemental DHC, or the "
+                          "portfolio of the run)",
+               "run": "production run: US (50 states and DC) or PR (Puerto Rico)",
+               "key": "exactdp's model of it (built-in allocation or product file; portfolio-us/-pr)",
+               "scope": "the neighbour cases the maxima are over; 'PARTIAL' when a DHC persons sweep covered only "
+                        "some pairs (then the row is a lower bound on the file's guarantee, not the guarantee)",
+               "n_cases": "number of neighbour cases (pairs) computed",
+               "complete": "1 if every neighbour case of the model is covered, 0 for a partial DHC persons sweep",
+               "configured_rho": "zCDP ρ the configuration spends (the portfolio: the sum over its members), as a "
+                                 "decimal text (exact when it has a finite decimal, else 20 significant digits)",
+               "configured_rho_exact": "the same ρ as an exact rational p/q",
+               "delta_target": "target δ (exact decimal)",
+               "eps_bureau": f"{_BS}; upper bound rounded up ({_DEC})",
+               "eps_cks": "the optimal zCDP conversion of the same ρ (Canonne, Kamath & Steinke 2020) at this δ; "
+                          f"upper bound rounded up ({_DEC})",
+               "eps_exact_lower": f"certified lower end of the bracket on the exact ε(δ), rounded down ({_DEC})",
+               "eps_exact_upper": f"certified upper end of that bracket, rounded up ({_DEC}): the value to cite",
+               "eps_cite": "eps_exact_upper rounded up to 6 significant digits: the number the report cites",
+               "eps_worst_case": "the neighbour case (pair) whose upper end is the largest",
+               "delta_at_eps_bureau_lower": f"certified lower end of the exact δ at eps_bureau, rounded down ({_DEC})",
+               "delta_at_eps_bureau_upper": f"certified upper end of that δ, rounded up ({_DEC}): the value to cite",
+               "delta_cite": "delta_at_eps_bureau_upper rounded up to 6 significant digits",
+               "delta_worst_case": "the neighbour case (pair) whose upper end is the largest",
+               "certification": "how the bracket was obtained: exact (lattice engine) or bracket (lattice-free "
+                                "smoothed inversion; the DHC sweep's maxima)",
+           }),
+    Schema("family.csv", "family.csv",
+           "exactdp product / portfolio: the release's guarantee, one row per target δ — the maximum over its "
+           "worst-case neighbour cases of each case's certified bracket, beside the zCDP conversions.", {
+               "delta_target": "target δ (exact decimal)",
+               "configured_rho": "zCDP ρ the configuration spends (exact rational p/q; a portfolio: the sum)",
+               "eps_bureau": f"{_BS}; upper bound rounded up ({_DEC})",
+               "eps_cks": f"the optimal zCDP conversion (Canonne, Kamath & Steinke) of the same ρ; upper bound "
+                          f"({_DEC})",
+               "eps_exact_lower": "certified lower end of the bracket on the exact ε(δ) (max over cases), rounded down",
+               "eps_exact_upper": "certified upper end of that bracket, rounded up: the value to cite",
+               "eps_worst_case": "the case (cases.csv) whose upper end is the largest",
+               "delta_at_eps_bureau_lower": "certified lower end of the exact δ at eps_bureau (max over cases)",
+               "delta_at_eps_bureau_upper": "certified upper end of that δ, rounded up: the value to cite",
+               "delta_worst_case": "the case whose upper end is the largest",
+               "certification": "exact (every case by the lattice engine) or bracket (lattice-free smoothed inversion)",
+           }),
+    Schema("cases.csv", "cases.csv",
+           "The worst-case neighbours (cases) the maxima of family.csv are over.", {
+               "case": "case number (1-based, as --cases and the worst-case columns name it)",
+               "label": "what the neighbour changes (a product's choice of groups or households; a portfolio: one "
+                        "case of every member, joined by ' | ')",
+               "rho": "zCDP ρ of this case's composition (decimal text), where the command gives it",
+           }),
+    Schema("tradeoff.csv", "tradeoff.csv",
+           "The f-DP trade-off β = f(α) of the release at each requested α: the minimum over the cases.", {
+               "alpha": "type I error α (exact)",
+               "beta_lower": "certified lower bound on β (minimum over the cases of their lower ends, rounded down): "
+                             "the value to cite",
+               "beta_upper": "certified upper end (minimum over the cases of their upper ends, rounded up)",
+               "worst_case": "the case attaining the minimum",
+           }),
     Schema("calibration.csv", "calibration.csv",
            "exactdp calibrate: the largest uniform reduction of the noise variances that still meets the target, "
            "one row per target δ.", {
@@ -215,12 +277,24 @@ def _meanings(header, schema) -> tuple:
     return tuple(out)
 
 
+def _own_report(out: Path, path: Path) -> bool:
+    """True when a folder between ``out`` and ``path`` has its own ``report.html`` (a job's
+    folder inside another's, e.g. census-2020's DHC sweep): that page describes the file."""
+    folder = path.parent
+    while folder != out and out in folder.parents:
+        if (folder / "report.html").is_file():
+            return True
+        folder = folder.parent
+    return False
+
+
 def column_dictionary(out_dir, extra: dict | None = None) -> list[CsvEntry]:
     """The CSV files under ``out_dir``, one :class:`CsvEntry` per kind, in a stable order.
 
     ``extra``: descriptions of files exactdp does not write itself, ``{relative path:
     {column: meaning, "__about__": what the file is}}``.  Files of one known kind
-    (``pairs/pair_*.csv``) are described once, from the first file's header.
+    (``pairs/pair_*.csv``) are described once, from the first file's header.  A subfolder
+    with its own ``report.html`` is left to that page.
     """
     out = Path(out_dir)
     extra = extra or {}
@@ -228,6 +302,8 @@ def column_dictionary(out_dir, extra: dict | None = None) -> list[CsvEntry]:
     for path in sorted(out.rglob("*.csv")):
         rel = path.relative_to(out).as_posix()
         if any(part.startswith(".") for part in rel.split("/")):
+            continue
+        if _own_report(out, path):
             continue
         schema = _schema_of(rel, extra)
         key = schema.shown if schema is not None else rel

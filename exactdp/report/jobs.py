@@ -151,7 +151,31 @@ def _calibration_rows(results) -> list:
     return table
 
 
-def write_calibration_report(out_dir, results, *, design: str = "", plots: bool = True) -> Path:
+def _epsilon_label(results, given: bool | None = None) -> tuple[str, str]:
+    """The figure's x-axis label and the caption's words for the target ε.
+
+    ``given``: whether the ε was given (``--eps``) rather than the default, the Bun–Steinke
+    ε(δ) of the design's ρ.  When not said, it is read from the results: one ε for several
+    distinct δ is a given one (the default changes with δ), several ε the default; one δ
+    alone does not tell, and the label then states the ε without naming its origin."""
+    eps = {to_text(r.target_epsilon, 12) for r in results}
+    n_deltas = len({r.target_delta for r in results})
+    if given is None and n_deltas > 1:
+        given = len(eps) == 1
+    if len(eps) == 1:
+        e = display(next(iter(eps)), 10)
+        if given:
+            return f"target δ (target ε = {e}, given, at every δ)", f"at the given target ε = {e}"
+        if given is None:
+            return f"target δ (target ε = {e})", f"at the target ε = {e}"
+        return (f"target δ (target ε = {e}: the Bun–Steinke ε(δ) of the design's ρ)",
+                f"ε = {e} being the Bureau's Bun–Steinke ε at the design's ρ")
+    return ("target δ (target ε = the Bun–Steinke ε(δ) of the design's ρ)",
+            "ε being the Bureau's Bun–Steinke ε at the design's ρ for each δ")
+
+
+def write_calibration_report(out_dir, results, *, design: str = "", plots: bool = True,
+                             epsilon_given: bool | None = None) -> Path:
     """Write ``calibration.csv``, ``plots/calibration.png`` and ``report.html`` for
     :class:`~exactdp.calibration.calibrate.CalibrationResult` objects (one per target δ).
 
@@ -165,6 +189,9 @@ def write_calibration_report(out_dir, results, *, design: str = "", plots: bool 
         The design in words (allocation and pair, or the mechanisms), for the page.
     plots : bool
         Draw the figure.
+    epsilon_given : bool, optional
+        Whether the target ε was given (else the Bun–Steinke default), for the figure's
+        axis label; read from the results when not said (see :func:`_epsilon_label`).
 
     Returns
     -------
@@ -181,11 +208,11 @@ def write_calibration_report(out_dir, results, *, design: str = "", plots: bool 
 
         rows = [{"scaled": r.scope, "delta": str(float(r.target_delta)),
                  "variance_reduction": str(float(r.variance_reduction))} for r in results]
-        figures = (FigureRef(_save(reduction_figure(rows, f"certified variance reduction; {design}"), out,
+        xlabel, which = _epsilon_label(results, epsilon_given)
+        figures = (FigureRef(_save(reduction_figure(rows, f"certified variance reduction; {design}", xlabel), out,
                                    "calibration"),
                              "The certified variance reduction 1 − c at each target δ: every noise variance can be "
-                             "multiplied by c and the design still meets the target (ε, δ), ε being the Bureau's "
-                             "Bun–Steinke ε at the design's ρ unless given."),)
+                             f"multiplied by c and the design still meets the target (ε, δ), {which}."),)
     heads = []
     for r in results:
         pct_lo = round_down(to_text(100 * Fraction(r.variance_reduction_lower), 30, "down"))

@@ -21,7 +21,10 @@ nav { margin: 10px 0 0; font-size: 0.92rem; color: var(--muted); }
 nav a, a { color: var(--accent); text-decoration: none; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; margin: 0.6em 0 1em; font-size: 0.92rem; width: 100%; }
-th, td { border: 1px solid var(--line); padding: 5px 8px; text-align: left; vertical-align: top; }
+th, td { border: 1px solid var(--line); padding: 5px 8px; text-align: left; vertical-align: top;
+  overflow-wrap: anywhere; }
+table.numbers th { font-size: 0.84rem; hyphens: auto; }
+table.numbers td { overflow-wrap: break-word; }
 thead th { background: var(--soft); }
 table.headline td:nth-child(2) { font-weight: 700; font-size: 1.08rem; white-space: nowrap; }
 table.headline td:nth-child(3), table.numbers td, table.columns td:first-child { font-variant-numeric: tabular-nums;
@@ -36,5 +39,6 @@ figcaption { margin-top: 0.5em; font-size: 0.93rem; }
 code { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.92em; }
 footer { margin-top: 3em; color: var(--muted); font-size: 0.85rem; border-top: 1px solid var(--line);
   padding-top: 0.8em; }
-@media print { nav { display: none; } main { max-width: none; padding: 0; } figure { break-inside: avoid; } }
+@media print { nav { display: none; } main { max-width: none; padding: 0; } figure { break-inside: avoid; }
+  .scroll { overflow: visible; } table { font-size: 0.78rem; } }
 """
