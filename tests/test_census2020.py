@@ -117,7 +117,7 @@ def test_exact_guarantee_is_below_the_bureaus_and_composition_is_monotone(census
 
 
 def test_the_dhc_row_is_the_maximum_of_the_sweeps_pair_files(census):
-    from exactdp.census.census2020 import TARGET_DELTA, _sweep_row
+    from exactdp.studies.census2020 import TARGET_DELTA, _sweep_row
 
     out, _ = census
     sweep = out / "dhc-persons"
@@ -136,7 +136,7 @@ def test_the_dhc_row_is_the_maximum_of_the_sweeps_pair_files(census):
 
 
 def test_a_finished_sweep_is_reused(census, monkeypatch, tmp_path):
-    import exactdp.census.census2020 as job
+    import exactdp.studies.census2020 as job
 
     out, _ = census
     monkeypatch.setattr(job, "PLAN", tuple(p for p in job.PLAN if p[3] == "sweep"))  # only the DHC persons row
@@ -149,7 +149,7 @@ def test_a_finished_sweep_is_reused(census, monkeypatch, tmp_path):
 
 def test_a_second_run_into_the_folder_reuses_its_sweep(census):
     from exactdp.census.allocations import parse_pair_spec
-    from exactdp.census.census2020 import _run_sweep
+    from exactdp.studies.census2020 import _run_sweep
 
     out, _ = census
     before = (out / "dhc-persons" / "summary.csv").read_bytes()

@@ -28,7 +28,7 @@ RANK = {
     "conversions": 5, "certify": 5,
     "calibration": 6, "risk": 6, "countdep": 6,
     "census": 7,
-    "sweep": 8, "interop": 8, "report": 8, "tune": 8,
+    "sweep": 8, "interop": 8, "report": 8, "tune": 8, "studies": 8,
     "cli": 9, "__main__": 9,
     "__init__": 10,
 }

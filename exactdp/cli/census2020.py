@@ -39,9 +39,9 @@ def register(subparsers) -> None:
 def _run(args) -> int:
     from pathlib import Path
 
-    from exactdp.census.census2020 import PLAN, census_2020
     from exactdp.cli._progress import CaseProgress
     from exactdp.report.census2020 import CENSUS_FILE, census_csv_rows, write_census_report
+    from exactdp.studies.census2020 import PLAN, census_2020
 
     if args.jobs == 0:
         raise InputError("--jobs", args.jobs, "must be a positive integer or -1 (all cores)")

@@ -44,7 +44,7 @@ def rho_text(q: Fraction) -> str:
 
 def census_csv_rows(result) -> list[dict]:
     """The rows of ``census_2020.csv`` (column → decimal text) of a
-    :class:`~exactdp.census.census2020.Census2020`."""
+    :class:`~exactdp.studies.census2020.Census2020`."""
     out = []
     for r in result.rows:
         rho = Fraction(r.configured_rho)
@@ -269,7 +269,7 @@ def write_census_report(out_dir, result, *, plots: bool = True) -> Path:
     out_dir : path
         The folder (created).
     result : Census2020
-        :func:`exactdp.census.census2020.census_2020`'s result.
+        :func:`exactdp.studies.census2020.census_2020`'s result.
     plots : bool
         Draw the figure.
 
