@@ -343,7 +343,7 @@ def _interpolate_grid(curve, grid, ctx) -> list:
     n = len(A)
     first, last = A[0], A[-1]
     add, sub, mul, div, abs_ = ctx.add, ctx.sub, ctx.mul, ctx.div, ctx.abs
-    out: list[tuple] = []
+    out = []
     append = out.append
     r = 0
     for alpha in grid:
