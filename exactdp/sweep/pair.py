@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
-import numpy as np
 from mpmath.libmp import from_float, fzero, mpf_abs, mpf_add, mpf_div, mpf_mul, mpf_pos, mpf_sub, to_float
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
@@ -306,6 +305,8 @@ def grid_rows(pts, settings, keys=None) -> list:
     vertices are sorted by ``(α, −β)`` as the former code sorted its mpf tuples.  Returns
     the CSV lines (GRID_COLUMNS first), each ending in a newline.
     """
+    from exactdp.sweep.envelope import interpolate_grid, mpfr_arithmetic
+
     n = len(pts)
     if keys is not None and all(ka is not None and kb is not None for ka, kb in keys):
         # the stable sort by (α, −β): by key β descending (ties in index order: ``reverse``
@@ -315,9 +316,10 @@ def grid_rows(pts, settings, keys=None) -> list:
     else:
         neg = _C_RESULT.minus
         order = sorted(range(n), key=lambda m: (pts[m][0], neg(pts[m][1])))
-    curve = tuple(zip(*map(pts.__getitem__, order)))
+    curve = tuple([pts[m][c] for m in order] for c in range(4))
     texts = grid_alphas(settings)[0]
-    betas_errs = _interpolate_grid(curve, _grid_mpfr(settings.alpha_min, settings.envelope_points), _C_RESULT)
+    betas_errs = list(interpolate_grid(curve, _grid_mpfr(settings.alpha_min, settings.envelope_points),
+                                       mpfr_arithmetic(_C_RESULT)))
     # the bound of err: fmt_bound of the next float up from float(err) (≥ err: float()
     # rounds to nearest), or of err itself at or below 1e-300
     big = [err > 1e-300 for _, err in betas_errs]
@@ -328,44 +330,6 @@ def grid_rows(pts, settings, keys=None) -> list:
     lines += [f"{t},{fmt20(b)},{next(ebs) if g else _bound_text_mpfr(err)}\n"
               for t, (b, err), g in zip(texts, betas_errs, big)]
     return lines
-
-
-def _interpolate_grid(curve, grid, ctx) -> list:
-    """``list(interpolate_grid(curve, grid, mpfr_arithmetic(ctx)))``
-    (:func:`exactdp.sweep.envelope.interpolate_grid`): the same operations of the same
-    context on the same numbers, in one loop (no generator, no call a grid point).
-
-    Between vertices ``i0 = r − 1`` and ``i1 = r`` (``r`` the first vertex with ``α < A[r]``):
-    ``β = b0 + ((b1 − b0)/(a1 − a0))·(α − a0)``, error ``max(eb0, eb1) + |slope|·max(ea0,
-    ea1)``; ``min(b0, b1)`` and ``max(eb0, eb1)`` when the two share their α.
-    """
-    A, B, EA, EB = curve
-    n = len(A)
-    first, last = A[0], A[-1]
-    add, sub, mul, div, abs_ = ctx.add, ctx.sub, ctx.mul, ctx.div, ctx.abs
-    out = []
-    append = out.append
-    r = 0
-    for alpha in grid:
-        if alpha <= first:
-            append((B[0], EB[0]))
-            continue
-        if alpha >= last:
-            append((B[-1], EB[-1]))
-            continue
-        while r < n and not alpha < A[r]:
-            r += 1
-        i0 = r - 1
-        a0, a1, b0, b1 = A[i0], A[r], B[i0], B[r]
-        eb0, eb1 = EB[i0], EB[r]
-        eb = eb1 if eb1 > eb0 else eb0
-        if a1 == a0:
-            append((min(b0, b1), eb))
-            continue
-        ea0, ea1 = EA[i0], EA[r]
-        slope = div(sub(b1, b0), sub(a1, a0))
-        append((add(b0, mul(slope, sub(alpha, a0))), add(eb, mul(abs_(slope), ea1 if ea1 > ea0 else ea0))))
-    return out
 
 
 def _bound_text_mpfr(err) -> str:
@@ -391,15 +355,14 @@ def tradeoff_rows(verts, settings) -> tuple:
     """
     ka = [(ta.log_value, ta.rel_error) for _, ta, _ in verts]
     kb = [(tb.log_value, tb.rel_error) for _, _, tb in verts]
-    # distinct keys in first-seen order (dict.fromkeys(ka + kb)), and each key's position
-    keys_u = list(dict.fromkeys(ka + kb))
-    pos = {key: m for m, key in enumerate(keys_u)}
-    ia = list(map(pos.__getitem__, ka))
-    ib = list(map(pos.__getitem__, kb))
+    index: dict = {}  # distinct keys in first-seen order (dict.fromkeys(ka + kb)), by position
+    put = index.setdefault
+    ia = [put(key, len(index)) for key in ka]
+    ib = [put(key, len(index)) for key in kb]
+    keys_u = list(index)
     vals = vertex_values(keys_u)
     rels = [rel for _, rel in keys_u]
-    floats = set(map(type, rels)) <= {float}
-    if floats:
+    if all(type(r) is float for r in rels):
         btxt = bound_texts_float(rels)
     else:
         bound = {r: fmt_bound(r) for r in rels}
@@ -407,20 +370,14 @@ def tradeoff_rows(verts, settings) -> tuple:
     cells = [f"{v[0]},{t}" for v, t in zip(vals, btxt)]  # "text,bound" of each distinct key
     lines = [_TRADEOFF_HEAD]
     lines += [f"{v[0]},{cells[a]},{cells[b]}\n" for v, a, b in zip(verts, ia, ib)]
-    va, vb = list(map(vals.__getitem__, ia)), list(map(vals.__getitem__, ib))
+    va, vb = [vals[m] for m in ia], [vals[m] for m in ib]
     pts = [(a[1], b[1], a[2], b[2]) for a, b in zip(va, vb)]
     keys = [(a[3], b[3]) for a, b in zip(va, vb)]
     worst_t = 0.0
-    if floats and rels:  # every vertex's α and β errors (NaN never counts: NaN > 0 is false)
-        ra = np.array(rels, dtype=np.float64)
-        ra = ra[ra > 0.0]
-        if ra.size:
-            worst_t = float(ra.max())
-    else:
-        for r in rels:
-            r = float(r)
-            if r > worst_t:
-                worst_t = r
+    for r in rels:  # every vertex's α and β errors (NaN never counts)
+        r = float(r)
+        if r > worst_t:
+            worst_t = r
     return "".join(lines), "".join(grid_rows(pts, settings, keys)), worst_t
 
 
