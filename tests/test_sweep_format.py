@@ -531,15 +531,16 @@ def test_rel_width_matches_the_comparison_code():
 
 @pytest.mark.parametrize("seed", [3, 4])
 def test_grid_interpolation_repeated_alphas_and_exact_hits(seed):
-    """The grid's interpolation (``pair._interpolate_grid``, MPFR) against the chord formula
+    """The grid's interpolation (``envelope.interpolate_grid`` in an MPFR context, as
+    ``grid_rows`` calls it) against the chord formula
     in mpmath at the same precision (correctly rounded both: the same numbers), on a curve
     whose vertices repeat α (a vertical step: the smaller β, the larger error) and a grid
     that hits vertices exactly, starts below the first and ends above the last."""
     import gmpy2
 
     from exactdp.numerics.precision import DPS_RESULT
+    from exactdp.sweep.envelope import interpolate_grid, mpfr_arithmetic
     from exactdp.sweep.numtext import prec_of
-    from exactdp.sweep.pair import _interpolate_grid
 
     rng = random.Random(seed)
     prec = prec_of(DPS_RESULT)
@@ -553,7 +554,7 @@ def test_grid_interpolation_repeated_alphas_and_exact_hits(seed):
     grid_txt = sorted(grid_txt, key=Fraction) + ["9995e-4"]
     curve = tuple([gmpy2.mpfr(t, prec, context=ctx) for t in col] for col in (a_txt, b_txt, ea_txt, eb_txt))
     grid = [gmpy2.mpfr(t, prec, context=ctx) for t in grid_txt]
-    got = _interpolate_grid(curve, grid, ctx)
+    got = list(interpolate_grid(curve, grid, mpfr_arithmetic(ctx)))
     with mpmath.workprec(prec):
         ref_curve = tuple([mpmath.mpf(t) for t in col] for col in (a_txt, b_txt, ea_txt, eb_txt))
         for (b, e), t in zip(got, grid_txt):
