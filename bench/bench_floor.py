@@ -121,17 +121,20 @@ def build_all_kernels() -> None:
         k._build()
 
 
-def install_kernel_wrappers(meter: Meter) -> int:
-    """Rebind every exactdp name of a built kernel to a timing wrapper; the number rebound."""
+def install_kernel_wrappers(meter: Meter) -> list:
+    """Rebind every exactdp name of a built kernel to a timing wrapper; returns what
+    :func:`restore` needs to undo it (one ``(namespace, name, value)`` per name rebound)."""
     from exactdp.kernels.jit import declared
 
     targets = {}
     for k in declared():
+        if k._call == k._build_and_call:  # not built: left alone (Numba must see it as a Kernel)
+            continue
         for fn in {id(k): k, id(k._call): k._call, id(k._dispatcher): k._dispatcher}.values():
             if fn is not None:
                 targets[id(fn)] = (f"{k.__module__.rsplit('.', 1)[-1]}.{k.__qualname__}", fn)
     wrappers: dict = {}
-    n = 0
+    undo = []
     for name, module in list(sys.modules.items()):
         if not (name == "exactdp" or name.startswith("exactdp.")):
             continue
@@ -142,20 +145,39 @@ def install_kernel_wrappers(meter: Meter) -> int:
                 w = wrappers.get(id(value))
                 if w is None:
                     w = wrappers[id(value)] = meter.wrap_kernel(hit[0], value)
+                undo.append((ns, key, value))
                 ns[key] = w
-                n += 1
-    return n
+    return undo
 
 
-def install_stage_wrappers(meter: Meter) -> None:
+def restore(undo) -> None:
+    """Undo :func:`install_kernel_wrappers` and :func:`install_stage_wrappers`."""
+    for ns, key, value in reversed(undo):
+        if isinstance(ns, dict):
+            ns[key] = value
+        elif value is _INHERITED:
+            delattr(ns, key)
+        else:
+            setattr(ns, key, value)
+
+
+_INHERITED = object()  # a method the class inherits (restored by deleting the wrapper)
+
+
+def install_stage_wrappers(meter: Meter) -> list:
+    """Wrap the stages' entry points (see the module docstring); returns what :func:`restore`
+    needs to undo it."""
     import exactdp.sweep.pair as pair
     from exactdp.accounting.accountant import ExactAccountant
 
-    for meth, stage in (("delta", "delta"), ("epsilon", "epsilon"), ("tradeoff_vertices", "tradeoff")):
-        setattr(ExactAccountant, meth, meter.wrap_stage(stage, getattr(ExactAccountant, meth)))
-    pair.tradeoff_thresholds = meter.wrap_stage("tradeoff", pair.tradeoff_thresholds)
-    for fn in ("_curve_rows", "tradeoff_rows"):
-        setattr(pair, fn, meter.wrap_stage("format", getattr(pair, fn)))
+    undo = []
+    for owner, name, stage in ((ExactAccountant, "delta", "delta"), (ExactAccountant, "epsilon", "epsilon"),
+                               (ExactAccountant, "tradeoff_vertices", "tradeoff"),
+                               (pair, "tradeoff_thresholds", "tradeoff"), (pair, "_curve_rows", "format"),
+                               (pair, "tradeoff_rows", "format")):
+        undo.append((owner, name, vars(owner).get(name, _INHERITED)))
+        setattr(owner, name, meter.wrap_stage(stage, getattr(owner, name)))
+    return undo
 
 
 def wrapper_overhead(meter_cls=Meter, n: int = 200_000) -> float:
@@ -208,7 +230,8 @@ def main(argv=None) -> int:
     meter = Meter()
     n_names = 0
     if not args.no_wrap:
-        n_names = install_kernel_wrappers(meter)
+        undo = install_kernel_wrappers(meter)
+        n_names = len(undo)
         install_stage_wrappers(meter)
     prof = None
     if args.profile:
