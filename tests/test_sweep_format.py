@@ -527,3 +527,43 @@ def test_rel_width_matches_the_comparison_code():
                 continue
             got = _rel(w, v)
             assert got == want or (math.isnan(got) and math.isnan(want)), (w, v)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_grid_interpolation_repeated_alphas_and_exact_hits(seed):
+    """The grid's interpolation (``envelope.interpolate_grid`` in an MPFR context, as
+    ``grid_rows`` calls it) against the chord formula
+    in mpmath at the same precision (correctly rounded both: the same numbers), on a curve
+    whose vertices repeat α (a vertical step: the smaller β, the larger error) and a grid
+    that hits vertices exactly, starts below the first and ends above the last."""
+    import gmpy2
+
+    from exactdp.numerics.precision import DPS_RESULT
+    from exactdp.sweep.envelope import interpolate_grid, mpfr_arithmetic
+    from exactdp.sweep.numtext import prec_of
+
+    rng = random.Random(seed)
+    prec = prec_of(DPS_RESULT)
+    ctx = mpfr_context(prec)
+    a_txt = sorted({f"{rng.randint(1, 999)}e-3" for _ in range(60)})
+    a_txt = sorted(a_txt + [rng.choice(a_txt) for _ in range(10)], key=Fraction)  # repeated α
+    b_txt = [f"{rng.randint(1, 10**6)}e-6" for _ in a_txt]
+    ea_txt = [f"{rng.randint(1, 99)}e-15" for _ in a_txt]
+    eb_txt = [f"{rng.randint(1, 99)}e-15" for _ in a_txt]
+    grid_txt = ["1e-4"] + [rng.choice(a_txt) for _ in range(20)] + [f"{rng.randint(1, 999)}e-3" for _ in range(40)]
+    grid_txt = sorted(grid_txt, key=Fraction) + ["9995e-4"]
+    curve = tuple([gmpy2.mpfr(t, prec, context=ctx) for t in col] for col in (a_txt, b_txt, ea_txt, eb_txt))
+    grid = [gmpy2.mpfr(t, prec, context=ctx) for t in grid_txt]
+    got = list(interpolate_grid(curve, grid, mpfr_arithmetic(ctx)))
+    with mpmath.workprec(prec):
+        ref_curve = tuple([mpmath.mpf(t) for t in col] for col in (a_txt, b_txt, ea_txt, eb_txt))
+        for (b, e), t in zip(got, grid_txt):
+            rb, re_ = ref_interpolate(ref_curve, mpmath.mpf(t))
+            assert Fraction(*b.as_integer_ratio()) == _exact(rb)
+            assert Fraction(*e.as_integer_ratio()) == _exact(re_)
+
+
+def _exact(x) -> Fraction:
+    """The exact rational of an mpmath number."""
+    man, exp = int(x.man), int(x.exp)
+    return Fraction(man) * Fraction(2) ** exp
