@@ -307,9 +307,7 @@ def load_allocation(name_or_path) -> Allocation:
         isinstance(name_or_path, str)
         and ("/" in name_or_path or "\\" in name_or_path or name_or_path.endswith(".toml"))
     ):
-        path = Path(name_or_path)
-        if not path.is_file():
-            raise InputError("allocation", str(name_or_path), "no such allocation file")
+        path = Path(name_or_path)  # read_text refuses a missing, special or oversized file
         return _from_fields(read_allocation_file(path), str(path))
     if hasattr(name_or_path, "__fspath__"):
         return load_allocation(Path(name_or_path))

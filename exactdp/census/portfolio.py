@@ -55,15 +55,19 @@ def parse_member(spec: str, budget_rule: str | None = None) -> Member:
     """``"NAME"`` or ``"NAME:SPEC"`` → :class:`Member` (see the module docstring)."""
     if not isinstance(spec, str) or not spec.strip():
         raise InputError("member", spec, 'must be a name such as "safetab-p-2020-us" or "dhc-persons-2020:13-13"')
-    name, _, sel = spec.strip().partition(":")
+    name, colon, sel = spec.strip().partition(":")
     name, sel = name.strip(), sel.strip()
-    if name in builtin_products() or (name.endswith(".toml") and _is_product_file(name)):
+    if colon and not sel:
+        raise InputError("member", spec, "names no pairs or cases after ':' (e.g. dhc-persons-2020:13-13, "
+                                         "safetab-p-2020-us:1,30; or the name alone for the default)")
+    is_file = "/" in name or "\\" in name or name.endswith(".toml")
+    if name in builtin_products() or (is_file and _is_product_file(name)):
         prod = load_product(name)
         numbers = case_numbers(sel or "all", prod.n_cases, "member", spec)
         cases = tuple((f"{prod.name} case {i} ({prod.case_label(i)})", prod.case_composition(i, budget_rule))
                       for i in numbers)
         return Member(prod.name, "product", prod.configured_rho, cases)
-    if name in builtin_allocations() or name.endswith(".toml"):
+    if name in builtin_allocations() or is_file:
         alloc = load_allocation(name)
         pairs = parse_pair_spec(sel or _DEFAULT_PAIR.get(alloc.name, "1-1"), alloc.n_paths)
         cases = tuple((f"{alloc.name} pair {i}-{j}", Composition.from_rhos(alloc.pair_rhos(i, j))) for i, j in pairs)
@@ -73,12 +77,11 @@ def parse_member(spec: str, budget_rule: str | None = None) -> Member:
 
 
 def _is_product_file(path: str) -> bool:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            head = fh.read(4096)
-    except OSError:
-        return False
-    return "exactdp-product/1" in head
+    """Whether the file names the product format (read as every input file is: bounded,
+    never a FIFO or a device; a file that cannot be read is refused naming ``member``)."""
+    from exactdp.numerics.inputfiles import read_text
+
+    return "exactdp-product/1" in read_text(path, "member")[:4096]
 
 
 def case_numbers(sel: str, n: int, field: str = "member", value=None) -> list[int]:

@@ -237,9 +237,7 @@ def _choices(f: _Fields, raw, units: dict) -> tuple:
 
 def read_product_file(path) -> dict:
     """Read and validate a product file (see :func:`parse_product_text`)."""
+    from exactdp.numerics.inputfiles import read_text
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError("product", str(path), f"cannot be read: {exc.strerror or exc}") from None
-    return parse_product_text(text, str(path))
+    return parse_product_text(read_text(path, "product"), str(path))

@@ -318,9 +318,7 @@ def load_product(name_or_path) -> ProductAllocation:
         isinstance(name_or_path, str)
         and ("/" in name_or_path or "\\" in name_or_path or name_or_path.endswith(".toml"))
     ):
-        path = Path(name_or_path)
-        if not path.is_file():
-            raise InputError("product", str(name_or_path), "no such product file")
+        path = Path(name_or_path)  # read_text refuses a missing, special or oversized file
         return _from_file(path, str(path))
     if not isinstance(name_or_path, str):
         raise InputError("product", name_or_path, "must be a built-in product name or a path to a .toml file")

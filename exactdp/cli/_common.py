@@ -74,6 +74,10 @@ class Parser(argparse.ArgumentParser):
         _STATE["options"].update(s for s in action.option_strings if s.startswith("--"))
         return action
 
+    def parse_known_args(self, args=None, namespace=None):  # also the options of argument groups
+        _STATE["options"].update(s for s in self._option_string_actions if s.startswith("--"))
+        return super().parse_known_args(args, namespace)
+
     def error(self, message):  # noqa: D401 - argparse API
         m = re.match(r"argument ([^:]+): ", message)
         raise SystemExit(fail(message, code=2, field=m.group(1).split("/")[0] if m else None, head=self.prog))
