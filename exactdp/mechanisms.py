@@ -24,7 +24,12 @@ from fractions import Fraction
 from exactdp.dgauss.conventions import variance
 from exactdp.numerics.exact import InputError, as_sequence, positive_fraction, to_fraction, to_int
 
-__all__ = ["DiscreteGaussian", "Composition"]
+__all__ = ["DiscreteGaussian", "Composition", "MAX_COUNT", "MAX_SHIFT"]
+
+#: the largest multiplicity of one mechanism and the largest |shift| (the engine's tested envelope,
+#: README "What can be refused"): beyond them a design is refused naming the field
+MAX_COUNT = 10**9
+MAX_SHIFT = 10**12
 
 
 @dataclass(frozen=True, order=True)
@@ -44,7 +49,11 @@ class DiscreteGaussian:
 
     def __post_init__(self):
         object.__setattr__(self, "sigma2", positive_fraction(self.sigma2, "sigma2"))
-        object.__setattr__(self, "shift", to_int(self.shift, "shift"))
+        shift = to_int(self.shift, "shift")
+        if abs(shift) > MAX_SHIFT:
+            raise InputError("shift", shift, "|shift| > 1e12 is beyond the envelope exactdp is sized for "
+                                             "(|shift| ≤ 1e12); rescale the design")
+        object.__setattr__(self, "shift", shift)
 
     @property
     def rho(self) -> Fraction:
@@ -82,6 +91,9 @@ class Composition:
             if count < 0:
                 raise InputError("count", count, "must be >= 0")
             counts[mech] += count
+            if counts[mech] > MAX_COUNT:
+                raise InputError("count", counts[mech], "a mechanism repeated more than 1e9 times is beyond the "
+                                                        "envelope exactdp is sized for (counts ≤ 1e9)")
         grouped = tuple(sorted((m, c) for m, c in counts.items() if c > 0))
         if not grouped:
             raise InputError("mechanisms", list(self.groups), "a composition needs at least one mechanism")

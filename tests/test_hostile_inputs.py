@@ -141,3 +141,44 @@ def test_folder_and_nul_path(tmp_path):
         read_text(tmp_path, "--mechanisms")
     with pytest.raises(InputError, match="cannot be read"):
         read_text(str(tmp_path) + "/a\x00b", "--mechanisms")
+
+
+# ----------------------------------------------------------------------------- no exit 1 (issue 34's list)
+def test_thousands_of_digits_in_rho_are_printed_not_refused():
+    """More than 1,000 distinct decimal variances: the exact ρ has > 4300 digits, which
+    Python's ``str(int)`` refuses (was exit 1); it is written in full in JSON and shortened
+    on a line of text."""
+    from exactdp.mechanisms import Composition
+    from exactdp.numerics.exact import fraction_str, rational_display
+
+    comp = Composition.from_sigma2([f"{k}.{k % 997 + 1:03d}1" for k in range(1, 1201)])
+    text = fraction_str(comp.rho)
+    import gmpy2
+
+    assert len(text) > 4300 and gmpy2.mpq(text) == gmpy2.mpq(comp.rho.numerator, comp.rho.denominator)
+    short = rational_display(comp.rho)
+    assert len(short) < 80 and "digits" in short and short.startswith("≈ 3.829207719")
+
+
+@pytest.mark.parametrize("rows, argv, code", [
+    ("1e300,1000000000", ["delta", "--eps", "1"], 3),      # was OverflowError (float inf → int)
+    ("1e-300,1\n174.9,1", ["tradeoff", "--alpha", "0.1"], 3),  # was OverflowError in the dual search
+    ("1e-300,1\n174.9,1", ["delta", "--eps", "1"], 0),
+])
+def test_extreme_designs_end_with_an_answer_or_exit_3(rows, argv, code, tmp_path, capsys):
+    f = tmp_path / "design.csv"
+    f.write_text("sigma2,count\n" + rows + "\n")
+    got = main(argv[:1] + ["--mechanisms", str(f)] + argv[1:])
+    err = capsys.readouterr().err
+    assert got == code, err
+    assert code == 0 or len(err.splitlines()) == 1
+
+
+def test_envelope_refused_in_the_api():
+    from exactdp.mechanisms import Composition, DiscreteGaussian
+
+    with pytest.raises(InputError, match=r"shift.*1e12"):
+        DiscreteGaussian("2", shift=10**13)
+    DiscreteGaussian("2", shift=-10**12)
+    with pytest.raises(InputError, match=r"1e9"):
+        Composition(((DiscreteGaussian("2"), 10**9), (DiscreteGaussian("2"), 1)))

@@ -204,7 +204,11 @@ class LatticeFreeAccountant(Accountant):
             if not 0 <= af <= 1:
                 raise InputError("alpha", a, "must lie in [0, 1]")
             afs.append(af)
-        return tradeoff_points(self, afs)
+        try:
+            return tradeoff_points(self, afs)
+        except OverflowError:  # ρ near the float64 limit (σ² 1e-300): the dual search's model leaves its range
+            raise UncertifiedError(f"the trade-off search leaves the float64 range at ρ ≈ {float(to_mpf(self.rho)):.3g}"
+                                   ) from None
 
     def result(self, kind: str, points) -> AccountingResult:
         return AccountingResult(kind, self.rho, tuple(points), self.diagnostics())

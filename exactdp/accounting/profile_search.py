@@ -255,7 +255,13 @@ def epsilon_brackets(log_delta_at, targets, rho, rel_width: float) -> tuple:
             k += len(a)
     for s in states:
         if not s.done() or s.high == math.inf:  # (a final state's bracket is the narrowest there is)
-            _fallback(log_delta_at, s, rho)
+            try:
+                _fallback(log_delta_at, s, rho)
+            except OverflowError:  # ρ near the float64 limit (σ² 1e-300): ε(δ) beyond the search's range
+                from exactdp.numerics.errors import UncertifiedError
+
+                raise UncertifiedError(f"ε(δ) at δ = e^{s.lt:.6g} lies beyond the float64 range of the search "
+                                       f"(ρ ≈ {float(mpmath.mpf(rho.numerator) / rho.denominator):.3g})") from None
     lows = [s.low for s in states]
     ups = [s.high for s in states]
     return lows, ups, [0.5 * (a + b) for a, b in zip(lows, ups)]

@@ -14,13 +14,9 @@ every file through :mod:`exactdp.numerics.inputfiles`.
 from __future__ import annotations
 
 from exactdp.cli._common import add_pair_arguments, pair_specs, parse_pairs, set_design
-from exactdp.mechanisms import Composition, DiscreteGaussian
+from exactdp.mechanisms import MAX_COUNT, MAX_SHIFT, Composition, DiscreteGaussian
 from exactdp.numerics.exact import InputError, check_sigma2_range, fraction_str, parse_exact
 from exactdp.numerics.inputfiles import TomlFloat
-
-#: the largest multiplicity and |shift| a design may name (the engine's tested range)
-MAX_COUNT = 10**9
-MAX_SHIFT = 10**12
 
 __all__ = ["MAX_COUNT", "MAX_SHIFT", "parse_sigma2_specs", "read_mechanisms_file", "add_design_arguments",
            "design_from_args", "design_spec"]

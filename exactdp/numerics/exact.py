@@ -44,6 +44,8 @@ __all__ = [
     "to_fraction",
     "positive_fraction",
     "fraction_str",
+    "int_text",
+    "rational_display",
     "to_int",
 ]
 
@@ -284,10 +286,36 @@ def to_int(value, field: str = "value") -> int:
     return int(parse_exact(value, field, integer=True))
 
 
-def fraction_str(frac: Fraction) -> str:
-    """Canonical text of a rational: ``"p/q"`` or ``"p"``."""
+def int_text(n: int) -> str:
+    """The decimal digits of an integer of any size (Python's ``str`` refuses more than
+    4300 digits; the exact ρ of a thousand decimal variances has more)."""
+    if -10**4000 < n < 10**4000:
+        return str(n)
+    import gmpy2
+
+    return gmpy2.mpz(n).digits(10)
+
+
+def rational_display(frac, limit: int = 60) -> str:
+    """A rational for a line of text: :func:`fraction_str` when it is at most ``limit``
+    characters, else its value to 12 significant digits and the size of the exact form
+    (``"≈ 3.14159265359 (exact: a rational of 5120 digits)"``)."""
     frac = Fraction(frac)
-    return str(frac.numerator) if frac.denominator == 1 else f"{frac.numerator}/{frac.denominator}"
+    num_digits = len(int_text(abs(frac.numerator))) + len(int_text(frac.denominator))
+    if num_digits + 1 <= limit:
+        return fraction_str(frac)
+    import mpmath
+
+    with mpmath.workdps(30):
+        approx = mpmath.nstr(mpmath.mpf(frac.numerator) / frac.denominator, 12)
+    return f"≈ {approx} (exact: a rational of {num_digits} digits)"
+
+
+def fraction_str(frac: Fraction) -> str:
+    """Canonical text of a rational: ``"p/q"`` or ``"p"`` (any number of digits)."""
+    frac = Fraction(frac)
+    num = int_text(frac.numerator)
+    return num if frac.denominator == 1 else f"{num}/{int_text(frac.denominator)}"
 
 
 #: variances the float64 engine accepts (outside, its float64 kernels cannot represent them)
