@@ -323,7 +323,8 @@ def load_allocation(name_or_path) -> Allocation:
     return _load_builtin(name_or_path)
 
 
-_PAIR_RE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
+#: ASCII digits and blanks only (no Arabic-Indic digits, no no-break space), at most 9 digits a path number
+_PAIR_RE = re.compile(r"^[ \t]*([0-9]{1,9})[ \t]*(?:-[ \t]*([0-9]{1,9})[ \t]*)?$", re.ASCII)
 
 
 def parse_pair_spec(spec: str, n_paths: int | None = None) -> list[tuple[int, int]]:

@@ -62,7 +62,7 @@ def read_mechanisms_file(path) -> Composition:
         if not isinstance(rows, list) or not rows:
             raise InputError("--mechanisms", str(path), "expected one or more [[mechanism]] tables")
         for i, row in enumerate(rows):
-            groups.append(_row(row, f"{path}: mechanism[{i}]"))
+            groups.append(_row(row, f"{path}: mechanism[{i}]", toml=True))
     else:
         header, rows = parse_csv(text, "--mechanisms", str(path))
         if "sigma2" not in header or not rows:
@@ -74,7 +74,7 @@ def read_mechanisms_file(path) -> Composition:
     return Composition(tuple(groups))
 
 
-def _row(row, where: str):
+def _row(row, where: str, toml: bool = False):
     if not isinstance(row, dict):
         raise InputError(where, row, "must be a table with sigma2 (and optional shift, count), e.g. "
                                      "[[mechanism]] sigma2 = \"10000/11\"")
@@ -89,6 +89,9 @@ def _row(row, where: str):
         if isinstance(value, (list, dict)):
             raise InputError(f"{where}: {key}", value,
                              "must be one number (a string such as \"10000/11\" or an integer)")
+        if toml and key in ("shift", "count") and not (isinstance(value, int) and not isinstance(value, bool)):
+            raise InputError(f"{where}: {key}", value, f"must be a TOML integer, e.g. {key} = "
+                                                       f"{1 if key == 'shift' else 20} (not a string)")
     return _mechanism(row["sigma2"], row.get("shift", 1), row.get("count", 1), f"{where}: ")
 
 

@@ -195,8 +195,12 @@ def _decimal_object(value: decimal.Decimal, field: str) -> Fraction:
     return Fraction(value)
 
 
+#: blanks a number may carry around it (ASCII only: a no-break space or another Unicode blank is refused)
+_BLANKS = " \t\r\n\f\v"
+
+
 def _string(value: str, field: str) -> Fraction:
-    text = value.strip()
+    text = value.strip(_BLANKS)
     if not text:
         raise InputError(field, value, "empty string; expected a rational such as \"11/10000\" or \"0.0011\"")
     if not text.isascii():
@@ -211,6 +215,10 @@ def _string(value: str, field: str) -> Fraction:
             return Fraction(int(num))
         if int(den):
             return Fraction(int(num), int(den))
+    if "/" in text and ("e" in text or "E" in text):
+        raise InputError(field, _shown(value), "an exponent inside a fraction is ambiguous (5/2e3: (5/2)·1e3 or "
+                                               "5/(2e3)?); write the fraction with integers or decimals, e.g. "
+                                               "\"1/400\", or the decimal alone, e.g. \"2.5e-3\"")
     try:
         if "/" in text:
             num, den = text.split("/", 1)
