@@ -83,7 +83,11 @@ class Composition:
 
     def __post_init__(self):
         counts: Counter = Counter()
+        if isinstance(self.groups, (str, bytes)) or not isinstance(self.groups, Iterable):
+            raise InputError("groups", self.groups, "expected a sequence of (DiscreteGaussian, count) pairs")
         for item in self.groups:
+            if not isinstance(item, (tuple, list)) or len(item) != 2:
+                raise InputError("groups", item, "each group must be a pair (DiscreteGaussian, count)")
             mech, count = item
             if not isinstance(mech, DiscreteGaussian):
                 raise InputError("mechanism", mech, "expected a DiscreteGaussian")
@@ -102,7 +106,8 @@ class Composition:
     # -- constructors -------------------------------------------------------------
     @classmethod
     def of(cls, mechanisms: Iterable[DiscreteGaussian]) -> Composition:
-        return cls(tuple((m, 1) for m in mechanisms))
+        """The composition of the given mechanisms (each once)."""
+        return cls(tuple((m, 1) for m in as_sequence(mechanisms, "mechanisms")))
 
     @classmethod
     def from_sigma2(cls, sigma2s: Iterable, shift: int = 1) -> Composition:

@@ -321,7 +321,11 @@ def rational_display(frac, limit: int = 60) -> str:
 
 def fraction_str(frac: Fraction) -> str:
     """Canonical text of a rational: ``"p/q"`` or ``"p"`` (any number of digits)."""
-    frac = Fraction(frac)
+    try:
+        frac = Fraction(frac)
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+        raise InputError("value", _shown(frac) if isinstance(frac, str) else repr(frac)[:40],
+                         "is not a rational number") from None
     num = int_text(frac.numerator)
     return num if frac.denominator == 1 else f"{num}/{int_text(frac.denominator)}"
 
