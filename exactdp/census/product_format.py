@@ -132,6 +132,8 @@ def parse_product_text(text: str, src: str = "<string>") -> dict:
         doc = tomllib.loads(text, parse_float=_Float)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(src, "<file>", f"is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise InputError(src, "<file>", "is not valid input: its arrays or tables are nested too deeply") from None
     for key in doc:
         if key not in _TOP:
             raise f.err(key, doc[key], f"unknown top-level key; allowed: {', '.join(_TOP)}")
