@@ -34,7 +34,7 @@ def parse_sigma2_specs(specs) -> Composition:
     """``["10000/11x20", "2.5025"]`` → Composition (unit shifts)."""
     groups = []
     for spec in specs:
-        text = str(spec).strip()
+        text = str(spec).strip(" \t")  # ASCII blanks only: a no-break space is refused by the number parser
         value, sep, count = text.partition("x")
         if sep and not count.strip():
             raise InputError("--sigma2", spec, "a count must follow 'x', e.g. 10000/11x20")
