@@ -164,6 +164,7 @@ def test_thousands_of_digits_in_rho_are_printed_not_refused():
     ("1e300,1000000000", ["delta", "--eps", "1"], 3),      # was OverflowError (float inf → int)
     ("1e-300,1\n174.9,1", ["tradeoff", "--alpha", "0.1"], 3),  # was OverflowError in the dual search
     ("1e-300,1\n174.9,1", ["delta", "--eps", "1"], 0),
+    ("1e-300,1\n174.9,1", ["epsilon", "--delta", "1e-10"], 3),  # was OverflowError after ~50 s; now at once
 ])
 def test_extreme_designs_end_with_an_answer_or_exit_3(rows, argv, code, tmp_path, capsys):
     f = tmp_path / "design.csv"

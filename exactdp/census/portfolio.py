@@ -19,6 +19,7 @@ default ``all``).
 from __future__ import annotations
 
 import itertools
+import os
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -61,7 +62,8 @@ def parse_member(spec: str, budget_rule: str | None = None) -> Member:
     if colon and not sel:
         raise InputError("member", spec, "names no pairs or cases after ':' (e.g. dhc-persons-2020:13-13, "
                                          "safetab-p-2020-us:1,30; or the name alone for the default)")
-    is_file = "/" in name or "\\" in name or name.endswith(".toml")
+    is_file = "/" in name or "\\" in name or name.endswith(".toml") or (
+        name not in builtin_products() + builtin_allocations() and os.path.lexists(name))
     if name in builtin_products() or (is_file and _is_product_file(name)):
         prod = load_product(name)
         numbers = case_numbers(sel or "all", prod.n_cases, "member", spec)
