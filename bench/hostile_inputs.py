@@ -80,6 +80,21 @@ def _files(d: Path) -> None:
         rnd.shuffle(pattern)
         lines.append(f'"{k}" = [' + ",".join(f'"{m}"' for m in pattern) + "]")
     w("big200.toml", "\n".join(lines) + "\n")
+    # issue 34
+    os.mkfifo(d / "fifo.toml")
+    (d / "zero.toml").symlink_to("/dev/zero")
+    (d / "urandom.csv").symlink_to("/dev/urandom")
+    w("mech_1200.csv", "sigma2\n" + "".join(f"{k}.{k % 997 + 1:03d}1\n" for k in range(1, 1201)))
+    w("mech_tiny.csv", "sigma2\n1e-300\n174.9\n")
+    w("mech_huge.csv", "sigma2,count\n1e300,1000000000\n")
+    w("mech_shift_str.toml", '[[mechanism]]\nsigma2 = "2"\nshift = "3"\n')
+    product = (Path(__file__).resolve().parents[1] / "allocations/products/phsafe-2020-pr.toml").read_text()
+    for c in range(8):
+        opts = ", ".join('{ "neighbour-small-household" = 0 }' for _ in range(10))
+        labels = ", ".join(f'"o{k}"' for k in range(10))
+        product += f'\n[[choice]]\nname = "extra {c}"\nlabels = [{labels}]'
+        product += f"\noptions = [{opts}]\n"
+    w("product_1e8.toml", product)
 
 
 SWEEP_FAST = ["--only-deltas", "--deltas", "1e-2,1e-10", "--tradeoff-half", "20", "--no-plots", "--jobs", "2"]
@@ -190,6 +205,35 @@ def cases() -> list:
         ("6 exits", "CSV with an unterminated quote", x + ["delta", "--mechanisms", "quote.csv", "--eps", "1"]),
         ("6 exits", "--pairs 13-13 --pairs 6-6",
          x + ["sweep", "--out", "pp", "--pairs", "13-13", "--pairs", "6-6", "--json", *SWEEP_FAST]),
+        ("34 files", "FIFO as --mechanisms", x + ["delta", "--mechanisms", "fifo.toml", "--eps", "1"]),
+        ("34 files", "/dev/zero as --mechanisms", x + ["delta", "--mechanisms", "zero.toml", "--eps", "1"]),
+        ("34 files", "/dev/urandom as --mechanisms", x + ["delta", "--mechanisms", "urandom.csv", "--eps", "1"]),
+        ("34 files", "FIFO as --allocation",
+         x + ["delta", "--allocation", "fifo.toml", "--pair", "1", "1", "--eps", "1"]),
+        ("34 files", "/dev/zero as --allocation",
+         x + ["delta", "--allocation", "zero.toml", "--pair", "1", "1", "--eps", "1"]),
+        ("34 files", "FIFO as a product", x + ["product", "fifo.toml"]),
+        ("34 files", "/dev/zero as a product", x + ["product", "zero.toml"]),
+        ("34 files", "/dev/urandom as --member", x + ["portfolio", "--member", "urandom.csv"]),
+        ("34 exits", "1,200 distinct decimal σ² (CSV)", x + ["delta", "--mechanisms", "mech_1200.csv", "--eps", "1"]),
+        ("34 exits", "CSV σ² 1e-300 beside 174.9, ε(δ)",
+         x + ["epsilon", "--mechanisms", "mech_tiny.csv", "--delta", "1e-10"]),
+        ("34 exits", "CSV σ² 1e-300 beside 174.9, β(α)",
+         x + ["tradeoff", "--mechanisms", "mech_tiny.csv", "--alpha", "0.1"]),
+        ("34 exits", "CSV σ² 1e300 × count 1e9", x + ["delta", "--mechanisms", "mech_huge.csv", "--eps", "1"]),
+        ("34 exits", "DiscreteGaussian('2', shift=10**13)", _api("DiscreteGaussian('2', shift=10**13)")),
+        ("34 strict", "--sigma2 '\\u00a02' (no-break space)", x + ["delta", "--sigma2", "\u00a02", "--eps", "1"]),
+        ("34 strict", "--sigma2 5/2e3", x + ["delta", "--sigma2", "5/2e3", "--eps", "1"]),
+        ("34 strict", 'TOML shift = "3"', x + ["delta", "--mechanisms", "mech_shift_str.toml", "--eps", "1"]),
+        ("34 strict", "--pair 13 ١٣", x + ["delta", "--allocation", "dhc-persons-2020", "--pair", "13", "١٣", "--eps",
+                                          "1"]),
+        ("34 strict", "--member dhc-persons-2020:", x + ["portfolio", "--member", "dhc-persons-2020:"]),
+        ("34 budget", "a product of 2e8 cases", x + ["product", "product_1e8.toml"]),
+        ("34 budget", "portfolio of 946 pairs", x + ["portfolio", "--member", "dhc-persons-2020:all"]),
+        ("34 budget", "product --budget-seconds 1", x + ["product", "safetab-p-2020-us", "--budget-seconds", "1"]),
+        ("34 calibrate", "calibrate --pair 13 13 --delta 1e-10 --out",
+         x + ["calibrate", "--allocation", "dhc-persons-2020", "--pair", "13", "13", "--delta", "1e-10", "--out",
+              "cal"]),
         ("6 exits", "lost dask scheduler (unreachable)",
          x + ["sweep", "--out", "dk", "--pairs", "13-13", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9"]),
     ]

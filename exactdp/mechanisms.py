@@ -24,7 +24,12 @@ from fractions import Fraction
 from exactdp.dgauss.conventions import variance
 from exactdp.numerics.exact import InputError, as_sequence, positive_fraction, to_fraction, to_int
 
-__all__ = ["DiscreteGaussian", "Composition"]
+__all__ = ["DiscreteGaussian", "Composition", "MAX_COUNT", "MAX_SHIFT"]
+
+#: the largest multiplicity of one mechanism and the largest |shift| (the engine's tested envelope,
+#: README "What can be refused"): beyond them a design is refused naming the field
+MAX_COUNT = 10**9
+MAX_SHIFT = 10**12
 
 
 @dataclass(frozen=True, order=True)
@@ -44,7 +49,11 @@ class DiscreteGaussian:
 
     def __post_init__(self):
         object.__setattr__(self, "sigma2", positive_fraction(self.sigma2, "sigma2"))
-        object.__setattr__(self, "shift", to_int(self.shift, "shift"))
+        shift = to_int(self.shift, "shift")
+        if abs(shift) > MAX_SHIFT:
+            raise InputError("shift", shift, "|shift| > 1e12 is beyond the envelope exactdp is sized for "
+                                             "(|shift| ≤ 1e12); rescale the design")
+        object.__setattr__(self, "shift", shift)
 
     @property
     def rho(self) -> Fraction:
@@ -74,7 +83,11 @@ class Composition:
 
     def __post_init__(self):
         counts: Counter = Counter()
+        if isinstance(self.groups, (str, bytes)) or not isinstance(self.groups, Iterable):
+            raise InputError("groups", self.groups, "expected a sequence of (DiscreteGaussian, count) pairs")
         for item in self.groups:
+            if not isinstance(item, (tuple, list)) or len(item) != 2:
+                raise InputError("groups", item, "each group must be a pair (DiscreteGaussian, count)")
             mech, count = item
             if not isinstance(mech, DiscreteGaussian):
                 raise InputError("mechanism", mech, "expected a DiscreteGaussian")
@@ -82,6 +95,9 @@ class Composition:
             if count < 0:
                 raise InputError("count", count, "must be >= 0")
             counts[mech] += count
+            if counts[mech] > MAX_COUNT:
+                raise InputError("count", counts[mech], "a mechanism repeated more than 1e9 times is beyond the "
+                                                        "envelope exactdp is sized for (counts ≤ 1e9)")
         grouped = tuple(sorted((m, c) for m, c in counts.items() if c > 0))
         if not grouped:
             raise InputError("mechanisms", list(self.groups), "a composition needs at least one mechanism")
@@ -90,7 +106,8 @@ class Composition:
     # -- constructors -------------------------------------------------------------
     @classmethod
     def of(cls, mechanisms: Iterable[DiscreteGaussian]) -> Composition:
-        return cls(tuple((m, 1) for m in mechanisms))
+        """The composition of the given mechanisms (each once)."""
+        return cls(tuple((m, 1) for m in as_sequence(mechanisms, "mechanisms")))
 
     @classmethod
     def from_sigma2(cls, sigma2s: Iterable, shift: int = 1) -> Composition:

@@ -296,7 +296,7 @@ def test_path_total_error_names_both_totals(tmp_path):
 def test_bad_toml_and_missing_file(tmp_path):
     with pytest.raises(InputError, match="not valid TOML"):
         load_text(tmp_path, GOOD + "A = [\n")
-    with pytest.raises(InputError, match="no such allocation file"):
+    with pytest.raises(InputError, match="no such file"):
         load_allocation(str(tmp_path / "nope.toml"))
     with pytest.raises(InputError, match="unknown built-in allocation.*dhc-persons-2020"):
         load_allocation("dhc-persons-2021")

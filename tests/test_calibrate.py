@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 from fractions import Fraction as F
+from pathlib import Path
 
 import mpmath
 import pytest
@@ -237,3 +238,30 @@ def test_cli_calibrate_release_and_level(tmp_path, capsys):
     out = json.loads(captured.out)["points"][0]
     assert "release" in out["scope"] and "bracketed" in captured.err
     assert float(out["variance_reduction_upper"]) - float(out["variance_reduction_lower"]) <= 1e-6
+
+
+@pytest.mark.parametrize("form", [
+    ["--pair", "2", "2"], ["--pair", "1-2"], ["--pairs", "2-2"], ["--level", "B"], [],
+    ["--pair", "2", "2", "--level", "A"], ["--pairs", "1-2", "--eps", "3"],
+])
+def test_cli_calibrate_every_allocation_form_writes_report(form, tmp_path, capsys):
+    """Every documented allocation form of calibrate with --out ends with exit 0 and a
+    report (``--pair``/``--pairs``/``--level`` used to exit 1 after the work: AttributeError)."""
+    path = tmp_path / "tiny.toml"
+    path.write_text(_tiny_allocation().to_toml())
+    out = tmp_path / "out"
+    assert main(["calibrate", "--allocation", str(path), *form, "--delta", "1e-3", "--out", str(out), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["command"] == "calibrate" and doc["points"]
+    assert (out / "report.html").is_file() and (out / "calibration.csv").is_file()
+    page = (out / "report.html").read_text(encoding="utf-8")
+    where = "all pairs" if not any(f in form for f in ("--pair", "--pairs")) else "pair "
+    assert where in page
+
+
+@pytest.mark.parametrize("form", [["--sigma2", "2x3"], ["--mechanisms", "docs/examples/design.toml"]])
+def test_cli_calibrate_design_forms_write_report(form, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    out = tmp_path / "out"
+    assert main(["calibrate", *form, "--delta", "1e-3", "--out", str(out)]) == 0
+    assert (out / "report.html").is_file()

@@ -224,7 +224,7 @@ def test_malformed_files_name_the_field(edit, field):
 def test_load_product_errors(tmp_path):
     with pytest.raises(InputError, match="unknown built-in product"):
         load_product("safetab-q")
-    with pytest.raises(InputError, match="no such product file"):
+    with pytest.raises(InputError, match="no such file"):
         load_product(tmp_path / "none.toml")
     f = tmp_path / "tiny.toml"
     f.write_text(TINY)

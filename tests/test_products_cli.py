@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import mpmath
 import pytest
@@ -54,7 +55,7 @@ def test_product_json_and_mechanisms_file_agree(tmp_path):
     (["product", "phsafe-2020-pr", "--cases", "1,1"], "--cases"),
     (["product", "phsafe-2020-pr", "--write-mechanisms", "x.toml"], "--cases"),
     (["portfolio", "--member", "nope"], "member"),
-    (["portfolio", "--member", "dhc-persons-2020:99-99"], "pair"),
+    (["portfolio", "--member", "dhc-persons-2020:99-99"], "--member"),
 ])
 def test_errors_are_one_line_exit_2(argv, field):
     code, out, err = _run(argv)
@@ -89,3 +90,59 @@ def test_portfolio_cli_small():
     p = res["points"][0]
     with mpmath.workdps(30):
         assert mpmath.mpf(p["eps_exact"]) < mpmath.mpf(p["eps_cks"]) < mpmath.mpf(p["eps_bun_steinke"])
+
+
+# ----------------------------------------------------------------------------- issue 34: envelope, budget, caps
+def _huge_product(tmp_path, n_choices=8, n_options=10):
+    """phsafe-2020-pr with extra choices: n_options ** n_choices × 2 cases."""
+    text = "allocations/products/phsafe-2020-pr.toml"
+    base = (Path(__file__).resolve().parents[1] / text).read_text(encoding="utf-8")
+    extra = ""
+    for c in range(n_choices):
+        opts = ", ".join('{ "neighbour-small-household" = 0 }' for _ in range(n_options))
+        labels = ", ".join(f'"o{c}-{k}"' for k in range(n_options))
+        extra += f'\n[[choice]]\nname = "extra {c}"\nlabels = [{labels}]\noptions = [{opts}]\n'
+    f = tmp_path / "huge-product.toml"
+    f.write_text(base + extra, encoding="utf-8")
+    return f
+
+
+def test_json_envelope_success_and_failure():
+    code, out, _ = _run(["product", "phsafe-2020-pr", "--json", "--quiet", "--cases", "1"])
+    res = json.loads(out)
+    assert code == 0 and list(res)[:3] == ["command", "design", "points"]
+    assert res["command"] == "product" and res["design"]["product"] == "phsafe-2020-pr" and res["points"]
+    code, out, _ = _run(["portfolio", "--member", "dhc-persons-2020:", "--json"])
+    res = json.loads(out)
+    assert code == 2 and list(res) == ["command", "design", "error"] and res["command"] == "portfolio"
+    assert res["error"]["field"] == "--member"
+
+
+def test_product_of_1e8_cases_refused_at_once(tmp_path):
+    f = _huge_product(tmp_path)
+    code, _, err = _run(["product", str(f)])
+    assert code == 2 and "200000000 cases" in err and "2000" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["product", "safetab-p-2020-us", "--budget-seconds", "1"], ["--cases", "time budget", "--budget-seconds"]),
+    (["product", "safetab-p-2020-us", "--budget-memory", "1M"], ["--cases", "memory budget", "--budget-memory"]),
+    (["portfolio", "--member", "dhc-persons-2020:all"], ["--member", "946", "time budget"]),
+    (["portfolio", "--budget-seconds", "2"], ["--member", "time budget"]),
+])
+def test_budget_refused_before_starting(argv, words):
+    code, out, err = _run(argv + ["--quiet"])
+    assert code == 2 and not out and len(err.splitlines()) == 1, err
+    assert all(w in err for w in words), err
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["portfolio", "--member", "dhc-persons-2020:"], "--member"),
+    (["portfolio", "--member", "dhc-persons-2020:1-\u0661"], "--member"),
+    (["portfolio", "--member", "dhc-persons-2020:\u00a013-13"], "--member"),
+    (["product", "phsafe-2020-pr", "--cases", "\u0661"], "--cases"),
+    (["product", "phsafe-2020-pr", "--cases", "1" * 5000], "--cases"),
+])
+def test_strict_case_and_pair_lists(argv, field):
+    code, _, err = _run(argv)
+    assert code == 2 and field in err and len(err.splitlines()) == 1, err

@@ -135,7 +135,7 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         # answered by the lattice-free accountant (the constructor returns one instead); a
         # design that one finds too costly stays here (or, beyond int64, is refused).
         if composition is None:
-            raise TypeError("ExactAccountant() needs a composition")
+            raise InputError("composition", None, "ExactAccountant() needs a composition")
         self = super().__new__(cls)
         try:
             self._setup(composition, rel_tol)

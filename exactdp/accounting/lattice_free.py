@@ -29,7 +29,7 @@ from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_va
 from exactdp.accounting.results import AccountingResult, BracketedDelta, BracketedEpsilon, Diagnostics, centred
 from exactdp.engine.conditioned_profile import ConditionedProfile
 from exactdp.engine.families import groups_of
-from exactdp.engine.smoothed_profile import float_enclosure
+from exactdp.engine.smoothed_profile import TooCostly, float_enclosure
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, as_real, to_fraction
@@ -47,6 +47,11 @@ EPS_WIDTH = 5e-10
 
 def _mp_exp(x: float):
     return mpmath.exp(mpmath.mpf(float(x))) if x > -np.inf else mpmath.mpf(0)
+
+
+class DesignTooCostly(UncertifiedError, TooCostly):
+    """No split of the design fits the lattice-free route's work budget: an
+    :class:`UncertifiedError` for the caller, a :class:`TooCostly` for the planner."""
 
 
 class LatticeFreeAccountant(Accountant):
@@ -77,7 +82,10 @@ class LatticeFreeAccountant(Accountant):
         self.rho = composition.rho
         self.rel_tol = float(rel_tol)
         self.identical = all(m.shift == 0 for m, _ in composition.groups)
-        self.profile = None if self.identical else ConditionedProfile(groups_of(composition))
+        try:
+            self.profile = None if self.identical else ConditionedProfile(groups_of(composition))
+        except TooCostly as exc:  # public face: an uncertifiable design is an UncertifiedError (still a TooCostly)
+            raise DesignTooCostly(str(exc)) from None
         dn, up = float_enclosure([self.rho])
         self._rho_dn, self._rho_up = float(dn[0]), float(up[0])
 
@@ -204,7 +212,11 @@ class LatticeFreeAccountant(Accountant):
             if not 0 <= af <= 1:
                 raise InputError("alpha", a, "must lie in [0, 1]")
             afs.append(af)
-        return tradeoff_points(self, afs)
+        try:
+            return tradeoff_points(self, afs)
+        except OverflowError:  # ρ near the float64 limit (σ² 1e-300): the dual search's model leaves its range
+            raise UncertifiedError(f"the trade-off search leaves the float64 range at ρ ≈ {float(to_mpf(self.rho)):.3g}"
+                                   ) from None
 
     def result(self, kind: str, points) -> AccountingResult:
         return AccountingResult(kind, self.rho, tuple(points), self.diagnostics())

@@ -209,6 +209,11 @@ class _Target:
         self.pair = step * min(max(q, 1e-3), 1.0) <= 0.2 * self.w * new
 
 
+#: the largest ρ whose ε(δ) the float64 search brackets (σ² ≥ ~1e-250 for a unit shift); beyond it the
+#: brackets and their doubling would overflow (σ² 1e-300 beside 174.9 took 50 s to find that out)
+RHO_SEARCH_MAX = Fraction(10**250)
+
+
 def epsilon_brackets(log_delta_at, targets, rho, rel_width: float) -> tuple:
     """``(lower, upper, estimate)`` float lists for each target δ (Fraction in (0, 1)).
 
@@ -239,6 +244,11 @@ def epsilon_brackets(log_delta_at, targets, rho, rel_width: float) -> tuple:
     if rho == 0:
         zero = [0.0] * len(targets)
         return zero, list(zero), list(zero)
+    if rho > RHO_SEARCH_MAX:  # ε(δ) ≈ ρ: the float64 brackets (and their doubling) would leave the range
+        from exactdp.numerics.errors import UncertifiedError
+
+        raise UncertifiedError(f"ε(δ) ≈ ρ ≈ {float(mpmath.mpf(rho.numerator) / rho.denominator):.3g} lies beyond the "
+                               "float64 range of the search (ρ ≤ 1e250)")
     with workdps(DPS_LOW):
         mu = mpmath.sqrt(2 * mpmath.mpf(rho.numerator) / rho.denominator)
     states = [_Target(Fraction(t), mu, rel_width) for t in targets]
@@ -255,7 +265,13 @@ def epsilon_brackets(log_delta_at, targets, rho, rel_width: float) -> tuple:
             k += len(a)
     for s in states:
         if not s.done() or s.high == math.inf:  # (a final state's bracket is the narrowest there is)
-            _fallback(log_delta_at, s, rho)
+            try:
+                _fallback(log_delta_at, s, rho)
+            except OverflowError:  # ρ near the float64 limit (σ² 1e-300): ε(δ) beyond the search's range
+                from exactdp.numerics.errors import UncertifiedError
+
+                raise UncertifiedError(f"ε(δ) at δ = e^{s.lt:.6g} lies beyond the float64 range of the search "
+                                       f"(ρ ≈ {float(mpmath.mpf(rho.numerator) / rho.denominator):.3g})") from None
     lows = [s.low for s in states]
     ups = [s.high for s in states]
     return lows, ups, [0.5 * (a + b) for a, b in zip(lows, ups)]

@@ -562,8 +562,12 @@ def verify_delta(accountant: ExactAccountant, eps, dps: int = VERIFY_DPS) -> Ver
                                "design is beyond it (try --certify for an Arb enclosure)")
     fast = accountant.delta([e])[0]
     k1, k2 = accountant.lattice.delta_thresholds(e)  # the exact lattice mapping (shared), any sign of ε
-    t1 = verify_tail(accountant.engine, k1, dps)
-    t2 = verify_tail(accountant.engine, k2, dps)
+    try:
+        t1 = verify_tail(accountant.engine, k1, dps)
+        t2 = verify_tail(accountant.engine, k2, dps)
+    except OverflowError:  # a threshold so far out (|ε| near 1e50) that the twin's float tilt leaves its range
+        raise UncertifiedError("the multiprecision recomputation cannot reach this ε (its tilt leaves the float "
+                               "range); try --certify for an Arb enclosure") from None
     with workdps(dps):
         em = e(dps) if callable(e) else to_mpf(e)
         ee = mpmath.exp(em)

@@ -340,9 +340,7 @@ def load_allocation(name_or_path) -> Allocation:
         isinstance(name_or_path, str)
         and ("/" in name_or_path or "\\" in name_or_path or name_or_path.endswith(".toml"))
     ):
-        path = Path(name_or_path)
-        if not path.is_file():
-            raise InputError("allocation", str(name_or_path), "no such allocation file")
+        path = Path(name_or_path)  # read_text refuses a missing, special or oversized file
         return _from_fields(read_allocation_file(path), str(path))
     if hasattr(name_or_path, "__fspath__"):
         return load_allocation(Path(name_or_path))
@@ -358,7 +356,8 @@ def load_allocation(name_or_path) -> Allocation:
     return _load_builtin(name_or_path)
 
 
-_PAIR_RE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$")
+#: ASCII digits and blanks only (no Arabic-Indic digits, no no-break space), at most 9 digits a path number
+_PAIR_RE = re.compile(r"^[ \t]*([0-9]{1,9})[ \t]*(?:-[ \t]*([0-9]{1,9})[ \t]*)?$", re.ASCII)
 
 
 def parse_pair_spec(spec: str, n_paths: int | None = None) -> list[tuple[int, int]]:

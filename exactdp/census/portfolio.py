@@ -19,12 +19,14 @@ default ``all``).
 from __future__ import annotations
 
 import itertools
+import os
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
 from exactdp.census.allocations import builtin_allocations, load_allocation, parse_pair_spec
 from exactdp.census.product_accounting import Case
-from exactdp.census.products import builtin_products, load_product
+from exactdp.census.products import MAX_CASES, builtin_products, load_product
 from exactdp.mechanisms import Composition
 from exactdp.numerics.exact import InputError
 
@@ -55,17 +57,25 @@ def parse_member(spec: str, budget_rule: str | None = None) -> Member:
     """``"NAME"`` or ``"NAME:SPEC"`` → :class:`Member` (see the module docstring)."""
     if not isinstance(spec, str) or not spec.strip():
         raise InputError("member", spec, 'must be a name such as "safetab-p-2020-us" or "dhc-persons-2020:13-13"')
-    name, _, sel = spec.strip().partition(":")
-    name, sel = name.strip(), sel.strip()
-    if name in builtin_products() or (name.endswith(".toml") and _is_product_file(name)):
+    name, colon, sel = spec.strip(" \t").partition(":")  # ASCII blanks only: a no-break space is refused
+    name, sel = name.strip(" \t"), sel.strip(" \t")
+    if colon and not sel:
+        raise InputError("member", spec, "names no pairs or cases after ':' (e.g. dhc-persons-2020:13-13, "
+                                         "safetab-p-2020-us:1,30; or the name alone for the default)")
+    is_file = "/" in name or "\\" in name or name.endswith(".toml") or (
+        name not in builtin_products() + builtin_allocations() and os.path.lexists(name))
+    if name in builtin_products() or (is_file and _is_product_file(name)):
         prod = load_product(name)
         numbers = case_numbers(sel or "all", prod.n_cases, "member", spec)
         cases = tuple((f"{prod.name} case {i} ({prod.case_label(i)})", prod.case_composition(i, budget_rule))
                       for i in numbers)
         return Member(prod.name, "product", prod.configured_rho, cases)
-    if name in builtin_allocations() or name.endswith(".toml"):
+    if name in builtin_allocations() or is_file:
         alloc = load_allocation(name)
-        pairs = parse_pair_spec(sel or _DEFAULT_PAIR.get(alloc.name, "1-1"), alloc.n_paths)
+        try:
+            pairs = parse_pair_spec(sel or _DEFAULT_PAIR.get(alloc.name, "1-1"), alloc.n_paths)
+        except InputError as exc:
+            raise InputError("member", spec, exc.reason) from None
         cases = tuple((f"{alloc.name} pair {i}-{j}", Composition.from_rhos(alloc.pair_rhos(i, j))) for i, j in pairs)
         return Member(alloc.name, "allocation", alloc.total_rho, cases)
     known = ", ".join(builtin_allocations() + builtin_products())
@@ -73,23 +83,24 @@ def parse_member(spec: str, budget_rule: str | None = None) -> Member:
 
 
 def _is_product_file(path: str) -> bool:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            head = fh.read(4096)
-    except OSError:
-        return False
-    return "exactdp-product/1" in head
+    """Whether the file names the product format (read as every input file is: bounded,
+    never a FIFO or a device; a file that cannot be read is refused naming ``member``)."""
+    from exactdp.numerics.inputfiles import read_text
+
+    return "exactdp-product/1" in read_text(path, "member")[:4096]
 
 
 def case_numbers(sel: str, n: int, field: str = "member", value=None) -> list[int]:
     """``"all"`` or ``"1,5,30"`` → case numbers in 1..n (errors name ``field`` and ``value``)."""
     value = sel if value is None else value
-    if sel.strip().lower() == "all":
+    if sel.strip(" \t").lower() == "all":
+        if n > MAX_CASES:
+            raise InputError(field, value, f"{n} cases exceed {MAX_CASES}; name fewer, e.g. 1,30")
         return list(range(1, n + 1))
-    out = []
+    out: list[int] = []
     for item in sel.split(","):
-        item = item.strip()
-        if not item.isdigit() or not 1 <= int(item) <= n:
+        item = item.strip(" \t")
+        if not re.fullmatch(r"[0-9]{1,9}", item, re.ASCII) or not 1 <= int(item) <= n:
             raise InputError(field, value, f"case {item!r} is not a case number in 1..{n}")
         if int(item) in out:
             raise InputError(field, value, f"case {item} is listed twice")
@@ -101,9 +112,6 @@ def portfolio_rho(members) -> Fraction:
     """Σ of the members' configured ρ: the Bureau's additive zCDP accounting."""
     return sum((m.configured_rho for m in members), Fraction(0))
 
-
-#: more portfolio cases than this are refused (name fewer cases per member)
-MAX_CASES = 2000
 
 
 def portfolio_cases(members) -> list[Case]:

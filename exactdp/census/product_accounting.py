@@ -31,7 +31,27 @@ from exactdp.mechanisms import Composition
 from exactdp.numerics.exact import InputError, to_fraction
 from exactdp.numerics.precision import DPS_ANALYSIS, DPS_GUARD
 
-__all__ = ["Case", "FamilyRow", "TradeoffRow", "family_rows", "family_tradeoff", "product_cases"]
+__all__ = ["Case", "FamilyRow", "TradeoffRow", "family_rows", "family_tradeoff", "product_cases", "check_family_cost",
+           "CASE_QUERY_SECONDS", "CASE_BYTES"]
+
+#: estimated wall seconds of one query (an ε(δ), a δ(ε) or a β(α)) on one case: a low estimate (the
+#: idle runs of ``bench/products.md`` take 0.1–0.4 s), so that only requests surely beyond the budget are refused
+CASE_QUERY_SECONDS = 0.05
+#: estimated bytes held per case (its label, composition and points) beside a process's ~300 MB
+CASE_BYTES = 4000
+_BASE_BYTES = 3e8
+
+
+def check_family_cost(n_cases: int, n_deltas: int, n_alphas: int, field: str, value) -> None:
+    """Refuse (:class:`~exactdp.numerics.budget.BudgetExceeded`, exit 2) a product or portfolio
+    run estimated to need more than the cost budget (``--budget-seconds``, ``--budget-memory``),
+    before any case is built: ``n_cases × (2·n_deltas + n_alphas)`` queries of
+    :data:`CASE_QUERY_SECONDS` each, :data:`CASE_BYTES` a case."""
+    from exactdp.numerics.budget import check_cost
+
+    queries = n_cases * (2 * n_deltas + n_alphas)
+    check_cost(field, value, seconds=queries * CASE_QUERY_SECONDS, memory=_BASE_BYTES + n_cases * CASE_BYTES,
+               what=f"{n_cases} neighbour case(s) × {2 * n_deltas + n_alphas} quer{'y' if queries == 1 else 'ies'}")
 
 
 @dataclass(frozen=True)

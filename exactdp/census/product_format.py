@@ -132,6 +132,8 @@ def parse_product_text(text: str, src: str = "<string>") -> dict:
         doc = tomllib.loads(text, parse_float=_Float)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(src, "<file>", f"is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise InputError(src, "<file>", "is not valid input: its arrays or tables are nested too deeply") from None
     for key in doc:
         if key not in _TOP:
             raise f.err(key, doc[key], f"unknown top-level key; allowed: {', '.join(_TOP)}")
@@ -237,9 +239,7 @@ def _choices(f: _Fields, raw, units: dict) -> tuple:
 
 def read_product_file(path) -> dict:
     """Read and validate a product file (see :func:`parse_product_text`)."""
+    from exactdp.numerics.inputfiles import read_text
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError("product", str(path), f"cannot be read: {exc.strerror or exc}") from None
-    return parse_product_text(text, str(path))
+    return parse_product_text(read_text(path, "product"), str(path))

@@ -49,6 +49,9 @@ _DATA_PACKAGE = "exactdp.allocation_data"
 _FOLDER = "products"
 
 
+#: more neighbour cases than this in one product or portfolio are refused (each case is one exact accounting)
+MAX_CASES = 2000
+
 @dataclass(frozen=True)
 class Table:
     """One released noisy table: it spends ``factor`` of budget ``budget`` (value ``rho``)
@@ -156,6 +159,9 @@ class ProductAllocation:
         if total != self.configured_rho:
             raise InputError("configured_rho", fraction_str(self.configured_rho),
                              f"the budgets add up to {fraction_str(total)} = {float(total):.10g}")
+        if self.n_cases > MAX_CASES:  # checked before the cases are enumerated
+            raise InputError("choice", self.n_cases, f"the product's {self.n_cases} cases (the product of its "
+                                                     f"choices' option counts) exceed {MAX_CASES}; give fewer options")
         for i in range(1, self.n_cases + 1):
             self._check_sensitivity(i)
 
@@ -318,9 +324,7 @@ def load_product(name_or_path) -> ProductAllocation:
         isinstance(name_or_path, str)
         and ("/" in name_or_path or "\\" in name_or_path or name_or_path.endswith(".toml"))
     ):
-        path = Path(name_or_path)
-        if not path.is_file():
-            raise InputError("product", str(name_or_path), "no such product file")
+        path = Path(name_or_path)  # read_text refuses a missing, special or oversized file
         return _from_file(path, str(path))
     if not isinstance(name_or_path, str):
         raise InputError("product", name_or_path, "must be a built-in product name or a path to a .toml file")

@@ -32,6 +32,10 @@ __all__ = ["Parser", "fail", "fail_input", "begin", "current_command", "set_desi
 #: numbers argparse must take as values, not options: -1, -1.5, -.5, -1e300, -3/2
 _NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?(/\d+)?$")
 
+#: commands whose name has a second word (``risk posterior``); the others take positional arguments
+#: (``product NAME``), which are not part of the name
+NESTED_COMMANDS = frozenset({"risk", "countdep"})
+
 _STATE: dict = {"json": False, "options": set(), "command": None, "design": None}
 
 
@@ -43,7 +47,8 @@ def begin(argv, json_mode: bool) -> None:
         if a.startswith("-"):
             break
         words.append(a)
-    _STATE.update(json=bool(json_mode), command=" ".join(words[:2]) or None, design=None)
+    name = " ".join(words[:2] if words and words[0] in NESTED_COMMANDS else words[:1]) or None
+    _STATE.update(json=bool(json_mode), command=name, design=None)
 
 
 def current_command():
@@ -73,6 +78,10 @@ class Parser(argparse.ArgumentParser):
         action = super().add_argument(*args, **kwargs)
         _STATE["options"].update(s for s in action.option_strings if s.startswith("--"))
         return action
+
+    def parse_known_args(self, args=None, namespace=None):  # also the options of argument groups
+        _STATE["options"].update(s for s in self._option_string_actions if s.startswith("--"))
+        return super().parse_known_args(args, namespace)
 
     def error(self, message):  # noqa: D401 - argparse API
         m = re.match(r"argument ([^:]+): ", message)

@@ -14,13 +14,9 @@ every file through :mod:`exactdp.numerics.inputfiles`.
 from __future__ import annotations
 
 from exactdp.cli._common import add_pair_arguments, pair_specs, parse_pairs, set_design
-from exactdp.mechanisms import Composition, DiscreteGaussian
+from exactdp.mechanisms import MAX_COUNT, MAX_SHIFT, Composition, DiscreteGaussian
 from exactdp.numerics.exact import InputError, check_sigma2_range, fraction_str, parse_exact
 from exactdp.numerics.inputfiles import TomlFloat
-
-#: the largest multiplicity and |shift| a design may name (the engine's tested range)
-MAX_COUNT = 10**9
-MAX_SHIFT = 10**12
 
 __all__ = ["MAX_COUNT", "MAX_SHIFT", "parse_sigma2_specs", "read_mechanisms_file", "add_design_arguments",
            "design_from_args", "design_spec"]
@@ -38,7 +34,7 @@ def parse_sigma2_specs(specs) -> Composition:
     """``["10000/11x20", "2.5025"]`` → Composition (unit shifts)."""
     groups = []
     for spec in specs:
-        text = str(spec).strip()
+        text = str(spec).strip(" \t")  # ASCII blanks only: a no-break space is refused by the number parser
         value, sep, count = text.partition("x")
         if sep and not count.strip():
             raise InputError("--sigma2", spec, "a count must follow 'x', e.g. 10000/11x20")
@@ -66,7 +62,7 @@ def read_mechanisms_file(path) -> Composition:
         if not isinstance(rows, list) or not rows:
             raise InputError("--mechanisms", str(path), "expected one or more [[mechanism]] tables")
         for i, row in enumerate(rows):
-            groups.append(_row(row, f"{path}: mechanism[{i}]"))
+            groups.append(_row(row, f"{path}: mechanism[{i}]", toml=True))
     else:
         header, rows = parse_csv(text, "--mechanisms", str(path))
         if "sigma2" not in header or not rows:
@@ -78,7 +74,7 @@ def read_mechanisms_file(path) -> Composition:
     return Composition(tuple(groups))
 
 
-def _row(row, where: str):
+def _row(row, where: str, toml: bool = False):
     if not isinstance(row, dict):
         raise InputError(where, row, "must be a table with sigma2 (and optional shift, count), e.g. "
                                      "[[mechanism]] sigma2 = \"10000/11\"")
@@ -93,6 +89,9 @@ def _row(row, where: str):
         if isinstance(value, (list, dict)):
             raise InputError(f"{where}: {key}", value,
                              "must be one number (a string such as \"10000/11\" or an integer)")
+        if toml and key in ("shift", "count") and not (isinstance(value, int) and not isinstance(value, bool)):
+            raise InputError(f"{where}: {key}", value, f"must be a TOML integer, e.g. {key} = "
+                                                       f"{1 if key == 'shift' else 20} (not a string)")
     return _mechanism(row["sigma2"], row.get("shift", 1), row.get("count", 1), f"{where}: ")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from exactdp.cli._common import decimal_str, emit_result, rational_type, rel_tol_type
 from exactdp.cli._designs import add_design_arguments, design_from_args
+from exactdp.numerics.exact import rational_display
 
 __all__ = ["register"]
 
@@ -96,7 +97,7 @@ def _run_delta(args) -> int:
         _emit(res, pts)
     else:
         cols = ["epsilon", "delta", "error_bound"] + (["verified_delta", "disagreement"] if args.verify else [])
-        _print_table(f"exact δ(ε), ρ = {comp.rho} (δ = certified upper bound)", cols,
+        _print_table(f"exact δ(ε), ρ = {rational_display(comp.rho)} (δ = certified upper bound)", cols,
                      [tuple(shown.get((i, c), q[c]) for c in cols) for i, q in enumerate(pts)])
     return 0
 
@@ -123,7 +124,8 @@ def _run_epsilon(args) -> int:
     if args.json:
         _emit(res, pts)
     else:
-        _print_table(f"exact ε(δ), ρ = {comp.rho} (ε = certified upper bound)", ["delta", "epsilon", "error_bound"],
+        _print_table(f"exact ε(δ), ρ = {rational_display(comp.rho)} (ε = certified upper bound)",
+                     ["delta", "epsilon", "error_bound"],
                      [(q["delta"], q["epsilon"], q["error_bound"]) for q in pts])
     return 0
 
@@ -141,7 +143,7 @@ def _run_tradeoff(args) -> int:
     if args.json:
         _emit(res, pts)
     else:
-        _print_table(f"exact trade-off f(α), ρ = {comp.rho} (β = certified lower bound)",
+        _print_table(f"exact trade-off f(α), ρ = {rational_display(comp.rho)} (β = certified lower bound)",
                      ["alpha", "beta", "error_bound"], [(q["alpha"], q["beta"], q["error_bound"]) for q in pts])
     return 0
 

@@ -48,6 +48,7 @@ def _run_checked(args) -> int:
     if args.eps is not None and args.eps < 0:
         raise InputError("--eps", str(args.eps), "must be >= 0")
     results = []
+    pair = None
     from exactdp.cli._designs import allocation_pair, design_spec
 
     set_design({**design_spec(args), **({"level": args.level} if args.level else {})})
@@ -79,7 +80,7 @@ def _run_checked(args) -> int:
     if args.out:
         from exactdp.report import write_calibration_report
 
-        write_calibration_report(args.out, results, design=_design_words(args))
+        write_calibration_report(args.out, results, design=_design_words(args, pair))
     objs = [r.as_json() for r in results]
     if args.json:
         emit_result(objs)
@@ -95,10 +96,10 @@ def _run_checked(args) -> int:
     return 0
 
 
-def _design_words(args) -> str:
-    """The calibrated design in words, for the report."""
+def _design_words(args, pair) -> str:
+    """The calibrated design in words, for the report (``pair``: the allocation's one pair, or ``None``)."""
     if args.allocation:
-        where = f"pair {args.pair[0]}-{args.pair[1]}" if args.pair is not None else "all pairs"
+        where = f"pair {pair[0]}-{pair[1]}" if pair is not None else "all pairs"
         return f"allocation {args.allocation}, {where}" + (f", level {args.level}" if args.level else "")
     return "the design " + " ".join(f"--sigma2 {s}" for s in args.sigma2 or ()) + (
         f" --mechanisms {args.mechanisms}" if args.mechanisms else "")

@@ -3,7 +3,7 @@ whole 2020 portfolio for one person, exactly, beside the zCDP conversions."""
 
 from __future__ import annotations
 
-from exactdp.cli._common import decimal_str, emit_json, rational_type, rel_tol_type
+from exactdp.cli._common import decimal_str, emit_result, rational_type, rel_tol_type, set_design
 
 __all__ = ["register"]
 
@@ -85,13 +85,17 @@ def _progress(args):
 
 def _run_product(args) -> int:
     from exactdp.census.portfolio import case_numbers
-    from exactdp.census.product_accounting import family_rows, family_tradeoff, product_cases
+    from exactdp.census.product_accounting import check_family_cost, family_rows, family_tradeoff, product_cases
     from exactdp.census.products import load_product
 
+    set_design({"product": str(args.product)})
     prod = load_product(args.product)
+    set_design({"product": prod.name, "budget_rule": args.budget_rule or prod.budget_rule,
+                "configured_rho": _exact_text(prod.configured_rho)})
     numbers = case_numbers(args.cases, prod.n_cases, "--cases")
     if args.write_mechanisms:
         return _write_mechanisms(prod, numbers, args)
+    check_family_cost(len(numbers), len(args.deltas or [1]), len(args.alphas or []), "--cases", args.cases)
     cases = product_cases(prod, numbers, args.budget_rule)
     bar = _progress(args)
     try:
@@ -108,12 +112,19 @@ def _run_product(args) -> int:
 
 def _run_portfolio(args) -> int:
     from exactdp.census.portfolio import PORTFOLIOS, parse_member, portfolio_cases, portfolio_rho
-    from exactdp.census.product_accounting import family_rows, family_tradeoff
+    from exactdp.census.product_accounting import check_family_cost, family_rows, family_tradeoff
 
     specs = args.members or list(PORTFOLIOS[args.run])
+    name = args.run if not args.members else "custom"
+    set_design({"portfolio": name, "members": specs})
     members = [parse_member(s, args.budget_rule) for s in specs]
-    cases = portfolio_cases(members)
+    n_cases = 1
+    for m in members:
+        n_cases *= len(m.cases)
     rho = portfolio_rho(members)
+    set_design({"portfolio": name, "members": specs, "configured_rho": _exact_text(rho), "n_cases": n_cases})
+    check_family_cost(n_cases, len(args.deltas or [1]), len(args.alphas or []), "--member", specs)
+    cases = portfolio_cases(members)
     bar = _progress(args)
     try:
         rows = family_rows(cases, rho, args.deltas or ["1e-10"], rel_tol=args.rel_tol, progress=bar)
@@ -141,8 +152,8 @@ def _report(head, rows, trade, numbers, args) -> int:
 
         head = {**head, "report": str(write_family_report(args.out, head, rows, trade, numbers,
                                                           source=getattr(args, "product", None)))}
-    if args.json:
-        emit_json({**head, "points": pts, "tradeoff": tps})
+    if args.json:  # the one envelope: command, design, points, then this command's keys
+        emit_result(pts, tradeoff=tps, **head)
         return 0
     name = head.get("product") or f"portfolio ({head['portfolio']}: {', '.join(head['members'])})"
     print(f"{name}: configured zCDP ρ = {head['configured_rho']}; {len(numbers)} case(s)")

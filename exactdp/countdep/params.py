@@ -50,17 +50,23 @@ def validate_r(value, field: str = "r") -> Fraction:
     return r
 
 
+#: the largest count the formulas take (they evaluate n in float64 and mpmath)
+MAX_COUNT = 10**300
+
+
 def validate_count(value, field: str = "n") -> int:
-    """Parse a group count and require an integer ``n >= 0``."""
+    """Parse a group count and require an integer ``0 <= n <= 1e300``."""
     n = to_int(value, field)
     if n < 0:
         raise InputError(field, value, "a count must be >= 0")
+    if n > MAX_COUNT:
+        raise InputError(field, value, "a count above 1e300 is beyond the float64 range the formulas use")
     return n
 
 
 def validate_positive_count(value, field: str = "n") -> int:
     """Parse a base count for the lower bounds and require an integer ``n >= 1``."""
-    n = to_int(value, field)
+    n = validate_count(value, field)
     if n < 1:
         raise InputError(field, value, "the lower bounds of Section 6 need a count n >= 1")
     return n

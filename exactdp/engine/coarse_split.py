@@ -42,13 +42,13 @@ _DPS_NORMALISER = 30
 
 
 def _sd_proxy(g) -> float:
-    return float(g.weight) * math.sqrt(g.count * float(g.sigma2))
+    return float(g.weight) * math.sqrt(g.count) * math.sqrt(float(g.sigma2))  # no overflow at σ² 1e300 × 1e9
 
 
 def group_atom_count(g, depth: float) -> int:
     """Atoms of the sum of one group's m mechanisms down to e^{−depth}: ``2K + 1`` with
     ``K = ⌈√(2mσ²·depth)⌉ + 1``."""
-    return 2 * (int(math.ceil(math.sqrt(2 * g.count * float(g.sigma2) * depth))) + 1) + 1
+    return 2 * (int(math.ceil(math.sqrt(2 * g.count * depth) * math.sqrt(float(g.sigma2)))) + 1) + 1
 
 
 def joint_atom_count(groups, depth: float) -> int:

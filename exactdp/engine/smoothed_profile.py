@@ -217,6 +217,8 @@ class SmoothedProfile:
         for i, g in enumerate(self.groups):
             s2, m = float(g.sigma2), int(g.count)
             d_cap = min(0.5, 1.25 * math.sqrt(2 * t_cap / (m * s2)) / (2 * math.pi))
+            if not d_cap > 0:  # m·σ² beyond float64 (σ² 1e300 × 10⁹): no frequency resolves it
+                raise TooCostly(f"a group's m·σ² = {m}·{s2:.3g} is beyond the float64 range of the frequency sieve")
             grid = np.arange(K + 1) * (d_cap / K)
             tab[i] = np.maximum(group_penalty(grid, s2, m), 0.0)
             scale[i] = K / d_cap

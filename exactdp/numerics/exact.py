@@ -44,6 +44,8 @@ __all__ = [
     "to_fraction",
     "positive_fraction",
     "fraction_str",
+    "int_text",
+    "rational_display",
     "to_int",
 ]
 
@@ -193,8 +195,12 @@ def _decimal_object(value: decimal.Decimal, field: str) -> Fraction:
     return Fraction(value)
 
 
+#: blanks a number may carry around it (ASCII only: a no-break space or another Unicode blank is refused)
+_BLANKS = " \t\r\n\f\v"
+
+
 def _string(value: str, field: str) -> Fraction:
-    text = value.strip()
+    text = value.strip(_BLANKS)
     if not text:
         raise InputError(field, value, "empty string; expected a rational such as \"11/10000\" or \"0.0011\"")
     if not text.isascii():
@@ -209,6 +215,10 @@ def _string(value: str, field: str) -> Fraction:
             return Fraction(int(num))
         if int(den):
             return Fraction(int(num), int(den))
+    if "/" in text and ("e" in text or "E" in text):
+        raise InputError(field, _shown(value), "an exponent inside a fraction is ambiguous (5/2e3: (5/2)·1e3 or "
+                                               "5/(2e3)?); write the fraction with integers or decimals, e.g. "
+                                               "\"1/400\", or the decimal alone, e.g. \"2.5e-3\"")
     try:
         if "/" in text:
             num, den = text.split("/", 1)
@@ -284,10 +294,40 @@ def to_int(value, field: str = "value") -> int:
     return int(parse_exact(value, field, integer=True))
 
 
-def fraction_str(frac: Fraction) -> str:
-    """Canonical text of a rational: ``"p/q"`` or ``"p"``."""
+def int_text(n: int) -> str:
+    """The decimal digits of an integer of any size (Python's ``str`` refuses more than
+    4300 digits; the exact ρ of a thousand decimal variances has more)."""
+    if -10**4000 < n < 10**4000:
+        return str(n)
+    import gmpy2
+
+    return gmpy2.mpz(n).digits(10)
+
+
+def rational_display(frac, limit: int = 60) -> str:
+    """A rational for a line of text: :func:`fraction_str` when it is at most ``limit``
+    characters, else its value to 12 significant digits and the size of the exact form
+    (``"≈ 3.14159265359 (exact: a rational of 5120 digits)"``)."""
     frac = Fraction(frac)
-    return str(frac.numerator) if frac.denominator == 1 else f"{frac.numerator}/{frac.denominator}"
+    num_digits = len(int_text(abs(frac.numerator))) + len(int_text(frac.denominator))
+    if num_digits + 1 <= limit:
+        return fraction_str(frac)
+    import mpmath
+
+    with mpmath.workdps(30):
+        approx = mpmath.nstr(mpmath.mpf(frac.numerator) / frac.denominator, 12)
+    return f"≈ {approx} (exact: a rational of {num_digits} digits)"
+
+
+def fraction_str(frac: Fraction) -> str:
+    """Canonical text of a rational: ``"p/q"`` or ``"p"`` (any number of digits)."""
+    try:
+        frac = Fraction(frac)
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+        raise InputError("value", _shown(frac) if isinstance(frac, str) else repr(frac)[:40],
+                         "is not a rational number") from None
+    num = int_text(frac.numerator)
+    return num if frac.denominator == 1 else f"{num}/{int_text(frac.denominator)}"
 
 
 #: variances the float64 engine accepts (outside, its float64 kernels cannot represent them)

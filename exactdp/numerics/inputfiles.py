@@ -2,7 +2,9 @@
 one line naming the file.
 
 * :func:`read_text` — UTF-8 text (a UTF-8 byte-order mark is allowed) of at most
-  :data:`MAX_FILE_BYTES`; UTF-16, binary data (NUL bytes) and other encodings are refused
+  :data:`MAX_FILE_BYTES`, read by :func:`read_bytes` with that limit applied while reading
+  (never by ``stat``), refusing FIFOs, devices and sockets by type without blocking;
+  UTF-16, binary data (NUL bytes) and other encodings are refused
   naming the file, never read as garbage;
 * :func:`parse_toml` — TOML (``tomllib``), nesting too deep for the parser refused
   instead of raising ``RecursionError``; a float literal is read as a :class:`TomlFloat`
@@ -16,11 +18,10 @@ from __future__ import annotations
 import codecs
 import csv
 import io
-from pathlib import Path
 
 from exactdp.numerics.errors import InputError
 
-__all__ = ["MAX_FILE_BYTES", "read_text", "parse_toml", "parse_csv", "TomlFloat"]
+__all__ = ["MAX_FILE_BYTES", "read_bytes", "read_text", "parse_toml", "parse_csv", "TomlFloat"]
 
 #: largest input file read (bytes): far beyond any design exactdp can account in a budget
 MAX_FILE_BYTES = 16 * 2**20
@@ -29,25 +30,75 @@ _BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"), (code
          (codecs.BOM_UTF16_BE, "UTF-16"))
 
 
-def read_text(path, field: str) -> str:
-    """The text of a UTF-8 input file.
+def read_bytes(path, field: str, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a regular input file, read with a hard limit of ``limit`` bytes.
+
+    The file is opened without blocking (``O_NONBLOCK``: a FIFO is never waited on) and
+    its type checked on the opened descriptor (``fstat``, so a path swapped after a check
+    cannot slip through): only a regular file is read, and never more than ``limit + 1``
+    bytes (a file that grows while it is read is refused too), so a symlink to
+    ``/dev/zero``, a FIFO or a socket is refused by its type and a huge file by the limit.
 
     Raises
     ------
     InputError
-        ``field`` = the path: unreadable, a folder, too large, not UTF-8 text.
+        ``field`` and the path, with one reason: no such file, a folder, not a regular
+        file (a FIFO, a device, a socket), larger than the limit, cannot be read.
     """
-    p = Path(path)
+    import os
+    import stat
+
+    text = str(path)
     try:
-        size = p.stat().st_size
-        if p.is_dir():
-            raise InputError(field, str(path), "is a folder, not a file")
-        if size > MAX_FILE_BYTES:
-            raise InputError(field, str(path), f"is {size / 2**20:.1f} MiB; input files larger than "
-                                               f"{MAX_FILE_BYTES // 2**20} MiB are refused")
-        raw = p.read_bytes()
+        fd = os.open(os.fspath(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputError(field, text, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(field, text, "is a folder, not a file") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the path
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise InputError(field, text, f"cannot be read ({reason})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(field, text, "is a folder, not a file")
+        if not stat.S_ISREG(mode):
+            kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
+                    else "a block device" if stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+                    else "a special file")
+            raise InputError(field, text, f"is {kind}, not a regular file; give a regular file")
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(2**20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
     except OSError as exc:
-        raise InputError(field, str(path), f"cannot be read ({exc.strerror or exc})") from None
+        raise InputError(field, text, f"cannot be read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise InputError(field, text, f"is larger than {_size_text(limit)}; input files larger than "
+                                      f"{_size_text(limit)} are refused")
+    return b"".join(chunks)
+
+
+def _size_text(n: int) -> str:
+    return f"{n // 2**20} MiB" if n % 2**20 == 0 else f"{n} bytes"
+
+
+def read_text(path, field: str, limit: int = MAX_FILE_BYTES) -> str:
+    """The text of a UTF-8 input file (read by :func:`read_bytes`, at most ``limit`` bytes).
+
+    Raises
+    ------
+    InputError
+        ``field`` = the path: no such file, a folder, a special file or FIFO, too large,
+        not UTF-8 text.
+    """
+    raw = read_bytes(path, field, limit)
     for bom, name in _BOMS:
         if raw.startswith(bom):
             raise InputError(field, str(path), f"is {name} text; save it as UTF-8")
