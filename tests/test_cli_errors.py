@@ -189,3 +189,21 @@ def test_lone_string_is_refused_by_every_accountant(call):
         for bad in ("0.1", 10):
             with pytest.raises(InputError):
                 getattr(acc, call)(bad)
+
+
+@pytest.mark.parametrize("argv", [
+    ["calibrate", "--sigma2", "2", "--delta", "1e-10"],
+    ["release", "--pairs", "13-13"],
+    ["product", "phsafe-2020-pr"],
+    ["portfolio", "--run", "pr"],
+    ["census-2020", "--dhc-pairs", "13-13"],
+])
+def test_commands_refuse_another_commands_folder_before_any_work(argv, tmp_path, capsys):
+    sweep_folder = tmp_path / "a-sweep"
+    (sweep_folder / "pairs").mkdir(parents=True)
+    (sweep_folder / "pairs" / "pair_1_1.csv").write_text("kept\n")
+    assert main([*argv, "--out", str(sweep_folder)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "holds the output of exactdp sweep" in err, err
+    assert (sweep_folder / "pairs" / "pair_1_1.csv").read_text() == "kept\n"
+    assert sorted(p.name for p in sweep_folder.iterdir()) == ["pairs"]

@@ -25,7 +25,8 @@ import mpmath
 from exactdp.numerics.exact import InputError, number_text, parse_exact
 from exactdp.numerics.precision import DPS_GUARD, to_mpf
 
-__all__ = ["Parser", "fail", "fail_input", "begin", "current_command", "set_design", "rational_type", "rel_tol_type",
+__all__ = ["Parser", "check_out_folder",
+           "fail", "fail_input", "begin", "current_command", "set_design", "rational_type", "rel_tol_type",
            "decimal_str", "emit_json", "emit_result", "one_line", "os_error_text", "int_type", "add_pair_arguments",
            "pair_specs", "parse_pairs"]
 
@@ -263,6 +264,19 @@ def decimal_str(value, digits: int = 20) -> str:
     with mpmath.workdps(digits + DPS_GUARD):
         x = to_mpf(value) if isinstance(value, Fraction) else mpmath.mpf(value)
         return mpmath.nstr(x, digits, min_fixed=-4, max_fixed=6, strip_zeros=False)
+
+
+def check_out_folder(out, kind: str) -> None:
+    """Refuse, before any work, an ``--out`` folder another running command holds or another
+    kind of command wrote (:func:`exactdp.sweep.io.check_folder_free`): ``InputError``."""
+    if not out:
+        return
+    from exactdp.sweep.io import SweepDirError, check_folder_free
+
+    try:
+        check_folder_free(out, kind)
+    except SweepDirError as exc:
+        raise InputError("--out", str(out), str(exc)) from None
 
 
 def emit_json(obj) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from exactdp.cli._common import decimal_str, emit_result, rational_type, rel_tol_type, set_design
+from exactdp.cli._common import check_out_folder, decimal_str, emit_result, rational_type, rel_tol_type, set_design
 
 __all__ = ["register"]
 
@@ -47,6 +47,7 @@ def _run_checked(args) -> int:
             raise InputError("--delta", str(d), "must lie in (0, 1)")
     if args.eps is not None and args.eps < 0:
         raise InputError("--eps", str(args.eps), "must be >= 0")
+    check_out_folder(args.out, "calibrate")
     results = []
     pair = None
     from exactdp.cli._designs import allocation_pair, design_spec

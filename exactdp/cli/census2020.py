@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from exactdp.cli._common import emit_result, int_type, rel_tol_type, set_design
+from exactdp.cli._common import check_out_folder, emit_result, int_type, rel_tol_type, set_design
 from exactdp.cli.sweep import MAX_JOBS
 from exactdp.numerics.errors import InputError
 
@@ -47,6 +47,7 @@ def _run(args) -> int:
         raise InputError("--jobs", args.jobs, "must be a positive integer or -1 (all cores)")
     set_design({"delta": "1e-10", "budget_rule": args.budget_rule, "dhc_sweep": args.dhc_sweep,
                 "dhc_pairs": args.dhc_pairs or ("reused" if args.dhc_sweep else "all")})
+    check_out_folder(args.out, "census-2020")
     bar = CaseProgress("exactdp census-2020", args.quiet or args.json, unit="product")
     done = [0]
 

@@ -3,7 +3,7 @@ whole 2020 portfolio for one person, exactly, beside the zCDP conversions."""
 
 from __future__ import annotations
 
-from exactdp.cli._common import decimal_str, emit_result, rational_type, rel_tol_type, set_design
+from exactdp.cli._common import check_out_folder, decimal_str, emit_result, rational_type, rel_tol_type, set_design
 
 __all__ = ["register"]
 
@@ -96,6 +96,7 @@ def _run_product(args) -> int:
     if args.write_mechanisms:
         return _write_mechanisms(prod, numbers, args)
     check_family_cost(len(numbers), len(args.deltas or [1]), len(args.alphas or []), "--cases", args.cases)
+    check_out_folder(args.out, "product")
     cases = product_cases(prod, numbers, args.budget_rule)
     bar = _progress(args)
     try:
@@ -124,6 +125,7 @@ def _run_portfolio(args) -> int:
     rho = portfolio_rho(members)
     set_design({"portfolio": name, "members": specs, "configured_rho": _exact_text(rho), "n_cases": n_cases})
     check_family_cost(n_cases, len(args.deltas or [1]), len(args.alphas or []), "--member", specs)
+    check_out_folder(args.out, "product")
     cases = portfolio_cases(members)
     bar = _progress(args)
     try:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from exactdp.cli._common import add_pair_arguments, decimal_str, emit_result, rational_type, set_design
+from exactdp.cli._common import (
+    add_pair_arguments,
+    check_out_folder,
+    decimal_str,
+    emit_result,
+    rational_type,
+    set_design,
+)
 
 __all__ = ["register"]
 
@@ -38,6 +45,7 @@ def _run(args) -> int:
     pairs = parse_pairs(args, alloc.n_paths) or parse_pair_spec("13-13", alloc.n_paths)
     set_design({"allocation": alloc.name, "pl94": args.pl94, "pairs": [f"{i}-{j}" for i, j in pairs]})
     deltas = args.deltas or [Fraction(1, 10**10)]
+    check_out_folder(args.out, "release")
     rows = release_rows(alloc, pairs, deltas, args.pl94)
     if args.out:
         from exactdp.report import write_release_report

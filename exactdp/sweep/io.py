@@ -105,14 +105,15 @@ def _in_use(out: Path) -> SweepDirError:
 
 #: the files that mark a folder written by a command without a manifest
 _KIND_MARKS = (("trace", "tune"), ("pairs", "sweep"), ("calibration.csv", "calibrate"),
-               ("release_brackets.csv", "release"))
+               ("release_brackets.csv", "release"), ("census_2020.csv", "census-2020"), ("family.csv", "product"))
 
 
 def folder_kind(out) -> str | None:
     """Which command wrote the folder ``out``: the command named by its manifest's
     ``format`` (``"exactdp-sweep/2"``: ``"sweep"``; ``"exactdp-tune/2"``: ``"tune"``), else
     by the files only one command writes (``trace/``: tune, ``pairs/``: sweep,
-    ``calibration.csv``, ``release_brackets.csv``), else None (no folder, an empty one)."""
+    ``calibration.csv``, ``release_brackets.csv``, ``census_2020.csv``, ``family.csv``: a
+    product or a portfolio), else None (no folder, an empty one)."""
     out = Path(out)
     mpath = out / MANIFEST
     if mpath.is_file() and not mpath.is_symlink():
