@@ -62,6 +62,7 @@ __all__ = [
     "seal_json",
     "read_sealed",
     "READ_LIMIT",
+    "read_run_file",
 ]
 
 MANIFEST = "manifest.json"
@@ -117,9 +118,8 @@ def folder_kind(out) -> str | None:
     out = Path(out)
     mpath = out / MANIFEST
     if mpath.is_file() and not mpath.is_symlink():
-        with contextlib.suppress(OSError, ValueError):
-            with open(mpath, "rb") as fh:
-                fmt = json.loads(fh.read(READ_LIMIT).decode("utf-8")).get("format")
+        with contextlib.suppress(ValueError, AttributeError):
+            fmt = json.loads(read_run_file(mpath).decode("utf-8")).get("format")
             if isinstance(fmt, str) and fmt.startswith("exactdp-") and "/" in fmt:
                 return fmt[len("exactdp-"):fmt.index("/")]
     for name, kind in _KIND_MARKS:
@@ -165,23 +165,42 @@ def seal_json(body: dict, identity: str) -> str:
                       ensure_ascii=False) + "\n"
 
 
+def read_run_file(path, limit: int = READ_LIMIT) -> bytes:
+    """The bytes of a file a run wrote and now reads back (a manifest, a trace batch): never
+    through a symbolic link, only a regular file, at most ``limit`` bytes — read by
+    :func:`exactdp.numerics.inputfiles.read_bytes` (non-blocking open, the type checked on
+    the descriptor, the limit counted while reading).
+
+    Raises
+    ------
+    ValueError
+        Why the file cannot be trusted (a symbolic link, no such file, not a regular file,
+        too long, unreadable).
+    """
+    from exactdp.numerics.errors import InputError
+    from exactdp.numerics.inputfiles import read_bytes
+
+    path = Path(path)
+    if path.is_symlink():
+        raise ValueError("a symbolic link")
+    try:
+        return read_bytes(path, "file", limit)
+    except InputError as exc:
+        raise ValueError(exc.reason) from None
+
+
 def read_sealed(path, identity: str) -> tuple[dict | None, str]:
     """``(body, "")`` of a file written with :func:`seal_json` for ``identity`` and intact,
     else ``(None, why not)``: a symbolic link or a special file (never followed), unreadable,
     longer than :data:`READ_LIMIT`, not json, a checksum that does not match, another run's."""
-    path = Path(path)
     try:
-        if path.is_symlink():
-            return None, "a symbolic link"
-        if not path.is_file():
-            return None, "not a regular file"
-        with open(path, "rb") as fh:
-            raw = fh.read(READ_LIMIT + 1)
-        if len(raw) > READ_LIMIT:
-            return None, "too long"
+        raw = read_run_file(path)
+    except ValueError as exc:
+        return None, str(exc)
+    try:
         text = raw.decode("utf-8")
         body = json.loads(text)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError) as exc:
         return None, f"unreadable ({type(exc).__name__})"
     if not isinstance(body, dict) or not isinstance(body.get("self_sha256"), str):
         return None, "carries no checksum"

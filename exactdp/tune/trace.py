@@ -21,11 +21,11 @@ from pathlib import Path
 from exactdp.numerics.exact import fraction_str
 from exactdp.sweep.io import (
     LOCK_FILE,
-    READ_LIMIT,
     SweepDirError,
     atomic_write_text,
     check_folder_free,
     locked_out_dir,
+    read_run_file,
     read_sealed,
     remove_temp_files,
     seal_json,
@@ -92,9 +92,8 @@ def _check_dir(out: Path, identity: dict, resume: bool, say, held: bool = False)
 def read_json_quiet(path) -> dict:
     """A json object from ``path``, or ``{}`` (unreadable, not an object)."""
     try:
-        with open(path, "rb") as fh:
-            obj = json.loads(fh.read(READ_LIMIT).decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        obj = json.loads(read_run_file(path).decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError and json's errors are ValueErrors
         return {}
     return obj if isinstance(obj, dict) else {}
 
@@ -228,11 +227,8 @@ class Trace:
     def _same_bytes(path: Path, text: str) -> bool:
         """Whether ``path`` is a regular file (not a link) holding exactly ``text``."""
         try:
-            if path.is_symlink() or not path.is_file():
-                return False
-            with open(path, "rb") as fh:
-                return fh.read(READ_LIMIT + 1) == text.encode("utf-8")
-        except OSError:
+            return read_run_file(path) == text.encode("utf-8")
+        except ValueError:
             return False
 
     def _write_design(self, did: str, design) -> None:
