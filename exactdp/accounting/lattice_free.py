@@ -27,7 +27,7 @@ import numpy as np
 
 from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_values
 from exactdp.accounting.results import AccountingResult, BracketedDelta, BracketedEpsilon, Diagnostics, centred
-from exactdp.engine.conditioned_profile import ConditionedProfile
+from exactdp.engine.conditioned_profile import profile_for
 from exactdp.engine.families import groups_of
 from exactdp.engine.smoothed_profile import float_enclosure
 from exactdp.mechanisms import Composition
@@ -77,7 +77,7 @@ class LatticeFreeAccountant(Accountant):
         self.rho = composition.rho
         self.rel_tol = float(rel_tol)
         self.identical = all(m.shift == 0 for m, _ in composition.groups)
-        self.profile = None if self.identical else ConditionedProfile(groups_of(composition))
+        self.profile = None if self.identical else profile_for(groups_of(composition))
         dn, up = float_enclosure([self.rho])
         self._rho_dn, self._rho_up = float(dn[0]), float(up[0])
 
