@@ -237,16 +237,17 @@ def log_convolve(la, ea, lb, eb, floor):
 
 _PAIR = "Tuple((float64[:], float64[:]))(float64[:], float64[:], boolean, float64[:], float64[:], float64[:], " \
         "float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], " \
-        "float64[:], float64, float64, float64, float64)"
+        "float64[:], float64[:], float64, float64, float64, float64)"
 
 
 @kernel(_PAIR)
-def pair_sums(th_dn, th_up, complement, a_vd, a_vu, a_pl, a_ph, mid, vd, vu, pl, ph, p_lo, p_hi, q_lo, q_hi, hw,
-              sq, vmin, vabs):
+def pair_sums(th_dn, th_up, complement, a_vd, a_vu, a_pl, a_ph, a_ex, mid, vd, vu, pl, ph, p_lo, p_hi, q_lo, q_hi,
+              hw, sq, vmin, vabs):
     """Scaled ``(lo, hi)`` of ``Σ_a P(A = a)·D_B(θ − a)`` (or of ``Σ_a P(A = a)·C_B(θ − a)``,
     ``complement``) for every θ in ``[th_dn, th_up]``: the atoms a of a second enumeration
     (value enclosures ``[a_vd, a_vu]``, scaled probability bounds ``a_pl ≤ a_ph``, sorted by
-    value) against B's tables (the arguments of :func:`rest_sums`: suffix tables of p and of
+    value; ``a_ex = e^{−a_vd}`` within ``2u(|a_vd| + 2)`` relative, or 0 where it would leave
+    the float range) against B's tables (the arguments of :func:`rest_sums`: suffix tables of p and of
     ``q = p·e^{s_q−v}`` for D, prefix tables of p for C; ``vmin ≤ v ≤ vmin + …``, ``|v| ≤ vabs``).
     A is sorted, so the far-set index moves with a: O(|A| + |B|) a threshold.
 
@@ -278,6 +279,10 @@ def pair_sums(th_dn, th_up, complement, a_vd, a_vu, a_pl, a_ph, mid, vd, vu, pl,
         c_hi = 0.0
         j1 = n
         j2 = n
+        # e^{x − s_q} = e^{θ⁺ − s_q}·e^{−a⁻}·e^{r}: the product's rounding (3 operations) and
+        # the factors' (2u(|θ⁺ − s_q| + 2), 2u(|a⁻| + 2)) are inside err's 16u(…) term
+        arg_th = th_up[k] - sq
+        e_th = math.exp(arg_th) if abs(arg_th) < _MAX_EXP else 0.0
         for a in range(na):
             if a_ph[a] == 0.0:
                 continue
@@ -348,10 +353,12 @@ def pair_sums(th_dn, th_up, complement, a_vd, a_vu, a_pl, a_ph, mid, vd, vu, pl,
                         j2 -= 1
                     while j2 < n and mid[j2] < xb:
                         j2 += 1
-                    ex = math.exp(arg)
+                    ea = a_ex[a]
+                    ex = e_th * ea if ea > 0.0 and e_th > 0.0 else math.exp(arg)
                     f_lo = p_lo[j1] - ex * q_lo[j1]
                     f_hi = p_hi[j1] - ex * q_hi[j1]
-                    c = (1.05 * band + 4.0 * eta + 16.0 * RU * (abs(x) + abs(sq) + vabs + 8.0)) * (1.0 + band)
+                    c = (1.05 * band + 4.0 * eta + 16.0 * RU * (abs(x) + abs(sq) + abs(th_up[k]) + abs(a_vd[a]) + vabs
+                                                                + 8.0)) * (1.0 + band)
                     err = c * p_hi[j2] * (1.0 + eta + 8.0 * RU)
                     t_lo = max(f_lo - err, 0.0)
                     t_hi = f_hi + err

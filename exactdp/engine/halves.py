@@ -38,6 +38,8 @@ DEPTHS = (100.0, 160.0, 300.0)
 HALF_ATOMS = 2_500_000
 #: a deeper level is built only when each half has at most this many atoms
 DEEP_HALF_ATOMS = 6_000_000
+#: A's shells: atoms within these many nats of the most probable one, then the rest
+SHELLS = (36.0, 50.0, 64.0, 78.0)
 #: the omitted mass must be below this fraction of the lower end, else the next level
 SKIP_REL = 1e-12
 
@@ -81,9 +83,24 @@ class _Level:
         self.tab = tab
         lp_lo, lp_hi = at_a.log_p - at_a.log_err, at_a.log_p + at_a.log_err
         self.s_a = -float(np.max(lp_hi))
-        self.a_vd, self.a_vu = at_a.value_dn, at_a.value_up
-        self.a_pl = _scaled_exp(lp_lo + self.s_a, up=False)
-        self.a_ph = _scaled_exp(lp_hi + self.s_a, up=True)
+        # A's atoms in shells of probability (each sorted by value): a threshold whose lower end
+        # dwarfs the mass of the shells below stops there, that mass added to its upper end
+        below = -self.s_a - lp_hi
+        shell = np.searchsorted(np.array(SHELLS), below, side="right")
+        self.shells = []
+        for k in range(len(SHELLS) + 1):
+            idx = np.flatnonzero(shell == k)
+            if idx.size == 0:
+                continue
+            vd, vu = at_a.value_dn[idx], at_a.value_up[idx]
+            with np.errstate(over="ignore", under="ignore"):
+                ex = np.where(np.abs(vd) < 700.0, np.exp(-vd), 0.0)
+            self.shells.append((np.ascontiguousarray(vd), np.ascontiguousarray(vu),
+                                _scaled_exp(lp_lo[idx] + self.s_a, up=False),
+                                _scaled_exp(lp_hi[idx] + self.s_a, up=True), np.ascontiguousarray(ex)))
+        # the (scaled) mass of the shells after each one, rounded up
+        masses = [float(np.sum(sh[3])) * (1 + 2 * (sh[3].size + 1) * EPS64) for sh in self.shells]  # γ_n
+        self.rest_mass = [sum(masses[k + 1:]) * (1 + 1e-12) for k in range(len(self.shells))]
         self.vmin = float(np.min(at_b.value_dn))
         self.vabs = float(max(abs(self.vmin), abs(float(np.max(at_b.value_up)))))
         self.log_omitted = float(np.logaddexp(at_a.log_omitted, at_b.log_omitted)) + 1e-12
@@ -93,10 +110,28 @@ class _Level:
         t = self.tab
         if complement:
             p_lo, p_hi, q_lo, q_hi = t.pre_pl, t.pre_ph, t.suf_qc, t.suf_qd
+            b_tot = float(t.pre_ph[-1])
         else:
             p_lo, p_hi, q_lo, q_hi = t.suf_pl, t.suf_ph, t.suf_qa, t.suf_qb
-        lo, hi = pair_sums(th_dn, th_up, complement, self.a_vd, self.a_vu, self.a_pl, self.a_ph, t.mid, t.vd, t.vu,
-                           t.pl, t.ph, p_lo, p_hi, q_lo, q_hi, t.hw, t.sq, self.vmin, self.vabs)
+            b_tot = float(t.suf_ph[0])
+        b_tot *= 1 + 1e-12  # ≥ D_B and C_B everywhere (scaled)
+        lo = np.zeros(th_dn.size)
+        hi = np.zeros(th_dn.size)
+        todo = np.arange(th_dn.size)
+        for sh, rest in zip(self.shells, self.rest_mass):
+            l_s, h_s = pair_sums(th_dn[todo], th_up[todo], complement, *sh, t.mid, t.vd, t.vu, t.pl, t.ph,
+                                 p_lo, p_hi, q_lo, q_hi, t.hw, t.sq, self.vmin, self.vabs)
+            lo[todo] += l_s
+            hi[todo] += h_s
+            extra = rest * b_tot
+            stop = extra <= SKIP_REL * lo[todo]
+            hi[todo[stop]] += extra
+            todo = todo[~stop]
+            if todo.size == 0:
+                break
+        n_add = len(self.shells) + 1  # the additions' rounding
+        lo = lo * (1 - 2 * n_add * EPS64)
+        hi = hi * (1 + 2 * n_add * EPS64)
         scale = self.s_a + t.s
         with np.errstate(divide="ignore"):
             l_lo, l_hi = np.log(lo), np.log(hi)
