@@ -417,11 +417,30 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
                 d = pr.d._mpf_
                 width = mpf_sub(pr.d_hi._mpf_, pr.d_lo._mpf_, prec, rnd)
                 if not mpf_le(width, mpf_mul(d, from_float(2 * self.max_rel), prec, rnd)):
-                    raise self._uncertified(f"δ(ε={mpmath.nstr(em, 12)})")
+                    cap = _zcdp_cap_below_floor(em, self.rho)
+                    if cap is None:
+                        raise self._uncertified(f"δ(ε={mpmath.nstr(em, 12)})")
+                    # beyond every floor (ε ≫ ρ): the certified bracket [0, zCDP cap], as the
+                    # lattice-free route reports it (README: ε up to 1e19 is answered)
+                    out.append(DeltaPoint(em, cap / 2, cap / 2, pr.p1, pr.p2, pr.thresholds))
+                    continue
                 # + the rounding of the 40-digit estimate itself
                 err = mpf_add(mpf_div(width, FTWO, prec, rnd), mpf_mul(d, RESULT_ROUNDING._mpf_, prec, rnd), prec, rnd)
                 out.append(DeltaPoint(em, pr.d, make(err), pr.p1, pr.p2, pr.thresholds))
         return tuple(out)
+
+
+def _zcdp_cap_below_floor(em, rho):
+    """The ρ-zCDP bound ``exp(−(ε−ρ)²/(4ρ))`` (Bun & Steinke 2016), rounded up, when ε > ρ and
+    it is below 1e-300 (the lattice-free route's report floor); else None.  The exponent is
+    taken 1e-20 relative smaller than computed (its rounding at DPS_RESULT digits is far below)."""
+    with workdps(DPS_RESULT):
+        r = mpmath.mpf(rho.numerator) / rho.denominator
+        if not em > r:
+            return None
+        x = (em - r) ** 2 / (4 * r) * (1 - mpmath.mpf(10) ** -20)
+        cap = mpmath.exp(-x) * (1 + mpmath.mpf(10) ** -20)
+        return cap if cap <= mpmath.mpf(10) ** -300 else None
 
 
 def _assemble_with(engine, r: ProfileValues, F) -> _Profile:
