@@ -35,6 +35,8 @@ __all__ = ["log_convolve", "rest_sums", "log_row_sums", "pair_sums"]
 
 #: the rounding unit of float64
 RU = 2.0**-53
+#: an a of :func:`pair_sums` whose aggregate error would exceed this fraction of its term is summed exactly
+EXACT_REL = 1e-11
 #: exponent range beyond which a threshold is left to the caller
 _MAX_EXP = 700.0
 
@@ -237,12 +239,12 @@ def log_convolve(la, ea, lb, eb, floor):
 
 _PAIR = "Tuple((float64[:], float64[:]))(float64[:], float64[:], boolean, float64[:], float64[:], float64[:], " \
         "float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], " \
-        "float64[:], float64[:], float64, float64, float64, float64)"
+        "float64[:], float64[:], float64, float64, float64, float64, float64)"
 
 
 @kernel(_PAIR)
 def pair_sums(th_dn, th_up, complement, a_vd, a_vu, a_pl, a_ph, a_ex, mid, vd, vu, pl, ph, p_lo, p_hi, q_lo, q_hi,
-              hw, sq, vmin, vabs):
+              hw, tau, sq, vmin, vabs):
     """Scaled ``(lo, hi)`` of ``Σ_a P(A = a)·D_B(θ − a)`` (or of ``Σ_a P(A = a)·C_B(θ − a)``,
     ``complement``) for every θ in ``[th_dn, th_up]``: the atoms a of a second enumeration
     (value enclosures ``[a_vd, a_vu]``, scaled probability bounds ``a_pl ≤ a_ph``, sorted by
@@ -283,6 +285,7 @@ def pair_sums(th_dn, th_up, complement, a_vd, a_vu, a_pl, a_ph, a_ex, mid, vd, v
         # the factors' (2u(|θ⁺ − s_q| + 2), 2u(|a⁻| + 2)) are inside err's 16u(…) term
         arg_th = th_up[k] - sq
         e_th = math.exp(arg_th) if abs(arg_th) < _MAX_EXP else 0.0
+        e_tab = 2.0 * RU * (abs(th_up[k]) + abs(sq) + 4.0)
         for a in range(na):
             if a_ph[a] == 0.0:
                 continue
@@ -360,8 +363,15 @@ def pair_sums(th_dn, th_up, complement, a_vd, a_vu, a_pl, a_ph, a_ex, mid, vd, v
                     c = (1.05 * band + 4.0 * eta + 16.0 * RU * (abs(x) + abs(sq) + abs(th_up[k]) + abs(a_vd[a]) + vabs
                                                                 + 8.0)) * (1.0 + band)
                     err = c * p_hi[j2] * (1.0 + eta + 8.0 * RU)
-                    t_lo = max(f_lo - err, 0.0)
-                    t_hi = f_hi + err
+                    if err <= EXACT_REL * f_lo:
+                        t_lo = max(f_lo - err, 0.0)
+                        t_hi = f_hi + err
+                    else:  # B's far mass crowds x (an atom at θ − a, or a sparse edge): this a exactly
+                        arg1 = x_small - sq
+                        t_lo = _delta_at(x, ex, e_tab + 2.0 * RU * (abs(a_vd[a]) + abs(x) + 4.0), mid, vd, vu, pl, ph,
+                                         p_lo, p_hi, q_lo, q_hi, hw, tau)[0]
+                        t_hi = _delta_at(x_small, math.exp(arg1), 2.0 * RU * (abs(x_small) + abs(sq)) + 4.0 * RU, mid,
+                                         vd, vu, pl, ph, p_lo, p_hi, q_lo, q_hi, hw, tau)[1]
             if t_lo > 0.0:
                 s_lo, c_lo = neumaier_add(s_lo, c_lo, a_pl[a] * t_lo * (1.0 - 2.0 * RU))
             if t_hi > 0.0:

@@ -120,7 +120,7 @@ class _Level:
         todo = np.arange(th_dn.size)
         for sh, rest in zip(self.shells, self.rest_mass):
             l_s, h_s = pair_sums(th_dn[todo], th_up[todo], complement, *sh, t.mid, t.vd, t.vu, t.pl, t.ph,
-                                 p_lo, p_hi, q_lo, q_hi, t.hw, t.sq, self.vmin, self.vabs)
+                                 p_lo, p_hi, q_lo, q_hi, t.hw, t.tau, t.sq, self.vmin, self.vabs)
             lo[todo] += l_s
             hi[todo] += h_s
             extra = rest * b_tot
