@@ -70,6 +70,8 @@ def designs() -> list:
          _design([(v, 1, 1) for v in ("1.1", "2.37", "3.14159", "7/3")])),
         ("DHC pair 6-10 (coarse)", Composition.from_rhos(alloc.pair_rhos(6, 10))),
         ("generic 10000/11×20 + 2.5025", _design([("10000/11", 20, 1), ("2.5025", 1, 1)])),
+        ("30 near-deterministic σ² in [0.001, 0.004], shifts 1–3",
+         _design([(str(Fraction(1000 + (97 * j) % 3000, 10**6)), 1, 1 + j % 3) for j in range(30)])),
         ("8 distinct two-decimal σ² in [2.5, 4.5]",
          _design([(v, 1, 1) for v in ("2.91", "3.14", "3.47", "3.02", "2.58", "4.12", "3.77", "2.83")])),
     ]

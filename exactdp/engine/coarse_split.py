@@ -19,6 +19,7 @@ probability is a certified *lower* bound within its log error, and the mass left
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -64,10 +65,16 @@ def joint_atom_count(groups, depth: float) -> int:
 def ball_atom_count(groups, depth: float) -> float:
     """An estimate of the joint atoms of ``groups`` with probability above ``e^{−depth}`` (what
     :func:`coarse_atoms` lists with ``margin=0``): the integer points of the ellipsoid
-    ``Σ_g k_g²/(2m_gσ_g²) + ½log(2πm_gσ_g²) ≤ depth``, counted over 1/4-nat cost buckets
+    ``Σ_g k_g²/(2m_gσ_g²) + ½log(2πm_gσ_g²) ≤ depth``, counted over cost buckets of
+    ``max(1/4, depth/512)`` nats
     (each group's cost rounded down: an over-count).  Only a work estimate, never part of a
     certified number."""
-    step = 0.25
+    return _ball_count(tuple(groups), float(depth))
+
+
+@functools.lru_cache(maxsize=256)
+def _ball_count(groups: tuple, depth: float) -> float:
+    step = max(0.25, depth / 512)
     nb = int(depth / step) + 1
     hist = np.zeros(nb)
     hist[0] = 1.0
