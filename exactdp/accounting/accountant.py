@@ -419,7 +419,13 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
                 if not mpf_le(width, mpf_mul(d, from_float(2 * self.max_rel), prec, rnd)):
                     cap = _zcdp_cap_below_floor(em, self.rho)
                     if cap is None:
-                        raise self._uncertified(f"δ(ε={mpmath.nstr(em, 12)})")
+                        # the declared fallback: the lattice-free route's certified bracket
+                        # (a product file's binary-float budgets: δ ≈ 1e-27 at the Bun–Steinke ε)
+                        alt = self._split_accountant()
+                        if alt is None:
+                            raise self._uncertified(f"δ(ε={mpmath.nstr(em, 12)})")
+                        out.append(alt.delta([e])[0])
+                        continue
                     # beyond every floor (ε ≫ ρ): the certified bracket [0, zCDP cap], as the
                     # lattice-free route reports it (README: ε up to 1e19 is answered)
                     out.append(DeltaPoint(em, cap / 2, cap / 2, pr.p1, pr.p2, pr.thresholds))
