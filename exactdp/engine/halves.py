@@ -160,7 +160,7 @@ class HalvesProfile:
     def __init__(self, groups):
         self.groups = tuple(groups)
         self.halves = split_halves(self.groups)
-        self._levels: list = [_Level(*self.halves, DEPTHS[0])]
+        self._levels: list = [_Level(self.halves[0], self.halves[1], DEPTHS[0])]
 
     def _level(self, k: int):
         while len(self._levels) <= k:
@@ -169,7 +169,7 @@ class HalvesProfile:
                 self._levels.append(None)
             else:
                 try:
-                    self._levels.append(_Level(*self.halves, depth))
+                    self._levels.append(_Level(self.halves[0], self.halves[1], depth))
                 except OverflowError:
                     self._levels.append(None)
         return self._levels[k]
