@@ -19,7 +19,7 @@ import numpy as np
 
 from exactdp.engine.coarse_split import MAX_ATOMS, TINY_S2, coarse_atoms, coarse_candidates, joint_atom_count
 from exactdp.engine.enumerated_rest import EnumeratedRest, rest_fits
-from exactdp.engine.families import family_of, group_penalty
+from exactdp.engine.families import family_of
 from exactdp.engine.fine_profile import TARGET_WIDTH, FineProfile, TooCostly, far_left_brackets, far_left_complement
 from exactdp.engine.lattice_rest import LatticeRest
 from exactdp.kernels.atom_sums import log_row_sums
@@ -42,8 +42,6 @@ MAX_RESONANCES = 64
 FAR_LEFT_SD = 12.0
 #: a split with an enumerated rest is preferred when its coarse part has at most this many atoms
 ENUM_COARSE_ATOMS = 20_000
-#: a design whose characteristic function typically stays above e^{−HOPELESS_NATS} is not smoothed
-HOPELESS_NATS = 60.0
 #: theta evaluations per tilt the smoothed rest may cost (nodes × groups)
 NODE_WORK = 400_000
 
@@ -333,26 +331,19 @@ class ConditionedProfile:
         return _final_sums(lo_t, hi_t, np.logaddexp(skipped, at.log_omitted))
 
 
-def _smoothed_hopeless(groups) -> bool:
-    """Whether the smoothed inversion cannot take any rest of ``groups``: the characteristic
-    function's typical log modulus (each group's penalty averaged over the phase, which
-    incommensurate weights spread evenly) stays above −:data:`HOPELESS_NATS`, so the sieve
-    keeps most of the millions of nodes a 1e-10 bracket needs.  A work estimate only."""
-    mean_pen = sum(float(group_penalty(np.linspace(0.0, 0.5, 33), float(g.sigma2), int(g.count)).mean())
-                   for g in groups)
-    return mean_pen < HOPELESS_NATS
-
-
 def profile_for(groups):
-    """The profile engine of ``groups``: :class:`ConditionedProfile`, or the two-half
-    enumeration (:class:`exactdp.engine.halves.HalvesProfile`) for a design of clumpy groups
-    that no coarse/rest split serves (:func:`_smoothed_hopeless`, or every split too costly)
-    and whose halves fit; TooCostly otherwise."""
+    """The profile engine of ``groups``: :class:`ConditionedProfile` where an atom-table split
+    exists, else the two-half enumeration (:class:`exactdp.engine.halves.HalvesProfile`) where
+    its halves fit, else :class:`ConditionedProfile` (a smoothed or lattice rest); TooCostly
+    when none fits."""
     from exactdp.engine.halves import HalvesProfile, halves_fit
 
     groups = tuple(groups)
     order = coarse_candidates(groups, DEPTHS[0])
-    if _enumerable_split(groups, order, DEPTHS[0]) is None and _smoothed_hopeless(groups) and halves_fit(groups):
+    if _enumerable_split(groups, order, DEPTHS[0]) is None and halves_fit(groups):
+        # few groups of enumerable support that no atom-table split takes: the halves are
+        # cheaper than a lattice or smoothed rest (five decimal σ² with counts to 38 and
+        # shifts to 6, ρ ≈ 390: β(α) on the lattice rest ran for minutes; here ~1–6 s)
         return HalvesProfile(groups)
     try:
         return ConditionedProfile(groups)
