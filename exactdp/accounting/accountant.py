@@ -380,6 +380,18 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         with workdps(DPS_DECIDE):
             return e(DPS_DECIDE) < 0
 
+    # ------------------------------------------------------------------ β(α)
+    def tradeoff(self, alphas: Iterable) -> tuple:
+        """β = f(α) for each α ∈ [0, 1]; where the lattice route cannot certify a point, the
+        declared fallback answers the query: the lattice-free accountant's certified brackets."""
+        try:
+            return super().tradeoff(alphas)
+        except UncertifiedError:
+            alt = self._split_accountant()
+            if alt is None:
+                raise
+            return alt.tradeoff(alphas)
+
     # ------------------------------------------------------------------ δ(ε)
     def delta(self, epsilons: Iterable) -> tuple[DeltaPoint, ...]:
         """δ(ε) for each ε (exact rational, decimal string, or callable for irrationals)."""
