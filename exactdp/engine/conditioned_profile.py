@@ -107,13 +107,14 @@ def _enumerable_split(groups, order, depth: float):
     (:func:`rest_fits`), if their joint atoms are at most :data:`ENUM_COARSE_ATOMS`; else None.
     An enumerated rest is exact to its float rounding and O(log n) a threshold, so it is
     preferred to the lattice rest and the smoothed inversion when the coarse part is small."""
-    for k in range(len(order) + 1):
-        coarse = order[:k]
-        if joint_atom_count(coarse, depth) > ENUM_COARSE_ATOMS:
-            return None
-        fine = [g for g in groups if g not in coarse]
-        if fine and rest_fits(fine):
-            return k
+    for relaxed in (False, True):  # a rest whose deep levels fit first (δ down to 1e-300)
+        for k in range(len(order) + 1):
+            coarse = order[:k]
+            if joint_atom_count(coarse, depth) > ENUM_COARSE_ATOMS:
+                break
+            fine = [g for g in groups if g not in coarse]
+            if fine and rest_fits(fine, relaxed):
+                return k
     return None
 
 

@@ -85,16 +85,18 @@ def _conv_work(groups, depth: float) -> int:
                if g.count > 1 and closed_form_error(g.sigma2, int(g.count)) > CLOSED_FORM_REL)
 
 
-def rest_fits(groups) -> bool:
+def rest_fits(groups, relaxed: bool = True) -> bool:
     """Whether :class:`EnumeratedRest` takes ``groups``: at most :data:`REST_ATOMS` joint atoms
     and :data:`CONV_WORK` convolution pairs at the first level, at most :data:`DEEP_ATOMS` at
     the second (δ down to 1e-300) — except for groups only the ellipsoid count admits (many
     near-deterministic groups, which no other engine takes): their deeper levels are built
-    where they fit, and a query beyond them is bracketed by the omitted mass (or refused)."""
+    where they fit, and a query beyond them is bracketed by the omitted mass (or refused);
+    ``relaxed=False`` refuses those too."""
     d = LEVEL_DEPTHS[0]
     if not (rest_atom_count(groups, d) <= REST_ATOMS and _conv_work(groups, d) <= CONV_WORK):
         return False
-    return rest_atom_count(groups, LEVEL_DEPTHS[1]) <= DEEP_ATOMS or joint_atom_count(groups, d) > REST_ATOMS
+    deep_fits = rest_atom_count(groups, LEVEL_DEPTHS[1]) <= DEEP_ATOMS
+    return deep_fits or (relaxed and joint_atom_count(groups, d) > REST_ATOMS)
 
 
 def _log_sum(logs: np.ndarray) -> tuple:

@@ -36,6 +36,8 @@ __all__ = ["HalvesProfile", "halves_fit", "split_halves", "DEPTHS", "HALF_ATOMS"
 DEPTHS = (100.0, 160.0, 300.0)
 #: a half may have at most this many atoms at the first depth (estimated)
 HALF_ATOMS = 2_500_000
+#: the widest range of a half's values (its tables' scaled exponentials stay in the float range)
+MAX_SPREAD = 1200.0
 #: a deeper level is built only when each half has at most this many atoms
 DEEP_HALF_ATOMS = 6_000_000
 #: A's shells: atoms within these many nats of the most probable one, then the rest
@@ -68,7 +70,14 @@ def halves_fit(groups) -> bool:
     if len(groups) < 2:
         return False
     a, b = split_halves(groups)
+    if max(_spread(a, DEPTHS[-1]), _spread(b, DEPTHS[-1])) > MAX_SPREAD:
+        return False  # a half's tables would leave the float range (near-deterministic large weights)
     return max(ball_atom_count(a, DEPTHS[0]), ball_atom_count(b, DEPTHS[0])) <= HALF_ATOMS
+
+
+def _spread(groups, depth: float) -> float:
+    """The range of a half's atom values at ``depth`` (an upper bound: ``2Σ w_g K_g``)."""
+    return sum(2 * float(g.weight) * (math.sqrt(2 * g.count * float(g.sigma2) * depth) + 2) for g in groups)
 
 
 class _Level:
