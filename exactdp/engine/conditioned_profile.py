@@ -345,10 +345,16 @@ def profile_for(groups):
         # few groups of enumerable support that no atom-table split takes: the halves are
         # cheaper than a lattice or smoothed rest (five decimal σ² with counts to 38 and
         # shifts to 6, ρ ≈ 390: β(α) on the lattice rest ran for minutes; here ~1–6 s)
-        return HalvesProfile(groups)
+        try:
+            return HalvesProfile(groups)
+        except OverflowError:  # a half's tables beyond the float range after all
+            pass
     try:
         return ConditionedProfile(groups)
     except TooCostly:
         if halves_fit(groups):
-            return HalvesProfile(groups)
+            try:
+                return HalvesProfile(groups)
+            except OverflowError:
+                pass
         raise

@@ -36,6 +36,8 @@ __all__ = ["HalvesProfile", "halves_fit", "split_halves", "DEPTHS", "HALF_ATOMS"
 DEPTHS = (100.0, 160.0, 300.0)
 #: a half may have at most this many atoms at the first depth (estimated)
 HALF_ATOMS = 2_500_000
+#: at most this many (atom, entry) pairs in any step of a half's enumeration
+PAIR_WORK = 80_000_000
 #: the widest range of a half's values (its tables' scaled exponentials stay in the float range)
 MAX_SPREAD = 1200.0
 #: a deeper level is built only when each half has at most this many atoms
@@ -48,7 +50,7 @@ SKIP_REL = 1e-12
 
 def split_halves(groups) -> tuple:
     """Two halves of ``groups`` with about equal atom counts (greedy, largest first;
-    deterministic)."""
+    deterministic), the one with fewer atoms first."""
     order = sorted(groups, key=lambda g: (-group_atom_count(g, DEPTHS[0]), g.weight, g.sigma2, g.count))
     a: list = []
     b: list = []
@@ -61,6 +63,9 @@ def split_halves(groups) -> tuple:
         else:
             b.append(g)
             lb += c
+    # A is streamed once per threshold, B only pointed into: the smaller half is A
+    if b and ball_atom_count(a, DEPTHS[0]) > ball_atom_count(b, DEPTHS[0]):
+        a, b = b, a
     return tuple(a), tuple(b)
 
 
@@ -70,9 +75,25 @@ def halves_fit(groups) -> bool:
     if len(groups) < 2:
         return False
     a, b = split_halves(groups)
-    if max(_spread(a, DEPTHS[-1]), _spread(b, DEPTHS[-1])) > MAX_SPREAD:
+    if max(_spread(a, DEPTHS[0]), _spread(b, DEPTHS[0])) > MAX_SPREAD:
         return False  # a half's tables would leave the float range (near-deterministic large weights)
-    return max(ball_atom_count(a, DEPTHS[0]), ball_atom_count(b, DEPTHS[0])) <= HALF_ATOMS
+    return _enumerable(a) and _enumerable(b)
+
+
+def _enumerable(half) -> bool:
+    """Whether :func:`coarse_atoms` lists ``half`` at the first depth within :data:`HALF_ATOMS`
+    atoms, and every intermediate product of its group-by-group enumeration within
+    :data:`PAIR_WORK` pairs (a prefix of many groups can be far larger than the whole, whose
+    normalisers alone may push the centre beyond the depth)."""
+    for k in range(1, len(half) + 1):
+        prefix = half[:k]
+        n = ball_atom_count(prefix, DEPTHS[0])
+        if n > HALF_ATOMS:
+            return False
+        if k < len(half) and n * group_atom_count(half[k], DEPTHS[0]) > PAIR_WORK:
+            return False
+    # the whole half's centre must lie inside the depth (else the enumeration omits most mass)
+    return sum(0.5 * math.log(2 * math.pi * g.count * float(g.sigma2)) for g in half) < 0.5 * DEPTHS[0]
 
 
 def _spread(groups, depth: float) -> float:
