@@ -32,6 +32,7 @@ import numpy as np
 
 from exactdp.engine.coarse_split import (
     CLOSED_FORM_REL,
+    TINY_S2,
     ball_atom_count,
     closed_form_error,
     coarse_atoms,
@@ -75,7 +76,13 @@ def rest_atom_count(groups, depth: float = LEVEL_DEPTHS[0]) -> float:
     ellipsoid :func:`coarse_atoms` prunes to (``e^{−depth−40}``) where that is smaller (many
     near-deterministic groups: 5 atoms each in the box, one or two in the ellipsoid)."""
     box = joint_atom_count(groups, depth)
-    return box if box <= REST_ATOMS else min(box, ball_atom_count(groups, depth + 40.0))
+    # the ellipsoid only where every group but one is near-deterministic (each step of the
+    # enumeration is then within the ellipsoid of its prefix; with many wider groups the
+    # intermediate products can be far larger than the whole)
+    wide = sum(1 for g in groups if g.count * g.sigma2 >= TINY_S2)
+    if box <= REST_ATOMS or wide > 1:
+        return box
+    return min(box, ball_atom_count(groups, depth + 40.0))
 
 
 def _conv_work(groups, depth: float) -> int:

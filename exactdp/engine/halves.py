@@ -36,6 +36,8 @@ __all__ = ["HalvesProfile", "halves_fit", "split_halves", "DEPTHS", "HALF_ATOMS"
 DEPTHS = (100.0, 160.0, 300.0)
 #: a half may have at most this many atoms at the first depth (estimated)
 HALF_ATOMS = 2_500_000
+#: at most this many groups (the halves are for few clumpy groups; many groups are smooth or near-deterministic)
+MAX_GROUPS = 24
 #: at most this many (atom, entry) pairs in any step of a half's enumeration
 PAIR_WORK = 80_000_000
 #: the widest range of a half's values (its tables' scaled exponentials stay in the float range)
@@ -72,7 +74,7 @@ def split_halves(groups) -> tuple:
 def halves_fit(groups) -> bool:
     """Whether :class:`HalvesProfile` takes ``groups`` (at least two groups, each half at most
     :data:`HALF_ATOMS` atoms at the first depth)."""
-    if len(groups) < 2:
+    if not 2 <= len(groups) <= MAX_GROUPS:
         return False
     a, b = split_halves(groups)
     if max(_spread(a, DEPTHS[0]), _spread(b, DEPTHS[0])) > MAX_SPREAD:
