@@ -31,10 +31,12 @@ import numpy as np
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 
-__all__ = ["log_convolve", "rest_sums", "log_row_sums"]
+__all__ = ["log_convolve", "rest_sums", "log_row_sums", "pair_sums"]
 
 #: the rounding unit of float64
 RU = 2.0**-53
+#: an a of :func:`pair_sums` whose aggregate error would exceed this fraction of its term is summed exactly
+EXACT_REL = 1e-11
 #: exponent range beyond which a threshold is left to the caller
 _MAX_EXP = 700.0
 
@@ -233,3 +235,147 @@ def log_convolve(la, ea, lb, eb, floor):
                                     + 4.0 * (terms + 2.0) * RU * RU + dropped * 1e-323 / tot)
                   + 4.0 * RU * (abs(mx) + math.log(terms) + 2.0))
     return out, err
+
+
+_PAIR = "Tuple((float64[:], float64[:]))(float64[:], float64[:], boolean, float64[:], float64[:], float64[:], " \
+        "float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], " \
+        "float64[:], float64[:], float64, float64, float64, float64, float64)"
+
+
+@kernel(_PAIR)
+def pair_sums(th_dn, th_up, complement, a_vd, a_vu, a_pl, a_ph, a_ex, mid, vd, vu, pl, ph, p_lo, p_hi, q_lo, q_hi,
+              hw, tau, sq, vmin, vabs):
+    """Scaled ``(lo, hi)`` of ``Σ_a P(A = a)·D_B(θ − a)`` (or of ``Σ_a P(A = a)·C_B(θ − a)``,
+    ``complement``) for every θ in ``[th_dn, th_up]``: the atoms a of a second enumeration
+    (value enclosures ``[a_vd, a_vu]``, scaled probability bounds ``a_pl ≤ a_ph``, sorted by
+    value; ``a_ex = e^{−a_vd}`` within ``2u(|a_vd| + 2)`` relative, or 0 where it would leave
+    the float range) against B's tables (the arguments of :func:`rest_sums`: suffix tables of p and of
+    ``q = p·e^{s_q−v}`` for D, prefix tables of p for C; ``vmin ≤ v ≤ vmin + …``, ``|v| ≤ vabs``).
+    A is sorted, so the far-set index moves with a: O(|A| + |B|) a threshold.
+
+    D: for each a, at the float ``x = θ⁺ − a⁻`` (the exact ``θ − a`` within ``dx`` below it),
+    ``T_a = Σ_{v ≥ x} p_b(1 − e^{x−v_b}) = S_p − e^{x−s_q}S_q`` (suffix entries at the first
+    midpoint ≥ x) in plain floats, *without* a term-by-term window: the cancellation is not
+    bounded per a but in aggregate.  Every error of ``T_a`` — the tables' compensated sums
+    (η), the q entries' and exp's rounding (``2u(|x| + |s_q| + vabs + 4)``), the values'
+    enclosures and dx (``|∂T/∂x| ≤ S_p``, and atoms within ``dx + 2hw`` of x, whose term is
+    at most ``(dx + 2hw)p_b``) — is at most ``err_a = c_a·S_p⁺(j')``, j' the first midpoint ≥
+    ``x − dx − 2hw``; and ``T_a ≥ 0``.  So ``Σ_a P(a)T_a ∈ [Σ p_a⁻ max(F_a⁻ − err_a, 0),
+    Σ p_a⁺ (F_a⁺ + err_a)]``: the bracket's width is about ``c·P(W ≥ θ)``, i.e. ``c·(λ + 1)``
+    relative — 1e-13 where the enclosures are 1e-14 wide.
+
+    C: ``C_B(x) = Σ_{v<x} p + e^{x−s_q}Σ_{v>x} q`` plus the few atoms whose enclosure holds
+    x term by term (no cancellation), lower end at the smallest x of the enclosure, upper at
+    the largest.  Positive terms are summed compensated (``4u + 4(n+2)u²``)."""
+    nt = th_dn.shape[0]
+    na = a_vd.shape[0]
+    n = mid.shape[0]
+    eta = 4.0 * RU + 4.0 * (n + 2.0) * RU * RU
+    eta_a = 4.0 * RU + 4.0 * (na + 2.0) * RU * RU
+    lo_out = np.zeros(nt)
+    hi_out = np.zeros(nt)
+    for k in range(nt):
+        s_lo = 0.0
+        c_lo = 0.0
+        s_hi = 0.0
+        c_hi = 0.0
+        j1 = n
+        j2 = n
+        # e^{x − s_q} = e^{θ⁺ − s_q}·e^{−a⁻}·e^{r}: the product's rounding (3 operations) and
+        # the factors' (2u(|θ⁺ − s_q| + 2), 2u(|a⁻| + 2)) are inside err's 16u(…) term
+        arg_th = th_up[k] - sq
+        e_th = math.exp(arg_th) if abs(arg_th) < _MAX_EXP else 0.0
+        e_tab = 2.0 * RU * (abs(th_up[k]) + abs(sq) + 4.0)
+        for a in range(na):
+            if a_ph[a] == 0.0:
+                continue
+            x_big = th_up[k] - a_vd[a]
+            r = 2.0 * RU * (abs(th_up[k]) + abs(a_vd[a]))
+            x_big = x_big + r
+            dx = (th_up[k] - th_dn[k]) + (a_vu[a] - a_vd[a]) + 2.0 * r
+            dx = dx * (1.0 + 4.0 * RU)
+            x_small = x_big - dx
+            if complement:
+                t_lo = 0.0
+                t_hi = 0.0
+                for end in range(2):
+                    x_e = x_small if end == 0 else x_big
+                    arg = x_e - sq
+                    e_arg = 2.0 * RU * (abs(x_e) + abs(sq)) + 4.0 * RU
+                    if arg > _MAX_EXP:  # every B value is below x − 10
+                        t = p_lo[n] * (1.0 - eta - 8.0 * RU) if end == 0 else p_hi[n] * (1.0 + eta + 8.0 * RU)
+                    elif arg < -_MAX_EXP:  # every B value is above x + 10: C ≤ e^{x − vmin}·mass
+                        d = (x_e - vmin) + 2.0 * RU * (abs(x_e) + abs(vmin))
+                        t = 0.0 if end == 0 else p_hi[n] * math.exp(d) * (1.0 + eta + 16.0 * RU)
+                    else:
+                        ex = math.exp(arg)
+                        jj = j1 if end == 0 else j2
+                        while jj > 0 and mid[jj - 1] >= x_e - hw:
+                            jj -= 1
+                        while jj < n and mid[jj] < x_e - hw:
+                            jj += 1
+                        kk = jj
+                        while kk < n and mid[kk] <= x_e + hw:
+                            kk += 1
+                        if end == 0:
+                            j1 = jj
+                            t = (p_lo[jj] + ex * (1.0 - e_arg) * q_lo[kk]) * (1.0 - eta - 8.0 * RU)
+                            for i in range(jj, kk):
+                                d_dn = (x_e - vu[i]) - 2.0 * RU * (abs(x_e) + abs(vu[i]))
+                                t += pl[i] * math.exp(min(0.0, d_dn)) * (1.0 - 8.0 * RU)
+                            t = t * (1.0 - 2.0 * (kk - jj + 4.0) * RU)
+                        else:
+                            j2 = jj
+                            t = (p_hi[jj] + ex * (1.0 + e_arg) * q_hi[kk]) * (1.0 + eta + 8.0 * RU)
+                            for i in range(jj, kk):
+                                d_up = (x_e - vd[i]) + 2.0 * RU * (abs(x_e) + abs(vd[i]))
+                                t += ph[i] * min(1.0, math.exp(min(0.0, d_up)) * (1.0 + 4.0 * RU)) * (1.0 + 4.0 * RU)
+                            t = t * (1.0 + 2.0 * (kk - jj + 4.0) * RU)
+                    if end == 0:
+                        t_lo = t
+                    else:
+                        t_hi = t
+            else:
+                x = x_big
+                arg = x - sq
+                if arg > _MAX_EXP:  # every B value is below x − 10: T = 0
+                    t_lo = 0.0
+                    t_hi = 0.0
+                elif arg < -_MAX_EXP:  # every B value is above x + 10
+                    d = (x - vmin) + 2.0 * RU * (abs(x) + abs(vmin))
+                    t_lo = p_lo[0] * (-math.expm1(d)) * (1.0 - eta - 16.0 * RU)
+                    t_hi = p_hi[0] * (1.0 + eta + 8.0 * RU)
+                else:
+                    while j1 > 0 and mid[j1 - 1] >= x:
+                        j1 -= 1
+                    while j1 < n and mid[j1] < x:
+                        j1 += 1
+                    band = dx + 2.0 * hw
+                    xb = x - band
+                    while j2 > 0 and mid[j2 - 1] >= xb:
+                        j2 -= 1
+                    while j2 < n and mid[j2] < xb:
+                        j2 += 1
+                    ea = a_ex[a]
+                    ex = e_th * ea if ea > 0.0 and e_th > 0.0 else math.exp(arg)
+                    f_lo = p_lo[j1] - ex * q_lo[j1]
+                    f_hi = p_hi[j1] - ex * q_hi[j1]
+                    c = (1.05 * band + 4.0 * eta + 16.0 * RU * (abs(x) + abs(sq) + abs(th_up[k]) + abs(a_vd[a]) + vabs
+                                                                + 8.0)) * (1.0 + band)
+                    err = c * p_hi[j2] * (1.0 + eta + 8.0 * RU)
+                    if err <= EXACT_REL * f_lo:
+                        t_lo = max(f_lo - err, 0.0)
+                        t_hi = f_hi + err
+                    else:  # B's far mass crowds x (an atom at θ − a, or a sparse edge): this a exactly
+                        arg1 = x_small - sq
+                        t_lo = _delta_at(x, ex, e_tab + 2.0 * RU * (abs(a_vd[a]) + abs(x) + 4.0), mid, vd, vu, pl, ph,
+                                         p_lo, p_hi, q_lo, q_hi, hw, tau)[0]
+                        t_hi = _delta_at(x_small, math.exp(arg1), 2.0 * RU * (abs(x_small) + abs(sq)) + 4.0 * RU, mid,
+                                         vd, vu, pl, ph, p_lo, p_hi, q_lo, q_hi, hw, tau)[1]
+            if t_lo > 0.0:
+                s_lo, c_lo = neumaier_add(s_lo, c_lo, a_pl[a] * t_lo * (1.0 - 2.0 * RU))
+            if t_hi > 0.0:
+                s_hi, c_hi = neumaier_add(s_hi, c_hi, a_ph[a] * t_hi * (1.0 + 2.0 * RU))
+        lo_out[k] = max((s_lo + c_lo) * (1.0 - eta_a - 2.0 * RU), 0.0)
+        hi_out[k] = (s_hi + c_hi) * (1.0 + eta_a + 2.0 * RU)
+    return lo_out, hi_out

@@ -48,6 +48,8 @@ from exactdp.mechanisms import Composition, DiscreteGaussian
 from harness import BruteDesign
 
 EXAMPLES = int(os.environ.get("EXACTDP_LF_EXAMPLES", "25"))
+#: draws of the classes of issue 33 (clumpy few-group designs, near-deterministic many-group ones)
+CLASS_EXAMPLES = int(os.environ.get("EXACTDP_LF_CLASS_EXAMPLES", "3"))
 SIZED_EXAMPLES = int(os.environ.get("EXACTDP_LF_SIZED_EXAMPLES", "25"))
 REL = mpmath.mpf("1e-9")
 
@@ -105,6 +107,44 @@ def sized_designs(draw):
     return out
 
 
+@st.composite
+def clumpy_designs(draw):
+    """Issue 33's first class, small enough for the reference: 3–4 distinct one-to-three-decimal
+    variances (the widest in [0.5, 5] with up to 3 mechanisms, the others in [0.05, 0.7]),
+    shifts ±1..±3 — no coarse/rest split serves them; the planner sends them to the two-half
+    enumeration where no atom-table split exists."""
+    out = [(draw(_decimal(0.5, 5.0)), draw(st.sampled_from([1, -1, 2])), draw(st.integers(1, 3)))]
+    seen = {out[0][0]}
+    for _ in range(draw(st.integers(2, 3))):
+        s2 = draw(_decimal(0.05, 0.7))
+        assume(s2 > 0 and s2 not in seen)
+        seen.add(s2)
+        out.append((s2, draw(st.sampled_from([1, -1, 2, -3])), 1))
+    return out
+
+
+@st.composite
+def near_deterministic_designs(draw):
+    """Issue 33's audit class (15–40 σ² ≈ 0.001–0.004, shifts 1–3, ρ ≈ 10⁴), cut to the 6–8
+    groups the reference enumerates (3 atoms each), beside a widest group in [0.5, 50]."""
+    out = [(draw(_decimal(0.5, 50.0)), draw(_shift()), draw(st.integers(1, 5)))]
+    seen = {out[0][0]}
+    for _ in range(draw(st.integers(6, 8))):
+        s2 = F(draw(st.integers(10, 40)), 10000)
+        if s2 in seen:
+            continue
+        seen.add(s2)
+        out.append((s2, draw(st.sampled_from([1, 2, 3, -1, -2, -3])), 1))
+    return out
+
+
+def _class_reference(design):
+    try:
+        return BruteDesign(design, L=REF_DEPTH)
+    except ValueError:  # beyond the reference's cost: reject the example
+        assume(False)
+
+
 def _reference(design):
     try:
         ref = BruteDesign(design, L=REF_DEPTH)
@@ -121,10 +161,10 @@ def _contains(lo, hi, ref, err) -> bool:
     return lo <= ref + err and ref - err <= hi
 
 
-def _check(design, depth) -> None:
+def _check(design, depth, ref=None) -> None:
     """Every bracket of δ (ε = 0, −1/3, ε_BS(10^−depth)) and of ε(10^−depth) contains the
     reference and is at most 1e-9 relative wide."""
-    ref = _reference(design)
+    ref = _reference(design) if ref is None else ref
     comp = Composition(tuple((DiscreteGaussian(s2, d), m) for s2, d, m in design))
     acc = LatticeFreeAccountant(comp)
     target = F(1, 10**depth)
@@ -169,3 +209,19 @@ def test_delta_and_epsilon_contain_brute_force(design, depth):
 @given(sized_designs(), st.sampled_from([2, 10, 30, 60]))
 def test_sized_designs_contain_brute_force(design, depth):
     _check(design, depth)
+
+
+@settings(max_examples=CLASS_EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+          phases=[Phase.explicit, Phase.generate])
+@given(clumpy_designs(), st.sampled_from([2, 10, 20]))
+def test_clumpy_designs_contain_brute_force(design, depth):
+    _check(design, depth, _class_reference(design))
+
+
+@settings(max_examples=CLASS_EXAMPLES, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+          phases=[Phase.explicit, Phase.generate])
+@given(near_deterministic_designs(), st.sampled_from([2, 10, 30]))
+def test_near_deterministic_designs_contain_brute_force(design, depth):
+    _check(design, depth, _class_reference(design))

@@ -380,6 +380,18 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
         with workdps(DPS_DECIDE):
             return e(DPS_DECIDE) < 0
 
+    # ------------------------------------------------------------------ β(α)
+    def tradeoff(self, alphas: Iterable) -> tuple:
+        """β = f(α) for each α ∈ [0, 1]; where the lattice route cannot certify a point, the
+        declared fallback answers the query: the lattice-free accountant's certified brackets."""
+        try:
+            return super().tradeoff(alphas)
+        except UncertifiedError:
+            alt = self._split_accountant()
+            if alt is None:
+                raise
+            return alt.tradeoff(alphas)
+
     # ------------------------------------------------------------------ δ(ε)
     def delta(self, epsilons: Iterable) -> tuple[DeltaPoint, ...]:
         """δ(ε) for each ε (exact rational, decimal string, or callable for irrationals)."""
@@ -417,11 +429,36 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
                 d = pr.d._mpf_
                 width = mpf_sub(pr.d_hi._mpf_, pr.d_lo._mpf_, prec, rnd)
                 if not mpf_le(width, mpf_mul(d, from_float(2 * self.max_rel), prec, rnd)):
-                    raise self._uncertified(f"δ(ε={mpmath.nstr(em, 12)})")
+                    cap = _zcdp_cap_below_floor(em, self.rho)
+                    if cap is None:
+                        # the declared fallback: the lattice-free route's certified bracket
+                        # (a product file's binary-float budgets: δ ≈ 1e-27 at the Bun–Steinke ε)
+                        alt = self._split_accountant()
+                        if alt is None:
+                            raise self._uncertified(f"δ(ε={mpmath.nstr(em, 12)})")
+                        out.append(alt.delta([e])[0])
+                        continue
+                    # beyond every floor (ε ≫ ρ): the certified bracket [0, zCDP cap], as the
+                    # lattice-free route reports it (README: ε up to 1e19 is answered)
+                    out.append(DeltaPoint(em, cap / 2, cap / 2, pr.p1, pr.p2, pr.thresholds))
+                    continue
                 # + the rounding of the 40-digit estimate itself
                 err = mpf_add(mpf_div(width, FTWO, prec, rnd), mpf_mul(d, RESULT_ROUNDING._mpf_, prec, rnd), prec, rnd)
                 out.append(DeltaPoint(em, pr.d, make(err), pr.p1, pr.p2, pr.thresholds))
         return tuple(out)
+
+
+def _zcdp_cap_below_floor(em, rho):
+    """The ρ-zCDP bound ``exp(−(ε−ρ)²/(4ρ))`` (Bun & Steinke 2016), rounded up, when ε > ρ and
+    it is below 1e-300 (the lattice-free route's report floor); else None.  The exponent is
+    taken 1e-20 relative smaller than computed (its rounding at DPS_RESULT digits is far below)."""
+    with workdps(DPS_RESULT):
+        r = mpmath.mpf(rho.numerator) / rho.denominator
+        if not em > r:
+            return None
+        x = (em - r) ** 2 / (4 * r) * (1 - mpmath.mpf(10) ** -20)
+        cap = mpmath.exp(-x) * (1 + mpmath.mpf(10) ** -20)
+        return cap if cap <= mpmath.mpf(10) ** -300 else None
 
 
 def _assemble_with(engine, r: ProfileValues, F) -> _Profile:

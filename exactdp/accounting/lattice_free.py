@@ -27,7 +27,7 @@ import numpy as np
 
 from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_values
 from exactdp.accounting.results import AccountingResult, BracketedDelta, BracketedEpsilon, Diagnostics, centred
-from exactdp.engine.conditioned_profile import ConditionedProfile
+from exactdp.engine.conditioned_profile import profile_for
 from exactdp.engine.families import groups_of
 from exactdp.engine.smoothed_profile import TooCostly, float_enclosure
 from exactdp.mechanisms import Composition
@@ -83,7 +83,7 @@ class LatticeFreeAccountant(Accountant):
         self.rel_tol = float(rel_tol)
         self.identical = all(m.shift == 0 for m, _ in composition.groups)
         try:
-            self.profile = None if self.identical else ConditionedProfile(groups_of(composition))
+            self.profile = None if self.identical else profile_for(groups_of(composition))
         except TooCostly as exc:  # public face: an uncertifiable design is an UncertifiedError (still a TooCostly)
             raise DesignTooCostly(str(exc)) from None
         dn, up = float_enclosure([self.rho])
@@ -100,15 +100,15 @@ class LatticeFreeAccountant(Accountant):
                            n_groups=n)
 
     # ------------------------------------------------------------------ the oracle
-    def log_delta_at(self, e_dn, e_up) -> tuple:
+    def log_delta_at(self, e_dn, e_up, exact=None) -> tuple:
         """Certified ``(log lo, log hi)`` of δ(ε) for every ε in ``[e_dn, e_up]`` (float
-        arrays, ε ≥ 0), zCDP-capped."""
+        arrays, ε ≥ 0), zCDP-capped; ``exact``: optionally the exact ε of each point (a
+        Fraction inside the enclosure, or None), for a tighter θ."""
         e_dn = np.asarray(e_dn, dtype=float)
         e_up = np.asarray(e_up, dtype=float)
         if self.profile is None:
             return np.full(e_dn.size, -np.inf), np.where(e_dn > 0, -np.inf, 0.0)
-        th_dn = np.nextafter(e_dn - self._rho_up, -np.inf)
-        th_up = np.nextafter(e_up - self._rho_dn, np.inf)
+        th_dn, th_up = self._thresholds(e_dn, e_up, exact)
         lo, hi = self.profile.log_brackets(th_dn, th_up)
         # ρ-zCDP: δ(ε) ≤ exp(−(ε−ρ)²/(4ρ)) for ε ≥ ρ
         r = self._rho_up
@@ -117,16 +117,31 @@ class LatticeFreeAccountant(Accountant):
         hi = np.minimum(hi, z)
         return np.minimum(lo, hi), hi
 
-    def log_complement_at(self, e_dn, e_up) -> tuple:
+    def log_complement_at(self, e_dn, e_up, exact=None) -> tuple:
         """Certified ``(log lo, log hi)`` of ``1 − δ(ε)`` for every ε in ``[e_dn, e_up]`` (float
         arrays, ε ≥ 0), from positive terms (accurate where δ is close to 1)."""
         e_dn = np.asarray(e_dn, dtype=float)
         e_up = np.asarray(e_up, dtype=float)
         if self.profile is None:
             return np.zeros(e_dn.size), np.zeros(e_dn.size)  # P = Q: δ = 0 for ε ≥ 0
+        th_dn, th_up = self._thresholds(e_dn, e_up, exact)
+        return self.profile.log_complement(th_dn, th_up)
+
+    def _thresholds(self, e_dn, e_up, exact=None) -> tuple:
+        """Float enclosures of ``θ = ε − ρ`` for ε in ``[e_dn, e_up]``: the exact differences
+        ``e_dn − ρ`` and ``e_up − ρ`` (binary floats minus the exact ρ) rounded outward, so θ
+        keeps its own relative precision where ε ≈ ρ is large (ρ ≈ 10⁴: θ = ε − ρ in floats
+        would carry ρ's ulp, 4e-12, and δ(ε) ≈ |θ| near an atom at 0 could not be resolved)."""
         th_dn = np.nextafter(e_dn - self._rho_up, -np.inf)
         th_up = np.nextafter(e_up - self._rho_dn, np.inf)
-        return self.profile.log_complement(th_dn, th_up)
+        near = np.flatnonzero(np.abs(th_up) < 1e-3 * max(self._rho_up, 1e-300))
+        if near.size:
+            rho = self.rho
+            ex = [exact[i] if exact is not None else None for i in near]
+            dn, _ = float_enclosure([(Fraction(float(e_dn[i])) if x is None else x) - rho for i, x in zip(near, ex)])
+            _, up = float_enclosure([(Fraction(float(e_up[i])) if x is None else x) - rho for i, x in zip(near, ex)])
+            th_dn[near], th_up[near] = dn, up
+        return th_dn, th_up
 
     # ------------------------------------------------------------------ δ(ε)
     def _enclose(self, e) -> tuple:
@@ -150,13 +165,15 @@ class LatticeFreeAccountant(Accountant):
         # ε < 0: evaluate at −ε, then δ(ε) = 1 − e^ε + e^ε δ(−ε)
         a_dn = np.array([(-up if n else max(dn, 0.0)) for (dn, up), n in zip(enc, neg)])
         a_up = np.array([(-dn if n else max(up, 0.0)) for (dn, up), n in zip(enc, neg)])
-        lo, hi = self.log_delta_at(a_dn, a_up)
+        exact = [(-e if n else max(e, Fraction(0))) if isinstance(e, Fraction) else None for e, n in zip(es, neg)]
+        lo, hi = self.log_delta_at(a_dn, a_up, exact)
         # where δ is above 1/2 its complement (positive terms) is the sharper statement
         c_lo = np.full(lo.size, -np.inf)
         c_hi = np.zeros(lo.size)
         near_one = np.flatnonzero(hi > -math.log(2))
         if near_one.size:
-            c_lo[near_one], c_hi[near_one] = self.log_complement_at(a_dn[near_one], a_up[near_one])
+            c_lo[near_one], c_hi[near_one] = self.log_complement_at(a_dn[near_one], a_up[near_one],
+                                                                    [exact[i] for i in near_one])
         out = []
         with workdps(_DPS):
             widen = mpmath.mpf(10) ** (5 - _DPS)

@@ -200,7 +200,10 @@ class _Target:
             new = 0.5 * (self.low + self.high) if self.high < math.inf else 2 * max(new, self.low, 1e-3)
         step = abs(new - self.c)
         # the brackets' noise alone moves ε* by more than a refusable width: give up
-        self.final = abs(new - x) < 0.01 * x and noise > 4 * MAX_PAIR * x * abs(float(dg))
+        # (only once the certified ends are close: the model's slope may be far from δ's — a
+        # near-deterministic group makes δ ≈ 1 flat below ρ where the Gaussian model is steep)
+        close = self.high < math.inf and self.high - self.low <= 100 * MAX_PAIR * max(x, FLOOR)
+        self.final = close and abs(new - x) < 0.01 * x and noise > 4 * MAX_PAIR * x * abs(float(dg))
         q = self.steps[-1] and step / self.steps[-1] if self.steps else 0.05
         self.steps.append(step)
         if self.pair and undecided and step < self.hw * self.c:

@@ -19,6 +19,7 @@ probability is a certified *lower* bound within its log error, and the mass left
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -29,7 +30,8 @@ import numpy as np
 from exactdp.kernels.atom_sums import log_convolve
 from exactdp.numerics.precision import EPS64, workdps
 
-__all__ = ["MAX_ATOMS", "TINY_S2", "CoarseAtoms", "coarse_candidates", "coarse_atoms", "group_atom_count",
+__all__ = ["ball_atom_count", "MAX_ATOMS", "TINY_S2",
+           "CoarseAtoms", "coarse_candidates", "coarse_atoms", "group_atom_count",
            "joint_atom_count", "group_pmf", "log_add_up", "closed_form_error", "sum_pmf_closed_form",
            "CLOSED_FORM_REL"]
 
@@ -58,6 +60,33 @@ def joint_atom_count(groups, depth: float) -> int:
     for g in groups:
         n *= group_atom_count(g, depth)
     return n
+
+
+def ball_atom_count(groups, depth: float) -> float:
+    """An estimate of the joint atoms of ``groups`` with probability above ``e^{−depth}`` (what
+    :func:`coarse_atoms` lists with ``margin=0``): the integer points of the ellipsoid
+    ``Σ_g k_g²/(2m_gσ_g²) + ½log(2πm_gσ_g²) ≤ depth``, counted over cost buckets of
+    ``max(1/4, depth/512)`` nats
+    (each group's cost rounded down: an over-count).  Only a work estimate, never part of a
+    certified number."""
+    return _ball_count(tuple(groups), float(depth))
+
+
+@functools.lru_cache(maxsize=256)
+def _ball_count(groups: tuple, depth: float) -> float:
+    step = max(0.25, depth / 512)
+    nb = int(depth / step) + 1
+    hist = np.zeros(nb)
+    hist[0] = 1.0
+    for g in groups:
+        v = g.count * float(g.sigma2)
+        c0 = max(0.5 * math.log(2 * math.pi * v), 0.0)
+        K = int(math.sqrt(2 * v * max(depth - c0, 0.0))) + 1
+        k = np.arange(-K, K + 1, dtype=float)
+        b = np.floor((k * k / (2 * v) + c0) / step).astype(np.int64)
+        gh = np.bincount(b[b < nb], minlength=nb).astype(float)[:nb]
+        hist = np.convolve(hist, gh)[:nb]
+    return float(hist.sum())
 
 
 def coarse_candidates(groups, depth: float = 1000.0) -> tuple:
@@ -219,10 +248,10 @@ def group_pmf(g, depth: float) -> tuple:
     return result[0], result[1], result[2], lost[0]
 
 
-def coarse_atoms(coarse, depth: float = 1000.0) -> CoarseAtoms:
+def coarse_atoms(coarse, depth: float = 1000.0, margin: float = 40.0) -> CoarseAtoms:
     """The joint atoms of the coarse groups (see the module docstring), sorted by value.
 
-    Group entries and joint combinations below ``e^{−depth−40}`` are pruned (their mass is
+    Group entries and joint combinations below ``e^{−depth−margin}`` are pruned (their mass is
     at most their count times that, added to ``log_omitted``).  Values are float enclosures of the exact
     ``Σ_g w_g k_g`` (each product and sum widened by its rounding)."""
     v_dn = np.zeros(1)
@@ -230,7 +259,7 @@ def coarse_atoms(coarse, depth: float = 1000.0) -> CoarseAtoms:
     lp = np.zeros(1)
     le = np.zeros(1)
     log_omitted = -math.inf
-    cut = -depth - 40.0
+    cut = -depth - margin
     for g in coarse:
         off, glp, gle, log_deficit = group_pmf(g, depth)
         keep = np.flatnonzero(np.isfinite(glp) & (glp >= cut))

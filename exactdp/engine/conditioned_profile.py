@@ -26,7 +26,7 @@ from exactdp.kernels.atom_sums import log_row_sums
 from exactdp.numerics.errors import LatticeTooLarge
 from exactdp.numerics.precision import EPS64
 
-__all__ = ["ConditionedProfile", "SKIP_NATS"]
+__all__ = ["ConditionedProfile", "SKIP_NATS", "profile_for"]
 
 #: terms whose bound is this many nats below the largest one are bounded, not evaluated
 SKIP_NATS = 48.0
@@ -107,13 +107,14 @@ def _enumerable_split(groups, order, depth: float):
     (:func:`rest_fits`), if their joint atoms are at most :data:`ENUM_COARSE_ATOMS`; else None.
     An enumerated rest is exact to its float rounding and O(log n) a threshold, so it is
     preferred to the lattice rest and the smoothed inversion when the coarse part is small."""
-    for k in range(len(order) + 1):
-        coarse = order[:k]
-        if joint_atom_count(coarse, depth) > ENUM_COARSE_ATOMS:
-            return None
-        fine = [g for g in groups if g not in coarse]
-        if fine and rest_fits(fine):
-            return k
+    for relaxed in (False, True):  # a rest whose deep levels fit first (δ down to 1e-300)
+        for k in range(len(order) + 1):
+            coarse = order[:k]
+            if joint_atom_count(coarse, depth) > ENUM_COARSE_ATOMS:
+                break
+            fine = [g for g in groups if g not in coarse]
+            if fine and rest_fits(fine, relaxed):
+                return k
     return None
 
 
@@ -329,3 +330,31 @@ class ConditionedProfile:
             skip = ~right & ~left & ~mid
             skipped = np.array([_logsumexp(bound[i][skip[i]]) for i in range(n)])
         return _final_sums(lo_t, hi_t, np.logaddexp(skipped, at.log_omitted))
+
+
+def profile_for(groups):
+    """The profile engine of ``groups``: :class:`ConditionedProfile` where an atom-table split
+    exists, else the two-half enumeration (:class:`exactdp.engine.halves.HalvesProfile`) where
+    its halves fit, else :class:`ConditionedProfile` (a smoothed or lattice rest); TooCostly
+    when none fits."""
+    from exactdp.engine.halves import HalvesProfile, halves_fit
+
+    groups = tuple(groups)
+    order = coarse_candidates(groups, DEPTHS[0])
+    if _enumerable_split(groups, order, DEPTHS[0]) is None and halves_fit(groups):
+        # few groups of enumerable support that no atom-table split takes: the halves are
+        # cheaper than a lattice or smoothed rest (five decimal σ² with counts to 38 and
+        # shifts to 6, ρ ≈ 390: β(α) on the lattice rest ran for minutes; here ~1–6 s)
+        try:
+            return HalvesProfile(groups)
+        except OverflowError:  # a half's tables beyond the float range after all
+            pass
+    try:
+        return ConditionedProfile(groups)
+    except TooCostly:
+        if halves_fit(groups):
+            try:
+                return HalvesProfile(groups)
+            except OverflowError:
+                pass
+        raise

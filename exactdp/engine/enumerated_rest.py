@@ -32,6 +32,8 @@ import numpy as np
 
 from exactdp.engine.coarse_split import (
     CLOSED_FORM_REL,
+    TINY_S2,
+    ball_atom_count,
     closed_form_error,
     coarse_atoms,
     group_atom_count,
@@ -69,9 +71,18 @@ _LIMIT = 690.0
 _CHUNK = 1 << 20
 
 
-def rest_atom_count(groups, depth: float = LEVEL_DEPTHS[0]) -> int:
-    """The joint atoms of ``groups`` at ``depth`` (an upper bound)."""
-    return joint_atom_count(groups, depth)
+def rest_atom_count(groups, depth: float = LEVEL_DEPTHS[0]) -> float:
+    """The joint atoms of ``groups`` at ``depth``: the box of per-group truncations, or the
+    ellipsoid :func:`coarse_atoms` prunes to (``e^{−depth−40}``) where that is smaller (many
+    near-deterministic groups: 5 atoms each in the box, one or two in the ellipsoid)."""
+    box = joint_atom_count(groups, depth)
+    # the ellipsoid only where every group but one is near-deterministic (each step of the
+    # enumeration is then within the ellipsoid of its prefix; with many wider groups the
+    # intermediate products can be far larger than the whole)
+    wide = sum(1 for g in groups if g.count * g.sigma2 >= TINY_S2)
+    if box <= REST_ATOMS or wide > 1:
+        return box
+    return min(box, ball_atom_count(groups, depth + 40.0))
 
 
 def _conv_work(groups, depth: float) -> int:
@@ -81,13 +92,18 @@ def _conv_work(groups, depth: float) -> int:
                if g.count > 1 and closed_form_error(g.sigma2, int(g.count)) > CLOSED_FORM_REL)
 
 
-def rest_fits(groups) -> bool:
+def rest_fits(groups, relaxed: bool = True) -> bool:
     """Whether :class:`EnumeratedRest` takes ``groups``: at most :data:`REST_ATOMS` joint atoms
     and :data:`CONV_WORK` convolution pairs at the first level, at most :data:`DEEP_ATOMS` at
-    the second (δ down to 1e-300)."""
+    the second (δ down to 1e-300) — except for groups only the ellipsoid count admits (many
+    near-deterministic groups, which no other engine takes): their deeper levels are built
+    where they fit, and a query beyond them is bracketed by the omitted mass (or refused);
+    ``relaxed=False`` refuses those too."""
     d = LEVEL_DEPTHS[0]
-    return (rest_atom_count(groups, d) <= REST_ATOMS and _conv_work(groups, d) <= CONV_WORK
-            and rest_atom_count(groups, LEVEL_DEPTHS[1]) <= DEEP_ATOMS)
+    if not (rest_atom_count(groups, d) <= REST_ATOMS and _conv_work(groups, d) <= CONV_WORK):
+        return False
+    deep_fits = rest_atom_count(groups, LEVEL_DEPTHS[1]) <= DEEP_ATOMS
+    return deep_fits or (relaxed and joint_atom_count(groups, d) > REST_ATOMS)
 
 
 def _log_sum(logs: np.ndarray) -> tuple:
