@@ -35,13 +35,13 @@ from exactdp.kernels.dgauss import (
 )
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
+from exactdp.kernels.units import UNIT_ROUNDOFF as U64
 
 __all__ = ["dd_frac2", "interval_penalty", "sieve_nodes", "profile_factors", "profile_sums", "log_mgf",
            "log_mgf_sum", "cumulants", "saddles", "saddles_strip",
            "PHASE_CYCLE_ERR"]
 
 TWO_PI = 2.0 * math.pi
-U64 = 2.0**-53
 _SPLIT = 134217729.0  # 2^27 + 1 (Dekker)
 #: bound (cycles) on the error of a phase ``frac(k·frac(n·τ))`` formed here, per unit of
 #: ``1 + k·(1 + n|τ|)·2^-50`` (see :func:`dd_frac2`)
