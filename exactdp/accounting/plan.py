@@ -17,7 +17,10 @@ and builds only that route's engine, then applies the declared rules:
   (:class:`~exactdp.numerics.errors.UncertifiedError`); a forced route that does not fit is
   an :class:`~exactdp.numerics.errors.InputError` naming the routes that do.
 
-The chosen route, its estimate and the reason are in every result's
+Pre-build estimates are coarse (the lattice route's counts the unsieved trapezoid rule, often
+orders of magnitude above what its sieve keeps); once the lattice engine is built, its own
+estimate of the chosen method (``TailEngine.cost``, per value) × (1 + queries) is reported
+instead.  The chosen route, its estimate and the reason are in every result's
 :class:`~exactdp.accounting.results.Diagnostics` (``route``, ``route_estimate``,
 ``route_reason``).
 """
@@ -233,6 +236,8 @@ def plan(composition: Composition, rel_tol: float = 1e-10, method: str | None = 
                                      f"the lattice engine, built, is estimated at {built:.3g} node-group "
                                      f"evaluations (above {LATTICE_FREE_ABOVE:.0e})")
             _attach_fallback(acc, d, tol)
+            if built > 0:  # the engine's own (sieved) estimate replaces the unsieved one
+                estimate = built * (1 + queries)
         return acc, Plan(route.name, estimate, reason)
     lattice_cause = causes.get("lattice")
     why = causes.get("lattice-free", "")
