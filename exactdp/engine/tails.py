@@ -130,7 +130,7 @@ class TailEngine:
         if q is not None and q.nodes_kept <= SPLIT_MIN_NODES and np.max(umax) < math.pi:
             self.cost = float(q.nodes_kept * G)
             return
-        costs = {"quadrature": q.nodes_kept * G} if q is not None else {}
+        costs: dict[str, float] = {"quadrature": float(q.nodes_kept * G)} if q is not None else {}
         if self._plan is not None:
             costs["convolution"] = self._plan.n_atoms + convolution_setup(self.A, self.m, self.s2, self._plan) / (
                 SETUP_PER_EVAL * AMORTISED_VALUES)
