@@ -27,7 +27,7 @@ from exactdp.accounting.lattice_route import LatticeAccountant
 from exactdp.engine import tails as tails_mod
 from exactdp.engine.lattice import weights_exceed
 from exactdp.mechanisms import Composition, DiscreteGaussian
-from exactdp.numerics.errors import InputError
+from exactdp.numerics.errors import InputError, UncertifiedError
 
 from harness import delta_brute, epsilon_brute
 
@@ -147,3 +147,21 @@ def test_cli_reports_the_route(capsys):
     assert diag["route"] == "lattice-free" and float(diag["route_estimate"]) > 0
     assert main(["epsilon", "--sigma2", "10000/11", "--delta", "1e-6", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["diagnostics"]["route"] == "lattice"
+
+
+def test_a_call_the_lattice_route_cannot_certify_goes_to_the_declared_fallback(monkeypatch):
+    def refuse(self, values):
+        raise UncertifiedError("not certified (test)")
+
+    monkeypatch.setattr(LatticeAccountant, "delta", refuse)
+    mechs = ((Fraction(3), 1), (Fraction(7, 2), 2))
+    comp = Composition.of(DiscreteGaussian(s, d) for s, d in mechs)
+    acc = ExactAccountant(comp)
+    assert acc.route == "lattice"
+    (d,) = acc.delta(["1/2"])
+    assert d.certification == "bracket" and "fallback" in acc.diagnostics().route_reason
+    with mpmath.workdps(40):
+        ref = delta_brute(mechs, Fraction(1, 2))
+        assert d.lower <= ref <= d.upper and d.upper - d.lower <= 1e-9 * ref
+    with pytest.raises(UncertifiedError, match="test"):
+        ExactAccountant(comp, method="lattice").delta(["1/2"])

@@ -27,6 +27,7 @@ from exactdp.accounting.results import AccountingResult, Diagnostics
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.tails import TailEngine
 from exactdp.mechanisms import Composition
+from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import as_real, check_sigma2_range
 
 __all__ = ["ExactAccountant", "delta", "epsilon", "tradeoff", "bun_steinke_epsilon", "as_real", "check_rel_tol",
@@ -75,6 +76,7 @@ class ExactAccountant(Accountant):
         self.composition = composition
         self.rho = acc.rho
         self.rel_tol = acc.rel_tol
+        self._fell_back: set = set()
 
     @property
     def route(self) -> str:
@@ -106,26 +108,44 @@ class ExactAccountant(Accountant):
 
     def __getattr__(self, name: str):
         # everything else a route offers (tradeoff_vertices, log_delta_at, method, ...)
-        if name.startswith("__") or name == "_route_acc":
+        if name.startswith("__") or name in ("_route_acc", "_fell_back"):
             raise AttributeError(name)
         return getattr(self._route_acc, name)
 
     def delta(self, epsilons) -> tuple:
         """δ(ε) for each ε (exact rational, decimal string, or callable for irrationals)."""
-        return self._route_acc.delta(epsilons)
+        return self._ask("delta", epsilons)
 
     def epsilon(self, deltas) -> tuple:
         """The smallest ε with δ(ε) ≤ target, for each target δ ∈ (0, 1)."""
-        return self._route_acc.epsilon(deltas)
+        return self._ask("epsilon", deltas)
 
     def tradeoff(self, alphas) -> tuple:
         """β = f(α) for each α ∈ [0, 1] (value = certified lower bound)."""
-        return self._route_acc.tradeoff(alphas)
+        return self._ask("tradeoff", alphas)
+
+    def _ask(self, query: str, values) -> tuple:
+        """The query on the chosen route; a call that route cannot certify is asked, whole, of
+        the planner's declared fallback route (:data:`exactdp.accounting.plan.FALLBACK`; none
+        when ``method=`` forced the route), whose points say ``certification="bracket"``."""
+        try:
+            return getattr(self._route_acc, query)(values)
+        except UncertifiedError:
+            fallback = getattr(self._route_acc, "fallback", None)
+            alt = fallback() if fallback is not None else None
+            if alt is None:
+                raise
+            self._fell_back.add(query)
+            return getattr(alt, query)(values)
 
     def diagnostics(self) -> Diagnostics:
         """The route's diagnostics with the planner's route, estimate and reason."""
+        reason = self.plan.reason
+        if self._fell_back:
+            reason += (f"; {', '.join(sorted(self._fell_back))} call(s) it could not certify were answered by the "
+                       f"lattice-free fallback")
         return dataclasses.replace(self._route_acc.diagnostics(), route=self.plan.route,
-                                   route_estimate=self.plan.estimate, route_reason=self.plan.reason)
+                                   route_estimate=self.plan.estimate, route_reason=reason)
 
 
 def _accountant(design, rel_tol, method=None) -> Accountant:

@@ -11,8 +11,10 @@ and builds only that route's engine, then applies the declared rules:
   estimated, once built, above that many node-group evaluations hands the design to the
   lattice-free route when that one can be built (else the lattice route stays);
 * **fallback** (:data:`FALLBACK`): an ε(δ) target the lattice route's piece search cannot
-  pin (a staircase δ(ε) of near-deterministic mechanisms) is asked of the lattice-free
-  route, built once on first need — never by the query itself;
+  pin (a staircase δ(ε) of near-deterministic mechanisms), and any call of δ, ε(δ) or β the
+  lattice route cannot certify (asked whole again by
+  :class:`~exactdp.accounting.accountant.ExactAccountant`), is asked of the lattice-free route, built
+  once on first need — never by the query itself (none when ``method=`` forces a route);
 * a design no route can build is refused with every route's reason
   (:class:`~exactdp.numerics.errors.UncertifiedError`); a forced route that does not fit is
   an :class:`~exactdp.numerics.errors.InputError` naming the routes that do.
