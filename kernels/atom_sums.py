@@ -30,11 +30,10 @@ import math
 import numpy as np
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
+from exactdp.kernels.units import UNIT_ROUNDOFF as RU
 
 __all__ = ["log_convolve", "rest_sums", "log_row_sums", "pair_sums"]
 
-#: the rounding unit of float64
-RU = 2.0**-53
 #: an a of :func:`pair_sums` whose aggregate error would exceed this fraction of its term is summed exactly
 EXACT_REL = 1e-11
 #: exponent range beyond which a threshold is left to the caller

@@ -22,6 +22,7 @@ import math
 
 import numpy as np
 from exactdp.kernels.jit import kernel
+from exactdp.kernels.units import EPS64
 
 __all__ = ["POISSON_MIN_S2", "log_theta", "log_theta_ratio", "log_poisson_numerator", "log_theta_real", "psi_consts",
            "psi_terms", "psi_terms_rows", "psi_terms_len", "log_psi_rows", "log_psi_terms", "log_psi_at", "log_psi"]
@@ -155,7 +156,6 @@ TRUNC_REL = 1e-25
 #: ≤ 6e^{−745}; their effect on log(1 + z) is ≤ TRUNC_Z/|1 + z|, within TRUNC_REL
 #: unless |1 + z| < TRUNC_Z/TRUNC_REL (then added to the bound)
 TRUNC_Z = 1e-100
-U64 = 2.0**-52
 #: 2^{−56}: a term below this fraction of a sum (with margin 2) leaves its rounding unchanged
 NEGLIGIBLE = 2.0**-56
 
@@ -174,14 +174,14 @@ def _clog1p(z):
         x = 2.0 * z.real + z.real * z.real + z.imag * z.imag
         re = 0.5 * math.log1p(x)
         im = math.atan2(z.imag, 1.0 + z.real)
-        return complex(re, im), U64 * (40.0 * az + 2.0 * (abs(re) + abs(im)))
+        return complex(re, im), EPS64 * (40.0 * az + 2.0 * (abs(re) + abs(im)))
     w = 1.0 + z
     aw = abs(w)
     if aw == 0.0:
         return complex(-np.inf, 0.0), np.inf
     re = math.log(aw)
     im = math.atan2(w.imag, w.real)
-    return complex(re, im), U64 * (4.0 * (1.0 + az) / aw + 2.0 * (abs(re) + abs(im)))
+    return complex(re, im), EPS64 * (4.0 * (1.0 + az) / aw + 2.0 * (abs(re) + abs(im)))
 
 
 #: length of the per-(group, tilt) constants of :func:`log_psi_at` (:func:`psi_consts`)
@@ -330,7 +330,7 @@ def log_psi_rows(f, s2, cc, cr, tab, base, width, count, out_re, out_im, out_err
             gim = f * b
             if zabs == 0.0:
                 # nothing above e^{−745}: 1 + z = 1 up to the truncation
-                err = U64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
+                err = EPS64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
                 return complex(gre, gim) - l2, 2.0 * err + 2.0 * TRUNC_REL
             if zabs <= 1e-20 and dz <= 1e10 and abs(gre) >= 1e-250 and abs(gim) >= 1e-250:
                 # z negligible: the branch below would return these bits.  |Re z|, |Im z| ≤ zabs
@@ -339,9 +339,9 @@ def log_psi_rows(f, s2, cc, cr, tab, base, width, count, out_re, out_im, out_err
                 # the trunc term is 2·TRUNC_REL; a t with |t| ≤ 2^{−55}|x| leaves fl(x + t) = x
                 # (round to nearest), so gre + Re l1, gim + Im l1 and e1 + u·dz/aw_lo + err0 are
                 # gre, gim and err0 (margins ×2 over the rounding of these tests)
-                err = U64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
+                err = EPS64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
                 if (1.1 * zabs <= NEGLIGIBLE * abs(gre) and 1.1 * zabs <= NEGLIGIBLE * abs(gim)
-                        and U64 * (64.0 * zabs + 1.1 * dz) <= NEGLIGIBLE * err):
+                        and EPS64 * (64.0 * zabs + 1.1 * dz) <= NEGLIGIBLE * err):
                     return complex(gre, gim) - l2, 2.0 * err + 2.0 * TRUNC_REL
             z = 0.0 + 0.0j
             for j in range(6):
@@ -349,15 +349,15 @@ def log_psi_rows(f, s2, cc, cr, tab, base, width, count, out_re, out_im, out_err
                 if t >= 0.0:
                     z += t * cc[j]
             l1, e1 = _clog1p(z)
-            # z's absolute input error ``U64·dz`` (u = U64 = 2ε): each exponent
+            # z's absolute input error ``EPS64·dz`` (u = EPS64 = 2ε, ε = 2⁻⁵³ the unit roundoff): each exponent
             # e_k = −2πs²k(πk − b) to u(4|e_k| + 2πs²|k|(5|k| + 7)) — πk − b to
             # ε(π|k| + [k = ±3]·3π + 3π + π(|k| + 1)), b = 2πr/N being rounded three times —,
             # exp, phase (f to ε, 2πkf to 2ε|2πkf|, cos/sin) and the sum to u(9|k| + 20); it
-            # moves log(1 + z) by at most U64·dz/|1 + z|, as does the truncation (≤ TRUNC_Z)
-            aw_lo = abs(1.0 + z) * (1.0 - 4.0 * U64) - U64 * dz - TRUNC_Z
+            # moves log(1 + z) by at most EPS64·dz/|1 + z|, as does the truncation (≤ TRUNC_Z)
+            aw_lo = abs(1.0 + z) * (1.0 - 4.0 * EPS64) - EPS64 * dz - TRUNC_Z
             if aw_lo <= 0.0:
                 return complex(gre, gim) + l1 - l2, np.inf
-            err = e1 + U64 * dz / aw_lo + U64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
+            err = e1 + EPS64 * dz / aw_lo + EPS64 * (8.0 * dabs + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))
             trunc = 2.0 * TRUNC_REL if aw_lo >= TRUNC_Z / TRUNC_REL else 2.0 * TRUNC_REL + 2.0 * TRUNC_Z / aw_lo
             return complex(gre, gim) + l1 - l2, 2.0 * err + trunc
         Y = direct_half_width(s2)
@@ -378,7 +378,7 @@ def log_psi_rows(f, s2, cc, cr, tab, base, width, count, out_re, out_im, out_err
         l1, e1 = _clog1p(z)
         # input error of z: each ρ_y to 3u·|exponent| ≤ 200u relative (kept terms have
         # exponent ≥ −745 but only those ≥ −60 matter), sums and the division ≤ (2Y+8)u
-        dz = U64 * (200.0 + 2.0 * Y + 8.0) * zabs
+        dz = EPS64 * (200.0 + 2.0 * Y + 8.0) * zabs
         aw = abs(1.0 + z)
         if aw == 0.0:
             return l1, np.inf

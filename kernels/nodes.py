@@ -11,8 +11,9 @@ import threading
 from collections import OrderedDict
 
 import numpy as np
-from exactdp.kernels.dgauss import PSI_CONSTS, TWO_PI, U64, log_psi_rows, psi_consts, psi_terms_len, psi_terms_rows
+from exactdp.kernels.dgauss import PSI_CONSTS, TWO_PI, log_psi_rows, psi_consts, psi_terms_len, psi_terms_rows
 from exactdp.kernels.jit import kernel
+from exactdp.kernels.units import EPS64
 
 __all__ = ["wrapped_angle", "node_trig", "node_factors", "TABLE_BYTES", "clear_tables"]
 
@@ -135,7 +136,7 @@ def _node_factors_rows(m, s2, f, lam, slot, soff, tab, tbase, tw, cos_t, sin_t, 
         log_psi_rows(f[g], s2[g], cc, cr, tab, tbase[g], tw[g], soff[g + 1] - soff[g], lp[:, 0], lp[:, 1], lp[:, 2],
                      soff[g])
     for k in range(U):
-        lp[k, 2] = lp[k, 2] + 2.0 * U64 * (abs(lp[k, 0]) + abs(lp[k, 1]))
+        lp[k, 2] = lp[k, 2] + 2.0 * EPS64 * (abs(lp[k, 0]) + abs(lp[k, 1]))
     mf = np.empty(G)
     for g in range(G):
         mf[g] = m[g]
@@ -162,7 +163,7 @@ def _node_factors_rows(m, s2, f, lam, slot, soff, tab, tbase, tw, cos_t, sin_t, 
             err[i] = 0.0
         else:
             out[i] = math.exp(re) * (math.cos(im) + 1j * math.sin(im)) * one_minus / den
-            err[i] = e + U64 * (2.0 * (abs(re) + abs(im)) + 24.0)
+            err[i] = e + EPS64 * (2.0 * (abs(re) + abs(im)) + 24.0)
     return out, err
 
 

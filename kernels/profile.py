@@ -35,13 +35,13 @@ from exactdp.kernels.dgauss import (
 )
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
+from exactdp.kernels.units import EPS64
 
 __all__ = ["dd_frac2", "interval_penalty", "sieve_nodes", "profile_factors", "profile_sums", "log_mgf",
            "log_mgf_sum", "cumulants", "saddles", "saddles_strip",
            "PHASE_CYCLE_ERR"]
 
 TWO_PI = 2.0 * math.pi
-U64 = 2.0**-53
 _SPLIT = 134217729.0  # 2^27 + 1 (Dekker)
 #: bound (cycles) on the error of a phase ``frac(k·frac(n·τ))`` formed here, per unit of
 #: ``1 + k·(1 + n|τ|)·2^-50`` (see :func:`dd_frac2`)
@@ -128,13 +128,13 @@ def sieve_nodes(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T0, slope, le
         af = float(a)
         ua = c_u * af
         level = T0 + slope * math.log1p(af)
-        lb = 0.5 * sk2 * ua * ua * (1.0 - 4.0 * U64)
+        lb = 0.5 * sk2 * ua * ua * (1.0 - 4.0 * EPS64)
         if lb > level:
             continue
         span = float(b - a)
         for g in range(G):
             h, l = dd_frac2(af, tau_hi[g], tau_lo[g])
-            length = span * (abs(tau_hi[g]) + abs(tau_lo[g])) * (1.0 + 4.0 * U64)
+            length = span * (abs(tau_hi[g]) + abs(tau_lo[g])) * (1.0 + 4.0 * EPS64)
             if length >= 1.0:
                 continue
             slack = 2.0**-52 + 2.0**-100 * (1.0 + af * abs(tau_hi[g]))
@@ -144,7 +144,7 @@ def sieve_nodes(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T0, slope, le
                 continue
             d0 = abs(x0 - math.floor(x0 + 0.5))
             d1 = abs(x1 - math.floor(x1 + 0.5))
-            d = min(d0, d1) - 4.0 * U64
+            d = min(d0, d1) - 4.0 * EPS64
             lb += _pen_lookup(d, pen_tab[g], pen_scale[g])
             if lb > level:
                 break
@@ -155,7 +155,7 @@ def sieve_nodes(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T0, slope, le
                 nf = float(n)
                 un = c_u * nf
                 lv = T0 + slope * math.log1p(nf)
-                pen = 0.5 * sk2 * un * un * (1.0 - 4.0 * U64)
+                pen = 0.5 * sk2 * un * un * (1.0 - 4.0 * EPS64)
                 for g in range(G):
                     h, l = dd_frac2(nf, tau_hi[g], tau_lo[g])
                     d = abs(h + l) - 2.0**-52 - 2.0**-100 * (1.0 + nf * abs(tau_hi[g]))
@@ -211,7 +211,7 @@ def log_mgf(lam, delta, s2):
                 d0 += 2.0 * q
         corr = math.log1p(d) - math.log1p(d0)
         # rounding, and the float s² (relative u): main and corr move by ≤ u·|main|, u·4π²s²·d0
-        err = 8.0 * U64 * (main + abs(corr)) + 16.0 * U64 * d0 * (1.0 + 40.0 * s2) + 1e-40
+        err = 8.0 * EPS64 * (main + abs(corr)) + 16.0 * EPS64 * d0 * (1.0 + 40.0 * s2) + 1e-40
         return main + corr, err
     Y = direct_half_width(s2)
     s = 0.0
@@ -229,7 +229,7 @@ def log_mgf(lam, delta, s2):
     corr = math.log1p(s) - math.log1p(s0)
     # rounding of the sums and logs, and the float s² (relative u): each term e^{−y(y−2f)/(2s²)}
     # moves by ≤ u·Y²/s² relative, so the logs by ≤ u·(s + s0)·Y²/s²
-    err = 8.0 * U64 * (abs(main) + abs(corr)) + 8.0 * U64 * (2.0 * Y + 2.0) * (s + s0) * (1.0 + Y * Y / s2) + 1e-40
+    err = 8.0 * EPS64 * (abs(main) + abs(corr)) + 8.0 * EPS64 * (2.0 * Y + 2.0) * (s + s0) * (1.0 + Y * Y / s2) + 1e-40
     return main + corr, err
 
 
@@ -274,7 +274,7 @@ def profile_factors(nodes, tau_hi, tau_lo, s2, m, delta, lam, sk2, P):
         u = c_u * nf
         re = -0.5 * sk2 * u * u
         im = sk2 * lam * u
-        e_tot = 4.0 * U64 * (abs(re) + abs(im)) + 2.0**-60
+        e_tot = 4.0 * EPS64 * (abs(re) + abs(im)) + 2.0**-60
         cyc = 0.0
         for g in range(G):
             h, l = dd_frac2(nf, tau_hi[g], tau_lo[g])
@@ -282,17 +282,18 @@ def profile_factors(nodes, tau_hi, tau_lo, s2, m, delta, lam, sk2, P):
             b = TWO_PI * (h + l)
             lp, le = log_psi_at(fs[g], b, s2[g], cc[g], cr[g], sc)
             lre[g] = lp.real
-            dbs[g] = 4.0 * U64 * abs(b) + TWO_PI * (e_n + 2.0**-106)
+            dbs[g] = 4.0 * EPS64 * abs(b) + TWO_PI * (e_n + 2.0**-106)
             re += m[g] * lp.real
             im += m[g] * lp.imag
-            e_tot += m[g] * le + 4.0 * U64 * m[g] * (abs(lp.real) + abs(lp.imag))
+            # the products and (recursive summation) each addition's rounding, ≤ u|partial sum|
+            e_tot += m[g] * le + 4.0 * EPS64 * m[g] * (abs(lp.real) + abs(lp.imag)) + EPS64 * (abs(re) + abs(im))
             if kk[g] != 0.0:
                 ph, _ = dd_frac2(kk[g], h, l)
                 cyc += ph
-                e_tot += TWO_PI * (2.0**-52 + abs(kk[g]) * e_n)
+                e_tot += TWO_PI * (2.0**-52 + abs(kk[g]) * e_n + EPS64 * abs(cyc))
         cyc = cyc - math.floor(cyc + 0.5)
         im += TWO_PI * cyc
-        e_tot += 8.0 * U64 * (abs(im) + G + 2.0)
+        e_tot += 8.0 * EPS64 * (abs(im) + G + 2.0)
         acc = 0.0
         for g in range(G):
             x = re - lre[g]
@@ -301,11 +302,11 @@ def profile_factors(nodes, tau_hi, tau_lo, s2, m, delta, lam, sk2, P):
         if re < -745.0:
             out[i] = 0.0
             err[i] = math.exp(re + e_tot) if re + e_tot > -745.0 else 0.0
-            err[i] += acc * (1.0 + 8.0 * U64)
+            err[i] += acc * (1.0 + 8.0 * EPS64)
             continue
         mod = math.exp(re)
         out[i] = mod * (math.cos(im) + 1j * math.sin(im))
-        err[i] = mod * math.expm1(e_tot) + 4.0 * U64 * mod + acc * (1.0 + 8.0 * U64)
+        err[i] = mod * math.expm1(e_tot) + 4.0 * EPS64 * mod + acc * (1.0 + 8.0 * EPS64)
     return out, err
 
 
@@ -366,8 +367,9 @@ def log_mgf_sum(lam, delta, s2, m):
     for g in range(delta.shape[0]):
         v, e = log_mgf(lam, delta[g], s2[g])
         val += m[g] * v
-        err += m[g] * e + 4.0 * U64 * m[g] * abs(v)
-    return val, err + 4.0 * U64 * abs(val)
+        # the product and (recursive summation) the addition's rounding, ≤ u|partial sum|
+        err += m[g] * e + 4.0 * EPS64 * m[g] * abs(v) + EPS64 * abs(val)
+    return val, err + 4.0 * EPS64 * abs(val)
 
 
 @kernel("UniTuple(float64, 2)(float64, float64[:], float64[:], float64[:], float64[:])")

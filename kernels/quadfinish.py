@@ -18,6 +18,7 @@ import math
 import numpy as np
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.tilted import ALIAS_FALLBACK, alias_bound_at, moment_table, saddle_point_at
+from exactdp.kernels.units import EPS64
 
 __all__ = ["HUGE_MU", "grid_tilts", "finish_values", "finish_tilts", "GRID_OK", "GRID_HUGE", "GRID_PYTHON", "FINISH_OK",
            "FINISH_EMPTY", "FINISH_PYTHON"]
@@ -40,7 +41,6 @@ GRID_PYTHON = 2
 HUGE_MU = 2.0**36
 #: |log| above which a float64 exponent would lose relative accuracy (as in quadrature.py)
 _FLOAT_LOG_MAX = 1e4
-_U = 2.0**-52
 
 
 @kernel("Tuple((float64[:], int64[:]))(int64[:], int64[:], float64[:], float64[:], float64, boolean, float64, float64, "
@@ -103,15 +103,15 @@ def finish_values(r, s, aux, tp, n_nodes, A, m, s2, small, gaussian):
         lk = aux[0, j]
         lr = math.log(ri)
         small_v = lk + lr
-        small_err = aux[1, j] + 2 * _U * abs(lr) + kappa_err
+        small_err = aux[1, j] + 2 * EPS64 * abs(lr) + kappa_err
         ls = lam * s[i]
         if not (abs(exact_f) < _FLOAT_LOG_MAX and abs(ls) < _FLOAT_LOG_MAX):
             status[i] = FINISH_PYTHON
             continue
         bigf = exact_f - ls
         est = bigf + kappa_f + small_v
-        small_err += 4 * _U * (abs(exact_f) + 2 * abs(ls) + abs(kappa_f) + abs(small_v) + 1)
-        rel_r = (exp_mt + aux[2, j] + 3 * _U * aux[3, j] + 1e-300) / ri
+        small_err += 4 * EPS64 * (abs(exact_f) + 2 * abs(ls) + abs(kappa_f) + abs(small_v) + 1)
+        rel_r = (exp_mt + aux[2, j] + 3 * EPS64 * aux[3, j] + 1e-300) / ri
         log_r = exact_f - lam * s[i] + kappa_f + lk
         alias = alias_bound_at(lam, n_nodes, s[i], log_r, lk, rho_lam, V, A, m, s2, small, gaussian, mc, log_tail)
         if alias == ALIAS_FALLBACK:

@@ -28,7 +28,6 @@ import numpy as np
 from exactdp.kernels.dgauss import (
     HALF_ULP_REL,
     MOMENT_CONSTS,
-    U64,
     log_theta_tilde_ratio_at,
     moment_consts,
     tilted_moments_at,
@@ -37,6 +36,7 @@ from exactdp.kernels.jit import kernel
 from exactdp.kernels.nodes import node_factors, node_trig
 from exactdp.kernels.sieve import sieve_candidates
 from exactdp.kernels.signed import ANCHOR, tilted_sums
+from exactdp.kernels.units import EPS64
 
 __all__ = ["node_factors", "node_trig", "delta_factor", "delta_factors", "tilted_sums", "cgf_slope", "saddle_point",
            "sieve_candidates", "alias_bound", "ANCHOR", "ALIAS_FALLBACK", "moment_table", "cgf_slope_at",
@@ -170,7 +170,7 @@ def _dk_float(lam, tt, s, rho_lam, V, A, m, s2, small, mc):
     ``mc``: the constants :func:`moment_table` of s²."""
     a = (tt + lam) * V / 2
     d = (tt - lam) * (a - s)
-    derr = 4 * U64 * abs(tt - lam) * (abs(a) + abs(s)) + 4 * U64 * abs(d)
+    derr = 4 * EPS64 * abs(tt - lam) * (abs(a) + abs(s)) + 4 * EPS64 * abs(d)
     if derr > 1e-6:
         return np.nan
     out = d - rho_lam
@@ -185,7 +185,7 @@ def _dk_float(lam, tt, s, rho_lam, V, A, m, s2, small, mc):
         # a ratio below half an ulp of out (|m·ratio| ≤ m·mc[g, 6] ≤ 2^{−54}|out|) leaves it unchanged
         if not (abs(out) >= 1e-250 and m[g] * mc[g, 6] <= abs(out) * HALF_ULP_REL):
             out += m[g] * log_theta_tilde_ratio_at(f, s2[g], mc[g])
-        derr += m[g] * U64 * 8 * (abs(mu) + 1) / s2[g]
+        derr += m[g] * EPS64 * 8 * (abs(mu) + 1) / s2[g]
     return out + derr + 1e-9 * (1 + abs(out) + abs(rho_lam))
 
 

@@ -64,18 +64,21 @@ def test_tradeoff_matches_brute_force_vertices(name):
     acc = ExactAccountant(_comp(mechs))
     verts = tradeoff_vertices_brute(mechs)
     # between consecutive vertices f is linear: evaluate at midpoints and at vertices
+    # (at 60 digits: the midpoint rounded to 15 digits moved α by ~1e-16, β by slope × that)
     probes = []
-    for (a0, b0), (a1, b1) in zip(verts, verts[1:]):
-        if a1 - a0 < 1e-6 or a0 < 1e-12 or a1 > 1 - 1e-12:
-            continue
-        am = (a0 + a1) / 2
-        probes.append((am, (b0 + b1) / 2))
+    with mpmath.workdps(60):
+        for (a0, b0), (a1, b1) in zip(verts, verts[1:]):
+            if a1 - a0 < 1e-6 or a0 < 1e-12 or a1 > 1 - 1e-12:
+                continue
+            alpha = Fraction(mpmath.nstr((a0 + a1) / 2, 40))
+            am = mpmath.mpf(alpha.numerator) / alpha.denominator
+            probes.append((alpha, am, b0 + (b1 - b0) * (am - a0) / (a1 - a0)))  # f is linear in between
     assert len(probes) >= 5
-    for am, bref in probes[:: max(1, len(probes) // 12)]:
-        alpha = Fraction(mpmath.nstr(am, 30))
+    for alpha, am, bref in probes[:: max(1, len(probes) // 12)]:
         pt = acc.tradeoff([alpha])[0]
-        assert abs(pt.estimate - bref) <= pt.error_bound + 1e-25, (name, am)
-        assert pt.value <= bref + 1e-25  # conservative side: lower bound on β
+        with mpmath.workdps(60):
+            assert abs(pt.estimate - bref) <= pt.error_bound + 1e-25, (name, am)
+            assert pt.value <= bref + 1e-25  # conservative side: lower bound on β
 
 
 def test_epsilon_inverts_delta():

@@ -170,7 +170,7 @@ def test_deep_delta_below_the_float_range_against_brute_force():
 def test_planner_sends_decimal_designs_here_and_they_answer(spec):
     comp = _design(spec)
     acc = ExactAccountant(comp)
-    assert isinstance(acc, LatticeFreeAccountant)
+    assert acc.route == "lattice-free" and isinstance(acc.answerer, LatticeFreeAccountant)
     (e,) = acc.epsilon(["1e-10"])
     (b,) = acc.tradeoff(["0.05"])
     with mpmath.workdps(40):

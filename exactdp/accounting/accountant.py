@@ -1,116 +1,41 @@
-"""Exact privacy accounting: δ(ε), ε(δ) and the f-DP trade-off curve.
+"""Exact privacy accounting: δ(ε), ε(δ) and the f-DP trade-off curve of any design.
 
-For a :class:`~exactdp.mechanisms.Composition` with lattice sum ``S = scale·W`` (see
-:mod:`exactdp.engine.lattice`), ``c`` = ρ, ``β = 1/scale`` and ``K = 2·c·scale``:
+:class:`ExactAccountant` is one class for every design: it asks the planner
+(:mod:`exactdp.accounting.plan`) which route answers the composition, holds that route's
+accountant and delegates every query to it:
 
-* **privacy profile** (hockey-stick divergence; both directions coincide for symmetric
-  noise), for ε ≥ 0 with ``k = ⌊scale(ε − c)⌋ + 1``:
+* the int64 lattice route (:mod:`exactdp.accounting.lattice_route`: exact integer
+  thresholds, certified point values; the methods and their error bounds are described
+  there);
+* the lattice-free route (:mod:`exactdp.accounting.lattice_free`: certified brackets, any
+  lattice).
 
-      δ(ε) = Σ_{s≥k} P(S = s)(1 − e^{ε − c − βs}) = P[S ≥ k] − e^ε P[S ≥ k + K].
-
-  The left form is a sum of non-negative terms; the engine evaluates it directly (no
-  cancellation at any depth or for ε ≈ 0); the right form, from two certified tails, is
-  a second certified interval, and the two are intersected.  For ε < 0,
-  ``δ(ε) = 1 − e^ε + e^ε δ(−ε)`` (non-negative terms).
-* **ε(δ)**: on each piece ``ε ∈ [ε_{k−1}, ε_k]``, ``ε_k = c + k/scale``, both tails are
-  constant, so ``δ(ε) = δ(ε_{k−1}) − (e^ε − e^{ε_{k−1}}) P[S ≥ k + K]``; the piece is
-  found on certified predicates and ε solved in closed form inside it (the methods of
-  :class:`exactdp.accounting.inversion.ProfileInversion`).  Targets above 1/2 are
-  compared through ``1 − δ`` (computed directly as ``P[S ≤ k − 1] + e^ε P[S ≥ k + K]``)
-  and ``1 − target`` (exact).
-* **trade-off**: the optimal test rejects when ``S ≥ k`` (randomising on the boundary
-  atom); its vertices are ``(α_k, β_k) = (P[S ≥ k], P[S ≥ K − k + 1])``; between two
-  vertices f is linear with slope ``−e^{β(k−1) − c}`` (the likelihood ratio of the
-  boundary atom, exact).  The vertex is located on certified brackets of α_k, or of the
-  lower tail ``1 − α_k = P[S ≥ 1 − k]`` when α > 1/2 (with 1 − α exact); the methods
-  are those of :class:`exactdp.accounting.curve.TradeoffCurve`.
-
-Every tail comes from :class:`exactdp.engine.tails.TailEngine` with a certified relative
-error; a point whose certified relative error exceeds ``max(1e-9, 10·rel_tol)`` raises
-:class:`UncertifiedError` instead of being returned.
+``method=`` forces a route; the chosen route, its cost estimate and the reason are in
+:meth:`ExactAccountant.diagnostics` (and so in every result).  A point whose certified
+relative error exceeds ``max(1e-9, 10·rel_tol)`` raises :class:`UncertifiedError` instead of
+being returned.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable
-from fractions import Fraction
+import dataclasses
 from typing import Any
 
-import mpmath
-from mpmath.libmp import (
-    from_float,
-    from_rational,
-    fzero,
-    mpf_add,
-    mpf_div,
-    mpf_exp,
-    mpf_le,
-    mpf_lt,
-    mpf_mul,
-    mpf_sub,
-    to_float,
-)
-
-from exactdp.accounting.base import Accountant, bun_steinke_epsilon, check_epsilon_range, check_rel_tol, sequence_values
-from exactdp.accounting.curve import RESULT_ROUNDING, TradeoffCurve, exact_mp, tail_bounds
-from exactdp.accounting.inversion import ProfileInversion
-from exactdp.accounting.mpops import MPFR_FAIL, libmp_ops, mpfr_ops
-from exactdp.accounting.rawmp import FTWO, ctx_prec, make, raw_convert, raw_exp, raw_fraction
-from exactdp.accounting.results import AccountingResult, DeltaPoint, Diagnostics
-from exactdp.accounting.screen import ProfileValues
-from exactdp.engine.lattice import lattice_of
-from exactdp.engine.tails import TailEngine, TailValue, WeightedQuery
+from exactdp.accounting.base import Accountant, bun_steinke_epsilon, check_rel_tol
+from exactdp.accounting.plan import METHODS, Plan, plan
+from exactdp.accounting.results import AccountingResult, Diagnostics
+from exactdp.engine.lattice import LatticeSum
+from exactdp.engine.tails import TailEngine
 from exactdp.mechanisms import Composition
-from exactdp.numerics.errors import LatticeTooLarge, UncertifiedError
-from exactdp.numerics.exact import InputError, MemoReal, as_real, check_sigma2_range
-from exactdp.numerics.precision import DPS_DECIDE, DPS_GUARD, DPS_RESULT, workdps
+from exactdp.numerics.errors import UncertifiedError
+from exactdp.numerics.exact import InputError, as_real, check_sigma2_range
 
 __all__ = ["ExactAccountant", "delta", "epsilon", "tradeoff", "bun_steinke_epsilon", "as_real", "check_rel_tol",
-           "check_sigma2_range"]
-
-#: the hockey-stick value of a profile whose kernel was not asked (see _profile_values)
-_NO_VALUE = TailValue(0, -math.inf, math.inf, "none", 0, 0, 0.0)
+           "check_sigma2_range", "METHODS"]
 
 
-#: lattice designs estimated above this many node-group evaluations try the lattice-free route
-#: first (every DHC, P.L. 94-171 and units pair is below it; the sweep stays on the lattice)
-LATTICE_FREE_ABOVE = 2.0e6
-
-
-def _lattice_free(composition, rel_tol, cause):
-    """The lattice-free accountant of ``composition``, or UncertifiedError (with ``cause``)."""
-    from exactdp.accounting.lattice_free import LatticeFreeAccountant
-    from exactdp.engine.smoothed_profile import TooCostly
-
-    try:
-        return LatticeFreeAccountant(composition, rel_tol)
-    except TooCostly as exc:
-        why = f"{exc}" + (f"; the int64 lattice engine: {cause}" if cause is not None else "")
-        raise UncertifiedError(f"design beyond every engine: {why}") from None
-
-
-class _Profile:
-    """Certified δ(ε) and 1 − δ(ε) at one ε: estimates and brackets (mp)."""
-
-    __slots__ = ("d", "d_lo", "d_hi", "c", "c_lo", "c_hi", "p1", "p2", "thresholds")
-    # mpf values (estimate and certified bracket of δ and of 1 − δ; diagnostic tail terms)
-    d: Any
-    d_lo: Any
-    d_hi: Any
-    c: Any
-    c_lo: Any
-    c_hi: Any
-    p1: Any
-    p2: Any
-    thresholds: tuple
-
-    def rel(self):
-        return (self.d_hi - self.d_lo) / 2 / self.d if self.d > 0 else mpmath.inf
-
-
-class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
-    """Exact accountant of one composition (lattice and quadrature state are cached).
+class ExactAccountant(Accountant):
+    """Exact accountant of one composition, whatever its lattice (see the module docstring).
 
     Parameters
     ----------
@@ -118,412 +43,119 @@ class ExactAccountant(ProfileInversion, TradeoffCurve, Accountant):
     rel_tol : float
         Certified relative accuracy required of every tail (default 1e-10, in
         [1e-15, 1e-2]).
+    method : str, optional
+        ``None`` or ``"auto"`` (the planner chooses), ``"lattice"`` or ``"lattice-free"``
+        (forced; :class:`InputError` naming the routes that fit when it does not).
+
+    Attributes
+    ----------
+    route : str
+        The route that answers (``"lattice"`` or ``"lattice-free"``).
+    plan : Plan
+        The planner's decision: route, estimate (node-group evaluations) and reason.
+    certification : str
+        ``"exact"`` (certified point values, the lattice route) or ``"bracket"``.
 
     Notes
     -----
-    Method: tilted-contour trapezoid rule with a sieve, lattice convolution, tilted-atom
-    enumeration or conditioning (:mod:`exactdp.engine.tails`).  Error bound: each
-    returned number carries the propagated certified bounds, ≤ ``max(1e-9, 10·rel_tol)``
-    relative, or :class:`UncertifiedError` is raised.  Reference: Su, Su & Wang, exact
-    privacy accounting of the 2020 Census (sieve quadrature); Dong, Roth & Su (2022) for
-    f-DP.
+    Method: the chosen route's (:mod:`exactdp.accounting.lattice_route`: tilted-contour
+    trapezoid rule with a sieve, lattice convolution, tilted-atom enumeration or
+    conditioning; :mod:`exactdp.accounting.lattice_free`: conditioned atoms and smoothed
+    inversion).  Error bound: each returned number carries the propagated certified
+    bounds, ≤ ``max(1e-9, 10·rel_tol)`` relative, or :class:`UncertifiedError` is raised.
+    Reference: Su, Su & Wang, exact privacy accounting of the 2020 Census (sieve
+    quadrature); Dong, Roth & Su (2022) for f-DP.
     """
 
-    def __new__(cls, composition: Composition | None = None, rel_tol: float = 1e-10):
-        # The planner: a design whose exact lattice is beyond int64 phase arithmetic, or whose
-        # lattice method is estimated above LATTICE_FREE_ABOVE node-group evaluations, is
-        # answered by the lattice-free accountant (the constructor returns one instead); a
-        # design that one finds too costly stays here (or, beyond int64, is refused).
+    def __init__(self, composition: Composition | None = None, rel_tol: float = 1e-10, method: str | None = None):
         if composition is None:
             raise InputError("composition", None, "ExactAccountant() needs a composition")
-        self = super().__new__(cls)
-        try:
-            self._setup(composition, rel_tol)
-        except (LatticeTooLarge, OverflowError) as exc:
-            return _lattice_free(composition, rel_tol, exc)
-        if self.engine is not None and self._eng.cost > LATTICE_FREE_ABOVE:
-            try:
-                return _lattice_free(composition, rel_tol, None)
-            except UncertifiedError:
-                pass
-        return self
-
-    def __init__(self, composition: Composition | None = None, rel_tol: float = 1e-10):
-        pass  # built by __new__ (which may hand the design over)
-
-    def _setup(self, composition: Composition, rel_tol) -> None:
-        if not isinstance(composition, Composition):
-            raise InputError("composition", composition, "expected an exactdp.Composition")
-        self.rel_tol = check_rel_tol(rel_tol)
-        self.max_rel = max(1e-9, 10 * self.rel_tol)
-        for m, _ in composition.groups:
-            if m.shift != 0:
-                check_sigma2_range(m.sigma2)
+        acc, decision = plan(composition, rel_tol, method)
+        self._route_acc: Any = acc
+        self.plan: Plan = decision
         self.composition = composition
-        self.rho = rho = composition.rho
-        self.identical = all(m.shift == 0 for m, _ in composition.groups)
-        if self.identical:  # P = Q: δ(ε) = (1 − e^ε)_+, β = 1 − α
-            self.lattice = None
-            self.engine = None
-            return
-        self.lattice = lat = lattice_of(composition, rho)
-        a, b, sn, sd = lat.c.numerator, lat.c.denominator, lat.scale.numerator, lat.scale.denominator
-        self._ints = (a * sn, sd * b, b * sn)  # ε_k = (a·s + k·t·b)/(b·s), see _piece_eps
-        self.engine = TailEngine(self.lattice, rel_tol=self.rel_tol)
-        self._memo_tails: dict = {}
-        self._query_raws: dict = {}  # (prec, rounding) → raw c and β of _query's callable path
-        self._memo_weighted: dict = {}
-        self._curve_pts: list = []  # (piece as float, sqrt(−log δ)) estimates: ε(δ) guesses only
+        self.rho = acc.rho
+        self.rel_tol = acc.rel_tol
+        self._fell_back: set = set()
 
-    # ------------------------------------------------------------------ helpers
-    def diagnostics(self) -> Diagnostics:
-        if self.identical:
-            return Diagnostics("identical-distributions", 0, 0, "0", 0)
-        lat = self._lat
-        return Diagnostics(
-            method=self._eng.method,
-            nodes_kept=self._eng.nodes_kept,
-            nodes_total=self._eng.n_nodes,
-            lattice_scale=str(lat.scale),
-            n_groups=lat.n_groups,
-        )
+    @property
+    def route(self) -> str:
+        return self.plan.route
 
-    def _piece_eps(self, k: int):
-        """Breakpoint ε_k = c + k/scale (exact): ``(a·s + k·t·b)/(b·s)`` for c = a/b,
-        scale = s/t, normalised once (the Fraction that ``c + Fraction(k)/scale`` gives)."""
-        ints = self._ints
-        return Fraction(ints[0] + int(k) * ints[1], ints[2])
+    @property
+    def answerer(self) -> Accountant:
+        """The chosen route's accountant (what every query is delegated to)."""
+        return self._route_acc
 
-    def _tails(self, ks) -> list[TailValue]:
-        return self._eng.tails(ks)
+    @property
+    def certification(self) -> str:  # type: ignore[override]
+        return self._route_acc.certification
 
-    #: values kept per accountant by :meth:`_loose_tails` / :meth:`_loose_weighted`
-    MEMO_SIZE = 50_000
+    @property
+    def identical(self) -> bool:
+        """P = Q: every shift is 0."""
+        return bool(self._route_acc.identical)
 
-    def _loose_tails(self, ks) -> list[TailValue]:
-        """``engine.tails(ks, strict=False)``, each threshold computed once per accountant
-        (a value is a pure function of its threshold: the searches re-ask the same ones)."""
-        memo = self._memo_tails
-        todo = sorted({int(k) for k in ks} - memo.keys())
-        if todo:
-            if len(memo) > self.MEMO_SIZE:
-                memo.clear()
-            memo.update(zip(todo, self._eng.tails(todo, strict=False)))
-        return [memo[int(k)] for k in ks]
+    @property
+    def lattice(self) -> LatticeSum | None:
+        """The exact integer lattice (None off the lattice route or when P = Q)."""
+        return getattr(self._route_acc, "lattice", None)
 
-    def _loose_weighted(self, queries) -> list[TailValue]:
-        """``engine.weighted(queries, strict=False)``, each query computed once per accountant."""
-        memo = self._memo_weighted
-        todo = list(dict.fromkeys(q for q in queries if q not in memo))
-        if todo:
-            if len(memo) > self.MEMO_SIZE:
-                memo.clear()
-            memo.update(zip(todo, self._eng.weighted(todo, strict=False)))
-        return [memo[q] for q in queries]
+    @property
+    def engine(self) -> TailEngine | None:
+        """The lattice route's tail engine (None off the lattice route or when P = Q)."""
+        return getattr(self._route_acc, "engine", None)
 
-    def _uncertified(self, what: str):
-        return UncertifiedError(f"{what} could not be certified to {self.max_rel:g} relative; try a looser "
-                                "--rel-tol (rel_tol=) or the lattice-free accountant "
-                                "(exactdp.accounting.lattice_free.LatticeFreeAccountant)")
+    def __getattr__(self, name: str):
+        # everything else a route offers (tradeoff_vertices, log_delta_at, method, ...)
+        if name.startswith("__") or name in ("_route_acc", "_fell_back"):
+            raise AttributeError(name)
+        return getattr(self._route_acc, name)
 
-    def _profiles(self, eps_list, full: bool = True, complement: bool = True, pieces=None) -> list[_Profile]:
-        """Certified δ(ε) (and 1 − δ(ε) when ``complement``) for exact ε ≥ 0 (Fraction or
-        callable).  ``full=False`` (searches) evaluates the kernel and P[S ≥ k2] only,
-        and the first tail only when the kernel alone is not certified.  ``pieces``: as
-        in :meth:`_profile_values`."""
-        recs = self._profile_values(eps_list, full, complement, pieces)
-        with workdps(DPS_RESULT):
-            return [self._assemble(r) for r in recs]
+    def delta(self, epsilons) -> tuple:
+        """δ(ε) for each ε (exact rational, decimal string, or callable for irrationals)."""
+        return self._ask("delta", epsilons)
 
-    def _profile_values(self, eps_list, full: bool = True, complement: bool = True,
-                        pieces=None) -> list[ProfileValues]:
-        """The engine values behind :meth:`_profiles` (one batch for all ε), unassembled.
+    def epsilon(self, deltas) -> tuple:
+        """The smallest ε with δ(ε) ≤ target, for each target δ ∈ (0, 1)."""
+        return self._ask("epsilon", deltas)
 
-        ``pieces``: the ε are the breakpoints ``ε_k = c + k/scale`` of these k (then
-        ``k1 = k + 1``, ``x0 = −β`` and ``x1 = 0`` exactly, without rational arithmetic)."""
-        lat = self._lat
-        beta = Fraction(1) / lat.scale
-        fbeta = float(beta)
-        if pieces is not None:
-            queries = [WeightedQuery(int(k) + 1, -fbeta, 0.0, fbeta) for k in pieces]
-        else:
-            queries = [self._query(e, beta, fbeta) for e in eps_list]
-        if self._eng.weighted_costly:
-            # the chosen method gives tails only: the kernel is asked only where the
-            # difference of the two certified tails is not tight enough
-            ks = [q.threshold + lat.shift for q in queries] + [q.threshold for q in queries]
-            if complement:
-                ks += [1 - q.threshold for q in queries]
-            tv = dict(zip(ks, self._loose_tails(ks)))
-            need1 = [True] * len(queries)
-            loose = [i for i, (q, e) in enumerate(zip(queries, eps_list))
-                     if not self._tails_tight(tv[q.threshold], tv[q.threshold + lat.shift], e)]
-            got = dict(zip(loose, self._loose_weighted([queries[i] for i in loose])))
-            wv = [got.get(i, _NO_VALUE) for i in range(len(queries))]
-        else:
-            wv = self._loose_weighted(queries)
-            need1 = [full or not (self._eng.done(w) and w.rel_error <= self.max_rel / 4) for w in wv]
-            ks = [q.threshold + lat.shift for q in queries]
-            ks += [q.threshold for q, n in zip(queries, need1) if n]
-            if complement:
-                ks += [1 - q.threshold for q in queries]  # P[S ≤ k1 − 1] = P[S ≥ 1 − k1]
-            tv = dict(zip(ks, self._loose_tails(ks)))
-        return [ProfileValues(e, q.threshold, q.threshold + lat.shift, w, tv[q.threshold] if n else None,
-                              tv[q.threshold + lat.shift], tv.get(1 - q.threshold) if complement else None)
-                for q, w, n, e in zip(queries, wv, need1, eps_list)]
+    def tradeoff(self, alphas) -> tuple:
+        """β = f(α) for each α ∈ [0, 1] (value = certified lower bound)."""
+        return self._ask("tradeoff", alphas)
 
-    def _query(self, e, beta: Fraction, fbeta: float) -> WeightedQuery:
-        """The hockey-stick query of δ(ε): threshold k1, ``x0 = ε − c − k1β`` and
-        ``x1 = x0 + β`` (clipped at 0), each rounded once to a float.
-
-        For a Fraction ε = p/q (c = a/b, β = t/s) in integers: ``x0 = N/D`` with
-        ``N = (p·b − a·q)·s − k1·t·q·b``, ``D = q·b·s`` (int true division rounds the exact
-        quotient once, as ``float(Fraction)``); for a callable, raw mpf arithmetic."""
-        lat = self._lat
-        k1, _ = lat.delta_thresholds(e)
-        c = lat.c
-        t, s = beta.numerator, beta.denominator
-        if isinstance(e, Fraction):
-            p, q, a, b = e.numerator, e.denominator, c.numerator, c.denominator
-            den = q * b * s
-            n0 = (p * b - a * q) * s - k1 * t * q * b
-            n1 = n0 + t * q * b
-            return WeightedQuery(k1, n0 / den, n1 / den if n1 > 0 else 0.0, fbeta)
-        with workdps(DPS_RESULT + DPS_GUARD + DPS_GUARD + len(str(abs(k1)))):
-            prec, rnd = ctx_prec()
-            key = (prec, rnd)
-            cb = self._query_raws.get(key)
-            if cb is None:  # to_mpf(c) and to_mpf(β) at this precision
-                cb = self._query_raws[key] = (raw_fraction(c, prec, rnd), from_rational(t, s, prec, rnd))
-            x0 = mpf_sub(mpf_sub(raw_convert(exact_mp(e, mpmath.mp.dps)), cb[0], prec, rnd),
-                         from_rational(k1 * t, s, prec, rnd), prec, rnd)
-            x1 = mpf_add(x0, cb[1], prec, rnd)
-            return WeightedQuery(k1, to_float(x0, rnd=rnd), 0.0 if mpf_lt(x1, fzero) else to_float(x1, rnd=rnd), fbeta)
-
-    def _assemble(self, r: ProfileValues) -> _Profile:
-        """The certified profile (mp, at the caller's precision) from its engine values.
-
-        The arithmetic is MPFR's (:mod:`exactdp.accounting.mpops`): +, −, ×, ÷ correctly
-        rounded at the caller's precision and rounding mode, as the libmp calls of the
-        mpf operators are, so the same bits; exp stays libmp's.  A chain outside MPFR's
-        finite range is recomputed on raw libmp tuples."""
-        prec, rnd = ctx_prec()
-        ops = mpfr_ops(prec, rnd)
-        if ops is not None:
-            try:
-                return _assemble_with(self.engine, r, ops)
-            except MPFR_FAIL:
-                pass
-        return _assemble_with(self.engine, r, libmp_ops(prec, rnd))
-
-    def _note_curve(self, eps_list, profiles) -> None:
-        """Keep the estimated curve points of a δ(ε) call for the ε(δ) search's guesses."""
-        lat = self._lat
-        c, scale = float(lat.c), float(lat.scale)
-        with workdps(DPS_RESULT):
-            for e, pr in zip(eps_list, profiles):
-                d = float(pr.d)
-                if 0.0 < d < 1.0 and len(self._curve_pts) < self.MEMO_SIZE:
-                    self._curve_pts.append(((float(exact_mp(e)) - c) * scale, math.sqrt(-math.log(d))))
-
-    def _tails_tight(self, t1: TailValue, t2: TailValue, e) -> bool:
-        """Whether ``P[S ≥ k1] − e^ε P[S ≥ k2]`` from two certified tails is within
-        max_rel/4 relative (then the hockey-stick kernel is not needed)."""
-        if not (self._eng.done(t1) and self._eng.done(t2)):
-            return False
-        with workdps(DPS_RESULT):
-            ee = mpmath.exp(exact_mp(e))
-            _, lo1, hi1 = tail_bounds(t1)
-            _, lo2, hi2 = tail_bounds(t2)
-            lo, hi = lo1 - ee * hi2, hi1 - ee * lo2
-            return lo > 0 and hi - lo <= self.max_rel / 4 * (hi + lo)
-
-    def _profile_at(self, e, full: bool = True, complement: bool = True) -> _Profile:
-        """Certified δ and 1 − δ at any exact ε (see :meth:`_profiles_any`)."""
-        return self._profiles_any([e], full, complement)[0]
-
-    def _profiles_any(self, eps_list, full: bool = True, complement: bool = True, pieces=None) -> list[_Profile]:
-        """:meth:`_profiles` for exact ε of either sign (negative ε by
-        δ(ε) = 1 − e^ε + e^ε δ(−ε)), one batch per sign.  ``pieces``: the ε are the
-        breakpoints of these k (the non-negative ones are then queried without rational
-        arithmetic, see :meth:`_profile_values`)."""
-        neg = [self._negative(e) for e in eps_list]
-        pos = [e for e, n in zip(eps_list, neg) if not n]
-        pos_pieces = None if pieces is None else [k for k, n in zip(pieces, neg) if not n]
-        out_pos = iter(self._profiles(pos, full, complement, pos_pieces) if pos else ())
-        mirrored = [(-e) if isinstance(e, Fraction) else (lambda dps, e=e: -e(dps)) for e, n in zip(eps_list, neg) if n]
-        out_neg = iter(self._profiles(mirrored, full, True) if mirrored else ())
-        out = []
-        for e, n in zip(eps_list, neg):
-            if not n:
-                out.append(next(out_pos))
-                continue
-            q = next(out_neg)
-            with workdps(DPS_RESULT):
-                em = exact_mp(e)
-                ee = mpmath.exp(em)
-                one = -mpmath.expm1(em)
-                pr = _Profile()
-                pr.thresholds = self._lat.delta_thresholds(e)
-                pr.d, pr.d_lo, pr.d_hi = one + ee * q.d, one + ee * q.d_lo, one + ee * q.d_hi
-                pr.c, pr.c_lo, pr.c_hi = ee * q.c, ee * q.c_lo, ee * q.c_hi
-                pr.p1, pr.p2 = None, None
-            out.append(pr)
-        return out
-
-    @staticmethod
-    def _negative(e) -> bool:
-        if isinstance(e, Fraction):
-            return e < 0
-        if type(e) is MemoReal and mpmath.mp.dps <= DPS_DECIDE:  # the same memo without a context
-            return e(DPS_DECIDE) < 0
-        with workdps(DPS_DECIDE):
-            return e(DPS_DECIDE) < 0
-
-    # ------------------------------------------------------------------ β(α)
-    def tradeoff(self, alphas: Iterable) -> tuple:
-        """β = f(α) for each α ∈ [0, 1]; where the lattice route cannot certify a point, the
-        declared fallback answers the query: the lattice-free accountant's certified brackets."""
+    def _ask(self, query: str, values) -> tuple:
+        """The query on the chosen route; a call that route cannot certify is asked, whole, of
+        the planner's declared fallback route (:data:`exactdp.accounting.plan.FALLBACK`; none
+        when ``method=`` forced the route), whose points say ``certification="bracket"``."""
         try:
-            return super().tradeoff(alphas)
+            return getattr(self._route_acc, query)(values)
         except UncertifiedError:
-            alt = self._split_accountant()
+            fallback = getattr(self._route_acc, "fallback", None)
+            alt = fallback() if fallback is not None else None
             if alt is None:
                 raise
-            return alt.tradeoff(alphas)
+            self._fell_back.add(query)
+            return getattr(alt, query)(values)
 
-    # ------------------------------------------------------------------ δ(ε)
-    def delta(self, epsilons: Iterable) -> tuple[DeltaPoint, ...]:
-        """δ(ε) for each ε (exact rational, decimal string, or callable for irrationals)."""
-        raw = sequence_values(epsilons, "epsilon")
-        eps_list = [as_real(e, "epsilon") for e in raw]
-        check_epsilon_range(self.rho, eps_list, "epsilon", shown=raw)
-        if self.identical:
-            with workdps(DPS_RESULT):
-                pts = []
-                for e in eps_list:
-                    d = max(-mpmath.expm1(exact_mp(e)), mpmath.mpf(0))
-                    pts.append(DeltaPoint(exact_mp(e), d, d * RESULT_ROUNDING, d, mpmath.mpf(0), (0, 0)))
-                return tuple(pts)
-        neg = [self._negative(e) for e in eps_list]
-        pos = [e for e, n in zip(eps_list, neg) if not n]
-        # the hockey-stick kernel; the two tails only where it is not certified alone
-        prof = self._profiles(pos, full=False, complement=False) if pos else []
-        self._note_curve(pos, prof)
-        out, j = [], 0
-        for e, n in zip(eps_list, neg):
-            if n:
-                pr = self._profile_at(e)
-                k1, k2 = pr.thresholds
-                t1, t2 = self._loose_tails([k1, k2])
-                with workdps(DPS_RESULT):  # diagnostic terms (estimates) of the certified δ
-                    pr.p1 = tail_bounds(t1)[0] if mpmath.isfinite(t1.log_mp) else mpmath.mpf(1)
-                    p2 = tail_bounds(t2)[0] if mpmath.isfinite(t2.log_mp) else mpmath.mpf(1)
-                    pr.p2 = p2 * mpmath.exp(exact_mp(e))
-            else:
-                pr = prof[j]
-                j += 1
-            with workdps(DPS_RESULT):  # raw: width = d_hi − d_lo ≤ (2·max_rel)·d
-                prec, rnd = ctx_prec()
-                em = exact_mp(e)
-                d = pr.d._mpf_
-                width = mpf_sub(pr.d_hi._mpf_, pr.d_lo._mpf_, prec, rnd)
-                if not mpf_le(width, mpf_mul(d, from_float(2 * self.max_rel), prec, rnd)):
-                    cap = _zcdp_cap_below_floor(em, self.rho)
-                    if cap is None:
-                        # the declared fallback: the lattice-free route's certified bracket
-                        # (a product file's binary-float budgets: δ ≈ 1e-27 at the Bun–Steinke ε)
-                        alt = self._split_accountant()
-                        if alt is None:
-                            raise self._uncertified(f"δ(ε={mpmath.nstr(em, 12)})")
-                        out.append(alt.delta([e])[0])
-                        continue
-                    # beyond every floor (ε ≫ ρ): the certified bracket [0, zCDP cap], as the
-                    # lattice-free route reports it (README: ε up to 1e19 is answered)
-                    out.append(DeltaPoint(em, cap / 2, cap / 2, pr.p1, pr.p2, pr.thresholds))
-                    continue
-                # + the rounding of the 40-digit estimate itself
-                err = mpf_add(mpf_div(width, FTWO, prec, rnd), mpf_mul(d, RESULT_ROUNDING._mpf_, prec, rnd), prec, rnd)
-                out.append(DeltaPoint(em, pr.d, make(err), pr.p1, pr.p2, pr.thresholds))
-        return tuple(out)
+    def diagnostics(self) -> Diagnostics:
+        """The route's diagnostics with the planner's route, estimate and reason."""
+        reason = self.plan.reason
+        if self._fell_back:
+            reason += (f"; {', '.join(sorted(self._fell_back))} call(s) it could not certify were answered by the "
+                       f"lattice-free fallback")
+        return dataclasses.replace(self._route_acc.diagnostics(), route=self.plan.route,
+                                   route_estimate=self.plan.estimate, route_reason=reason)
 
 
-def _zcdp_cap_below_floor(em, rho):
-    """The ρ-zCDP bound ``exp(−(ε−ρ)²/(4ρ))`` (Bun & Steinke 2016), rounded up, when ε > ρ and
-    it is below 1e-300 (the lattice-free route's report floor); else None.  The exponent is
-    taken 1e-20 relative smaller than computed (its rounding at DPS_RESULT digits is far below)."""
-    with workdps(DPS_RESULT):
-        r = mpmath.mpf(rho.numerator) / rho.denominator
-        if not em > r:
-            return None
-        x = (em - r) ** 2 / (4 * r) * (1 - mpmath.mpf(10) ** -20)
-        cap = mpmath.exp(-x) * (1 + mpmath.mpf(10) ** -20)
-        return cap if cap <= mpmath.mpf(10) ** -300 else None
-
-
-def _assemble_with(engine, r: ProfileValues, F) -> _Profile:
-    """:meth:`ExactAccountant._assemble` in the arithmetic namespace ``F``
-    (:mod:`exactdp.accounting.mpops`) with the engine's ``done`` and ``log_chernoff``."""
-    prec, rnd = F.prec, F.rnd
-    eps = r.eps
-    exact_real: Any = eps  # a Fraction or a MemoReal (called with its digits)
-    em = raw_fraction(eps, prec, rnd) if isinstance(eps, Fraction) else raw_convert(exact_real(DPS_RESULT))
-    ee = F.of_raw(mpf_exp(em, prec, rnd))
-    add, sub, mul = F.add, F.sub, F.mul
-    pr = _Profile()
-    pr.thresholds = (r.k1, r.k2)
-    done = engine.done
-    t2 = r.t2
-    ok2 = done(t2)
-    if ok2:
-        p2, p2lo, p2hi = F.bounds(t2)
-    else:  # an uncertified far tail still has its Chernoff bound
-        p2, p2lo, p2hi = F.zero, F.zero, F.of_raw(raw_exp(engine.log_chernoff(r.k2), prec, rnd))
-    lo, hi = F.zero, F.one
-    p1 = None
-    if r.t1 is not None and done(r.t1):
-        p1, p1lo, p1hi = F.bounds(r.t1)
-        lo = F.max(sub(p1lo, mul(ee, p2hi)), lo)
-        hi = F.min(sub(p1hi, mul(ee, p2lo)), hi)
-    p2e = mul(p2, ee)
-    if done(r.w):
-        d, dlo, dhi = F.bounds(r.w)
-        if F.gt(dlo, hi) or F.lt(dhi, lo):  # two certified intervals must intersect
-            raw = F.raw
-            raise UncertifiedError(f"inconsistent certified bounds for δ at ε = {mpmath.nstr(make(em), 12)} "
-                                   f"([{mpmath.nstr(make(raw(dlo)), 12)}, {mpmath.nstr(make(raw(dhi)), 12)}] vs "
-                                   f"[{mpmath.nstr(make(raw(lo)), 12)}, {mpmath.nstr(make(raw(hi)), 12)}]): an "
-                                   f"internal error, please report it")
-        lo, hi = F.max(lo, dlo), F.min(hi, dhi)
-        if p1 is None:
-            p1 = add(d, p2e)
-    d_hi = F.max(hi, lo)
-    dd = F.div(add(lo, d_hi), F.two)
-    # 1 − δ = P[S ≤ k1 − 1] + e^ε P[S ≥ k2]  (non-negative terms)
-    tl = r.tl
-    if tl is not None and ok2 and done(tl):
-        ql, qllo, qlhi = F.bounds(tl)
-        c = add(ql, mul(ee, p2))
-        c_lo = add(qllo, mul(ee, p2lo))
-        c_hi = add(qlhi, mul(ee, p2hi))
-    else:
-        one = F.one
-        c, c_lo, c_hi = sub(one, dd), sub(one, d_hi), sub(one, lo)
-    raw = F.raw
-    pr.d_lo, pr.d_hi, pr.d = make(raw(lo)), make(raw(d_hi)), make(raw(dd))
-    pr.p1 = None if p1 is None else make(raw(p1))
-    pr.p2 = make(raw(p2e))
-    pr.c, pr.c_lo, pr.c_hi = make(raw(c)), make(raw(c_lo)), make(raw(c_hi))
-    return pr
-
-
-def _accountant(design, rel_tol) -> Accountant:
+def _accountant(design, rel_tol, method=None) -> Accountant:
     if isinstance(design, Accountant):
         return design
-    return ExactAccountant(design, rel_tol=rel_tol)
+    return ExactAccountant(design, rel_tol=rel_tol, method=method)
 
 
-def delta(design, epsilons, *, rel_tol: float = 1e-10) -> AccountingResult:
+def delta(design, epsilons, *, rel_tol: float = 1e-10,
+          method: str | None = None) -> AccountingResult:
     """δ(ε) of a composition for each ε.
 
     Parameters
@@ -533,6 +165,8 @@ def delta(design, epsilons, *, rel_tol: float = 1e-10) -> AccountingResult:
         ``f(dps) -> mpf`` (e.g. :func:`bun_steinke_epsilon`); negative ε allowed.
     rel_tol : float
         Certified relative accuracy of each tail.
+    method : str, optional
+        The route (see :class:`ExactAccountant`; ``None``: the planner chooses).
 
     Returns
     -------
@@ -547,11 +181,12 @@ def delta(design, epsilons, *, rel_tol: float = 1e-10) -> AccountingResult:
     of the intersection.  Reference: Balle & Wang (2018) for the profile of Gaussian-type
     mechanisms; Canonne, Kamath & Steinke (2020) for the discrete Gaussian.
     """
-    acc = _accountant(design, rel_tol)
+    acc = _accountant(design, rel_tol, method)
     return AccountingResult("delta", acc.rho, acc.delta(epsilons), acc.diagnostics())
 
 
-def epsilon(design, deltas, *, rel_tol: float = 1e-10) -> AccountingResult:
+def epsilon(design, deltas, *, rel_tol: float = 1e-10,
+            method: str | None = None) -> AccountingResult:
     """ε(δ): the smallest ε with δ(ε) ≤ each target (value = certified upper bound).
 
     Notes
@@ -560,11 +195,12 @@ def epsilon(design, deltas, *, rel_tol: float = 1e-10) -> AccountingResult:
     breakpoints, closed-form solve inside the piece.  Error bound: the bracket
     [lower, upper], each end certified (δ(upper) ≤ target < δ(ε) for ε < lower).
     """
-    acc = _accountant(design, rel_tol)
+    acc = _accountant(design, rel_tol, method)
     return AccountingResult("epsilon", acc.rho, acc.epsilon(deltas), acc.diagnostics())
 
 
-def tradeoff(design, alphas, *, rel_tol: float = 1e-10) -> AccountingResult:
+def tradeoff(design, alphas, *, rel_tol: float = 1e-10,
+             method: str | None = None) -> AccountingResult:
     """The f-DP trade-off β = f(α) (value = certified lower bound).
 
     Notes
@@ -574,5 +210,5 @@ def tradeoff(design, alphas, *, rel_tol: float = 1e-10) -> AccountingResult:
     slope.  Error bound: propagated certified tail bounds of the two bracketing vertices.
     Reference: Dong, Roth & Su, Gaussian differential privacy (JRSS-B 2022).
     """
-    acc = _accountant(design, rel_tol)
+    acc = _accountant(design, rel_tol, method)
     return AccountingResult("tradeoff", acc.rho, acc.tradeoff(alphas), acc.diagnostics())

@@ -1,16 +1,16 @@
 """The accountant interface and the input checks every accountant shares.
 
 :class:`Accountant` is what the package functions (:func:`exactdp.delta`, ...), the sweep,
-the CLI and the interop adapters talk to.  Two implementations exist:
+the CLI and the interop adapters talk to.  Two routes implement it:
 
-* :class:`exactdp.accounting.accountant.ExactAccountant` — the int64 lattice engine
+* :class:`exactdp.accounting.lattice_route.LatticeAccountant` — the int64 lattice engine
   (certified point values);
 * :class:`exactdp.accounting.lattice_free.LatticeFreeAccountant` — any design, whatever its
   lattice (certified brackets).
 
-``ExactAccountant(composition)`` returns the second when the design's lattice does not fit
-the first or is costly there (its planner), so callers need not know which one answers;
-``certification`` says it.
+``ExactAccountant(composition)`` is one class for every design: the planner
+(:mod:`exactdp.accounting.plan`) picks the route, the accountant delegates to it, so callers
+need not know which one answers; ``certification`` and ``diagnostics().route`` say it.
 """
 
 from __future__ import annotations
@@ -74,6 +74,8 @@ class Accountant(abc.ABC):
     certification: str = "exact"
     composition: Composition
     rho: Fraction
+    #: the certified relative accuracy asked of every tail
+    rel_tol: float
 
     @abc.abstractmethod
     def delta(self, epsilons) -> tuple:

@@ -15,7 +15,8 @@ inside it; after a few rounds a target bisects.  Estimates only propose where to
 every decision is a certified comparison (screened in float64 with a rigorous error
 bound, in mpmath where the screen cannot settle it: :mod:`exactdp.accounting.screen`).
 A target the lattice search cannot pin (a staircase δ(ε) of near-deterministic
-mechanisms) goes to the exact split enumeration's certified bisection before it is
+mechanisms) goes to the planner's declared fallback route (the lattice-free one, whose
+certified bisection handles it: :data:`exactdp.accounting.plan.FALLBACK`) before it is
 refused; designs where that is the rule (a σ² < 1/2 group) go there first.
 """
 
@@ -305,18 +306,10 @@ class ProfileInversion(LatticeAccountantState):
         return tuple(out)
 
     def _split_accountant(self):
-        """The lattice-free accountant of the same design (built once), else None."""
-        alt = getattr(self, "_alt", None)
-        if alt is None:
-            from exactdp.accounting.lattice_free import LatticeFreeAccountant
-            from exactdp.engine.smoothed_profile import TooCostly
-
-            try:
-                alt = LatticeFreeAccountant(self.composition, self.rel_tol)
-            except (UncertifiedError, TooCostly):
-                alt = False
-            self._alt = alt
-        return alt or None
+        """The planner's declared fallback route for this design (built once by the planner,
+        :data:`exactdp.accounting.plan.FALLBACK`), else None (none declared or it cannot be built)."""
+        fallback = getattr(self, "fallback", None)
+        return fallback() if fallback is not None else None
 
     def _split_first(self) -> bool:
         """Whether ε(δ) goes to the exact split enumeration first: the int64 method gives
@@ -329,7 +322,7 @@ class ProfileInversion(LatticeAccountantState):
             m.shift != 0 and m.sigma2 < _STAIRCASE_S2 for m, _ in self.composition.groups)
 
     def _epsilon_by_split(self, dt: Fraction):
-        """ε(dt) by the lattice-free accountant's certified search (a staircase δ(ε):
+        """ε(dt) by the fallback route's certified search (a staircase δ(ε):
         near-deterministic mechanisms), if it brackets it to ``max_rel``; else None."""
         alt = self._split_accountant()
         if alt is None:

@@ -92,7 +92,7 @@ class Diagnostics:
     Attributes
     ----------
     method : str
-        ``"tilted-trapezoid"`` (sieved quadrature) or ``"verify-mp"``.
+        The method of the route's engine, e.g. ``"tilted-trapezoid"`` (sieved quadrature).
     nodes_kept, nodes_total : int
         Quadrature nodes evaluated after the sieve, of the ``N`` of the full rule
         (by conjugate symmetry only ``[0, N/2]`` is ever enumerated).
@@ -100,6 +100,14 @@ class Diagnostics:
         ``S = scale·W`` (exact rational as text).
     n_groups : int
         Distinct (weight, variance) groups.
+    route : str
+        The planner's route (:mod:`exactdp.accounting.plan`): ``"lattice"`` or
+        ``"lattice-free"`` ("" when the accountant was built without the planner).
+    route_estimate : float
+        The planner's cost estimate of that route, in node-group evaluations, made before
+        anything was built.
+    route_reason : str
+        Why the planner chose it (the first route that fits, a demotion, or ``method=``).
     """
 
     method: str
@@ -107,6 +115,9 @@ class Diagnostics:
     nodes_total: int
     lattice_scale: str
     n_groups: int
+    route: str = ""
+    route_estimate: float = 0.0
+    route_reason: str = ""
 
 
 @dataclass(frozen=True)

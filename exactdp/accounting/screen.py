@@ -25,10 +25,10 @@ import math
 from typing import NamedTuple
 
 from exactdp.engine.values import TailValue
+from exactdp.kernels.units import UNIT_ROUNDOFF as U
 
 __all__ = ["ProfileValues", "delta_bracket", "decide", "estimate_log_delta", "margins", "upper_ends"]
 
-U = 2.0**-53
 #: slack for the mpmath side (≥ 40 digits) and for everything not modelled (relative)
 SLACK = 1e-30
 LOG_RANGE = 700.0

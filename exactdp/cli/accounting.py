@@ -31,6 +31,10 @@ def register(subparsers) -> None:
                        metavar="VALUE", help=f"{field} as an exact rational or decimal (repeatable)")
         p.add_argument("--rel-tol", type=rel_tol_type(), default=1e-10, metavar="TOL",
                        help="certified relative accuracy of each tail, in [1e-15, 1e-2] (default 1e-10)")
+        p.add_argument("--method", choices=("auto", "lattice", "lattice-free"), default="auto",
+                       help="the route: auto (the planner chooses, default), lattice (int64 integer lattice, "
+                            "certified point values) or lattice-free (certified brackets, any design); the route "
+                            "and its cost estimate are in the --json diagnostics")
         p.add_argument("--json", action="store_true",
                        help='print one JSON object {"command", "design", "points", "diagnostics"}')
         p.add_argument("--certify", action="store_true",
@@ -49,7 +53,9 @@ def _emit(res, pts) -> None:
     """The envelope with the engine's diagnostics."""
     emit_result(pts, diagnostics={"method": res.diagnostics.method, "nodes_kept": res.diagnostics.nodes_kept,
                                   "nodes_total": res.diagnostics.nodes_total,
-                                  "lattice_scale": res.diagnostics.lattice_scale})
+                                  "lattice_scale": res.diagnostics.lattice_scale,
+                                  "route": res.diagnostics.route,
+                                  "route_estimate": f"{res.diagnostics.route_estimate:.3g}"})
 
 
 def _print_table(title, cols, rows):
@@ -72,7 +78,7 @@ def _run_delta(args) -> int:
 
     comp = design_from_args(args)
     _check_eps_range(comp, args.values)
-    acc = ExactAccountant(comp, rel_tol=args.rel_tol)
+    acc = ExactAccountant(comp, rel_tol=args.rel_tol, method=args.method)
     res = delta(acc, args.values)
     pts: list[dict[str, object]] = [
         {"epsilon": decimal_str(p.epsilon), "delta": decimal_str(p.value), "error_bound": decimal_str(p.error_bound),
@@ -116,7 +122,7 @@ def _run_epsilon(args) -> int:
 
     _refuse_verify(args, "epsilon")
     comp = design_from_args(args)
-    res = epsilon(comp, args.values, rel_tol=args.rel_tol)
+    res = epsilon(comp, args.values, rel_tol=args.rel_tol, method=args.method)
     pts = [{"delta": decimal_str(p.delta), "epsilon": decimal_str(p.value),
             "error_bound": decimal_str(p.error_bound), "epsilon_lower": decimal_str(p.lower)}
            for p in res.points]
@@ -135,7 +141,7 @@ def _run_tradeoff(args) -> int:
 
     _refuse_verify(args, "tradeoff")
     comp = design_from_args(args)
-    res = tradeoff(comp, args.values, rel_tol=args.rel_tol)
+    res = tradeoff(comp, args.values, rel_tol=args.rel_tol, method=args.method)
     pts = [{"alpha": decimal_str(p.alpha), "beta": decimal_str(p.value),
             "error_bound": decimal_str(p.error_bound), "beta_estimate": decimal_str(p.estimate)}
            for p in res.points]

@@ -13,7 +13,8 @@ module):
   sub-engine on the fine lattice is a TailEngine restricted to the first two methods;
 * enumeration of tilted atoms — when every group is coarse (nearly deterministic noise).
 
-Per value the quadrature costs ~nodes_kept·n_groups, the convolution n_atoms, the
+Per value the quadrature costs ~nodes_kept·n_groups, the convolution n_atoms plus its
+table set-up amortised over :data:`AMORTISED_VALUES` values (:func:`convolution_setup`), the
 conditioned quadrature n_atoms(coarse)·(nodes kept on the fine lattice); the cheapest
 is chosen, the others answer what it cannot certify.  Thresholds ``s ≤ 0`` use the
 symmetry of S: ``P(S ≥ s) = 1 − P(S ≥ 1 − s)`` (the latter ≤ 1/2; lower tails
@@ -32,7 +33,7 @@ import numpy as np
 
 from exactdp.engine.atoms import SetCGF
 from exactdp.engine.conditioning import ConditionedTails, atoms_estimate, fine_sublattice
-from exactdp.engine.convolution import ConvolutionTails, plan_split
+from exactdp.engine.convolution import ConvolutionPlan, ConvolutionTails, plan_split, truncation_width
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.quadrature import QuadratureTails, TailValue, WeightedQuery, certified, sieve_umaxes
 from exactdp.engine.tilt import log_mgf_parts
@@ -53,8 +54,26 @@ MAX_COND_ATOMS = 20_000
 COST_BUDGET = 50_000_000
 #: the methods a TailEngine may choose among
 METHODS = ("quadrature", "convolution", "conditioned")
+#: the convolution's table set-up (multiply-adds, ~1 ns each) per node-group evaluation of the
+#: rule (a theta ratio, ~50 ns): its set-up is charged to the values at this rate
+SETUP_PER_EVAL = 50.0
+#: the values a set-up is amortised over (the planner's 20 δ, 3 ε(δ) and 3 β(α))
+AMORTISED_VALUES = 26
 _NAMES = {"quadrature": "tilted-trapezoid", "convolution": "lattice-convolution",
           "conditioned": "conditioned-quadrature", "enumeration": "enumeration"}
+
+
+def convolution_setup(A, m, s2, plan: ConvolutionPlan) -> float:
+    """The multiply-adds of building a convolution plan's tables (the ``setup`` that
+    :func:`exactdp.engine.convolution.plan_split` bounds by its MAX_SETUP): the dense fine
+    table convolved with each fine group, and every group's m-fold pmf."""
+    fine = plan.fine
+    d = math.gcd(*(int(A[g]) for g in fine))
+    dense = 1 + sum((int(A[g]) // d) * 2 * truncation_width(s2[g], m[g]) for g in fine)
+    setup = sum(dense * (2 * truncation_width(s2[g], m[g]) + 1) for g in fine)
+    setup += sum(int(m[g]) * (2 * truncation_width(s2[g], m[g]) + 1) * (2 * truncation_width(s2[g]) + 1)
+                 for g in range(len(A)))
+    return float(setup)
 
 
 class TailEngine:
@@ -111,9 +130,10 @@ class TailEngine:
         if q is not None and q.nodes_kept <= SPLIT_MIN_NODES and np.max(umax) < math.pi:
             self.cost = float(q.nodes_kept * G)
             return
-        costs = {"quadrature": q.nodes_kept * G} if q is not None else {}
+        costs: dict[str, float] = {"quadrature": float(q.nodes_kept * G)} if q is not None else {}
         if self._plan is not None:
-            costs["convolution"] = self._plan.n_atoms
+            costs["convolution"] = self._plan.n_atoms + convolution_setup(self.A, self.m, self.s2, self._plan) / (
+                SETUP_PER_EVAL * AMORTISED_VALUES)
         coarse = [g for g in range(G) if umax[g] >= math.pi]
         cond = None
         pick = self._pick_coarse(coarse) if "conditioned" in methods and coarse else None

@@ -26,12 +26,15 @@ from fractions import Fraction
 import mpmath
 from mpmath.libmp import from_rational, round_nearest
 
+from exactdp.kernels.units import EPS64 as _EPS64
+
 __all__ = ["workdps", "workprec", "backend", "to_mpf", "EPS64",
            "DPS_FLOAT64", "DPS_LOW", "DPS_RESULT", "DPS_ANALYSIS", "VERIFY_DPS", "DPS_GUARD", "DPS_DECIDE",
            "DPS_TEXT_GUARD"]
 
-#: Relative rounding bound of one float64 operation used by every error bound (2⁻⁵²).
-EPS64 = 2.0**-52
+#: Relative rounding bound of one float64 operation used by every error bound (2⁻⁵²), defined once
+#: in :mod:`exactdp.kernels.units` (the kernels' unit too).
+EPS64 = _EPS64
 
 #: Decimal digits of a multiprecision value that is only rounded to a binary64 (17 + 3).
 DPS_FLOAT64 = 20

@@ -488,10 +488,9 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     t0 = time.perf_counter()
     comp = Composition.from_rhos(tuple(rhos))
     acc = ExactAccountant(comp, rel_tol=settings.rel_tol)
-    if not isinstance(acc, ExactAccountant):  # beyond the int64 lattice (P.L. 94-171, whole release)
-        return _bracketed_pair(i, j, acc, settings, t0)
     eng, lattice = acc.engine, acc.lattice
-    assert eng is not None and lattice is not None  # an ExactAccountant has both
+    if eng is None or lattice is None:  # off the int64 lattice route (P.L. 94-171, whole release)
+        return _bracketed_pair(i, j, acc, settings, t0)
     if hasattr(eng, "lam_step") and getattr(eng, "var", 0) > 0:
         eng.lam_step = float(settings.lam_step_sd) / math.sqrt(eng.var)
     rho = acc.rho
