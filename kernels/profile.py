@@ -216,20 +216,27 @@ def log_mgf(lam, delta, s2):
     Y = direct_half_width(s2)
     s = 0.0
     s0 = 0.0
+    w = 0.0
     for y in range(-Y, Y + 1):
         if y == 0:
             continue
         e = -y * (y - 2.0 * f) / (2.0 * s2)
         if e > -745.0:
-            s += math.exp(e)
+            t = math.exp(e)
+            s += t
+            w += t * (1.0 - e)
         e0 = -y * y / (2.0 * s2)
         if e0 > -745.0:
-            s0 += math.exp(e0)
+            t = math.exp(e0)
+            s0 += t
+            w += t * (1.0 - e0)
     main = n0 * (n0 + 2.0 * f) / (2.0 * s2)
     corr = math.log1p(s) - math.log1p(s0)
-    # rounding of the sums and logs, and the float s² (relative u): each term e^{−y(y−2f)/(2s²)}
-    # moves by ≤ u·Y²/s² relative, so the logs by ≤ u·(s + s0)·Y²/s²
-    err = 8.0 * U64 * (abs(main) + abs(corr)) + 8.0 * U64 * (2.0 * Y + 2.0) * (s + s0) * (1.0 + Y * Y / s2) + 1e-40
+    # rounding of the sums and logs, and the float s² (relative u): the exponent e of each
+    # term e^e moves by ≤ 4u·|e|, the term by ≤ u·(4|e| + 2) relative, so the sums by
+    # ≤ 8u·Σ t(1 + |e|) = 8u·w (each e ≤ 0 here, |e| ≤ Y²/s²), plus the summation's
+    # (2Y + 2)u·(s + s0); the logs by no more
+    err = 8.0 * U64 * (abs(main) + abs(corr)) + 8.0 * U64 * (w + (2.0 * Y + 2.0) * (s + s0)) + 1e-40
     return main + corr, err
 
 
