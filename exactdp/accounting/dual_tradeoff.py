@@ -57,7 +57,7 @@ __all__ = ["tradeoff_points", "TRADEOFF_WIDTH"]
 _DPS = DPS_RESULT
 #: relative width (upper − lower)/lower aimed at for β: a certified relative error (half-width)
 #: of at most 2e-10 (the release's bar is 2.5e-10, the promise 1e-9)
-TRADEOFF_WIDTH = 4e-10
+TRADEOFF_WIDTH = 2.4e-10
 #: refusal threshold (relative), as for δ and ε
 MAX_REPORTED_WIDTH = 1e-6
 #: the fallback's stencil around a maximiser (multiples of its spacing)

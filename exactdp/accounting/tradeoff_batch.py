@@ -42,7 +42,7 @@ from exactdp.numerics.precision import DPS_RESULT, EPS64
 __all__ = ["batch_brackets", "oracle_width", "to_mpf", "ORACLE_SHARE", "MODEL_ROUNDS", "ROUNDS"]
 
 #: proposal rounds (one point per α each), then stencil rounds
-MODEL_ROUNDS = 2
+MODEL_ROUNDS = 3
 ROUNDS = 4
 #: the oracle's relative width while the trade-off runs, as a share of the width aimed at
 ORACLE_SHARE = 1 / 40
@@ -285,17 +285,24 @@ def batch_brackets(acc, alphas: list, ranges: np.ndarray, width: float) -> list:
     c, _ = model.argmax(ranges[:, 0], ranges[:, 1], everyone, width)
     pts: list = [[] for _ in range(n)]
     result: list = [None] * n
-    # model rounds: each proposal alone, for the discrepancy of the model there
+    # model rounds: each proposal alone, for the discrepancy of the model there; an α whose
+    # refitted proposal moved by more than a quarter of its stencil spacing gets another
     idx = np.flatnonzero(np.abs(c) <= MAX_ABS_EPS)
-    for r in range(MODEL_ROUNDS):
-        x0 = np.exp(c[idx]) if r == 0 else np.exp(c)
-        rows, lo, hi, u = _evaluate(acc, x0)
-        for k, i in enumerate(idx.tolist()):
+    c, h = c[idx], np.zeros(idx.size)
+    ask = np.arange(idx.size)
+    for _ in range(MODEL_ROUNDS):
+        if ask.size == 0:
+            break
+        rows, lo, hi, u = _evaluate(acc, np.exp(c[ask]))
+        for k, i in enumerate(idx[ask].tolist()):
             pts[i].append(_g(rows[k], a_q[i]))
-        model.fit(idx, u, lo, hi)
-        c, h = model.argmax(ranges[idx, 0], ranges[idx, 1], idx, width)
-        keep = np.abs(c) <= MAX_ABS_EPS
-        idx, c, h = idx[keep], c[keep], h[keep]
+        model.fit(idx[ask], u, lo, hi)
+        c_new, h[ask] = model.argmax(ranges[idx[ask], 0], ranges[idx[ask], 1], idx[ask], width)
+        moved = np.abs(c_new - c[ask]) > 0.25 * h[ask]
+        c[ask] = c_new
+        ask = ask[moved & (np.abs(c_new) <= MAX_ABS_EPS)]
+    keep = np.abs(c) <= MAX_ABS_EPS
+    idx, c, h = idx[keep], c[keep], h[keep]
     state = {i: [math.exp(ce), math.exp(ce) * he] for i, ce, he in zip(idx.tolist(), c.tolist(), h.tolist())}
     best_upper: dict = {}
     for _ in range(ROUNDS):
