@@ -5,18 +5,19 @@ The bound is the dual's (``f(α) = sup_x G(x)``, ``G(x) = 1 − H_x − x·α`` 
 ``x = e^ε``; a point's certified ``G_lo`` is a lower bound, the chord envelope of the
 evaluated points an upper bound).  What differs is how it is spent:
 
-* **Exact points.**  Each α's stencil is ``x_k = c + k·h`` with ``h`` a power of two and
-  ``c`` a multiple of it, so every x is an exact binary64 number and every difference is
-  exact; the oracle is asked for δ over an outward enclosure of ``ε = log x``.  The
-  brackets of G and the chord envelope are then computed in exact rational arithmetic
-  (``gmpy2.mpq``) from the oracle's float log brackets rounded outward
-  (``e^v·(1 ± 8u)``): the only roundings are those two, and both are outward.
+* **Exact points.**  Each α's stencil is ``x_k = c + k·h``, each x taken as the binary64
+  number it is (exactly); the oracle is asked for δ over an outward enclosure of
+  ``ε = log x``.  G's brackets and the chord envelope are computed in exact rational
+  arithmetic (``gmpy2.mpq``) from the oracle's float log brackets rounded outward
+  (``e^v·(1 ± 32u)``): the only roundings are those two, and both are outward.
 * **All α together.**  The maximiser proposals are vectorised over α (a grid then golden
   section on the Gaussian model's ``log G`` with the measured discrepancy ``d = log δ_mid
   − log δ_G`` at the last point, binary64: proposals only); each round is one oracle call
-  for every open α.  Round 1 evaluates the proposal, later rounds the 5-point stencil
-  ``c + h·(−2…2)`` with ``h = √(W/|G''|)`` (W the width aimed at), re-centred by a
-  least-squares parabola and re-spaced from the measured gap when it does not certify.
+  for every open α.  The model rounds evaluate the proposal (a second time where the refit
+  moved it by more than h/4), then the 5-point stencil ``c + h·(−2…2)`` with
+  ``h = √(W/|G''|)`` (W the width aimed at) centred on the last model point (reused) is
+  evaluated, re-centred by a least-squares parabola and re-spaced from the measured gap
+  when it does not certify.
 * **The oracle's precision.**  ``β = x(C(|ε|) − α)`` for ε < 0 cancels: the δ oracle's
   relative noise is amplified by ``C/(C − α)``, up to ≈ 8 on the 2020 release, so
   :func:`oracle_width` asks a smoothed-inversion rest for brackets of ``W/40`` while the
@@ -143,20 +144,20 @@ class _Model:
         return out.reshape(shape)
 
     def argmax(self, lo: np.ndarray, hi: np.ndarray, rows: np.ndarray, width: float) -> tuple:
-        """``(c, h)`` per row: the model's maximiser on ``[lo, hi]`` (a 65-point grid, then
+        """``(c, h)`` per row: the model's maximiser on ``[lo, hi]`` (a 33-point grid, then
         golden section between the best point's neighbours) and the stencil spacing
         ``h = √(W/|(log G)''|)`` in ε (at the maximum ``(log G)'' = G''/G``)."""
-        grid = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, 65)[None, :]
+        grid = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, 33)[None, :]
         v = self.log_g(grid, rows)
         k = np.argmax(v, axis=1)
         n = np.arange(rows.size)
         a = grid[n, np.maximum(k - 1, 0)]
-        b = grid[n, np.minimum(k + 1, 64)]
+        b = grid[n, np.minimum(k + 1, 32)]
         g = (math.sqrt(5) - 1) / 2
         x1, x2 = b - g * (b - a), a + g * (b - a)
         f1 = self.log_g(x1[:, None], rows)[:, 0]
         f2 = self.log_g(x2[:, None], rows)[:, 0]
-        for _ in range(70):
+        for _ in range(52):  # 0.618^52 of two grid steps: below 1e-9 of the range
             left = f1 >= f2  # the maximum is in [a, x2]: b := x2, x2 := x1, a new x1
             b = np.where(left, x2, b)
             a = np.where(left, a, x1)
@@ -175,18 +176,6 @@ class _Model:
 
 
 # ---------------------------------------------------------------- exact points and brackets
-def _exact_stencil(c_x: float, h_x: float, ks=STENCIL) -> list | None:
-    """Exact binary64 points ``c' + k·h'`` (h' the power of two at or below h_x, c' the
-    nearest multiple of h' to c_x), all positive; None when there are none such."""
-    if not (c_x > 0 and h_x > 0 and math.isfinite(c_x) and math.isfinite(h_x)):
-        return None
-    hp = math.ldexp(1.0, math.frexp(h_x)[1] - 1)
-    m = round(c_x / hp)
-    if m + min(ks) < 1 or m + max(ks) >= 2**52:
-        return None
-    return [(m + k) * hp for k in ks]
-
-
 def _evaluate(acc, xs: np.ndarray) -> tuple:
     """The oracle at exact points x: ``(rows, lo, hi, u)`` with ``rows[k] = (x, C_lo, C_hi)``
     exact rationals bracketing ``C = 1 − δ(|ε|)`` at ``ε = log x`` (δ's bracket over an
@@ -290,12 +279,15 @@ def batch_brackets(acc, alphas: list, ranges: np.ndarray, width: float) -> list:
     idx = np.flatnonzero(np.abs(c) <= MAX_ABS_EPS)
     c, h = c[idx], np.zeros(idx.size)
     ask = np.arange(idx.size)
+    last: dict = {}  # α -> (ε, G point) of its last model point
     for _ in range(MODEL_ROUNDS):
         if ask.size == 0:
             break
-        rows, lo, hi, u = _evaluate(acc, np.exp(c[ask]))
+        x0 = np.exp(c[ask])
+        rows, lo, hi, u = _evaluate(acc, x0)
         for k, i in enumerate(idx[ask].tolist()):
             pts[i].append(_g(rows[k], a_q[i]))
+            last[i] = (math.log(x0[k]), pts[i][-1])
         model.fit(idx[ask], u, lo, hi)
         c_new, h[ask] = model.argmax(ranges[idx[ask], 0], ranges[idx[ask], 1], idx[ask], width)
         moved = np.abs(c_new - c[ask]) > 0.25 * h[ask]
@@ -303,20 +295,30 @@ def batch_brackets(acc, alphas: list, ranges: np.ndarray, width: float) -> list:
         ask = ask[moved & (np.abs(c_new) <= MAX_ABS_EPS)]
     keep = np.abs(c) <= MAX_ABS_EPS
     idx, c, h = idx[keep], c[keep], h[keep]
-    state = {i: [math.exp(ce), math.exp(ce) * he] for i, ce, he in zip(idx.tolist(), c.tolist(), h.tolist())}
+    # the stencil is centred on the last model point where the proposal stayed within h/4 of it
+    # (that point is reused), else on the proposal
+    state = {}
+    for i, ce, he in zip(idx.tolist(), c.tolist(), h.tolist()):
+        e0, p0 = last[i]
+        state[i] = [math.exp(e0), math.exp(e0) * he, p0] if abs(ce - e0) <= 0.25 * he else \
+            [math.exp(ce), math.exp(ce) * he, None]
     best_upper: dict = {}
     for _ in range(ROUNDS):
-        stencils = {i: _exact_stencil(*st) for i, st in state.items()}
-        state = {i: st for i, st in state.items() if stencils[i] is not None}
+        asks = {i: [st[0] + k * st[1] for k in STENCIL if k or st[2] is None] for i, st in state.items()}
+        state = {i: st for i, st in state.items() if asks[i][0] > 0}
         if not state:
             break
-        order = list(state)
-        xs = np.array([x for i in order for x in stencils[i]])
+        xs = np.array([x for i in state for x in asks[i]])
         rows = _evaluate(acc, xs)[0]
         nxt = {}
-        for k, i in enumerate(order):
-            new = [_g(r, a_q[i]) for r in rows[k * len(STENCIL):(k + 1) * len(STENCIL)]]
+        at = 0
+        for i, st in state.items():
+            new = [_g(r, a_q[i]) for r in rows[at:at + len(asks[i])]]
+            at += len(asks[i])
             pts[i].extend(new)
+            if st[2] is not None:  # the reused centre
+                new.insert(len(new) // 2, st[2])
+                st[2] = None
             allpts = sorted(pts[i], key=lambda p: p[0])
             lower = max(p[1] for p in allpts)
             # every envelope is a valid bound: of all points (far ones may loosen it), of
@@ -329,8 +331,8 @@ def batch_brackets(acc, alphas: list, ranges: np.ndarray, width: float) -> list:
             if upper is not None and lower > 0 and upper - lower <= width * lower:
                 result[i] = (lower, upper)
                 continue
-            _refit(state[i], new, upper, lower, width)
-            nxt[i] = state[i]
+            _refit(st, new, upper, lower, width)
+            nxt[i] = st
         state = nxt
     return result
 
