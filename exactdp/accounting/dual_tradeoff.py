@@ -46,8 +46,7 @@ import numpy as np
 
 from exactdp.accounting.profile_search import gaussian_log_delta, gaussian_log_delta_float
 from exactdp.accounting.results import BracketedTradeoff, centred
-from exactdp.accounting.tradeoff_batch import ORACLE_SHARE, batch_brackets, oracle_width
-from exactdp.accounting.tradeoff_batch import to_mpf as to_mpf_rounded
+from exactdp.accounting.tradeoff_batch import ORACLE_SHARE, batch_brackets, oracle_width, point
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf, workdps
 from exactdp.numerics.search import golden_max
@@ -215,7 +214,7 @@ def _search(acc, alphas, inner: list, out: list) -> None:
     fast = batch_brackets(acc, [alphas[i] for i in inner], rng, TRADEOFF_WIDTH)
     for i, fb in zip(inner, fast):
         if fb is not None:
-            out[i] = _result(alphas[i], to_mpf_rounded(fb[0], "f"), to_mpf_rounded(fb[1], "c"))
+            out[i] = point(alphas[i], *fb)
     inner = [i for i, fb in zip(inner, fast) if fb is None]
     if not inner:
         return

@@ -38,9 +38,10 @@ import mpmath
 import numpy as np
 from mpmath.libmp import from_rational
 
-from exactdp.numerics.precision import DPS_RESULT, EPS64
+from exactdp.accounting.results import BracketedTradeoff
+from exactdp.numerics.precision import DPS_RESULT, EPS64, to_mpf
 
-__all__ = ["batch_brackets", "oracle_width", "to_mpf", "ORACLE_SHARE", "MODEL_ROUNDS", "ROUNDS"]
+__all__ = ["batch_brackets", "oracle_width", "point", "ORACLE_SHARE", "MODEL_ROUNDS", "ROUNDS"]
 
 #: proposal rounds (one point per α each), then stencil rounds
 MODEL_ROUNDS = 3
@@ -303,6 +304,8 @@ def batch_brackets(acc, alphas: list, ranges: np.ndarray, width: float) -> list:
         state[i] = [math.exp(e0), math.exp(e0) * he, p0] if abs(ce - e0) <= 0.25 * he else \
             [math.exp(ce), math.exp(ce) * he, None]
     best_upper: dict = {}
+    best_lower: dict = {}
+    lower_floor = gmpy2.mpq(0)
     for _ in range(ROUNDS):
         asks = {i: [st[0] + k * st[1] for k in STENCIL if k or st[2] is None] for i, st in state.items()}
         state = {i: st for i, st in state.items() if asks[i][0] > 0}
@@ -319,13 +322,16 @@ def batch_brackets(acc, alphas: list, ranges: np.ndarray, width: float) -> list:
             if st[2] is not None:  # the reused centre
                 new.insert(len(new) // 2, st[2])
                 st[2] = None
-            allpts = sorted(pts[i], key=lambda p: p[0])
-            lower = max(p[1] for p in allpts)
-            # every envelope is a valid bound: of all points (far ones may loosen it), of
-            # this stencil alone, and the best of earlier rounds
-            bounds = [b for b in (_envelope(allpts)[0], _envelope(new)[0], best_upper.get(i, mpmath.inf))
-                      if b != mpmath.inf]
+            lower = max(max(p[1] for p in pts[i]), best_lower.get(i, lower_floor))
+            best_lower[i] = lower
+            # every envelope is a valid bound: of this stencil alone, of all the α's points (far
+            # ones may loosen it, near ones tighten it), and the best of earlier rounds
+            bounds = [b for b in (_envelope(new)[0], best_upper.get(i, mpmath.inf)) if b != mpmath.inf]
             upper = min(bounds) if bounds else None
+            if upper is None or not upper - lower <= width * lower:
+                b = _envelope(sorted(pts[i], key=lambda p: p[0]))[0]
+                if b != mpmath.inf:
+                    upper = b if upper is None else min(upper, b)
             if upper is not None:
                 best_upper[i] = upper
             if upper is not None and lower > 0 and upper - lower <= width * lower:
@@ -337,8 +343,28 @@ def batch_brackets(acc, alphas: list, ranges: np.ndarray, width: float) -> list:
     return result
 
 
-def to_mpf(q, rounding: str) -> mpmath.mpf:
-    """An exact rational as an mpf at the result's precision, rounded ``"f"`` (down) or
-    ``"c"`` (up)."""
+def _mpf(q, rounding: str) -> mpmath.mpf:
+    """An exact rational as an mpf of _PREC bits, rounded ``"n"``, ``"f"`` (down) or ``"c"`` (up)."""
     return mpmath.mpf(from_rational(int(q.numerator), int(q.denominator), _PREC, rounding), prec=_PREC,
                       rounding=rounding)
+
+
+def _mpq(x: mpmath.mpf):
+    """An mpf as the exact rational it holds."""
+    sign, man, exp, _ = x._mpf_
+    v = gmpy2.mpq(int(man)) * (gmpy2.mpq(2) ** exp)
+    return -v if sign else v
+
+
+def point(alpha, lower, upper) -> BracketedTradeoff:
+    """The reported point of an exact bracket ``[lower, upper]`` of f(α) (mpq), clamped to
+    ``[0, 1 − α]`` exactly: the estimate is the midpoint rounded to nearest, the error bound
+    the larger distance from it to an end, rounded up (so ``estimate ± error_bound`` holds
+    the bracket exactly)."""
+    a = gmpy2.mpq(alpha.numerator, alpha.denominator)
+    lo = max(lower, gmpy2.mpq(0))
+    up = min(upper, 1 - a)
+    est = _mpf((lo + up) / 2, "n")
+    e = _mpq(est)
+    err = _mpf(max(up - e, e - lo), "c")
+    return BracketedTradeoff(to_mpf(alpha), est, err, 0, "bracket")
