@@ -32,7 +32,7 @@ from exactdp.census.designs import PL94_ALLOCATION
 from exactdp.mechanisms import Composition
 from exactdp.sweep.pair import SweepSettings, grid_alphas
 
-DEFAULT_PAIRS = "13-13,6-6,1-43,6-10,2-2,20-31,44-44"
+DEFAULT_PAIRS = "13-13,6-6,1-43,6-10,2-2,20-31,43-43"
 
 
 def _width(lo, hi) -> float:
