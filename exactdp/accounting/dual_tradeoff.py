@@ -211,7 +211,10 @@ def _search(acc, alphas, inner: list, out: list) -> None:
     (:func:`exactdp.accounting.tradeoff_batch.batch_brackets`), then the per-α search below
     for any α it left open."""
     rng = np.array([_range(float(acc.rho), float(alphas[i])) for i in inner], dtype=float)
-    fast = batch_brackets(acc, [alphas[i] for i in inner], rng, TRADEOFF_WIDTH)
+    # the batched search assumes a smooth profile near each maximiser: a smoothed-inversion
+    # rest (the 2020 release); atom sums and lattice rests have kinks (Kelley steps below)
+    smooth = acc.method.endswith("smoothed-inversion")
+    fast = batch_brackets(acc, [alphas[i] for i in inner], rng, TRADEOFF_WIDTH) if smooth else [None] * len(inner)
     for i, fb in zip(inner, fast):
         if fb is not None:
             out[i] = point(alphas[i], *fb)

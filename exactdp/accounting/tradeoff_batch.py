@@ -23,9 +23,10 @@ evaluated points an upper bound).  What differs is how it is spent:
   :func:`oracle_width` asks a smoothed-inversion rest for brackets of ``W/40`` while the
   trade-off runs.
 
+It is meant for a smooth profile (a smoothed-inversion rest: the caller sends nothing else).
 An α that this does not certify within :data:`ROUNDS` rounds (or whose points leave
-binary64's range) is returned as ``None``: the caller continues with the per-α search of
-:mod:`~exactdp.accounting.dual_tradeoff`.
+binary64's range, or whose β the model puts within 1e-6 of 1) is returned as ``None``: the
+caller continues with the per-α search of :mod:`~exactdp.accounting.dual_tradeoff`.
 """
 
 from __future__ import annotations
@@ -277,7 +278,11 @@ def batch_brackets(acc, alphas: list, ranges: np.ndarray, width: float) -> list:
     result: list = [None] * n
     # model rounds: each proposal alone, for the discrepancy of the model there; an α whose
     # refitted proposal moved by more than a quarter of its stencil spacing gets another
-    idx = np.flatnonzero(np.abs(c) <= MAX_ABS_EPS)
+    # β within 1e-6 of 1 varies below the chords' resolution at any useful spacing: left to
+    # the per-α search (its zooming stencil)
+    with np.errstate(over="ignore", invalid="ignore"):
+        near_one = -np.expm1(model.log_g(c[:, None], everyone)[:, 0]) < 1e-6
+    idx = np.flatnonzero((np.abs(c) <= MAX_ABS_EPS) & ~near_one)
     c, h = c[idx], np.zeros(idx.size)
     ask = np.arange(idx.size)
     last: dict = {}  # α -> (ε, G point) of its last model point
