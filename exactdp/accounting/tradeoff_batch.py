@@ -66,7 +66,7 @@ def oracle_width(acc, width: float):
     already."""
     rest = getattr(getattr(acc, "profile", None), "rest", None)
     old = getattr(rest, "target", None)
-    if not isinstance(old, float) or old <= width:
+    if rest is None or not isinstance(old, float) or old <= width:
         yield
         return
     rest.target = float(width)
@@ -83,7 +83,7 @@ def _log_ncdf(z: np.ndarray) -> np.ndarray:
     out = np.empty(z.size)
     far = z <= -30.0
     if (~far).any():
-        out[~far] = np.log(0.5 * _ERFC(-z[~far] / math.sqrt(2.0)).astype(float))
+        out[~far] = np.log(0.5 * np.asarray(_ERFC(-z[~far] / math.sqrt(2.0)), dtype=float))
     if far.any():
         zf = z[far]
         r = 1.0 / (zf * zf)
