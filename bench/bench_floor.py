@@ -168,11 +168,11 @@ def install_stage_wrappers(meter: Meter) -> list:
     """Wrap the stages' entry points (see the module docstring); returns what :func:`restore`
     needs to undo it."""
     import exactdp.sweep.pair as pair
-    from exactdp.accounting.accountant import ExactAccountant
+    from exactdp.accounting.lattice_route import LatticeAccountant  # the route every sweep pair takes
 
     undo = []
-    for owner, name, stage in ((ExactAccountant, "delta", "delta"), (ExactAccountant, "epsilon", "epsilon"),
-                               (ExactAccountant, "tradeoff_vertices", "tradeoff"),
+    for owner, name, stage in ((LatticeAccountant, "delta", "delta"), (LatticeAccountant, "epsilon", "epsilon"),
+                               (LatticeAccountant, "tradeoff_vertices", "tradeoff"),
                                (pair, "tradeoff_thresholds", "tradeoff"), (pair, "_curve_rows", "format"),
                                (pair, "tradeoff_rows", "format")):
         undo.append((owner, name, vars(owner).get(name, _INHERITED)))

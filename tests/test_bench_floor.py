@@ -7,7 +7,7 @@ import importlib.util
 from pathlib import Path
 
 import exactdp.sweep.pair as pair
-from exactdp.accounting.accountant import ExactAccountant
+from exactdp.accounting.lattice_route import LatticeAccountant
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,7 +27,7 @@ def test_wrappers_time_kernels_and_stages_without_changing_results():
     i, j, rhos = heads[0]
     plain = pair.compute_pair(i, j, rhos, settings)  # builds the kernels it calls
     before_pair = dict(vars(pair))
-    before_acc = dict(vars(ExactAccountant))
+    before_acc = dict(vars(LatticeAccountant))
     meter = bf.Meter()
     undo = bf.install_kernel_wrappers(meter) + bf.install_stage_wrappers(meter)
     try:
@@ -40,4 +40,4 @@ def test_wrappers_time_kernels_and_stages_without_changing_results():
     assert sum(meter.kernel_n.values()) > 0 and all(v >= 0 for v in meter.kernel_s.values())
     assert {"delta", "epsilon", "tradeoff", "format"} <= set(meter.stage_cpu)
     assert sum(meter.stage_kernel.values()) <= sum(meter.kernel_s.values()) + 1e-9
-    assert vars(pair) == before_pair and dict(vars(ExactAccountant)) == before_acc  # undone
+    assert vars(pair) == before_pair and dict(vars(LatticeAccountant)) == before_acc  # undone
