@@ -44,6 +44,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
+from exactdp.accounting.chord_envelope import chord_envelope
 from exactdp.accounting.profile_search import gaussian_log_delta, gaussian_log_delta_float
 from exactdp.accounting.results import BracketedTradeoff, centred
 from exactdp.accounting.tradeoff_batch import ORACLE_SHARE, batch_brackets, oracle_width, point
@@ -109,58 +110,7 @@ class _G:
 def _upper(points) -> mpmath.mpf:
     """Certified upper bound of sup G from brackets at sorted x (see the module docstring);
     ``inf`` when the right end is not certified to decrease."""
-    return _envelope(points)[0]
-
-
-def _envelope(points) -> tuple:
-    """``(bound, x)``: :func:`_upper`'s bound and the x where its envelope attains it (the
-    next point worth evaluating: Kelley's cutting-plane rule on the chords)."""
-    points = [p for k, p in enumerate(points) if k == 0 or p[0] > points[k - 1][0]]  # (a subset: still valid)
-    n = len(points)
-    if n < 3:
-        return mpmath.inf, None
-    xs = [p[0] for p in points]
-    lo = [p[1] for p in points]
-    hi = [p[2] for p in points]
-    best = max(hi)
-    at = xs[hi.index(best)]
-
-    def s_hi(i):  # upper bound of the chord slope (x_{i-1}, x_i)
-        return (hi[i] - lo[i - 1]) / (xs[i] - xs[i - 1])
-
-    def t_lo(i):  # lower bound of the chord slope (x_i, x_{i+1})
-        return (lo[i + 1] - hi[i]) / (xs[i + 1] - xs[i])
-
-    # left of x_0 (x > 0): G(x) ≤ G(x_0) + t·(x − x_0) with t ≤ the chord (x_0, x_1)
-    t0 = t_lo(0)
-    if t0 < 0 and hi[0] - t0 * xs[0] > best:
-        best, at = hi[0] - t0 * xs[0], xs[0] / 2
-    # right of x_{n-1}: needs a certified decrease
-    if s_hi(n - 1) > 0:
-        return mpmath.inf, None
-    for i in range(n - 1):
-        a, b = xs[i], xs[i + 1]
-        lines = []
-        if i >= 1:
-            lines.append((hi[i], s_hi(i), a))
-        if i + 2 <= n - 1:
-            lines.append((hi[i + 1], t_lo(i + 1), b))
-        if not lines:
-            return mpmath.inf, None
-        if len(lines) == 1:
-            g0, s, x0 = lines[0]
-            cand, xat = max((g0 + s * (a - x0), a), (g0 + s * (b - x0), b))
-        else:
-            (g1, s1, p1), (g2, s2, p2) = lines
-            ends = [a, b]
-            if s1 != s2:
-                xc = (g2 - s2 * p2 - g1 + s1 * p1) / (s1 - s2)
-                if a < xc < b:
-                    ends.append(xc)
-            cand, xat = max((min(g1 + s1 * (x - p1), g2 + s2 * (x - p2)), x) for x in ends)
-        if cand > best:
-            best, at = cand, xat
-    return best, at
+    return chord_envelope(points)[0]
 
 
 def _range(rho: float, alpha: float) -> tuple:
@@ -334,7 +284,7 @@ class _Alpha:
         if self.upper == mpmath.inf:  # the chords' slopes are not resolved: widen
             self.h *= 4
             return
-        bound, x = _envelope(self.g.at(sorted(self.g.cache)))
+        bound, x = chord_envelope(self.g.at(sorted(self.g.cache)))
         if x is not None and x > 0:
             peak = float(mpmath.log(x))
             if all(abs(peak - e) > 1e-15 * max(1.0, abs(e)) for e in self.g.cache):

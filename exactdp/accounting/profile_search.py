@@ -104,7 +104,9 @@ def _gauss_float(x: float, mu: float) -> tuple:
     r = x + _log_ncdf(-mu / 2 - x / mu) - la
     if not r < 0:
         return -math.inf, -math.inf
-    return la + math.log(-math.expm1(r)), -1.0 / math.expm1(-r)
+    # −1/expm1(−r) ≈ −e^r once −r is beyond the float range of expm1 (r ≪ 0: δ_G ≈ a)
+    slope = -1.0 / math.expm1(-r) if r > -700.0 else -math.exp(r)
+    return la + math.log(-math.expm1(r)), slope
 
 
 def _model_root(mu, lt: float, shift: float, tilt: float, x_ref: float) -> float:

@@ -39,6 +39,7 @@ import mpmath
 import numpy as np
 from mpmath.libmp import from_rational
 
+from exactdp.accounting.chord_envelope import chord_envelope
 from exactdp.accounting.results import BracketedTradeoff
 from exactdp.numerics.precision import DPS_RESULT, EPS64, to_mpf
 
@@ -266,8 +267,6 @@ def batch_brackets(acc, alphas: list, ranges: np.ndarray, width: float) -> list:
     rationals from outward-rounded oracle brackets.  Reference: Dong, Roth & Su (2022),
     Prop. 2.12.
     """
-    from exactdp.accounting.dual_tradeoff import _envelope
-
     n = len(alphas)
     a_q = [gmpy2.mpq(a.numerator, a.denominator) for a in alphas]
     model = _Model(math.sqrt(2 * float(acc.rho)), np.array([float(a) for a in alphas]),
@@ -331,10 +330,10 @@ def batch_brackets(acc, alphas: list, ranges: np.ndarray, width: float) -> list:
             best_lower[i] = lower
             # every envelope is a valid bound: of this stencil alone, of all the α's points (far
             # ones may loosen it, near ones tighten it), and the best of earlier rounds
-            bounds = [b for b in (_envelope(new)[0], best_upper.get(i, mpmath.inf)) if b != mpmath.inf]
+            bounds = [b for b in (chord_envelope(new)[0], best_upper.get(i, mpmath.inf)) if b != mpmath.inf]
             upper = min(bounds) if bounds else None
             if upper is None or not upper - lower <= width * lower:
-                b = _envelope(sorted(pts[i], key=lambda p: p[0]))[0]
+                b = chord_envelope(sorted(pts[i], key=lambda p: p[0]))[0]
                 if b != mpmath.inf:
                     upper = b if upper is None else min(upper, b)
             if upper is not None:

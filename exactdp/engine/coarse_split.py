@@ -72,6 +72,11 @@ def ball_atom_count(groups, depth: float) -> float:
     return _ball_count(tuple(groups), float(depth))
 
 
+#: a group's half-width beyond which the ellipsoid is not counted (its atoms alone exceed
+#: every enumeration budget: the count is +inf)
+_BALL_MAX_K = 10**7
+
+
 @functools.lru_cache(maxsize=256)
 def _ball_count(groups: tuple, depth: float) -> float:
     step = max(0.25, depth / 512)
@@ -80,8 +85,12 @@ def _ball_count(groups: tuple, depth: float) -> float:
     hist[0] = 1.0
     for g in groups:
         v = g.count * float(g.sigma2)
+        if not v < _BALL_MAX_K**2:  # a group this wide alone has more atoms than any engine enumerates
+            return math.inf
         c0 = max(0.5 * math.log(2 * math.pi * v), 0.0)
         K = int(math.sqrt(2 * v * max(depth - c0, 0.0))) + 1
+        if K > _BALL_MAX_K:
+            return math.inf
         k = np.arange(-K, K + 1, dtype=float)
         b = np.floor((k * k / (2 * v) + c0) / step).astype(np.int64)
         gh = np.bincount(b[b < nb], minlength=nb).astype(float)[:nb]
