@@ -25,21 +25,14 @@ import argparse
 import math
 import os
 import time
-from collections import Counter
 from fractions import Fraction
+
+# the same workload and the same PLD side as bench_designs.py (one definition of each)
+from bench_designs import ALPHAS, EPS_TARGETS, TARGETS, _design, run_pld
 
 from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
 from exactdp.engine.lattice import lattice_of, weights_exceed
-from exactdp.mechanisms import Composition, DiscreteGaussian
-
-TARGETS = [Fraction(1, 10**k) for k in range(1, 21)]
-EPS_TARGETS = ["1e-2", "1e-6", "1e-10"]
-ALPHAS = ["0.01", "0.5", "0.9"]
-
-
-def _design(spec) -> Composition:
-    """``spec``: [(σ² text, count, shift)] → Composition."""
-    return Composition(tuple((DiscreteGaussian(s2, shift), count) for s2, count, shift in spec))
+from exactdp.mechanisms import Composition
 
 
 def distinct(n: int) -> Composition:
@@ -73,29 +66,6 @@ def run_exactdp(comp: Composition) -> tuple:
 
     diag = acc.diagnostics()
     return t2 - t0, t1 - t0, f"{diag.route} ({diag.method})", diag.route_estimate, max(map(width, d + e + b))
-
-
-def run_pld(comp: Composition) -> float:
-    """CPU seconds of dp_accounting's PLD (defaults): compose, 20 δ, 3 ε."""
-    from dp_accounting.pld import privacy_loss_distribution as pld_mod
-
-    t0 = time.process_time()
-    blocks: Counter = Counter()
-    for m, c in comp.groups:  # ±shift are the same mechanism to PLD: merge their counts
-        if m.shift:
-            blocks[(m.sigma2, abs(m.shift))] += c
-    pld = None
-    for (s2, shift), count in blocks.items():
-        one = pld_mod.from_discrete_gaussian_mechanism(math.sqrt(float(s2)), sensitivity=shift)
-        block = one.self_compose(count) if count > 1 else one
-        pld = block if pld is None else pld.compose(block)
-    assert pld is not None
-    rho = comp.rho
-    for t in TARGETS:
-        pld.get_delta_for_epsilon(float(bun_steinke_epsilon(rho, t)(30)))
-    for d in EPS_TARGETS:
-        pld.get_epsilon_for_delta(float(d))
-    return time.process_time() - t0
 
 
 def main() -> None:
