@@ -160,7 +160,7 @@ def test_uncertifiable_exits_3_with_what_to_try(capsys, monkeypatch):
     assert _run(["delta", "--sigma2", "2", "--eps", "1", "--json"]) == 3
     out, err = capsys.readouterr()
     assert len(err.strip().splitlines()) == 1
-    assert "--rel-tol" in err and "LatticeFreeAccountant" in err
+    assert "--rel-tol" in err and "--method lattice-free" in err
     assert json.loads(out)["error"]["code"] == 3
 
 

@@ -243,8 +243,12 @@ def plan(composition: Composition, rel_tol: float = 1e-10, method: str | None = 
         return acc, Plan(route.name, estimate, reason)
     lattice_cause = causes.get("lattice")
     why = causes.get("lattice-free", "")
+    rho = composition.rho
     raise UncertifiedError("design beyond every engine: " + why
-                           + (f"; the int64 lattice engine: {lattice_cause}" if lattice_cause else ""))
+                           + (f"; the int64 lattice engine: {lattice_cause}" if lattice_cause else "")
+                           + f"; try the zCDP bound of ρ = {float(rho):.6g} (ε = ρ + 2√(ρ·ln(1/δ)): a valid, "
+                           "looser guarantee), or a design inside the documented envelope (README, "
+                           "'What can be refused')")
 
 
 def _forced(d: Design, route: Route, tol: float, queries: int) -> tuple[Accountant, Plan]:

@@ -125,8 +125,8 @@ def _modules_for(argv) -> tuple:
 
 
 #: what to try when a result cannot be certified (appended unless the message says it)
-UNCERTIFIED_HINT = ("try a looser --rel-tol (e.g. 1e-8), or certified brackets from the Python API "
-                    "exactdp.accounting.lattice_free.LatticeFreeAccountant")
+UNCERTIFIED_HINT = ("try a looser --rel-tol (e.g. 1e-8), or --method lattice-free (delta, epsilon, tradeoff: "
+                    "certified brackets)")
 
 
 class Terminated(KeyboardInterrupt):

@@ -160,14 +160,14 @@ class TailEngine:
                 costs["conditioned"] = n_atoms
         if not costs:
             raise LatticeTooLarge("the design's exact lattice is beyond int64 phase arithmetic "
-                                  "(exactdp.accounting.lattice_free.LatticeFreeAccountant answers it)")
+                                  "(the lattice-free route takes such designs)")
         best = min(costs, key=costs.__getitem__)
         #: the chosen method's estimated node-group evaluations (the planner compares routes on it)
         self.cost = float(costs[best])
         if costs[best] > COST_BUDGET:
             raise LatticeTooLarge(f"the exact engine's cheapest method ({_NAMES[best]}) is estimated at "
                                   f"{costs[best]:.2g} node-group evaluations (budget {COST_BUDGET:.0e}; "
-                                  f"exactdp.accounting.lattice_free.LatticeFreeAccountant answers it)")
+                                  "the lattice-free route takes such designs)")
         if cond is not None:
             self.cond = cond
         if best == "convolution":
