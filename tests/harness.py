@@ -928,3 +928,28 @@ def bound_text(x) -> str:
     if m >= 1000:
         m, e = (m + 9) // 10, e + 1
     return f"{m // 100}.{m % 100:02d}e{e + 2}"
+
+
+def pld_pair(comp, interval: float = 1e-4) -> tuple:
+    """dp_accounting's (optimistic, pessimistic) PLDs of a composition of discrete Gaussians
+    (a peer's numbers, nothing of exactdp).  The pessimistic side is an upper bound; the
+    optimistic one is *not* a lower bound for every design — dp_accounting truncates the
+    discrete Gaussian, so with a small σ² and a large shift its optimistic δ can exceed the
+    exact one (seen this session: 6.0278e-13 against 6.02163e-13) — use it as a lower
+    reference only on designs without near-deterministic groups."""
+    import math
+
+    import pytest
+
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    out = []
+    for pessimistic in (False, True):
+        acc = None
+        for m, c in comp.groups:
+            one = pld.from_discrete_gaussian_mechanism(math.sqrt(float(m.sigma2)), sensitivity=abs(m.shift),
+                                                       pessimistic_estimate=pessimistic,
+                                                       value_discretization_interval=interval)
+            block = one.self_compose(c) if c > 1 else one
+            acc = block if acc is None else acc.compose(block)
+        out.append(acc)
+    return out[0], out[1]

@@ -13,11 +13,9 @@
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction as F
 
 import mpmath
-import pytest
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
@@ -27,7 +25,7 @@ from exactdp.engine.families import groups_of
 from exactdp.engine.halves import HalvesProfile, halves_fit
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
-from harness import BruteDesign
+from harness import BruteDesign, pld_pair
 
 REL = mpmath.mpf("1e-9")
 REF_DEPTH = 90
@@ -108,26 +106,11 @@ def test_clumpy_designs_against_brute_force(design, depth):
     _check_against_brute(design, depth)
 
 
-def _plds(comp: Composition) -> tuple:
-    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
-    out = []
-    for pessimistic in (False, True):
-        acc = None
-        for m, c in comp.groups:
-            one = pld.from_discrete_gaussian_mechanism(math.sqrt(float(m.sigma2)), sensitivity=abs(m.shift),
-                                                       pessimistic_estimate=pessimistic,
-                                                       value_discretization_interval=1e-4)
-            block = one.self_compose(c) if c > 1 else one
-            acc = block if acc is None else acc.compose(block)
-        out.append(acc)
-    return out[0], out[1]
-
-
 def test_eight_two_decimal_variances_inside_the_pld_sandwich():
     comp = _comp([(v, 1, 1) for v in EIGHT])
     acc = ExactAccountant(comp)
     assert acc.diagnostics().method == "halves-enumeration"
-    opt, pess = _plds(comp)
+    opt, pess = pld_pair(comp)
     targets = [F(1, 100), F(1, 10**6), F(1, 10**10)]
     eps = [F(float(bun_steinke_epsilon(comp.rho, t)(30))) for t in targets]
     for e, p in zip(eps, acc.delta(eps)):

@@ -24,7 +24,7 @@ from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
 from exactdp.accounting.lattice_free import LatticeFreeAccountant
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
-from harness import BRUTE_ABS_ERROR, BruteDesign, tradeoff_brute
+from harness import BRUTE_ABS_ERROR, BruteDesign, pld_pair, tradeoff_brute
 
 REL = mpmath.mpf("1e-9")
 
@@ -39,26 +39,9 @@ TWELVE = [(v, 1, 1) for v in ("1.21", "19.66", "485.92", "1214.81", "2429.62", "
                               "250.01", "999.99", "42.42")]
 
 
-def _plds(comp: Composition, interval: float = 1e-4) -> tuple:
-    """dp_accounting's (optimistic, pessimistic) PLDs of the design (each a bound on its
-    side at any discretisation interval)."""
-    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
-    out = []
-    for pessimistic in (False, True):
-        acc = None
-        for m, c in comp.groups:
-            one = pld.from_discrete_gaussian_mechanism(math.sqrt(float(m.sigma2)), sensitivity=abs(m.shift),
-                                                       pessimistic_estimate=pessimistic,
-                                                       value_discretization_interval=interval)
-            block = one.self_compose(c) if c > 1 else one
-            acc = block if acc is None else acc.compose(block)
-        out.append(acc)
-    return out[0], out[1]
-
-
 def _pld_bounds(comp: Composition, eps: float) -> tuple:
     """(optimistic, pessimistic) δ of dp_accounting's PLD at its default discretisation."""
-    opt, pess = _plds(comp)
+    opt, pess = pld_pair(comp)
     return opt.get_delta_for_epsilon(eps), pess.get_delta_for_epsilon(eps)
 
 
@@ -67,7 +50,7 @@ def test_rho_400_mix_inside_the_pld_sandwich():
     # enumerated rest's tables; δ and ε(δ) must lie between PLD's optimistic and pessimistic
     comp = _design([("33.3333", 8, 2), ("485.92", -8, 1), ("9.8696", 7, 11), ("1.21", -5, 36)])
     acc = LatticeFreeAccountant(comp)
-    opt, pess = _plds(comp, interval=1e-3)
+    opt, pess = pld_pair(comp, interval=1e-3)
     for target in (F(1, 100), F(1, 10**6), F(1, 10**8)):
         eps = float(bun_steinke_epsilon(comp.rho, target)(30))
         (p,) = acc.delta([F(eps)])
