@@ -53,3 +53,18 @@ def test_the_version_is_written_once():
     writes = [p for p in (REPO / "exactdp").rglob("*.py")
               if re.search(r'(?m)^\s*__version__\s*=\s*["\']\d+\.\d', p.read_text(encoding="utf-8"))]
     assert writes == []
+
+
+def test_every_package_directory_is_in_the_wheel(wheel):
+    """pyproject lists packages explicitly: a new package folder left out of the list would be
+    missing from a non-editable install (every module of every folder must ship)."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    missing = []
+    for root, prefix in ((REPO / "exactdp", "exactdp"), (REPO / "kernels", "exactdp/kernels")):
+        for module in root.rglob("*.py"):
+            if "__pycache__" in module.parts:
+                continue
+            shipped = f"{prefix}/{module.relative_to(root).as_posix()}"
+            if shipped not in names:
+                missing.append(shipped)
+    assert not missing, f"not in the wheel (add the package to pyproject's packages): {missing}"
