@@ -221,7 +221,9 @@ SCHEMAS = (
                "variance_reduction": "certified achievable variance reduction 1 − scale (the value to cite)",
                "variance_reduction_lower": "lower end of the certified bracket on the optimal reduction (= the "
                                            "achievable one)",
-               "variance_reduction_upper": "upper end: no larger reduction meets the target",
+               "variance_reduction_upper": "upper end: the reduction at scale_infeasible, certified to miss the target "
+                                           "(that every larger reduction misses it too is not claimed: δ is not "
+                                           "proved monotone in σ²)",
                "scale": "the variance scaling c to deploy (σ² → c·σ², exact rational); certified to meet the target",
                "scale_infeasible": "a scaling c certified to violate the target (the bracket's other end)",
                "delta_at_scale_upper_bound": "certified upper bound on δ(target_epsilon) after scaling by scale",
@@ -231,6 +233,21 @@ SCHEMAS = (
                "pairs_pruned": "release calibrations: pairs certified by the CKS bound alone",
                "pairs_sandwiched": "always 0 (no pair is certified through a neighbouring design: δ is not "
                                    "monotone in σ²)",
+           }),
+    Schema("deploy.csv", "deploy.csv",
+           "exactdp calibrate: the noise to deploy, one row per target δ and cell (a group of the design's "
+           "mechanisms, or a (level, query) cell of the allocation's full-chain budget table).", {
+               "target_delta": "target δ",
+               "cell": "the group (its input σ², shift and count) or level/query",
+               "scaled": "1 if the calibration scaled this cell's variance, 0 if it is left as it was",
+               "sigma2_input": "the input's σ² of the cell (exact p/q)",
+               "sigma2_deploy": "the σ² to deploy (exact p/q, = scale × sigma2_input when scaled): certified to meet "
+                                "the target; deploy this exact value",
+               "sigma2_deploy_decimal": "sigma2_deploy as a decimal rounded up (for reading)",
+               "sigma2_infeasible": "scale_infeasible × sigma2_input: certified to miss the target (the bracket's "
+                                    "other side)",
+               "rho_deploy": "the cell's zCDP ρ = shift²/(2·sigma2_deploy) (allocations: the ρ_q of the full chain; "
+                             "each path multiplies it by the path's level multiplier as before)",
            }),
 )
 
