@@ -11,12 +11,13 @@ from fractions import Fraction as F
 
 import mpmath
 import pytest
-from harness import BruteDesign
 
 import exactdp
 from exactdp import Composition, DiscreteGaussian, InputError
 from exactdp.census.allocations import Allocation
 from exactdp.cli import main
+
+from harness import BruteDesign
 
 WIDTH = F(1, 10**6)
 
