@@ -23,6 +23,7 @@ from exactdp.calibration.calibrate import (
     calibrate_release,
 )
 from exactdp.mechanisms import Composition, DiscreteGaussian
+from exactdp.numerics.directed import directed_decimal
 from exactdp.numerics.exact import InputError, fraction_str
 
 __all__ = ["Calibration", "calibrate"]
@@ -112,16 +113,28 @@ class Calibration:
                               "rho_deploy": self.rho[k], "rho_infeasible": self.rho_infeasible[k]}
                              for k, r in enumerate(self.rows())])
 
+    def _repr_html_(self) -> str:
+        import html
+
+        md = self._repr_markdown_().split("\n")
+        rows = "".join("<tr>" + "".join(f"<td>{html.escape(c.strip())}</td>" for c in line.strip("|").split("|"))
+                       + "</tr>" for line in md[4:] if line.startswith("|"))
+        head = html.escape(md[0].replace("**", ""))
+        more = html.escape(md[-1]) if md[-1].startswith("…") else ""
+        return (f"<div class='exactdp-calibration'><p>{head}</p><table><thead><tr><th>cell</th><th>σ² to deploy</th>"
+                f"<th>σ² that misses the target</th></tr></thead><tbody>{rows}</tbody></table>{more}</div>")
+
     def _repr_markdown_(self) -> str:
         s = self.scale
-        head = (f"**σ² to deploy** (certified to meet δ(ε) ≤ {float(s.target_delta):.6g} at ε = "
+        head = (f"**σ² to deploy** (exact p/q; certified to meet δ(ε) ≤ {float(s.target_delta):.6g} at ε = "
                 f"{float(s.target_epsilon):.10g}; {s.scope}): scale c = {fraction_str(s.upper)} "
                 f"(c = {fraction_str(s.lower)} certified to miss it)\n\n")
         lines = ["| cell | σ² to deploy | σ² that misses the target |", "|---|---|---|"]
         shown = [k for k, on in enumerate(self.scaled) if on][:20]
         for k in shown:
             cell = "/".join(self.cells[k]) if isinstance(self.cells[k], tuple) else self.cells[k]
-            lines.append(f"| {cell} | {float(self.sigma2[k]):.10g} | {float(self.sigma2_infeasible[k]):.10g} |")
+            lines.append(f"| {cell} | {fraction_str(self.sigma2[k])} ≈ {directed_decimal(self.sigma2[k], True, 10)} | "
+                         f"{directed_decimal(self.sigma2_infeasible[k], False, 10)} |")
         more = sum(self.scaled) - len(shown)
         return head + "\n".join(lines) + (f"\n\n… and {more} more scaled cells" if more > 0 else "")
 
