@@ -53,8 +53,8 @@ def test_deployed_sigma2_meets_the_target_and_the_other_side_misses_it(comp, del
                                            for (m, n), s in zip(comp.groups, cal.sigma2)))
     assert cal.rho == tuple(F(m.shift ** 2) / (2 * s) for (m, _), s in zip(comp.groups, cal.sigma2))
     e = _bs_eps(comp.rho, delta) if eps is None else eps
-    ok_lo, ok_hi = _brute(_design_mechs(comp, cal.sigma2), e)
-    bad_lo, bad_hi = _brute(_design_mechs(comp, cal.sigma2_infeasible), e)
+    ok_hi = _brute(_design_mechs(comp, cal.sigma2), e)[1]
+    bad_lo = _brute(_design_mechs(comp, cal.sigma2_infeasible), e)[0]
     assert ok_hi <= delta < bad_lo  # deployed: meets the target; the bracket's other side: misses it
     with pytest.raises(AttributeError):
         cal.sigma2 = ()  # frozen

@@ -214,13 +214,13 @@ def calibrate(design, delta, eps=None, *, level: str | None = None, pair=None, w
             raise InputError("level" if level is not None else "pair", level or pair, "needs an allocation")
         res = calibrate_design(design, delta, eps, width=width, rel_tol=rel_tol)
         groups = design.groups
-        cells = tuple(f"σ² = {fraction_str(m.sigma2)} (shift {m.shift}) × {n}" for m, n in groups)
-        s2 = tuple(m.sigma2 * res.upper for m, _ in groups)
-        s2_bad = tuple(m.sigma2 * res.lower for m, _ in groups)
-        rho = tuple(Fraction(m.shift ** 2) / (2 * s) for (m, _), s in zip(groups, s2))
-        rho_bad = tuple(Fraction(m.shift ** 2) / (2 * s) for (m, _), s in zip(groups, s2_bad))
-        deployed = Composition(tuple((DiscreteGaussian(s, m.shift), n) for (m, n), s in zip(groups, s2)))
-        return Calibration(cells, s2, s2_bad, rho, rho_bad, (True,) * len(groups), deployed, res)
+        g_cells = tuple(f"σ² = {fraction_str(m.sigma2)} (shift {m.shift}) × {n}" for m, n in groups)
+        g_s2 = tuple(m.sigma2 * res.upper for m, _ in groups)
+        g_bad = tuple(m.sigma2 * res.lower for m, _ in groups)
+        g_rho = tuple(Fraction(m.shift ** 2) / (2 * s) for (m, _), s in zip(groups, g_s2))
+        g_rho_bad = tuple(Fraction(m.shift ** 2) / (2 * s) for (m, _), s in zip(groups, g_bad))
+        comp = Composition(tuple((DiscreteGaussian(s, m.shift), n) for (m, n), s in zip(groups, g_s2)))
+        return Calibration(g_cells, g_s2, g_bad, g_rho, g_rho_bad, (True,) * len(groups), comp, res)
     if level is not None and level not in alloc.levels:
         raise InputError("level", level, f"unknown level (levels are {', '.join(alloc.levels)})")
     if pair is not None:
@@ -230,8 +230,13 @@ def calibrate(design, delta, eps=None, *, level: str | None = None, pair=None, w
         res = calibrate_pair(alloc, pair, delta, eps, level=level, width=width, rel_tol=rel_tol)
     else:
         res = calibrate_release(alloc, delta, eps, level=level, width=width, rel_tol=rel_tol, progress=progress)
-    cells, s2, s2_bad, rho, rho_bad, scaled = [], [], [], [], [], []
-    base = {}
+    cells: list = []
+    s2: list = []
+    s2_bad: list = []
+    rho: list = []
+    rho_bad: list = []
+    scaled: list = []
+    base: dict = {}
     for lev in alloc.levels:
         on = level is None or lev == level
         row = []
@@ -248,7 +253,7 @@ def calibrate(design, delta, eps=None, *, level: str | None = None, pair=None, w
             s2.append(1 / new)
             s2_bad.append(1 / bad)
         base[lev] = tuple(row)
-    deployed = None
+    deployed: object = None
     if level is None:  # a uniform scaling keeps every path's total equal: still an allocation
         where = f"pair {pair[0]}-{pair[1]}" if pair is not None else "every neighbour pair"
         deployed = replace(alloc, name=f"{alloc.name}-calibrated", base=base,

@@ -50,6 +50,7 @@ def _run_checked(args) -> int:
         raise InputError("--eps", str(args.eps), "must be >= 0")
     check_out_folder(args.out, "calibrate")
     pair = None
+    design: object
     from exactdp.cli._designs import allocation_pair, design_spec
 
     set_design({**design_spec(args), **({"level": args.level} if args.level else {})})

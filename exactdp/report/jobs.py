@@ -220,7 +220,7 @@ def _epsilon_label(results, given: bool | None = None) -> tuple[str, str]:
 def _deploy_rows(deploy) -> list:
     from exactdp.numerics.exact import fraction_str
 
-    table = [_DEPLOY_COLUMNS]
+    table: list[tuple] = [_DEPLOY_COLUMNS]
     for cal in deploy:
         d = canonical_delta(cal.scale.target_delta)
         for k, cell in enumerate(cal.cells):

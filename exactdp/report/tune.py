@@ -100,7 +100,7 @@ def _citation(result: dict, eps: str, d_text: str) -> str:
             "exactdp).")
 
 
-def _query_key(out: Path) -> tuple:
+def _query_key(out: Path) -> list[str]:
     names = list(dict.fromkeys(r["query"] for r in _rows(out / "sigma2.csv")))
     return names
 
