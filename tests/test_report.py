@@ -297,6 +297,16 @@ def test_report_in_a_real_browser(kind, n_figures, browser, request, tmp_path):
     assert console_problems(browser) == []
     shot = tmp_path / f"{kind}.png"
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+    # ... nor at the width of an A4 page (800 px): no table runs off it or scrolls in its box
+    try:
+        browser.set_window_size(800, 1000)
+        browser.refresh()
+        assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+        boxes = browser.execute_script("return Array.from(document.querySelectorAll('.scroll')).filter(e => "
+                                       "e.scrollWidth > e.clientWidth + 1).map(e => e.parentElement.id)")
+        assert boxes == [], boxes
+    finally:
+        browser.set_window_size(1200, 1000)
 
 
 def test_tune_headline_is_the_result_rounded_up(tune_dir):

@@ -295,12 +295,11 @@ def _deploy_section(cal) -> Section:
     from exactdp.numerics.exact import fraction_str
 
     r = cal.scale
-    rows = [("cell", "input σ²", "σ² to deploy (exact)", "≈ (rounded up)", "σ² certified to miss the target")]
+    rows = [("cell", "σ² to deploy (exact)", "≈ (rounded up)", "σ² certified to miss the target")]
     for k, cell in enumerate(cal.cells):
         if cal.scaled[k]:
-            rows.append(("/".join(cell) if isinstance(cell, tuple) else cell, fraction_str(cal.sigma2_input[k]),
-                         fraction_str(cal.sigma2[k]), to_text(cal.sigma2[k], 12, "up"),
-                         to_text(cal.sigma2_infeasible[k], 12, "down")))
+            rows.append(("/".join(cell) if isinstance(cell, tuple) else cell, fraction_str(cal.sigma2[k]),
+                         to_text(cal.sigma2[k], 10, "up"), to_text(cal.sigma2_infeasible[k], 10, "down")))
     unscaled = len(cal.cells) - sum(cal.scaled)
     paras = (f"At δ = {canonical_delta(r.target_delta)}: multiply every scaled variance by c = "
              f"{fraction_str(r.upper)}. The design with these exact variances is certified to meet the target "
@@ -310,7 +309,7 @@ def _deploy_section(cal) -> Section:
              "this certificate." + (f" {unscaled} cells outside the scaled level keep their σ²." if unscaled else "")
              + (" For an allocation each path multiplies these full-chain budgets by its level multipliers, as "
                 "before." if isinstance(cal.cells[0], tuple) else ""),
-             f"Every δ's rows are in {DEPLOY_FILE}.")
+             f"Every δ's rows, with the input's σ², are in {DEPLOY_FILE}.")
     return Section("The noise to deploy", paras, tuple(rows), "deploy")
 
 
@@ -441,7 +440,10 @@ def write_calibration_report(out_dir, results, *, design: str = "", plots: bool 
     if deploy:
         sections.append(_deploy_section(deploy[0]))
     sections.append(_calibration_meaning(first, deploy[0] if deploy else None))
-    sections.append(Section("All rows", ("The contents of calibration.csv.",), tuple(table), "rows"))
+    by_column = [("column",) + tuple(f"δ = {canonical_delta(r.target_delta)}" for r in results)]
+    by_column += [(c,) + tuple(row[k] for row in table[1:]) for k, c in enumerate(table[0])]
+    sections.append(Section("All rows", ("The contents of calibration.csv, one column per target δ (the file has "
+                                         "one row per target δ).",), tuple(by_column), "rows"))
     report = Report(
         title="exactdp calibrate — certified variance reduction and the noise to deploy",
         summary=(f"How much less noise {design or 'the design'} could add and still meet its privacy target, with "
