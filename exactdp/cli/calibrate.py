@@ -1,4 +1,4 @@
-"""``exactdp calibrate``: the largest certified variance reduction meeting an (ε, δ) target."""
+"""``exactdp calibrate``: the largest certified variance reduction meeting an (ε, δ) target, and the σ² to deploy."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ __all__ = ["register"]
 _DESC = (
     "Find the smallest uniform scaling c of the noise variances (σ² → c·σ², c rational) whose exact "
     "privacy profile still meets the target δ(ε_target) ≤ δ, using certified upper bounds; report the "
-    "variance reduction 1 − c with its certified bracket. Default target ε: the Bureau's "
+    "variance reduction 1 − c with its certified bracket and the σ² to deploy (c·σ² of every scaled cell, exact; "
+    "c_infeasible·σ² is certified to miss the target). Default target ε: the Bureau's "
     "Bun–Steinke ε = ρ + 2·sqrt(ρ·ln(1/δ)). With --allocation and neither --pair nor --level the "
     "whole release is calibrated (max over all pairs: about a minute per δ for the 946 DHC pairs; "
     "with --level from seconds to ~6 minutes; progress lines go to stderr)."
@@ -32,7 +33,8 @@ def register(subparsers) -> None:
     p.add_argument("--width", type=rational_type("--width", positive=True), default=None, metavar="W",
                    help="width of the certified bracket on the reduction (default 1e-6)")
     p.add_argument("--rel-tol", type=rel_tol_type(), default=1e-10, help="certified relative accuracy of each tail")
-    p.add_argument("--out", metavar="DIR", help="also write calibration.csv, a figure and report.html into DIR")
+    p.add_argument("--out", metavar="DIR",
+                   help="also write calibration.csv, deploy.csv (the σ² to deploy), figures and report.html into DIR")
     p.add_argument("--json", action="store_true", help='print one JSON object {"command", "design", "points"}')
     p.set_defaults(func=_run_checked)
 
