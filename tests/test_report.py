@@ -364,3 +364,25 @@ def test_release_and_calibrate_write_their_folder_from_the_cli(tmp_path, capsys)
     for folder, csv in (("cal", "calibration.csv"), ("rel", "release_brackets.csv")):
         assert (tmp_path / folder / "report.html").is_file() and (tmp_path / folder / csv).is_file()
         assert (tmp_path / folder / "plots").is_dir()
+
+
+def test_tune_page_without_profiles_or_figures(tmp_path, capsys):
+    """A uniform-objective tune with --no-profile --no-plots still writes its page: the reduction
+    rounded down, the certified constraint and the meaning section from the (ε, δ) alone."""
+    import json
+
+    from tune_toys import TWO_LEVELS
+
+    from exactdp.cli import main
+
+    (tmp_path / "toy.toml").write_text(TWO_LEVELS)
+    out = tmp_path / "out"
+    assert main(["tune", "--allocation", str(tmp_path / "toy.toml"), "--out", str(out), "--jobs", "1", "--delta",
+                 "1e-6", "--objective", "uniform", "--no-profile", "--no-plots", "--quiet"]) == 0
+    capsys.readouterr()
+    result = json.loads((out / "result.json").read_text())
+    page = (out / "report.html").read_text()
+    pct = Fraction(re.search(r"on every pair</td><td>([0-9.]+) %</td>", page).group(1))
+    assert 0 < pct <= 100 * (1 - Fraction(result["objective"]["after_exact"]))  # rounded down
+    assert "No figures were drawn" in page and 'id="constraint"' in page and 'id="meaning"' in page
+    assert "best attacker, exact curve" not in page  # no profile: the (ε, δ) columns only
