@@ -88,24 +88,25 @@ def _release_figure(rows):
 
 
 def _release_bars(rows):
-    """One target δ: per pair, the exact ε (certified upper end) beside the Bureau's, as
-    labelled bars (a curve of one point would be a lone marker)."""
+    """One target δ: per pair, the exact ε (certified upper end, written rounded up) beside the
+    Bureau's, as labelled bars (a curve of one point would be a lone marker)."""
     from matplotlib.figure import Figure
 
     rows = sorted(rows, key=lambda r: r.pair)
-    fig = Figure(figsize=(7.0, 1.6 + 0.75 * len(rows)))
+    fig = Figure(figsize=(7.0, 2.0 + 0.75 * len(rows)))
     ax = fig.add_subplot(1, 1, 1)
     for k, r in enumerate(rows):
-        for dy, val, colour, label in ((0.18, float(r.eps_upper), "tab:blue", "exact ε (certified upper end)"),
-                                       (-0.18, float(r.eps_bureau), "tab:red", "Bureau: Bun–Steinke of the ρ-sum")):
-            ax.barh(k + dy, val, height=0.34, color=colour, label=label if k == 0 else None)
-            ax.text(val, k + dy, f" {val:.4f}", va="center", fontsize=9)
+        for dy, val, colour, label in ((-0.18, r.eps_upper, "tab:blue", "exact ε (certified upper end)"),
+                                       (0.18, r.eps_bureau, "tab:red", "Bureau: Bun–Steinke of the ρ-sum")):
+            ax.barh(k + dy, float(val), height=0.34, color=colour, label=label if k == 0 else None)
+            ax.text(float(val), k + dy, f" {to_text(val, 6, 'up')}", va="center", fontsize=9)
     ax.set_yticks(range(len(rows)), labels=[f"pair {r.pair[0]}-{r.pair[1]}" for r in rows], fontsize=9)
+    ax.invert_yaxis()
     ax.set_xlim(0, 1.22 * max(float(r.eps_bureau) for r in rows))
     ax.set_xlabel(f"ε at δ = {canonical_delta(rows[0].delta_target)}")
-    ax.set_title("Whole release (DHC ∘ P.L. 94-171): exact ε vs the Bureau's ρ-sum conversion", fontsize=10)
+    fig.suptitle("Whole release (DHC ∘ P.L. 94-171): exact ε vs the Bureau's ρ-sum conversion", fontsize=10)
     ax.grid(True, axis="x", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
     fig.tight_layout()
     return fig
 
