@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from exactdp.accounting.results import EpsilonPoint as EpsilonPoint
     from exactdp.accounting.results import TradeoffPoint as TradeoffPoint
     from exactdp.accounting.verification import verify_delta as verify_delta
+    from exactdp.calibration.deploy import Calibration as Calibration
+    from exactdp.calibration.deploy import calibrate as calibrate
     from exactdp.census.allocations import Allocation as Allocation
     from exactdp.census.allocations import load_allocation as load_allocation
     from exactdp.certify.queries import Certifier as Certifier
@@ -78,6 +80,8 @@ _FACE = {
     "Enclosure": "exactdp.certify.result",
     "load_allocation": "exactdp.census.allocations",
     "Allocation": "exactdp.census.allocations",
+    "calibrate": "exactdp.calibration.deploy",
+    "Calibration": "exactdp.calibration.deploy",
 }
 
 __all__ = ["__version__", *_FACE]

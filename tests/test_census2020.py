@@ -228,6 +228,11 @@ def test_the_page_in_a_real_browser(census, tmp_path):
         assert console_problems(driver) == []
         shot = tmp_path / "census.png"
         assert driver.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+        driver.set_window_size(800, 1000)  # A4 width: no table runs off the page or scrolls in its box
+        driver.refresh()
+        assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+        assert driver.execute_script("return Array.from(document.querySelectorAll('.scroll')).filter(e => "
+                                     "e.scrollWidth > e.clientWidth + 1).length") == 0
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)

@@ -46,13 +46,40 @@ def release_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def calibration_dir(tmp_path_factory) -> Path:
-    from exactdp.calibration.calibrate import calibrate_design
+    """Two target δ with the σ² to deploy (the reduction curve and the noise figure)."""
+    import exactdp
     from exactdp.mechanisms import Composition
 
     out = tmp_path_factory.mktemp("calibration") / "out"
     comp = Composition.from_sigma2(["10000/11"] * 20)
-    write_calibration_report(out, [calibrate_design(comp, "1e-10"), calibrate_design(comp, "1e-3")],
-                             design="20 × σ² = 10000/11")
+    cals = [exactdp.calibrate(comp, "1e-10"), exactdp.calibrate(comp, "1e-3")]
+    write_calibration_report(out, [c.scale for c in cals], design="20 × σ² = 10000/11", deploy=cals)
+    return out
+
+
+@pytest.fixture(scope="module")
+def calibration_one_dir(tmp_path_factory) -> Path:
+    """exactdp calibrate --out with one target δ on an allocation pair (the figure must still say something)."""
+    from exactdp.cli import main
+
+    out = tmp_path_factory.mktemp("calibration_one") / "out"
+    assert main(["calibrate", "--allocation", "dhc-persons-2020", "--pair", "13-13", "--delta", "1e-10", "--width",
+                 "1e-4", "--out", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def tune_dir(tmp_path_factory) -> Path:
+    """exactdp tune on a toy allocation, with its profiles (every figure of a tune page)."""
+    from tune_toys import TWO_LEVELS
+
+    from exactdp.cli import main
+
+    base = tmp_path_factory.mktemp("tune")
+    (base / "toy.toml").write_text(TWO_LEVELS)
+    out = base / "out"
+    assert main(["tune", "--allocation", str(base / "toy.toml"), "--out", str(out), "--jobs", "1", "--delta", "1e-6",
+                 "--vary", "level", "--bounds", "1/3:3", "--quiet"]) == 0
     return out
 
 
@@ -126,6 +153,8 @@ def test_sweep_report_says_what_the_guarantee_means(sweep_dir):
 
 
 def test_release_and_calibration_headlines(release_dir, calibration_dir):
+    for folder in (release_dir, calibration_dir):
+        assert 'id="meaning"' in (folder / "report.html").read_text()
     rel = _csv(release_dir / "release_brackets.csv")[0]
     page = (release_dir / "report.html").read_text()
     cited = _cited(page, "ε")
@@ -181,8 +210,9 @@ def test_calibration_axis_names_the_target_epsilon():
     assert "Bun–Steinke" in _epsilon_label(one, False)[0]
 
 
-def test_every_csv_column_is_documented(sweep_dir, release_dir, calibration_dir, product_dir, portfolio_dir):
-    for folder in (sweep_dir, release_dir, calibration_dir, product_dir, portfolio_dir):
+def test_every_csv_column_is_documented(sweep_dir, release_dir, calibration_dir, product_dir, portfolio_dir, tune_dir,
+                                       calibration_one_dir):
+    for folder in (sweep_dir, release_dir, calibration_dir, product_dir, portfolio_dir, tune_dir, calibration_one_dir):
         entries = column_dictionary(folder)
         names = {e.name for e in entries}
         assert all(e.about != UNDOCUMENTED for e in entries), names
@@ -196,8 +226,8 @@ def test_every_csv_column_is_documented(sweep_dir, release_dir, calibration_dir,
             "pairs/pair_I_J_tradeoff.csv"} <= names
 
 
-def test_pages_are_self_contained(sweep_dir, release_dir, calibration_dir, product_dir, portfolio_dir):
-    for folder in (sweep_dir, release_dir, calibration_dir, product_dir, portfolio_dir):
+def test_pages_are_self_contained(sweep_dir, release_dir, calibration_dir, product_dir, portfolio_dir, tune_dir):
+    for folder in (sweep_dir, release_dir, calibration_dir, product_dir, portfolio_dir, tune_dir):
         page = (folder / "report.html").read_text()
         assert "<script" not in page and "<link" not in page and "@import" not in page
         assert not re.findall(r'(?:src|href)="(?!data:|#)', page)
@@ -213,9 +243,25 @@ def browser():
     shutil.rmtree(profile, ignore_errors=True)
 
 
-@pytest.mark.parametrize("kind, n_figures", [("sweep", 3), ("release", 1), ("calibration", 1), ("product", 1),
-                                             ("portfolio", 1)])
+def _ink(png: bytes) -> float:
+    """The share of a figure's pixels that are not (near) white."""
+    import io
+
+    from matplotlib.image import imread
+
+    img = imread(io.BytesIO(png), format="png")[..., :3]
+    return float((img.min(axis=2) < 0.9).mean())
+
+
+#: (kind, figures); the census-2020 page has its own browser test (tests/test_census2020.py)
+_KINDS = [("sweep", 3), ("release", 1), ("calibration", 2), ("calibration_one", 1), ("product", 1), ("portfolio", 1),
+          ("tune", 3)]
+
+
+@pytest.mark.parametrize("kind, n_figures", _KINDS)
 def test_report_in_a_real_browser(kind, n_figures, browser, request, tmp_path):
+    import base64
+
     folder = request.getfixturevalue(f"{kind}_dir")
     browser.get_log("browser")  # drop what an earlier page logged
     browser.get((folder / "report.html").as_uri())
@@ -228,20 +274,51 @@ def test_report_in_a_real_browser(kind, n_figures, browser, request, tmp_path):
     captions = browser.execute_script(
         "return Array.from(document.querySelectorAll('figure figcaption')).map(c => c.innerText)")
     assert len(captions) == n_figures and all(len(c) > 80 for c in captions)
+    # every figure draws something (a curve of one point would be a lone marker on a white page)
+    sources = browser.execute_script("return Array.from(document.querySelectorAll('figure img')).map(i => i.src)")
+    for src in sources:
+        assert _ink(base64.b64decode(src.split(",", 1)[1])) > 0.025, (kind, src[:60])  # a lone marker: ~0.018
     # nothing was fetched: every byte of the page is in the file
     assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
     headline = browser.execute_script("return document.querySelector('#headline table').innerText")
-    assert "number to cite" in headline and "≤" in headline
+    assert "number to cite" in headline and ("≤" in headline or "%" in headline)
     dictionary = browser.execute_script("return document.querySelectorAll('#columns h3').length")
     assert dictionary >= 1
-    if kind in ("sweep", "product", "portfolio"):
-        meaning = browser.execute_script("return document.querySelector('#meaning').innerText")
-        assert "What this guarantee means" in meaning and "best attacker" in meaning
+    meaning = browser.execute_script("return document.querySelector('#meaning').innerText")
+    assert "What this guarantee means" in meaning and "best attacker" in meaning and "likelihood ratio" in meaning
+    if kind.startswith("calibration"):
+        deploy = browser.execute_script("return document.querySelector('#deploy').innerText")
+        assert "σ² to deploy" in deploy and "certified to miss" in deploy
+    if kind == "tune":
+        for anchor, words in (("allocation", "Σσ² tuned"), ("cells", "σ'²/σ²"), ("constraint", "Arb enclosure")):
+            assert words in browser.execute_script(f"return document.querySelector('#{anchor}').innerText"), anchor
     # tables wrap: the page never scrolls sideways at 1200 px
     assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
     assert console_problems(browser) == []
     shot = tmp_path / f"{kind}.png"
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+    # ... nor at the width of an A4 page (800 px): no table runs off it or scrolls in its box
+    try:
+        browser.set_window_size(800, 1000)
+        browser.refresh()
+        assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+        boxes = browser.execute_script("return Array.from(document.querySelectorAll('.scroll')).filter(e => "
+                                       "e.scrollWidth > e.clientWidth + 1).map(e => e.parentElement.id)")
+        assert boxes == [], boxes
+    finally:
+        browser.set_window_size(1200, 1000)
+
+
+def test_tune_headline_is_the_result_rounded_up(tune_dir):
+    import json
+
+    result = json.loads((tune_dir / "result.json").read_text())
+    page = (tune_dir / "report.html").read_text()
+    up = Fraction(result["max_delta_after"]["upper_exact"])
+    cited = _cited(page, "δ")
+    assert cited and up <= cited[0] <= Fraction(result["target"]["delta"])
+    assert f"δ ≤ {round_up(str(cited[0]))}" in page and "What this guarantee means" in page
+    assert "(ε, δ)-differential privacy with ε = " in page  # the sentence to cite
 
 
 def test_path_labels_name_the_levels_each_path_spends_at():
@@ -287,3 +364,25 @@ def test_release_and_calibrate_write_their_folder_from_the_cli(tmp_path, capsys)
     for folder, csv in (("cal", "calibration.csv"), ("rel", "release_brackets.csv")):
         assert (tmp_path / folder / "report.html").is_file() and (tmp_path / folder / csv).is_file()
         assert (tmp_path / folder / "plots").is_dir()
+
+
+def test_tune_page_without_profiles_or_figures(tmp_path, capsys):
+    """A uniform-objective tune with --no-profile --no-plots still writes its page: the reduction
+    rounded down, the certified constraint and the meaning section from the (ε, δ) alone."""
+    import json
+
+    from tune_toys import TWO_LEVELS
+
+    from exactdp.cli import main
+
+    (tmp_path / "toy.toml").write_text(TWO_LEVELS)
+    out = tmp_path / "out"
+    assert main(["tune", "--allocation", str(tmp_path / "toy.toml"), "--out", str(out), "--jobs", "1", "--delta",
+                 "1e-6", "--objective", "uniform", "--no-profile", "--no-plots", "--quiet"]) == 0
+    capsys.readouterr()
+    result = json.loads((out / "result.json").read_text())
+    page = (out / "report.html").read_text()
+    pct = Fraction(re.search(r"on every pair</td><td>([0-9.]+) %</td>", page).group(1))
+    assert 0 < pct <= 100 * (1 - Fraction(result["objective"]["after_exact"]))  # rounded down
+    assert "No figures were drawn" in page and 'id="constraint"' in page and 'id="meaning"' in page
+    assert "best attacker, exact curve" not in page  # no profile: the (ε, δ) columns only

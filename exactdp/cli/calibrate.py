@@ -1,4 +1,4 @@
-"""``exactdp calibrate``: the largest certified variance reduction meeting an (ε, δ) target."""
+"""``exactdp calibrate``: the largest certified variance reduction meeting an (ε, δ) target, and the σ² to deploy."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ __all__ = ["register"]
 _DESC = (
     "Find the smallest uniform scaling c of the noise variances (σ² → c·σ², c rational) whose exact "
     "privacy profile still meets the target δ(ε_target) ≤ δ, using certified upper bounds; report the "
-    "variance reduction 1 − c with its certified bracket. Default target ε: the Bureau's "
+    "variance reduction 1 − c with its certified bracket and the σ² to deploy (c·σ² of every scaled cell, exact; "
+    "c_infeasible·σ² is certified to miss the target). Default target ε: the Bureau's "
     "Bun–Steinke ε = ρ + 2·sqrt(ρ·ln(1/δ)). With --allocation and neither --pair nor --level the "
     "whole release is calibrated (max over all pairs: about a minute per δ for the 946 DHC pairs; "
     "with --level from seconds to ~6 minutes; progress lines go to stderr)."
@@ -32,13 +33,15 @@ def register(subparsers) -> None:
     p.add_argument("--width", type=rational_type("--width", positive=True), default=None, metavar="W",
                    help="width of the certified bracket on the reduction (default 1e-6)")
     p.add_argument("--rel-tol", type=rel_tol_type(), default=1e-10, help="certified relative accuracy of each tail")
-    p.add_argument("--out", metavar="DIR", help="also write calibration.csv, a figure and report.html into DIR")
+    p.add_argument("--out", metavar="DIR",
+                   help="also write calibration.csv, deploy.csv (the σ² to deploy), figures and report.html into DIR")
     p.add_argument("--json", action="store_true", help='print one JSON object {"command", "design", "points"}')
     p.set_defaults(func=_run_checked)
 
 
 def _run_checked(args) -> int:
-    from exactdp.calibration.calibrate import DEFAULT_WIDTH, calibrate_design, calibrate_pair, calibrate_release
+    from exactdp.calibration.calibrate import DEFAULT_WIDTH
+    from exactdp.calibration.deploy import calibrate
     from exactdp.numerics.exact import InputError
 
     width = args.width or DEFAULT_WIDTH
@@ -48,8 +51,8 @@ def _run_checked(args) -> int:
     if args.eps is not None and args.eps < 0:
         raise InputError("--eps", str(args.eps), "must be >= 0")
     check_out_folder(args.out, "calibrate")
-    results = []
     pair = None
+    design: object
     from exactdp.cli._designs import allocation_pair, design_spec
 
     set_design({**design_spec(args), **({"level": args.level} if args.level else {})})
@@ -58,31 +61,26 @@ def _run_checked(args) -> int:
 
         if args.sigma2 or args.mechanisms:
             raise InputError("design", None, "give exactly one of --sigma2, --mechanisms or --allocation")
-        alloc = load_allocation(args.allocation)
-        if args.level is not None and args.level not in alloc.levels:
-            raise InputError("--level", args.level, f"unknown level (levels are {', '.join(alloc.levels)})")
-        pair = allocation_pair(args, alloc)
-        for d in args.deltas:
-            if pair is not None:
-                res = calibrate_pair(alloc, pair, d, args.eps, level=args.level, width=width,
-                                     rel_tol=args.rel_tol)
-            else:
-                res = calibrate_release(alloc, d, args.eps, level=args.level, width=width, rel_tol=args.rel_tol,
-                                        progress=lambda msg: sys.stderr.write(f"exactdp calibrate: {msg}\n"))
-            results.append(res)
+        design = load_allocation(args.allocation)
+        if args.level is not None and args.level not in design.levels:
+            raise InputError("--level", args.level, f"unknown level (levels are {', '.join(design.levels)})")
+        pair = allocation_pair(args, design)
     else:
         from exactdp.cli._designs import design_from_args
 
         if args.level is not None:
             raise InputError("--level", args.level, "needs --allocation")
-        comp = design_from_args(args)
-        for d in args.deltas:
-            results.append(calibrate_design(comp, d, args.eps, width=width, rel_tol=args.rel_tol))
+        design = design_from_args(args)
+    cals = [calibrate(design, d, args.eps, level=args.level, pair=pair, width=width, rel_tol=args.rel_tol,
+                      progress=lambda msg: sys.stderr.write(f"exactdp calibrate: {msg}\n"))
+            for d in args.deltas]
+    results = [c.scale for c in cals]
     if args.out:
         from exactdp.report import write_calibration_report
 
-        write_calibration_report(args.out, results, design=_design_words(args, pair))
-    objs = [r.as_json() for r in results]
+        write_calibration_report(args.out, results, design=_design_words(args, pair),
+                                 epsilon_given=args.eps is not None, deploy=cals)
+    objs = [{**r.as_json(), "sigma2_deploy": _deploy_json(c)} for r, c in zip(results, cals)]
     if args.json:
         emit_result(objs)
         return 0
@@ -94,7 +92,41 @@ def _run_checked(args) -> int:
                decimal_str(r.variance_reduction_lower, 12), decimal_str(r.variance_reduction_upper, 12),
                o["scale"], str(r.evaluations))
         print("  ".join(f"{v:>22}" for v in row))
+    for line in _deploy_lines(cals, args.out):
+        print(line)
     return 0
+
+
+#: cells listed in the text output (all of them: --json, and deploy.csv with --out)
+_SHOWN = 6
+
+
+def _deploy_json(cal) -> list:
+    """Every cell's σ² (and ρ) to deploy, exact, with the bracket's other side."""
+    from exactdp.report.numbers import to_text
+
+    return [{**row, "sigma2_deploy_decimal": to_text(cal.sigma2[k], 20, "up")} for k, row in enumerate(cal.rows())]
+
+
+def _deploy_lines(cals, out) -> list[str]:
+    """The σ² to deploy, per target δ, in words (the first cells; all in --json and deploy.csv)."""
+    from exactdp.numerics.exact import fraction_str
+    from exactdp.report.numbers import to_text
+
+    lines = ["σ² to deploy = c × σ² of every scaled cell (certified to meet the target; c_infeasible × σ² is "
+             "certified to miss it; deploy the exact p/q):"]
+    for cal in cals:
+        r = cal.scale
+        lines.append(f"  delta = {decimal_str(r.target_delta, 6)}: c = {fraction_str(r.upper)}")
+        shown = [k for k, on in enumerate(cal.scaled) if on]
+        for k in shown[:_SHOWN]:
+            cell = "/".join(cal.cells[k]) if isinstance(cal.cells[k], tuple) else cal.cells[k]
+            lines.append(f"    {cell}: sigma2 = {fraction_str(cal.sigma2[k])} = {to_text(cal.sigma2[k], 12, 'up')}"
+                         f" (misses the target at {to_text(cal.sigma2_infeasible[k], 12, 'down')})")
+        if len(shown) > _SHOWN:
+            where = f"{out}/deploy.csv and " if out else ""
+            lines.append(f"    … and {len(shown) - _SHOWN} more scaled cells ({where}--json list them all)")
+    return lines
 
 
 def _design_words(args, pair) -> str:

@@ -13,8 +13,8 @@ DESCRIPTION = (
     "that every neighbour pair of the allocation keeps a certified delta(eps) <= DELTA, minimising the total "
     "weighted noise variance (or finding the largest uniform reduction). Paths are rebuilt by the input's spine "
     "rule. Every accepted design is evaluated exactly as reported; the result is re-evaluated on every pair "
-    "and its worst pair enclosed by an Arb certificate. Writes the tuned allocation (tuned.toml), sigma^2 "
-    "tables, the trace of every evaluation, certified profiles and figures into --out; --resume finishes a "
+    "and its worst pair enclosed by an Arb certificate. Writes report.html, the tuned allocation (tuned.toml), "
+    "sigma^2 tables, the trace of every evaluation, certified profiles and figures into --out; --resume finishes a "
     "killed run; the folder is locked while a run lasts."
 )
 
@@ -110,7 +110,7 @@ def _run(args) -> int:
     print(f"objective: {o['before']} -> {o['after']} ({o['change_percent']} %)")
     print(f"max delta over pairs: input {before['upper']} (pair {before['pair']}); tuned {after['upper']} "
           f"(pair {after['pair']}); Arb enclosure [{cert['lower']}, {cert['upper']}]")
-    print(f"files: tuned.toml, sigma2.csv, groups.csv, trace.csv, trace/, result.json"
+    print(f"files: report.html, tuned.toml, sigma2.csv, groups.csv, trace.csv, trace/, result.json"
           f"{', profile-before/, profile-after/' if not args.no_profile else ''}"
           f"{', plots/' if not args.no_plots else ''}, manifest.json in {res.out}")
     return 0

@@ -221,7 +221,9 @@ SCHEMAS = (
                "variance_reduction": "certified achievable variance reduction 1 − scale (the value to cite)",
                "variance_reduction_lower": "lower end of the certified bracket on the optimal reduction (= the "
                                            "achievable one)",
-               "variance_reduction_upper": "upper end: no larger reduction meets the target",
+               "variance_reduction_upper": "upper end: the reduction at scale_infeasible, certified to miss the target "
+                                           "(that every larger reduction misses it too is not claimed: δ is not "
+                                           "proved monotone in σ²)",
                "scale": "the variance scaling c to deploy (σ² → c·σ², exact rational); certified to meet the target",
                "scale_infeasible": "a scaling c certified to violate the target (the bracket's other end)",
                "delta_at_scale_upper_bound": "certified upper bound on δ(target_epsilon) after scaling by scale",
@@ -231,6 +233,59 @@ SCHEMAS = (
                "pairs_pruned": "release calibrations: pairs certified by the CKS bound alone",
                "pairs_sandwiched": "always 0 (no pair is certified through a neighbouring design: δ is not "
                                    "monotone in σ²)",
+           }),
+    Schema("sigma2.csv", "sigma2.csv",
+           "exactdp tune: every measured (level, query) cell of the full chain, before and after tuning.", {
+               "level": "geographic level",
+               "query": "query (q1, q2, … in the report's figures, in this order)",
+               "group": "the group of cells that share one variance multiplier (a level, a query or the cell)",
+               "weight": "the cell's weight in the objective Σ w·σ² (exact)",
+               "rho_before": "the input's zCDP ρ of the cell (exact p/q)",
+               "rho_after": "the tuned ρ of the cell (exact p/q; in tuned.toml)",
+               "sigma2_before": "the input's noise variance 1/ρ",
+               "sigma2_after": "the tuned noise variance 1/ρ",
+               "variance_multiplier": "sigma2_after / sigma2_before (below 1: less noise)",
+               "change_percent": "(variance_multiplier − 1) × 100",
+           }),
+    Schema("groups.csv", "groups.csv",
+           "exactdp tune: per level and per query, the total noise variance before and after (full chain).", {
+               "kind": "level or query",
+               "name": "its name",
+               "sigma2_sum_before": "Σσ² of its cells, input",
+               "sigma2_sum_after": "Σσ² of its cells, tuned",
+               "weighted_before": "Σ w·σ² of its cells, input",
+               "weighted_after": "Σ w·σ² of its cells, tuned",
+               "change_percent": "(weighted_after / weighted_before − 1) × 100",
+               "multiplier_min": "the smallest variance multiplier of its cells",
+               "multiplier_max": "the largest variance multiplier of its cells",
+           }),
+    Schema("trace.csv", "trace.csv",
+           "exactdp tune: every batch of exact evaluations the search made, in order.", {
+               "batch": "batch number",
+               "purpose": "why the batch was evaluated (search stage)",
+               "design": "the design's identifier (a hash of its multipliers)",
+               "x": "the stage's scalar (e.g. the scaling tried), exact",
+               "pairs": "neighbour pairs evaluated in the batch",
+               "max_delta_upper": "the largest certified upper bound of δ(ε_target) over those pairs",
+               "max_pair": "the pair attaining it",
+               "status": "feasible (every pair's upper bound ≤ δ), infeasible (some lower bound > δ) or undecided",
+               "objective": "the design's objective (Σ w·σ², or the uniform multiplier)",
+               "total_rho": "the design's total zCDP ρ of one path (exact)",
+           }),
+    Schema("deploy.csv", "deploy.csv",
+           "exactdp calibrate: the noise to deploy, one row per target δ and cell (a group of the design's "
+           "mechanisms, or a (level, query) cell of the allocation's full-chain budget table).", {
+               "target_delta": "target δ",
+               "cell": "the group (its input σ², shift and count) or level/query",
+               "scaled": "1 if the calibration scaled this cell's variance, 0 if it is left as it was",
+               "sigma2_input": "the input's σ² of the cell (exact p/q)",
+               "sigma2_deploy": "the σ² to deploy (exact p/q, = scale × sigma2_input when scaled): certified to meet "
+                                "the target; deploy this exact value",
+               "sigma2_deploy_decimal": "sigma2_deploy as a decimal rounded up (for reading)",
+               "sigma2_infeasible": "scale_infeasible × sigma2_input: certified to miss the target (the bracket's "
+                                    "other side)",
+               "rho_deploy": "the cell's zCDP ρ = shift²/(2·sigma2_deploy) (allocations: the ρ_q of the full chain; "
+                             "each path multiplies it by the path's level multiplier as before)",
            }),
 )
 

@@ -24,7 +24,8 @@ table { border-collapse: collapse; margin: 0.6em 0 1em; font-size: 0.92rem; widt
 th, td { border: 1px solid var(--line); padding: 5px 8px; text-align: left; vertical-align: top;
   overflow-wrap: anywhere; }
 table.numbers th { font-size: 0.84rem; hyphens: auto; }
-table.numbers td { overflow-wrap: break-word; }
+table.numbers td { overflow-wrap: anywhere; }
+#deploy table.numbers td:first-child, #cells table.numbers td:nth-child(2) { width: 34%; }
 thead th { background: var(--soft); }
 table.headline td:nth-child(2) { font-weight: 700; font-size: 1.08rem; white-space: nowrap; }
 table.headline td:nth-child(3), table.numbers td, table.columns td:first-child { font-variant-numeric: tabular-nums;

@@ -219,6 +219,9 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
             "timings": {"search_seconds": round(t_search - t0, 2), "profile_seconds":
                         round(time.perf_counter() - t_profile, 2),
                         "wall_seconds": round(time.perf_counter() - t0, 2)}})
+        from exactdp.report.tune import write_tune_report
+
+        write_tune_report(out)  # report.html: read from the files just written
     before = max(inputs, key=lambda p: (inputs[p].upper, p))
     return TuneResult(out, tuned, target, tuner.objective(problem.input_design()), best.objective, inputs[before],
                       best.results[best.worst], before, best.worst, cert, result)
