@@ -456,6 +456,48 @@ def _curve_row_mpf(i: int, j: int, d, dp, ep) -> tuple:
                 fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper))
 
 
+@functools.lru_cache(maxsize=4096)
+def _unit_mechanism(rho: Fraction):
+    """``DiscreteGaussian(variance(ρ, "production"), 1)`` of one ρ > 0 (built once: a sweep's
+    and a tune's compositions share their groups)."""
+    from exactdp.dgauss.conventions import variance
+    from exactdp.mechanisms import DiscreteGaussian
+
+    return DiscreteGaussian(variance(rho, "production"), 1)
+
+
+def composition_from_rhos(rhos):
+    """``Composition.from_rhos(rhos)``, the same Composition (equal groups in the same order).
+
+    For a sequence of Fractions ρ ≥ 0 (an allocation's, already validated) the groups are
+    formed here: one cached mechanism per distinct ρ > 0 (σ² = 1/ρ, so distinct ρ give
+    distinct mechanisms), ordered by σ² ascending — the order of ``Composition``'s sort of
+    ``(mechanism, count)`` pairs, whose mechanisms compare by ``(σ², shift)`` with every
+    shift 1 — without its per-group validation; anything else goes to ``from_rhos``.
+    """
+    from exactdp.mechanisms import MAX_COUNT, Composition
+
+    counts: dict = {}
+    if isinstance(rhos, (tuple, list)):
+        for r in rhos:
+            if type(r) is not Fraction or r.numerator < 0:
+                counts = {}
+                break
+            if r.numerator:
+                counts[r] = counts.get(r, 0) + 1
+    if not counts or max(counts.values()) > MAX_COUNT:
+        return Composition.from_rhos(rhos)
+    comp = object.__new__(Composition)
+    # σ² = 1/ρ ascending is ρ descending (distinct keys: the order is total)
+    object.__setattr__(comp, "groups", tuple((_unit_mechanism(r), c) for r, c in
+                                             sorted(counts.items(), key=_first, reverse=True)))
+    return comp
+
+
+def _first(item):
+    return item[0]
+
+
 def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     """Everything the sweep reports for neighbour pair ``(i, j)``.
 
@@ -483,10 +525,9 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     Census (the quantities); Bun & Steinke (2016) for the Bureau's ε.
     """
     from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
-    from exactdp.mechanisms import Composition
 
     t0 = time.perf_counter()
-    comp = Composition.from_rhos(tuple(rhos))
+    comp = composition_from_rhos(tuple(rhos))
     acc = ExactAccountant(comp, rel_tol=settings.rel_tol)
     eng, lattice = acc.engine, acc.lattice
     if eng is None or lattice is None:  # off the int64 lattice route (P.L. 94-171, whole release)
