@@ -76,6 +76,9 @@ __all__ = ["LatticeAccountant"]
 _NO_VALUE = TailValue(0, -math.inf, math.inf, "none", 0, 0, 0.0)
 
 
+#: (p, q) of the σ² = p/q already found inside check_sigma2_range's range
+_S2_IN_RANGE: set = set()
+
 class _Profile:
     """Certified δ(ε) and 1 − δ(ε) at one ε: estimates and brackets (mp)."""
 
@@ -130,7 +133,13 @@ class LatticeAccountant(ProfileInversion, TradeoffCurve, Accountant):
         self.max_rel = max(1e-9, 10 * self.rel_tol)
         for m, _ in composition.groups:
             if m.shift != 0:
-                check_sigma2_range(m.sigma2)
+                s2 = m.sigma2
+                key = (s2.numerator, s2.denominator)
+                if key not in _S2_IN_RANGE:  # a pure check of σ², done once per value
+                    check_sigma2_range(s2)
+                    if len(_S2_IN_RANGE) >= 65536:
+                        _S2_IN_RANGE.clear()
+                    _S2_IN_RANGE.add(key)
         self.composition = composition
         self.rho = rho = composition.rho
         self.identical = all(m.shift == 0 for m, _ in composition.groups)

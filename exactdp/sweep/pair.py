@@ -456,14 +456,22 @@ def _curve_row_mpf(i: int, j: int, d, dp, ep) -> tuple:
                 fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper))
 
 
-@functools.lru_cache(maxsize=4096)
-def _unit_mechanism(rho: Fraction):
-    """``DiscreteGaussian(variance(ρ, "production"), 1)`` of one ρ > 0 (built once: a sweep's
-    and a tune's compositions share their groups)."""
-    from exactdp.dgauss.conventions import variance
-    from exactdp.mechanisms import DiscreteGaussian
+_UNIT_MECHANISMS: dict = {}  # (p, q) of ρ = p/q → its unit-shift mechanism
 
-    return DiscreteGaussian(variance(rho, "production"), 1)
+
+def _unit_mechanism(key: tuple, rho: Fraction) -> tuple:
+    """``(DiscreteGaussian(variance(ρ, "production"), 1), float(ρ))`` of one ρ > 0 (built
+    once: a sweep's and a tune's compositions share their groups), keyed by ``(p, q)`` of
+    the normalised ρ."""
+    m = _UNIT_MECHANISMS.get(key)
+    if m is None:
+        from exactdp.dgauss.conventions import variance
+        from exactdp.mechanisms import DiscreteGaussian
+
+        if len(_UNIT_MECHANISMS) >= 4096:
+            _UNIT_MECHANISMS.clear()
+        m = _UNIT_MECHANISMS[key] = (DiscreteGaussian(variance(rho, "production"), 1), float(rho))
+    return m
 
 
 def composition_from_rhos(rhos):
@@ -477,25 +485,43 @@ def composition_from_rhos(rhos):
     """
     from exactdp.mechanisms import MAX_COUNT, Composition
 
-    counts: dict = {}
+    counts: dict = {}  # (p, q) of each ρ = p/q > 0 (normalised: equal values, equal keys) → [ρ, count]
     if isinstance(rhos, (tuple, list)):
         for r in rhos:
-            if type(r) is not Fraction or r.numerator < 0:
+            if type(r) is not Fraction:
                 counts = {}
                 break
-            if r.numerator:
-                counts[r] = counts.get(r, 0) + 1
-    if not counts or max(counts.values()) > MAX_COUNT:
+            p = r.numerator
+            if p < 0:
+                counts = {}
+                break
+            if p:
+                key = (p, r.denominator)
+                got = counts.get(key)
+                if got is None:
+                    counts[key] = [r, 1]
+                else:
+                    got[1] += 1
+    if not counts or max(c for _, c in counts.values()) > MAX_COUNT:
         return Composition.from_rhos(rhos)
+    # σ² = 1/ρ ascending is ρ descending (distinct ρ: the order is total); float(ρ) is
+    # correctly rounded, so monotone: where the floats are distinct they sort as the ρ do
+    rows = [(_unit_mechanism(k, r), r, c) for k, (r, c) in counts.items()]
+    if len({mf[1] for mf, _, _ in rows}) == len(rows):
+        rows.sort(key=_float_of, reverse=True)
+    else:
+        rows.sort(key=_rho_of, reverse=True)
     comp = object.__new__(Composition)
-    # σ² = 1/ρ ascending is ρ descending (distinct keys: the order is total)
-    object.__setattr__(comp, "groups", tuple((_unit_mechanism(r), c) for r, c in
-                                             sorted(counts.items(), key=_first, reverse=True)))
+    object.__setattr__(comp, "groups", tuple((mf[0], c) for mf, _, c in rows))
     return comp
 
 
-def _first(item):
-    return item[0]
+def _float_of(row):
+    return row[0][1]
+
+
+def _rho_of(row):
+    return row[1]
 
 
 def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
