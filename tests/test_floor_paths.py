@@ -1,6 +1,6 @@
 """The sweep's and the tuner's shortcuts (issue 37) against independent references.
 
-* :func:`exactdp.sweep.pair.composition_from_rhos` against ``Composition.from_rhos`` (the
+* :func:`exactdp.sweep.compose.composition_from_rhos` against ``Composition.from_rhos`` (the
   validated constructor) and ``Composition.rho`` against the term-by-term Fraction sum;
 * the lattice route's threshold ``k1`` from the value an ε holds against the exact floor of
   ``(ε − c)·scale`` computed with Fractions (ε a known rational), and a deferral near a
@@ -22,7 +22,7 @@ from exactdp.engine.lattice import lattice_of
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import InputError
 from exactdp.numerics.exact import MemoReal
-from exactdp.sweep.pair import composition_from_rhos
+from exactdp.sweep.compose import composition_from_rhos
 
 RHO = st.builds(F, st.integers(0, 10**6), st.integers(1, 10**7))
 

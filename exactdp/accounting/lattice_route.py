@@ -95,7 +95,7 @@ def _k1_held(e, lat: LatticeSum):
         if d >= 50:
             v = x
             break
-    if type(v) is not mpmath.mpf:
+    if not isinstance(v, mpmath.mpf):
         return None
     sign, man, exp, _ = v._mpf_
     if not man:

@@ -26,6 +26,7 @@ from mpmath.libmp import from_float, fzero, mpf_abs, mpf_add, mpf_div, mpf_mul, 
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, DPS_TEXT_GUARD, to_mpf
+from exactdp.sweep.compose import composition_from_rhos
 from exactdp.sweep.numtext import (
     RND,
     bound_text_float,
@@ -454,74 +455,6 @@ def _curve_row_mpf(i: int, j: int, d, dp, ep) -> tuple:
                 fmt(dp.estimate + dp.error_bound * up),
                 fmt(dp.first_term), fmt(dp.second_term),
                 fmt(ep.estimate), fmt(ep.lower), fmt(ep.upper))
-
-
-_UNIT_MECHANISMS: dict = {}  # (p, q) of ρ = p/q → its unit-shift mechanism
-
-
-def _unit_mechanism(key: tuple, rho: Fraction) -> tuple:
-    """``(DiscreteGaussian(variance(ρ, "production"), 1), float(ρ))`` of one ρ > 0 (built
-    once: a sweep's and a tune's compositions share their groups), keyed by ``(p, q)`` of
-    the normalised ρ."""
-    m = _UNIT_MECHANISMS.get(key)
-    if m is None:
-        from exactdp.dgauss.conventions import variance
-        from exactdp.mechanisms import DiscreteGaussian
-
-        if len(_UNIT_MECHANISMS) >= 4096:
-            _UNIT_MECHANISMS.clear()
-        m = _UNIT_MECHANISMS[key] = (DiscreteGaussian(variance(rho, "production"), 1), float(rho))
-    return m
-
-
-def composition_from_rhos(rhos):
-    """``Composition.from_rhos(rhos)``, the same Composition (equal groups in the same order).
-
-    For a sequence of Fractions ρ ≥ 0 (an allocation's, already validated) the groups are
-    formed here: one cached mechanism per distinct ρ > 0 (σ² = 1/ρ, so distinct ρ give
-    distinct mechanisms), ordered by σ² ascending — the order of ``Composition``'s sort of
-    ``(mechanism, count)`` pairs, whose mechanisms compare by ``(σ², shift)`` with every
-    shift 1 — without its per-group validation; anything else goes to ``from_rhos``.
-    """
-    from exactdp.mechanisms import MAX_COUNT, Composition
-
-    counts: dict = {}  # (p, q) of each ρ = p/q > 0 (normalised: equal values, equal keys) → [ρ, count]
-    if isinstance(rhos, (tuple, list)):
-        for r in rhos:
-            if type(r) is not Fraction:
-                counts = {}
-                break
-            p = r.numerator
-            if p < 0:
-                counts = {}
-                break
-            if p:
-                key = (p, r.denominator)
-                got = counts.get(key)
-                if got is None:
-                    counts[key] = [r, 1]
-                else:
-                    got[1] += 1
-    if not counts or max(c for _, c in counts.values()) > MAX_COUNT:
-        return Composition.from_rhos(rhos)
-    # σ² = 1/ρ ascending is ρ descending (distinct ρ: the order is total); float(ρ) is
-    # correctly rounded, so monotone: where the floats are distinct they sort as the ρ do
-    rows = [(_unit_mechanism(k, r), r, c) for k, (r, c) in counts.items()]
-    if len({mf[1] for mf, _, _ in rows}) == len(rows):
-        rows.sort(key=_float_of, reverse=True)
-    else:
-        rows.sort(key=_rho_of, reverse=True)
-    comp = object.__new__(Composition)
-    object.__setattr__(comp, "groups", tuple((mf[0], c) for mf, _, c in rows))
-    return comp
-
-
-def _float_of(row):
-    return row[0][1]
-
-
-def _rho_of(row):
-    return row[1]
 
 
 def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
