@@ -16,6 +16,7 @@ the hockey-stick divergence coincide (the library still exposes both).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -149,8 +150,18 @@ class Composition:
 
     @property
     def rho(self) -> Fraction:
-        """zCDP parameter Σ Δ²/(2σ²) (also the constant c of the privacy loss)."""
-        return sum((m.rho * c for m, c in self.groups), Fraction(0))
+        """zCDP parameter Σ Δ²/(2σ²) (also the constant c of the privacy loss).
+
+        Exact: ``Σ c·Δ²·q/(2p)`` (σ² = p/q) over one common denominator, normalised once
+        (the same Fraction as summing the groups' ρ); computed once per composition (kept
+        beside the fields, not one of them: equality, hash and repr are the fields')."""
+        d = self.__dict__
+        v = d.get("_rho")
+        if v is None:
+            terms = [(c * m.shift * m.shift * m.sigma2.denominator, 2 * m.sigma2.numerator) for m, c in self.groups]
+            den = math.lcm(*(b for _, b in terms)) if terms else 1
+            v = d["_rho"] = Fraction(sum(a * (den // b) for a, b in terms), den)
+        return v
 
     def __add__(self, other: Composition) -> Composition:
         return Composition(self.groups + other.groups)

@@ -76,6 +76,54 @@ __all__ = ["LatticeAccountant"]
 _NO_VALUE = TailValue(0, -math.inf, math.inf, "none", 0, 0, 0.0)
 
 
+def _k1_held(e, lat: LatticeSum):
+    """``lat.delta_thresholds(e)[0]`` for a :class:`MemoReal` ε from the value it holds, or
+    None (then ask ``delta_thresholds``).
+
+    That call is :func:`~exactdp.engine.lattice.floor_exact` of ``(ε − c)·scale`` at 50
+    digits, plus one, where ``ε(50)`` is the first held value of at least 50 digits ``v``
+    (a dyadic rational): it computes ``y = (v − c)·scale`` with four roundings at 50
+    digits (error ≤ 4·2^-166·(|c|·scale + |y|)) and keeps ``⌊y⌋`` when ``y`` is more than
+    ``1e-40·(1 + |y|)`` from an integer.  Here ``y`` is exact (integers) and ``⌊y⌋`` kept
+    when its distance to an integer exceeds ``2e-40·(1 + |y| + |c|·scale)`` (twice the
+    other's margin, in float with a 1 % allowance): the computed ``y`` then has the same
+    floor and passes its test, so the same integer; otherwise None."""
+    if type(e) is not MemoReal:
+        return None
+    v = None
+    for d, x in e.cache.items():  # MemoReal's choice of ε(50) (its context at 50 digits)
+        if d >= 50:
+            v = x
+            break
+    if not isinstance(v, mpmath.mpf):
+        return None
+    sign, man, exp, _ = v._mpf_
+    if not man:
+        return None
+    c, sc = lat.c, lat.scale
+    a, b, st, tt = c.numerator, c.denominator, sc.numerator, sc.denominator
+    m = -man if sign else man
+    if exp >= 0:
+        num, den = (m * b << exp) - a, b
+    else:
+        num, den = m * b - (a << -exp), b << -exp
+    num *= st  # y = num/den exactly
+    den *= tt
+    fl, r = divmod(num, den)
+    try:
+        y_abs = abs(num / den)
+        gap = min(r, den - r) / den
+        need = 2e-40 * (1.0 + y_abs + float(c) * float(sc)) * 1.01
+    except OverflowError:
+        return None
+    if not gap > need:
+        return None
+    return fl + 1
+
+
+#: (p, q) of the σ² = p/q already found inside check_sigma2_range's range
+_S2_IN_RANGE: set = set()
+
 class _Profile:
     """Certified δ(ε) and 1 − δ(ε) at one ε: estimates and brackets (mp)."""
 
@@ -130,7 +178,13 @@ class LatticeAccountant(ProfileInversion, TradeoffCurve, Accountant):
         self.max_rel = max(1e-9, 10 * self.rel_tol)
         for m, _ in composition.groups:
             if m.shift != 0:
-                check_sigma2_range(m.sigma2)
+                s2 = m.sigma2
+                key = (s2.numerator, s2.denominator)
+                if key not in _S2_IN_RANGE:  # a pure check of σ², done once per value
+                    check_sigma2_range(s2)
+                    if len(_S2_IN_RANGE) >= 65536:
+                        _S2_IN_RANGE.clear()
+                    _S2_IN_RANGE.add(key)
         self.composition = composition
         self.rho = rho = composition.rho
         self.identical = all(m.shift == 0 for m, _ in composition.groups)
@@ -252,7 +306,9 @@ class LatticeAccountant(ProfileInversion, TradeoffCurve, Accountant):
         ``N = (p·b − a·q)·s − k1·t·q·b``, ``D = q·b·s`` (int true division rounds the exact
         quotient once, as ``float(Fraction)``); for a callable, raw mpf arithmetic."""
         lat = self._lat
-        k1, _ = lat.delta_thresholds(e)
+        k1 = None if isinstance(e, Fraction) else _k1_held(e, lat)
+        if k1 is None:
+            k1, _ = lat.delta_thresholds(e)
         c = lat.c
         t, s = beta.numerator, beta.denominator
         if isinstance(e, Fraction):

@@ -140,8 +140,10 @@ class QuadratureTails(AliasBounds):
         self.m = np.array(lattice.counts, dtype=np.int64)
         self.s2q = tuple(Fraction(s) for s in lattice.sigma2)
         self.s2 = np.array([float(s) for s in self.s2q])
-        self.vq = sum((int(m) * int(a) ** 2 * s for a, m, s in zip(lattice.weights, lattice.counts, self.s2q)),
-                      Fraction(0))
+        # Σ m A² σ² exactly, over one common denominator (the Fraction the term-by-term sum gives)
+        den = math.lcm(*(s.denominator for s in self.s2q))
+        self.vq = Fraction(sum(int(m) * int(a) ** 2 * s.numerator * (den // s.denominator)
+                               for a, m, s in zip(lattice.weights, lattice.counts, self.s2q)), den)
         self.vproxy = float(np.sum(self.m * self.A.astype(float) ** 2 * self.s2))
         self.var = float(sum(m * a * a * variance_float(s) for a, m, s in zip(self.A.astype(float), self.m, self.s2)))
         # nodes: kappa per sd of the widest tilted law; a tilted N_Z(f, s²) with s² small

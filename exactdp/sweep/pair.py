@@ -26,6 +26,7 @@ from mpmath.libmp import from_float, fzero, mpf_abs, mpf_add, mpf_div, mpf_mul, 
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, DPS_TEXT_GUARD, to_mpf
+from exactdp.sweep.compose import composition_from_rhos
 from exactdp.sweep.numtext import (
     RND,
     bound_text_float,
@@ -483,10 +484,9 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     Census (the quantities); Bun & Steinke (2016) for the Bureau's ε.
     """
     from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
-    from exactdp.mechanisms import Composition
 
     t0 = time.perf_counter()
-    comp = Composition.from_rhos(tuple(rhos))
+    comp = composition_from_rhos(tuple(rhos))
     acc = ExactAccountant(comp, rel_tol=settings.rel_tol)
     eng, lattice = acc.engine, acc.lattice
     if eng is None or lattice is None:  # off the int64 lattice route (P.L. 94-171, whole release)

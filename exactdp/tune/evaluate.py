@@ -140,9 +140,9 @@ def delta_bound(rhos, target: Target, rel_tol: float = 1e-10) -> DeltaBound:
     accountant's (Su, Su & Wang; Canonne, Kamath & Steinke).
     """
     from exactdp.accounting.accountant import ExactAccountant
-    from exactdp.mechanisms import Composition
+    from exactdp.sweep.compose import composition_from_rhos
 
-    point = ExactAccountant(Composition.from_rhos(list(rhos)), rel_tol=rel_tol).delta([target.epsilon()])[0]
+    point = ExactAccountant(composition_from_rhos(list(rhos)), rel_tol=rel_tol).delta([target.epsilon()])[0]
     return DeltaBound(_dyadic(point.lower), _dyadic(point.value), _dyadic(point.estimate))
 
 
