@@ -45,7 +45,10 @@ from mpmath.libmp import (
 
 from exactdp.accounting.base import bun_steinke_epsilon, sequence_values
 from exactdp.accounting.curve import RESULT_ROUNDING, LatticeAccountantState
-from exactdp.accounting.rawmp import (
+from exactdp.accounting.results import EpsilonPoint
+from exactdp.accounting.screen import decide, delta_bracket, estimate_log_delta, margins, upper_ends
+from exactdp.engine.lattice import floor_exact
+from exactdp.numerics.arith import (
     ctx_prec,
     make,
     raw_bounds,
@@ -55,9 +58,6 @@ from exactdp.accounting.rawmp import (
     solve_in_piece,
     tiny_width,
 )
-from exactdp.accounting.results import EpsilonPoint
-from exactdp.accounting.screen import decide, delta_bracket, estimate_log_delta, margins, upper_ends
-from exactdp.engine.lattice import floor_exact
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction
 from exactdp.numerics.precision import DPS_DECIDE, DPS_GUARD, DPS_RESULT, to_mpf, workdps
