@@ -167,3 +167,26 @@ def test_test_and_bench_files_are_named_by_subject():
            if any(_HISTORY_WORD.match(w) for w in re.split(r"[_\-.]", p.stem.lower()))]
     assert not bad, bad
     assert len(names) > 40  # the check sees the files
+
+
+#: the float64 unit written out: 2⁻⁵² / 2⁻⁵³ as powers or decimals, numpy's eps, or a
+#: module-level name bound to a number that calls itself the unit
+_FLOAT_UNIT = re.compile(r"2(\.0)?\s*\*\*\s*\(?-5[23]\b|2\.220446049250313e-16|1\.1102230246251565e-16"
+                         r"|finfo\([^)]*\)\.eps|float_info\.epsilon")
+_UNIT_NAME = re.compile(r"^\s*_?(EPS64|EPS_64|UNIT_ROUNDOFF|U64)\s*(:[^=]*)?=\s*[-+0-9.(]", re.M)
+
+
+def test_float64_unit_is_defined_once():
+    """EPS64 = 2⁻⁵² and UNIT_ROUNDOFF = 2⁻⁵³ live in ``kernels/units.py``; every kernel and
+    Python module imports them from there (issue 33: the unit was 2⁻⁵² in one kernel and
+    2⁻⁵³ in another under one name)."""
+    units = ROOT / "kernels" / "units.py"
+    bad = []
+    for path in list((ROOT / "exactdp").rglob("*.py")) + list((ROOT / "kernels").rglob("*.py")):
+        if path == units:
+            continue
+        text = path.read_text()
+        bad += [f"{path.relative_to(ROOT)}: {m.group(0).strip()}" for pat in (_FLOAT_UNIT, _UNIT_NAME)
+                for m in pat.finditer(text)]
+    assert not bad, "the float64 unit defined outside kernels/units.py:\n" + "\n".join(bad)
+    assert _FLOAT_UNIT.search(units.read_text()) and _UNIT_NAME.search(units.read_text())
