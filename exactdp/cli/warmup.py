@@ -91,7 +91,7 @@ def _run(args) -> int:
         try:
             info = build()
         except Exception as exc:  # noqa: BLE001 - reported on one line; the JIT cache is built
-            return fail(f"warmup: {exc} (the JIT cache is built; kernels stay JIT-compiled)", code=1)
+            return fail(f"warmup: {exc} (the JIT cache is built; kernels stay JIT-compiled)", code=2)
         out.update(aot_kernels=len(info["kernels"]), aot_jit_only=info["jit_only"], aot_built=not built_before,
                    aot_seconds=round(time.perf_counter() - t1, 1), cpu_name=info["cpu_name"])
     if args.json:
