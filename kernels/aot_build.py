@@ -32,7 +32,23 @@ from typing import Any
 from exactdp.kernels import aot
 from exactdp.kernels.jit import JIT_OPTIONS, KERNELS_DIGEST, bind_callees, declared
 
-__all__ = ["all_kernels", "export_name", "build", "build_here"]
+__all__ = ["all_kernels", "export_name", "build", "build_here", "pycc_available"]
+
+
+def pycc_available() -> bool:
+    """Whether ``numba.pycc`` can be imported here.  It is deprecated upstream and will be
+    removed from Numba; without it ``exactdp warmup`` builds the JIT's on-disk cache only
+    (``cache=True`` in :data:`~exactdp.kernels.jit.JIT_OPTIONS`), from which every process
+    then loads the kernels it calls (``bench/startup.md``: the start-up either way)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its deprecation notice
+        try:
+            import numba.pycc  # noqa: F401
+        except ImportError:
+            return False
+    return True
 
 
 def all_kernels(only=None) -> dict:

@@ -28,6 +28,8 @@ Policy (why):
   module compiled by ``numba.pycc`` for this machine with the same code generation
   (:mod:`exactdp.kernels.aot`), which imports no Numba; without a valid module, or with
   ``EXACTDP_AOT=0``, the kernel is built as above.  ``dispatcher`` is always the JIT one.
+  ``numba.pycc`` is deprecated upstream: where it is absent, warmup builds only the
+  on-disk cache (``cache=True`` above) and every kernel loads from it.
 """
 
 from __future__ import annotations

@@ -137,7 +137,7 @@ def sieve_nodes(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T0, slope, le
             length = span * (abs(tau_hi[g]) + abs(tau_lo[g])) * (1.0 + 4.0 * EPS64)
             if length >= 1.0:
                 continue
-            slack = 2.0**-52 + 2.0**-100 * (1.0 + af * abs(tau_hi[g]))
+            slack = EPS64 + 2.0**-100 * (1.0 + af * abs(tau_hi[g]))
             x0 = h + l - slack
             x1 = h + l + length + slack
             if math.floor(x1) >= math.ceil(x0):
@@ -158,7 +158,7 @@ def sieve_nodes(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T0, slope, le
                 pen = 0.5 * sk2 * un * un * (1.0 - 4.0 * EPS64)
                 for g in range(G):
                     h, l = dd_frac2(nf, tau_hi[g], tau_lo[g])
-                    d = abs(h + l) - 2.0**-52 - 2.0**-100 * (1.0 + nf * abs(tau_hi[g]))
+                    d = abs(h + l) - EPS64 - 2.0**-100 * (1.0 + nf * abs(tau_hi[g]))
                     pen += _pen_lookup(d, pen_tab[g], pen_scale[g])
                     if pen > lv:
                         break
@@ -297,7 +297,7 @@ def profile_factors(nodes, tau_hi, tau_lo, s2, m, delta, lam, sk2, P):
             if kk[g] != 0.0:
                 ph, _ = dd_frac2(kk[g], h, l)
                 cyc += ph
-                e_tot += TWO_PI * (2.0**-52 + abs(kk[g]) * e_n + EPS64 * abs(cyc))
+                e_tot += TWO_PI * (EPS64 + abs(kk[g]) * e_n + EPS64 * abs(cyc))
         cyc = cyc - math.floor(cyc + 0.5)
         im += TWO_PI * cyc
         e_tot += 8.0 * EPS64 * (abs(im) + G + 2.0)
@@ -499,7 +499,7 @@ def interval_penalty(x0, x1, s2, m, logD):
                 e = bb - TWO_PI * j
                 acc += math.exp(-0.5 * s2[g] * e * e - mx)
             logp = mx + math.log(acc)
-            margin = 3e-11 + 8.0 * 2.0**-52 * (abs(mx) + 1.0)
+            margin = 3e-11 + 8.0 * EPS64 * (abs(mx) + 1.0)
             pen = logD[g] - logp - margin
             if pen > 0.0:
                 out[k] += m[g] * pen

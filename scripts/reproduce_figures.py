@@ -25,7 +25,7 @@ from pathlib import Path
 
 import mpmath
 
-from exactdp.sweep.io import atomic_write_text, read_csv, read_json
+from exactdp.runs.files import atomic_write_text, read_csv, read_json
 from exactdp.sweep.plots import plot_eps_delta, plot_proxy_sensitivity, plot_tradeoff
 
 

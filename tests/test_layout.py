@@ -28,9 +28,12 @@ RANK = {
     "conversions": 5, "certify": 5,
     "calibration": 6, "risk": 6, "countdep": 6,
     "census": 7,
-    "sweep": 8, "interop": 8, "report": 8, "tune": 8, "studies": 8,
-    "cli": 9, "__main__": 9,
-    "__init__": 10,
+    "runs": 8,
+    "sweep": 9, "interop": 9,
+    "report": 10,
+    "tune": 11, "studies": 11,
+    "cli": 12, "__main__": 12,
+    "__init__": 13,
 }
 
 
@@ -167,3 +170,37 @@ def test_test_and_bench_files_are_named_by_subject():
            if any(_HISTORY_WORD.match(w) for w in re.split(r"[_\-.]", p.stem.lower()))]
     assert not bad, bad
     assert len(names) > 40  # the check sees the files
+
+
+#: the float64 unit written out: 2⁻⁵² / 2⁻⁵³ as powers or decimals, numpy's eps, or a
+#: module-level name bound to a number that calls itself the unit
+_FLOAT_UNIT = re.compile(r"2(\.0)?\s*\*\*\s*\(?-5[23]\b|2\.220446049250313e-16|1\.1102230246251565e-16"
+                         r"|finfo\([^)]*\)\.eps|float_info\.epsilon")
+_UNIT_NAME = re.compile(r"^\s*_?(EPS64|EPS_64|UNIT_ROUNDOFF|U64)\s*(:[^=]*)?=\s*[-+0-9.(]", re.M)
+
+
+def test_float64_unit_is_defined_once():
+    """EPS64 = 2⁻⁵² and UNIT_ROUNDOFF = 2⁻⁵³ live in ``kernels/units.py``; every kernel and
+    Python module imports them from there (issue 33: the unit was 2⁻⁵² in one kernel and
+    2⁻⁵³ in another under one name)."""
+    units = ROOT / "kernels" / "units.py"
+    bad = []
+    for path in list((ROOT / "exactdp").rglob("*.py")) + list((ROOT / "kernels").rglob("*.py")):
+        if path == units:
+            continue
+        text = path.read_text()
+        bad += [f"{path.relative_to(ROOT)}: {m.group(0).strip()}" for pat in (_FLOAT_UNIT, _UNIT_NAME)
+                for m in pat.finditer(text)]
+    assert not bad, "the float64 unit defined outside kernels/units.py:\n" + "\n".join(bad)
+    assert _FLOAT_UNIT.search(units.read_text()) and _UNIT_NAME.search(units.read_text())
+
+
+def test_sweep_does_not_import_report():
+    """The sweep computes and writes its files; the page is rendered a layer above
+    (``exactdp sweep`` passes ``finish=write_sweep_report``): no module of
+    ``exactdp.sweep`` imports ``exactdp.report``, at module level or inside a function."""
+    _, edges, _ = _graph()
+    bad = [f"{a} → {b}" for a, bs in edges.items() for b in bs
+           if _layer(a) in ("sweep", "runs") and _layer(b) == "report"]
+    assert not bad, bad
+    assert any(_layer(a) == "sweep" for a in edges) and any(_layer(b) == "report" for bs in edges.values() for b in bs)

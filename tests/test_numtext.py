@@ -1,4 +1,4 @@
-"""The sweep's MPFR text routines (``exactdp.sweep.numtext``) against their definitions and
+"""The sweep's MPFR text routines (``exactdp.runs.numtext``) against their definitions and
 a golden file.
 
 * ``fmt_mpfr(x, dps)`` prints ``mpmath.nstr`` of x (tests/harness.py ``decimal_text``)
@@ -27,7 +27,7 @@ import gmpy2
 import mpmath
 from mpmath.libmp import mpf_pos
 
-from exactdp.sweep.numtext import (
+from exactdp.runs.numtext import (
     RND,
     fmt_mpf_raw,
     fmt_mpfr,

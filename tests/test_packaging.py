@@ -37,7 +37,7 @@ def test_wheel_contents_and_version(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     for need in ("exactdp/py.typed", "exactdp/interop/dp_accounting.py", "exactdp/interop/opendp.py",
                  "exactdp/allocation_data/dhc-persons-2020.toml", "exactdp/allocation_data/README.md",
-                 "exactdp/kernels/jit.py", "exactdp/sweep/backends.py"):
+                 "exactdp/kernels/jit.py", "exactdp/runs/backends.py", "exactdp/runs/files.py"):
         assert need in names, need
     assert not any(n.startswith(("tests/", "docs/", "bench/")) for n in names)
     meta = next(n for n in names if n.endswith(".dist-info/METADATA"))

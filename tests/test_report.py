@@ -17,7 +17,14 @@ from browser import console_problems, open_browser
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactdp.report import column_dictionary, round_down, round_up, write_calibration_report, write_release_report
+from exactdp.report import (
+    column_dictionary,
+    round_down,
+    round_up,
+    write_calibration_report,
+    write_release_report,
+    write_sweep_report,
+)
 from exactdp.report.columns import UNDOCUMENTED
 from exactdp.sweep.driver import run_sweep
 from exactdp.sweep.pair import SweepSettings
@@ -29,7 +36,8 @@ FAST = SweepSettings(deltas=("1e-2", "1e-10"), tradeoff_half=30)
 @pytest.fixture(scope="module")
 def sweep_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("sweep") / "out"
-    run_sweep("dhc-persons-2020", out, pairs="13-13,6-6", settings=FAST, jobs=1, plots=True)
+    run_sweep("dhc-persons-2020", out, pairs="13-13,6-6", settings=FAST, jobs=1, plots=True,
+              finish=write_sweep_report)
     return out
 
 

@@ -1,4 +1,4 @@
-"""The sweep's text formatting (``sweep/pair.py``, ``sweep/numtext.py``) against its definitions.
+"""The sweep's text formatting (``sweep/pair.py``, ``runs/numtext.py``) against its definitions.
 
 A value's text is ``mpmath.nstr`` under ``workdps(digits + 15)``, a bound's text the
 smallest 3-digit decimal above it (tests/harness.py: ``decimal_text``, ``bound_text``); a
@@ -6,7 +6,7 @@ vertex is the 25-digit text of ``exp(log value)`` and the number that text denot
 α grid interpolates linearly between vertices sorted by (α, −β); the probit is
 sqrt(2)·erfinv(2p − 1) at 40 digits; the trade-off thresholds are the nearest integers of
 U·m/half at 30 digits.  The references are written in mpmath and exact fractions (nothing
-of :mod:`exactdp.sweep.numtext`) and checked on many values, including the hard cases:
+of :mod:`exactdp.runs.numtext`) and checked on many values, including the hard cases:
 digit-boundary neighbours (9.99…95e-5 ± 1 ulp), exact powers of ten, subnormals, 0 and inf.
 """
 
@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exactdp.sweep.numtext import layout, mpfr_context, nearest_digits, vertex_value
+from exactdp.runs.numtext import layout, mpfr_context, nearest_digits, vertex_value
 from exactdp.sweep.pair import SweepSettings, fmt, fmt_bound, grid_alphas, grid_rows
 
 from harness import bound_text, decimal_text
@@ -164,7 +164,7 @@ def test_fmt_bound_of_mpf_matches_the_context_code(log_value):
 
 def test_fmt_bound_of_mpf_at_boundaries():
     """Dyadic values (x/10^e an exact integer), powers of ten ± 1 ulp, 3-digit boundaries."""
-    from exactdp.sweep.numtext import bound_text_raw
+    from exactdp.runs.numtext import bound_text_raw
 
     vals = []
     with mpmath.workdps(40):
@@ -222,7 +222,7 @@ def test_vertex_values_batch_is_vertex_value_per_key():
     """The batched loop against the one-value function (and the definition), on
     every branch: exponents −34..−1 (inlined), ≤ −35 and 0 (not), mpf logs, huge and
     special logs, logs next to a 25-digit midpoint (fallback), relative errors as mpf."""
-    from exactdp.sweep.numtext import vertex_values
+    from exactdp.runs.numtext import vertex_values
 
     rng = random.Random(13)
     with mpmath.workdps(60):
@@ -245,7 +245,7 @@ def test_digits_exp_counts_digits_at_powers_of_ten():
     10^k − 1, 10^k or 10^k + 1, at several precisions."""
     from mpmath.libmp import from_int, from_man_exp, mpf_div, to_str
 
-    from exactdp.sweep.numtext import digits_exp
+    from exactdp.runs.numtext import digits_exp
 
     for dps in (8, 20, 25):
         for k in range(-40, 40):
@@ -294,7 +294,7 @@ def test_nearest_digits_refuses_near_midpoints_and_rounds_elsewhere():
 
 def test_vertex_fallback_path_matches_the_context_code():
     """The mpmath steps used near a midpoint give the defined text and value."""
-    from exactdp.sweep.numtext import _vertex_text_mpmath
+    from exactdp.runs.numtext import _vertex_text_mpmath
 
     rng = random.Random(9)
     for lv in [rng.uniform(-60, 0) for _ in range(200)] + [0.0, -1e-300, -3000.5]:
@@ -472,7 +472,7 @@ def test_threshold_offsets_next_to_half_integers():
 def test_bound_texts_float_match_the_fraction_code():
     """The vectorised bounds on floats at every hard place (3-digit decimals ± 1 ulp, powers
     of ten, the 1e±290 cut-offs, subnormals, 0, inf, nan) and on random magnitudes."""
-    from exactdp.sweep.numtext import bound_texts_float
+    from exactdp.runs.numtext import bound_texts_float
 
     rng = random.Random(3)
     xs = _bound_specials() + [rng.uniform(0.5, 10) * 10.0 ** rng.randint(-310, 300) for _ in range(3000)]
@@ -539,8 +539,8 @@ def test_grid_interpolation_repeated_alphas_and_exact_hits(seed):
     import gmpy2
 
     from exactdp.numerics.precision import DPS_RESULT
+    from exactdp.runs.numtext import prec_of
     from exactdp.sweep.envelope import interpolate_grid, mpfr_arithmetic
-    from exactdp.sweep.numtext import prec_of
 
     rng = random.Random(seed)
     prec = prec_of(DPS_RESULT)

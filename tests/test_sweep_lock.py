@@ -11,8 +11,8 @@ import time
 import pytest
 from filelock import FileLock
 
+from exactdp.runs.files import LOCK_FILE, SweepDirError
 from exactdp.sweep.driver import run_sweep
-from exactdp.sweep.io import LOCK_FILE, SweepDirError
 from exactdp.sweep.pair import SweepSettings
 
 PAIRS = "13-13,6-6,1-43,2-2"

@@ -17,7 +17,7 @@ from tune_toys import TWO_LEVELS
 
 from exactdp.census.allocations import load_allocation
 from exactdp.cli import main
-from exactdp.sweep.io import SweepDirError, locked_out_dir, read_csv
+from exactdp.runs.files import SweepDirError, locked_out_dir, read_csv
 from exactdp.tune import tune
 
 TOY = TWO_LEVELS

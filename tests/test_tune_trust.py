@@ -24,7 +24,7 @@ from tune_toys import ONE_QUERY
 
 from exactdp.census.allocations import load_allocation
 from exactdp.cli import main
-from exactdp.sweep.io import LOCK_FILE
+from exactdp.runs.files import LOCK_FILE
 
 from harness import BruteDesign
 

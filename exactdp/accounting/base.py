@@ -22,10 +22,13 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import mpmath
-from mpmath.libmp import (
+
+from exactdp.numerics.arith import (
+    FTWO,
     dps_to_prec,
     from_int,
     from_rational,
+    make,
     mpf_abs,
     mpf_add,
     mpf_le,
@@ -33,8 +36,6 @@ from mpmath.libmp import (
     mpf_sqrt,
     round_nearest,
 )
-
-from exactdp.accounting.rawmp import FTWO, make
 from exactdp.numerics.errors import InputError
 from exactdp.numerics.exact import MemoReal, to_fraction
 from exactdp.numerics.precision import DPS_FLOAT64, DPS_GUARD, DPS_LOW, to_mpf, workdps
@@ -105,7 +106,7 @@ def bun_steinke_epsilon(rho, delta) -> Callable:
         v = memo.get(dps)
         if v is None:
             # ``r + 2·sqrt(r·L)`` at dps + DPS_GUARD digits on raw mpf tuples (the libmp calls of
-            # the mpf operators and mpmath.sqrt, :mod:`exactdp.accounting.rawmp`)
+            # the mpf operators and mpmath.sqrt, :mod:`exactdp.numerics.arith`)
             prec, rnd = dps_to_prec(dps + DPS_GUARD), mpmath.mp._prec_rounding[1]
             r = from_rational(rho.numerator, rho.denominator, prec, round_nearest)  # to_mpf(rho)
             x = mpf_mul(r, _log_inverse(delta, dps + DPS_GUARD)._mpf_, prec, rnd)

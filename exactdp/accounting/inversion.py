@@ -28,10 +28,18 @@ import math
 from fractions import Fraction
 
 import mpmath
-from mpmath.libmp import (
+
+from exactdp.accounting.base import bun_steinke_epsilon, sequence_values
+from exactdp.accounting.curve import RESULT_ROUNDING, LatticeAccountantState
+from exactdp.accounting.results import EpsilonPoint
+from exactdp.accounting.screen import decide, delta_bracket, estimate_log_delta, margins, upper_ends
+from exactdp.engine.lattice import floor_exact
+from exactdp.numerics.arith import (
+    ctx_prec,
     dps_to_prec,
     from_float,
     from_rational,
+    make,
     mpf_abs,
     mpf_add,
     mpf_exp,
@@ -41,13 +49,6 @@ from mpmath.libmp import (
     mpf_lt,
     mpf_mul,
     mpf_sub,
-)
-
-from exactdp.accounting.base import bun_steinke_epsilon, sequence_values
-from exactdp.accounting.curve import RESULT_ROUNDING, LatticeAccountantState
-from exactdp.accounting.rawmp import (
-    ctx_prec,
-    make,
     raw_bounds,
     raw_fraction,
     raw_max,
@@ -55,9 +56,6 @@ from exactdp.accounting.rawmp import (
     solve_in_piece,
     tiny_width,
 )
-from exactdp.accounting.results import EpsilonPoint
-from exactdp.accounting.screen import decide, delta_bracket, estimate_log_delta, margins, upper_ends
-from exactdp.engine.lattice import floor_exact
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction
 from exactdp.numerics.precision import DPS_DECIDE, DPS_GUARD, DPS_RESULT, to_mpf, workdps

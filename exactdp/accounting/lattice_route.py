@@ -42,10 +42,24 @@ from fractions import Fraction
 from typing import Any
 
 import mpmath
-from mpmath.libmp import (
+
+from exactdp.accounting.base import Accountant, check_epsilon_range, check_rel_tol, sequence_values
+from exactdp.accounting.curve import RESULT_ROUNDING, TradeoffCurve, exact_mp, tail_bounds
+from exactdp.accounting.inversion import ProfileInversion
+from exactdp.accounting.results import DeltaPoint, Diagnostics
+from exactdp.accounting.screen import ProfileValues
+from exactdp.engine.lattice import LatticeSum, lattice_of
+from exactdp.engine.tails import TailEngine, TailValue, WeightedQuery
+from exactdp.mechanisms import Composition
+from exactdp.numerics.arith import (
+    FTWO,
+    MPFR_FAIL,
+    ctx_prec,
     from_float,
     from_rational,
     fzero,
+    libmp_ops,
+    make,
     mpf_add,
     mpf_div,
     mpf_exp,
@@ -53,19 +67,12 @@ from mpmath.libmp import (
     mpf_lt,
     mpf_mul,
     mpf_sub,
+    mpfr_ops,
+    raw_convert,
+    raw_exp,
+    raw_fraction,
     to_float,
 )
-
-from exactdp.accounting.base import Accountant, check_epsilon_range, check_rel_tol, sequence_values
-from exactdp.accounting.curve import RESULT_ROUNDING, TradeoffCurve, exact_mp, tail_bounds
-from exactdp.accounting.inversion import ProfileInversion
-from exactdp.accounting.mpops import MPFR_FAIL, libmp_ops, mpfr_ops
-from exactdp.accounting.rawmp import FTWO, ctx_prec, make, raw_convert, raw_exp, raw_fraction
-from exactdp.accounting.results import DeltaPoint, Diagnostics
-from exactdp.accounting.screen import ProfileValues
-from exactdp.engine.lattice import LatticeSum, lattice_of
-from exactdp.engine.tails import TailEngine, TailValue, WeightedQuery
-from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, MemoReal, as_real, check_sigma2_range
 from exactdp.numerics.precision import DPS_DECIDE, DPS_GUARD, DPS_RESULT, workdps
@@ -331,7 +338,7 @@ class LatticeAccountant(ProfileInversion, TradeoffCurve, Accountant):
     def _assemble(self, r: ProfileValues) -> _Profile:
         """The certified profile (mp, at the caller's precision) from its engine values.
 
-        The arithmetic is MPFR's (:mod:`exactdp.accounting.mpops`): +, −, ×, ÷ correctly
+        The arithmetic is MPFR's (:mod:`exactdp.numerics.arith`): +, −, ×, ÷ correctly
         rounded at the caller's precision and rounding mode, as the libmp calls of the
         mpf operators are, so the same bits; exp stays libmp's.  A chain outside MPFR's
         finite range is recomputed on raw libmp tuples."""
@@ -474,7 +481,7 @@ def _zcdp_cap_below_floor(em, rho):
 
 def _assemble_with(engine, r: ProfileValues, F) -> _Profile:
     """:meth:`ExactAccountant._assemble` in the arithmetic namespace ``F``
-    (:mod:`exactdp.accounting.mpops`) with the engine's ``done`` and ``log_chernoff``."""
+    (:mod:`exactdp.numerics.arith`) with the engine's ``done`` and ``log_chernoff``."""
     prec, rnd = F.prec, F.rnd
     eps = r.eps
     exact_real: Any = eps  # a Fraction or a MemoReal (called with its digits)

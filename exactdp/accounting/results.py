@@ -1,13 +1,21 @@
 """Result objects: frozen, each value with its certified error bound and diagnostics.
 
-One vocabulary for every point: ``estimate`` (the computed value), ``error_bound``
-(``|estimate − truth| ≤ error_bound``, or the bracket width for ε), ``lower`` ≤ truth ≤
-``upper`` (certified), and ``value`` — the conservative side (``upper`` for δ and ε,
-``lower`` for the trade-off β).
+One bracket type: every point is a :class:`Bracket` — ``lower`` ≤ truth ≤ ``upper``
+(certified), an ``estimate`` inside, and the *reported side* ``value``, the conservative
+end (``upper`` for δ and ε, ``lower`` for the trade-off β).  Conversions to float and
+Decimal round outward (up for an upper end, down for a lower end), so a converted bound is
+still a bound.  :class:`DeltaPoint`, :class:`EpsilonPoint` and :class:`TradeoffPoint` (and
+their ``Bracketed*`` forms) are thin names over it: they store either ``(estimate,
+error_bound)`` (δ, β) or ``(estimate, lower, upper)`` (ε) and derive the rest.
 
-Values are :class:`mpmath.mpf` (so that δ far below 1e-308 is representable); the
-*conservative* side is the default ``value`` of each point: an upper bound for δ and ε,
-a lower bound for the trade-off β.
+``error_bound`` has one meaning: a certified bound on ``|estimate − truth|``.  For δ and β
+it is the bracket's half-width (``lower = estimate − error_bound``, ``upper = estimate +
+error_bound``, clipped to [0, 1]); for ε it is the full width ``upper − lower`` (a valid
+bound, since the estimate lies in the bracket, at most twice the tightest one; kept so that
+no printed number changes).  :attr:`Bracket.half_width` and :attr:`Bracket.width` give
+the two widths of any point, exactly.
+
+Values are :class:`mpmath.mpf` (so that δ far below 1e-308 is representable).
 """
 
 from __future__ import annotations
@@ -25,13 +33,17 @@ from exactdp.numerics.precision import DPS_RESULT
 #: mpmath precision (15 digits by default) would round bounds to the unsafe side
 _DPS = DPS_RESULT + 10
 
-__all__ = ["centred", "Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "AccountingResult",
+__all__ = ["Bracket", "centred", "Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "AccountingResult",
            "BracketedDelta", "BracketedEpsilon", "BracketedTradeoff", "points_frame"]
 
 
-class _NumberLike:
-    """What a point is in a notebook: a number (its conservative ``value``), a row, a cell.
+class Bracket:
+    """One certified bracket ``lower ≤ truth ≤ upper`` with an ``estimate`` inside and a
+    reported side (the module notes); also what a point is in a notebook: a number (its
+    conservative ``value``), a row, a cell.
 
+    A subclass provides ``lower``, ``upper``, ``estimate``, ``value`` (the end named by
+    :attr:`reported_side`) and ``error_bound``, as stored fields or properties.
     ``float(point)`` and ``point.to_decimal()`` give the certified conservative side rounded
     outward (up for δ and ε, whose ``value`` is an upper bound; down for β, a lower bound),
     so the converted number is still a bound.  ``_repr_html_`` / ``_repr_markdown_`` show
@@ -42,6 +54,24 @@ class _NumberLike:
     _UPPER = True
     _ARG = ""
     _NAME = ""
+
+    @property
+    def reported_side(self) -> str:
+        """``"upper"`` (δ, ε: ``value`` is an upper bound) or ``"lower"`` (β)."""
+        return "upper" if self._UPPER else "lower"
+
+    @property
+    def width(self) -> mpmath.mpf:
+        """``upper − lower``, exactly (no rounding)."""
+        return mpmath.fsub(self.upper, self.lower, exact=True)  # type: ignore[attr-defined]
+
+    @property
+    def half_width(self) -> mpmath.mpf:
+        """``max(upper − estimate, estimate − lower)``, exactly: the tightest bound on
+        ``|estimate − truth|`` the bracket gives (``error_bound`` for δ and β, unless an end
+        was clipped to [0, 1])."""
+        lo, est, up = self.lower, self.estimate, self.upper  # type: ignore[attr-defined]
+        return max(mpmath.fsub(up, est, exact=True), mpmath.fsub(est, lo, exact=True))
 
     def __float__(self) -> float:
         return directed_float(self.value, self._UPPER)  # type: ignore[attr-defined]
@@ -121,12 +151,12 @@ class Diagnostics:
 
 
 @dataclass(frozen=True)
-class DeltaPoint(_NumberLike):
+class DeltaPoint(Bracket):
     """δ(ε) with a certified bound: ``|estimate − δ(ε)| ≤ error_bound``.
 
     ``value`` is the conservative upper bound ``estimate + error_bound``.
     ``first_term`` and ``second_term`` are P_P[L > ε] and e^ε·P_Q[L > ε].
-    ``float(point)`` is ``value`` rounded up (see :class:`_NumberLike`).
+    ``float(point)`` is ``value`` rounded up (see :class:`Bracket`).
     """
 
     _ARG, _NAME = "epsilon", "δ"
@@ -161,10 +191,11 @@ class DeltaPoint(_NumberLike):
 
 
 @dataclass(frozen=True)
-class EpsilonPoint(_NumberLike):
+class EpsilonPoint(Bracket):
     """ε(δ): the smallest ε with δ(ε) ≤ target, bracketed by ``[lower, upper]``.
 
     ``value`` is ``upper`` (certified: δ(upper) ≤ target); ``float(point)`` rounds it up.
+    ``error_bound`` is the full width ``upper − lower`` (module notes).
     """
 
     _ARG, _NAME = "delta", "ε"
@@ -189,7 +220,7 @@ class EpsilonPoint(_NumberLike):
 
 
 @dataclass(frozen=True)
-class TradeoffPoint(_NumberLike):
+class TradeoffPoint(Bracket):
     """β = f(α) of the optimal (randomised Neyman–Pearson) test.
 
     ``value`` is the conservative lower bound ``estimate − error_bound``;

@@ -54,7 +54,6 @@ ORACLE_SHARE = 1 / 40
 STENCIL = (-2, -1, 0, 1, 2)
 #: |ε| beyond which points are left to the multiprecision search (binary64's exp range)
 MAX_ABS_EPS = 600.0
-_U = EPS64
 _ERFC = np.frompyfunc(math.erfc, 1, 1)
 _PREC = int(DPS_RESULT * 3.33) + 8
 
@@ -186,7 +185,7 @@ def _evaluate(acc, xs: np.ndarray) -> tuple:
     each rounded outward), and the oracle's ``[lo, hi]`` of log δ at ``u ≈ |ε|`` (for
     the proposals)."""
     e = np.log(xs)
-    pad = 4 * _U * np.abs(e)
+    pad = 4 * EPS64 * np.abs(e)
     e_dn = np.nextafter(e - pad, -np.inf)
     e_up = np.nextafter(e + pad, np.inf)
     pos = xs >= 1.0
@@ -198,7 +197,7 @@ def _evaluate(acc, xs: np.ndarray) -> tuple:
     near_one = np.flatnonzero(hi > -math.log(2))
     if near_one.size:
         c_lo[near_one], c_hi[near_one] = acc.log_complement_at(m_dn[near_one], m_up[near_one])
-    out_dn, out_up = 1 - 32 * _U, 1 + 32 * _U  # more than exp's rounding, outward
+    out_dn, out_up = 1 - 32 * EPS64, 1 + 32 * EPS64  # more than exp's rounding, outward
     with np.errstate(over="ignore", invalid="ignore"):
         d_lo = np.where(np.isfinite(lo), np.exp(lo) * out_dn, 0.0)
         d_hi = np.minimum(np.exp(np.minimum(hi, 0.0)) * out_up, 1.0)

@@ -5,7 +5,7 @@ A person's record feeds both files, so a record change costs the DHC neighbour c
 files' ρ (zCDP composes additively) and converting with Bun–Steinke.  The composition's
 exact lattice (scale ≈ 1.6e23: the P.L. 94-171 budgets have ~1e12 denominators) is beyond
 the int64 engine, so the exact δ and ε come from the lattice-free accountant
-(:class:`exactdp.accounting.lattice_free.LatticeFreeAccountant`) as certified brackets about
+(``ExactAccountant(..., method="lattice-free")``) as certified brackets about
 1e-10 relative wide.
 """
 
@@ -16,8 +16,7 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.accounting.accountant import bun_steinke_epsilon
-from exactdp.accounting.lattice_free import LatticeFreeAccountant
+from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
 from exactdp.census.designs import PL94_ALLOCATION, release_composition
 from exactdp.numerics.exact import to_fraction
 
@@ -53,7 +52,7 @@ def release_rows(allocation="dhc-persons-2020", pairs=((13, 13),), deltas=("1e-1
     rows = []
     for i, j in pairs:
         comp = release_composition(allocation, i, j, pl94)
-        acc = LatticeFreeAccountant(comp)
+        acc = ExactAccountant(comp, method="lattice-free")  # the planner's route, forced: certified brackets
         eps = acc.epsilon(deltas)  # validates every target
         targets = [to_fraction(d, "delta") for d in deltas]
         dps = acc.delta([bun_steinke_epsilon(comp.rho, dt) for dt in targets])

@@ -268,10 +268,10 @@ def decimal_str(value, digits: int = 20) -> str:
 
 def check_out_folder(out, kind: str) -> None:
     """Refuse, before any work, an ``--out`` folder another running command holds or another
-    kind of command wrote (:func:`exactdp.sweep.io.check_folder_free`): ``InputError``."""
+    kind of command wrote (:func:`exactdp.runs.files.check_folder_free`): ``InputError``."""
     if not out:
         return
-    from exactdp.sweep.io import SweepDirError, check_folder_free
+    from exactdp.runs.files import SweepDirError, check_folder_free
 
     try:
         check_folder_free(out, kind)

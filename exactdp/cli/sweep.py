@@ -84,8 +84,9 @@ def _alpha_min(text: str) -> str:
 
 def _run(args) -> int:
     from exactdp.numerics.exact import InputError
+    from exactdp.report import write_sweep_report
+    from exactdp.runs.files import SweepDirError
     from exactdp.sweep.driver import run_sweep
-    from exactdp.sweep.io import SweepDirError
     from exactdp.sweep.pair import DEFAULT_DELTAS, SweepSettings
 
     extra = [d.strip() for item in args.deltas for d in item.split(",") if d.strip()]
@@ -118,7 +119,7 @@ def _run(args) -> int:
     try:
         rep = run_sweep(alloc, args.out, pairs=pairs, settings=settings, jobs=jobs,
                         backend=args.backend, scheduler=args.scheduler, resume=args.resume, quiet=args.quiet,
-                        with_pl94=args.with_pl94, plots=not args.no_plots)
+                        with_pl94=args.with_pl94, plots=not args.no_plots, finish=write_sweep_report)
     except SweepDirError as exc:
         raise InputError("--out", str(args.out), str(exc)) from None
     except OSError as exc:  # the folder, the disk: named with the file the error is about

@@ -68,7 +68,7 @@ def register(subparsers) -> None:
 
 def _run(args) -> int:
     from exactdp.numerics.exact import InputError
-    from exactdp.sweep.io import SweepDirError
+    from exactdp.runs.files import SweepDirError
     from exactdp.tune import tune
     from exactdp.tune.problem import DEFAULT_BOUNDS
 

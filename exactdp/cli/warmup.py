@@ -5,6 +5,10 @@ after install otherwise compiles the kernels it calls) and compiles every kernel
 time for this machine (:mod:`exactdp.kernels.aot`), so that a later process answers
 without importing Numba.  Run it again after upgrading exactdp, Numba or NumPy (a stale
 module is never used: the kernels then fall back to the JIT cache).
+
+``numba.pycc`` is deprecated upstream: where it cannot be imported (a Numba without it),
+warmup builds the JIT cache only and says so (exit 0); every kernel then loads from that
+cache on its first call, as with ``EXACTDP_AOT=0`` (``bench/startup.md`` measures both).
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ def _run(args) -> int:
         return 0
     from tqdm import tqdm
 
-    from exactdp.kernels.aot_build import all_kernels, build
+    from exactdp.kernels.aot_build import all_kernels, build, pycc_available
 
     t0 = time.perf_counter()
     out["byte_compiled"] = _byte_compile()
@@ -73,7 +77,13 @@ def _run(args) -> int:
         _ = kern.dispatcher  # loaded from the Numba cache, or compiled into it
     out["jit_kernels"] = len(kernels)
     out["jit_seconds"] = round(time.perf_counter() - t0, 1)
-    if not args.no_aot:
+    aot_wanted = not args.no_aot
+    if aot_wanted and not pycc_available():
+        aot_wanted = False
+        out.update(aot_available=False, aot_kernels=0)
+        _say(args, "exactdp warmup: numba.pycc is not available (deprecated upstream, absent from this Numba): "
+                   "no ahead-of-time module; the kernels load from the JIT cache just built")
+    if aot_wanted:
         built_before = manifest.exists()
         _say(args, "exactdp warmup: " + ("ahead-of-time module up to date" if built_before else
                                          f"compiling {len(kernels)} kernels ahead of time (about a minute)..."))
@@ -81,14 +91,16 @@ def _run(args) -> int:
         try:
             info = build()
         except Exception as exc:  # noqa: BLE001 - reported on one line; the JIT cache is built
-            return fail(f"warmup: {exc} (the JIT cache is built; kernels stay JIT-compiled)", code=1)
+            return fail(f"warmup: {exc} (the JIT cache is built; kernels stay JIT-compiled)", code=2)
         out.update(aot_kernels=len(info["kernels"]), aot_jit_only=info["jit_only"], aot_built=not built_before,
                    aot_seconds=round(time.perf_counter() - t1, 1), cpu_name=info["cpu_name"])
     if args.json:
         emit_result([out], design=None)
     else:
         print(f"JIT cache: {out['jit_kernels']} kernels ({out['jit_seconds']} s)")
-        if not args.no_aot:
+        if out.get("aot_available") is False:
+            print("ahead of time: not built (numba.pycc is not available); first calls load the JIT cache")
+        elif aot_wanted:
             print(f"ahead of time: {out['aot_kernels']} kernels for {out['cpu_name']} in {folder}"
                   + (f" (built in {out['aot_seconds']} s)" if out["aot_built"] else " (already built)")
                   + (f"; JIT only: {', '.join(out['aot_jit_only'])}" if out["aot_jit_only"] else ""))

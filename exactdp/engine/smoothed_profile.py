@@ -262,7 +262,7 @@ class SmoothedProfile:
         compensated sums, dropped nodes and the Gaussian tail), and the prefactor
         ``log M(λ) + s²λ²/2 − λx`` with its error."""
         last = float(self.nodes[-1] if self.nodes.size else 0)
-        e_sum = E + A * (2 * math.pi * (2.0**-52 + 2.0**-103 * (1 + 2 * last * np.abs(xi) / P))
+        e_sum = E + A * (2 * math.pi * (EPS64 + 2.0**-103 * (1 + 2 * last * np.abs(xi) / P))
                          + 16 * EPS64) + self.e_drop
         lp = logm + 0.5 * self.sk2 * lam * lam - lam * xi
         lp_err = logm_err + 4 * EPS64 * (abs(logm) + np.abs(lam * xi) + 1.0)

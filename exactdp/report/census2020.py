@@ -61,7 +61,7 @@ def census_csv_rows(result) -> list[dict]:
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
-    from exactdp.sweep.io import atomic_write_text
+    from exactdp.runs.files import atomic_write_text
 
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=CENSUS_COLUMNS, lineterminator="\n")

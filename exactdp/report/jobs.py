@@ -26,7 +26,7 @@ _RELEASE_COLUMNS = ("pair", "delta_target", "rho_total", "eps_bureau", "delta_ex
 
 
 def _write_csv(path: Path, rows) -> None:
-    from exactdp.sweep.io import atomic_write_text
+    from exactdp.runs.files import atomic_write_text
 
     atomic_write_text(path, "".join(",".join(str(v) for v in r) + "\n" for r in rows))
 

@@ -35,7 +35,7 @@ def _delta_text(d) -> str:
 
 
 def _write(path: Path, header, rows) -> None:
-    from exactdp.sweep.io import atomic_write_text
+    from exactdp.runs.files import atomic_write_text
 
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")

@@ -255,12 +255,13 @@ def _sweep_row(folder: Path, delta: Fraction) -> tuple[CensusRow, dict]:
 
 
 def _run_sweep(out: Path, pairs, jobs: int, quiet: bool) -> Path:
+    from exactdp.report import write_sweep_report
     from exactdp.sweep import run_sweep
 
     folder = out / DHC_SWEEP_DIR
     # a second run into the same folder finishes (or reuses) the sweep already there
     run_sweep(_DHC, folder, pairs=pairs, jobs=jobs, quiet=quiet, plots=True,
-              resume=(folder / "manifest.json").is_file())
+              resume=(folder / "manifest.json").is_file(), finish=write_sweep_report)
     return folder
 
 

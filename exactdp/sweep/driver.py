@@ -2,7 +2,7 @@
 crash-safe and resumable, then the overall (worst-case) curves.
 
 ``run_sweep`` distributes the pairs over workers (loky processes by default, or a dask
-or ray cluster: :mod:`exactdp.sweep.backends`), writes every finished pair atomically
+or ray cluster: :mod:`exactdp.runs.backends`), writes every finished pair atomically
 (:mod:`exactdp.sweep.io`, in group commits), and assembles the outputs from the pair
 files' numbers in pair order (:mod:`exactdp.sweep.summary`; the texts of the pairs
 computed in this run are parsed as they arrive, :mod:`exactdp.sweep.tables`), so the data
@@ -28,7 +28,8 @@ Outputs in the folder ``out``::
                                   these rows are certified brackets (big-lattice accountant)
     plots/*.png, plots/*.pdf      figures (:mod:`exactdp.sweep.plots`)
     manifest.json                 versions, allocation hash, settings, timings, worst errors
-    report.html                   the page to read and cite (:mod:`exactdp.report`)
+    report.html                   the page to read and cite: written by ``exactdp sweep``
+                                  (``finish=``:func:`exactdp.report.write_sweep_report`)
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
@@ -49,8 +51,8 @@ from typing import Any
 
 from exactdp.census.designs import PL94_ALLOCATION, composition_for_allocation
 from exactdp.numerics.exact import InputError, decimal_exponent
+from exactdp.runs.backends import BACKENDS, check_backend, unordered_results
 from exactdp.sweep.assist import Assistant
-from exactdp.sweep.backends import BACKENDS, check_backend, unordered_results
 from exactdp.sweep.io import (
     LOCK_FILE,
     MANIFEST,
@@ -250,7 +252,8 @@ def _check_out_dir(out: Path, ident: dict, resume: bool, say=None) -> dict:
 
 
 def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=None, settings=None, jobs=1,
-              backend="loky", scheduler=None, resume=False, quiet=True, with_pl94=None, plots=True) -> SweepReport:
+              backend="loky", scheduler=None, resume=False, quiet=True, with_pl94=None, plots=True,
+              finish: Callable[[Path, Any], object] | None = None) -> SweepReport:
     """Run (or finish) a sweep over the neighbour pairs of an allocation.
 
     Parameters
@@ -268,7 +271,7 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
     jobs : int
         Parallel workers (``-1``: all cores).
     backend : {"loky", "dask", "ray"}
-        Where the tasks run (:mod:`exactdp.sweep.backends`): ``dask`` connects to
+        Where the tasks run (:mod:`exactdp.runs.backends`): ``dask`` connects to
         ``scheduler`` (an address or a Client); ``ray`` connects to ``scheduler`` (a ray
         address) or, without one, starts a private local ray instance for the sweep.
     resume : bool
@@ -280,6 +283,10 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
         Pairs whose whole-release guarantee (pair ∘ P.L. 94-171 persons chain) to add.
     plots : bool
         Write the figures.
+    finish : callable, optional
+        ``finish(out, allocation)`` is called once the manifest is written, still holding the
+        folder's lock: the CLI passes :func:`exactdp.report.write_sweep_report` (the sweep
+        itself renders no page: :mod:`exactdp.report` is a layer above it).
 
     Returns
     -------
@@ -332,9 +339,8 @@ def run_sweep(allocation="dhc-persons-2020", out="exactdp-results", *, pairs=Non
                "cpu_count": os.cpu_count()}
         manifest = _final_manifest(sweep, extra, run, timings, (t_start, t_compute, t_assemble, t_end))
         atomic_write_text(out / MANIFEST, _dump(manifest))
-        from exactdp.report import write_sweep_report
-
-        write_sweep_report(out, alloc)  # report.html: headline, figures, provenance, column dictionary
+        if finish is not None:  # report.html (the CLI: exactdp.report.write_sweep_report)
+            finish(out, alloc)
         return SweepReport(out, len(sweep.pair_list), len(tasks), reused, manifest)
 
 

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import gmpy2
 import mpmath
 
-from exactdp.sweep.numtext import parse_mpfr
+from exactdp.runs.numtext import parse_mpfr
 
 __all__ = ["alpha_grid", "pair_curve", "interpolate", "interpolate_grid", "lower_hull", "gdp_beta",
            "ENVELOPE_COLUMNS", "Arithmetic", "MPF_ARITHMETIC", "mpfr_arithmetic"]

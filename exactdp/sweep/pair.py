@@ -26,8 +26,7 @@ from mpmath.libmp import from_float, fzero, mpf_abs, mpf_add, mpf_div, mpf_mul, 
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, DPS_TEXT_GUARD, to_mpf
-from exactdp.sweep.compose import composition_from_rhos
-from exactdp.sweep.numtext import (
+from exactdp.runs.numtext import (
     RND,
     bound_text_float,
     bound_text_raw,
@@ -41,6 +40,7 @@ from exactdp.sweep.numtext import (
     raw_to_mpfr,
     vertex_values,
 )
+from exactdp.sweep.compose import composition_from_rhos
 
 __all__ = [
     "DEFAULT_DELTAS",
@@ -182,7 +182,7 @@ def fmt(x, digits: int = DIGITS) -> str:
 
     ``nstr(mpf(x), digits, min_fixed=-4, max_fixed=6, strip_zeros=False)`` under
     ``workdps(digits + DPS_TEXT_GUARD)`` ("0" for zero), computed on the raw value for an mpf or a
-    float (:mod:`exactdp.sweep.numtext`; the same rounding steps).
+    float (:mod:`exactdp.runs.numtext`; the same rounding steps).
     """
     if type(x) is mpmath.mpf:
         return fmt_mpf_raw(x._mpf_, digits)
@@ -302,7 +302,7 @@ def grid_rows(pts, settings, keys=None) -> list:
     """The pair's sampled curve on the common α grid (interpolated between vertices).
 
     ``pts``: ``(α, β, abs err α, abs err β)`` as mpfr at ``DPS_RESULT``; ``keys``: exact
-    sort keys ``(key α, key β)`` of the texts (see :func:`~exactdp.sweep.numtext.vertex_value`), or ``None``.  The
+    sort keys ``(key α, key β)`` of the texts (see :func:`~exactdp.runs.numtext.vertex_value`), or ``None``.  The
     vertices are sorted by ``(α, −β)`` as the former code sorted its mpf tuples.  Returns
     the CSV lines (GRID_COLUMNS first), each ending in a newline.
     """
@@ -351,7 +351,7 @@ def tradeoff_rows(verts, settings) -> tuple:
 
     ``verts``: ``ExactAccountant.tradeoff_vertices`` output ``(k, α tail, β tail)``.  The
     set is symmetric, so a β tail is another vertex's α tail: each distinct
-    ``(log value, relative error)`` is formatted once (:func:`~exactdp.sweep.numtext.vertex_value`, bound text
+    ``(log value, relative error)`` is formatted once (:func:`~exactdp.runs.numtext.vertex_value`, bound text
     :func:`fmt_bound`).
     """
     ka = [(ta.log_value, ta.rel_error) for _, ta, _ in verts]

@@ -71,7 +71,7 @@ _NORMAL = statistics.NormalDist()
 
 def _probit_mpfr(text):
     """:func:`_probit` by MPFR, or ``None`` when the float is not settled (see there)."""
-    from exactdp.sweep.numtext import mpfr_context, parse_mpfr, prec_of
+    from exactdp.runs.numtext import mpfr_context, parse_mpfr, prec_of
 
     c40 = mpfr_context(prec_of(DPS_RESULT))
     p = parse_mpfr(text, c40)

@@ -18,8 +18,8 @@
   the loaded kernels and modules; 946 DHC pairs: about −7 % of the sweep's CPU).
 * :func:`guard_worker` makes a local sweep worker die with its driver (Linux
   ``PR_SET_PDEATHSIG``, and a parent-pid watchdog thread elsewhere and as a fallback) and
-  ignore Ctrl-C (the driver stops the workers); :func:`workers_ignore_sigint` starts the
-  workers with SIGINT ignored, so that a Ctrl-C while they import prints nothing.
+  ignore Ctrl-C (the driver stops the workers); :func:`exactdp.runs.backends.workers_ignore_sigint`
+  starts the workers with SIGINT ignored, so that a Ctrl-C while they import prints nothing.
 * :class:`ProgressLines` prints one progress line per N finished tasks or per minute
   when stderr is not a terminal (a log file, a batch job).
 """
@@ -41,7 +41,7 @@ from typing import Any
 from exactdp.sweep.io import write_tasks
 
 __all__ = ["GroupWriter", "WriteQueue", "after_worker_task", "allow_worker_growth", "settle_worker_heap",
-           "WORKER_GROWTH_ALLOWED", "guard_worker", "workers_ignore_sigint", "ProgressLines"]
+           "WORKER_GROWTH_ALLOWED", "guard_worker", "ProgressLines"]
 
 
 class GroupWriter:
@@ -258,43 +258,6 @@ def guard_worker(driver_pid: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="exactdp-driver-watch", daemon=True).start()
-
-
-@contextlib.contextmanager
-def workers_ignore_sigint():
-    """Within the block, the local worker processes loky starts inherit SIGINT ignored
-    (an ignored signal stays ignored across ``exec``, and Python then installs no
-    ``KeyboardInterrupt`` handler): a Ctrl-C while they start and import prints no worker
-    traceback.  loky starts each worker with ``fork_exec`` of
-    ``joblib.externals.loky.backend.fork_exec`` (looked up at each start); within the
-    block it is wrapped so that this process ignores SIGINT for the instant of each start
-    only (in the main thread: ``signal.signal`` works nowhere else): a Ctrl-C within those
-    few milliseconds is not seen (pressed again, it is), any other reaches the driver.
-    Without that module (another joblib) nothing changes."""
-    try:
-        from joblib.externals.loky.backend import fork_exec as spawner
-    except ImportError:  # pragma: no cover - another joblib layout
-        yield
-        return
-    original = getattr(spawner, "fork_exec", None)
-    if original is None:  # pragma: no cover
-        yield
-        return
-
-    def fork_exec(*args, **kwargs):
-        if threading.current_thread() is not threading.main_thread():
-            return original(*args, **kwargs)
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            return original(*args, **kwargs)
-        finally:
-            signal.signal(signal.SIGINT, previous)
-
-    spawner.fork_exec = fork_exec
-    try:
-        yield
-    finally:
-        spawner.fork_exec = original
 
 
 class ProgressLines:

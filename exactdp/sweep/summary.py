@@ -20,9 +20,9 @@ import mpmath
 
 from exactdp.numerics.exact import fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_RESULT, to_mpf
+from exactdp.runs.numtext import fmt_mpfr, mpfr_context, mpfr_to_raw, prec_of
 from exactdp.sweep.envelope import ENVELOPE_COLUMNS, gdp_beta, interpolate, lower_hull, mpfr_arithmetic, pair_curve
 from exactdp.sweep.io import atomic_write_text, pair_paths, read_csv, release_path
-from exactdp.sweep.numtext import fmt_mpfr, mpfr_context, mpfr_to_raw, prec_of
 from exactdp.sweep.pair import fmt, fmt_bound
 from exactdp.sweep.pathkey import path_key
 from exactdp.sweep.tables import PairTables
@@ -55,7 +55,7 @@ def _summary(records: dict, deltas) -> tuple[list, dict]:
     ``records``: :attr:`~exactdp.sweep.tables.PairTables.records`.  The numbers are
     ``mpmath.mpf(text)`` at ``DPS_RESULT``, differences and the spread ratio rounded to
     nearest there, and the maxima/minima exact comparisons; they are carried as MPFR
-    values of that precision (:mod:`exactdp.sweep.numtext`: the same correctly rounded
+    values of that precision (:mod:`exactdp.runs.numtext`: the same correctly rounded
     numbers, without mpf objects).
     """
     ctx = mpfr_context(prec_of(_DPS))

@@ -18,8 +18,8 @@ import gmpy2
 import numpy as np
 
 from exactdp.numerics.precision import DPS_RESULT
+from exactdp.runs.numtext import mpfr_context, parse_mpfr, prec_of
 from exactdp.sweep.io import as_read, csv_columns, csv_rows, pair_paths, read_json
-from exactdp.sweep.numtext import mpfr_context, parse_mpfr, prec_of
 
 __all__ = ["PairTables", "INFO_FIELDS"]
 

@@ -5,7 +5,7 @@
 certified bracket of δ(ε) as exact dyadic rationals.  It is the one function to replace
 when a faster exact route exists (issue 24, the lattice-free engine): the tuner only asks
 ``evaluator(rhos, target, rel_tol) -> DeltaBound``.  :class:`BatchEvaluator` runs it over
-distinct compositions on the sweep's backends (:func:`exactdp.sweep.backends.unordered_results`)
+distinct compositions on the sweep's backends (:func:`exactdp.runs.backends.unordered_results`)
 and returns the results in the order asked, so nothing depends on the worker count.
 """
 
@@ -178,14 +178,14 @@ class BatchEvaluator:
         ``fn(rhos, target, rel_tol) -> DeltaBound`` (default :func:`delta_bound`); must be
         a module-level function (the backends pickle it by reference).
     backend, jobs, scheduler
-        As :func:`exactdp.sweep.backends.unordered_results`.
+        As :func:`exactdp.runs.backends.unordered_results`.
     rel_tol : float
         Certified relative accuracy of every tail.
     """
 
     def __init__(self, fn: Callable = delta_bound, *, backend: str = "loky", jobs: int = 1, scheduler=None,
                  rel_tol: float = 1e-10):
-        from exactdp.sweep.backends import check_backend
+        from exactdp.runs.backends import check_backend
 
         check_backend(backend, scheduler)
         self.fn, self.backend, self.jobs, self.scheduler, self.rel_tol = fn, backend, jobs, scheduler, rel_tol
@@ -223,7 +223,7 @@ class BatchEvaluator:
             return []
         if self.jobs == 1 or len(compositions) == 1:
             return [self.fn(r, target, self.rel_tol) for r in compositions]
-        from exactdp.sweep.backends import unordered_results
+        from exactdp.runs.backends import unordered_results
 
         out: list = [None] * len(compositions)
         calls = [(k, self.fn, tuple(r), target, self.rel_tol, os.getpid()) for k, r in enumerate(compositions)]

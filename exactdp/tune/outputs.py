@@ -26,7 +26,7 @@ import mpmath
 
 from exactdp.numerics.exact import fraction_str
 from exactdp.numerics.precision import DPS_RESULT, to_mpf
-from exactdp.sweep.io import atomic_write_text
+from exactdp.runs.files import atomic_write_text
 from exactdp.sweep.pair import fmt
 from exactdp.tune.trace import dump_json
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from exactdp.census.allocations import load_allocation
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
-from exactdp.sweep.io import atomic_write_text, read_csv
+from exactdp.runs.files import atomic_write_text, read_csv
 from exactdp.tune.cost import PROFILE_DELTAS, check_tune_budget, profile_settings
 from exactdp.tune.evaluate import BatchEvaluator, DeltaBound, Target, composition_key, delta_bound
 from exactdp.tune.grid import default_grid
@@ -129,7 +129,7 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
     out : path
         Output folder (locked while the run lasts; new or empty unless ``resume``).
     backend, jobs, scheduler
-        Where the exact evaluations run (:mod:`exactdp.sweep.backends`).
+        Where the exact evaluations run (:mod:`exactdp.runs.backends`).
     resume : bool
         Finish a killed run in ``out`` (same settings).
     refine : int
@@ -172,7 +172,7 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
     problem = Problem(alloc, vary, objective, wmap, bounds, no_worse)
     target = Target(delta, eps, None) if eps is not None else Target(delta, None, alloc.total_rho)
     grid = grid if grid is not None else default_grid(problem, refine)
-    from exactdp.sweep.backends import check_backend
+    from exactdp.runs.backends import check_backend
     from exactdp.sweep.plan import check_jobs
 
     check_backend(backend, scheduler)
@@ -363,6 +363,7 @@ def _result(problem, target, tuner, inputs, settled, best, tuned, cert, grid) ->
 
 def _profiles(out, alloc, tuned, target, jobs, backend, scheduler, rel_tol, plots):
     """Certified profiles (sweeps) of the input and the result, and the ε–δ figure."""
+    from exactdp.report import write_sweep_report
     from exactdp.sweep.driver import run_sweep
     from exactdp.sweep.pair import canonical_delta
 
@@ -370,7 +371,7 @@ def _profiles(out, alloc, tuned, target, jobs, backend, scheduler, rel_tol, plot
     curves = {}
     for label, a, folder in (("input", alloc, "profile-before"), ("tuned", tuned, "profile-after")):
         run_sweep(a, out / folder, settings=settings, jobs=jobs, backend=backend, scheduler=scheduler, resume=True,
-                  plots=False)
+                  plots=False, finish=write_sweep_report)
         rows = read_csv(out / folder / "summary.csv")
         curves[f"{label} (max over pairs)"] = ([float(Fraction(r["delta_target"])) for r in rows],
                                                [float(r["eps_overall_upper"]) for r in rows])

@@ -2,13 +2,13 @@
 
 Every exact evaluation the tuner asks for is a *batch* (one design, some neighbour pairs,
 a purpose).  Batch n is written to ``trace/batch-NNNNNN.json`` atomically once computed
-(:func:`exactdp.sweep.io.atomic_write_text`), and every design to
+(:func:`exactdp.runs.files.atomic_write_text`), and every design to
 ``trace/designs/<id>.json``.  The tuner is deterministic — each decision depends only on
 certified numbers, which are pure functions of the design — so a killed run is resumed
 by running it again from the start: batch n is then read back instead of computed, and
 the run continues exactly where it stopped (no result lost or counted twice; a batch cut
 by the kill is computed again).  The folder is locked for the whole run
-(:func:`exactdp.sweep.io.locked_out_dir`), so two runs cannot write it at once.
+(:func:`exactdp.runs.files.locked_out_dir`), so two runs cannot write it at once.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 
 from exactdp.numerics.exact import fraction_str
-from exactdp.sweep.io import (
+from exactdp.runs.files import (
     LOCK_FILE,
     SweepDirError,
     atomic_write_text,
@@ -60,7 +60,7 @@ def run_identity(identity: dict) -> str:
 
 
 def write_manifest(out: Path, manifest: dict) -> None:
-    """The tune manifest, sealed (:func:`~exactdp.sweep.io.seal_json`: its checksum and the
+    """The tune manifest, sealed (:func:`~exactdp.runs.files.seal_json`: its checksum and the
     run's identity)."""
     atomic_write_text(out / MANIFEST, seal_json(manifest, run_identity(manifest)))
 
@@ -142,7 +142,7 @@ class Trace:
 
     Notes
     -----
-    A stored batch is reused only if it verifies (:func:`~exactdp.sweep.io.read_sealed`:
+    A stored batch is reused only if it verifies (:func:`~exactdp.runs.files.read_sealed`:
     a regular file, its checksum, this run's identity) and is the batch this run asks for
     (same design, pairs and purpose); otherwise it is computed again and rewritten, and
     every later stored batch is ignored (the run has left the stored path).  Nothing

@@ -2,7 +2,7 @@
 
 :func:`unordered_results` is the one interface the driver uses: it yields the result of
 every task as soon as that task finishes (completion order), so each finished pair can be
-written to disk at once (the crash-safety of :mod:`exactdp.sweep.io` depends on that).
+written to disk at once (the crash-safety of :mod:`exactdp.runs.files` and :mod:`exactdp.sweep.io` depends on that).
 
 * ``loky`` and ``dask`` run through joblib (``Parallel(return_as="generator_unordered")``);
   dask connects to a running scheduler (``scheduler`` = its address or a Client).
@@ -16,7 +16,7 @@ Results never depend on the backend: every task is a pure function of its argume
 the driver assembles the outputs from the files in pair order.
 
 Local loky workers are started with SIGINT ignored
-(:func:`~exactdp.sweep.runtime.workers_ignore_sigint`: the driver stops them on Ctrl-C).
+(:func:`workers_ignore_sigint`: the driver stops them on Ctrl-C).
 A dask scheduler that cannot be reached or is lost mid-sweep is an
 :class:`~exactdp.numerics.errors.InputError` naming ``--scheduler`` (its client's log
 lines are silenced for the sweep).
@@ -27,11 +27,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
+import threading
 from collections.abc import Callable, Iterable, Iterator
 
 from exactdp.numerics.exact import InputError
 
-__all__ = ["BACKENDS", "check_backend", "unordered_results"]
+__all__ = ["BACKENDS", "check_backend", "unordered_results", "workers_ignore_sigint"]
 
 BACKENDS = ("loky", "dask", "ray")
 
@@ -136,8 +138,6 @@ def _unordered_results(fn: Callable, calls: Iterable[tuple], backend: str = "lok
         return
     from joblib import Parallel, delayed, parallel_config
 
-    from exactdp.sweep.runtime import workers_ignore_sigint
-
     with contextlib.ExitStack() as stack:
         if backend == "loky":
             stack.enter_context(parallel_config(backend="loky", n_jobs=jobs, inner_max_num_threads=1))
@@ -228,3 +228,40 @@ def _ray_results(fn: Callable, calls: Iterator, jobs: int, address) -> Iterator:
             ray.cancel(ref, force=True)
         if started:
             ray.shutdown()
+
+
+@contextlib.contextmanager
+def workers_ignore_sigint():
+    """Within the block, the local worker processes loky starts inherit SIGINT ignored
+    (an ignored signal stays ignored across ``exec``, and Python then installs no
+    ``KeyboardInterrupt`` handler): a Ctrl-C while they start and import prints no worker
+    traceback.  loky starts each worker with ``fork_exec`` of
+    ``joblib.externals.loky.backend.fork_exec`` (looked up at each start); within the
+    block it is wrapped so that this process ignores SIGINT for the instant of each start
+    only (in the main thread: ``signal.signal`` works nowhere else): a Ctrl-C within those
+    few milliseconds is not seen (pressed again, it is), any other reaches the driver.
+    Without that module (another joblib) nothing changes."""
+    try:
+        from joblib.externals.loky.backend import fork_exec as spawner
+    except ImportError:  # pragma: no cover - another joblib layout
+        yield
+        return
+    original = getattr(spawner, "fork_exec", None)
+    if original is None:  # pragma: no cover
+        yield
+        return
+
+    def fork_exec(*args, **kwargs):
+        if threading.current_thread() is not threading.main_thread():
+            return original(*args, **kwargs)
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            return original(*args, **kwargs)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    spawner.fork_exec = fork_exec
+    try:
+        yield
+    finally:
+        spawner.fork_exec = original

@@ -1,11 +1,11 @@
-"""The accounting layer's multiprecision arithmetic against independent references.
+"""The arithmetic layer (:mod:`exactdp.numerics.arith`) against independent references.
 
-* ``accounting.mpops``: MPFR's +, −, ×, ÷ at a given precision and rounding mode are
+* ``numerics.arith`` (MPFR namespace): MPFR's +, −, ×, ÷ at a given precision and rounding mode are
   correctly rounded, so they must give the bits of libmp's own correctly rounded
   operations (``mpf_add`` … on raw tuples) — inputs with the directed roundings, mantissas
   wider than the precision, exponents far beyond float64 and beyond MPFR's range (where
   the chain must refuse so that the caller falls back to libmp), zeros;
-* ``accounting.rawmp``: the raw-tuple helpers are defined as mpmath's object arithmetic
+* ``numerics.arith`` (raw helpers): the raw-tuple helpers are defined as mpmath's object arithmetic
   (``exp``, ``log1p``, ``min``/``max`` and the four operations under ``workdps``); that
   arithmetic, written out in mpf objects, is the reference;
 * ``accounting.base.bun_steinke_epsilon``: the closed form ρ + 2·sqrt(ρ·ln(1/δ)) at 40
@@ -23,9 +23,8 @@ import pytest
 from mpmath.libmp import finf, fnan, from_man_exp, fzero, mpf_add, mpf_div, mpf_gt, mpf_lt, mpf_mul, mpf_sub
 
 from exactdp.accounting.base import bun_steinke_epsilon
-from exactdp.accounting.mpops import MPFR_FAIL, libmp_ops, mpfr_ops
-from exactdp.accounting.rawmp import ctx_prec, raw_bounds, raw_log1p
 from exactdp.engine.tails import TailValue
+from exactdp.numerics.arith import MPFR_FAIL, ctx_prec, libmp_ops, mpfr_ops, raw_bounds, raw_log1p
 from exactdp.numerics.precision import DPS_RESULT as _DPS
 from exactdp.numerics.precision import to_mpf, workdps
 
@@ -120,7 +119,7 @@ def test_raw_log1p_is_mpmaths():
 def test_piece_solve_is_the_mpf_expression():
     """ε on a lattice piece where δ meets the target: ``min(e0 + log1p(max(gap, 0)/(e^{e0}·P₂)),
     e_right)`` (``e_right`` when P₂ ≤ 0)."""
-    from exactdp.accounting.rawmp import solve_in_piece as _solve_raw
+    from exactdp.numerics.arith import solve_in_piece as _solve_raw
 
     rng = random.Random(11)
     with workdps(_DPS + 10):
