@@ -24,9 +24,17 @@ every file through :mod:`exactdp.numerics.inputfiles`.
 
 from __future__ import annotations
 
+from typing import Any
+
 from exactdp.cli._common import add_pair_arguments, pair_specs, parse_pairs, set_design
-from exactdp.cli._kinds import ALL_FIELDS, INTEGER_FIELDS, KIND_FLAGS, describe_groups, group_from_fields, \
-    parse_kind_specs
+from exactdp.cli._kinds import (
+    ALL_FIELDS,
+    INTEGER_FIELDS,
+    KIND_FLAGS,
+    describe_groups,
+    group_from_fields,
+    parse_kind_specs,
+)
 from exactdp.mechanisms import MAX_COUNT, MAX_SHIFT, Composition, DiscreteGaussian
 from exactdp.numerics.exact import InputError, check_sigma2_range, fraction_str, parse_exact
 from exactdp.numerics.inputfiles import TomlFloat
@@ -190,10 +198,10 @@ def design_from_args(args, mixed: bool = False):
     if pair_specs(args) and not args.allocation:
         flag, text = pair_specs(args)[0]
         raise InputError(flag, text, "only with --allocation (it names a neighbour case of an allocation)")
+    comp: Any
     if flags:
-        comp = parse_sigma2_specs(args.sigma2) if args.sigma2 else None
-        others = _kind_groups(args)
-        comp = _design((list(comp.groups) if comp is not None else []) + others) if others else comp
+        dg = list(parse_sigma2_specs(args.sigma2).groups) if args.sigma2 else []
+        comp = _design(dg + _kind_groups(args))
     elif args.mechanisms:
         comp = read_mechanisms_file(args.mechanisms)
     else:
