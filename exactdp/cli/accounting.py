@@ -57,6 +57,28 @@ def _emit(res, pts) -> None:
                                   "route_estimate": f"{res.diagnostics.route_estimate:.3g}"})
 
 
+def _side(value, up: bool) -> str:
+    """A conservative end as :func:`decimal_str` prints it (20 significant digits), rounded
+    outward — up for an upper bound (δ, ε), down for a lower bound (β, ε's lower end) — so a
+    tight bracket (the mixed route's Arb balls are ~1e-38 wide) is not crossed by rounding
+    to nearest."""
+    from decimal import Decimal
+    from fractions import Fraction
+
+    import mpmath
+
+    text = decimal_str(value)
+    if not mpmath.isfinite(value):
+        return text
+    exact = Fraction(*value.as_integer_ratio()) if isinstance(value, mpmath.mpf) else Fraction(value)
+    shown = Fraction(Decimal(text))
+    if (shown < exact) if up else (shown > exact):
+        d = Decimal(text)
+        step = Decimal(1).scaleb(d.adjusted() - 19)
+        return decimal_str(Fraction(d + step if up else d - step))
+    return text
+
+
 def _print_table(title, cols, rows):
     print(title)
     print("  ".join(f"{c:>26}" for c in cols))
@@ -81,7 +103,7 @@ def _run_delta(args) -> int:
     acc = ExactAccountant(comp, rel_tol=args.rel_tol, method=args.method)
     res = delta(acc, args.values)
     pts: list[dict[str, object]] = [
-        {"epsilon": decimal_str(p.epsilon), "delta": decimal_str(p.value), "error_bound": decimal_str(p.error_bound),
+        {"epsilon": decimal_str(p.epsilon), "delta": _side(p.value, True), "error_bound": decimal_str(p.error_bound),
          "delta_estimate": decimal_str(p.estimate)} for p in res.points]
     shown = {}  # table cells shorter than their JSON strings
     if args.verify:
@@ -140,8 +162,8 @@ def _run_epsilon(args) -> int:
     comp = design_from_args(args, mixed=True)
     _refuse_mixed_checks(args, comp)
     res = epsilon(comp, args.values, rel_tol=args.rel_tol, method=args.method)
-    pts = [{"delta": decimal_str(p.delta), "epsilon": decimal_str(p.value),
-            "error_bound": decimal_str(p.error_bound), "epsilon_lower": decimal_str(p.lower)}
+    pts = [{"delta": decimal_str(p.delta), "epsilon": _side(p.value, True),
+            "error_bound": decimal_str(p.error_bound), "epsilon_lower": _side(p.lower, False)}
            for p in res.points]
     _certify(args, comp, "epsilon", res.points, pts)
     if args.json:
@@ -160,7 +182,7 @@ def _run_tradeoff(args) -> int:
     comp = design_from_args(args, mixed=True)
     _refuse_mixed_checks(args, comp)
     res = tradeoff(comp, args.values, rel_tol=args.rel_tol, method=args.method)
-    pts = [{"alpha": decimal_str(p.alpha), "beta": decimal_str(p.value),
+    pts = [{"alpha": decimal_str(p.alpha), "beta": _side(p.value, False),
             "error_bound": decimal_str(p.error_bound), "beta_estimate": decimal_str(p.estimate)}
            for p in res.points]
     _certify(args, comp, "tradeoff", res.points, pts)
