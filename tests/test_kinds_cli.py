@@ -10,13 +10,13 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+from kinds_reference import approx_loss, dg_loss, dlap_loss, mixed_delta, rr_loss
 
 from exactdp.cli import main
 from exactdp.cli._designs import read_mechanisms_file
 from exactdp.cli._kinds import parse_kind_specs
 from exactdp.kinds import ApproxDP, DiscreteLaplace, Mixture, RandomizedResponse
 from exactdp.mechanisms import Composition, DiscreteGaussian
-from kinds_reference import approx_loss, dg_loss, dlap_loss, mixed_delta, rr_loss
 
 TOML = '''
 [[mechanism]]
