@@ -179,3 +179,19 @@ def test_pure_design_epsilon_against_brute_force(capsys):
             lo, hi = (mid, hi) if delta(mid) > mpmath.mpf("1e-6") else (lo, mid)
         upper, lower = mpmath.mpf(point["epsilon"]), mpmath.mpf(point["epsilon_lower"])
         assert lower <= hi and upper >= lo and upper - lo <= 1e-9 * lo
+
+
+def test_the_mixing_page_shows_what_the_cli_prints(capsys):
+    """docs/mixing.rst's console block is this command's output, and its mechanism file is
+    the same design as the short forms."""
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    argv = ["epsilon", "--dlaplace", "50x365", "--sigma2", "25x4", "--delta", "1e-9"]
+    code, out, _ = _run(argv, capsys)
+    page = (docs / "mixing.rst").read_text(encoding="utf-8")
+    assert code == 0 and "$ exactdp " + " ".join(argv) in page
+    for line in out.strip().splitlines():
+        assert line.strip() in page, line
+    assert read_mechanisms_file(docs / "examples" / "year_of_counts.toml") == Mixture(
+        ((DiscreteLaplace(50), 365), (DiscreteGaussian(25), 4)))
