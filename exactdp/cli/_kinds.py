@@ -37,7 +37,7 @@ _EXAMPLE = {"sigma2": '"10000/11"', "scale": '"5/2"', "epsilon": '"1/2"', "delta
 #: the command-line short form of each kind beside ``--sigma2``: flag → (kind, metavar, help)
 KIND_FLAGS = {
     "--dlaplace": ("discrete_laplace", "SCALE[xCOUNT][@SHIFT]",
-                   "a discrete Laplace mechanism (P(x) ∝ exp(−|x|/SCALE) on the integers; pure ε = |SHIFT|/SCALE) "
+                   "a discrete Laplace mechanism (P(x) ∝ exp(−|x|/SCALE) on the integers; pure ε = abs(SHIFT)/SCALE) "
                    "with integer sensitivity SHIFT (default 1), COUNT times, e.g. 5/2x365 or 5/2x3@2 (repeatable)"),
     "--rr": ("randomized_response", "EPS[:K][xCOUNT]",
              "randomized response with exact ε = EPS over K categories (default 2), COUNT times, e.g. 1/2x10 or "
