@@ -29,6 +29,7 @@ upper bound, randomized response with a smaller ε being a post-processing of it
 >>> count = dp.t.make_count(dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance())
 >>> design_of(count >> dp.m.then_laplace(scale=2.5))
 Mixture(groups=((DiscreteLaplace(scale=Fraction(5, 2), shift=1), 1),))
+>>> dp.disable_features("contrib")
 """
 
 from __future__ import annotations
