@@ -84,3 +84,26 @@ def mixed_delta(parts, eps):
         e = mp(eps)
         return mpmath.fsum(p if v == math.inf else p * (1 - mpmath.exp(e - mp(v)))
                            for v, p in total.items() if v > eps)
+
+
+def mixed_tradeoff(parts, alpha):
+    """β = f(α) of the composition: the Neyman–Pearson test rejecting P when the loss is
+    small, randomised between the vertices ``(P[L < t], 1 − Q[L < t])`` with
+    ``Q[L = v] = e^{−v} P[L = v]`` (Q[L = ∞] = 0); the outputs where P vanishes (loss −∞,
+    Q-mass ``1 − Σ_v e^{−v} P[L = v]`` over finite v) are rejected first, at no cost in α;
+    at 60 digits."""
+    with mpmath.workdps(DPS):
+        total = {Fraction(0): mpmath.mpf(1)}
+        for dist, count in parts:
+            for _ in range(count):
+                total = convolve(total, dist, mpmath.mpf(10) ** -75)
+        a = mp(alpha)
+        cp = mpmath.mpf(0)
+        cq = 1 - mpmath.fsum(p * mpmath.exp(-mp(v)) for v, p in total.items() if v != math.inf)
+        for v in sorted(total, key=lambda x: (x == math.inf, x)):
+            p = total[v]
+            q = mpmath.mpf(0) if v == math.inf else p * mpmath.exp(-mp(v))
+            if cp + p >= a:  # the vertex after this atom passes α: interpolate inside it
+                return 1 - cq - q * (a - cp) / p
+            cp, cq = cp + p, cq + q
+        return mpmath.mpf(0)

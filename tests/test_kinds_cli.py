@@ -195,3 +195,18 @@ def test_the_mixing_page_shows_what_the_cli_prints(capsys):
         assert line.strip() in page, line
     assert read_mechanisms_file(docs / "examples" / "year_of_counts.toml") == Mixture(
         ((DiscreteLaplace(50), 365), (DiscreteGaussian(25), 4)))
+
+
+def test_tradeoff_of_a_mixed_design_against_brute_force(capsys):
+    from kinds_reference import mixed_tradeoff
+
+    code, out, _ = _run(["tradeoff", "--dlaplace", "5/2x3", "--rr", "1/2", "--approx", "1/2,1e-3", "--sigma2", "4",
+                         "--alpha", "0.05", "--alpha", "1e-3", "--json"], capsys)
+    assert code == 0
+    dl, dropped = dlap_loss("5/2", 1)
+    parts = [(dl, 3), (rr_loss("1/2"), 1), (approx_loss("1/2", "1e-3"), 1), (dg_loss(4), 1)]
+    for point, alpha in zip(json.loads(out)["points"], (Fraction(5, 100), Fraction(1, 1000))):
+        with mpmath.workdps(40):
+            ref = mixed_tradeoff(parts, alpha)
+            beta = mpmath.mpf(point["beta"])
+            assert beta <= ref + 4 * dropped and abs(beta - ref) <= 1e-9 * ref  # the lower bound, conservative
