@@ -14,7 +14,10 @@ _DESC = (
     "variance reduction 1 − c with its certified bracket. Default target ε: the Bureau's "
     "Bun–Steinke ε = ρ + 2·sqrt(ρ·ln(1/δ)). With --allocation and neither --pair nor --level the "
     "whole release is calibrated (max over all pairs: about a minute per δ for the 946 DHC pairs; "
-    "with --level from seconds to ~6 minutes; progress lines go to stderr)."
+    "with --level from seconds to ~6 minutes; progress lines go to stderr). A design mixing kinds "
+    "(--dlaplace, --rr, --approx or a mechanism file with kind rows) rescales one kind's noise, --kind "
+    "(default discrete_laplace: its scales b → c·b; discrete_gaussian: σ² → c·σ²), beside the rest of the design, "
+    "for an explicit --eps."
 )
 
 
@@ -22,7 +25,10 @@ def register(subparsers) -> None:
     from exactdp.cli._designs import add_design_arguments
 
     p = subparsers.add_parser("calibrate", help="certified variance reduction at a privacy target", description=_DESC)
-    add_design_arguments(p)
+    add_design_arguments(p, kinds=True)
+    p.add_argument("--kind", choices=("discrete_laplace", "discrete_gaussian"), default=None,
+                   help="a mixed design: the kind whose noise is rescaled by c (discrete_laplace scales, the default, "
+                        "or discrete_gaussian variances); the other groups are kept")
     p.add_argument("--level", metavar="LEVEL", help="scale only this geographic level's queries (allocations)")
     p.add_argument("--delta", dest="deltas", action="append", required=True,
                    type=rational_type("--delta", lo=0, hi=1, lo_open=True, hi_open=True), metavar="D",
@@ -56,8 +62,11 @@ def _run_checked(args) -> int:
     if args.allocation:
         from exactdp.census.allocations import load_allocation
 
-        if args.sigma2 or args.mechanisms:
+        if args.sigma2 or args.mechanisms or args.dlaplace or args.rr or args.approx:
             raise InputError("design", None, "give exactly one of --sigma2, --mechanisms or --allocation")
+        if args.kind:
+            raise InputError("--kind", args.kind, "rescales one kind of a mixed design; an allocation is discrete "
+                                                  "Gaussians only")
         alloc = load_allocation(args.allocation)
         if args.level is not None and args.level not in alloc.levels:
             raise InputError("--level", args.level, f"unknown level (levels are {', '.join(alloc.levels)})")
@@ -75,9 +84,20 @@ def _run_checked(args) -> int:
 
         if args.level is not None:
             raise InputError("--level", args.level, "needs --allocation")
-        comp = design_from_args(args)
+        from exactdp.mechanisms import Composition
+
+        comp = design_from_args(args, mixed=True)
+        mixed = args.kind is not None or not isinstance(comp, Composition)
+        if mixed and args.eps is None:
+            raise InputError("--eps", None, "a mixed design (or --kind) needs an explicit target ε")
         for d in args.deltas:
-            results.append(calibrate_design(comp, d, args.eps, width=width, rel_tol=args.rel_tol))
+            if mixed:
+                from exactdp.calibration.mixed import calibrate_kind
+
+                results.append(calibrate_kind(comp, d, args.eps, kind=args.kind or "discrete_laplace", width=width,
+                                              rel_tol=args.rel_tol))
+            else:
+                results.append(calibrate_design(comp, d, args.eps, width=width, rel_tol=args.rel_tol))
     if args.out:
         from exactdp.report import write_calibration_report
 
