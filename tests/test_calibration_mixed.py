@@ -57,3 +57,19 @@ def test_refusals():
         calibrate_kind(Mixture(((RandomizedResponse(1), 2),)), DELTA, EPS)
     with pytest.raises(InputError, match="kind"):
         calibrate_kind(DESIGN, DELTA, EPS, kind="randomized_response")
+
+
+def test_cli_calibrates_the_mixed_design_like_the_api(capsys):
+    import json
+
+    from exactdp.cli import main
+
+    argv = ["calibrate", "--dlaplace", "5/2x6", "--rr", "1/2", "--sigma2", "4x2", "--eps", "4", "--delta", "1e-4",
+            "--width", "1/200", "--json"]
+    assert main(argv) == 0
+    point = json.loads(capsys.readouterr().out)["points"][0]
+    res = calibrate_kind(DESIGN, DELTA, EPS, kind="discrete_laplace", width="1/200")
+    assert point["scale"] == f"{res.upper.numerator}/{res.upper.denominator}" and "discrete_laplace" in point["scope"]
+    assert main(argv[:-1] + ["--kind", "discrete_laplace", "--allocation", "dhc-2020"]) == 2  # one design only
+    assert main(["calibrate", "--dlaplace", "2", "--delta", "1e-4"]) == 2  # no explicit --eps
+    assert "--eps" in capsys.readouterr().err
