@@ -53,15 +53,17 @@ def ball_of(e, prec: int) -> tuple:
     """``(lo, hi, ball)``: Fraction ends and an arb containing the exact real ε (a Fraction,
     or a callable ``f(dps) -> mpf`` accurate to its digits)."""
     if isinstance(e, Fraction):
-        return e, e, flint.arb(flint.fmpq(e.numerator, e.denominator))
+        with prec_ctx(prec):
+            return e, e, flint.arb(flint.fmpq(e.numerator, e.denominator))
     dps = int(prec * 0.302) + 10
     with mpmath.workdps(dps):
         x = e(dps)
         rad = abs(x) * mpmath.mpf(10) ** (8 - dps) + mpmath.mpf(10) ** (-dps)
         lo, hi = (Fraction(*map(int, (x - rad).as_integer_ratio())),
                   Fraction(*map(int, (x + rad).as_integer_ratio())))
-    return lo, hi, flint.arb(flint.fmpq(lo.numerator, lo.denominator)).union(
-        flint.arb(flint.fmpq(hi.numerator, hi.denominator)))
+    with prec_ctx(prec):
+        return lo, hi, flint.arb(flint.fmpq(lo.numerator, lo.denominator)).union(
+            flint.arb(flint.fmpq(hi.numerator, hi.denominator)))
 
 
 def narrow(b: flint.arb) -> bool:

@@ -25,6 +25,7 @@ from fractions import Fraction
 
 import flint
 import mpmath
+from mpmath.libmp import from_rational
 
 from exactdp.accounting.base import sequence_values
 from exactdp.accounting.chord_envelope import chord_envelope
@@ -43,12 +44,15 @@ _DPS = 60
 
 
 def _q(x: Fraction) -> flint.arb:
-    return flint.arb(flint.fmpq(x.numerator, x.denominator))
+    """The ball of an exact rational at no less than 512 bits (or the context's precision)."""
+    with prec_ctx(max(flint.ctx.prec, 512)):
+        return flint.arb(flint.fmpq(x.numerator, x.denominator))
 
 
-def _mpf(x: Fraction) -> mpmath.mpf:
-    with mpmath.workdps(_DPS):
-        return mpmath.mpf(x.numerator) / x.denominator
+def _mpf(x: Fraction, up: bool | None = None) -> mpmath.mpf:
+    """x at 200 bits, rounded up, down (``up``) or to nearest (None)."""
+    rnd = "n" if up is None else ("c" if up else "f")
+    return mpmath.mpf(from_rational(x.numerator, x.denominator, 200, rnd))
 
 
 # ---------------------------------------------------------------------- ε(δ)
@@ -59,12 +63,15 @@ def epsilon_points(acc: MixedAccountant, deltas) -> tuple:
         t = to_fraction(d, "delta")
         if not 0 < t < 1:
             raise InputError("delta", d, "must lie in (0, 1)")
+        exact = acc.finite.floor_exact()
         floor = acc.finite.tables(128)[3]
-        if floor.upper() >= _q(t):
-            if floor.lower() >= _q(t) or acc.finite.tables(1024)[3].lower() >= _q(t):
-                raise InputError("delta", d, f"at or below the design's floor 1 − Π(1 − δ_i)^n_i ≈ "
+        below = t < exact if exact is not None else bool(floor.upper() > _q(t))
+        if below or (exact is None and not floor.upper() <= _q(t)):
+            if below or acc.finite.tables(1024)[3].lower() > _q(t):
+                raise InputError("delta", d, f"below the design's floor 1 − Π(1 − δ_i)^n_i ≈ "
                                              f"{mpmath.nstr(to_mpf(floor, True), 8)} of its (ε, δ) blocks: "
                                              f"no finite ε reaches it")
+            raise UncertifiedError(f"ε(δ={float(t):.6g}): the target cannot be told from the design's floor")
         targets.append(t)
     out = []
     for t in targets:
@@ -110,8 +117,8 @@ def _epsilon_finite(acc: MixedAccountant, target: Fraction) -> tuple:
             den = prefix[fin.size - j]
             if num.lower() > 0 and den.lower() > 0:
                 eb = (num / den).log()
-                lo = max(to_mpf(eb, False), _mpf(left))
-                hi = min(to_mpf(eb, True), _mpf(right))
+                lo = max(to_mpf(eb, False), _mpf(left, False))
+                hi = min(to_mpf(eb, True), _mpf(right, True))
                 if hi - lo <= EPS_WIDTH * max(abs(hi), mpmath.mpf(10) ** -300):
                     return lo, hi
     raise UncertifiedError(f"ε(δ={float(target):.6g}) could not be bracketed to {EPS_WIDTH:g} relative")
@@ -149,7 +156,7 @@ def _epsilon_search(acc: MixedAccountant, target: Fraction) -> tuple:
         else:
             b, fb, fa = x, fx, fa / 2
     a, b = _certify(acc, x, target, a, b)
-    lo, hi = _mpf(a), _mpf(b)
+    lo, hi = _mpf(a, False), _mpf(b, True)
     if hi - lo > 1e-6 * hi:
         raise UncertifiedError(f"ε(δ={float(target):.6g}) is bracketed only in [{mpmath.nstr(lo, 8)}, "
                                f"{mpmath.nstr(hi, 8)}]")
@@ -237,8 +244,6 @@ def _beta_finite(acc: MixedAccountant, alpha: Fraction) -> tuple:
 def _g(acc: MixedAccountant, x: Fraction, alpha: Fraction) -> tuple:
     """Certified ``(lo, hi)`` of ``G(x) = 1 − δ(log x) − xα`` (for x < 1 as
     ``x(1 − α − δ(−log x))``, by symmetry, without cancellation)."""
-    xm = _mpf(x)
-
     def log_x(dps):
         with mpmath.workdps(dps):
             return mpmath.log(mpmath.mpf(x.numerator) / x.denominator)
@@ -247,6 +252,11 @@ def _g(acc: MixedAccountant, x: Fraction, alpha: Fraction) -> tuple:
         with mpmath.workdps(dps):
             return -mpmath.log(mpmath.mpf(x.numerator) / x.denominator)
 
+    with prec_ctx(512):
+        return _g_in(acc, x, alpha, log_x, neg_log_x)
+
+
+def _g_in(acc: MixedAccountant, x: Fraction, alpha: Fraction, log_x, neg_log_x) -> tuple:
     if x == 1:
         d = acc.delta_ball(Fraction(0))
         g = 1 - d - _q(alpha)
@@ -256,7 +266,6 @@ def _g(acc: MixedAccountant, x: Fraction, alpha: Fraction) -> tuple:
     else:
         d = acc.delta_ball(neg_log_x)
         g = _q(x) * (1 - _q(alpha) - d)
-    del xm
     return to_mpf(g, False), to_mpf(g, True)
 
 
@@ -297,7 +306,9 @@ def _beta_dual(acc: MixedAccountant, alpha: Fraction) -> tuple:
             g_lo, g_hi = _g(acc, x, alpha)
             pts.append((_mpf(x), g_lo, g_hi))
         pts.sort(key=lambda p: p[0])
-        upper, _ = chord_envelope(pts)
+        with mpmath.workdps(_DPS):  # the chords' arithmetic, widened far beyond its rounding
+            upper, _ = chord_envelope(pts)
+            upper += abs(upper) * mpmath.mpf(10) ** (10 - _DPS) + mpmath.mpf(10) ** (-2 * _DPS)
         lower = max(max(p[1] for p in pts), mpmath.mpf(0))
         upper = min(upper, mpmath.mpf(1))
         if upper - lower < best[1] - best[0]:

@@ -92,6 +92,18 @@ class FiniteLoss:
         self.has_infinite_mass = any(g.has_infinite_mass for g, _ in self.groups)
         self._cache: dict = {}
 
+    def floor_exact(self) -> Fraction | None:
+        """``P[L = +∞] = 1 − Π(1 − δ_g)^{n_g}`` exactly (None when the rational would pass
+        10^5 digits: compare the balls of :meth:`tables` then)."""
+        keep = Fraction(1)
+        for g, c in self.groups:
+            d = getattr(g, "delta", Fraction(0)) if g.has_infinite_mass else Fraction(0)
+            if d:
+                if c * (d.denominator.bit_length() + d.numerator.bit_length()) > 300_000:
+                    return None
+                keep *= (1 - d) ** c
+        return 1 - keep
+
     def value(self, i: int) -> Fraction:
         return self.offset + self.step * i
 
