@@ -32,6 +32,7 @@ from exactdp.accounting.chord_envelope import chord_envelope
 from exactdp.accounting.mixed import _PRECS, FLOOR, MixedAccountant, to_mpf
 from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, centred
 from exactdp.engine.finite_loss import prec_ctx
+from exactdp.kinds.protocol import grid_step
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction
 
@@ -241,32 +242,32 @@ def _beta_finite(acc: MixedAccountant, alpha: Fraction) -> tuple:
     raise UncertifiedError(f"β(α={float(alpha):.6g}) could not be bracketed to {BETA_WIDTH:g} relative")
 
 
-def _g(acc: MixedAccountant, x: Fraction, alpha: Fraction) -> tuple:
-    """Certified ``(lo, hi)`` of ``G(x) = 1 − δ(log x) − xα`` (for x < 1 as
-    ``x(1 − α − δ(−log x))``, by symmetry, without cancellation)."""
-    def log_x(dps):
-        with mpmath.workdps(dps):
-            return mpmath.log(mpmath.mpf(x.numerator) / x.denominator)
-
-    def neg_log_x(dps):
-        with mpmath.workdps(dps):
-            return -mpmath.log(mpmath.mpf(x.numerator) / x.denominator)
-
+def _g(acc: MixedAccountant, e: Fraction, alpha: Fraction) -> tuple:
+    """``(x, lo, hi)``: x = e^ε (60 digits) and certified ends of ``G = 1 − δ(ε) − e^ε α`` (for
+    ε < 0 as ``e^ε(1 − α − δ(−ε))``, by symmetry, without cancellation)."""
     with prec_ctx(512):
-        return _g_in(acc, x, alpha, log_x, neg_log_x)
+        if e >= 0:
+            g = 1 - acc.delta_ball(e) - _q(e).exp() * _q(alpha)
+        else:
+            g = _q(e).exp() * (1 - _q(alpha) - acc.delta_ball(-e))
+        with mpmath.workdps(_DPS):
+            x = mpmath.exp(_mpf(e))
+    return x, to_mpf(g, False), to_mpf(g, True)
 
 
-def _g_in(acc: MixedAccountant, x: Fraction, alpha: Fraction, log_x, neg_log_x) -> tuple:
-    if x == 1:
-        d = acc.delta_ball(Fraction(0))
-        g = 1 - d - _q(alpha)
-    elif x > 1:
-        d = acc.delta_ball(log_x)
-        g = 1 - d - _q(x) * _q(alpha)
-    else:
-        d = acc.delta_ball(neg_log_x)
-        g = _q(x) * (1 - _q(alpha) - d)
-    return to_mpf(g, False), to_mpf(g, True)
+def _kink_grid(acc: MixedAccountant) -> tuple | None:
+    """``(offset, step)`` of the rational grid holding every loss value of the whole design
+    (the finite part's and the discrete Gaussians' ``ρ_i − (s_i/σ_i²)·x``), where G has
+    its kinks; None when the Gaussian part's weights are not worth a grid."""
+    fin = acc.finite
+    steps = [fin.step]
+    offset = fin.offset
+    for m, c in acc.mixture.gaussians.groups if acc.mixture.gaussians is not None else ():
+        if m.shift:
+            steps.append(Fraction(abs(m.shift)) / m.sigma2)
+            offset += m.rho * c
+    step = grid_step([Fraction(0), *steps])
+    return None if step == 0 else (offset, step)
 
 
 def _beta_dual(acc: MixedAccountant, alpha: Fraction) -> tuple:
@@ -277,10 +278,7 @@ def _beta_dual(acc: MixedAccountant, alpha: Fraction) -> tuple:
     lo_e, hi_e = -reach - 1, reach + 1
 
     def est(e: float) -> float:
-        x = Fraction(math.exp(e)) if -700 < e < 700 else None
-        if x is None or x == 0:
-            return -math.inf
-        lo, hi = _g(acc, x, alpha)
+        _, lo, hi = _g(acc, Fraction(e), alpha)
         return float((lo + hi) / 2)
 
     phi = (math.sqrt(5) - 1) / 2
@@ -299,13 +297,21 @@ def _beta_dual(acc: MixedAccountant, alpha: Fraction) -> tuple:
             fd = est(d)
     centre = (lo_e + hi_e) / 2
     best = (mpmath.mpf(0), mpmath.mpf(1))
+    grid = _kink_grid(acc)
+    stencils = []
+    if grid is not None and grid[1] > 1e-9 * (1 + abs(centre)):  # G is piecewise linear in x between kinks
+        offset, step = grid  # (for ε < 0, G's kinks are at −ε on the grid)
+        sign = 1 if centre >= 0 else -1
+        k = round((Fraction(sign * centre) - offset) / step)
+        stencils.append([sign * (offset + step * (k + j)) for j in range(-3, 4)])
     for h in (1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-3, 1e-2):
-        pts = []
-        for k in (-2, -1, 0, 1, 2):
-            x = Fraction(math.exp(centre + k * h))
-            g_lo, g_hi = _g(acc, x, alpha)
-            pts.append((_mpf(x), g_lo, g_hi))
-        pts.sort(key=lambda p: p[0])
+        stencils.append([Fraction(centre + j * h) for j in (-2, -1, 0, 1, 2)])
+    for n, es in enumerate(stencils):
+        pts = sorted(_g(acc, e, alpha) for e in es)
+        if n == 0 and grid is not None and len(es) == 7:  # the best kink and the linear pieces beside it
+            kink = max(zip(pts, sorted(es)), key=lambda pe: pe[0][1])[1]
+            sub = grid[1] / 16
+            pts = sorted(pts + [_g(acc, kink + j * sub, alpha) for j in (-2, -1, 1, 2)])
         with mpmath.workdps(_DPS):  # the chords' arithmetic, widened far beyond its rounding
             upper, _ = chord_envelope(pts)
             upper += abs(upper) * mpmath.mpf(10) ** (10 - _DPS) + mpmath.mpf(10) ** (-2 * _DPS)
