@@ -23,6 +23,7 @@ from exactdp import (
     RandomizedResponse,
     delta,
 )
+from exactdp.accounting import mixed
 
 REL = mpmath.mpf("1e-9")
 
@@ -101,11 +102,17 @@ def test_epsilon_and_tradeoff_finite():
         acc.epsilon(["999999999/1000000000000000000"])  # below the floor
 
 
-def test_mixed_with_discrete_gaussians():
+@pytest.mark.parametrize("windows", [True, False], ids=["windows", "oracle"])
+def test_mixed_with_discrete_gaussians(windows, monkeypatch):
+    """Both ways of composing the discrete Gaussians: as windows in the finite composition,
+    and (forced) through the Gaussian part's own route as the δ_G oracle."""
+    if not windows:
+        monkeypatch.setattr(mixed, "WINDOW_ATOMS", 0)
     mix = Mixture(((DiscreteLaplace("5/2", 1), 2), (RandomizedResponse("1/2"), 1),
                    (DiscreteGaussian(2), 2), (ApproxDP("1/4", "1e-7"), 1)))
     acc, atoms = check_delta(mix, ["0", "1", "3", "7", "12", "-1"])
     assert acc.diagnostics().route == "mixed"
+    assert (acc.method == "finite-loss") == windows
     for d, pt in zip(["1e-2", "1e-5"], acc.epsilon(["1e-2", "1e-5"])):
         true = brute.epsilon(atoms, Fraction(d))
         assert pt.lower <= true <= pt.upper, (d, pt, true)

@@ -32,7 +32,6 @@ from exactdp.accounting.chord_envelope import chord_envelope
 from exactdp.accounting.mixed import _PRECS, FLOOR, MixedAccountant, to_mpf
 from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, centred
 from exactdp.engine.finite_loss import prec_ctx
-from exactdp.kinds.protocol import grid_step
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction
 
@@ -83,11 +82,12 @@ def epsilon_points(acc: MixedAccountant, deltas) -> tuple:
     return tuple(out)
 
 
-def _decide(acc: MixedAccountant, e: Fraction, target: Fraction) -> int:
-    """+1 when δ(e) > target is certified, −1 when δ(e) ≤ target, 0 when the balls cannot tell."""
+def _decide(acc: MixedAccountant, e: Fraction, target: Fraction, kept: bool = False) -> int:
+    """+1 when δ(e) > target is certified, −1 when δ(e) ≤ target, 0 when the balls cannot tell
+    (``kept``: δ of the kept atoms, without the windows' deficit)."""
     tb = _q(target)
     for p in _PRECS:
-        b = acc.delta_ball(e, p)
+        b = acc.delta_ball(e, p, kept)
         if b.lower() > tb:
             return 1
         if b.upper() <= tb:
@@ -98,13 +98,30 @@ def _decide(acc: MixedAccountant, e: Fraction, target: Fraction) -> int:
 
 
 def _epsilon_finite(acc: MixedAccountant, target: Fraction) -> tuple:
+    """The bracket of ε(target): the kept atoms' ε at the target (lower end) and at the target
+    less the windows' deficit D (upper end: there δ ≤ δ_kept + D ≤ target)."""
+    d = acc.finite.deficit(128)
+    if d.is_zero():
+        return _epsilon_kept(acc, target)
+    low = target - _fraction(to_mpf(d, True))
+    if low <= 0 or (acc.finite.floor_exact() or 0) >= low:
+        raise UncertifiedError(f"ε(δ={float(target):.6g}): the target is within the discrete Gaussians' window "
+                               "deficit of the floor")
+    return _epsilon_kept(acc, target)[0], _epsilon_kept(acc, low)[1]
+
+
+def _fraction(x: mpmath.mpf) -> Fraction:
+    return Fraction(*map(int, x.as_integer_ratio()))
+
+
+def _epsilon_kept(acc: MixedAccountant, target: Fraction) -> tuple:
     fin = acc.finite
-    if _decide(acc, Fraction(0), target) < 0:
+    if _decide(acc, Fraction(0), target, True) < 0:
         return mpmath.mpf(0), mpmath.mpf(0)
     lo_i, hi_i = fin.first_above(Fraction(0)), fin.size - 1  # δ(v_hi) = p_∞ ≤ target
     while lo_i < hi_i:  # the first atom v_j > 0 with δ(v_j) ≤ target
         mid = (lo_i + hi_i) // 2
-        s = _decide(acc, fin.value(mid), target)
+        s = _decide(acc, fin.value(mid), target, True)
         if s == 0:
             raise UncertifiedError(f"ε(δ={float(target):.6g}): δ at a loss atom cannot be told from the target")
         lo_i, hi_i = (mid + 1, hi_i) if s > 0 else (lo_i, mid)
@@ -236,6 +253,7 @@ def _beta_finite(acc: MixedAccountant, alpha: Fraction) -> tuple:
                     k += 1
                 if b is None:
                     b = flint.arb(0).union(1 - a)
+            b += fin.deficit(p)  # β_true ∈ [β_kept, β_kept + D] (module docstring)
             lo, hi = max(to_mpf(b, False), mpmath.mpf(0)), min(to_mpf(b, True), mpmath.mpf(1))
             if hi <= FLOOR or hi - lo <= BETA_WIDTH / 2 * hi:
                 return lo, hi
@@ -253,21 +271,6 @@ def _g(acc: MixedAccountant, e: Fraction, alpha: Fraction) -> tuple:
         with mpmath.workdps(_DPS):
             x = mpmath.exp(_mpf(e))
     return x, to_mpf(g, False), to_mpf(g, True)
-
-
-def _kink_grid(acc: MixedAccountant) -> tuple | None:
-    """``(offset, step)`` of the rational grid holding every loss value of the whole design
-    (the finite part's and the discrete Gaussians' ``ρ_i − (s_i/σ_i²)·x``), where G has
-    its kinks; None when the Gaussian part's weights are not worth a grid."""
-    fin = acc.finite
-    steps = [fin.step]
-    offset = fin.offset
-    for m, c in acc.mixture.gaussians.groups if acc.mixture.gaussians is not None else ():
-        if m.shift:
-            steps.append(Fraction(abs(m.shift)) / m.sigma2)
-            offset += m.rho * c
-    step = grid_step([Fraction(0), *steps])
-    return None if step == 0 else (offset, step)
 
 
 def _beta_dual(acc: MixedAccountant, alpha: Fraction) -> tuple:
@@ -297,7 +300,7 @@ def _beta_dual(acc: MixedAccountant, alpha: Fraction) -> tuple:
             fd = est(d)
     centre = (lo_e + hi_e) / 2
     best = (mpmath.mpf(0), mpmath.mpf(1))
-    grid = _kink_grid(acc)
+    grid = acc.kinks
     stencils = []
     if grid is not None and grid[1] > 1e-9 * (1 + abs(centre)):  # G is piecewise linear in x between kinks
         offset, step = grid  # (for ε < 0, G's kinks are at −ε on the grid)
