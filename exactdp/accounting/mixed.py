@@ -111,11 +111,12 @@ class MixedAccountant(Accountant):
         self.gauss = None
         self.gauss_route = ""
         moving = tuple((m, c) for m, c in (dg.groups if dg is not None else ()) if m.shift)
-        self.finite = _windowed(mixture.others, moving)
-        if self.finite is None:  # the Gaussian part's own route is the oracle of δ_G
-            self.finite = FiniteLoss(mixture.others)
+        fin = _windowed(mixture.others, moving)
+        if fin is None:  # the Gaussian part's own route is the oracle of δ_G
+            fin = FiniteLoss(mixture.others)
             self.gauss, decision = plan(Composition(moving), rel_tol, None)
             self.gauss_route = decision.route
+        self.finite: FiniteLoss = fin
         self.rho = Fraction(0) if dg is None else dg.rho
         self.rel_tol = float(rel_tol)
         self.evaluations = 0
