@@ -190,3 +190,23 @@ def beta(atoms: tuple, alpha) -> mpmath.mpf:
             frac = (al - used) / p
             return max(1 - rejected_q - frac * q, mpmath.mpf(0))
         return max(1 - rejected_q, mpmath.mpf(0))
+
+
+def delta_gaussian(atoms: tuple, eps, mu) -> tuple:
+    """``(lo, hi)`` of δ(ε) of the atoms composed with continuous Gaussians of total ρ = mu
+    (their loss is N(μ, 2μ) under P): ``Σ_ℓ P_ℓ·δ_N(ε − ℓ)`` with the closed form
+    ``δ_N(t) = Φ((μ − t)/√(2μ)) − e^t Φ((−μ − t)/√(2μ))`` (mpmath's ncdf)."""
+    d, tail = atoms
+    with mpmath.workdps(DPS):
+        m = _m(mu)
+        sd = mpmath.sqrt(2 * m)
+        e = _m(eps)
+        s = mpmath.mpf(0)
+        for k, (p, _) in d.items():
+            if k == INF:
+                s += p
+            elif k != -INF:
+                t = e - _m(k)
+                s += p * (mpmath.ncdf((m - t) / sd) - mpmath.exp(t) * mpmath.ncdf((-m - t) / sd))
+        err = mpmath.mpf(10) ** (12 - DPS)
+        return s * (1 - err), s * (1 + err) + tail

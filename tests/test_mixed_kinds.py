@@ -18,6 +18,7 @@ from exactdp import (
     DiscreteGaussian,
     DiscreteLaplace,
     ExactAccountant,
+    Gaussian,
     InputError,
     Mixture,
     RandomizedResponse,
@@ -124,6 +125,9 @@ def test_mixed_with_discrete_gaussians(windows, monkeypatch):
 
 
 def test_face_and_validation():
+    assert Gaussian(2, "3/2").rho == Fraction(9, 16)
+    with pytest.raises(InputError, match="sigma2"):
+        Gaussian(0)
     mix = Mixture.with_gaussians(Composition.from_sigma2(["4"]), [(DiscreteLaplace(3), 2)])
     assert mix.gaussians == Composition.from_sigma2(["4"]) and len(mix.others) == 1
     assert (mix + Composition.from_sigma2(["4"])).size == 4
@@ -153,3 +157,44 @@ KIND = st.one_of(
        st.lists(st.fractions(Fraction(-3), Fraction(12), max_denominator=50), min_size=1, max_size=3))
 def test_property_finite_mixes(groups, epsilons):
     check_delta(Mixture(tuple(groups)), [str(e) for e in epsilons])
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.builds(DiscreteGaussian, st.sampled_from(["1/2", "1", "2", "7/3", "4"]), st.integers(-2, 2)),
+       st.lists(st.tuples(KIND, st.integers(1, 2)), min_size=1, max_size=2),
+       st.lists(st.fractions(Fraction(-2), Fraction(8), max_denominator=30), min_size=1, max_size=3))
+def test_property_discrete_gaussian_beside_kinds(dg, groups, epsilons):
+    """Discrete Gaussians as windows on the common grid of the other kinds (the grid must hold
+    every loss value: a step too coarse would move atoms)."""
+    check_delta(Mixture(((dg, 1), *groups)), [str(e) for e in epsilons])
+
+
+@pytest.mark.parametrize("groups", [
+    ((Gaussian(4), 1),),
+    ((Gaussian("1/3", "5/2"), 2), (DiscreteLaplace("5/2", 1), 2), (RandomizedResponse("1/2"), 1),
+     (ApproxDP("1/4", "1e-7"), 1)),
+    ((Gaussian(50), 3), (DiscreteGaussian(2), 1), (RandomizedResponse(1, 3), 2)),
+], ids=["alone", "beside-finite", "beside-discrete-gaussian"])
+def test_continuous_gaussian(groups):
+    mix = Mixture(groups)
+    mu = sum((m.rho * c for m, c in mix.continuous), Fraction(0))
+    finite = tuple((m, c) for m, c in mix.groups if not isinstance(m, Gaussian))
+    atoms = brute.joint(finite)
+    acc = ExactAccountant(mix)
+    eps = ["0", "1/2", "2", "6", "-1"]
+    for e, pt in zip(eps, acc.delta(eps)):
+        lo, hi = brute.delta_gaussian(atoms, Fraction(e), mu)
+        assert pt.value >= lo and pt.lower <= hi, (e, pt, lo)
+        assert pt.upper - pt.lower <= REL * hi
+    for a, pt in zip(["1/10", "1/2"], acc.tradeoff(["1/10", "1/2"])):
+        assert pt.upper - pt.lower <= REL * pt.upper
+        # β(α) ≥ 1 − δ(ε) − e^ε α at every ε: the brute force's δ at a few ε bounds β from below
+        for e in ("0", "1/2", "1", "2"):
+            _, hi = brute.delta_gaussian(atoms, Fraction(e), mu)
+            assert pt.upper >= 1 - hi - mpmath.exp(mpmath.mpf(Fraction(e).numerator) / Fraction(e).denominator) * \
+                mpmath.mpf(Fraction(a).numerator) / Fraction(a).denominator
+    for d, pt in zip(["1e-3"], acc.epsilon(["1e-3"])):
+        lo_hi = brute.delta_gaussian(atoms, Fraction(*map(int, pt.upper.as_integer_ratio())), mu)
+        assert lo_hi[0] <= Fraction(d) * (1 + mpmath.mpf(10) ** -30), (d, pt)  # δ(upper) ≤ target
+        below = brute.delta_gaussian(atoms, Fraction(*map(int, pt.lower.as_integer_ratio())), mu)
+        assert below[1] >= Fraction(d) * (1 - mpmath.mpf(10) ** -30), (d, pt)  # δ(lower) ≥ target

@@ -117,18 +117,27 @@ class MixedAccountant(Accountant):
             self.gauss, decision = plan(Composition(moving), rel_tol, None)
             self.gauss_route = decision.route
         self.finite: FiniteLoss = fin
-        self.rho = Fraction(0) if dg is None else dg.rho
+        #: the continuous Gaussians' total ρ (their composed loss is N(μ, 2μ))
+        self.mu = sum((m.rho * c for m, c in mixture.continuous), Fraction(0))
+        if self.mu and self.gauss is not None:
+            raise InputError("mechanisms", "gaussian", "continuous Gaussians beside discrete Gaussians whose common "
+                                                       "grid is too fine for exact windows are not supported yet")
+        self.rho = (Fraction(0) if dg is None else dg.rho) + self.mu
         self.rel_tol = float(rel_tol)
         self.evaluations = 0
         self._g_cache: dict = {}  # exact threshold → (lo, hi) of δ_G there (mpf)
 
     @property
     def method(self) -> str:
+        if self.mu:
+            return "finite-loss+gaussian-erfc"
         return "finite-loss" if self.gauss is None else f"finite-loss+{self.gauss_route}"
 
     @property
-    def kinks(self) -> tuple:
+    def kinks(self) -> tuple | None:
         """``(offset, step)``: a rational grid holding every loss value of the whole design."""
+        if self.mu:
+            return None
         offset, steps = self.finite.offset, [self.finite.step]
         if self.gauss is not None:
             for m, c in self.gauss.composition.groups:
@@ -150,10 +159,32 @@ class MixedAccountant(Accountant):
             if p < prec:
                 continue
             lo, hi, eb = ball_of(e, p)
-            b = self.finite.delta(lo, hi, eb, p, kept) if self.gauss is None else self._mixed(lo, hi, eb, e, p)
+            if self.mu:
+                b = self._smooth(lo, hi, eb, p)
+            else:
+                b = self.finite.delta(lo, hi, eb, p, kept) if self.gauss is None else self._mixed(lo, hi, eb, e, p)
             if narrow(b) or (self.gauss is not None and p >= 256):  # (the Gaussian part's width then dominates)
                 return b
         return b
+
+    def _smooth(self, lo: Fraction, hi: Fraction, eb: flint.arb, prec: int) -> flint.arb:
+        """``p_∞ + Σ p_i δ_N(ε − v_i) + [0, D]`` with the continuous Gaussians' curve
+        ``δ_N(t) = ½erfc((t − μ)/(2√μ)) − ½e^t erfc((t + μ)/(2√μ))`` (balls)."""
+        fin = self.finite
+        idx, masses = fin.atoms(prec)
+        p_inf = fin.tables(prec)[3]
+        del lo, hi
+        with prec_ctx(prec):
+            mu = flint.arb(flint.fmpq(self.mu.numerator, self.mu.denominator))
+            root = 2 * mu.sqrt()
+            total = p_inf + fin.deficit(prec)
+            for i, m in zip(idx, masses):
+                t = eb - flint.arb(flint.fmpq(fin.value(i).numerator, fin.value(i).denominator))
+                d = (((t - mu) / root).erfc() - t.exp() * ((t + mu) / root).erfc()) / 2
+                if d.lower() < 0:
+                    d = d.nonnegative_part() if d.upper() > 0 else flint.arb(0)
+                total += m * d
+            return total
 
     def _mixed(self, lo: Fraction, hi: Fraction, eb: flint.arb, e, prec: int) -> flint.arb:
         """``p_∞ + Σ p_i δ_G(ε − v_i)`` with the pruning of the module docstring."""

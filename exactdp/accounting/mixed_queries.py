@@ -75,7 +75,7 @@ def epsilon_points(acc: MixedAccountant, deltas) -> tuple:
         targets.append(t)
     out = []
     for t in targets:
-        lo, hi = _epsilon_finite(acc, t) if acc.gauss is None else _epsilon_search(acc, t)
+        lo, hi = _epsilon_finite(acc, t) if acc.gauss is None and not acc.mu else _epsilon_search(acc, t)
         with mpmath.workdps(_DPS):
             est = (lo + hi) / 2
         out.append(BracketedEpsilon(_mpf(t), est, lo, hi, 0, "bracket"))
@@ -92,7 +92,7 @@ def _decide(acc: MixedAccountant, e: Fraction, target: Fraction, kept: bool = Fa
             return 1
         if b.upper() <= tb:
             return -1
-        if acc.gauss is not None and p >= 256:
+        if (acc.gauss is not None or acc.mu) and p >= 256:
             break
     return 0
 
@@ -214,7 +214,7 @@ def tradeoff_points(acc: MixedAccountant, alphas) -> tuple:
         afs.append(af)
     out = []
     for af in afs:
-        if acc.gauss is None or af in (0, 1):
+        if (acc.gauss is None and not acc.mu) or af in (0, 1):
             lo, hi = _beta_finite(acc, af)
         else:
             lo, hi = _beta_dual(acc, af)

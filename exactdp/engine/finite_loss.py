@@ -134,7 +134,10 @@ class FiniteLoss:
             for g, c in self.groups:
                 values, masses = g.loss_atoms(flint.ctx.prec)
                 v0 = values[0]
-                pos = [0 if self.step == 0 else int((v - v0) / self.step) for v in values]
+                pos = [0 if self.step == 0 else (v - v0) / self.step for v in values]
+                if any(q.denominator != 1 for q in pos):  # every value must lie on the grid, exactly
+                    raise UncertifiedError(f"internal: a loss value of {g!r} is off the composed grid")
+                pos = [int(q) for q in pos]
                 coeffs: list = [flint.arb(0)] * (pos[-1] + 1)
                 for i, m in zip(pos, masses):
                     coeffs[i] += m

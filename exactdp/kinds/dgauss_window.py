@@ -45,7 +45,7 @@ class GaussianWindow(LossGroup):
 
     @property
     def lattice_weight(self) -> Fraction:
-        return Fraction(2 * self.s) / self.mech.sigma2
+        return Fraction(self.s) / self.mech.sigma2  # consecutive x: (s² − 2s·x)/(2σ²) moves by s/σ²
     def _tail(self, m: int, inv: flint.arb) -> flint.arb:
         """A ball above ``Σ_{x ≥ m} e^{−x²/(2σ²)}`` (m ≥ 1): first term plus the integral."""
         first = (-(flint.arb(m) ** 2) * inv).exp()
