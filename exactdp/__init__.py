@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from exactdp.certify.result import Enclosure as Enclosure
     from exactdp.kinds.approx_dp import ApproxDP as ApproxDP
     from exactdp.kinds.discrete_laplace import DiscreteLaplace as DiscreteLaplace
+    from exactdp.kinds.gaussian import Gaussian as Gaussian
     from exactdp.kinds.mixture import Mixture as Mixture
     from exactdp.kinds.randomized_response import RandomizedResponse as RandomizedResponse
     from exactdp.mechanisms import Composition as Composition
@@ -62,6 +63,7 @@ _FACE = {
     "DiscreteLaplace": "exactdp.kinds.discrete_laplace",
     "RandomizedResponse": "exactdp.kinds.randomized_response",
     "ApproxDP": "exactdp.kinds.approx_dp",
+    "Gaussian": "exactdp.kinds.gaussian",
     "Mixture": "exactdp.kinds.mixture",
     "ExactAccountant": "exactdp.accounting.accountant",
     "delta": "exactdp.accounting.accountant",

@@ -25,7 +25,10 @@ import mpmath
 from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_values
 from exactdp.accounting.results import BracketedDelta, Diagnostics, centred
 from exactdp.engine.finite_loss import FiniteLoss, prec_ctx
+from exactdp.kinds.dgauss_window import GaussianWindow
 from exactdp.kinds.mixture import Mixture
+from exactdp.kinds.protocol import grid_step
+from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, as_real
 
@@ -35,6 +38,8 @@ __all__ = ["MixedAccountant", "WIDTH"]
 WIDTH = 1e-11
 #: below this δ the width is absolute (δ under 1e-4000 is reported as such a bound)
 FLOOR = mpmath.mpf("1e-4000")
+#: the largest grid on which discrete Gaussians join the finite composition as windows
+WINDOW_ATOMS = 400_000
 _PRECS = (128, 256, 512, 1024, 2048, 4096, 8192, 16384)
 _DPS = 60
 
@@ -53,15 +58,17 @@ def ball_of(e, prec: int) -> tuple:
     """``(lo, hi, ball)``: Fraction ends and an arb containing the exact real ε (a Fraction,
     or a callable ``f(dps) -> mpf`` accurate to its digits)."""
     if isinstance(e, Fraction):
-        return e, e, flint.arb(flint.fmpq(e.numerator, e.denominator))
+        with prec_ctx(prec):
+            return e, e, flint.arb(flint.fmpq(e.numerator, e.denominator))
     dps = int(prec * 0.302) + 10
     with mpmath.workdps(dps):
         x = e(dps)
         rad = abs(x) * mpmath.mpf(10) ** (8 - dps) + mpmath.mpf(10) ** (-dps)
         lo, hi = (Fraction(*map(int, (x - rad).as_integer_ratio())),
                   Fraction(*map(int, (x + rad).as_integer_ratio())))
-    return lo, hi, flint.arb(flint.fmpq(lo.numerator, lo.denominator)).union(
-        flint.arb(flint.fmpq(hi.numerator, hi.denominator)))
+    with prec_ctx(prec):
+        return lo, hi, flint.arb(flint.fmpq(lo.numerator, lo.denominator)).union(
+            flint.arb(flint.fmpq(hi.numerator, hi.denominator)))
 
 
 def narrow(b: flint.arb) -> bool:
@@ -100,21 +107,43 @@ class MixedAccountant(Accountant):
 
         self.composition = mixture  # type: ignore[assignment]
         self.mixture = mixture
-        self.finite = FiniteLoss(mixture.others)
         dg = mixture.gaussians
         self.gauss = None
         self.gauss_route = ""
-        if dg is not None and any(m.shift for m, _ in dg.groups):
-            self.gauss, decision = plan(dg, rel_tol, None)
+        moving = tuple((m, c) for m, c in (dg.groups if dg is not None else ()) if m.shift)
+        fin = _windowed(mixture.others, moving)
+        if fin is None:  # the Gaussian part's own route is the oracle of δ_G
+            fin = FiniteLoss(mixture.others)
+            self.gauss, decision = plan(Composition(moving), rel_tol, None)
             self.gauss_route = decision.route
-        self.rho = Fraction(0) if dg is None else dg.rho
+        self.finite: FiniteLoss = fin
+        #: the continuous Gaussians' total ρ (their composed loss is N(μ, 2μ))
+        self.mu = sum((m.rho * c for m, c in mixture.continuous), Fraction(0))
+        if self.mu and self.gauss is not None:
+            raise InputError("mechanisms", "gaussian", "continuous Gaussians beside discrete Gaussians whose common "
+                                                       "grid is too fine for exact windows are not supported yet")
+        self.rho = (Fraction(0) if dg is None else dg.rho) + self.mu
         self.rel_tol = float(rel_tol)
         self.evaluations = 0
         self._g_cache: dict = {}  # exact threshold → (lo, hi) of δ_G there (mpf)
 
     @property
     def method(self) -> str:
+        if self.mu:
+            return "finite-loss+gaussian-erfc"
         return "finite-loss" if self.gauss is None else f"finite-loss+{self.gauss_route}"
+
+    @property
+    def kinks(self) -> tuple | None:
+        """``(offset, step)``: a rational grid holding every loss value of the whole design."""
+        if self.mu:
+            return None
+        offset, steps = self.finite.offset, [self.finite.step]
+        if self.gauss is not None:
+            for m, c in self.gauss.composition.groups:
+                steps.append(Fraction(abs(m.shift)) / m.sigma2)
+                offset += m.rho * c
+        return offset, grid_step([Fraction(0), *steps])
 
     def diagnostics(self) -> Diagnostics:
         n = len(self.mixture.groups)
@@ -122,17 +151,40 @@ class MixedAccountant(Accountant):
                            lattice_scale=str(self.finite.step), n_groups=n, route="mixed")
 
     # ------------------------------------------------------------------ δ(ε) as a ball
-    def delta_ball(self, e, prec: int = 128) -> flint.arb:
-        """A certified ball of δ(ε) (ε exact or ``f(dps)``), as narrow as :data:`WIDTH`."""
+    def delta_ball(self, e, prec: int = 128, kept: bool = False) -> flint.arb:
+        """A certified ball of δ(ε) (ε exact or ``f(dps)``), as narrow as :data:`WIDTH`
+        (``kept``: of the finite part's kept atoms, without its window deficit)."""
         b = flint.arb(0)
         for p in _PRECS:
             if p < prec:
                 continue
             lo, hi, eb = ball_of(e, p)
-            b = self.finite.delta(lo, hi, eb, p) if self.gauss is None else self._mixed(lo, hi, eb, e, p)
+            if self.mu:
+                b = self._smooth(lo, hi, eb, p)
+            else:
+                b = self.finite.delta(lo, hi, eb, p, kept) if self.gauss is None else self._mixed(lo, hi, eb, e, p)
             if narrow(b) or (self.gauss is not None and p >= 256):  # (the Gaussian part's width then dominates)
                 return b
         return b
+
+    def _smooth(self, lo: Fraction, hi: Fraction, eb: flint.arb, prec: int) -> flint.arb:
+        """``p_∞ + Σ p_i δ_N(ε − v_i) + [0, D]`` with the continuous Gaussians' curve
+        ``δ_N(t) = ½erfc((t − μ)/(2√μ)) − ½e^t erfc((t + μ)/(2√μ))`` (balls)."""
+        fin = self.finite
+        idx, masses = fin.atoms(prec)
+        p_inf = fin.tables(prec)[3]
+        del lo, hi
+        with prec_ctx(prec):
+            mu = flint.arb(flint.fmpq(self.mu.numerator, self.mu.denominator))
+            root = 2 * mu.sqrt()
+            total = p_inf + fin.deficit(prec)
+            for i, m in zip(idx, masses):
+                t = eb - flint.arb(flint.fmpq(fin.value(i).numerator, fin.value(i).denominator))
+                d = (((t - mu) / root).erfc() - t.exp() * ((t + mu) / root).erfc()) / 2
+                if d.lower() < 0:
+                    d = d.nonnegative_part() if d.upper() > 0 else flint.arb(0)
+                total += m * d
+            return total
 
     def _mixed(self, lo: Fraction, hi: Fraction, eb: flint.arb, e, prec: int) -> flint.arb:
         """``p_∞ + Σ p_i δ_G(ε − v_i)`` with the pruning of the module docstring."""
@@ -222,6 +274,21 @@ class MixedAccountant(Accountant):
         from exactdp.accounting.mixed_queries import tradeoff_points
 
         return tradeoff_points(self, alphas)
+
+
+def _windowed(others: tuple, moving: tuple) -> FiniteLoss | None:
+    """The finite loss of ``others`` with the discrete Gaussians ``moving`` as windows
+    (:class:`~exactdp.kinds.dgauss_window.GaussianWindow`) when their common grid has at most
+    :data:`WINDOW_ATOMS` atoms; None otherwise (or when there is no Gaussian)."""
+    if not moving:
+        return FiniteLoss(others)
+    groups = others + tuple((GaussianWindow(m, c), c) for m, c in moving)
+    steps = [g.lattice_weight for g, _ in groups]
+    step = grid_step([Fraction(0), *steps])
+    span = sum((c * (max(g.loss_values) - min(g.loss_values)) for g, c in groups), Fraction(0))
+    if step == 0 or span / step > WINDOW_ATOMS:
+        return None
+    return FiniteLoss(groups)
 
 
 def _shifted(e, v: Fraction):

@@ -25,6 +25,7 @@ from fractions import Fraction
 
 import flint
 import mpmath
+from mpmath.libmp import from_rational
 
 from exactdp.accounting.base import sequence_values
 from exactdp.accounting.chord_envelope import chord_envelope
@@ -43,12 +44,15 @@ _DPS = 60
 
 
 def _q(x: Fraction) -> flint.arb:
-    return flint.arb(flint.fmpq(x.numerator, x.denominator))
+    """The ball of an exact rational at no less than 512 bits (or the context's precision)."""
+    with prec_ctx(max(flint.ctx.prec, 512)):
+        return flint.arb(flint.fmpq(x.numerator, x.denominator))
 
 
-def _mpf(x: Fraction) -> mpmath.mpf:
-    with mpmath.workdps(_DPS):
-        return mpmath.mpf(x.numerator) / x.denominator
+def _mpf(x: Fraction, up: bool | None = None) -> mpmath.mpf:
+    """x at 200 bits, rounded up, down (``up``) or to nearest (None)."""
+    rnd = "n" if up is None else ("c" if up else "f")
+    return mpmath.mpf(from_rational(x.numerator, x.denominator, 200, rnd))
 
 
 # ---------------------------------------------------------------------- ε(δ)
@@ -59,44 +63,65 @@ def epsilon_points(acc: MixedAccountant, deltas) -> tuple:
         t = to_fraction(d, "delta")
         if not 0 < t < 1:
             raise InputError("delta", d, "must lie in (0, 1)")
+        exact = acc.finite.floor_exact()
         floor = acc.finite.tables(128)[3]
-        if floor.upper() >= _q(t):
-            if floor.lower() >= _q(t) or acc.finite.tables(1024)[3].lower() >= _q(t):
-                raise InputError("delta", d, f"at or below the design's floor 1 − Π(1 − δ_i)^n_i ≈ "
+        below = t < exact if exact is not None else bool(floor.upper() > _q(t))
+        if below or (exact is None and not floor.upper() <= _q(t)):
+            if below or acc.finite.tables(1024)[3].lower() > _q(t):
+                raise InputError("delta", d, f"below the design's floor 1 − Π(1 − δ_i)^n_i ≈ "
                                              f"{mpmath.nstr(to_mpf(floor, True), 8)} of its (ε, δ) blocks: "
                                              f"no finite ε reaches it")
+            raise UncertifiedError(f"ε(δ={float(t):.6g}): the target cannot be told from the design's floor")
         targets.append(t)
     out = []
     for t in targets:
-        lo, hi = _epsilon_finite(acc, t) if acc.gauss is None else _epsilon_search(acc, t)
+        lo, hi = _epsilon_finite(acc, t) if acc.gauss is None and not acc.mu else _epsilon_search(acc, t)
         with mpmath.workdps(_DPS):
             est = (lo + hi) / 2
         out.append(BracketedEpsilon(_mpf(t), est, lo, hi, 0, "bracket"))
     return tuple(out)
 
 
-def _decide(acc: MixedAccountant, e: Fraction, target: Fraction) -> int:
-    """+1 when δ(e) > target is certified, −1 when δ(e) ≤ target, 0 when the balls cannot tell."""
+def _decide(acc: MixedAccountant, e: Fraction, target: Fraction, kept: bool = False) -> int:
+    """+1 when δ(e) > target is certified, −1 when δ(e) ≤ target, 0 when the balls cannot tell
+    (``kept``: δ of the kept atoms, without the windows' deficit)."""
     tb = _q(target)
     for p in _PRECS:
-        b = acc.delta_ball(e, p)
+        b = acc.delta_ball(e, p, kept)
         if b.lower() > tb:
             return 1
         if b.upper() <= tb:
             return -1
-        if acc.gauss is not None and p >= 256:
+        if (acc.gauss is not None or acc.mu) and p >= 256:
             break
     return 0
 
 
 def _epsilon_finite(acc: MixedAccountant, target: Fraction) -> tuple:
+    """The bracket of ε(target): the kept atoms' ε at the target (lower end) and at the target
+    less the windows' deficit D (upper end: there δ ≤ δ_kept + D ≤ target)."""
+    d = acc.finite.deficit(128)
+    if d.is_zero():
+        return _epsilon_kept(acc, target)
+    low = target - _fraction(to_mpf(d, True))
+    if low <= 0 or (acc.finite.floor_exact() or 0) >= low:
+        raise UncertifiedError(f"ε(δ={float(target):.6g}): the target is within the discrete Gaussians' window "
+                               "deficit of the floor")
+    return _epsilon_kept(acc, target)[0], _epsilon_kept(acc, low)[1]
+
+
+def _fraction(x: mpmath.mpf) -> Fraction:
+    return Fraction(*map(int, x.as_integer_ratio()))
+
+
+def _epsilon_kept(acc: MixedAccountant, target: Fraction) -> tuple:
     fin = acc.finite
-    if _decide(acc, Fraction(0), target) < 0:
+    if _decide(acc, Fraction(0), target, True) < 0:
         return mpmath.mpf(0), mpmath.mpf(0)
     lo_i, hi_i = fin.first_above(Fraction(0)), fin.size - 1  # δ(v_hi) = p_∞ ≤ target
     while lo_i < hi_i:  # the first atom v_j > 0 with δ(v_j) ≤ target
         mid = (lo_i + hi_i) // 2
-        s = _decide(acc, fin.value(mid), target)
+        s = _decide(acc, fin.value(mid), target, True)
         if s == 0:
             raise UncertifiedError(f"ε(δ={float(target):.6g}): δ at a loss atom cannot be told from the target")
         lo_i, hi_i = (mid + 1, hi_i) if s > 0 else (lo_i, mid)
@@ -110,8 +135,8 @@ def _epsilon_finite(acc: MixedAccountant, target: Fraction) -> tuple:
             den = prefix[fin.size - j]
             if num.lower() > 0 and den.lower() > 0:
                 eb = (num / den).log()
-                lo = max(to_mpf(eb, False), _mpf(left))
-                hi = min(to_mpf(eb, True), _mpf(right))
+                lo = max(to_mpf(eb, False), _mpf(left, False))
+                hi = min(to_mpf(eb, True), _mpf(right, True))
                 if hi - lo <= EPS_WIDTH * max(abs(hi), mpmath.mpf(10) ** -300):
                     return lo, hi
     raise UncertifiedError(f"ε(δ={float(target):.6g}) could not be bracketed to {EPS_WIDTH:g} relative")
@@ -149,7 +174,7 @@ def _epsilon_search(acc: MixedAccountant, target: Fraction) -> tuple:
         else:
             b, fb, fa = x, fx, fa / 2
     a, b = _certify(acc, x, target, a, b)
-    lo, hi = _mpf(a), _mpf(b)
+    lo, hi = _mpf(a, False), _mpf(b, True)
     if hi - lo > 1e-6 * hi:
         raise UncertifiedError(f"ε(δ={float(target):.6g}) is bracketed only in [{mpmath.nstr(lo, 8)}, "
                                f"{mpmath.nstr(hi, 8)}]")
@@ -189,7 +214,7 @@ def tradeoff_points(acc: MixedAccountant, alphas) -> tuple:
         afs.append(af)
     out = []
     for af in afs:
-        if acc.gauss is None or af in (0, 1):
+        if (acc.gauss is None and not acc.mu) or af in (0, 1):
             lo, hi = _beta_finite(acc, af)
         else:
             lo, hi = _beta_dual(acc, af)
@@ -228,36 +253,24 @@ def _beta_finite(acc: MixedAccountant, alpha: Fraction) -> tuple:
                     k += 1
                 if b is None:
                     b = flint.arb(0).union(1 - a)
+            b += fin.deficit(p)  # β_true ∈ [β_kept, β_kept + D] (module docstring)
             lo, hi = max(to_mpf(b, False), mpmath.mpf(0)), min(to_mpf(b, True), mpmath.mpf(1))
             if hi <= FLOOR or hi - lo <= BETA_WIDTH / 2 * hi:
                 return lo, hi
     raise UncertifiedError(f"β(α={float(alpha):.6g}) could not be bracketed to {BETA_WIDTH:g} relative")
 
 
-def _g(acc: MixedAccountant, x: Fraction, alpha: Fraction) -> tuple:
-    """Certified ``(lo, hi)`` of ``G(x) = 1 − δ(log x) − xα`` (for x < 1 as
-    ``x(1 − α − δ(−log x))``, by symmetry, without cancellation)."""
-    xm = _mpf(x)
-
-    def log_x(dps):
-        with mpmath.workdps(dps):
-            return mpmath.log(mpmath.mpf(x.numerator) / x.denominator)
-
-    def neg_log_x(dps):
-        with mpmath.workdps(dps):
-            return -mpmath.log(mpmath.mpf(x.numerator) / x.denominator)
-
-    if x == 1:
-        d = acc.delta_ball(Fraction(0))
-        g = 1 - d - _q(alpha)
-    elif x > 1:
-        d = acc.delta_ball(log_x)
-        g = 1 - d - _q(x) * _q(alpha)
-    else:
-        d = acc.delta_ball(neg_log_x)
-        g = _q(x) * (1 - _q(alpha) - d)
-    del xm
-    return to_mpf(g, False), to_mpf(g, True)
+def _g(acc: MixedAccountant, e: Fraction, alpha: Fraction) -> tuple:
+    """``(x, lo, hi)``: x = e^ε (60 digits) and certified ends of ``G = 1 − δ(ε) − e^ε α`` (for
+    ε < 0 as ``e^ε(1 − α − δ(−ε))``, by symmetry, without cancellation)."""
+    with prec_ctx(512):
+        if e >= 0:
+            g = 1 - acc.delta_ball(e) - _q(e).exp() * _q(alpha)
+        else:
+            g = _q(e).exp() * (1 - _q(alpha) - acc.delta_ball(-e))
+        with mpmath.workdps(_DPS):
+            x = mpmath.exp(_mpf(e))
+    return x, to_mpf(g, False), to_mpf(g, True)
 
 
 def _beta_dual(acc: MixedAccountant, alpha: Fraction) -> tuple:
@@ -268,10 +281,7 @@ def _beta_dual(acc: MixedAccountant, alpha: Fraction) -> tuple:
     lo_e, hi_e = -reach - 1, reach + 1
 
     def est(e: float) -> float:
-        x = Fraction(math.exp(e)) if -700 < e < 700 else None
-        if x is None or x == 0:
-            return -math.inf
-        lo, hi = _g(acc, x, alpha)
+        _, lo, hi = _g(acc, Fraction(e), alpha)
         return float((lo + hi) / 2)
 
     phi = (math.sqrt(5) - 1) / 2
@@ -290,14 +300,24 @@ def _beta_dual(acc: MixedAccountant, alpha: Fraction) -> tuple:
             fd = est(d)
     centre = (lo_e + hi_e) / 2
     best = (mpmath.mpf(0), mpmath.mpf(1))
+    grid = acc.kinks
+    stencils = []
+    if grid is not None and grid[1] > 1e-9 * (1 + abs(centre)):  # G is piecewise linear in x between kinks
+        offset, step = grid  # (for ε < 0, G's kinks are at −ε on the grid)
+        sign = 1 if centre >= 0 else -1
+        k = round((Fraction(sign * centre) - offset) / step)
+        stencils.append([sign * (offset + step * (k + j)) for j in range(-3, 4)])
     for h in (1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-3, 1e-2):
-        pts = []
-        for k in (-2, -1, 0, 1, 2):
-            x = Fraction(math.exp(centre + k * h))
-            g_lo, g_hi = _g(acc, x, alpha)
-            pts.append((_mpf(x), g_lo, g_hi))
-        pts.sort(key=lambda p: p[0])
-        upper, _ = chord_envelope(pts)
+        stencils.append([Fraction(centre + j * h) for j in (-2, -1, 0, 1, 2)])
+    for n, es in enumerate(stencils):
+        pts = sorted(_g(acc, e, alpha) for e in es)
+        if n == 0 and grid is not None and len(es) == 7:  # the best kink and the linear pieces beside it
+            kink = max(zip(pts, sorted(es)), key=lambda pe: pe[0][1])[1]
+            sub = grid[1] / 16
+            pts = sorted(pts + [_g(acc, kink + j * sub, alpha) for j in (-2, -1, 1, 2)])
+        with mpmath.workdps(_DPS):  # the chords' arithmetic, widened far beyond its rounding
+            upper, _ = chord_envelope(pts)
+            upper += abs(upper) * mpmath.mpf(10) ** (10 - _DPS) + mpmath.mpf(10) ** (-2 * _DPS)
         lower = max(max(p[1] for p in pts), mpmath.mpf(0))
         upper = min(upper, mpmath.mpf(1))
         if upper - lower < best[1] - best[0]:

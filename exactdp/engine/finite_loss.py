@@ -92,6 +92,28 @@ class FiniteLoss:
         self.has_infinite_mass = any(g.has_infinite_mass for g, _ in self.groups)
         self._cache: dict = {}
 
+    def floor_exact(self) -> Fraction | None:
+        """``P[L = +∞] = 1 − Π(1 − δ_g)^{n_g}`` exactly (None when the rational would pass
+        10^5 digits: compare the balls of :meth:`tables` then)."""
+        keep = Fraction(1)
+        for g, c in self.groups:
+            d = getattr(g, "delta", Fraction(0)) if g.has_infinite_mass else Fraction(0)
+            if d:
+                if c * (d.denominator.bit_length() + d.numerator.bit_length()) > 300_000:
+                    return None
+                keep *= (1 - d) ** c
+        return 1 - keep
+
+    def deficit(self, prec: int) -> flint.arb:
+        """A ball ``[0, D]`` above the P-mass the groups' atoms leave out (windows of
+        discrete Gaussians): every δ lies in ``[δ_kept, δ_kept + D]``."""
+        got = self._cache.get(("deficit", prec))
+        if got is None:
+            with prec_ctx(prec):
+                d = sum((g.deficit(prec) * c for g, c in self.groups), flint.arb(0))
+                got = self._cache[("deficit", prec)] = flint.arb(0).union(d.upper()) if not d.is_zero() else d
+        return got
+
     def value(self, i: int) -> Fraction:
         return self.offset + self.step * i
 
@@ -112,7 +134,10 @@ class FiniteLoss:
             for g, c in self.groups:
                 values, masses = g.loss_atoms(flint.ctx.prec)
                 v0 = values[0]
-                pos = [0 if self.step == 0 else int((v - v0) / self.step) for v in values]
+                pos = [0 if self.step == 0 else (v - v0) / self.step for v in values]
+                if any(q.denominator != 1 for q in pos):  # every value must lie on the grid, exactly
+                    raise UncertifiedError(f"internal: a loss value of {g!r} is off the composed grid")
+                pos = [int(q) for q in pos]
                 coeffs: list = [flint.arb(0)] * (pos[-1] + 1)
                 for i, m in zip(pos, masses):
                     coeffs[i] += m
@@ -130,8 +155,9 @@ class FiniteLoss:
             return 0 if self.offset > e else self.size
         return min(max(math.floor((e - self.offset) / self.step) + 1, 0), self.size)
 
-    def delta(self, e_lo: Fraction, e_hi: Fraction, e_ball: flint.arb, prec: int) -> flint.arb:
-        """A ball containing δ(ε) for every ε in ``[e_lo, e_hi]`` (``e_ball`` ⊇ that interval)."""
+    def delta(self, e_lo: Fraction, e_hi: Fraction, e_ball: flint.arb, prec: int, kept: bool = False) -> flint.arb:
+        """A ball containing δ(ε) for every ε in ``[e_lo, e_hi]`` (``e_ball`` ⊇ that interval);
+        ``kept``: the δ of the kept atoms alone (without the :meth:`deficit`)."""
         masses, prefix, suffix, p_inf = self.tables(prec)
         with prec_ctx(prec):
             i0, i1 = self.first_above(e_lo), self.first_above(e_hi)
@@ -144,7 +170,8 @@ class FiniteLoss:
                 out += masses[i] * -(e_ball - _arb(self.value(i))).expm1()
             if k < self.size:  # P[L ≥ v_k] − e^ε P[L ≤ −v_k]; v_k − ε ≥ _NEAR·step: little cancellation
                 out += suffix[k] - e_ball.exp() * prefix[self.size - k]
-            return out.nonnegative_part() if out.lower() < 0 < out.upper() else out
+            out = out.nonnegative_part() if out.lower() < 0 < out.upper() else out
+            return out if kept else out + self.deficit(prec)
 
     def atoms(self, prec: int) -> tuple:
         """``(indices, masses)`` of the grid atoms of positive mass (masses as balls)."""

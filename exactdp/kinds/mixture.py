@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from exactdp.kinds.gaussian import Gaussian
 from exactdp.kinds.protocol import LossGroup
 from exactdp.mechanisms import MAX_COUNT, Composition, DiscreteGaussian
 from exactdp.numerics.exact import InputError, as_sequence, to_int
@@ -43,9 +44,9 @@ class Mixture:
             if not isinstance(item, (tuple, list)) or len(item) != 2:
                 raise InputError("groups", item, "each group must be a pair (mechanism, count)")
             mech, count = item
-            if not isinstance(mech, (DiscreteGaussian, LossGroup)):
+            if not isinstance(mech, (DiscreteGaussian, LossGroup, Gaussian)):
                 raise InputError("mechanism", mech, "expected a DiscreteGaussian, DiscreteLaplace, "
-                                                    "RandomizedResponse or ApproxDP")
+                                                    "RandomizedResponse, ApproxDP or Gaussian")
             count = to_int(count, "count")
             if count < 0:
                 raise InputError("count", count, "must be >= 0")
@@ -78,8 +79,13 @@ class Mixture:
 
     @property
     def others(self) -> tuple:
-        """The ``(kind, count)`` groups that are not discrete Gaussians."""
-        return tuple((m, c) for m, c in self.groups if not isinstance(m, DiscreteGaussian))
+        """The ``(kind, count)`` groups with a finite loss (not Gaussian of either kind)."""
+        return tuple((m, c) for m, c in self.groups if isinstance(m, LossGroup))
+
+    @property
+    def continuous(self) -> tuple:
+        """The ``(Gaussian, count)`` groups (continuous Gaussians)."""
+        return tuple((m, c) for m, c in self.groups if isinstance(m, Gaussian))
 
     @property
     def size(self) -> int:
@@ -90,7 +96,7 @@ class Mixture:
     def pure_epsilon(self) -> Fraction | None:
         """The ε of pure ε-DP by basic composition when every part is pure (no discrete
         Gaussian, no δ > 0), else None (a bound, not the exact profile)."""
-        if self.gaussians is not None:
+        if self.gaussians is not None or self.continuous:
             return None
         eps = [m.pure_epsilon for m, _ in self.others]
         if any(e is None for e in eps):

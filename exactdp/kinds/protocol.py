@@ -57,6 +57,11 @@ class LossGroup(abc.ABC):
         del prec
         return flint.arb(0)
 
+    def deficit(self, prec: int) -> flint.arb:
+        """A ball containing the P-mass the atoms leave out (0: the atoms are complete)."""
+        del prec
+        return flint.arb(0)
+
     @property
     def has_infinite_mass(self) -> bool:
         return False
