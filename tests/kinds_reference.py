@@ -53,9 +53,10 @@ def dg_loss(sigma2, shift: int = 1):
     """{loss: P-mass} of the discrete Gaussian N_Z(0, σ²) vs N_Z(shift, σ²)."""
     s2 = Fraction(sigma2)
     dist: dict = {}
-    for x, p in dg_pmf(s2, 0).items():
-        loss = Fraction((x - shift) ** 2 - x * x) / (2 * s2)
-        dist[loss] = dist.get(loss, 0) + p
+    with mpmath.workdps(DPS):  # (a sum outside would round the masses to the caller's precision)
+        for x, p in dg_pmf(s2, 0).items():
+            loss = Fraction((x - shift) ** 2 - x * x) / (2 * s2)
+            dist[loss] = dist.get(loss, 0) + p
     return dist
 
 

@@ -79,6 +79,29 @@ def test_dp_accounting_tree_maps_to_the_mixture_by_hand_and_meets_brute_force():
     assert acc.get_epsilon(1e-7) == math.inf
 
 
+def test_dp_accounting_gaussian_event_is_the_continuous_gaussian():
+    """GaussianDpEvent(σ) composes as exactdp's continuous Gaussian(σ², 1); beside a discrete
+    Laplace its δ(ε) is Φ terms: δ = Σ_v p_v·δ_N(ε − v), δ_N the Gaussian mechanism's
+    closed form Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) with μ = 1/σ (Balle & Wang 2018)."""
+    dp_event, _, Accountant, _, _ = _dpa()
+    from exactdp.kinds import Gaussian
+
+    acc = Accountant().compose(dp_event.GaussianDpEvent(2.0), 3).compose(dp_event.DiscreteLaplaceDpEvent(0.5, 1))
+    assert acc.composition == Mixture(((Gaussian(4, 1), 3), (DiscreteLaplace(2, 1), 1)))
+    assert Accountant().compose(dp_event.GaussianDpEvent(0.0)).get_delta(1) == 1.0  # no noise: non-private
+    dl, dropped = dlap_loss(2, 1)
+    with mpmath.workdps(40):
+        mu = mpmath.sqrt(3) / 2  # three σ = 2 Gaussians: one of σ = 2/√3
+
+        def delta_n(e):
+            return mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
+
+        for eps in (1, 2):
+            ref = mpmath.fsum(p * delta_n(eps - mpmath.mpf(v.numerator) / v.denominator) for v, p in dl.items())
+            got = acc.get_delta(eps)
+            assert got >= float(ref - 2 * dropped) and abs(got - ref) <= 1e-9 * ref
+
+
 def test_dp_accounting_pure_ledger_edges():
     dp_event, _, Accountant, _, MechEvent = _dpa()
     acc = Accountant().compose(MechEvent(DiscreteLaplace("5/2", 1)), 365)
@@ -93,7 +116,7 @@ def test_dp_accounting_pure_ledger_edges():
 @pytest.mark.parametrize("make,words", [
     (lambda e: e.RandomizedResponseDpEvent(0.5, 2), "irrational"),
     (lambda e: e.LaplaceDpEvent(1.0), "no continuous Laplace"),
-    (lambda e: e.GaussianDpEvent(1.0), "no continuous Gaussian"),
+    (lambda e: e.PoissonSampledDpEvent(0.5, e.GaussianDpEvent(1.0)), "subsampled"),
 ])
 def test_dp_accounting_refuses_what_it_cannot_account_exactly(make, words):
     dp_event, Unsupported, Accountant, _, MechEvent = _dpa()
@@ -145,7 +168,7 @@ def test_opendp_refusals_name_the_measurement(opendp):
 
     with pytest.raises(InputError, match="irrational"):
         design_of(dp.m.make_randomized_response_bool(0.75))
-    with pytest.raises(InputError, match="continuous"):
+    with pytest.raises(InputError, match="real-valued"):
         design_of(dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=2.0))
     with pytest.raises(InputError, match="recipe"):
         design_of("not a measurement")

@@ -122,7 +122,7 @@ def test_mixed_design_refuses_checks_for_discrete_gaussians_and_other_commands(t
     path = tmp_path / "m.toml"
     path.write_text(TOML)
     code, _, err = _run(["calibrate", "--mechanisms", str(path), "--delta", "1e-6"], capsys)
-    assert code == 2 and "discrete Gaussians only" in err
+    assert code == 2 and "--eps" in err  # a mixed design calibrates one kind, for an explicit target ε
 
 
 def test_help_documents_the_short_forms(capsys):
@@ -210,3 +210,31 @@ def test_tradeoff_of_a_mixed_design_against_brute_force(capsys):
             ref = mixed_tradeoff(parts, alpha)
             beta = mpmath.mpf(point["beta"])
             assert beta <= ref + 4 * dropped and abs(beta - ref) <= 1e-9 * ref  # the lower bound, conservative
+
+
+def test_continuous_gaussian_kind_in_files_and_short_form(tmp_path, capsys):
+    """kind = "gaussian" (continuous, a rational shift) and --gaussian SIGMA2[xCOUNT][@SHIFT];
+    δ(ε) beside a discrete Laplace against the closed form Σ_v p_v·δ_N(ε − v)."""
+    from exactdp.kinds import Gaussian
+
+    path = tmp_path / "g.toml"
+    path.write_text('[[mechanism]]\nkind = "gaussian"\nsigma2 = "4"\nshift = "1/2"\ncount = 3\n'
+                    '[[mechanism]]\nkind = "discrete_laplace"\nscale = "2"\n')
+    hand = Mixture(((Gaussian(4, Fraction(1, 2)), 3), (DiscreteLaplace(2), 1)))
+    assert read_mechanisms_file(path) == hand
+    assert parse_kind_specs("--gaussian", ["4x3@1/2"]) == [(Gaussian(4, Fraction(1, 2)), 3)]
+    code, out, _ = _run(["delta", "--gaussian", "4x3@1/2", "--dlaplace", "2", "--eps", "1", "--json"], capsys)
+    assert code == 0
+    obj = json.loads(out)
+    assert {"kind": "gaussian", "sigma2": "4", "shift": "1/2", "count": 3} in obj["design"]["groups"]
+    assert obj["design"]["gaussian_rho_zcdp"] == "3/32"
+    dl, dropped = dlap_loss(2, 1)
+    with mpmath.workdps(40):
+        mu = mpmath.sqrt(2 * mpmath.mpf(3) / 32)  # ρ = 3/32: the Gaussian loss N(ρ, 2ρ), μ = √(2ρ)
+
+        def delta_n(e):
+            return mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
+
+        ref = mpmath.fsum(p * delta_n(1 - mpmath.mpf(v.numerator) / v.denominator) for v, p in dl.items())
+        got = mpmath.mpf(obj["points"][0]["delta"])
+        assert got >= ref - 2 * dropped and abs(got - ref) <= 1e-9 * ref

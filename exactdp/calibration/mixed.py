@@ -2,14 +2,14 @@
 fixed, whose exact (ε, δ) still meets a target (an exact, certified Tumult-style conversion).
 
 For a :class:`~exactdp.kinds.Mixture`, every group of one kind is rescaled by a rational c —
-discrete Laplace scales ``b → c·b``, discrete Gaussian variances ``σ² → c·σ²`` (their ρ
-divided by c) — and the smallest c whose exact δ_c(ε_t) is ≤ δ_t by the certified upper
+discrete Laplace scales ``b → c·b``, discrete or continuous Gaussian variances ``σ² → c·σ²``
+(their ρ divided by c) — and the smallest c whose exact δ_c(ε_t) is ≤ δ_t by the certified upper
 bound is bracketed by the search of :mod:`exactdp.calibration.calibrate` (certified
 feasible upper end, certified infeasible lower end, safeguarded secant on log δ).  The
 other kinds (randomized response, (ε, δ) blocks, the other noise kind) stay as given.
 
 >>> from exactdp import DiscreteGaussian
->>> from exactdp.kinds import DiscreteLaplace, Mixture
+>>> from exactdp.kinds import DiscreteLaplace, Gaussian, Mixture
 >>> year = Mixture(((DiscreteLaplace(50), 365), (DiscreteGaussian(25), 4)))
 >>> res = calibrate_kind(year, "1e-9", 4, kind="discrete_laplace", width="1/1000")
 >>> c = res.value                                  # certified: b = 50·c meets (4, 1e-9)
@@ -22,14 +22,14 @@ from __future__ import annotations
 from fractions import Fraction
 
 from exactdp.calibration.calibrate import DEFAULT_WIDTH, CalibrationResult, Family, calibrate_design, simplest_between
-from exactdp.kinds import DiscreteLaplace, Mixture
+from exactdp.kinds import DiscreteLaplace, Gaussian, Mixture
 from exactdp.mechanisms import Composition, DiscreteGaussian
 from exactdp.numerics.exact import InputError, to_fraction
 
 __all__ = ["KINDS", "scaled", "kind_family", "calibrate_kind"]
 
 #: the kinds whose noise is calibrated, and what c multiplies
-KINDS = {"discrete_laplace": "scale", "discrete_gaussian": "sigma2"}
+KINDS = {"discrete_laplace": "scale", "discrete_gaussian": "sigma2", "gaussian": "sigma2"}
 
 
 def _check(design, kind: str) -> Mixture:
@@ -45,7 +45,8 @@ def _check(design, kind: str) -> Mixture:
 
 
 def _is(mech, kind: str) -> bool:
-    return isinstance(mech, DiscreteLaplace if kind == "discrete_laplace" else DiscreteGaussian)
+    return isinstance(mech, {"discrete_laplace": DiscreteLaplace, "discrete_gaussian": DiscreteGaussian,
+                             "gaussian": Gaussian}[kind])
 
 
 def scaled(design, kind: str, c) -> Mixture:
@@ -58,8 +59,7 @@ def scaled(design, kind: str, c) -> Mixture:
     groups = []
     for m, n in design.groups:
         if _is(m, kind):
-            m = DiscreteLaplace(m.scale * c, m.shift) if kind == "discrete_laplace" else DiscreteGaussian(
-                m.sigma2 * c, m.shift)
+            m = DiscreteLaplace(m.scale * c, m.shift) if kind == "discrete_laplace" else type(m)(m.sigma2 * c, m.shift)
         groups.append((m, n))
     return Mixture(tuple(groups))
 
@@ -67,8 +67,8 @@ def scaled(design, kind: str, c) -> Mixture:
 def _rho(mech) -> Fraction:
     """A zCDP-type size of one mechanism, only for the search's starting guess: ρ of a
     discrete Gaussian, ε²/2 of a pure or (ε, δ) part."""
-    if isinstance(mech, DiscreteGaussian):
-        return Fraction(mech.shift**2) / (2 * mech.sigma2)
+    if isinstance(mech, (DiscreteGaussian, Gaussian)):
+        return Fraction(mech.shift) ** 2 / (2 * mech.sigma2)
     eps = mech.pure_epsilon if mech.pure_epsilon is not None else mech.epsilon
     return Fraction(eps) ** 2 / 2
 
@@ -109,8 +109,9 @@ def calibrate_kind(design, delta, eps, *, kind: str = "discrete_laplace", width=
         Target δ.
     eps : rational
         Target ε (required: a mixed design has no single zCDP default).
-    kind : {"discrete_laplace", "discrete_gaussian"}
-        Whose noise is calibrated (a Gaussian's ρ becomes ρ/c: the largest ρ is ρ/c).
+    kind : {"discrete_laplace", "discrete_gaussian", "gaussian"}
+        Whose noise is calibrated (a Gaussian's ρ becomes ρ/c, discrete or continuous: the
+        largest ρ is ρ/c).
     width : rational
         Width of the certified bracket on c (default 1e-6).
     rel_tol : float

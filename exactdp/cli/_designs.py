@@ -9,8 +9,8 @@ Mechanism files (documented in the README and in docs/mixing.rst):
   ``kind`` key names another mechanism kind with its own fields
   (:data:`exactdp.cli._kinds.KINDS`): ``kind = "discrete_laplace"`` with ``scale`` (and
   ``shift``), ``kind = "randomized_response"`` with ``epsilon`` (and ``k``), ``kind =
-  "approx_dp"`` with ``epsilon`` (and ``delta``); ``kind = "discrete_gaussian"`` is the
-  default.
+  "approx_dp"`` with ``epsilon`` (and ``delta``), ``kind = "gaussian"`` (continuous) with
+  ``sigma2`` (and a rational ``shift``); ``kind = "discrete_gaussian"`` is the default.
 * CSV — a header ``sigma2[,shift][,count]`` (or with a ``kind`` column and the columns of
   the kinds used, cells a row's kind does not take left empty) and one row per mechanism
   group.
@@ -24,6 +24,7 @@ every file through :mod:`exactdp.numerics.inputfiles`.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from exactdp.cli._common import add_pair_arguments, pair_specs, parse_pairs, set_design
@@ -31,6 +32,7 @@ from exactdp.cli._kinds import (
     ALL_FIELDS,
     INTEGER_FIELDS,
     KIND_FLAGS,
+    RATIONAL_SHIFT_KINDS,
     describe_groups,
     group_from_fields,
     parse_kind_specs,
@@ -128,6 +130,8 @@ def _row(row, where: str, toml: bool = False):
             raise InputError(f"{where}: {key}", value, "must be a string naming a kind, e.g. kind = "
                                                        "\"discrete_laplace\"" if key == "kind" else
                              "must be one number (a string such as \"10000/11\" or an integer)")
+        if key == "shift" and row.get("kind") in RATIONAL_SHIFT_KINDS:
+            continue  # the continuous Gaussian's real sensitivity: a rational string or an integer
         if toml and key in INTEGER_FIELDS and not (isinstance(value, int) and not isinstance(value, bool)):
             raise InputError(f"{where}: {key}", value, f"must be a TOML integer, e.g. {key} = "
                                                        f"{ {'shift': 1, 'count': 20, 'k': 3}[key]} (not a string)")
@@ -148,7 +152,7 @@ def add_design_arguments(p, kinds: bool = False) -> None:
     g.add_argument("--mechanisms", metavar="FILE",
                    help="TOML or CSV file of mechanisms (sigma2, shift, count"
                         + ("; or a kind: discrete_laplace with scale, randomized_response with epsilon [k], approx_dp "
-                           "with epsilon [delta])" if kinds else ")"))
+                           "with epsilon [delta], gaussian with sigma2)" if kinds else ")"))
     g.add_argument("--allocation", metavar="NAME|FILE", help="a built-in allocation or an allocation file")
     add_pair_arguments(g, many=False)
 
@@ -192,7 +196,7 @@ def design_from_args(args, mixed: bool = False):
     flags = bool(args.sigma2) or any(getattr(args, d, None) for d in _DEST.values())
     given = [flags, bool(args.mechanisms), bool(args.allocation)]
     if sum(given) != 1:
-        raise InputError("design", None, "give exactly one of --sigma2 (with --dlaplace, --rr, --approx), "
+        raise InputError("design", None, "give exactly one of --sigma2 (with --dlaplace, --rr, --approx, --gaussian), "
                                          "--mechanisms or --allocation" if mixed else
                          "give exactly one of --sigma2, --mechanisms or --allocation")
     if pair_specs(args) and not args.allocation:
@@ -220,20 +224,21 @@ def design_from_args(args, mixed: bool = False):
         raise InputError("--mechanisms" if args.mechanisms else "design", str(args.mechanisms or "") or None,
                          "names mechanism kinds beside the discrete Gaussian; this command takes discrete Gaussians "
                          "only (exactdp delta, epsilon and tradeoff account mixed designs)")
-    gaussians, pure = comp.gaussians, comp.pure_epsilon
+    pure = comp.pure_epsilon
+    gaussian_groups = [(m, n) for m, n in comp.groups if getattr(m, "kind", "gaussian") == "gaussian"]
     set_design({**spec, "kinds": sorted({g["kind"] for g in describe_groups(comp.groups)}),
                 "mechanisms": comp.size, "groups": describe_groups(comp.groups),
-                "gaussian_rho_zcdp": None if gaussians is None else fraction_str(gaussians.rho),
+                "gaussian_rho_zcdp": fraction_str(sum((m.rho * n for m, n in gaussian_groups), Fraction(0)))
+                if gaussian_groups else None,
                 "pure_epsilon": None if pure is None else fraction_str(pure)})
     return comp
 
 
 def design_rho(design):
-    """The zCDP ρ of a design's discrete-Gaussian part (0 when it has none)."""
+    """The zCDP ρ of a design's Gaussian parts, discrete and continuous (0 when it has none)."""
     if isinstance(design, Composition):
         return design.rho
-    gaussians = design.gaussians
-    return 0 if gaussians is None else gaussians.rho
+    return sum((m.rho * n for m, n in design.groups if getattr(m, "kind", "gaussian") == "gaussian"), Fraction(0))
 
 
 def design_label(design) -> str:

@@ -3,11 +3,13 @@
 * :data:`KINDS` — each kind's fields: ``discrete_gaussian`` (``sigma2``, optional ``shift``;
   the default kind), ``discrete_laplace`` (``scale``, optional ``shift``),
   ``randomized_response`` (``epsilon``, optional ``k``), ``approx_dp`` (``epsilon``,
-  optional ``delta``); every kind also takes ``count``;
+  optional ``delta``), ``gaussian`` (the continuous Gaussian: ``sigma2``, optional rational
+  ``shift``); every kind also takes ``count``;
 * :func:`group_from_fields` — one row of fields (a TOML table, a CSV row) → ``(mechanism,
   count)``, every field range-checked by the one parser and every error one line naming it;
 * :func:`parse_kind_specs` — the short forms ``--dlaplace SCALE[xCOUNT][@SHIFT]``,
-  ``--rr EPS[:K][xCOUNT]`` and ``--approx EPS[,DELTA][xCOUNT]``;
+  ``--rr EPS[:K][xCOUNT]``, ``--approx EPS[,DELTA][xCOUNT]`` and
+  ``--gaussian SIGMA2[xCOUNT][@SHIFT]``;
 * :func:`describe_groups` — a design's groups as the JSON envelope shows them.
 """
 
@@ -26,10 +28,13 @@ KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "discrete_laplace": (("scale",), ("shift",)),
     "randomized_response": (("epsilon",), ("k",)),
     "approx_dp": (("epsilon",), ("delta",)),
+    "gaussian": (("sigma2",), ("shift",)),
 }
 DEFAULT_KIND = "discrete_gaussian"
-#: fields that are integers (a TOML integer, not a string)
+#: fields that are integers (a TOML integer, not a string); the continuous Gaussian's shift is
+#: any rational (:data:`RATIONAL_SHIFT_KINDS`)
 INTEGER_FIELDS = frozenset({"shift", "count", "k"})
+RATIONAL_SHIFT_KINDS = frozenset({"gaussian"})
 #: every field any kind takes
 ALL_FIELDS = frozenset({"kind", "count"}.union(*(set(r) | set(o) for r, o in KINDS.values())))
 _EXAMPLE = {"sigma2": '"10000/11"', "scale": '"5/2"', "epsilon": '"1/2"', "delta": '"1e-9"', "shift": "1",
@@ -45,6 +50,9 @@ KIND_FLAGS = {
     "--approx": ("approx_dp", "EPS[,DELTA][xCOUNT]",
                  "any (EPS, DELTA)-DP mechanism (DELTA default 0), composed through its exact dominating pair, "
                  "COUNT times, e.g. 1,1e-9x2 (repeatable)"),
+    "--gaussian": ("gaussian", "SIGMA2[xCOUNT][@SHIFT]",
+                   "a continuous Gaussian mechanism N(·, SIGMA2) with real sensitivity SHIFT (an exact rational, "
+                   "default 1), COUNT times, e.g. 4x10 or 4@1/2 (repeatable)"),
 }
 
 
@@ -117,6 +125,11 @@ def _mechanism(kind: str, fields: dict):
     if kind == "randomized_response":
         k = int(parse_exact(fields.get("k", 2), "k", lo=2, integer=True))
         return RandomizedResponse(parse_exact(fields["epsilon"], "epsilon", lo=0), k)
+    if kind == "gaussian":
+        from exactdp.kinds import Gaussian
+
+        return Gaussian(parse_exact(fields["sigma2"], "sigma2", lo=0, lo_open=True),
+                        parse_exact(fields.get("shift", 1), "shift", lo=-MAX_SHIFT, hi=MAX_SHIFT))
     return ApproxDP(parse_exact(fields["epsilon"], "epsilon", lo=0),
                     parse_exact(fields.get("delta", 0), "delta", lo=0, hi=1, hi_open=True))
 
@@ -145,15 +158,17 @@ def _split_spec(flag: str, spec: str, example: str) -> tuple[str, dict]:
 
 def _short_fields(flag: str, spec: str) -> dict:
     kind = KIND_FLAGS[flag][0]
-    example = {"--dlaplace": "5/2x3@2", "--rr": "1/2:3x10", "--approx": "1,1e-9x2"}[flag]
+    example = {"--dlaplace": "5/2x3@2", "--rr": "1/2:3x10", "--approx": "1,1e-9x2", "--gaussian": "4x10@1/2"}[flag]
     value, extra = _split_spec(flag, spec, example)
     fields: dict = {"kind": kind, "count": extra.get("count", 1)}
     if "shift" in extra:
-        if kind != "discrete_laplace":
+        if kind not in ("discrete_laplace", "gaussian"):
             raise InputError(flag, spec, f"takes no '@SHIFT' (a {kind} mechanism has no sensitivity parameter)")
         fields["shift"] = extra["shift"]
     if kind == "discrete_laplace":
         fields["scale"] = value
+    elif kind == "gaussian":
+        fields["sigma2"] = value
     elif kind == "randomized_response":
         eps, sep, k = value.partition(":")
         if sep and not k.strip():
@@ -176,7 +191,7 @@ def parse_kind_specs(flag: str, specs) -> list:
         try:
             groups.append(group_from_fields(fields, ""))
         except InputError as exc:
-            field = flag if exc.field in ("scale", "epsilon") else f"{flag} {exc.field}"
+            field = flag if exc.field in ("scale", "epsilon", "sigma2") else f"{flag} {exc.field}"
             raise InputError(field, spec, exc.reason) from None
     return groups
 
@@ -194,6 +209,8 @@ def describe_groups(groups) -> list[dict]:
             params = {"scale": fraction_str(mech.scale), "shift": mech.shift}
         elif kind == "randomized_response":
             params = {"epsilon": fraction_str(mech.epsilon), "k": mech.k}
+        elif kind == "gaussian":
+            params = {"sigma2": fraction_str(mech.sigma2), "shift": fraction_str(mech.shift)}
         else:
             params = {"epsilon": fraction_str(mech.epsilon), "delta": fraction_str(mech.delta)}
         out.append({"kind": kind, **params, "count": count})

@@ -103,8 +103,8 @@ def _run_delta(args) -> int:
     acc = ExactAccountant(comp, rel_tol=args.rel_tol, method=args.method)
     res = delta(acc, args.values)
     pts: list[dict[str, object]] = [
-        {"epsilon": decimal_str(p.epsilon), "delta": _side(p.value, True), "error_bound": decimal_str(p.error_bound),
-         "delta_estimate": decimal_str(p.estimate)} for p in res.points]
+        {"epsilon": decimal_str(e), "delta": _side(p.value, True), "error_bound": decimal_str(p.error_bound),
+         "delta_estimate": decimal_str(p.estimate)} for p, e in zip(res.points, args.values)]
     shown = {}  # table cells shorter than their JSON strings
     if args.verify:
         from exactdp.accounting.verification import verify_delta
@@ -162,9 +162,9 @@ def _run_epsilon(args) -> int:
     comp = design_from_args(args, mixed=True)
     _refuse_mixed_checks(args, comp)
     res = epsilon(comp, args.values, rel_tol=args.rel_tol, method=args.method)
-    pts = [{"delta": decimal_str(p.delta), "epsilon": _side(p.value, True),
+    pts = [{"delta": decimal_str(d), "epsilon": _side(p.value, True),
             "error_bound": decimal_str(p.error_bound), "epsilon_lower": _side(p.lower, False)}
-           for p in res.points]
+           for p, d in zip(res.points, args.values)]  # the argument as given (exact), not the point's copy
     _certify(args, comp, "epsilon", res.points, pts)
     if args.json:
         _emit(res, pts)
@@ -182,9 +182,9 @@ def _run_tradeoff(args) -> int:
     comp = design_from_args(args, mixed=True)
     _refuse_mixed_checks(args, comp)
     res = tradeoff(comp, args.values, rel_tol=args.rel_tol, method=args.method)
-    pts = [{"alpha": decimal_str(p.alpha), "beta": _side(p.value, False),
+    pts = [{"alpha": decimal_str(a), "beta": _side(p.value, False),
             "error_bound": decimal_str(p.error_bound), "beta_estimate": decimal_str(p.estimate)}
-           for p in res.points]
+           for p, a in zip(res.points, args.values)]
     _certify(args, comp, "tradeoff", res.points, pts)
     if args.json:
         _emit(res, pts)

@@ -15,9 +15,9 @@ _DESC = (
     "Bun–Steinke ε = ρ + 2·sqrt(ρ·ln(1/δ)). With --allocation and neither --pair nor --level the "
     "whole release is calibrated (max over all pairs: about a minute per δ for the 946 DHC pairs; "
     "with --level from seconds to ~6 minutes; progress lines go to stderr). A design mixing kinds "
-    "(--dlaplace, --rr, --approx or a mechanism file with kind rows) rescales one kind's noise, --kind "
-    "(default discrete_laplace: its scales b → c·b; discrete_gaussian: σ² → c·σ²), beside the rest of the design, "
-    "for an explicit --eps."
+    "(--dlaplace, --rr, --approx, --gaussian or a mechanism file with kind rows) rescales one kind's noise, "
+    "--kind (default discrete_laplace: its scales b → c·b; discrete_gaussian or gaussian: σ² → c·σ²), beside the "
+    "rest of the design, for an explicit --eps."
 )
 
 
@@ -26,9 +26,9 @@ def register(subparsers) -> None:
 
     p = subparsers.add_parser("calibrate", help="certified variance reduction at a privacy target", description=_DESC)
     add_design_arguments(p, kinds=True)
-    p.add_argument("--kind", choices=("discrete_laplace", "discrete_gaussian"), default=None,
+    p.add_argument("--kind", choices=("discrete_laplace", "discrete_gaussian", "gaussian"), default=None,
                    help="a mixed design: the kind whose noise is rescaled by c (discrete_laplace scales, the default, "
-                        "or discrete_gaussian variances); the other groups are kept")
+                        "or discrete_gaussian / gaussian variances); the other groups are kept")
     p.add_argument("--level", metavar="LEVEL", help="scale only this geographic level's queries (allocations)")
     p.add_argument("--delta", dest="deltas", action="append", required=True,
                    type=rational_type("--delta", lo=0, hi=1, lo_open=True, hi_open=True), metavar="D",
@@ -62,7 +62,7 @@ def _run_checked(args) -> int:
     if args.allocation:
         from exactdp.census.allocations import load_allocation
 
-        if args.sigma2 or args.mechanisms or args.dlaplace or args.rr or args.approx:
+        if args.sigma2 or args.mechanisms or args.dlaplace or args.rr or args.approx or args.gaussian:
             raise InputError("design", None, "give exactly one of --sigma2, --mechanisms or --allocation")
         if args.kind:
             raise InputError("--kind", args.kind, "rescales one kind of a mixed design; an allocation is discrete "

@@ -11,10 +11,11 @@ as a tree of ``DpEvent`` objects and asks a ``PrivacyAccountant`` for ``get_epsi
 * :class:`ExactDiscreteGaussianAccountant` — composes those, dp_accounting's
   ``SelfComposedDpEvent``, ``ComposedDpEvent``, ``NoOpDpEvent``, ``NonPrivateDpEvent``,
   its ``DiscreteLaplaceDpEvent`` (noise parameter a: exactdp's scale 1/a, its float a taken
-  exactly) and (where the installed dp_accounting has it) its own
+  exactly), its ``GaussianDpEvent`` (the continuous Gaussian with σ = noise multiplier, σ²
+  exactly the float squared) and (where the installed dp_accounting has it) its own
   ``DiscreteGaussianDpEvent``, and answers with exactdp's certified values (a ledger
   mixing kinds is accounted as a :class:`~exactdp.kinds.Mixture`, route ``"mixed"``).
-  Every other event (Poisson or other subsampling, continuous Gaussians and Laplace,
+  Every other event (Poisson or other subsampling, the continuous Laplace,
   randomized response given by its noise probability, whose ε = log(1 + k(1−p)/p) is not
   rational, ...) is refused through ``supports()`` / ``UnsupportedEventError`` — never
   approximated.
@@ -53,7 +54,7 @@ import attr
 from dp_accounting import dp_event, privacy_accountant
 
 from exactdp.interop.profile import CertifiedProfile, exact_real
-from exactdp.kinds import LossGroup, Mixture
+from exactdp.kinds import Gaussian, LossGroup, Mixture
 from exactdp.kinds.discrete_laplace import DiscreteLaplace
 from exactdp.mechanisms import Composition, DiscreteGaussian
 from exactdp.numerics.exact import InputError, to_int
@@ -164,9 +165,9 @@ class ExactDiscreteGaussianDpEvent(dp_event.DpEvent):
 
 
 def _mechanism(value):
-    if not isinstance(value, (DiscreteGaussian, LossGroup)):
+    if not isinstance(value, (DiscreteGaussian, LossGroup, Gaussian)):
         raise InputError("mechanism", value, "expected an exactdp mechanism: DiscreteGaussian, DiscreteLaplace, "
-                                             "RandomizedResponse or ApproxDP")
+                                             "RandomizedResponse, ApproxDP or Gaussian")
     return value
 
 
@@ -214,6 +215,19 @@ def _from_dp_accounting_dlap(event):
         return f"{exc.field}={exc.value!r}: {exc.reason}"
 
 
+def _from_dp_accounting_gaussian(event):
+    """dp_accounting's ``GaussianDpEvent(noise_multiplier)``: the continuous Gaussian with
+    σ = noise multiplier at sensitivity 1, exactdp's ``Gaussian(σ², 1)`` with the float
+    squared exactly; or an error message."""
+    try:
+        nm = Fraction(event.noise_multiplier)
+    except (TypeError, ValueError, OverflowError):
+        return f"noise_multiplier={event.noise_multiplier!r} must be a finite number"
+    if nm < 0:
+        return f"noise_multiplier={event.noise_multiplier!r} must be >= 0"
+    return _NON_PRIVATE if nm == 0 else Gaussian(nm * nm, 1)
+
+
 def _refusal(event) -> str:
     """Why an event is not accounted (one sentence naming what to use instead)."""
     name = type(event).__name__
@@ -223,13 +237,10 @@ def _refusal(event) -> str:
                 "values only; pass ExactMechanismDpEvent(RandomizedResponse(epsilon, k)) with an exact rational "
                 "ε (a larger ε is a valid upper bound: randomized response with a smaller ε is a post-processing "
                 "of it)")
-    if name in ("LaplaceDpEvent", "GaussianDpEvent"):
-        kind = "Laplace" if name == "LaplaceDpEvent" else "Gaussian"
-        return (f"{name} is not supported: exactdp accounts integer-valued noise exactly and has no continuous "
-                f"{kind} kind yet; for an integer query use "
-                + ("DiscreteLaplaceDpEvent or ExactMechanismDpEvent(DiscreteLaplace(scale, shift))"
-                   if kind == "Laplace" else "ExactDiscreteGaussianDpEvent")
-                + " (or dp_accounting's PLDAccountant for the continuous mechanism)")
+    if name == "LaplaceDpEvent":
+        return (f"{name} is not supported: exactdp has no continuous Laplace kind yet (its loss is not finite); "
+                "for an integer query use DiscreteLaplaceDpEvent or ExactMechanismDpEvent(DiscreteLaplace(scale, "
+                "shift)) (or dp_accounting's PLDAccountant for the continuous mechanism)")
     sub = "; subsampled mechanisms are not covered by exact accounting" if "Sampled" in name else ""
     return (f"{name} is not supported: exactdp accounts compositions of discrete Gaussian, discrete Laplace, "
             f"randomized response and (ε, δ) mechanisms exactly and refuses every other event rather than "
@@ -274,6 +285,8 @@ def _as_mechanism(event):
     dp_accounting_dg = getattr(dp_event, "DiscreteGaussianDpEvent", None)  # newer dp_accounting releases only
     if dp_accounting_dg is not None and isinstance(event, dp_accounting_dg):
         return _from_dp_accounting_dg(event)
+    if isinstance(event, dp_event.GaussianDpEvent):
+        return _from_dp_accounting_gaussian(event)
     dp_accounting_dlap = getattr(dp_event, "DiscreteLaplaceDpEvent", None)
     if dp_accounting_dlap is not None and isinstance(event, dp_accounting_dlap):
         return _from_dp_accounting_dlap(event)

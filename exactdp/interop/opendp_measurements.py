@@ -18,11 +18,12 @@ the measurements exactly (``pip install 'exactdp[opendp]'``):
   measurement, whose privacy map (smoothed max divergence) is exactdp's certified profile of
   their exact composition.
 
-Refused, each with a message naming what to use: continuous (float) Laplace and Gaussian
-noise, and OpenDP's randomized response (``make_randomized_response_bool(prob)``: its
-ε = log(prob/(1−prob)) is irrational, while exactdp composes exact rational losses; an
-exactdp ``RandomizedResponse(epsilon, k)`` with a rational ε at least as large is a valid
-upper bound, randomized response with a smaller ε being a post-processing of it).
+Refused, each with a message naming what to use: noise on float domains (OpenDP samples it
+on a 2^k grid, not the continuous mechanisms), and OpenDP's randomized response
+(``make_randomized_response_bool(prob)``: its ε = log(prob/(1−prob)) is irrational, while
+exactdp composes exact rational losses; an exactdp ``RandomizedResponse(epsilon, k)``
+with a rational ε at least as large is a valid upper bound, randomized response with a
+smaller ε being a post-processing of it).
 
 >>> import opendp.prelude as dp
 >>> dp.enable_features("contrib")
@@ -82,9 +83,9 @@ def _shift_patterns(domain, metric, d: int, name: str) -> list[tuple[int, ...]]:
     atom = str(domain.element_domain.carrier_type if vector else domain.carrier_type)
     if atom not in _INTEGERS:
         raise InputError("measurement", f"{name} on {domain_text}",
-                         "adds continuous noise to a real-valued query; exactdp accounts integer noise on integer "
-                         "queries exactly and has no continuous Laplace or Gaussian kind yet (use an integer domain: "
-                         "OpenDP then adds discrete Laplace / discrete Gaussian noise)")
+                         "adds noise to a real-valued query, which OpenDP samples on a 2^k grid of its own; exactdp "
+                         "reads back integer queries (on an integer domain OpenDP adds discrete Laplace / discrete "
+                         "Gaussian noise, accounted exactly)")
     if d == 0:
         return [()]
     if not vector and metric_text.startswith("AbsoluteDistance"):
