@@ -43,6 +43,11 @@ if TYPE_CHECKING:
     from exactdp.certify.queries import certify_epsilon as certify_epsilon
     from exactdp.certify.queries import certify_tradeoff as certify_tradeoff
     from exactdp.certify.result import Enclosure as Enclosure
+    from exactdp.kinds.approx_dp import ApproxDP as ApproxDP
+    from exactdp.kinds.discrete_laplace import DiscreteLaplace as DiscreteLaplace
+    from exactdp.kinds.gaussian import Gaussian as Gaussian
+    from exactdp.kinds.mixture import Mixture as Mixture
+    from exactdp.kinds.randomized_response import RandomizedResponse as RandomizedResponse
     from exactdp.mechanisms import Composition as Composition
     from exactdp.mechanisms import DiscreteGaussian as DiscreteGaussian
     from exactdp.numerics.errors import InputError as InputError
@@ -57,6 +62,11 @@ if TYPE_CHECKING:
 _FACE = {
     "DiscreteGaussian": "exactdp.mechanisms",
     "Composition": "exactdp.mechanisms",
+    "DiscreteLaplace": "exactdp.kinds.discrete_laplace",
+    "RandomizedResponse": "exactdp.kinds.randomized_response",
+    "ApproxDP": "exactdp.kinds.approx_dp",
+    "Gaussian": "exactdp.kinds.gaussian",
+    "Mixture": "exactdp.kinds.mixture",
     "ExactAccountant": "exactdp.accounting.accountant",
     "delta": "exactdp.accounting.accountant",
     "epsilon": "exactdp.accounting.accountant",

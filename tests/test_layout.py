@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RANK = {
     "numerics": 0, "kernels": 0, "figures": 0, "_version": 0,
     "dgauss": 1,
-    "mechanisms": 2,
+    "mechanisms": 2, "kinds": 2,
     "engine": 3,
     "accounting": 4,
     "conversions": 5, "certify": 5,

@@ -70,7 +70,7 @@ class ExactAccountant(Accountant):
     def __init__(self, composition: Composition | None = None, rel_tol: float = 1e-10, method: str | None = None):
         if composition is None:
             raise InputError("composition", None, "ExactAccountant() needs a composition")
-        acc, decision = plan(composition, rel_tol, method)
+        acc, decision = _mixed(composition, rel_tol, method) or plan(composition, rel_tol, method)
         self._route_acc: Any = acc
         self.plan: Plan = decision
         self.composition = composition
@@ -146,6 +146,26 @@ class ExactAccountant(Accountant):
                        f"lattice-free fallback")
         return dataclasses.replace(self._route_acc.diagnostics(), route=self.plan.route,
                                    route_estimate=self.plan.estimate, route_reason=reason)
+
+
+def _mixed(design, rel_tol, method) -> tuple | None:
+    """``(MixedAccountant, Plan)`` for a :class:`~exactdp.kinds.Mixture` with kinds beside the
+    discrete Gaussian (route ``"mixed"``); None for any other design."""
+    from exactdp.kinds.mixture import Mixture
+
+    if not isinstance(design, Mixture):
+        return None
+    gaussians = design.gaussians
+    if not design.others and not design.continuous and gaussians is not None:
+        return plan(gaussians, rel_tol, method)
+    if method not in (None, "auto", "mixed"):
+        raise InputError("method", method, "a design mixing mechanism kinds is answered by the 'mixed' route only")
+    from exactdp.accounting.mixed import MixedAccountant
+
+    acc = MixedAccountant(design, check_rel_tol(rel_tol))
+    return acc, Plan("mixed", float(acc.finite.size), "the design mixes kinds beside the discrete Gaussian: "
+                                                       "exact finite loss composition (with the Gaussian part's "
+                                                       "route as its oracle)")
 
 
 def _accountant(design, rel_tol, method=None) -> Accountant:

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from exactdp.cli._common import decimal_str, emit_result, rational_type, rel_tol_type
-from exactdp.cli._designs import add_design_arguments, design_from_args
-from exactdp.numerics.exact import rational_display
+from exactdp.cli._designs import add_design_arguments, design_from_args, design_label, design_rho
 
 __all__ = ["register"]
 
@@ -26,7 +25,7 @@ def register(subparsers) -> None:
         p = subparsers.add_parser(name, help=help_text, description=help_text + (
             ". Every number comes with a certified error bound; the reported value is the "
             "conservative side (upper bound for δ and ε, lower bound for β)."))
-        add_design_arguments(p)
+        add_design_arguments(p, kinds=True)
         p.add_argument(flag, dest="values", action="append", required=True, type=_VALUE_TYPES[flag],
                        metavar="VALUE", help=f"{field} as an exact rational or decimal (repeatable)")
         p.add_argument("--rel-tol", type=rel_tol_type(), default=1e-10, metavar="TOL",
@@ -58,6 +57,28 @@ def _emit(res, pts) -> None:
                                   "route_estimate": f"{res.diagnostics.route_estimate:.3g}"})
 
 
+def _side(value, up: bool) -> str:
+    """A conservative end as :func:`decimal_str` prints it (20 significant digits), rounded
+    outward — up for an upper bound (δ, ε), down for a lower bound (β, ε's lower end) — so a
+    tight bracket (the mixed route's Arb balls are ~1e-38 wide) is not crossed by rounding
+    to nearest."""
+    from decimal import Decimal
+    from fractions import Fraction
+
+    import mpmath
+
+    text = decimal_str(value)
+    if not mpmath.isfinite(value):
+        return text
+    exact = Fraction(*value.as_integer_ratio()) if isinstance(value, mpmath.mpf) else Fraction(value)
+    shown = Fraction(Decimal(text))
+    if (shown < exact) if up else (shown > exact):
+        d = Decimal(text)
+        step = Decimal(1).scaleb(d.adjusted() - 19)
+        return decimal_str(Fraction(d + step if up else d - step))
+    return text
+
+
 def _print_table(title, cols, rows):
     print(title)
     print("  ".join(f"{c:>26}" for c in cols))
@@ -70,19 +91,20 @@ def _check_eps_range(comp, values) -> None:
     quotes the zCDP bound δ(ε) ≤ exp(−(ε−ρ)²/(4ρ))), naming the flag."""
     from exactdp.accounting.base import check_epsilon_range
 
-    check_epsilon_range(comp.rho, values, "--eps", shown=[decimal_str(e, 6) for e in values])
+    check_epsilon_range(design_rho(comp), values, "--eps", shown=[decimal_str(e, 6) for e in values])
 
 
 def _run_delta(args) -> int:
     from exactdp.accounting.accountant import ExactAccountant, delta
 
-    comp = design_from_args(args)
+    comp = design_from_args(args, mixed=True)
+    _refuse_mixed_checks(args, comp)
     _check_eps_range(comp, args.values)
     acc = ExactAccountant(comp, rel_tol=args.rel_tol, method=args.method)
     res = delta(acc, args.values)
     pts: list[dict[str, object]] = [
-        {"epsilon": decimal_str(p.epsilon), "delta": decimal_str(p.value), "error_bound": decimal_str(p.error_bound),
-         "delta_estimate": decimal_str(p.estimate)} for p in res.points]
+        {"epsilon": decimal_str(e), "delta": _side(p.value, True), "error_bound": decimal_str(p.error_bound),
+         "delta_estimate": decimal_str(p.estimate)} for p, e in zip(res.points, args.values)]
     shown = {}  # table cells shorter than their JSON strings
     if args.verify:
         from exactdp.accounting.verification import verify_delta
@@ -103,7 +125,7 @@ def _run_delta(args) -> int:
         _emit(res, pts)
     else:
         cols = ["epsilon", "delta", "error_bound"] + (["verified_delta", "disagreement"] if args.verify else [])
-        _print_table(f"exact δ(ε), ρ = {rational_display(comp.rho)} (δ = certified upper bound)", cols,
+        _print_table(f"exact δ(ε), {design_label(comp)} (δ = certified upper bound)", cols,
                      [tuple(shown.get((i, c), q[c]) for c in cols) for i, q in enumerate(pts)])
     return 0
 
@@ -117,20 +139,37 @@ def _refuse_verify(args, command: str) -> None:
                                               f"`exactdp {command}` use --certify (an Arb enclosure)")
 
 
+def _refuse_mixed_checks(args, design) -> None:
+    """``--certify`` / ``--verify`` are independent recomputations for discrete-Gaussian
+    designs; a mixed design's answers are Arb-ball brackets already (refused, exit 2)."""
+    from exactdp.mechanisms import Composition
+
+    if isinstance(design, Composition):
+        return
+    for flag, on in (("--certify", getattr(args, "certify", False)), ("--verify", getattr(args, "verify", False))):
+        if on:
+            from exactdp.numerics.errors import InputError
+
+            raise InputError(flag, True, "recomputes discrete-Gaussian designs only; a design mixing kinds is "
+                                         "answered by the mixed route, whose values are certified Arb-ball brackets "
+                                         "already (route 'mixed' in the --json diagnostics)")
+
+
 def _run_epsilon(args) -> int:
     from exactdp.accounting.accountant import epsilon
 
     _refuse_verify(args, "epsilon")
-    comp = design_from_args(args)
+    comp = design_from_args(args, mixed=True)
+    _refuse_mixed_checks(args, comp)
     res = epsilon(comp, args.values, rel_tol=args.rel_tol, method=args.method)
-    pts = [{"delta": decimal_str(p.delta), "epsilon": decimal_str(p.value),
-            "error_bound": decimal_str(p.error_bound), "epsilon_lower": decimal_str(p.lower)}
-           for p in res.points]
+    pts = [{"delta": decimal_str(d), "epsilon": _side(p.value, True),
+            "error_bound": decimal_str(p.error_bound), "epsilon_lower": _side(p.lower, False)}
+           for p, d in zip(res.points, args.values)]  # the argument as given (exact), not the point's copy
     _certify(args, comp, "epsilon", res.points, pts)
     if args.json:
         _emit(res, pts)
     else:
-        _print_table(f"exact ε(δ), ρ = {rational_display(comp.rho)} (ε = certified upper bound)",
+        _print_table(f"exact ε(δ), {design_label(comp)} (ε = certified upper bound)",
                      ["delta", "epsilon", "error_bound"],
                      [(q["delta"], q["epsilon"], q["error_bound"]) for q in pts])
     return 0
@@ -140,16 +179,17 @@ def _run_tradeoff(args) -> int:
     from exactdp.accounting.accountant import tradeoff
 
     _refuse_verify(args, "tradeoff")
-    comp = design_from_args(args)
+    comp = design_from_args(args, mixed=True)
+    _refuse_mixed_checks(args, comp)
     res = tradeoff(comp, args.values, rel_tol=args.rel_tol, method=args.method)
-    pts = [{"alpha": decimal_str(p.alpha), "beta": decimal_str(p.value),
+    pts = [{"alpha": decimal_str(a), "beta": _side(p.value, False),
             "error_bound": decimal_str(p.error_bound), "beta_estimate": decimal_str(p.estimate)}
-           for p in res.points]
+           for p, a in zip(res.points, args.values)]
     _certify(args, comp, "tradeoff", res.points, pts)
     if args.json:
         _emit(res, pts)
     else:
-        _print_table(f"exact trade-off f(α), ρ = {rational_display(comp.rho)} (β = certified lower bound)",
+        _print_table(f"exact trade-off f(α), {design_label(comp)} (β = certified lower bound)",
                      ["alpha", "beta", "error_bound"], [(q["alpha"], q["beta"], q["error_bound"]) for q in pts])
     return 0
 

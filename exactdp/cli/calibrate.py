@@ -15,7 +15,10 @@ _DESC = (
     "c_infeasible·σ² is certified to miss the target). Default target ε: the Bureau's "
     "Bun–Steinke ε = ρ + 2·sqrt(ρ·ln(1/δ)). With --allocation and neither --pair nor --level the "
     "whole release is calibrated (max over all pairs: about a minute per δ for the 946 DHC pairs; "
-    "with --level from seconds to ~6 minutes; progress lines go to stderr)."
+    "with --level from seconds to ~6 minutes; progress lines go to stderr). A design mixing kinds "
+    "(--dlaplace, --rr, --approx, --gaussian or a mechanism file with kind rows) rescales one kind's noise, "
+    "--kind (default discrete_laplace: its scales b → c·b; discrete_gaussian or gaussian: σ² → c·σ²), beside the "
+    "rest of the design, for an explicit --eps."
 )
 
 
@@ -23,7 +26,10 @@ def register(subparsers) -> None:
     from exactdp.cli._designs import add_design_arguments
 
     p = subparsers.add_parser("calibrate", help="certified variance reduction at a privacy target", description=_DESC)
-    add_design_arguments(p)
+    add_design_arguments(p, kinds=True)
+    p.add_argument("--kind", choices=("discrete_laplace", "discrete_gaussian", "gaussian"), default=None,
+                   help="a mixed design: the kind whose noise is rescaled by c (discrete_laplace scales, the default, "
+                        "or discrete_gaussian / gaussian variances); the other groups are kept")
     p.add_argument("--level", metavar="LEVEL", help="scale only this geographic level's queries (allocations)")
     p.add_argument("--delta", dest="deltas", action="append", required=True,
                    type=rational_type("--delta", lo=0, hi=1, lo_open=True, hi_open=True), metavar="D",
@@ -59,8 +65,11 @@ def _run_checked(args) -> int:
     if args.allocation:
         from exactdp.census.allocations import load_allocation
 
-        if args.sigma2 or args.mechanisms:
+        if args.sigma2 or args.mechanisms or args.dlaplace or args.rr or args.approx or args.gaussian:
             raise InputError("design", None, "give exactly one of --sigma2, --mechanisms or --allocation")
+        if args.kind:
+            raise InputError("--kind", args.kind, "rescales one kind of a mixed design; an allocation is discrete "
+                                                  "Gaussians only")
         design = load_allocation(args.allocation)
         if args.level is not None and args.level not in design.levels:
             raise InputError("--level", args.level, f"unknown level (levels are {', '.join(design.levels)})")
@@ -70,17 +79,34 @@ def _run_checked(args) -> int:
 
         if args.level is not None:
             raise InputError("--level", args.level, "needs --allocation")
-        design = design_from_args(args)
+        from exactdp.mechanisms import Composition
+
+        design = design_from_args(args, mixed=True)
+        if args.kind is not None or not isinstance(design, Composition):
+            # a design mixing kinds: one kind's noise rescaled beside the rest (no per-cell σ² to list)
+            if args.eps is None:
+                raise InputError("--eps", None, "a mixed design (or --kind) needs an explicit target ε")
+            from exactdp.calibration.mixed import calibrate_kind
+
+            results = [calibrate_kind(design, d, args.eps, kind=args.kind or "discrete_laplace", width=width,
+                                      rel_tol=args.rel_tol) for d in args.deltas]
+            return _print_results(args, results, None, pair)
     cals = [calibrate(design, d, args.eps, level=args.level, pair=pair, width=width, rel_tol=args.rel_tol,
                       progress=lambda msg: sys.stderr.write(f"exactdp calibrate: {msg}\n"))
             for d in args.deltas]
-    results = [c.scale for c in cals]
+    return _print_results(args, [c.scale for c in cals], cals, pair)
+
+
+def _print_results(args, results, cals, pair) -> int:
+    """Write the report and print the results (``cals``: the σ² to deploy per target, or ``None``)."""
     if args.out:
         from exactdp.report import write_calibration_report
 
         write_calibration_report(args.out, results, design=_design_words(args, pair),
                                  epsilon_given=args.eps is not None, deploy=cals)
-    objs = [{**r.as_json(), "sigma2_deploy": _deploy_json(c)} for r, c in zip(results, cals)]
+    objs = [r.as_json() for r in results]
+    if cals is not None:
+        objs = [{**o, "sigma2_deploy": _deploy_json(c)} for o, c in zip(objs, cals)]
     if args.json:
         emit_result(objs)
         return 0
@@ -92,7 +118,7 @@ def _run_checked(args) -> int:
                decimal_str(r.variance_reduction_lower, 12), decimal_str(r.variance_reduction_upper, 12),
                o["scale"], str(r.evaluations))
         print("  ".join(f"{v:>22}" for v in row))
-    for line in _deploy_lines(cals, args.out):
+    for line in _deploy_lines(cals, args.out) if cals is not None else ():
         print(line)
     return 0
 

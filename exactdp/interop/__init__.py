@@ -7,6 +7,9 @@
 * :mod:`exactdp.interop.opendp` — :func:`~exactdp.interop.opendp.make_exact_measurement`,
   an OpenDP measurement whose privacy map is exactdp's certified privacy profile
   (``pip install 'exactdp[opendp]'``);
+* :mod:`exactdp.interop.opendp_measurements` — OpenDP's own discrete Laplace / discrete Gaussian
+  measurements read back exactly (:func:`~exactdp.interop.opendp_measurements.design_of`) and composed
+  exactly (:func:`~exactdp.interop.opendp_measurements.make_exact_composition`);
 * :mod:`exactdp.interop.profile` — the shared core: a certified privacy profile as
   Python floats rounded outward (what both libraries exchange).
 

@@ -6,12 +6,19 @@ as a tree of ``DpEvent`` objects and asks a ``PrivacyAccountant`` for ``get_epsi
 
 * :class:`ExactDiscreteGaussianDpEvent` — one discrete Gaussian mechanism with an exact
   rational variance σ² and an integer sensitivity;
+* :class:`ExactMechanismDpEvent` — any exactdp mechanism kind (``DiscreteLaplace``,
+  ``RandomizedResponse``, ``ApproxDP``, ``DiscreteGaussian``) with its exact parameters;
 * :class:`ExactDiscreteGaussianAccountant` — composes those, dp_accounting's
-  ``SelfComposedDpEvent``, ``ComposedDpEvent``, ``NoOpDpEvent``, ``NonPrivateDpEvent``
-  and (where the installed dp_accounting has it) its own ``DiscreteGaussianDpEvent``,
-  and answers with exactdp's certified values.  Every other event (Poisson or other
-  subsampling, continuous Gaussians, Laplace, ...) is refused through ``supports()`` /
-  ``UnsupportedEventError`` — never approximated.
+  ``SelfComposedDpEvent``, ``ComposedDpEvent``, ``NoOpDpEvent``, ``NonPrivateDpEvent``,
+  its ``DiscreteLaplaceDpEvent`` (noise parameter a: exactdp's scale 1/a, its float a taken
+  exactly), its ``GaussianDpEvent`` (the continuous Gaussian with σ = noise multiplier, σ²
+  exactly the float squared) and (where the installed dp_accounting has it) its own
+  ``DiscreteGaussianDpEvent``, and answers with exactdp's certified values (a ledger
+  mixing kinds is accounted as a :class:`~exactdp.kinds.Mixture`, route ``"mixed"``).
+  Every other event (Poisson or other subsampling, the continuous Laplace,
+  randomized response given by its noise probability, whose ε = log(1 + k(1−p)/p) is not
+  rational, ...) is refused through ``supports()`` / ``UnsupportedEventError`` — never
+  approximated.
 
 It works unchanged with ``dp_accounting.mechanism_calibration.calibrate_dp_mechanism``:
 floats handed over by dp_accounting (a σ², a noise multiplier, a target δ) are taken
@@ -28,6 +35,13 @@ exactly, as the binary rationals they are.  Constructors for the usual parametri
 True
 >>> acc.supports(dp_accounting.PoissonSampledDpEvent(0.01, ExactDiscreteGaussianDpEvent(4)))
 False
+
+A year of daily counts with discrete Laplace noise beside the same release:
+
+>>> from dp_accounting.dp_event import DiscreteLaplaceDpEvent
+>>> _ = acc.compose(DiscreteLaplaceDpEvent(0.5, 1), 365)
+>>> acc.composition.size, acc.composition.pure_epsilon is None
+(385, True)
 """
 
 from __future__ import annotations
@@ -40,10 +54,13 @@ import attr
 from dp_accounting import dp_event, privacy_accountant
 
 from exactdp.interop.profile import CertifiedProfile, exact_real
+from exactdp.kinds import Gaussian, LossGroup, Mixture
+from exactdp.kinds.discrete_laplace import DiscreteLaplace
 from exactdp.mechanisms import Composition, DiscreteGaussian
 from exactdp.numerics.exact import InputError, to_int
 
-__all__ = ["ExactDiscreteGaussianDpEvent", "ExactDiscreteGaussianAccountant", "NeighboringRelation"]
+__all__ = ["ExactDiscreteGaussianDpEvent", "ExactDiscreteGaussianAccountant", "ExactMechanismDpEvent",
+           "NeighboringRelation"]
 
 NeighboringRelation = privacy_accountant.NeighboringRelation
 _Details = privacy_accountant.PrivacyAccountant.CompositionErrorDetails
@@ -147,6 +164,89 @@ class ExactDiscreteGaussianDpEvent(dp_event.DpEvent):
         return cls((nm * sens) ** 2, sens)
 
 
+def _mechanism(value):
+    if not isinstance(value, (DiscreteGaussian, LossGroup, Gaussian)):
+        raise InputError("mechanism", value, "expected an exactdp mechanism: DiscreteGaussian, DiscreteLaplace, "
+                                             "RandomizedResponse, ApproxDP or Gaussian")
+    return value
+
+
+@attr.s(frozen=True, slots=True, auto_attribs=True)
+class ExactMechanismDpEvent(dp_event.DpEvent):
+    """One exactdp mechanism of any kind, with its exact parameters, as a dp_accounting event.
+
+    ``ExactMechanismDpEvent(DiscreteLaplace("5/2", shift=1))``,
+    ``ExactMechanismDpEvent(RandomizedResponse("1/2", k=4))``,
+    ``ExactMechanismDpEvent(ApproxDP("1", "1e-9"))`` (any (ε, δ)-DP step through its exact
+    dominating pair), ``ExactMechanismDpEvent(DiscreteGaussian("10000/11"))``.
+
+    Parameters
+    ----------
+    mechanism : DiscreteGaussian, DiscreteLaplace, RandomizedResponse or ApproxDP
+        The mechanism; its ``shift`` is its sensitivity under the accountant's
+        neighbouring relation (the worst case, as for :class:`ExactDiscreteGaussianDpEvent`).
+    """
+
+    mechanism: object = attr.ib(converter=_mechanism)
+
+
+def _from_dp_accounting_dlap(event):
+    """dp_accounting's ``DiscreteLaplaceDpEvent(noise_parameter a, sensitivity)``: the pmf
+    ∝ exp(−a|x|), exactdp's ``DiscreteLaplace(1/a, sensitivity)`` with the float a taken
+    exactly; or an error message."""
+    try:
+        a = Fraction(event.noise_parameter)
+        sens = Fraction(event.sensitivity)
+    except (TypeError, ValueError, OverflowError):
+        return (f"noise_parameter={event.noise_parameter!r} and sensitivity={event.sensitivity!r} must be finite "
+                "numbers")
+    if a < 0 or sens < 0:
+        return f"noise_parameter={event.noise_parameter!r} and sensitivity={event.sensitivity!r} must be >= 0"
+    if sens.denominator != 1:
+        return (f"sensitivity={event.sensitivity!r}: the discrete Laplace adds integer noise to an integer query, "
+                "whose sensitivity is an integer")
+    if sens == 0:
+        return _NO_OP
+    if a == 0:
+        return _NON_PRIVATE  # a = 0: no decay, no noise distribution at all (dp_accounting: ε = ∞)
+    try:
+        return DiscreteLaplace(1 / a, int(sens))
+    except InputError as exc:
+        return f"{exc.field}={exc.value!r}: {exc.reason}"
+
+
+def _from_dp_accounting_gaussian(event):
+    """dp_accounting's ``GaussianDpEvent(noise_multiplier)``: the continuous Gaussian with
+    σ = noise multiplier at sensitivity 1, exactdp's ``Gaussian(σ², 1)`` with the float
+    squared exactly; or an error message."""
+    try:
+        nm = Fraction(event.noise_multiplier)
+    except (TypeError, ValueError, OverflowError):
+        return f"noise_multiplier={event.noise_multiplier!r} must be a finite number"
+    if nm < 0:
+        return f"noise_multiplier={event.noise_multiplier!r} must be >= 0"
+    return _NON_PRIVATE if nm == 0 else Gaussian(nm * nm, 1)
+
+
+def _refusal(event) -> str:
+    """Why an event is not accounted (one sentence naming what to use instead)."""
+    name = type(event).__name__
+    if name == "RandomizedResponseDpEvent":
+        return (f"{name}(noise_parameter={event.noise_parameter!r}, num_buckets={event.num_buckets!r}) is not "
+                "supported: its ε = log(1 + k(1−p)/p) is irrational, and exactdp composes exact rational loss "
+                "values only; pass ExactMechanismDpEvent(RandomizedResponse(epsilon, k)) with an exact rational "
+                "ε (a larger ε is a valid upper bound: randomized response with a smaller ε is a post-processing "
+                "of it)")
+    if name == "LaplaceDpEvent":
+        return (f"{name} is not supported: exactdp has no continuous Laplace kind yet (its loss is not finite); "
+                "for an integer query use DiscreteLaplaceDpEvent or ExactMechanismDpEvent(DiscreteLaplace(scale, "
+                "shift)) (or dp_accounting's PLDAccountant for the continuous mechanism)")
+    sub = "; subsampled mechanisms are not covered by exact accounting" if "Sampled" in name else ""
+    return (f"{name} is not supported: exactdp accounts compositions of discrete Gaussian, discrete Laplace, "
+            f"randomized response and (ε, δ) mechanisms exactly and refuses every other event rather than "
+            f"approximate it{sub} (use dp_accounting's PLDAccountant or RdpAccountant for it)")
+
+
 def _from_dp_accounting_dg(event):
     """dp_accounting's ``DiscreteGaussianDpEvent(sigma, sensitivity, dimension)`` as a
     mechanism, its float σ taken exactly; or an error message."""
@@ -174,18 +274,23 @@ def _from_dp_accounting_dg(event):
 
 
 def _as_mechanism(event):
-    """A DiscreteGaussian, ``_NO_OP``, ``_NON_PRIVATE``, or an error message (str)."""
+    """A mechanism (DiscreteGaussian or a loss-group kind), ``_NO_OP``, ``_NON_PRIVATE``, or
+    an error message (str)."""
     if isinstance(event, ExactDiscreteGaussianDpEvent):
         if event.sensitivity == 0:
             return _NO_OP
         return _NON_PRIVATE if event.sigma2 == 0 else DiscreteGaussian(event.sigma2, event.sensitivity)
+    if isinstance(event, ExactMechanismDpEvent):
+        return _NO_OP if getattr(event.mechanism, "shift", 1) == 0 else event.mechanism
     dp_accounting_dg = getattr(dp_event, "DiscreteGaussianDpEvent", None)  # newer dp_accounting releases only
     if dp_accounting_dg is not None and isinstance(event, dp_accounting_dg):
         return _from_dp_accounting_dg(event)
-    sub = "; subsampled mechanisms are not covered by exact accounting" if "Sampled" in type(event).__name__ else ""
-    return (f"{type(event).__name__} is not supported: exactdp accounts compositions of discrete Gaussian "
-            f"mechanisms exactly and refuses every other event rather than approximate it{sub} (use "
-            "dp_accounting's PLDAccountant or RdpAccountant for it)")
+    if isinstance(event, dp_event.GaussianDpEvent):
+        return _from_dp_accounting_gaussian(event)
+    dp_accounting_dlap = getattr(dp_event, "DiscreteLaplaceDpEvent", None)
+    if dp_accounting_dlap is not None and isinstance(event, dp_accounting_dlap):
+        return _from_dp_accounting_dlap(event)
+    return _refusal(event)
 
 
 class ExactDiscreteGaussianAccountant(privacy_accountant.PrivacyAccountant):
@@ -204,9 +309,11 @@ class ExactDiscreteGaussianAccountant(privacy_accountant.PrivacyAccountant):
     -----
     Method: the ledger is flattened into an exactdp
     :class:`~exactdp.mechanisms.Composition` (multiplicities of ``SelfComposedDpEvent``
-    multiplied out exactly) and accounted by :class:`exactdp.ExactAccountant` for the
+    multiplied out exactly; a :class:`~exactdp.kinds.Mixture` when it holds other kinds)
+    and accounted by :class:`exactdp.ExactAccountant` for the
     pair in which every query moves by exactly its sensitivity.  That pair is the worst
-    case: the discrete Gaussian family has a monotone likelihood ratio, so for a larger
+    case: the discrete Gaussian and discrete Laplace families (log-concave) have a monotone
+    likelihood ratio, so for a larger
     shift every Neyman–Pearson test has the same type-I error and a smaller type-II error
     (the trade-off curve is pointwise lower), and the tensor product of trade-off
     functions is monotone in each factor (Dong, Roth & Su 2022); a negative shift is the
@@ -260,12 +367,17 @@ class ExactDiscreteGaussianAccountant(privacy_accountant.PrivacyAccountant):
         return None
 
     @property
-    def composition(self) -> Composition | None:
-        """The exactdp :class:`~exactdp.mechanisms.Composition` of the ledger (None if empty),
-        e.g. for the trade-off curve: ``exactdp.tradeoff(acc.composition, ["0.05"])``."""
+    def composition(self) -> Composition | Mixture | None:
+        """The exactdp design of the ledger (None if empty): a
+        :class:`~exactdp.mechanisms.Composition` when every event is a discrete Gaussian, else
+        a :class:`~exactdp.kinds.Mixture`; e.g. for the trade-off curve:
+        ``exactdp.tradeoff(acc.composition, ["0.05"])``."""
         if not self._counts:
             return None
-        return Composition(tuple(self._counts.items()))
+        groups = tuple(self._counts.items())
+        if all(isinstance(m, DiscreteGaussian) for m, _ in groups):
+            return Composition(groups)
+        return Mixture(groups)
 
     def _current(self) -> CertifiedProfile:
         if self._profile is None:

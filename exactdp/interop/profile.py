@@ -11,17 +11,20 @@ back, without giving up the certificate:
   returned is itself a certified upper bound on δ(ε) or on ε(δ).
 
 :class:`CertifiedProfile` answers both queries for one
-:class:`~exactdp.mechanisms.Composition` (or for no mechanism at all).
+:class:`~exactdp.mechanisms.Composition` or :class:`~exactdp.kinds.Mixture` (or for no
+mechanism at all).
 """
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 
 from exactdp.accounting.accountant import ExactAccountant
+from exactdp.kinds import Mixture
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction
@@ -103,7 +106,7 @@ class CertifiedProfile:
 
     Parameters
     ----------
-    composition : Composition or None
+    composition : Composition, Mixture or None
         The mechanisms; ``None`` means no privacy loss at all (δ = 0, ε = 0).
     rel_tol : float
         Certified relative accuracy of each tail (see :class:`exactdp.ExactAccountant`).
@@ -123,9 +126,9 @@ class CertifiedProfile:
     (2016), Proposition 1.3 for the zCDP bound.
     """
 
-    def __init__(self, composition: Composition | None, rel_tol: float = 1e-10):
-        if composition is not None and not isinstance(composition, Composition):
-            raise InputError("composition", composition, "expected an exactdp.Composition or None")
+    def __init__(self, composition: Composition | Mixture | None, rel_tol: float = 1e-10):
+        if composition is not None and not isinstance(composition, (Composition, Mixture)):
+            raise InputError("composition", composition, "expected an exactdp.Composition, a Mixture or None")
         self.composition = composition
         self.rel_tol = rel_tol
         self._deltas: dict = {}
@@ -136,7 +139,8 @@ class CertifiedProfile:
         the composition and the query alone (an accountant's quadrature state is tuned by
         the queries it has seen, which can move a certified bound in its last digits)."""
         assert self.composition is not None  # the callers answer None themselves
-        return ExactAccountant(self.composition, rel_tol=self.rel_tol)
+        design: Any = self.composition  # ExactAccountant takes a Mixture too (route "mixed")
+        return ExactAccountant(design, rel_tol=self.rel_tol)
 
     def delta(self, epsilon) -> float:
         """Certified upper bound on δ(ε), rounded up to a float (in [0, 1])."""
@@ -145,9 +149,13 @@ class CertifiedProfile:
             raise InputError("epsilon", epsilon, "must be >= 0")
         if self.composition is None or eps == math.inf:
             return 0.0
-        rho = self.composition.rho
-        if eps > rho and (eps - rho) ** 2 > 4 * rho * _UNDERFLOW_EXPONENT:
-            return math.ulp(0.0)
+        pure = getattr(self.composition, "pure_epsilon", None)  # a Mixture of pure-DP parts: δ = 0 beyond its ε
+        if pure is not None and eps >= pure:
+            return 0.0
+        if isinstance(self.composition, Composition):
+            rho = self.composition.rho
+            if eps > rho and (eps - rho) ** 2 > 4 * rho * _UNDERFLOW_EXPONENT:
+                return math.ulp(0.0)
         if eps not in self._deltas:
             self._deltas[eps] = min(1.0, float_up(self._accountant().delta([eps])[0].value))
         return self._deltas[eps]
@@ -155,8 +163,9 @@ class CertifiedProfile:
     def epsilon(self, delta) -> float:
         """Certified upper bound on the smallest ε ≥ 0 with δ(ε) ≤ ``delta``, rounded up.
 
-        ``inf`` for ``delta = 0`` (a discrete Gaussian is not pure DP), ``0`` for
-        ``delta ≥ 1``.
+        ``inf`` for ``delta = 0`` (a discrete Gaussian is not pure DP; a Mixture of pure-DP
+        parts: its basic-composition ε, which is exact at δ = 0) and for a δ at or below the
+        floor ``1 − Π(1 − δ_i)`` of its (ε, δ) parts, ``0`` for ``delta ≥ 1``.
         """
         d = exact_real(delta, "delta")
         if d < 0:
@@ -164,8 +173,15 @@ class CertifiedProfile:
         if d >= 1 or self.composition is None:
             return 0.0
         if d == 0:
-            return math.inf
+            pure = getattr(self.composition, "pure_epsilon", None)
+            return math.inf if pure is None else float_up(pure)
         if d not in self._epsilons:
-            upper = self._accountant().epsilon([d])[0].value
+            try:
+                upper = self._accountant().epsilon([d])[0].value
+            except InputError as exc:  # a mixture's (ε, δ) parts: no finite ε at or below their δ floor
+                if exc.field != "delta" or isinstance(self.composition, Composition):
+                    raise
+                self._epsilons[d] = math.inf
+                return math.inf
             self._epsilons[d] = 0.0 if upper <= 0 else float_up(upper)
         return self._epsilons[d]

@@ -1,0 +1,312 @@
+"""The accountant of a :class:`~exactdp.kinds.Mixture`: discrete Gaussians beside other kinds.
+
+The non-Gaussian groups have a finite loss distribution under P on an exact rational grid
+(:class:`exactdp.engine.finite_loss.FiniteLoss`: atoms ``(v_i, p_i)`` and ``p_∞``); the
+discrete-Gaussian part is answered by the planner's own route (lattice or lattice-free),
+whose certified δ_G is the oracle.  By independence and symmetry of every part,
+
+    δ(ε) = p_∞ + Σ_i p_i · δ_G(ε − v_i)
+
+(δ_G at a negative argument is the Gaussian route's own answer there, ``1 − e^t + e^t
+δ_G(−t)``).  Atoms are taken in decreasing order of the bound ``p_i·min(1, e^{−(t−ρ)²/(4ρ)})``
+(the zCDP bound of δ_G at t = ε − v_i ≥ ρ); the rest is bounded by the sum of those bounds
+and added to the upper end once it is below a thousandth of the width aimed at.  With no
+Gaussian part δ(ε) is the finite sum itself.  Every number is a ball
+(:mod:`flint`), refined in precision until it is 1e-11 relative or below 1e-4000.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import flint
+import mpmath
+
+from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_values
+from exactdp.accounting.results import BracketedDelta, Diagnostics, centred
+from exactdp.engine.finite_loss import FiniteLoss, prec_ctx
+from exactdp.kinds.dgauss_window import GaussianWindow
+from exactdp.kinds.mixture import Mixture
+from exactdp.kinds.protocol import grid_step
+from exactdp.mechanisms import Composition
+from exactdp.numerics.errors import UncertifiedError
+from exactdp.numerics.exact import InputError, as_real
+
+__all__ = ["MixedAccountant", "WIDTH"]
+
+#: the relative width aimed at for δ (a certified relative error of at most 5e-12)
+WIDTH = 1e-11
+#: below this δ the width is absolute (δ under 1e-4000 is reported as such a bound)
+FLOOR = mpmath.mpf("1e-4000")
+#: the largest grid on which discrete Gaussians join the finite composition as windows
+WINDOW_ATOMS = 400_000
+_PRECS = (128, 256, 512, 1024, 2048, 4096, 8192, 16384)
+_DPS = 60
+
+
+def to_mpf(a: flint.arb, upper: bool) -> mpmath.mpf:
+    """The upper (or lower) end of a ball as an exact mpf."""
+    end = a.upper() if upper else a.lower()
+    man, exp = end.mid().man_exp()
+    if not man:
+        return mpmath.mpf(0)
+    with mpmath.workprec(int(man).bit_length() + 8):  # exact
+        return mpmath.mpf((int(man), int(exp)))
+
+
+def ball_of(e, prec: int) -> tuple:
+    """``(lo, hi, ball)``: Fraction ends and an arb containing the exact real ε (a Fraction,
+    or a callable ``f(dps) -> mpf`` accurate to its digits)."""
+    if isinstance(e, Fraction):
+        with prec_ctx(prec):
+            return e, e, flint.arb(flint.fmpq(e.numerator, e.denominator))
+    dps = int(prec * 0.302) + 10
+    with mpmath.workdps(dps):
+        x = e(dps)
+        rad = abs(x) * mpmath.mpf(10) ** (8 - dps) + mpmath.mpf(10) ** (-dps)
+        lo, hi = (Fraction(*map(int, (x - rad).as_integer_ratio())),
+                  Fraction(*map(int, (x + rad).as_integer_ratio())))
+    with prec_ctx(prec):
+        return lo, hi, flint.arb(flint.fmpq(lo.numerator, lo.denominator)).union(
+            flint.arb(flint.fmpq(hi.numerator, hi.denominator)))
+
+
+def narrow(b: flint.arb) -> bool:
+    """Whether a ball of δ (or β) is as narrow as aimed at."""
+    if b.is_zero():
+        return True
+    hi = b.upper()
+    return bool(hi < FLOOR) or bool(b.rad() <= hi * (WIDTH / 2))
+
+
+class MixedAccountant(Accountant):
+    """δ(ε), ε(δ) and β = f(α) of a :class:`~exactdp.kinds.Mixture` (module docstring).
+
+    Parameters
+    ----------
+    mixture : Mixture
+    rel_tol : float
+        Passed to the discrete-Gaussian part's route.
+
+    Attributes
+    ----------
+    finite : FiniteLoss
+        The composed loss of the non-Gaussian groups.
+    gauss : Accountant or None
+        The discrete-Gaussian part's accountant (None without one).
+    rho : Fraction
+        The zCDP ρ of the discrete-Gaussian part (the other kinds have no exact ρ).
+    """
+
+    certification = "bracket"
+
+    def __init__(self, mixture: Mixture, rel_tol: float = 1e-10):
+        if not isinstance(mixture, Mixture):
+            raise InputError("composition", mixture, "expected an exactdp.Mixture")
+        from exactdp.accounting.plan import plan
+
+        self.composition = mixture  # type: ignore[assignment]
+        self.mixture = mixture
+        dg = mixture.gaussians
+        self.gauss = None
+        self.gauss_route = ""
+        moving = tuple((m, c) for m, c in (dg.groups if dg is not None else ()) if m.shift)
+        fin = _windowed(mixture.others, moving)
+        if fin is None:  # the Gaussian part's own route is the oracle of δ_G
+            fin = FiniteLoss(mixture.others)
+            self.gauss, decision = plan(Composition(moving), rel_tol, None)
+            self.gauss_route = decision.route
+        self.finite: FiniteLoss = fin
+        #: the continuous Gaussians' total ρ (their composed loss is N(μ, 2μ))
+        self.mu = sum((m.rho * c for m, c in mixture.continuous), Fraction(0))
+        if self.mu and self.gauss is not None:
+            raise InputError("mechanisms", "gaussian", "continuous Gaussians beside discrete Gaussians whose common "
+                                                       "grid is too fine for exact windows are not supported yet")
+        self.rho = (Fraction(0) if dg is None else dg.rho) + self.mu
+        self.rel_tol = float(rel_tol)
+        self.evaluations = 0
+        self._g_cache: dict = {}  # exact threshold → (lo, hi) of δ_G there (mpf)
+
+    @property
+    def method(self) -> str:
+        if self.mu:
+            return "finite-loss+gaussian-erfc"
+        return "finite-loss" if self.gauss is None else f"finite-loss+{self.gauss_route}"
+
+    @property
+    def kinks(self) -> tuple | None:
+        """``(offset, step)``: a rational grid holding every loss value of the whole design."""
+        if self.mu:
+            return None
+        offset, steps = self.finite.offset, [self.finite.step]
+        if self.gauss is not None:
+            for m, c in self.gauss.composition.groups:
+                steps.append(Fraction(abs(m.shift)) / m.sigma2)
+                offset += m.rho * c
+        return offset, grid_step([Fraction(0), *steps])
+
+    def diagnostics(self) -> Diagnostics:
+        n = len(self.mixture.groups)
+        return Diagnostics(method=self.method, nodes_kept=self.finite.size, nodes_total=self.evaluations,
+                           lattice_scale=str(self.finite.step), n_groups=n, route="mixed")
+
+    # ------------------------------------------------------------------ δ(ε) as a ball
+    def delta_ball(self, e, prec: int = 128, kept: bool = False) -> flint.arb:
+        """A certified ball of δ(ε) (ε exact or ``f(dps)``), as narrow as :data:`WIDTH`
+        (``kept``: of the finite part's kept atoms, without its window deficit)."""
+        b = flint.arb(0)
+        for p in _PRECS:
+            if p < prec:
+                continue
+            lo, hi, eb = ball_of(e, p)
+            if self.mu:
+                b = self._smooth(lo, hi, eb, p)
+            else:
+                b = self.finite.delta(lo, hi, eb, p, kept) if self.gauss is None else self._mixed(lo, hi, eb, e, p)
+            if narrow(b) or (self.gauss is not None and p >= 256):  # (the Gaussian part's width then dominates)
+                return b
+        return b
+
+    def _smooth(self, lo: Fraction, hi: Fraction, eb: flint.arb, prec: int) -> flint.arb:
+        """``p_∞ + Σ p_i δ_N(ε − v_i) + [0, D]`` with the continuous Gaussians' curve
+        ``δ_N(t) = ½erfc((t − μ)/(2√μ)) − ½e^t erfc((t + μ)/(2√μ))`` (balls)."""
+        fin = self.finite
+        idx, masses = fin.atoms(prec)
+        p_inf = fin.tables(prec)[3]
+        del lo, hi
+        with prec_ctx(prec):
+            mu = flint.arb(flint.fmpq(self.mu.numerator, self.mu.denominator))
+            root = 2 * mu.sqrt()
+            total = p_inf + fin.deficit(prec)
+            for i, m in zip(idx, masses):
+                t = eb - flint.arb(flint.fmpq(fin.value(i).numerator, fin.value(i).denominator))
+                d = (((t - mu) / root).erfc() - t.exp() * ((t + mu) / root).erfc()) / 2
+                if d.lower() < 0:
+                    d = d.nonnegative_part() if d.upper() > 0 else flint.arb(0)
+                total += m * d
+            return total
+
+    def _mixed(self, lo: Fraction, hi: Fraction, eb: flint.arb, e, prec: int) -> flint.arb:
+        """``p_∞ + Σ p_i δ_G(ε − v_i)`` with the pruning of the module docstring."""
+        fin = self.finite
+        idx, masses = fin.atoms(prec)
+        p_inf = fin.tables(prec)[3]
+        rho = float(self.rho)
+        bounds = []
+        for i, m in zip(idx, masses):
+            t = float(lo - fin.value(i))
+            cap = 1.0 if t <= rho else float(mpmath.exp(-((t - rho) ** 2) / (4 * rho)))
+            bounds.append(float(to_mpf(m, True)) * cap)  # (0 below the float range: ordered last)
+        order = sorted(range(len(idx)), key=lambda k: -bounds[k])
+        with prec_ctx(prec):
+            total = p_inf + 0
+            done = 0
+            take = min(len(order), 32)
+            while True:
+                new = order[done:take]
+                total += self._gauss_sum([idx[k] for k in new], [masses[k] for k in new], lo, hi, e, prec)
+                done = take
+                rest = order[done:]
+                if not rest:
+                    return total
+                slack = self._rest_bound(rest, idx, masses, lo, rho, prec)
+                if total.lower() > 0 and slack.upper() <= total.lower() * (WIDTH * 1e-3):
+                    return total + flint.arb(0).union(slack.upper())
+                take = min(len(order), 4 * take)
+
+    def _rest_bound(self, rest, idx, masses, lo: Fraction, rho: float, prec: int) -> flint.arb:
+        """A ball above ``Σ_{rest} p_i δ_G(ε − v_i)`` (zCDP bound of δ_G, certified in balls)."""
+        s = flint.arb(0)
+        r = flint.arb(flint.fmpq(self.rho.numerator, self.rho.denominator))
+        for k in rest:
+            t = lo - self.finite.value(idx[k])
+            if float(t) <= rho * 1.000001 + 1e-300:
+                s += masses[k]
+            else:
+                tb = flint.arb(flint.fmpq(t.numerator, t.denominator))
+                s += masses[k] * (-((tb - r) ** 2) / (4 * r)).exp()
+        del prec
+        return s
+
+    def _gauss_sum(self, idx: list, masses: list, lo: Fraction, hi: Fraction, e, prec: int) -> flint.arb:
+        """``Σ p_i δ_G(ε − v_i)`` over the given atoms (one batched call of the Gaussian route)."""
+        if not idx:
+            return flint.arb(0)
+        fin = self.finite
+        if isinstance(e, Fraction):
+            ts: list = [e - fin.value(i) for i in idx]
+        else:
+            ts = [_shifted(e, fin.value(i)) for i in idx]
+        cache = self._g_cache if isinstance(e, Fraction) else {}
+        ask = [t for t in dict.fromkeys(ts) if not (isinstance(t, Fraction) and t in cache)]
+        if ask:
+            self.evaluations += len(ask)
+            assert self.gauss is not None
+            for t, pt in zip(ask, self.gauss.delta(ask)):
+                cache[t] = (pt.lower, pt.upper)
+        s = flint.arb(0)
+        for m, t in zip(masses, ts):
+            lo_g, hi_g = cache[t]
+            s += m * flint.arb(lo_g).union(flint.arb(hi_g))
+        del lo, hi, prec
+        return s
+
+    # ------------------------------------------------------------------ the queries
+    def delta(self, epsilons) -> tuple:
+        """δ(ε) for each ε (exact value or ``f(dps)`` callable), as certified brackets."""
+        epsilons = sequence_values(epsilons, "epsilon")
+        es = [as_real(e, "epsilon") for e in epsilons]
+        check_epsilon_range(max(self.rho, Fraction(1)), es, "epsilon", shown=epsilons)
+        out = []
+        for e in es:
+            b = self.delta_ball(e)
+            out.append(point_of(e, b))
+        return tuple(out)
+
+    def epsilon(self, deltas) -> tuple:
+        """The smallest ε ≥ 0 with δ(ε) ≤ each target δ ∈ (0, 1), as a certified bracket."""
+        from exactdp.accounting.mixed_queries import epsilon_points
+
+        return epsilon_points(self, deltas)
+
+    def tradeoff(self, alphas) -> tuple:
+        """β = f(α) for each α ∈ [0, 1], as a certified bracket (``value`` = lower end)."""
+        from exactdp.accounting.mixed_queries import tradeoff_points
+
+        return tradeoff_points(self, alphas)
+
+
+def _windowed(others: tuple, moving: tuple) -> FiniteLoss | None:
+    """The finite loss of ``others`` with the discrete Gaussians ``moving`` as windows
+    (:class:`~exactdp.kinds.dgauss_window.GaussianWindow`) when their common grid has at most
+    :data:`WINDOW_ATOMS` atoms; None otherwise (or when there is no Gaussian)."""
+    if not moving:
+        return FiniteLoss(others)
+    groups = others + tuple((GaussianWindow(m, c), c) for m, c in moving)
+    steps = [g.lattice_weight for g, _ in groups]
+    step = grid_step([Fraction(0), *steps])
+    span = sum((c * (max(g.loss_values) - min(g.loss_values)) for g, c in groups), Fraction(0))
+    if step == 0 or span / step > WINDOW_ATOMS:
+        return None
+    return FiniteLoss(groups)
+
+
+def _shifted(e, v: Fraction):
+    """The callable ``dps -> e(dps) − v``."""
+    def f(dps):
+        with mpmath.workdps(dps):
+            return e(dps) - mpmath.mpf(v.numerator) / v.denominator
+    return f
+
+
+def point_of(e, b: flint.arb) -> BracketedDelta:
+    """The :class:`BracketedDelta` of the ball ``b`` of δ(ε); refused when wider than 1e-6."""
+    lo, hi = to_mpf(b, False), min(to_mpf(b, True), mpmath.mpf(1))
+    lo = max(lo, mpmath.mpf(0))
+    with mpmath.workdps(_DPS):
+        em = mpmath.mpf(e.numerator) / e.denominator if isinstance(e, Fraction) else e(_DPS)
+        if hi > FLOOR and hi - lo > 1e-6 * hi:
+            raise UncertifiedError(f"δ(ε={mpmath.nstr(em, 12)}) is bracketed only in [{mpmath.nstr(lo, 6)}, "
+                                   f"{mpmath.nstr(hi, 6)}]")
+        est, err = centred(lo, hi)
+    return BracketedDelta(em, est, err, est, mpmath.mpf(0), (), "bracket")

@@ -1,0 +1,331 @@
+"""ε(δ) and β = f(α) of a :class:`~exactdp.kinds.Mixture`, on certified balls of δ.
+
+Without a discrete-Gaussian part the loss is finite and both queries are exact in closed
+form on the right piece:
+
+* ε(δ): the grid atom ``v_j`` with ``δ(v_j) ≤ target < δ(v_{j−1})`` is found by bisection on
+  certified balls; inside ``(v_{j−1}, v_j]`` ``δ(ε) = p_∞ + P[L ≥ v_j] − e^ε P[L ≤ −v_j]``, so
+  ``ε = log((p_∞ + P[L ≥ v_j] − δ)/P[L ≤ −v_j])`` in ball arithmetic;
+* β(α): the Neyman–Pearson test rejects the atoms in increasing order of the loss (first
+  the Q-only atom of mass p_∞, free), so on the piece ``P[L < v_k] ≤ α ≤ P[L ≤ v_k]``,
+  ``β = P[L ≤ −v_{k+1}] + (P[L ≤ v_k] − α)·e^{−v_k}`` (``Q[L = v] = P[L = −v]``).
+
+With a Gaussian part: ε(δ) by a safeguarded (Illinois) secant search on log δ that moves an
+end only on a certified decision (``δ_lo(a) > target ≥ δ_hi(b)``); β(α) by the convex dual
+``f(α) = sup_x 1 − δ(log x) − xα`` (Dong, Roth & Su 2022, Prop. 2.12): a golden-section
+search of the maximiser on estimates, then a stencil of exact points x whose certified
+values give the lower end and whose chords (concavity) the upper end
+(:func:`exactdp.accounting.chord_envelope.chord_envelope`).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import flint
+import mpmath
+from mpmath.libmp import from_rational
+
+from exactdp.accounting.base import sequence_values
+from exactdp.accounting.chord_envelope import chord_envelope
+from exactdp.accounting.mixed import _PRECS, FLOOR, MixedAccountant, to_mpf
+from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, centred
+from exactdp.engine.finite_loss import prec_ctx
+from exactdp.numerics.errors import UncertifiedError
+from exactdp.numerics.exact import InputError, to_fraction
+
+__all__ = ["epsilon_points", "tradeoff_points", "EPS_WIDTH", "BETA_WIDTH"]
+
+#: relative widths aimed at for ε and β
+EPS_WIDTH = 5e-11
+BETA_WIDTH = 2.4e-10
+_DPS = 60
+
+
+def _q(x: Fraction) -> flint.arb:
+    """The ball of an exact rational at no less than 512 bits (or the context's precision)."""
+    with prec_ctx(max(flint.ctx.prec, 512)):
+        return flint.arb(flint.fmpq(x.numerator, x.denominator))
+
+
+def _mpf(x: Fraction, up: bool | None = None) -> mpmath.mpf:
+    """x at 200 bits, rounded up, down (``up``) or to nearest (None)."""
+    rnd = "n" if up is None else ("c" if up else "f")
+    return mpmath.mpf(from_rational(x.numerator, x.denominator, 200, rnd))
+
+
+# ---------------------------------------------------------------------- ε(δ)
+def epsilon_points(acc: MixedAccountant, deltas) -> tuple:
+    """:class:`BracketedEpsilon` for each target (see the module docstring)."""
+    targets = []
+    for d in sequence_values(deltas, "delta"):
+        t = to_fraction(d, "delta")
+        if not 0 < t < 1:
+            raise InputError("delta", d, "must lie in (0, 1)")
+        exact = acc.finite.floor_exact()
+        floor = acc.finite.tables(128)[3]
+        below = t < exact if exact is not None else bool(floor.upper() > _q(t))
+        if below or (exact is None and not floor.upper() <= _q(t)):
+            if below or acc.finite.tables(1024)[3].lower() > _q(t):
+                raise InputError("delta", d, f"below the design's floor 1 − Π(1 − δ_i)^n_i ≈ "
+                                             f"{mpmath.nstr(to_mpf(floor, True), 8)} of its (ε, δ) blocks: "
+                                             f"no finite ε reaches it")
+            raise UncertifiedError(f"ε(δ={float(t):.6g}): the target cannot be told from the design's floor")
+        targets.append(t)
+    out = []
+    for t in targets:
+        lo, hi = _epsilon_finite(acc, t) if acc.gauss is None and not acc.mu else _epsilon_search(acc, t)
+        with mpmath.workdps(_DPS):
+            est = (lo + hi) / 2
+        out.append(BracketedEpsilon(_mpf(t), est, lo, hi, 0, "bracket"))
+    return tuple(out)
+
+
+def _decide(acc: MixedAccountant, e: Fraction, target: Fraction, kept: bool = False) -> int:
+    """+1 when δ(e) > target is certified, −1 when δ(e) ≤ target, 0 when the balls cannot tell
+    (``kept``: δ of the kept atoms, without the windows' deficit)."""
+    tb = _q(target)
+    for p in _PRECS:
+        b = acc.delta_ball(e, p, kept)
+        if b.lower() > tb:
+            return 1
+        if b.upper() <= tb:
+            return -1
+        if (acc.gauss is not None or acc.mu) and p >= 256:
+            break
+    return 0
+
+
+def _epsilon_finite(acc: MixedAccountant, target: Fraction) -> tuple:
+    """The bracket of ε(target): the kept atoms' ε at the target (lower end) and at the target
+    less the windows' deficit D (upper end: there δ ≤ δ_kept + D ≤ target)."""
+    d = acc.finite.deficit(128)
+    if d.is_zero():
+        return _epsilon_kept(acc, target)
+    low = target - _fraction(to_mpf(d, True))
+    if low <= 0 or (acc.finite.floor_exact() or 0) >= low:
+        raise UncertifiedError(f"ε(δ={float(target):.6g}): the target is within the discrete Gaussians' window "
+                               "deficit of the floor")
+    return _epsilon_kept(acc, target)[0], _epsilon_kept(acc, low)[1]
+
+
+def _fraction(x: mpmath.mpf) -> Fraction:
+    return Fraction(*map(int, x.as_integer_ratio()))
+
+
+def _epsilon_kept(acc: MixedAccountant, target: Fraction) -> tuple:
+    fin = acc.finite
+    if _decide(acc, Fraction(0), target, True) < 0:
+        return mpmath.mpf(0), mpmath.mpf(0)
+    lo_i, hi_i = fin.first_above(Fraction(0)), fin.size - 1  # δ(v_hi) = p_∞ ≤ target
+    while lo_i < hi_i:  # the first atom v_j > 0 with δ(v_j) ≤ target
+        mid = (lo_i + hi_i) // 2
+        s = _decide(acc, fin.value(mid), target, True)
+        if s == 0:
+            raise UncertifiedError(f"ε(δ={float(target):.6g}): δ at a loss atom cannot be told from the target")
+        lo_i, hi_i = (mid + 1, hi_i) if s > 0 else (lo_i, mid)
+    j = lo_i
+    left = max(Fraction(0), fin.value(j - 1)) if j > 0 else Fraction(0)
+    right = fin.value(j)
+    for p in _PRECS:
+        _, prefix, suffix, p_inf = fin.tables(p)
+        with prec_ctx(p):
+            num = p_inf + suffix[j] - _q(target)
+            den = prefix[fin.size - j]
+            if num.lower() > 0 and den.lower() > 0:
+                eb = (num / den).log()
+                lo = max(to_mpf(eb, False), _mpf(left, False))
+                hi = min(to_mpf(eb, True), _mpf(right, True))
+                if hi - lo <= EPS_WIDTH * max(abs(hi), mpmath.mpf(10) ** -300):
+                    return lo, hi
+    raise UncertifiedError(f"ε(δ={float(target):.6g}) could not be bracketed to {EPS_WIDTH:g} relative")
+
+
+def _epsilon_search(acc: MixedAccountant, target: Fraction) -> tuple:
+    if _decide(acc, Fraction(0), target) < 0:
+        return mpmath.mpf(0), mpmath.mpf(0)
+    lt = math.log(float(target)) if target > Fraction(1, 10**300) else float(mpmath.log(_mpf(target)))
+    a, fa = Fraction(0), _logmid(acc, Fraction(0)) - lt
+    b = Fraction(max(1.0, 2 * float(acc.rho) + float(acc.finite.value(acc.finite.size - 1))))
+    while True:
+        s = _decide(acc, b, target)
+        if s < 0:
+            break
+        if s > 0:
+            a, fa = b, _logmid(acc, b) - lt
+        b *= 2
+        if b > 10**50:
+            raise UncertifiedError(f"ε(δ={float(target):.6g}) lies beyond 1e50")
+    fb = _logmid(acc, b) - lt
+    x = a
+    for _ in range(60):  # estimates only: a safeguarded secant on log δ (regula falsi, Illinois)
+        if not (fa - fb > 0 and math.isfinite(fa - fb)):
+            break
+        x = b + Fraction(fb) * (b - a) / Fraction(fa - fb)
+        x = Fraction(float(x))
+        if not a < x < b:
+            x = (a + b) / 2
+        fx = _logmid(acc, x) - lt
+        if abs(fx) < 1e-13 or b - a <= Fraction(EPS_WIDTH / 4) * b:
+            break
+        if fx > 0:
+            a, fa, fb = x, fx, fb / 2
+        else:
+            b, fb, fa = x, fx, fa / 2
+    a, b = _certify(acc, x, target, a, b)
+    lo, hi = _mpf(a, False), _mpf(b, True)
+    if hi - lo > 1e-6 * hi:
+        raise UncertifiedError(f"ε(δ={float(target):.6g}) is bracketed only in [{mpmath.nstr(lo, 8)}, "
+                               f"{mpmath.nstr(hi, 8)}]")
+    return lo, hi
+
+
+def _certify(acc: MixedAccountant, x: Fraction, target: Fraction, a: Fraction, b: Fraction) -> tuple:
+    """Certified ends around the estimate x: ``δ_lo(a) > target ≥ δ_hi(b)``, as close as the
+    balls allow (the bracket found so far, [a, b], is kept as the fallback)."""
+    w = Fraction(EPS_WIDTH) / 4
+    for _ in range(12):
+        lo, hi = Fraction(float(x * (1 - w))), Fraction(float(x * (1 + w)))
+        if lo > a and _decide(acc, lo, target) > 0:
+            a = lo
+        if hi < b and _decide(acc, hi, target) < 0:
+            b = hi
+        if b - a <= Fraction(EPS_WIDTH) * b:
+            break
+        w *= 8
+    return a, b
+
+
+def _logmid(acc: MixedAccountant, e: Fraction) -> float:
+    b = acc.delta_ball(e, 128)
+    m = to_mpf(b, True)
+    return float(mpmath.log(m)) if m > 0 else -1e6
+
+
+# ---------------------------------------------------------------------- β(α)
+def tradeoff_points(acc: MixedAccountant, alphas) -> tuple:
+    """:class:`BracketedTradeoff` for each α ∈ [0, 1] (see the module docstring)."""
+    afs = []
+    for a in sequence_values(alphas, "alpha"):
+        af = to_fraction(a, "alpha")
+        if not 0 <= af <= 1:
+            raise InputError("alpha", a, "must lie in [0, 1]")
+        afs.append(af)
+    out = []
+    for af in afs:
+        if (acc.gauss is None and not acc.mu) or af in (0, 1):
+            lo, hi = _beta_finite(acc, af)
+        else:
+            lo, hi = _beta_dual(acc, af)
+        est, err = centred(lo, hi)
+        out.append(BracketedTradeoff(_mpf(af), est, err, 0, "bracket"))
+    return tuple(out)
+
+
+def _beta_finite(acc: MixedAccountant, alpha: Fraction) -> tuple:
+    """The exact Neyman–Pearson β of the finite loss (α = 0 and 1 also with a Gaussian part)."""
+    fin = acc.finite
+    n = fin.size
+    for p in _PRECS:
+        masses, prefix, suffix, p_inf = fin.tables(p)
+        with prec_ctx(p):
+            a = _q(alpha)
+            if alpha == 0:
+                b = 1 - p_inf
+            elif alpha == 1 or a >= 1 - p_inf:
+                b = flint.arb(0) if alpha == 1 or (1 - p_inf).upper() <= a else flint.arb(0).union(1 - p_inf - a)
+            else:
+                b = None
+                lo_k, hi_k = 0, n - 1  # the pieces whose α-range [prefix[k], prefix[k+1]] may hold α
+                while lo_k < hi_k:
+                    mid = (lo_k + hi_k) // 2
+                    if prefix[mid + 1].upper() < a:
+                        lo_k = mid + 1
+                    else:
+                        hi_k = mid
+                k = lo_k
+                while k < n and not prefix[k].lower() > a:
+                    if not masses[k].is_zero():
+                        gap = prefix[k + 1] - a if 2 * k < n else (1 - p_inf - a) - suffix[k + 1]
+                        piece = prefix[n - 1 - k] + gap.nonnegative_part() * (-_q(fin.value(k))).exp()
+                        b = piece if b is None else b.union(piece)
+                    k += 1
+                if b is None:
+                    b = flint.arb(0).union(1 - a)
+            b += fin.deficit(p)  # β_true ∈ [β_kept, β_kept + D] (module docstring)
+            lo, hi = max(to_mpf(b, False), mpmath.mpf(0)), min(to_mpf(b, True), mpmath.mpf(1))
+            if hi <= FLOOR or hi - lo <= BETA_WIDTH / 2 * hi:
+                return lo, hi
+    raise UncertifiedError(f"β(α={float(alpha):.6g}) could not be bracketed to {BETA_WIDTH:g} relative")
+
+
+def _g(acc: MixedAccountant, e: Fraction, alpha: Fraction) -> tuple:
+    """``(x, lo, hi)``: x = e^ε (60 digits) and certified ends of ``G = 1 − δ(ε) − e^ε α`` (for
+    ε < 0 as ``e^ε(1 − α − δ(−ε))``, by symmetry, without cancellation)."""
+    with prec_ctx(512):
+        if e >= 0:
+            g = 1 - acc.delta_ball(e) - _q(e).exp() * _q(alpha)
+        else:
+            g = _q(e).exp() * (1 - _q(alpha) - acc.delta_ball(-e))
+        with mpmath.workdps(_DPS):
+            x = mpmath.exp(_mpf(e))
+    return x, to_mpf(g, False), to_mpf(g, True)
+
+
+def _beta_dual(acc: MixedAccountant, alpha: Fraction) -> tuple:
+    fin = acc.finite
+    rho = float(acc.rho)
+    m = min(float(alpha), 1 - float(alpha))
+    reach = float(fin.value(fin.size - 1)) + rho + math.sqrt(4 * max(rho, 1e-300) * (math.log(2 / m) + 1)) + 1
+    lo_e, hi_e = -reach - 1, reach + 1
+
+    def est(e: float) -> float:
+        _, lo, hi = _g(acc, Fraction(e), alpha)
+        return float((lo + hi) / 2)
+
+    phi = (math.sqrt(5) - 1) / 2
+    c, d = hi_e - phi * (hi_e - lo_e), lo_e + phi * (hi_e - lo_e)
+    fc, fd = est(c), est(d)
+    for _ in range(80):
+        if hi_e - lo_e < 1e-7 * max(1.0, abs(c)):
+            break
+        if fc >= fd:
+            hi_e, d, fd = d, c, fc
+            c = hi_e - phi * (hi_e - lo_e)
+            fc = est(c)
+        else:
+            lo_e, c, fc = c, d, fd
+            d = lo_e + phi * (hi_e - lo_e)
+            fd = est(d)
+    centre = (lo_e + hi_e) / 2
+    best = (mpmath.mpf(0), mpmath.mpf(1))
+    grid = acc.kinks
+    stencils = []
+    if grid is not None and grid[1] > 1e-9 * (1 + abs(centre)):  # G is piecewise linear in x between kinks
+        offset, step = grid  # (for ε < 0, G's kinks are at −ε on the grid)
+        sign = 1 if centre >= 0 else -1
+        k = round((Fraction(sign * centre) - offset) / step)
+        stencils.append([sign * (offset + step * (k + j)) for j in range(-3, 4)])
+    for h in (1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-3, 1e-2):
+        stencils.append([Fraction(centre + j * h) for j in (-2, -1, 0, 1, 2)])
+    for n, es in enumerate(stencils):
+        pts = sorted(_g(acc, e, alpha) for e in es)
+        if n == 0 and grid is not None and len(es) == 7:  # the best kink and the linear pieces beside it
+            kink = max(zip(pts, sorted(es)), key=lambda pe: pe[0][1])[1]
+            sub = grid[1] / 16
+            pts = sorted(pts + [_g(acc, kink + j * sub, alpha) for j in (-2, -1, 1, 2)])
+        with mpmath.workdps(_DPS):  # the chords' arithmetic, widened far beyond its rounding
+            upper, _ = chord_envelope(pts)
+            upper += abs(upper) * mpmath.mpf(10) ** (10 - _DPS) + mpmath.mpf(10) ** (-2 * _DPS)
+        lower = max(max(p[1] for p in pts), mpmath.mpf(0))
+        upper = min(upper, mpmath.mpf(1))
+        if upper - lower < best[1] - best[0]:
+            best = (lower, upper)
+        if upper - lower <= BETA_WIDTH / 2 * max(lower, FLOOR):
+            return lower, upper
+    lower, upper = best
+    if upper - lower > 1e-6 * max(upper, FLOOR):
+        raise UncertifiedError(f"β(α={float(alpha):.6g}) is bracketed only in [{mpmath.nstr(lower, 8)}, "
+                               f"{mpmath.nstr(upper, 8)}]")
+    return lower, upper

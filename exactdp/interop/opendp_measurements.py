@@ -1,0 +1,252 @@
+"""OpenDP's own noise measurements, read back exactly and composed exactly.
+
+OpenDP composes a pure-DP discrete Laplace and a zCDP discrete Gaussian only after
+converting both to one measure and adding the bounds.  Every OpenDP measurement remembers
+the constructor that built it and its arguments; this module reads them back and accounts
+the measurements exactly (``pip install 'exactdp[opendp]'``):
+
+* :func:`designs_of` / :func:`design_of` — the exactdp design (a
+  :class:`~exactdp.mechanisms.Composition` or a :class:`~exactdp.kinds.Mixture`) of one
+  measurement or a list of them at an input distance: ``make_laplace`` / ``make_geometric``
+  on integers → ``DiscreteLaplace(scale, shift)`` (OpenDP's scale b, pmf ∝ e^{−|x|/b}, is
+  exactdp's scale; its float taken exactly), ``make_gaussian`` on integers →
+  ``DiscreteGaussian(scale², shift)``; the shift is what the measurement's input metric
+  allows at the distance (after a ``make_count``-style transformation: its stability map);
+  ``make_chain_mt``, ``make_chain_pm`` (post-processing) and ``make_composition`` are
+  walked through;
+* :func:`make_exact_composition` — one OpenDP measurement releasing every given
+  measurement, whose privacy map (smoothed max divergence) is exactdp's certified profile of
+  their exact composition.
+
+Refused, each with a message naming what to use: noise on float domains (OpenDP samples it
+on a 2^k grid, not the continuous mechanisms), and OpenDP's randomized response
+(``make_randomized_response_bool(prob)``: its ε = log(prob/(1−prob)) is irrational, while
+exactdp composes exact rational losses; an exactdp ``RandomizedResponse(epsilon, k)``
+with a rational ε at least as large is a valid upper bound, randomized response with a
+smaller ε being a post-processing of it).
+
+>>> import opendp.prelude as dp
+>>> dp.enable_features("contrib")
+>>> count = dp.t.make_count(dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance())
+>>> design_of(count >> dp.m.then_laplace(scale=2.5))
+Mixture(groups=((DiscreteLaplace(scale=Fraction(5, 2), shift=1), 1),))
+>>> dp.disable_features("contrib")
+"""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from typing import NoReturn
+
+import opendp.prelude as dp
+
+from exactdp.interop.opendp import MAX_PATTERNS, _integer_patterns
+from exactdp.interop.profile import CertifiedProfile
+from exactdp.kinds import DiscreteLaplace, Mixture
+from exactdp.mechanisms import Composition, DiscreteGaussian
+from exactdp.numerics.exact import InputError, to_int
+
+__all__ = ["designs_of", "design_of", "make_exact_composition"]
+
+_INTEGERS = {"i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize"}
+
+
+def _recipe(measurement) -> tuple[str, dict]:
+    """``(constructor name, its arguments)`` that OpenDP keeps on a measurement."""
+    info = getattr(measurement, "__dict__", {}).get("__opendp_dict__")
+    if not isinstance(info, dict) or "__function__" not in info:
+        raise InputError("measurement", _short(measurement), "is not a measurement built by an OpenDP constructor "
+                                                             "(its recipe cannot be read back)")
+    return str(info["__function__"]), dict(info.get("__kwargs__") or {})
+
+
+def _short(obj) -> str:
+    return " ".join(str(obj).split())[:120]
+
+
+def _exact(value, field: str) -> Fraction:
+    try:
+        frac = Fraction(value)  # a binary float taken exactly: OpenDP's samplers use this rational
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(field, value, "must be a finite number") from None
+    if frac <= 0:
+        raise InputError(field, value, "must be > 0")
+    return frac
+
+
+def _shift_patterns(domain, metric, d: int, name: str) -> list[tuple[int, ...]]:
+    """The worst-case integer shifts of the coordinates at distance ``d`` under the metric
+    (one coordinate list per pattern; coordinates that do not move are left out)."""
+    metric_text, domain_text = str(metric), str(domain)
+    vector = domain_text.startswith("VectorDomain")
+    atom = str(domain.element_domain.carrier_type if vector else domain.carrier_type)
+    if atom not in _INTEGERS:
+        raise InputError("measurement", f"{name} on {domain_text}",
+                         "adds noise to a real-valued query, which OpenDP samples on a 2^k grid of its own; exactdp "
+                         "reads back integer queries (on an integer domain OpenDP adds discrete Laplace / discrete "
+                         "Gaussian noise, accounted exactly)")
+    if d == 0:
+        return [()]
+    if not vector and metric_text.startswith("AbsoluteDistance"):
+        return [(d,)]
+    for kind in ("L1", "L2"):
+        if metric_text.startswith(f"{kind}Distance"):
+            return _integer_patterns(d, kind)
+    if metric_text.startswith("LInfDistance") and vector and domain.size:
+        return [(d,) * int(domain.size)]
+    raise InputError("input_metric", metric_text, f"{name}: exactdp reads back absolute_distance on an integer atom "
+                                                  "domain and l1_distance / l2_distance on integer vectors")
+
+
+def _leaf(name: str, kwargs: dict, d: int) -> list[list]:
+    """The worst-case group lists of one noise measurement at distance ``d``."""
+    if name in ("make_laplace", "make_geometric", "make_gaussian"):
+        scale = _exact(kwargs.get("scale"), "scale")
+        patterns = _shift_patterns(kwargs["input_domain"], kwargs["input_metric"], d, name)
+
+        def mech(shift: int):
+            return DiscreteGaussian(scale * scale, shift) if name == "make_gaussian" else DiscreteLaplace(scale, shift)
+
+        return [[(mech(s), 1) for s in pattern] for pattern in patterns]
+    if name.startswith("make_randomized_response"):
+        _refuse_rr(name, kwargs)
+    raise InputError("measurement", name, "is not one exactdp reads back: it takes OpenDP's make_laplace / "
+                                          "make_geometric / make_gaussian on integers, chained after transformations "
+                                          "(>>), post-processed, or in make_composition")
+
+
+def _refuse_rr(name: str, kwargs: dict) -> NoReturn:
+    prob = kwargs.get("prob")
+    raise InputError("measurement", f"{name}(prob={prob!r})",
+                     "randomized response given by its probability has the irrational ε = log(prob·(k−1)/(1−prob)); "
+                     "exactdp composes exact rational losses: account exactdp.kinds.RandomizedResponse(epsilon, k) "
+                     "with a rational ε at least that large instead (a valid upper bound)")
+
+
+def _walk(measurement, d: int) -> list[list]:
+    """Every worst-case list of ``(mechanism, count)`` groups of ``measurement`` at ``d``."""
+    name, kwargs = _recipe(measurement)
+    if name == "make_chain_mt":
+        d_mid = kwargs["transformation0"].map(d)
+        return _walk(kwargs["measurement1"], _distance(d_mid, "d_mid"))
+    if name == "make_chain_pm":  # post-processing costs no privacy
+        return _walk(kwargs["measurement0"], d)
+    if name in ("make_composition", "make_basic_composition"):
+        return _product([_walk(m, d) for m in kwargs["measurements"]])
+    return _leaf(name, kwargs, d)
+
+
+def _product(parts: list[list[list]]) -> list[list]:
+    """The joint worst cases of independent parts: each choice of one pattern per part
+    (at most :data:`MAX_PATTERNS`)."""
+    total = 1
+    for p in parts:
+        total *= len(p)
+    if total > MAX_PATTERNS:
+        raise InputError("d_in", None, f"the composition has {total} worst-case shift patterns (more than "
+                                       f"{MAX_PATTERNS}); use a smaller input distance")
+    return [[g for groups in combo for g in groups] for combo in itertools.product(*parts)]
+
+
+def _distance(d, field: str) -> int:
+    k = to_int(d, field)
+    if k < 0:
+        raise InputError(field, d, "an input distance must be >= 0")
+    return k
+
+
+def _as_design(groups: list):
+    groups = [(m, c) for m, c in groups if getattr(m, "shift", 1) != 0]
+    if not groups:
+        return None
+    if all(isinstance(m, DiscreteGaussian) for m, _ in groups):
+        return Composition(tuple(groups))
+    return Mixture(tuple(groups))
+
+
+def designs_of(measurements, d_in=1) -> tuple:
+    """The exactdp designs of one OpenDP measurement (or a list, composed) at input
+    distance ``d_in``: one per worst-case pattern of shifts (usually one), each a
+    :class:`~exactdp.mechanisms.Composition` or :class:`~exactdp.kinds.Mixture`, ``None``
+    for no privacy loss.
+
+    Parameters
+    ----------
+    measurements : opendp.mod.Measurement or sequence of them
+        Built by OpenDP's constructors (module docstring); a list is composed.
+    d_in : int
+        The input distance (default 1).
+
+    Raises
+    ------
+    InputError
+        A measurement exactdp does not read back (continuous noise, randomized response,
+        a user measurement), naming it.
+    """
+    d = _distance(d_in, "d_in")
+    items = list(measurements) if isinstance(measurements, (list, tuple)) else [measurements]
+    if not items:
+        raise InputError("measurements", [], "needs at least one measurement")
+    return tuple(_as_design(groups) for groups in _product([_walk(m, d) for m in items]))
+
+
+def design_of(measurements, d_in=1):
+    """The one exactdp design of :func:`designs_of` (an InputError when the metric allows
+    several worst-case patterns at ``d_in``: then use :func:`designs_of`)."""
+    designs = designs_of(measurements, d_in)
+    if len(designs) != 1:
+        raise InputError("d_in", d_in, f"has {len(designs)} worst-case shift patterns here; designs_of lists them "
+                                       "(the privacy profile is their pointwise maximum)")
+    return designs[0]
+
+
+def make_exact_composition(measurements, *, rel_tol: float = 1e-10) -> dp.Measurement:
+    """One OpenDP measurement that runs each of ``measurements`` on the same input and
+    releases their outputs as a list, with exactdp's certified profile of their exact
+    composition as its privacy map.
+
+    Parameters
+    ----------
+    measurements : sequence of opendp.mod.Measurement
+        OpenDP noise measurements (:func:`designs_of`) on one input domain and metric,
+        whatever their output measures (pure DP, zCDP).
+    rel_tol : float
+        Certified relative accuracy of each tail.
+
+    Returns
+    -------
+    opendp.mod.Measurement
+        Output measure ``smoothed_max_divergence()``; ``m.map(d_in).delta(ε)`` is the
+        certified upper bound on the exact δ(ε) of the composition at distance ``d_in``
+        (the largest over the worst-case patterns), rounded up to a float.
+
+    Notes
+    -----
+    Needs the OpenDP features ``"contrib"`` and ``"honest-but-curious"`` (a privacy map
+    written in Python).  Method: :func:`designs_of` and
+    :class:`exactdp.interop.profile.CertifiedProfile` (route ``"mixed"`` when the kinds
+    differ).
+    """
+    items = list(measurements)
+    if not items:
+        raise InputError("measurements", [], "needs at least one measurement")
+    first = items[0]
+    for i, m in enumerate(items[1:], start=1):
+        if str(m.input_domain) != str(first.input_domain) or str(m.input_metric) != str(first.input_metric):
+            raise InputError(f"measurements[{i}]", f"{m.input_domain} with {m.input_metric}",
+                             f"every measurement must take the same input as the first ({first.input_domain} with "
+                             f"{first.input_metric})")
+    designs_of(items, 1)  # refuse what cannot be read back now, not at the first map
+    profiles: dict[int, list[CertifiedProfile]] = {}
+
+    def privacy_map(d_in):
+        k = _distance(d_in, "d_in")
+        if k not in profiles:
+            profiles[k] = [CertifiedProfile(design, rel_tol=rel_tol) for design in designs_of(items, k)]
+        curve = dp.new_privacy_profile(lambda eps: max(p.delta(eps) for p in profiles[k]))
+        return getattr(curve, "curve", curve)  # the FFI pointer (see exactdp.interop.opendp)
+
+    return dp.m.make_user_measurement(first.input_domain, first.input_metric, dp.smoothed_max_divergence(),
+                                      function=lambda x: [m(x) for m in items], privacy_map=privacy_map,
+                                      TO="ExtrinsicObject")

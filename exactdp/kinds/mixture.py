@@ -1,0 +1,113 @@
+"""A design that mixes mechanism kinds: discrete Gaussians beside the loss-group kinds."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from exactdp.kinds.gaussian import Gaussian
+from exactdp.kinds.protocol import LossGroup
+from exactdp.mechanisms import MAX_COUNT, Composition, DiscreteGaussian
+from exactdp.numerics.exact import InputError, as_sequence, to_int
+
+__all__ = ["Mixture"]
+
+
+def _key(mech) -> tuple:
+    return (type(mech).__name__, mech)
+
+
+@dataclass(frozen=True)
+class Mixture:
+    """A multiset of mechanisms of any kind (discrete Gaussians, :class:`DiscreteLaplace`,
+    :class:`RandomizedResponse`, :class:`ApproxDP`, ...), grouped by identical parameters.
+
+    Build it from ``(mechanism, count)`` pairs, ``Mixture(((DiscreteLaplace("5/2"), 3),
+    (DiscreteGaussian(4), 2)))``, from mechanisms each once (:meth:`of`), or from a
+    :class:`~exactdp.Composition` and more groups (:meth:`with_gaussians`).
+
+    Attributes
+    ----------
+    groups : tuple of (mechanism, int)
+        Distinct mechanisms and their multiplicities (order is irrelevant to privacy).
+    """
+
+    groups: tuple = field(default=())
+
+    def __post_init__(self):
+        if isinstance(self.groups, (str, bytes)) or not isinstance(self.groups, Iterable):
+            raise InputError("groups", self.groups, "expected a sequence of (mechanism, count) pairs")
+        counts: Counter = Counter()
+        for item in self.groups:
+            if not isinstance(item, (tuple, list)) or len(item) != 2:
+                raise InputError("groups", item, "each group must be a pair (mechanism, count)")
+            mech, count = item
+            if not isinstance(mech, (DiscreteGaussian, LossGroup, Gaussian)):
+                raise InputError("mechanism", mech, "expected a DiscreteGaussian, DiscreteLaplace, "
+                                                    "RandomizedResponse, ApproxDP or Gaussian")
+            count = to_int(count, "count")
+            if count < 0:
+                raise InputError("count", count, "must be >= 0")
+            counts[mech] += count
+            if counts[mech] > MAX_COUNT:
+                raise InputError("count", counts[mech], "a mechanism repeated more than 1e9 times is beyond the "
+                                                        "envelope exactdp is sized for (counts ≤ 1e9)")
+        grouped = tuple(sorted(((m, c) for m, c in counts.items() if c > 0), key=lambda mc: _key(mc[0])))
+        if not grouped:
+            raise InputError("mechanisms", list(self.groups), "a design needs at least one mechanism")
+        object.__setattr__(self, "groups", grouped)
+
+    @classmethod
+    def of(cls, mechanisms: Iterable) -> Mixture:
+        """The mixture of the given mechanisms (each once)."""
+        return cls(tuple((m, 1) for m in as_sequence(mechanisms, "mechanisms")))
+
+    @classmethod
+    def with_gaussians(cls, composition: Composition | None, groups: Iterable = ()) -> Mixture:
+        """A :class:`~exactdp.Composition` of discrete Gaussians beside more ``(mechanism,
+        count)`` groups."""
+        base = () if composition is None else tuple(composition.groups)
+        return cls(base + tuple(as_sequence(groups, "groups")))
+
+    @property
+    def gaussians(self) -> Composition | None:
+        """The discrete-Gaussian part (None when there is none)."""
+        dg = tuple((m, c) for m, c in self.groups if isinstance(m, DiscreteGaussian))
+        return Composition(dg) if dg else None
+
+    @property
+    def others(self) -> tuple:
+        """The ``(kind, count)`` groups with a finite loss (not Gaussian of either kind)."""
+        return tuple((m, c) for m, c in self.groups if isinstance(m, LossGroup))
+
+    @property
+    def continuous(self) -> tuple:
+        """The ``(Gaussian, count)`` groups (continuous Gaussians)."""
+        return tuple((m, c) for m, c in self.groups if isinstance(m, Gaussian))
+
+    @property
+    def size(self) -> int:
+        """Number of mechanisms composed."""
+        return sum(c for _, c in self.groups)
+
+    @property
+    def pure_epsilon(self) -> Fraction | None:
+        """The ε of pure ε-DP by basic composition when every part is pure (no discrete
+        Gaussian, no δ > 0), else None (a bound, not the exact profile)."""
+        if self.gaussians is not None or self.continuous:
+            return None
+        eps = [m.pure_epsilon for m, _ in self.others]
+        if any(e is None for e in eps):
+            return None
+        return sum((e * c for e, (_, c) in zip(eps, self.others)), Fraction(0))
+
+    def __add__(self, other) -> Mixture:
+        if isinstance(other, Composition):
+            return Mixture(self.groups + other.groups)
+        if isinstance(other, Mixture):
+            return Mixture(self.groups + other.groups)
+        return NotImplemented
+
+    __radd__ = __add__

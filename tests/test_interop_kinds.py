@@ -1,0 +1,194 @@
+"""The new mechanism kinds where users are: dp_accounting's DpEvent trees and OpenDP's own
+noise measurements, read into the Mixture written by hand (parameters mapped: dp_accounting's
+noise parameter a ↔ scale 1/a, OpenDP's scale b ↔ scale b and b² ↔ σ², sensitivity ↔ shift)
+and answered against the brute force of tests/kinds_reference.py."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import mpmath
+import pytest
+from kinds_reference import approx_loss, dg_loss, dlap_loss, mixed_delta, rr_loss
+
+from exactdp.kinds import ApproxDP, DiscreteLaplace, Mixture, RandomizedResponse
+from exactdp.mechanisms import Composition, DiscreteGaussian
+from exactdp.numerics.errors import InputError
+
+from harness import float_up_reference
+
+
+def _brute_up(parts, eps):
+    """The brute-force δ(ε) rounded up to a float (what an adapter's float must be ≥ of)."""
+    with mpmath.workdps(40):
+        return mixed_delta(parts, Fraction(eps))
+
+
+# ----------------------------------------------------------------------------- dp_accounting
+dpa = pytest.importorskip("dp_accounting")
+
+
+def _dpa():
+    from dp_accounting import dp_event
+    from dp_accounting.privacy_accountant import UnsupportedEventError
+
+    from exactdp.interop.dp_accounting import (
+        ExactDiscreteGaussianAccountant,
+        ExactDiscreteGaussianDpEvent,
+        ExactMechanismDpEvent,
+    )
+
+    return dp_event, UnsupportedEventError, ExactDiscreteGaussianAccountant, ExactDiscreteGaussianDpEvent, \
+        ExactMechanismDpEvent
+
+
+def test_dp_accounting_tree_maps_to_the_mixture_by_hand_and_meets_brute_force():
+    dp_event, _, Accountant, DGEvent, MechEvent = _dpa()
+    if not hasattr(dp_event, "DiscreteLaplaceDpEvent"):
+        pytest.skip("this dp_accounting has no DiscreteLaplaceDpEvent")
+
+    def ledger(a):
+        acc = Accountant()
+        acc.compose(dp_event.ComposedDpEvent([
+            dp_event.SelfComposedDpEvent(dp_event.DiscreteLaplaceDpEvent(a, 2), 2),
+            MechEvent(RandomizedResponse("1/2", 3)),
+            dp_event.NoOpDpEvent(),
+            DGEvent(4),
+            dp_event.DiscreteLaplaceDpEvent(a, 0),  # sensitivity 0: no privacy loss
+        ]))
+        return acc.compose(MechEvent(ApproxDP("1/4", "1e-6")))
+
+    def hand(a):
+        return Mixture(((DiscreteLaplace(1 / a, 2), 2), (RandomizedResponse(Fraction(1, 2), 3), 1),
+                        (DiscreteGaussian(4), 1), (ApproxDP(Fraction(1, 4), Fraction(1, 10**6)), 1)))
+
+    # dp_accounting's float noise parameter a (pmf ∝ e^{−a|x|}) is taken exactly: scale 1/a, not 5/2
+    assert ledger(0.4).composition == hand(Fraction(0.4)) and Fraction(0.4) != Fraction(2, 5)
+    # a = 3/8 (a float that is the decimal): its losses share a grid with ε = 1/2, so the
+    # mixed route enumerates them (0.4's binary grid would need 2e16 atoms)
+    acc = ledger(0.375)
+    assert acc.composition == hand(Fraction(3, 8))
+    dl, dropped = dlap_loss(Fraction(8, 3), 2)
+    parts = [(dl, 2), (rr_loss("1/2", 3), 1), (dg_loss(4), 1), (approx_loss("1/4", "1e-6"), 1)]
+    for eps in (1, 2):
+        ref = _brute_up(parts, eps)
+        got = acc.get_delta(eps)
+        assert got >= float(ref - 2 * dropped) and abs(got - ref) <= 1e-9 * ref
+    # a δ below the floor 1e-6 of the (ε, δ) part has no finite ε
+    assert acc.get_epsilon(1e-7) == math.inf
+
+
+def test_dp_accounting_gaussian_event_is_the_continuous_gaussian():
+    """GaussianDpEvent(σ) composes as exactdp's continuous Gaussian(σ², 1); beside a discrete
+    Laplace its δ(ε) is Φ terms: δ = Σ_v p_v·δ_N(ε − v), δ_N the Gaussian mechanism's
+    closed form Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) with μ = 1/σ (Balle & Wang 2018)."""
+    dp_event, _, Accountant, _, _ = _dpa()
+    from exactdp.kinds import Gaussian
+
+    acc = Accountant().compose(dp_event.GaussianDpEvent(2.0), 3).compose(dp_event.DiscreteLaplaceDpEvent(0.5, 1))
+    assert acc.composition == Mixture(((Gaussian(4, 1), 3), (DiscreteLaplace(2, 1), 1)))
+    assert Accountant().compose(dp_event.GaussianDpEvent(0.0)).get_delta(1) == 1.0  # no noise: non-private
+    dl, dropped = dlap_loss(2, 1)
+    with mpmath.workdps(40):
+        mu = mpmath.sqrt(3) / 2  # three σ = 2 Gaussians: one of σ = 2/√3
+
+        def delta_n(e):
+            return mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
+
+        for eps in (1, 2):
+            ref = mpmath.fsum(p * delta_n(eps - mpmath.mpf(v.numerator) / v.denominator) for v, p in dl.items())
+            got = acc.get_delta(eps)
+            assert got >= float(ref - 2 * dropped) and abs(got - ref) <= 1e-9 * ref
+
+
+def test_dp_accounting_pure_ledger_edges():
+    dp_event, _, Accountant, _, MechEvent = _dpa()
+    acc = Accountant().compose(MechEvent(DiscreteLaplace("5/2", 1)), 365)
+    assert acc.composition == Mixture(((DiscreteLaplace(Fraction(5, 2)), 365),))
+    assert acc.get_epsilon(0) == float_up_reference(Fraction(365 * 2, 5))  # pure DP: ε(0) = Σ ε_i, exactly
+    assert acc.get_delta(146) == 0.0 and acc.get_delta(145) > 0
+    # the same count of daily releases as dp_accounting's own event, a = 0.4 binary: ε(0) = 365·2·a
+    own = Accountant().compose(dp_event.DiscreteLaplaceDpEvent(0.4, 2), 365)
+    assert own.get_epsilon(0) == float_up_reference(365 * 2 * Fraction(0.4))
+
+
+@pytest.mark.parametrize("make,words", [
+    (lambda e: e.RandomizedResponseDpEvent(0.5, 2), "irrational"),
+    (lambda e: e.LaplaceDpEvent(1.0), "no continuous Laplace"),
+    (lambda e: e.PoissonSampledDpEvent(0.5, e.GaussianDpEvent(1.0)), "subsampled"),
+])
+def test_dp_accounting_refuses_what_it_cannot_account_exactly(make, words):
+    dp_event, Unsupported, Accountant, _, MechEvent = _dpa()
+    if not hasattr(dp_event, "RandomizedResponseDpEvent") and words == "irrational":
+        pytest.skip("this dp_accounting has no RandomizedResponseDpEvent")
+    acc = Accountant().compose(MechEvent(DiscreteLaplace(2)))
+    event = make(dp_event)
+    assert not acc.supports(event)
+    with pytest.raises(Unsupported, match=words):
+        acc.compose(event)
+    with pytest.raises(InputError, match="mechanism"):
+        MechEvent("not a mechanism")
+
+
+# ----------------------------------------------------------------------------- OpenDP
+@pytest.fixture
+def opendp():
+    dp = pytest.importorskip("opendp.prelude")
+    dp.enable_features("contrib", "honest-but-curious")
+    yield dp
+    dp.disable_features("contrib", "honest-but-curious")
+
+
+def test_opendp_measurements_map_to_the_design_by_hand(opendp):
+    dp = opendp
+    from exactdp.interop.opendp_measurements import design_of, designs_of
+
+    count = dp.t.make_count(dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance())
+    lap = count >> dp.m.then_laplace(scale=2.5)
+    gauss = count >> dp.m.then_gaussian(scale=1.5)
+    assert design_of(lap) == Mixture(((DiscreteLaplace(Fraction(5, 2), 1), 1),))
+    assert design_of(gauss) == Composition(((DiscreteGaussian(Fraction(9, 4), 1), 1),))  # σ² = scale²
+    assert design_of([lap, gauss, lap], d_in=3) == Mixture(((DiscreteLaplace(Fraction(5, 2), 3), 2),
+                                                            (DiscreteGaussian(Fraction(9, 4), 3), 1)))
+    assert design_of(lap >> (lambda x: x + 1)) == design_of(lap)  # post-processing
+    geo = dp.m.make_geometric(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=0.1)
+    assert design_of(geo) == Mixture(((DiscreteLaplace(Fraction(0.1), 1), 1),))  # the float, exactly
+    by_cat = dp.t.make_count_by_categories(dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance(),
+                                           categories=["a", "b"]) >> dp.m.then_laplace(scale=2.0)
+    # L1 at distance 2: one count moved by 2, or two counts by 1 each
+    assert set(designs_of(by_cat, 2)) == {Mixture(((DiscreteLaplace(2, 2), 1),)),
+                                          Mixture(((DiscreteLaplace(2, 1), 2),))}
+    assert designs_of(lap, 0) == (None,)
+
+
+def test_opendp_refusals_name_the_measurement(opendp):
+    dp = opendp
+    from exactdp.interop.opendp_measurements import design_of
+
+    with pytest.raises(InputError, match="irrational"):
+        design_of(dp.m.make_randomized_response_bool(0.75))
+    with pytest.raises(InputError, match="real-valued"):
+        design_of(dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=2.0))
+    with pytest.raises(InputError, match="recipe"):
+        design_of("not a measurement")
+
+
+def test_opendp_exact_composition_meets_brute_force_and_the_pure_bound(opendp):
+    dp = opendp
+    from exactdp.interop.opendp_measurements import make_exact_composition
+
+    count = dp.t.make_count(dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance())
+    lap = count >> dp.m.then_laplace(scale=2.5)
+    gauss = count >> dp.m.then_gaussian(scale=2.0)
+    m = make_exact_composition([lap, lap, gauss])
+    release = m(["a", "b", "c"])
+    assert len(release) == 3 and all(isinstance(v, int) for v in release)
+    dl, dropped = dlap_loss("5/2", 1)
+    ref = _brute_up([(dl, 2), (dg_loss(4), 1)], 1)
+    got = m.map(1).delta(1.0)
+    assert got >= float(ref - 2 * dropped) and abs(got - ref) <= 1e-9 * ref
+    # without the Gaussian the pure ε OpenDP itself reports (basic composition, 2/2.5) is where δ reaches 0
+    pure = make_exact_composition([lap, lap])
+    eps_opendp = dp.c.make_composition([lap, lap]).map(1)
+    assert pure.map(1).delta(eps_opendp) == 0.0 and pure.map(1).delta(0.5) > 0
