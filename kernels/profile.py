@@ -484,7 +484,9 @@ def _pen_interval(a, b, s2, logD):
     acc = 0.0
     for j in range(-3, 4):
         e = bb - TWO_PI * j
-        acc += math.exp(-0.5 * s2 * e * e - mx)
+        arg = -0.5 * s2 * e * e - mx
+        if arg > -750.0:  # below, exp is 0.0 exactly and adding it changes nothing: skipped
+            acc += math.exp(arg)
     logp = mx + math.log(acc)
     margin = 3e-11 + 8.0 * 2.0**-52 * (abs(mx) + 1.0)
     pen = logD - logp - margin
