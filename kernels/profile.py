@@ -37,8 +37,8 @@ from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 from exactdp.kernels.units import EPS64
 
-__all__ = ["dd_frac2", "interval_penalty", "penalty_tables", "sieve_nodes", "profile_factors", "profile_sums", "log_mgf",
-           "log_mgf_sum", "cumulants", "cumulants_at", "moment_table", "saddles", "saddles_strip",
+__all__ = ["dd_frac2", "interval_penalty", "penalty_tables", "sieve_nodes", "profile_factors", "profile_sums",
+           "log_mgf", "log_mgf_sum", "cumulants", "cumulants_at", "moment_table", "saddles", "saddles_strip",
            "PHASE_CYCLE_ERR"]
 
 TWO_PI = 2.0 * math.pi
