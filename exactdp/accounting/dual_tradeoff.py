@@ -394,8 +394,8 @@ def _zoom(acc, states: list, starts: list | None = None) -> None:
     """The fallback: the maximiser located on the oracle's float estimates over the whole
     range (:func:`_argmaxes`) — or ``starts`` (ε, h) per state, at most 12 rounds — then
     9-point stencils (:data:`STENCIL`) around it, refined (all α in one batch per round)
-    until the relative width is TRADEOFF_WIDTH or the rounds run out; ``h`` widens when the stencil's slopes are not resolved (brackets
-    too wide at that spacing) and narrows around an inner maximiser.  Certified outcomes
+    until the relative width is TRADEOFF_WIDTH or the rounds run out; ``h`` widens when the
+    stencil's slopes are not resolved (brackets too wide at that spacing) and narrows around an inner maximiser.  Certified outcomes
     alone steer it."""
     if not states:
         return
