@@ -395,8 +395,8 @@ def _zoom(acc, states: list, starts: list | None = None) -> None:
     range (:func:`_argmaxes`) — or ``starts`` (ε, h) per state, at most 12 rounds — then
     9-point stencils (:data:`STENCIL`) around it, refined (all α in one batch per round)
     until the relative width is TRADEOFF_WIDTH or the rounds run out; ``h`` widens when the
-    stencil's slopes are not resolved (brackets too wide at that spacing) and narrows around an inner maximiser.  Certified outcomes
-    alone steer it."""
+    stencil's slopes are not resolved (brackets too wide at that spacing) and narrows
+    around an inner maximiser.  Certified outcomes alone steer it."""
     if not states:
         return
     if starts is not None:  # the maximiser given: at most 12 rounds zooming in from the usual spacing
