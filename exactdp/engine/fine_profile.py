@@ -82,15 +82,24 @@ class FineProfile:
         return min(MAX_LEVEL, max(0, int(math.ceil(-2 * math.log2(s)))))
 
     def _level(self, j: int) -> SmoothedProfile:
-        prof = self._levels.get(j)
-        if prof is None:
+        """The smoothing level j (built on first use); TooCostly — remembered: a level beyond
+        the node budget is not sieved again at every query."""
+        if j in self._levels:
+            prof = self._levels[j]
+            if prof is None:
+                raise TooCostly(f"smoothing level {j} exceeds the node budget")
+            return prof
+        try:
             prof = SmoothedProfile(self.groups, 2.0 ** (-j / 2), self.node_budget, self.consts)
-            self._levels[j] = prof
+        except TooCostly:
+            self._levels[j] = None
+            raise
+        self._levels[j] = prof
         return prof
 
     @property
     def nodes_kept(self) -> int:
-        return max(p.nodes_kept for p in self._levels.values())
+        return max(p.nodes_kept for p in self._levels.values() if p is not None)
 
     def log_mgf(self, lam: float) -> tuple:
         return self._any.log_mgf(lam)
