@@ -20,12 +20,12 @@ from fractions import Fraction as F
 import mpmath
 import numpy as np
 import pytest
+from exactdp.kernels.profile import penalty_tables
 
 import exactdp.accounting.tradeoff_batch as tb
 from exactdp.accounting.lattice_free import LatticeFreeAccountant
 from exactdp.engine.families import Group, group_penalty, log_d
 from exactdp.engine.smoothed_profile import PEN_TABLE, GroupConsts, SmoothedProfile, exact_sum
-from exactdp.kernels.profile import penalty_tables
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
 FIVE = ("174.9", "1522.8", "113.4", "1301.5", "210.5")
