@@ -37,8 +37,8 @@ from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 from exactdp.kernels.units import EPS64
 
-__all__ = ["dd_frac2", "interval_penalty", "sieve_nodes", "profile_factors", "profile_sums", "log_mgf",
-           "log_mgf_sum", "cumulants", "cumulants_at", "moment_table", "saddles", "saddles_strip",
+__all__ = ["dd_frac2", "interval_penalty", "penalty_tables", "sieve_nodes", "profile_factors", "profile_sums",
+           "log_mgf", "log_mgf_sum", "cumulants", "cumulants_at", "moment_table", "saddles", "saddles_strip",
            "PHASE_CYCLE_ERR"]
 
 TWO_PI = 2.0 * math.pi
@@ -466,6 +466,33 @@ def saddles_strip(x, delta, s2, m, w, sk2, lam_lo, lam_hi):
     return out
 
 
+@kernel("float64(float64, float64, float64, float64)")
+def _pen_interval(a, b, s2, logD):
+    """One group's penalty lower bound (without the factor m) over the phase interval [a, b]
+    (cycles); see :func:`interval_penalty`."""
+    if math.floor(b) >= math.ceil(a):
+        return 0.0
+    da = abs(a - math.floor(a + 0.5))
+    db = abs(b - math.floor(b + 0.5))
+    d = min(da, db) - (4e-16 * (abs(a) + abs(b)) + 2.0**-50 + 1e-15)
+    if d <= 0.0:
+        return 0.0
+    if d > 0.5:
+        d = 0.5
+    bb = TWO_PI * d
+    mx = -0.5 * s2 * bb * bb
+    acc = 0.0
+    for j in range(-3, 4):
+        e = bb - TWO_PI * j
+        arg = -0.5 * s2 * e * e - mx
+        if arg > -750.0:  # below, exp is 0.0 exactly and adding it changes nothing: skipped
+            acc += math.exp(arg)
+    logp = mx + math.log(acc)
+    margin = 3e-11 + 8.0 * EPS64 * (abs(mx) + 1.0)
+    pen = logD - logp - margin
+    return pen if pen > 0.0 else 0.0
+
+
 @kernel("float64[:](float64[:, :], float64[:, :], float64[:], int64[:], float64[:])")
 def interval_penalty(x0, x1, s2, m, logD):
     """Σ_g of the sieve penalty's lower bound over the phase intervals [x0, x1] (cycles;
@@ -481,26 +508,26 @@ def interval_penalty(x0, x1, s2, m, logD):
         if logD[g] == -np.inf:
             continue
         for k in range(K):
-            a = x0[g, k]
-            b = x1[g, k]
-            if math.floor(b) >= math.ceil(a):
-                continue
-            da = abs(a - math.floor(a + 0.5))
-            db = abs(b - math.floor(b + 0.5))
-            d = min(da, db) - (4e-16 * (abs(a) + abs(b)) + 2.0**-50 + 1e-15)
-            if d <= 0.0:
-                continue
-            if d > 0.5:
-                d = 0.5
-            bb = TWO_PI * d
-            mx = -0.5 * s2[g] * bb * bb
-            acc = 0.0
-            for j in range(-3, 4):
-                e = bb - TWO_PI * j
-                acc += math.exp(-0.5 * s2[g] * e * e - mx)
-            logp = mx + math.log(acc)
-            margin = 3e-11 + 8.0 * EPS64 * (abs(mx) + 1.0)
-            pen = logD[g] - logp - margin
+            pen = _pen_interval(x0[g, k], x1[g, k], s2[g], logD[g])
             if pen > 0.0:
                 out[k] += m[g] * pen
+    return out
+
+
+@kernel("float64[:, :](float64[:], int64[:], float64[:], float64[:], int64)")
+def penalty_tables(s2, m, logD, d_cap, K):
+    """Per group g (one row each) the penalty lower bounds of :func:`interval_penalty` at the
+    distances ``d_k = k·(d_cap[g]/K)``, k = 0..K (the same operations, the same bits as one
+    :func:`interval_penalty` call per group on the degenerate intervals [d_k, d_k])."""
+    G = s2.shape[0]
+    out = np.zeros((G, K + 1))
+    for g in range(G):
+        if logD[g] == -np.inf:
+            continue
+        step = d_cap[g] / K
+        for k in range(K + 1):
+            d = float(k) * step
+            pen = _pen_interval(d, d, s2[g], logD[g])
+            if pen > 0.0:
+                out[g, k] = m[g] * pen
     return out

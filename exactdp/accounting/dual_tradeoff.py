@@ -164,16 +164,32 @@ def _search(acc, alphas, inner: list, out: list) -> None:
     # the batched search assumes a smooth profile near each maximiser: a smoothed-inversion
     # rest (the 2020 release); atom sums and lattice rests have kinks (Kelley steps below)
     smooth = acc.method.endswith("smoothed-inversion")
-    fast = batch_brackets(acc, [alphas[i] for i in inner], rng, TRADEOFF_WIDTH) if smooth else [None] * len(inner)
+    hints: dict = {}
+    fast = batch_brackets(acc, [alphas[i] for i in inner], rng, TRADEOFF_WIDTH, hints) if smooth \
+        else [None] * len(inner)
     for i, fb in zip(inner, fast):
         if fb is not None:
             out[i] = point(alphas[i], *fb)
+    hinted = {i: hints[k] for k, (i, fb) in enumerate(zip(inner, fast)) if fb is None and k in hints}
     inner = [i for i, fb in zip(inner, fast) if fb is None]
     if not inner:
         return
     with workdps(DPS_LOW):
         mu = mpmath.sqrt(2 * to_mpf(acc.rho))
     states = [_Alpha(_G(acc, alphas[i]), mu, _range(float(acc.rho), float(alphas[i]))) for i in inner]
+    if hinted:
+        # the batch's last stencil sits at the maximiser but its points were too close for their
+        # noise: the zooming stencil from there (its wide points resolve the chords' slopes),
+        # before any search from scratch
+        starts = {k: hinted[i] for k, i in enumerate(inner) if i in hinted}
+        _zoom(acc, [states[k] for k in starts], [starts[k] for k in starts])
+        for k in starts:
+            if states[k].certified():
+                out[inner[k]] = _result(alphas[inner[k]], states[k].lower, states[k].upper)
+        keep = [k for k in range(len(inner)) if out[inner[k]] is None]
+        inner, states = [inner[k] for k in keep], [states[k] for k in keep]
+        if not inner:
+            return
     for _ in range(MODEL_ROUNDS + STENCIL_ROUNDS + 1):
         active = [st for st in states if st.open()]
         if not active:
@@ -374,23 +390,29 @@ def _argmaxes(acc, alphas: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.nda
     return best
 
 
-def _zoom(acc, states: list) -> None:
+def _zoom(acc, states: list, starts: list | None = None) -> None:
     """The fallback: the maximiser located on the oracle's float estimates over the whole
-    range (:func:`_argmaxes`), then 9-point stencils (:data:`STENCIL`) around it,
-    refined (all α in one batch per round) until the relative width is TRADEOFF_WIDTH or
-    the rounds run out; ``h`` widens when the stencil's slopes are not resolved (brackets
-    too wide at that spacing) and narrows around an inner maximiser.  Certified outcomes
-    alone steer it."""
+    range (:func:`_argmaxes`) — or ``starts`` (ε, h) per state, at most 12 rounds — then
+    9-point stencils (:data:`STENCIL`) around it, refined (all α in one batch per round)
+    until the relative width is TRADEOFF_WIDTH or the rounds run out; ``h`` widens when the
+    stencil's slopes are not resolved (brackets too wide at that spacing) and narrows
+    around an inner maximiser.  Certified outcomes alone steer it."""
     if not states:
         return
-    # the model may have pointed far from the maximiser (a clumpy design): locate it afresh
-    # on the oracle's own estimates over each α's whole range
-    rng = np.array([st.rng for st in states], dtype=float)
-    found = _argmaxes(acc, np.array([float(st.g.a) for st in states]), rng[:, 0], rng[:, 1])
-    e_star = [float(e) if np.isfinite(e) else st.c for e, st in zip(found, states)]
-    h = [1e-4 * max(1.0, abs(e)) for e in e_star]
+    if starts is not None:  # the maximiser given: at most 12 rounds zooming in from the usual spacing
+        e_star = [float(e) for e, _ in starts]
+        h = [max(1e-4 * max(1.0, abs(e)), float(v)) for e, v in starts]
+        rounds = 12
+    else:
+        # the model may have pointed far from the maximiser (a clumpy design): locate it afresh
+        # on the oracle's own estimates over each α's whole range
+        rng = np.array([st.rng for st in states], dtype=float)
+        found = _argmaxes(acc, np.array([float(st.g.a) for st in states]), rng[:, 0], rng[:, 1])
+        e_star = [float(e) if np.isfinite(e) else st.c for e, st in zip(found, states)]
+        h = [1e-4 * max(1.0, abs(e)) for e in e_star]
+        rounds = 24
     active = list(range(len(states)))
-    for _ in range(24):
+    for _ in range(rounds):
         if not active:
             break
         stencils = {i: sorted({e_star[i] + k * h[i] for k in STENCIL}) for i in active}

@@ -240,7 +240,7 @@ def _refit(st: list, stencil: list, upper, lower, width: float) -> None:
         st[1] *= min(max(math.sqrt(0.25 / max(gap, 1e-300)), 0.125), 1.0)
 
 
-def batch_brackets(acc, alphas: list, ranges: np.ndarray, width: float) -> list:
+def batch_brackets(acc, alphas: list, ranges: np.ndarray, width: float, hints: dict | None = None) -> list:
     """Certified ``(lower, upper)`` of f(α) (exact rationals) for each α in (0, 1), or None
     where :data:`ROUNDS` stencil rounds did not reach ``upper − lower ≤ width·lower``.
 
@@ -254,6 +254,10 @@ def batch_brackets(acc, alphas: list, ranges: np.ndarray, width: float) -> list:
         An ε interval containing each α's maximiser (for the proposals only).
     width : float
         Relative width aimed at.
+    hints : dict, optional
+        Filled with ``i: (ε, h)`` for each α left open after its stencil rounds: the centre
+        and spacing (in ε) of its last stencil, where a per-α search may start (a proposal
+        only: nothing certified depends on it).
 
     Returns
     -------
@@ -343,6 +347,10 @@ def batch_brackets(acc, alphas: list, ranges: np.ndarray, width: float) -> list:
             _refit(st, new, upper, lower, width)
             nxt[i] = st
         state = nxt
+    if hints is not None:
+        for i, st in state.items():
+            if st[0] > 0 and math.isfinite(st[0]) and st[1] > 0:
+                hints[i] = (math.log(st[0]), st[1] / st[0])
     return result
 
 

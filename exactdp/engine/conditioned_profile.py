@@ -22,6 +22,7 @@ from exactdp.engine.enumerated_rest import EnumeratedRest, rest_fits
 from exactdp.engine.families import family_of
 from exactdp.engine.fine_profile import TARGET_WIDTH, FineProfile, TooCostly, far_left_brackets, far_left_complement
 from exactdp.engine.lattice_rest import LatticeRest
+from exactdp.engine.smoothed_profile import exact_sum
 from exactdp.kernels.atom_sums import log_row_sums
 from exactdp.numerics.errors import LatticeTooLarge
 from exactdp.numerics.precision import EPS64
@@ -137,7 +138,7 @@ class ConditionedProfile:
         coarse: list = list(order[:k]) if k is not None else [g for g in order if float(g.sigma2) < TINY_S2]
         fine = [g for g in self.groups if g not in coarse]
         while True:
-            v_rest = float(sum(g.count * g.weight**2 * g.sigma2 for g in fine))
+            v_rest = float(exact_sum(g.count * g.weight**2 * g.sigma2 for g in fine))
             rest = _rest_engine(fine, v_rest) if fine else None
             if rest is not None or not fine:
                 break
@@ -155,7 +156,7 @@ class ConditionedProfile:
         self.rest = rest
         # log M_R(1) = ρ_R exactly (R is its sub-design's loss noise: E_P e^{−R} = e^{ρ_R}),
         # for the far-left complement bounds
-        rho_r = float(sum((Fraction(g.count) * g.weight**2 * g.sigma2 for g in fine), Fraction(0)) / 2)
+        rho_r = float(exact_sum(Fraction(g.count) * g.weight**2 * g.sigma2 for g in fine) / 2)
         self.log_m1 = (rho_r * (1 - 4 * EPS64), rho_r * (1 + 4 * EPS64) + 1e-300)
 
     @property

@@ -76,11 +76,13 @@ def rest_atom_count(groups, depth: float = LEVEL_DEPTHS[0]) -> float:
     ellipsoid :func:`coarse_atoms` prunes to (``e^{−depth−40}``) where that is smaller (many
     near-deterministic groups: 5 atoms each in the box, one or two in the ellipsoid)."""
     box = joint_atom_count(groups, depth)
+    if box <= REST_ATOMS:
+        return box
     # the ellipsoid only where every group but one is near-deterministic (each step of the
     # enumeration is then within the ellipsoid of its prefix; with many wider groups the
-    # intermediate products can be far larger than the whole)
-    wide = sum(1 for g in groups if g.count * g.sigma2 >= TINY_S2)
-    if box <= REST_ATOMS or wide > 1:
+    # intermediate products can be far larger than the whole); two wide groups decide it
+    wide = (g for g in groups if g.count * g.sigma2 >= TINY_S2)
+    if next(wide, None) is not None and next(wide, None) is not None:
         return box
     return min(box, ball_atom_count(groups, depth + 40.0))
 

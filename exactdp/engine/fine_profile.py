@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from exactdp.engine.smoothed_profile import SmoothedProfile, TooCostly, log_sub
+from exactdp.engine.smoothed_profile import GroupConsts, SmoothedProfile, TooCostly, log_sub
 from exactdp.numerics.precision import EPS64
 
 __all__ = ["FineProfile", "TARGET_WIDTH", "TooCostly", "far_left_brackets", "far_left_complement",
@@ -67,7 +67,8 @@ class FineProfile:
     def __init__(self, groups, target: float = TARGET_WIDTH, node_budget: int | None = None):
         self.groups = tuple(groups)
         self.target = float(target)
-        self.vproxy = float(sum(g.count * g.weight**2 * g.sigma2 for g in self.groups))
+        self.consts = GroupConsts(self.groups)  # shared by every smoothing level
+        self.vproxy = self.consts.vproxy
         self.sd = math.sqrt(self.vproxy)
         self.node_budget = node_budget
         self._levels: dict = {}
@@ -81,15 +82,24 @@ class FineProfile:
         return min(MAX_LEVEL, max(0, int(math.ceil(-2 * math.log2(s)))))
 
     def _level(self, j: int) -> SmoothedProfile:
-        prof = self._levels.get(j)
-        if prof is None:
-            prof = SmoothedProfile(self.groups, 2.0 ** (-j / 2), self.node_budget)
-            self._levels[j] = prof
+        """The smoothing level j (built on first use); TooCostly — remembered: a level beyond
+        the node budget is not sieved again at every query."""
+        if j in self._levels:
+            prof = self._levels[j]
+            if prof is None:
+                raise TooCostly(f"smoothing level {j} exceeds the node budget")
+            return prof
+        try:
+            prof = SmoothedProfile(self.groups, 2.0 ** (-j / 2), self.node_budget, self.consts)
+        except TooCostly:
+            self._levels[j] = None
+            raise
+        self._levels[j] = prof
         return prof
 
     @property
     def nodes_kept(self) -> int:
-        return max(p.nodes_kept for p in self._levels.values())
+        return max(p.nodes_kept for p in self._levels.values() if p is not None)
 
     def log_mgf(self, lam: float) -> tuple:
         return self._any.log_mgf(lam)

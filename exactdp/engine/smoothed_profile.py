@@ -44,15 +44,24 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import gmpy2
 import mpmath
 import numpy as np
 
 from exactdp.dgauss.float64 import variance_float
-from exactdp.engine.families import group_penalty
-from exactdp.kernels.profile import log_mgf_sum, profile_factors, profile_sums, saddles, saddles_strip, sieve_nodes
+from exactdp.engine.families import log_d
+from exactdp.kernels.profile import (
+    log_mgf_sum,
+    penalty_tables,
+    profile_factors,
+    profile_sums,
+    saddles,
+    saddles_strip,
+    sieve_nodes,
+)
 from exactdp.numerics.precision import EPS64
 
-__all__ = ["SmoothedProfile", "TooCostly", "dd_quotient", "float_enclosure", "log_sub"]
+__all__ = ["SmoothedProfile", "GroupConsts", "exact_sum", "TooCostly", "dd_quotient", "float_enclosure", "log_sub"]
 
 #: aliasing period in units of the proxy sd
 PERIOD_SD = 48.0
@@ -142,6 +151,57 @@ def _dd(q: Fraction) -> tuple:
     return h, float(q - Fraction(h))
 
 
+def exact_sum(values):
+    """The exact sum of rationals (Fraction or int) as a Fraction: gmpy2, pairwise (a sequential
+    Fraction sum of 10,000 distinct denominators spends seconds in gcds)."""
+    vals = [gmpy2.mpq(v.numerator, v.denominator) for v in values]
+    if not vals:
+        return Fraction(0)
+    while len(vals) > 1:
+        nxt = [a + b for a, b in zip(vals[0::2], vals[1::2])]
+        if len(vals) % 2:
+            nxt.append(vals[-1])
+        vals = nxt
+    return Fraction(int(vals[0].numerator), int(vals[0].denominator))
+
+
+class GroupConsts:
+    """What every smoothing level of one noise R shares (computed once): the groups' float
+    arrays, ``vproxy = Σ m w²σ²`` (exact sum, rounded to nearest), the float variance, the
+    penalties' ``log D_g``, the sieve's group order and τ = w/P per period P."""
+
+    def __init__(self, groups):
+        self.groups = tuple(groups)
+        self.w = np.array([float(g.weight) for g in self.groups])
+        self.s2 = np.array([float(g.sigma2) for g in self.groups])
+        self.m = np.array([float(g.count) for g in self.groups])
+        self.m_int = np.array([int(g.count) for g in self.groups], dtype=np.int64)
+        self.delta = np.array([float(g.weight * g.sigma2) for g in self.groups])
+        self._terms = [g.count * g.weight**2 * g.sigma2 for g in self.groups]
+        self.vproxy = float(exact_sum(self._terms))
+        self.var = float(sum(g.count * float(g.weight) ** 2 * variance_float(float(g.sigma2)) for g in self.groups))
+        logd: dict = {}
+        self.log_d = np.array([logd.setdefault(v, log_d(v)) for v in self.s2.tolist()])
+        self.order = np.argsort(-(self.m * self.s2), kind="stable")
+        self._taus: dict = {}
+        self._rho: Fraction | None = None
+
+    @property
+    def rho(self) -> Fraction:
+        if self._rho is None:
+            self._rho = exact_sum(self._terms) / 2
+        return self._rho
+
+    def taus(self, P: int) -> tuple:
+        """``(hi, lo)`` float arrays of ``τ_g = w_g/P`` in double-double."""
+        hit = self._taus.get(P)
+        if hit is None:
+            taus = [_dd(g.weight / P) for g in self.groups]
+            hit = (np.array([t[0] for t in taus]), np.array([t[1] for t in taus]))
+            self._taus[P] = hit
+        return hit
+
+
 class SmoothedProfile:
     """Certified log brackets of ``D(x) = E(1 − e^{x−R})₊`` for float thresholds x.
 
@@ -166,30 +226,26 @@ class SmoothedProfile:
     design and s only (never on earlier queries), so every number is reproducible.
     """
 
-    def __init__(self, groups, s: float, node_budget: int | None = None):
+    def __init__(self, groups, s: float, node_budget: int | None = None, consts: GroupConsts | None = None):
         self.groups = tuple(groups)
+        c = consts if consts is not None else GroupConsts(self.groups)
+        self.consts = c
         self.s = float(s)
         self.sk2 = self.s**2
-        self.w = np.array([float(g.weight) for g in self.groups])
-        self.s2 = np.array([float(g.sigma2) for g in self.groups])
-        self.m = np.array([float(g.count) for g in self.groups])
-        self.delta = np.array([float(g.weight * g.sigma2) for g in self.groups])
-        self.vproxy = float(sum(g.count * g.weight**2 * g.sigma2 for g in self.groups))
-        self.var = float(sum(g.count * float(g.weight) ** 2 * variance_float(float(g.sigma2)) for g in self.groups))
-        self.rho = sum(Fraction(g.count) * g.weight**2 * g.sigma2 for g in self.groups) / 2
+        self.w, self.s2, self.m, self.delta = c.w, c.s2, c.m, c.delta
+        self.vproxy = c.vproxy
+        self.var = c.var
         self.sd = math.sqrt(self.vproxy + self.sk2)
         self.period = max(8, int(math.ceil(PERIOD_SD * self.sd)))
         self.lam_floor = 1.0 / self.sd
         P = self.period
-        taus = [_dd(g.weight / P) for g in self.groups]
-        self.tau_hi = np.array([t[0] for t in taus])
-        self.tau_lo = np.array([t[1] for t in taus])
+        self.tau_hi, self.tau_lo = c.taus(P)
         u_max = math.sqrt(2 * T_GAUSS) / self.s
         self.n_max = int(u_max * P / (2 * math.pi)) + 1
         self.T0 = math.log(2 * (1 + 1 / SIEVE_EPS) / DROP_TOL)
         self.slope = 1 + SIEVE_EPS
         t_cap = self.T0 + self.slope * math.log1p(self.n_max) + 1.0
-        order = np.argsort(-(self.m * self.s2), kind="stable")
+        order = c.order
         tab, scale = self._penalty_tables(t_cap)
         nodes, visited = sieve_nodes(self.tau_hi[order], self.tau_lo[order], tab[order], scale[order], self.n_max,
                                      float(P), self.sk2, self.T0, self.slope, 16, SIEVE_BUDGET,
@@ -205,24 +261,28 @@ class SmoothedProfile:
             -0.5 * self.sk2 * u_last**2) / (self.sk2 * u_last)
         self._factors: dict = {}
 
+    @property
+    def rho(self) -> Fraction:
+        """ρ of the noise's design, exactly."""
+        return self.consts.rho
+
     # -- sieve tables ----------------------------------------------------------------
     def _penalty_tables(self, t_cap: float) -> tuple:
         """Per group: lower bounds of pen_g at ``d_k = k·d_cap/K`` (k = 0..K): pen is
         non-decreasing, so the table bounds pen on [d_k, d_{k+1}) and beyond d_cap by its last
         entry, for any d_cap; d_cap ≈ where the Gaussian part of pen reaches t_cap, so the
-        table resolves the kept region."""
+        table resolves the kept region (one kernel call for every group:
+        :func:`exactdp.kernels.profile.penalty_tables`)."""
         K = PEN_TABLE
-        tab = np.zeros((len(self.groups), K + 1))
-        scale = np.full(len(self.groups), 2.0 * K)
-        for i, g in enumerate(self.groups):
-            s2, m = float(g.sigma2), int(g.count)
-            d_cap = min(0.5, 1.25 * math.sqrt(2 * t_cap / (m * s2)) / (2 * math.pi))
-            if not d_cap > 0:  # m·σ² beyond float64 (σ² 1e300 × 10⁹): no frequency resolves it
-                raise TooCostly(f"a group's m·σ² = {m}·{s2:.3g} is beyond the float64 range of the frequency sieve")
-            grid = np.arange(K + 1) * (d_cap / K)
-            tab[i] = np.maximum(group_penalty(grid, s2, m), 0.0)
-            scale[i] = K / d_cap
-        return np.ascontiguousarray(tab), scale
+        c = self.consts
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            d_cap = np.minimum(0.5, 1.25 * np.sqrt(2 * t_cap / (c.m * c.s2)) / (2 * math.pi))
+        if not np.all(d_cap > 0):  # m·σ² beyond float64 (σ² 1e300 × 10⁹): no frequency resolves it
+            i = int(np.flatnonzero(~(d_cap > 0))[0])
+            raise TooCostly(f"a group's m·σ² = {int(c.m[i])}·{c.s2[i]:.3g} is beyond the float64 range of the "
+                            "frequency sieve")
+        tab = penalty_tables(c.s2, c.m_int, c.log_d, np.ascontiguousarray(d_cap), K)
+        return np.ascontiguousarray(tab), K / d_cap
 
     @property
     def nodes_kept(self) -> int:
