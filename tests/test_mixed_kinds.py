@@ -24,7 +24,7 @@ from exactdp import (
     RandomizedResponse,
     delta,
 )
-from exactdp.accounting import mixed
+from exactdp.accounting import mixed_balls
 
 REL = mpmath.mpf("1e-9")
 
@@ -108,7 +108,7 @@ def test_mixed_with_discrete_gaussians(windows, monkeypatch):
     """Both ways of composing the discrete Gaussians: as windows in the finite composition,
     and (forced) through the Gaussian part's own route as the δ_G oracle."""
     if not windows:
-        monkeypatch.setattr(mixed, "WINDOW_ATOMS", 0)
+        monkeypatch.setattr(mixed_balls, "WINDOW_ATOMS", 0)
     mix = Mixture(((DiscreteLaplace("5/2", 1), 2), (RandomizedResponse("1/2"), 1),
                    (DiscreteGaussian(2), 2), (ApproxDP("1/4", "1e-7"), 1)))
     acc, atoms = check_delta(mix, ["0", "1", "3", "7", "12", "-1"])

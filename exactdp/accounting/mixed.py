@@ -22,7 +22,9 @@ from fractions import Fraction
 import flint
 import mpmath
 
+from exactdp.accounting import mixed_balls
 from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_values
+from exactdp.accounting.mixed_balls import FLOOR, PRECS, WIDTH, to_mpf
 from exactdp.accounting.results import BracketedDelta, Diagnostics, centred
 from exactdp.engine.finite_loss import FiniteLoss, prec_ctx
 from exactdp.kinds.dgauss_window import GaussianWindow
@@ -32,27 +34,9 @@ from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, as_real
 
-__all__ = ["MixedAccountant", "WIDTH"]
+__all__ = ["MixedAccountant", "WIDTH", "to_mpf"]
 
-#: the relative width aimed at for δ (a certified relative error of at most 5e-12)
-WIDTH = 1e-11
-#: below this δ the width is absolute (δ under 1e-4000 is reported as such a bound)
-FLOOR = mpmath.mpf("1e-4000")
-#: the largest grid on which discrete Gaussians join the finite composition as windows
-WINDOW_ATOMS = 400_000
-_PRECS = (128, 256, 512, 1024, 2048, 4096, 8192, 16384)
 _DPS = 60
-
-
-def to_mpf(a: flint.arb, upper: bool) -> mpmath.mpf:
-    """The upper (or lower) end of a ball as an exact mpf."""
-    end = a.upper() if upper else a.lower()
-    man, exp = end.mid().man_exp()
-    if not man:
-        return mpmath.mpf(0)
-    with mpmath.workprec(int(man).bit_length() + 8):  # exact
-        return mpmath.mpf((int(man), int(exp)))
-
 
 def ball_of(e, prec: int) -> tuple:
     """``(lo, hi, ball)``: Fraction ends and an arb containing the exact real ε (a Fraction,
@@ -155,7 +139,7 @@ class MixedAccountant(Accountant):
         """A certified ball of δ(ε) (ε exact or ``f(dps)``), as narrow as :data:`WIDTH`
         (``kept``: of the finite part's kept atoms, without its window deficit)."""
         b = flint.arb(0)
-        for p in _PRECS:
+        for p in PRECS:
             if p < prec:
                 continue
             lo, hi, eb = ball_of(e, p)
@@ -279,14 +263,14 @@ class MixedAccountant(Accountant):
 def _windowed(others: tuple, moving: tuple) -> FiniteLoss | None:
     """The finite loss of ``others`` with the discrete Gaussians ``moving`` as windows
     (:class:`~exactdp.kinds.dgauss_window.GaussianWindow`) when their common grid has at most
-    :data:`WINDOW_ATOMS` atoms; None otherwise (or when there is no Gaussian)."""
+    :data:`~exactdp.accounting.mixed_balls.WINDOW_ATOMS` atoms; None otherwise (or when there is no Gaussian)."""
     if not moving:
         return FiniteLoss(others)
     groups = others + tuple((GaussianWindow(m, c), c) for m, c in moving)
     steps = [g.lattice_weight for g, _ in groups]
     step = grid_step([Fraction(0), *steps])
     span = sum((c * (max(g.loss_values) - min(g.loss_values)) for g, c in groups), Fraction(0))
-    if step == 0 or span / step > WINDOW_ATOMS:
+    if step == 0 or span / step > mixed_balls.WINDOW_ATOMS:
         return None
     return FiniteLoss(groups)
 

@@ -29,7 +29,7 @@ from mpmath.libmp import from_rational
 
 from exactdp.accounting.base import sequence_values
 from exactdp.accounting.chord_envelope import chord_envelope
-from exactdp.accounting.mixed import _PRECS, FLOOR, MixedAccountant, to_mpf
+from exactdp.accounting.mixed_balls import FLOOR, PRECS, to_mpf
 from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, centred
 from exactdp.engine.finite_loss import prec_ctx
 from exactdp.numerics.errors import UncertifiedError
@@ -56,7 +56,7 @@ def _mpf(x: Fraction, up: bool | None = None) -> mpmath.mpf:
 
 
 # ---------------------------------------------------------------------- ε(δ)
-def epsilon_points(acc: MixedAccountant, deltas) -> tuple:
+def epsilon_points(acc, deltas) -> tuple:
     """:class:`BracketedEpsilon` for each target (see the module docstring)."""
     targets = []
     for d in sequence_values(deltas, "delta"):
@@ -82,11 +82,11 @@ def epsilon_points(acc: MixedAccountant, deltas) -> tuple:
     return tuple(out)
 
 
-def _decide(acc: MixedAccountant, e: Fraction, target: Fraction, kept: bool = False) -> int:
+def _decide(acc, e: Fraction, target: Fraction, kept: bool = False) -> int:
     """+1 when δ(e) > target is certified, −1 when δ(e) ≤ target, 0 when the balls cannot tell
     (``kept``: δ of the kept atoms, without the windows' deficit)."""
     tb = _q(target)
-    for p in _PRECS:
+    for p in PRECS:
         b = acc.delta_ball(e, p, kept)
         if b.lower() > tb:
             return 1
@@ -97,7 +97,7 @@ def _decide(acc: MixedAccountant, e: Fraction, target: Fraction, kept: bool = Fa
     return 0
 
 
-def _epsilon_finite(acc: MixedAccountant, target: Fraction) -> tuple:
+def _epsilon_finite(acc, target: Fraction) -> tuple:
     """The bracket of ε(target): the kept atoms' ε at the target (lower end) and at the target
     less the windows' deficit D (upper end: there δ ≤ δ_kept + D ≤ target)."""
     d = acc.finite.deficit(128)
@@ -114,7 +114,7 @@ def _fraction(x: mpmath.mpf) -> Fraction:
     return Fraction(*map(int, x.as_integer_ratio()))
 
 
-def _epsilon_kept(acc: MixedAccountant, target: Fraction) -> tuple:
+def _epsilon_kept(acc, target: Fraction) -> tuple:
     fin = acc.finite
     if _decide(acc, Fraction(0), target, True) < 0:
         return mpmath.mpf(0), mpmath.mpf(0)
@@ -128,7 +128,7 @@ def _epsilon_kept(acc: MixedAccountant, target: Fraction) -> tuple:
     j = lo_i
     left = max(Fraction(0), fin.value(j - 1)) if j > 0 else Fraction(0)
     right = fin.value(j)
-    for p in _PRECS:
+    for p in PRECS:
         _, prefix, suffix, p_inf = fin.tables(p)
         with prec_ctx(p):
             num = p_inf + suffix[j] - _q(target)
@@ -142,7 +142,7 @@ def _epsilon_kept(acc: MixedAccountant, target: Fraction) -> tuple:
     raise UncertifiedError(f"ε(δ={float(target):.6g}) could not be bracketed to {EPS_WIDTH:g} relative")
 
 
-def _epsilon_search(acc: MixedAccountant, target: Fraction) -> tuple:
+def _epsilon_search(acc, target: Fraction) -> tuple:
     if _decide(acc, Fraction(0), target) < 0:
         return mpmath.mpf(0), mpmath.mpf(0)
     lt = math.log(float(target)) if target > Fraction(1, 10**300) else float(mpmath.log(_mpf(target)))
@@ -181,7 +181,7 @@ def _epsilon_search(acc: MixedAccountant, target: Fraction) -> tuple:
     return lo, hi
 
 
-def _certify(acc: MixedAccountant, x: Fraction, target: Fraction, a: Fraction, b: Fraction) -> tuple:
+def _certify(acc, x: Fraction, target: Fraction, a: Fraction, b: Fraction) -> tuple:
     """Certified ends around the estimate x: ``δ_lo(a) > target ≥ δ_hi(b)``, as close as the
     balls allow (the bracket found so far, [a, b], is kept as the fallback)."""
     w = Fraction(EPS_WIDTH) / 4
@@ -197,14 +197,14 @@ def _certify(acc: MixedAccountant, x: Fraction, target: Fraction, a: Fraction, b
     return a, b
 
 
-def _logmid(acc: MixedAccountant, e: Fraction) -> float:
+def _logmid(acc, e: Fraction) -> float:
     b = acc.delta_ball(e, 128)
     m = to_mpf(b, True)
     return float(mpmath.log(m)) if m > 0 else -1e6
 
 
 # ---------------------------------------------------------------------- β(α)
-def tradeoff_points(acc: MixedAccountant, alphas) -> tuple:
+def tradeoff_points(acc, alphas) -> tuple:
     """:class:`BracketedTradeoff` for each α ∈ [0, 1] (see the module docstring)."""
     afs = []
     for a in sequence_values(alphas, "alpha"):
@@ -223,11 +223,11 @@ def tradeoff_points(acc: MixedAccountant, alphas) -> tuple:
     return tuple(out)
 
 
-def _beta_finite(acc: MixedAccountant, alpha: Fraction) -> tuple:
+def _beta_finite(acc, alpha: Fraction) -> tuple:
     """The exact Neyman–Pearson β of the finite loss (α = 0 and 1 also with a Gaussian part)."""
     fin = acc.finite
     n = fin.size
-    for p in _PRECS:
+    for p in PRECS:
         masses, prefix, suffix, p_inf = fin.tables(p)
         with prec_ctx(p):
             a = _q(alpha)
@@ -260,7 +260,7 @@ def _beta_finite(acc: MixedAccountant, alpha: Fraction) -> tuple:
     raise UncertifiedError(f"β(α={float(alpha):.6g}) could not be bracketed to {BETA_WIDTH:g} relative")
 
 
-def _g(acc: MixedAccountant, e: Fraction, alpha: Fraction) -> tuple:
+def _g(acc, e: Fraction, alpha: Fraction) -> tuple:
     """``(x, lo, hi)``: x = e^ε (60 digits) and certified ends of ``G = 1 − δ(ε) − e^ε α`` (for
     ε < 0 as ``e^ε(1 − α − δ(−ε))``, by symmetry, without cancellation)."""
     with prec_ctx(512):
@@ -273,7 +273,7 @@ def _g(acc: MixedAccountant, e: Fraction, alpha: Fraction) -> tuple:
     return x, to_mpf(g, False), to_mpf(g, True)
 
 
-def _beta_dual(acc: MixedAccountant, alpha: Fraction) -> tuple:
+def _beta_dual(acc, alpha: Fraction) -> tuple:
     fin = acc.finite
     rho = float(acc.rho)
     m = min(float(alpha), 1 - float(alpha))
