@@ -198,3 +198,20 @@ def test_continuous_gaussian(groups):
         assert lo_hi[0] <= Fraction(d) * (1 + mpmath.mpf(10) ** -30), (d, pt)  # δ(upper) ≤ target
         below = brute.delta_gaussian(atoms, Fraction(*map(int, pt.lower.as_integer_ratio())), mu)
         assert below[1] >= Fraction(d) * (1 - mpmath.mpf(10) ** -30), (d, pt)  # δ(lower) ≥ target
+
+
+def test_directed_ends_keep_their_side_at_any_context_precision():
+    """The ε(δ)/β ends are rounded up/down at 200 bits and kept there: re-rounding them to the
+    context's 53 bits to nearest put an upper end 1/3 below 1/3 (a wrong side by one ulp)."""
+    from fractions import Fraction
+
+    import mpmath
+
+    from exactdp.accounting.mixed_queries import _mpf
+
+    for x in (Fraction(1, 3), Fraction(2, 3), Fraction(10**30 + 1, 7), Fraction(1, 10**300 + 9)):
+        with mpmath.workprec(53):
+            up, down = _mpf(x, True), _mpf(x, False)
+        up_q = Fraction(int(up.man_exp[0])) * Fraction(2) ** int(up.man_exp[1])
+        down_q = Fraction(int(down.man_exp[0])) * Fraction(2) ** int(down.man_exp[1])
+        assert down_q <= x <= up_q

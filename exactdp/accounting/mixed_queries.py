@@ -50,9 +50,12 @@ def _q(x: Fraction) -> flint.arb:
 
 
 def _mpf(x: Fraction, up: bool | None = None) -> mpmath.mpf:
-    """x at 200 bits, rounded up, down (``up``) or to nearest (None)."""
+    """x at 200 bits, rounded up, down (``up``) or to nearest (None).
+
+    ``make_mpf`` keeps the 200-bit value: ``mpmath.mpf(raw)`` would round it again to the
+    context's precision, to nearest — an upper end 1/3 came out below 1/3 at 53 bits."""
     rnd = "n" if up is None else ("c" if up else "f")
-    return mpmath.mpf(from_rational(x.numerator, x.denominator, 200, rnd))
+    return mpmath.mp.make_mpf(from_rational(x.numerator, x.denominator, 200, rnd))
 
 
 # ---------------------------------------------------------------------- ε(δ)
