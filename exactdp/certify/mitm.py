@@ -21,11 +21,10 @@ far above the ≤ 2⁻⁵³·(units + 3) relative error of the float sums), and 
 ``|a + b − t| ≤ 2E`` in floats is decided by exact rational arithmetic.
 
 What is left out is bounded: the coordinates beyond ``|x| ≤ W_g`` have P-mass at most
-``Σ m_g P(|X| > W_g)`` and Q-mass at most ``Σ m_g P(|X| > W_g − |Δ_g|)``
-(:meth:`~exactdp.certify.dgball.DGBall.outside_mass`), and a unit's atoms whose P- and
-Q-balls are both below ``τ`` are dropped with their balls' upper ends added to those
-masses.  Nothing here is shared with the engine (no sieve, no node selection, no
-lattice, not :mod:`exactdp.engine.halves`).
+``Σ m_g P(|X| > W_g)`` (:meth:`~exactdp.certify.dgball.DGBall.outside_mass`), and a
+unit's atoms whose P-ball is below ``τ`` are dropped, their balls' upper ends added to it.
+Nothing here is shared with the engine (no sieve, no node selection, no lattice, not
+:mod:`exactdp.engine.halves`).
 """
 
 from __future__ import annotations
@@ -63,26 +62,25 @@ class Unit:
     P, Q : list of arb
     values : numpy.ndarray
         float64 images of ``ℓ_i`` (correctly rounded from the exact rationals).
-    lost_p, lost_q : arb
-        Balls whose upper ends bound the P- and Q-mass left out (truncation and pruning).
+    lost_p : arb
+        A ball whose upper end bounds the P-mass left out (truncation and pruning).
     """
 
-    def __init__(self, weight: Fraction, members, log_inv_tau: float, need_q: bool = False):
+    def __init__(self, weight: Fraction, members, log_inv_tau: float):
         self.weight = Fraction(weight)
         self.offset = Fraction(0)
         poly = None
         y0 = 0
-        lost_p, lost_q = arb(0), arb(0)
+        lost_p = arb(0)
         for s2, shift, m in members:
             dg = DGBall(Fraction(s2))
             d = abs(int(shift))
-            W = dg.width(log_inv_tau) + (d if need_q else 0)
+            W = dg.width(log_inv_tau)
             factor = dg.pmf_poly(W) ** m
             poly = factor if poly is None else poly * factor
             y0 -= m * W
             self.offset += Fraction(m * d * d) / (2 * Fraction(s2))
             lost_p += m * dg.outside_mass(W)
-            lost_q += m * dg.outside_mass(W - d) if W > d else arb(m)
         assert poly is not None
         wb, cb = ball(self.weight), ball(self.offset)
         tau = (-arb(log_inv_tau)).exp()
@@ -91,15 +89,14 @@ class Unit:
             p = poly[i]
             y = i + y0
             q = p * (-(cb + wb * y)).exp()
-            if p.upper() < tau and (not need_q or q.upper() < tau):
+            if p.upper() < tau:
                 lost_p += p.upper()
-                lost_q += q.upper()
                 continue
             ys.append(y)
             P.append(p)
             Q.append(q)
         self.ys, self.P, self.Q = ys, P, Q
-        self.lost_p, self.lost_q = lost_p, lost_q
+        self.lost_p = lost_p
         # the correctly rounded float64 image of each exact value
         self.values = np.array([float(self.offset + self.weight * y) for y in ys], dtype=float)
 
@@ -158,33 +155,29 @@ def split_halves(sizes) -> tuple[list, list]:
 
 
 class _Half:
-    """The atoms of a set of units whose product P-ball (or Q-ball, when asked) is not
-    certainly below ``τ``; the left-out products are bounded (:meth:`_combine`).
+    """The atoms of a set of units whose product P-ball is not certainly below ``τ``; the
+    P-mass of the left-out products is bounded from float64 upper bounds (rounded up).
 
     Parameters
     ----------
     units : list of Unit
     tau : float
         Products whose float64 upper bound is below ``tau`` are dropped.
-    need_q : bool
-        Keep a product when its Q-ball is not below ``tau`` either.
     limit : int
         OverflowError when more atoms would be kept.
     """
 
-    def __init__(self, units: list, tau: float = 0.0, need_q: bool = False, limit: int = MAX_HALF_ATOMS):
+    def __init__(self, units: list, tau: float = 0.0, limit: int = MAX_HALF_ATOMS):
         self.units = units
         coords = np.zeros((1, 0), dtype=np.int64)
         P, Q = [arb(1)], [arb(1)]
-        up, uq = np.ones(1), np.ones(1)
+        up = np.ones(1)
         vals = np.zeros(1)
-        lost_p, lost_q = 0.0, 0.0
+        lost_p = 0.0
         for u in units:
             cp = np.multiply.outer(up, _float_uppers(u.P)) * _INFLATE
-            cq = np.multiply.outer(uq, _float_uppers(u.Q)) * _INFLATE
-            keep = (cp >= tau) | (cq >= tau) if need_q else cp >= tau
+            keep = cp >= tau
             lost_p = math.nextafter(lost_p + _upper_sum(cp[~keep]), math.inf)
-            lost_q = math.nextafter(lost_q + _upper_sum(cq[~keep]), math.inf)
             ii, jj = np.nonzero(keep)
             if len(ii) > limit:
                 raise OverflowError(f"meet in the middle needs at least {len(ii):.3g} atoms in one half "
@@ -193,11 +186,11 @@ class _Half:
             P = [P[i] * u.P[j] for i, j in zip(il, jl)]
             Q = [Q[i] * u.Q[j] for i, j in zip(il, jl)]
             coords = np.concatenate([coords[ii], jj[:, None].astype(np.int64)], axis=1)
-            up, uq = cp[ii, jj], cq[ii, jj]
+            up = cp[ii, jj]
             vals = vals[ii] + u.values[jj]
         self.values, self.P, self.Q, self.coords = vals, P, Q, coords
-        #: upper bounds (exact floats, rounded up) of the P- and Q-mass of the dropped products
-        self.lost_p, self.lost_q = lost_p, lost_q
+        #: an upper bound (a float, rounded up) of the P-mass of the dropped products
+        self.lost_p = lost_p
 
     def __len__(self) -> int:
         return len(self.values)
@@ -245,8 +238,7 @@ class Halves:
     ----------
     units : list of Unit
     lower_sums : bool
-        Also keep prefix sums (for ``P(L < t)``: the trade-off needs them), and keep the
-        atoms whose Q-ball is not small.
+        Also keep prefix sums (for ``P(L < t)``: the trade-off needs them).
     tau : float
         Products of a half below ``tau`` are dropped (their mass is added to the lost mass).
     """
@@ -255,8 +247,8 @@ class Halves:
         if len(units) > MAX_UNITS:
             raise OverflowError(f"{len(units)} distinct weights (at most {MAX_UNITS})")
         ia, ib = split_halves([len(u) for u in units])
-        self.A = _Half([units[i] for i in ia], tau, need_q=lower_sums)
-        B = _Half([units[i] for i in ib], tau, need_q=lower_sums)
+        self.A = _Half([units[i] for i in ia], tau)
+        B = _Half([units[i] for i in ib], tau)
         order = np.argsort(B.values, kind="stable")
         self.B = B
         self.order = order
@@ -269,7 +261,6 @@ class Halves:
         self.PB, self.QB = PB, QB
         self.magnitude = 1.0 + sum(u.magnitude for u in units)
         self.lost_p = sum((u.lost_p for u in units), arb(0)) + _exact_ball(self.A.lost_p + B.lost_p)
-        self.lost_q = sum((u.lost_q for u in units), arb(0)) + _exact_ball(self.A.lost_q + B.lost_q)
         # float64 images for the searches (planning only)
         fpa = np.array([float(p.mid()) for p in self.A.P])
         fqa = np.array([float(q.mid()) for q in self.A.Q])

@@ -2,8 +2,7 @@
 
 The sums come from :class:`~exactdp.certify.mitm.Halves` (exact enumeration of each
 weight's atoms in Arb balls, two halves, one sorted merge per threshold); ``kept`` below
-means the enumerated configurations, ``μ_P``/``μ_Q`` the balls bounding the P-/Q-mass
-left out.
+means the enumerated configurations, ``μ_P`` the ball bounding the P-mass left out.
 
 * **δ(ε)** ``= Σ_x P(x)(1 − e^{ε−L(x)})_+``: the kept part is
   ``P(kept, L > ε) − e^ε Q(kept, L > ε)`` (every term ≥ 0), the rest lies in ``[0, μ_P]``.
@@ -12,9 +11,10 @@ left out.
   lower bound of ε(δ).  An upper end u is proved by ``δ(u) ≤ δ`` (the upper end of its
   enclosure); u is tried a little above ε_S.  ε₀ comes from Newton's iteration on the
   float64 image (``δ`` is convex in ``e^ε`` and the tangent root approaches from below).
-* **β(α)** of the optimal test between P and Q: a test ``φ = 1{kept, L < ℓ}`` is
-  achievable, with ``α_φ = P(kept, L < ℓ)`` and ``β_φ ≤ Q(kept, L ≥ ℓ) + μ_Q``; two of
-  them with ``α_{φ1} ≤ α ≤ α_{φ2}`` give the chord, an upper bound (randomised tests).
+* **β(α)** of the optimal test between P and Q: the test ``φ = 1{L < ℓ}`` has
+  ``α_φ ∈ P(kept, L < ℓ) + [0, μ_P]`` and ``β_φ = Q(L ≥ ℓ) ∈ Q(kept, L ≥ ℓ) + [0, e^{−ℓ}μ_P]``
+  (``Q = P e^{−L} ≤ P e^{−ℓ}`` where ``L ≥ ℓ``); one with ``α_φ ≤ α`` bounds β from above,
+  and two with ``α_{φ1} ≤ α ≤ α_{φ2}`` give the chord, a sharper upper bound (randomised tests).
   The supporting line of slope ``−e^{−ℓ}`` gives the lower bound
   ``β ≥ Q(kept, L ≥ ℓ) + e^{−ℓ}(P(kept, L < ℓ) − α)`` (the dual of Dong, Roth & Su's
   ``f(α) = sup_ε 1 − δ(ε) − e^ε α``; the dropped mass only raises it).
@@ -46,10 +46,10 @@ _LN2 = math.log(2.0)
 _MAX_DEEPEN = 4
 
 
-def reach(design: Composition, log_inv_tau: float, need_q: bool = False) -> tuple[int, int]:
+def reach(design: Composition, log_inv_tau: float) -> tuple[int, int]:
     """The estimated atoms of the two halves at truncation ``e^{−log_inv_tau}`` (planning:
     nothing is built)."""
-    sizes = [estimate_atoms(members, log_inv_tau) * (2 if need_q else 1) for _, members in units_of(design)]
+    sizes = [estimate_atoms(members, log_inv_tau) for _, members in units_of(design)]
     ia, ib = split_halves(sizes)
     return int(half_estimate([sizes[i] for i in ia])), int(half_estimate([sizes[i] for i in ib]))
 
@@ -94,22 +94,25 @@ class MitmCertifier:
         return other
 
     # -- machinery ----------------------------------------------------------------------
-    def check_reach(self, log_inv_tau: float, need_q: bool = False) -> None:
+    def check_reach(self, log_inv_tau: float) -> None:
         """OverflowError when the halves at this truncation would be beyond reach."""
-        na, nb = reach(self.design, log_inv_tau, need_q)
+        na, nb = reach(self.design, log_inv_tau)
         if max(na, nb) > MAX_HALF_ATOMS:
             raise OverflowError(f"meet in the middle needs about {max(na, nb):.3g} atoms in one half "
                                 f"(at most {MAX_HALF_ATOMS:.3g})")
 
-    def halves(self, prec: int, log_inv_tau: float, need_q: bool) -> Halves:
-        key = (prec, round(log_inv_tau, 3), need_q)
+    def halves(self, prec: int, log_inv_tau: float, lower: bool) -> Halves:
+        """The halves at this precision and truncation (prefix sums too when ``lower``);
+        one set per (precision, lower) is cached."""
+        key = (prec, round(log_inv_tau, 3), lower)
         h = self._halves.get(key)
         if h is None:
-            self.check_reach(log_inv_tau, need_q)
+            self.check_reach(log_inv_tau)
             with precision(prec):
-                units = [Unit(w, mem, log_inv_tau, need_q) for w, mem in self.units]
-                h = Halves(units, lower_sums=need_q, tau=math.exp(-log_inv_tau - 7.0) if log_inv_tau < 700 else 0.0)
-            self._halves = {k: v for k, v in self._halves.items() if k[0] != prec or k[2] != need_q}
+                units = [Unit(w, mem, log_inv_tau) for w, mem in self.units]
+                tau = math.exp(-log_inv_tau - 7.0) if log_inv_tau < 700 else 0.0
+                h = Halves(units, lower_sums=lower, tau=tau)
+            self._halves = {k: v for k, v in self._halves.items() if k[0] != prec or k[2] != lower}
             self._halves[key] = h
         return h
 
@@ -256,7 +259,7 @@ class MitmCertifier:
             l1, l2 = self._float_thresholds(h, float(af))
             for _ in range(30):
                 s1, s2 = h.sums(l1, lower=True), h.sums(l2, lower=True)
-                ok1, ok2 = s1.lt_p <= ab, s2.lt_p >= ab
+                ok1, ok2 = s1.lt_p + h.lost_p.upper() <= ab, s2.lt_p >= ab
                 if ok1 and ok2:
                     break
                 width = (l2 - l1) + Fraction(1, 2**40) * (1 + abs(l1))
@@ -266,14 +269,16 @@ class MitmCertifier:
                     l2 += width
             else:
                 raise ArithmeticError(f"{arg}: could not bracket alpha by two tests")
-            mq = h.lost_q.upper()
-            b1, b2 = s1.gt_q + s1.eq_q + mq, s2.gt_q + s2.eq_q + mq
-            a1, a2 = s1.lt_p, s2.lt_p
+            # the tests 1{L < ℓ} over every configuration: α_φ ∈ P(kept, L < ℓ) + [0, μ_P] and
+            # β_φ = Q(L ≥ ℓ) ∈ Q(kept, L ≥ ℓ) + [0, e^{−ℓ} μ_P] (Q = P·e^{−L} ≤ P·e^{−ℓ} there)
+            mp = interval(arb(0), h.lost_p.upper())
+            a1, a2 = s1.lt_p + mp, s2.lt_p + mp
+            b1 = s1.gt_q + s1.eq_q + (-ball(l1)).exp() * mp
+            b2 = s2.gt_q + s2.eq_q + (-ball(l2)).exp() * mp
+            upper = b1.upper()  # φ₁ alone: α_φ₁ ≤ α
             if (a2 - a1) > 0:
                 t = ((ab - a1) / (a2 - a1)).max(arb(0)).min(arb(1))
-                upper = (b1 + (b2 - b1) * t).upper()
-            else:
-                upper = b1.upper().min(b2.upper())
+                upper = upper.min((b1 + (b2 - b1) * t).upper())
             lower = arb(0)
             # the supporting lines at the two tests and, where few atoms lie between them, at
             # each atom (the slope of the curve's segment there: the bound is then exact)
