@@ -243,3 +243,19 @@ def test_beyond_reach_is_refused_with_a_remedy():
     comp = Composition.from_sigma2([f"{40 + k}.{k + 1}" for k in range(14)])
     with pytest.raises(UncertifiedError, match="without --certify"):
         certify_points(comp, "delta", [Fraction(1)], [SimpleNamespace(value=mpmath.mpf(1), piece=None)])
+
+
+def test_cli_certifies_an_off_lattice_design(capsys):
+    """``exactdp delta --certify`` on distinct three-decimal variances: an enclosure by meet in
+    the middle, named in the JSON, the fast value on its conservative side."""
+    import json
+
+    from exactdp.cli import main
+
+    argv = ["delta", *(a for v in FIVE for a in ("--sigma2", v)), "--eps", "0", "--eps", "2", "--certify", "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    for p in out["points"]:
+        assert p["certificate_method"] == METHOD
+        lo, hi = (mpmath.mpf(x) for x in p["enclosure"])
+        assert lo <= hi <= mpmath.mpf(p["delta"])

@@ -43,7 +43,7 @@ __all__ = ["Unit", "units_of", "Halves", "Sums", "estimate_atoms", "half_estimat
 
 #: most atoms one half may hold (memory: four Arb lists of this length), and most
 #: pairs decided in exact arithmetic for one threshold
-MAX_HALF_ATOMS = 1_500_000
+MAX_HALF_ATOMS = 1_200_000
 MAX_WINDOW_PAIRS = 400_000
 #: most units (float64 error analysis of the values holds far beyond this)
 MAX_UNITS = 4096
@@ -195,6 +195,13 @@ class _Half:
     def __len__(self) -> int:
         return len(self.values)
 
+    def balls(self, i: int) -> tuple:
+        """The P- and Q-balls of atom i, from its units (the half's lists may be freed)."""
+        p, q = arb(1), arb(1)
+        for u, k in zip(self.units, self.coords[i].tolist()):
+            p, q = p * u.P[k], q * u.Q[k]
+        return p, q
+
     def exact(self, i: int) -> Fraction:
         row = self.coords[i]
         return sum((u.exact(int(k)) for u, k in zip(self.units, row)), Fraction(0))
@@ -253,12 +260,14 @@ class Halves:
         self.B = B
         self.order = order
         self.vb = B.values[order]
-        PB = [B.P[i] for i in order]
-        QB = [B.Q[i] for i in order]
+        olist = order.tolist()
+        PB = [B.P[i] for i in olist]
+        QB = [B.Q[i] for i in olist]
+        B.P = B.Q = []  # the sorted copies are kept
         n = len(order)
         self.suf_p, self.suf_q = _suffix(PB), _suffix(QB)
-        self.pre_p, self.pre_q = (_prefix(PB), _prefix(QB)) if lower_sums else (None, None)
-        self.PB, self.QB = PB, QB
+        self.pre_p: list = _prefix(PB) if lower_sums else []
+        self.pre_q: list = _prefix(QB) if lower_sums else []
         self.magnitude = 1.0 + sum(u.magnitude for u in units)
         self.lost_p = sum((u.lost_p for u in units), arb(0)) + _exact_ball(self.A.lost_p + B.lost_p)
         # float64 images for the searches (planning only)
@@ -266,6 +275,7 @@ class Halves:
         fqa = np.array([float(q.mid()) for q in self.A.Q])
         fpb = np.array([float(p.mid()) for p in PB])
         fqb = np.array([float(q.mid()) for q in QB])
+        del PB, QB
         self._f = (fpa, fqa, np.concatenate([np.cumsum(fpb[::-1])[::-1], [0.0]]),
                    np.concatenate([np.cumsum(fqb[::-1])[::-1], [0.0]]),
                    np.concatenate([[0.0], np.cumsum(fpb)]))
@@ -314,7 +324,7 @@ class Halves:
         if window > MAX_WINDOW_PAIRS:
             raise OverflowError(f"{window} pairs of atoms tie with the threshold in float64 "
                                 f"(at most {MAX_WINDOW_PAIRS})")
-        if lower and self.pre_p is None:
+        if lower and not self.pre_p:
             raise ValueError("built without prefix sums")
         gp, gq, lp, lq, eq = arb(0), arb(0), arb(0), arb(0), arb(0)
         AP, AQ = self.A.P, self.A.Q
@@ -322,21 +332,22 @@ class Halves:
         pp, pq = self.pre_p, self.pre_q
         for i, (jh, jl) in enumerate(zip(j_hi.tolist(), j_lo.tolist())):
             pa, qa = AP[i], AQ[i]
-            wp, wq, vp, vq = sp[jh], sq[jh], None, None
-            if lower:
-                vp, vq = pp[jl], pq[jl]
+            wp, wq = sp[jh], sq[jh]
+            vp, vq = (pp[jl], pq[jl]) if lower else (arb(0), arb(0))
             if jl < jh:
                 rest = t - self.A.exact(i)
                 for j in range(jl, jh):
-                    b = self.B.exact(int(self.order[j]))
+                    k = int(self.order[j])
+                    b = self.B.exact(k)
+                    pb, qb = self.B.balls(k)
                     if b > rest:
-                        wp += self.PB[j]
-                        wq += self.QB[j]
+                        wp += pb
+                        wq += qb
                     elif lower and b < rest:
-                        vp += self.PB[j]
-                        vq += self.QB[j]
+                        vp += pb
+                        vq += qb
                     elif lower:
-                        eq += qa * self.QB[j]
+                        eq += qa * qb
             gp += pa * wp
             gq += qa * wq
             if lower:

@@ -41,7 +41,7 @@ __all__ = ["MitmCertifier", "METHOD", "LEVELS", "reach"]
 
 METHOD = "arb/meet-in-the-middle"
 #: (Arb precision in bits, log₂ of the relative truncation target) of the attempts
-LEVELS = ((128, 64), (192, 96))
+LEVELS = ((128, 50), (192, 80))
 _LN2 = math.log(2.0)
 _MAX_DEEPEN = 4
 
@@ -61,7 +61,7 @@ class MitmCertifier:
     ----------
     design : Composition
     rel_width : float
-        Target relative width of an enclosure (default 1e-15); the last level's enclosure
+        Target relative width of an enclosure (default 1e-14); the last level's enclosure
         is returned otherwise (still rigorous).
     levels : tuple of (int, int)
 
@@ -74,7 +74,7 @@ class MitmCertifier:
     method = METHOD
     tail_method = "meet-in-the-middle"
 
-    def __init__(self, design: Composition, *, rel_width: float = 1e-15, levels=LEVELS):
+    def __init__(self, design: Composition, *, rel_width: float = 1e-14, levels=LEVELS):
         if not isinstance(design, Composition):
             raise InputError("design", design, "expected an exactdp.Composition")
         self.design = design
@@ -103,16 +103,17 @@ class MitmCertifier:
 
     def halves(self, prec: int, log_inv_tau: float, lower: bool) -> Halves:
         """The halves at this precision and truncation (prefix sums too when ``lower``);
-        one set per (precision, lower) is cached."""
+        the last set built is cached."""
         key = (prec, round(log_inv_tau, 3), lower)
         h = self._halves.get(key)
         if h is None:
             self.check_reach(log_inv_tau)
+            self._halves.clear()
             with precision(prec):
                 units = [Unit(w, mem, log_inv_tau) for w, mem in self.units]
                 tau = math.exp(-log_inv_tau - 7.0) if log_inv_tau < 700 else 0.0
                 h = Halves(units, lower_sums=lower, tau=tau)
-            self._halves = {k: v for k, v in self._halves.items() if k[0] != prec or k[2] != lower}
+            self._halves.clear()  # one set at a time: each can hold millions of balls
             self._halves[key] = h
         return h
 
@@ -124,6 +125,8 @@ class MitmCertifier:
                 with precision(prec):
                     enc = compute(prec, bits)
             except OverflowError:
+                if best is not None:  # a finer level beyond reach: the coarser enclosure stands
+                    return best
                 raise
             except ArithmeticError as exc:
                 error = exc
@@ -154,7 +157,7 @@ class MitmCertifier:
         arg = f"epsilon={fraction_str(e)}"
 
         def compute(prec, bits):
-            lit = bits * _LN2 + 12.0 + self._zcdp_log_inv(float(e))
+            lit = bits * _LN2 + 8.0 + self._zcdp_log_inv(float(e))
             for _ in range(_MAX_DEEPEN):
                 h = self.halves(prec, lit, False)
                 lo, hi, s = self._delta_ends(h, e)
@@ -189,7 +192,7 @@ class MitmCertifier:
         arg = f"delta={fraction_str(dt)}"
 
         def compute(prec, bits):
-            lit = bits * _LN2 + 12.0 + math.log(dt.denominator) - math.log(dt.numerator)
+            lit = bits * _LN2 + 8.0 + math.log(dt.denominator) - math.log(dt.numerator)
             h = self.halves(prec, lit, False)
             db = ball(dt)
             e0 = self._float_root(h, float(dt))
@@ -204,7 +207,7 @@ class MitmCertifier:
             sol = (num / s.gt_q).log()
             lo, hi = endpoints(sol)
             for k in range(6):
-                step = (abs(hi) + 1) * Fraction(1, 2 ** max(8, bits - 40 - 12 * k))
+                step = (abs(hi) + 1) * Fraction(1, 2 ** max(8, bits + 4 - 8 * k))
                 u = hi + step
                 if self._delta_upper(h, u) <= dt:
                     return self._enclosure("epsilon", arg, lo, u, prec, h, lit, window_pairs=s.window,
@@ -253,7 +256,7 @@ class MitmCertifier:
         def compute(prec, bits):
             if af in (0, 1):
                 return Enclosure("beta", arg, 1 - af, 1 - af, METHOD, prec, ())
-            lit = bits * _LN2 + 12.0 + max(0.0, -math.log(max(float(af), 1e-300)))
+            lit = bits * _LN2 + 8.0 + max(0.0, -math.log(max(float(af), 1e-300)))
             h = self.halves(prec, lit, True)
             ab = ball(af)
             l1, l2 = self._float_thresholds(h, float(af))

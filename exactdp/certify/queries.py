@@ -315,8 +315,18 @@ def _unit_clamp(t: arb) -> arb:
     return t.max(arb(0)).min(arb(1))
 
 
+def _certifier(design, options: dict):
+    """The certificate that fits the design (:func:`exactdp.certify.choose.certifier_for`:
+    the lattice one, else meet in the middle over incommensurate weights)."""
+    from exactdp.certify.choose import certifier_for
+
+    return certifier_for(design, **options)
+
+
 def certify_delta(design, epsilon, **options) -> Enclosure:
-    """Rigorous enclosure of δ(ε) by Arb ball arithmetic (see :class:`Certifier`).
+    """Rigorous enclosure of δ(ε) by Arb ball arithmetic (see :class:`Certifier`; a design
+    whose lattice fits none of its tail methods gets the meet-in-the-middle enumeration,
+    :mod:`exactdp.certify.offlattice`, and ``Enclosure.method`` says so).
 
     Parameters
     ----------
@@ -335,7 +345,7 @@ def certify_delta(design, epsilon, **options) -> Enclosure:
     (:mod:`exactdp.certify`).  Error bound: the enclosure itself (every rounding and
     every discarded term inside).  Reference: Johansson (2017), Arb.
     """
-    return Certifier(design, **options).delta(epsilon)
+    return _certifier(design, options).delta(epsilon)
 
 
 def certify_epsilon(design, delta, hint=None, **options) -> Enclosure:
@@ -360,7 +370,7 @@ def certify_epsilon(design, delta, hint=None, **options) -> Enclosure:
     the tails as Arb balls; the piece is checked on the ball.  Error bound: the enclosure
     (lower end: ``F_k ≤ δ(·)``; upper end: inside the piece).  Reference: Johansson (2017).
     """
-    return Certifier(design, **options).epsilon(delta, hint=hint)
+    return _certifier(design, options).epsilon(delta, hint=hint)
 
 
 def certify_tradeoff(design, alpha, hint=None, **options) -> Enclosure:
@@ -386,4 +396,4 @@ def certify_tradeoff(design, alpha, hint=None, **options) -> Enclosure:
     clamped to [0, 1].  Error bound: the enclosure.  Reference: Dong, Roth & Su, Gaussian
     differential privacy (JRSS-B 2022); Johansson (2017).
     """
-    return Certifier(design, **options).tradeoff(alpha, hint=hint)
+    return _certifier(design, options).tradeoff(alpha, hint=hint)
