@@ -44,6 +44,8 @@ __all__ = ["Unit", "units_of", "Halves", "Sums", "estimate_atoms", "half_estimat
 #: most atoms one half may hold (memory: four Arb lists of this length), and most
 #: pairs decided in exact arithmetic for one threshold
 MAX_HALF_ATOMS = 1_200_000
+#: most candidate products (float64 upper bounds) weighed at one step of building a half
+MAX_CANDIDATES = 40_000_000
 MAX_WINDOW_PAIRS = 400_000
 #: most units (float64 error analysis of the values holds far beyond this)
 MAX_UNITS = 4096
@@ -175,6 +177,9 @@ class _Half:
         vals = np.zeros(1)
         lost_p = 0.0
         for u in units:
+            if len(up) * len(u) > MAX_CANDIDATES:
+                raise OverflowError(f"meet in the middle would weigh {len(up) * len(u):.3g} products in one half "
+                                    f"(at most {MAX_CANDIDATES:.3g})")
             cp = np.multiply.outer(up, _float_uppers(u.P)) * _INFLATE
             keep = cp >= tau
             lost_p = math.nextafter(lost_p + _upper_sum(cp[~keep]), math.inf)
