@@ -176,6 +176,18 @@ def test_epsilon_brackets_brute_force(name, delta):
     assert enc.relative_width < 1e-15
 
 
+@pytest.mark.parametrize("eps", ["20", "40"])
+def test_huge_epsilon_by_the_tilt(eps):
+    """δ(20) ≈ 9e-91 and δ(40) ≈ 7e-361 (beyond the brute-force box): the tilted truncation
+    keeps a few hundred atoms per half; the lattice certificate, an independent method,
+    agrees."""
+    comp = _design(DESIGNS["decimals"])
+    a, b = MitmCertifier(comp).delta(eps), Certifier(comp).delta(eps)
+    assert a.lower_exact <= b.upper_exact and b.lower_exact <= a.upper_exact
+    assert 0 < a.lower_exact and a.relative_width < 1e-14
+    assert max(a.params["atoms_per_half"]) < 5000
+
+
 def test_agrees_with_the_lattice_certificate():
     """Where both fit (three decimal variances), the two independent enclosures intersect."""
     comp = _design(DESIGNS["decimals"])

@@ -64,41 +64,55 @@ class Unit:
     P, Q : list of arb
     values : numpy.ndarray
         float64 images of ``ℓ_i`` (correctly rounded from the exact rationals).
-    lost_p : arb
-        A ball whose upper end bounds the P-mass left out (truncation and pruning).
+    T : list of arb
+        The tilted weights ``P·e^{λℓ}/M`` (``M = E_P e^{λ L_u}``, so they sum to ≤ 1): atoms are
+        kept by them, and what is left out is counted in them.
+    lost : arb
+        A ball whose upper end bounds the tilted mass left out (truncation and pruning).
+    log_mgf : arb
+        ``log M``.
     """
 
-    def __init__(self, weight: Fraction, members, log_inv_tau: float):
+    def __init__(self, weight: Fraction, members, log_inv_tau: float, lam: Fraction = Fraction(0)):
         self.weight = Fraction(weight)
         self.offset = Fraction(0)
+        lam = Fraction(lam)
+        wb = ball(self.weight)
+        a = ball(lam) * wb  # the tilt of each X (the same for every member: one weight)
+        a_f = float(lam * self.weight)
         poly = None
         y0 = 0
-        lost_p = arb(0)
+        lost = arb(0)
+        log_m = arb(0)
         for s2, shift, m in members:
             dg = DGBall(Fraction(s2))
             d = abs(int(shift))
-            W = dg.width(log_inv_tau)
+            W = dg.width(log_inv_tau) + int(math.ceil(a_f * float(s2)))
             factor = dg.pmf_poly(W) ** m
             poly = factor if poly is None else poly * factor
             y0 -= m * W
             self.offset += Fraction(m * d * d) / (2 * Fraction(s2))
-            lost_p += m * dg.outside_mass(W)
+            ratio = dg.theta_real(a) / dg.theta0 if lam else arb(1)  # E e^{aX} = Θ(a)/Θ(0)
+            log_m += m * ratio.log()
+            lost += m * tilted_outside(dg, W, a) / ratio
         assert poly is not None
-        wb, cb = ball(self.weight), ball(self.offset)
+        cb = ball(self.offset)
+        self.log_mgf = ball(lam) * cb + log_m
         tau = (-arb(log_inv_tau)).exp()
-        ys, P, Q = [], [], []
+        ys, P, Q, T = [], [], [], []
         for i in range(poly.degree() + 1):
             p = poly[i]
             y = i + y0
-            q = p * (-(cb + wb * y)).exp()
-            if p.upper() < tau:
-                lost_p += p.upper()
+            t = p * (a * y - log_m).exp() if lam else p
+            if t.upper() < tau:
+                lost += t.upper()
                 continue
             ys.append(y)
             P.append(p)
-            Q.append(q)
-        self.ys, self.P, self.Q = ys, P, Q
-        self.lost_p = lost_p
+            Q.append(p * (-(cb + wb * y)).exp())
+            T.append(t)
+        self.ys, self.P, self.Q, self.T = ys, P, Q, T
+        self.lost = lost
         # the correctly rounded float64 image of each exact value
         self.values = np.array([float(self.offset + self.weight * y) for y in ys], dtype=float)
 
@@ -112,6 +126,21 @@ class Unit:
     @property
     def magnitude(self) -> float:
         return float(np.max(np.abs(self.values))) if len(self.values) else 0.0
+
+
+def tilted_outside(dg: DGBall, W: int, a: arb) -> arb:
+    """A ball whose upper end bounds ``Σ_{|x|>W} e^{−x²/(2s²) + a x}/Θ(0)`` for ``a ≥ 0`` and
+    ``W + 1 > a s²``: on the right the terms fall by the factor ``e^{−(2x+1)/(2s²) + a}``,
+    largest at ``x = W + 1``; on the left they are below the untilted ones
+    (:meth:`~exactdp.certify.dgball.DGBall.outside_mass`, which bounds both sides)."""
+    if a.is_zero():
+        return dg.outside_mass(W)
+    two_s2 = 2 * dg.s2b
+    r = (-(arb(2 * W + 3) / two_s2) + a).exp()
+    if not r < 1:
+        return arb(1e300)  # not reached: W is chosen beyond a s²
+    head = (-(arb((W + 1) ** 2) / two_s2) + a * (W + 1)).exp()
+    return head / (1 - r) / dg.theta0 + dg.outside_mass(W)
 
 
 def units_of(design) -> list:
@@ -157,8 +186,8 @@ def split_halves(sizes) -> tuple[list, list]:
 
 
 class _Half:
-    """The atoms of a set of units whose product P-ball is not certainly below ``τ``; the
-    P-mass of the left-out products is bounded from float64 upper bounds (rounded up).
+    """The atoms of a set of units whose product tilted weight is not certainly below ``τ``;
+    the tilted mass of the left-out products is bounded from float64 upper bounds (rounded up).
 
     Parameters
     ----------
@@ -175,14 +204,14 @@ class _Half:
         P, Q = [arb(1)], [arb(1)]
         up = np.ones(1)
         vals = np.zeros(1)
-        lost_p = 0.0
+        lost = 0.0
         for u in units:
             if len(up) * len(u) > MAX_CANDIDATES:
                 raise OverflowError(f"meet in the middle would weigh {len(up) * len(u):.3g} products in one half "
                                     f"(at most {MAX_CANDIDATES:.3g})")
-            cp = np.multiply.outer(up, _float_uppers(u.P)) * _INFLATE
+            cp = np.multiply.outer(up, _float_uppers(u.T)) * _INFLATE
             keep = cp >= tau
-            lost_p = math.nextafter(lost_p + _upper_sum(cp[~keep]), math.inf)
+            lost = math.nextafter(lost + _upper_sum(cp[~keep]), math.inf)
             ii, jj = np.nonzero(keep)
             if len(ii) > limit:
                 raise OverflowError(f"meet in the middle needs at least {len(ii):.3g} atoms in one half "
@@ -194,8 +223,8 @@ class _Half:
             up = cp[ii, jj]
             vals = vals[ii] + u.values[jj]
         self.values, self.P, self.Q, self.coords = vals, P, Q, coords
-        #: an upper bound (a float, rounded up) of the P-mass of the dropped products
-        self.lost_p = lost_p
+        #: an upper bound (a float, rounded up) of the tilted mass of the dropped products
+        self.lost = lost
 
     def __len__(self) -> int:
         return len(self.values)
@@ -255,7 +284,7 @@ class Halves:
         Products of a half below ``tau`` are dropped (their mass is added to the lost mass).
     """
 
-    def __init__(self, units: list, lower_sums: bool = False, tau: float = 0.0):
+    def __init__(self, units: list, lower_sums: bool = False, tau: float = 0.0, lam: Fraction = Fraction(0)):
         if len(units) > MAX_UNITS:
             raise OverflowError(f"{len(units)} distinct weights (at most {MAX_UNITS})")
         ia, ib = split_halves([len(u) for u in units])
@@ -274,7 +303,9 @@ class Halves:
         self.pre_p: list = _prefix(PB) if lower_sums else []
         self.pre_q: list = _prefix(QB) if lower_sums else []
         self.magnitude = 1.0 + sum(u.magnitude for u in units)
-        self.lost_p = sum((u.lost_p for u in units), arb(0)) + _exact_ball(self.A.lost_p + B.lost_p)
+        self.lam = Fraction(lam)
+        self.lost = sum((u.lost for u in units), arb(0)) + _exact_ball(self.A.lost + B.lost)
+        self.log_mgf = sum((u.log_mgf for u in units), arb(0))
         # float64 images for the searches (planning only)
         fpa = np.array([float(p.mid()) for p in self.A.P])
         fqa = np.array([float(q.mid()) for q in self.A.Q])
@@ -285,6 +316,20 @@ class Halves:
                    np.concatenate([np.cumsum(fqb[::-1])[::-1], [0.0]]),
                    np.concatenate([[0.0], np.cumsum(fpb)]))
         self.atoms = (len(self.A), n)
+
+    @property
+    def lost_p(self) -> arb:
+        """A ball whose upper end bounds the P-mass left out (untilted halves only)."""
+        if self.lam:
+            raise ValueError("tilted halves bound the tilted mass, not the P-mass")
+        return self.lost
+
+    def lost_above(self, t: Fraction) -> arb:
+        """Upper end bounds ``P(left out, L > t)``: ``e^{−λt} E[e^{λL}; left out] ≤ e^{log M − λt}·lost``
+        (Chernoff on the left-out configurations; ``P(left out)`` itself when λ = 0)."""
+        if not self.lam:
+            return self.lost.upper()
+        return ((self.log_mgf - ball(self.lam) * ball(t)).exp() * self.lost).upper()
 
     # -- float64 images (planning) -----------------------------------------------------
     def float_gt(self, t: float) -> tuple[float, float]:

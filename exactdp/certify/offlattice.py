@@ -101,18 +101,18 @@ class MitmCertifier:
             raise OverflowError(f"meet in the middle needs about {max(na, nb):.3g} atoms in one half "
                                 f"(at most {MAX_HALF_ATOMS:.3g})")
 
-    def halves(self, prec: int, log_inv_tau: float, lower: bool) -> Halves:
-        """The halves at this precision and truncation (prefix sums too when ``lower``);
-        the last set built is cached."""
-        key = (prec, round(log_inv_tau, 3), lower)
+    def halves(self, prec: int, log_inv_tau: float, lower: bool, lam: Fraction = Fraction(0)) -> Halves:
+        """The halves at this precision, truncation and tilt (prefix sums too when
+        ``lower``); the last set built is cached."""
+        key = (prec, round(log_inv_tau, 3), lower, lam)
         h = self._halves.get(key)
         if h is None:
             self.check_reach(log_inv_tau)
             self._halves.clear()
             with precision(prec):
-                units = [Unit(w, mem, log_inv_tau) for w, mem in self.units]
+                units = [Unit(w, mem, log_inv_tau, lam) for w, mem in self.units]
                 tau = math.exp(-log_inv_tau - 7.0) if log_inv_tau < 700 else 0.0
-                h = Halves(units, lower_sums=lower, tau=tau)
+                h = Halves(units, lower_sums=lower, tau=tau, lam=lam)
             self._halves.clear()  # one set at a time: each can hold millions of balls
             self._halves[key] = h
         return h
@@ -142,13 +142,14 @@ class MitmCertifier:
 
     def _enclosure(self, quantity, argument, lo: Fraction, hi: Fraction, prec, h: Halves, lit, **extra):
         params = {"tail_method": "meet-in-the-middle", "atoms_per_half": h.atoms, "units": len(self.units),
-                  "log_inv_tau": round(lit, 3), "truncated_mass": h.lost_p.upper().str(3, radius=False), **extra}
+                  "log_inv_tau": round(lit, 3), "left_out_mass": h.lost.upper().str(3, radius=False), **extra}
         return Enclosure(quantity, argument, lo, hi, METHOD, prec, tuple(sorted(params.items())))
 
-    def _zcdp_log_inv(self, eps: float) -> float:
-        """log(1/δ) of the zCDP bound ``δ(ε) ≤ e^{−(ε−ρ)²/(4ρ)}`` (0 for ε ≤ ρ)."""
+    def _tilt(self, eps: float) -> Fraction:
+        """The tilt λ ≥ 0 that centres a Gaussian loss N(ρ, 2ρ) at ε, ``(ε − ρ)/(2ρ)``, on a
+        grid of 1/64 (any λ ≥ 0 is valid; this one keeps the atoms that matter at ε)."""
         r = float(self.rho)
-        return (eps - r) ** 2 / (4 * r) if eps > r else 0.0
+        return Fraction(max(0, round(64 * (eps - r) / (2 * r))), 64)
 
     # -- δ(ε) ---------------------------------------------------------------------------
     def delta(self, epsilon) -> Enclosure:
@@ -157,21 +158,23 @@ class MitmCertifier:
         arg = f"epsilon={fraction_str(e)}"
 
         def compute(prec, bits):
-            lit = bits * _LN2 + 8.0 + self._zcdp_log_inv(float(e))
+            lit = bits * _LN2 + 8.0
+            lam = self._tilt(float(e))
             for _ in range(_MAX_DEEPEN):
-                h = self.halves(prec, lit, False)
+                h = self.halves(prec, lit, False, lam)
                 lo, hi, s = self._delta_ends(h, e)
-                lost = h.lost_p.upper()
+                lost = h.lost_above(e)
                 target = lo * ball(Fraction(1, 2**bits))
                 if lo > 0 and not lost > target:
                     break
                 new = lit + (float((lost / lo).log().upper()) + bits * _LN2 + 5.0 if lo > 0 else lit)
                 try:
-                    self.check_reach(new)
+                    self.check_reach(new)  # the tilt moves the atoms kept, not their number
                 except OverflowError:
                     break  # the enclosure stays valid, only wider
                 lit = new
-            return self._enclosure("delta", arg, *endpoints_of(lo, hi), prec, h, lit, window_pairs=s.window)
+            return self._enclosure("delta", arg, *endpoints_of(lo, hi), prec, h, lit, window_pairs=s.window,
+                                   tilt=fraction_str(lam))
 
         return self._run(compute)
 
@@ -180,7 +183,7 @@ class MitmCertifier:
         s = h.sums(e)
         v = s.gt_p - ball(e).exp() * s.gt_q
         lo = v.lower().max(arb(0))
-        return lo, v.upper() + h.lost_p.upper(), s
+        return lo, v.upper() + h.lost_above(e), s
 
     # -- ε(δ) ---------------------------------------------------------------------------
     def epsilon(self, delta, hint=None) -> Enclosure:
@@ -192,8 +195,10 @@ class MitmCertifier:
         arg = f"delta={fraction_str(dt)}"
 
         def compute(prec, bits):
-            lit = bits * _LN2 + 8.0 + math.log(dt.denominator) - math.log(dt.numerator)
-            h = self.halves(prec, lit, False)
+            lit = bits * _LN2 + 8.0
+            log_inv = math.log(dt.denominator) - math.log(dt.numerator)
+            r = float(self.rho)
+            h = self.halves(prec, lit, False, self._tilt(r + 2 * math.sqrt(r * log_inv)))
             db = ball(dt)
             e0 = self._float_root(h, float(dt))
             for _ in range(40):
