@@ -20,9 +20,12 @@ product.  The float64 order decides only pairs that are certainly on one side:
 far above the ≤ 2⁻⁵³·(units + 3) relative error of the float sums), and every pair with
 ``|a + b − t| ≤ 2E`` in floats is decided by exact rational arithmetic.
 
-What is left out is bounded: the coordinates beyond ``|x| ≤ W_g`` have P-mass at most
-``Σ m_g P(|X| > W_g)`` (:meth:`~exactdp.certify.dgball.DGBall.outside_mass`), and a
-unit's atoms whose P-ball is below ``τ`` are dropped, their balls' upper ends added to it.
+What is left out is bounded, in the measure ``P·e^{λL}/M`` tilted by some λ ≥ 0 (λ = 0: P
+itself; ``M = E_P e^{λL}`` from Arb's theta function): the coordinates beyond ``|x| ≤ W_g``
+(W_g beyond the tilted mean) have mass at most ``Σ m_g`` times a geometric tail bound
+(:func:`tilted_outside`), and a unit's atoms whose tilted ball is below ``τ`` are dropped,
+their balls' upper ends added to it.  A caller turns the tilted mass into
+``P(left out, L > t) ≤ e^{−λt} M · (tilted mass)`` (:meth:`Halves.lost_above`).
 Nothing here is shared with the engine (no sieve, no node selection, no lattice, not
 :mod:`exactdp.engine.halves`).
 """

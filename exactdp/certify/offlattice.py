@@ -2,10 +2,15 @@
 
 The sums come from :class:`~exactdp.certify.mitm.Halves` (exact enumeration of each
 weight's atoms in Arb balls, two halves, one sorted merge per threshold); ``kept`` below
-means the enumerated configurations, ``μ_P`` the ball bounding the P-mass left out.
+means the enumerated configurations, ``μ_P`` the ball bounding the P-mass left out
+(untilted, λ = 0).
 
 * **δ(ε)** ``= Σ_x P(x)(1 − e^{ε−L(x)})_+``: the kept part is
-  ``P(kept, L > ε) − e^ε Q(kept, L > ε)`` (every term ≥ 0), the rest lies in ``[0, μ_P]``.
+  ``P(kept, L > ε) − e^ε Q(kept, L > ε)`` (every term ≥ 0), the rest lies in
+  ``[0, P(left out, L > ε)]``.  For ε above ρ the atoms are kept by their weight under the
+  tilted measure ``P e^{λL}/M`` (``λ = (ε − ρ)/(2ρ)``, ``M = E_P e^{λL}``) and
+  ``P(left out, L > ε) ≤ e^{−λε} M · (tilted mass left out)`` (Chernoff): the atoms that
+  matter at ε are kept, and a δ of 1e-300 needs no more of them than a δ of 0.1.
 * **ε(δ)**: for any event S, ``P(S) − e^ε Q(S) ≤ δ(ε)``, and δ(·) is strictly decreasing
   where positive; with ``S = {kept, L > ε₀}`` the root ``ε_S = log((P(S) − δ)/Q(S))`` is a
   lower bound of ε(δ).  An upper end u is proved by ``δ(u) ≤ δ`` (the upper end of its
