@@ -20,8 +20,7 @@ from types import SimpleNamespace
 import mpmath
 import pytest
 
-from exactdp.certify import Certifier, certify_points
-from exactdp.certify.choose import certifier_for
+from exactdp.certify import Certifier, certifier_for, certify_points
 from exactdp.certify.offlattice import METHOD, MitmCertifier
 from exactdp.mechanisms import Composition, DiscreteGaussian
 from exactdp.numerics.errors import UncertifiedError

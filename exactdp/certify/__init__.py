@@ -36,7 +36,7 @@ half B sorted once, and δ(ε) = P(L > ε) − e^ε Q(L > ε) (and the ε and β
 :mod:`.offlattice`) summed by one merge with suffix/prefix sums; pairs the float64 order
 cannot separate are decided in exact rationals; truncated and pruned mass bounded and
 added (:mod:`.mitm`).  It shares nothing with the engine's own two-half enumeration
-(:mod:`exactdp.engine.halves`).  :func:`~exactdp.certify.choose.certifier_for` chooses;
+(:mod:`exactdp.engine.halves`).  :func:`~exactdp.certify.queries.certifier_for` chooses;
 ``Enclosure.method`` is ``"arb/meet-in-the-middle"`` for it.  A design beyond both (more
 atoms per half than :data:`~exactdp.certify.mitm.MAX_HALF_ATOMS`) is refused.
 
@@ -49,9 +49,8 @@ True
 
 from exactdp.certify.balls import BallReal, bureau_epsilon
 from exactdp.certify.check import certify_points, on_conservative_side
-from exactdp.certify.choose import certifier_for
 from exactdp.certify.offlattice import MitmCertifier
-from exactdp.certify.queries import Certifier, certify_delta, certify_epsilon, certify_tradeoff
+from exactdp.certify.queries import Certifier, certifier_for, certify_delta, certify_epsilon, certify_tradeoff
 from exactdp.certify.result import Enclosure
 
 __all__ = ["Certifier", "MitmCertifier", "certifier_for", "Enclosure", "certify_delta", "certify_epsilon",

@@ -10,7 +10,7 @@ disagree, and neither number should be used until that is understood.
 The certificate is the lattice one (:class:`~exactdp.certify.queries.Certifier`) where one
 of its tail methods fits the design's lattice, else the meet-in-the-middle enumeration over
 the design's incommensurate weights (:class:`~exactdp.certify.offlattice.MitmCertifier`);
-:func:`~exactdp.certify.choose.certifier_for` decides, and ``Enclosure.method`` says which.
+:func:`~exactdp.certify.queries.certifier_for` decides, and ``Enclosure.method`` says which.
 
 The fast path's lattice piece (ε) or vertex (β) is passed on as a *hint*: it only tells
 the certificate where to look first; the certificate checks the piece itself.
@@ -22,9 +22,8 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.certify.choose import certifier_for
 from exactdp.certify.offlattice import MitmCertifier
-from exactdp.certify.queries import Certifier
+from exactdp.certify.queries import Certifier, certifier_for
 from exactdp.certify.result import Enclosure
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import UncertifiedError

@@ -42,15 +42,16 @@ from exactdp.certify.balls import (
     interval,
     precision,
 )
+from exactdp.certify.offlattice import MitmCertifier
 from exactdp.certify.result import Enclosure
 from exactdp.certify.tails import BallTails
-from exactdp.engine.lattice import LatticeSum, lattice_of
+from exactdp.engine.lattice import LatticeSum, lattice_of, weights_exceed
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import InputError, UncertifiedError
 from exactdp.numerics.exact import fraction_str, to_fraction
 from exactdp.numerics.search import expand, first_true
 
-__all__ = ["Certifier", "certify_delta", "certify_epsilon", "certify_tradeoff", "LEVELS"]
+__all__ = ["Certifier", "certifier_for", "certify_delta", "certify_epsilon", "certify_tradeoff", "LEVELS"]
 
 #: (Arb precision in bits, log₂(1/η)) of the successive attempts
 LEVELS = ((128, 64), (224, 120), (416, 230))
@@ -315,11 +316,41 @@ def _unit_clamp(t: arb) -> arb:
     return t.max(arb(0)).min(arb(1))
 
 
-def _certifier(design, options: dict):
-    """The certificate that fits the design (:func:`exactdp.certify.choose.certifier_for`:
-    the lattice one, else meet in the middle over incommensurate weights)."""
-    from exactdp.certify.choose import certifier_for
+#: integer lattice weights at or beyond this are not tried on the lattice certificate
+LATTICE_WEIGHT_LIMIT = 2**62
 
+
+def certifier_for(design, **options):
+    """The certificate for a design: a :class:`Certifier` when its lattice fits one of its
+    tail methods (or a tail ``method`` is forced, or a LatticeSum is given), else the
+    meet-in-the-middle enumeration over its incommensurate weights
+    (:class:`~exactdp.certify.offlattice.MitmCertifier`; ``rel_width`` passes on).  Both are
+    rigorous on their own; ``Enclosure.method`` says which made an enclosure.
+
+    Parameters
+    ----------
+    design : Composition or LatticeSum
+    **options
+        Options of :class:`Certifier`.
+
+    Returns
+    -------
+    Certifier or MitmCertifier
+    """
+    if isinstance(design, LatticeSum) or options.get("method") is not None:
+        return Certifier(design, **options)
+    if isinstance(design, Composition) and not weights_exceed(design, LATTICE_WEIGHT_LIMIT):
+        cert = Certifier(design, **options)
+        try:
+            _ = cert.tail_method  # builds the first level's tail oracle: OverflowError if none fits
+        except OverflowError:
+            pass
+        else:
+            return cert
+    return MitmCertifier(design, **{k: v for k, v in options.items() if k == "rel_width"})
+
+
+def _certifier(design, options: dict):
     return certifier_for(design, **options)
 
 
