@@ -91,22 +91,21 @@ def api_cases():
 
 
 OFF_LATTICE = {
-    "8 two-decimal σ² in [2.5, 4.5]": [(v, 1, 1) for v in "2.51 2.77 3.07 3.33 3.61 3.89 4.13 4.4".split()],
     "5 three-decimal σ²": [(v, 1, 1) for v in "2.513 3.071 4.407 3.331 3.617".split()],
-    "tiny beside large, counts": [("1/1000", 1, 3), ("0.05", 1, 1), ("2.51", 1, 1), ("7.3", 1, 2), ("174.9", 1, 1)],
     "shifts −1, 3, 12, 2": [("3.07", -1, 1), ("4.4", 3, 1), ("2.51", 12, 1), ("5.17", 2, 1)],
+    "tiny beside large, counts": [("1/1000", 1, 3), ("0.05", 1, 1), ("2.51", 1, 1), ("7.3", 1, 2), ("174.9", 1, 1)],
     "14 distinct σ² ≈ 40 (beyond reach)": [(f"{40 + k}.{k + 1}", 1, 1) for k in range(14)],
+    "8 two-decimal σ² in [2.5, 4.5]": [(v, 1, 1) for v in "2.51 2.77 3.07 3.33 3.61 3.89 4.13 4.4".split()],
 }
 OFF_QUERIES = (("delta", "1"), ("epsilon", "1e-6"), ("tradeoff", "0.1"))
 
 
 def offlattice_rows():
-    """(design, query, engine CPU-s, certificate CPU-s, rel. width, atoms per half, verdict)."""
+    """Yields (design, query, engine CPU-s, certificate CPU-s, rel. width, atoms per half, verdict)."""
     from exactdp.accounting.accountant import ExactAccountant, delta, epsilon, tradeoff
     from exactdp.certify import certifier_for, certify_points
     from exactdp.numerics.errors import UncertifiedError
 
-    rows = []
     for label, mechs in OFF_LATTICE.items():
         comp = Composition.of(DiscreteGaussian(Fraction(s2), d) for s2, d, m in mechs for _ in range(m))
         t0 = time.process_time()
@@ -131,10 +130,9 @@ def offlattice_rows():
             except UncertifiedError as exc:
                 verdict, width, atoms = f"refused: {str(exc)[:90]}…", "—", "—"
             t_cert = time.process_time() - t0
-            rows.append((label, f"{kind}({value})", f"{t_engine:.2f}", f"{t_cert:.2f}", width, atoms, verdict))
+            yield (label, f"{kind}({value})", f"{t_engine:.2f}", f"{t_cert:.2f}", width, atoms, verdict)
             if verdict.startswith("refused"):
                 break
-    return rows
 
 
 def main() -> None:
@@ -145,7 +143,7 @@ def main() -> None:
         print("| design | query | engine CPU-s | certificate CPU-s | rel. width | atoms per half | check |")
         print("|---|---|---:|---:|---:|---|---|")
         for r in offlattice_rows():
-            print("| " + " | ".join(str(x) for x in r) + " |")
+            print("| " + " | ".join(str(x) for x in r) + " |", flush=True)
         print(f"load average after: {os.getloadavg()[0]:.2f}")
         return
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
