@@ -106,6 +106,14 @@ class MitmCertifier:
             raise OverflowError(f"meet in the middle needs about {max(na, nb):.3g} atoms in one half "
                                 f"(at most {MAX_HALF_ATOMS:.3g})")
 
+    def within_reach(self) -> bool:
+        """Whether δ at the first level (and so most queries) is within reach."""
+        try:
+            self.check_reach(self.levels[0][1] * _LN2 + 8.0)
+        except OverflowError:
+            return False
+        return True
+
     def halves(self, prec: int, log_inv_tau: float, lower: bool, lam: Fraction = Fraction(0)) -> Halves:
         """The halves at this precision, truncation and tilt (prefix sums too when
         ``lower``); the last set built is cached."""

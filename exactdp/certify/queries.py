@@ -316,16 +316,21 @@ def _unit_clamp(t: arb) -> arb:
     return t.max(arb(0)).min(arb(1))
 
 
-#: integer lattice weights at or beyond this are not tried on the lattice certificate
+#: a design whose integer lattice weights stay below this is tried on the lattice certificate
+#: first; beyond it, meet in the middle is tried first (deciding a large lattice's tail method
+#: can take minutes), and the lattice certificate only when enumeration is beyond reach
+SMALL_LATTICE = 2**24
+#: lattice weights at or beyond this are never tried on the lattice certificate
 LATTICE_WEIGHT_LIMIT = 2**62
 
 
 def certifier_for(design, **options):
-    """The certificate for a design: a :class:`Certifier` when its lattice fits one of its
-    tail methods (or a tail ``method`` is forced, or a LatticeSum is given), else the
-    meet-in-the-middle enumeration over its incommensurate weights
-    (:class:`~exactdp.certify.offlattice.MitmCertifier`; ``rel_width`` passes on).  Both are
-    rigorous on their own; ``Enclosure.method`` says which made an enclosure.
+    """The certificate for a design: a :class:`Certifier` when its lattice is small and fits
+    one of its tail methods (or a tail ``method`` is forced, or a LatticeSum is given), else
+    the meet-in-the-middle enumeration over its incommensurate weights
+    (:class:`~exactdp.certify.offlattice.MitmCertifier`; ``rel_width`` passes on) where it is
+    within reach, else the lattice certificate after all.  Both are rigorous on their own;
+    ``Enclosure.method`` says which made an enclosure.
 
     Parameters
     ----------
@@ -337,17 +342,19 @@ def certifier_for(design, **options):
     -------
     Certifier or MitmCertifier
     """
-    if isinstance(design, LatticeSum) or options.get("method") is not None:
+    if isinstance(design, LatticeSum) or options.get("method") is not None or not isinstance(design, Composition):
         return Certifier(design, **options)
-    if isinstance(design, Composition) and not weights_exceed(design, LATTICE_WEIGHT_LIMIT):
+    mitm = MitmCertifier(design, **{k: v for k, v in options.items() if k == "rel_width"})
+    if not weights_exceed(design, SMALL_LATTICE):
         cert = Certifier(design, **options)
         try:
             _ = cert.tail_method  # builds the first level's tail oracle: OverflowError if none fits
         except OverflowError:
-            pass
-        else:
-            return cert
-    return MitmCertifier(design, **{k: v for k, v in options.items() if k == "rel_width"})
+            return mitm
+        return cert
+    if mitm.within_reach() or weights_exceed(design, LATTICE_WEIGHT_LIMIT):
+        return mitm
+    return Certifier(design, **options)
 
 
 def _certifier(design, options: dict):
