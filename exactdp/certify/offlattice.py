@@ -8,7 +8,7 @@ means the enumerated configurations, ``μ_P`` the ball bounding the P-mass left 
 * **δ(ε)** ``= Σ_x P(x)(1 − e^{ε−L(x)})_+``: the kept part is
   ``P(kept, L > ε) − e^ε Q(kept, L > ε)`` (every term ≥ 0), the rest lies in
   ``[0, P(left out, L > ε)]``.  For ε above ρ the atoms are kept by their weight under the
-  tilted measure ``P e^{λL}/M`` (``λ = (ε − ρ)/(2ρ)``, ``M = E_P e^{λL}``) and
+  tilted measure ``P e^{λL}/M`` (λ the saddle point: tilted mean ε; ``M = E_P e^{λL}``) and
   ``P(left out, L > ε) ≤ e^{−λε} M · (tilted mass left out)`` (Chernoff): the atoms that
   matter at ε are kept, and a δ of 1e-300 needs no more of them than a δ of 0.1.
 * **ε(δ)**: for any event S, ``P(S) − e^ε Q(S) ≤ δ(ε)``, and δ(·) is strictly decreasing
@@ -36,6 +36,7 @@ from fractions import Fraction
 from flint import arb
 
 from exactdp.certify.balls import ball, endpoints, interval, precision
+from exactdp.certify.dgball import float_log_mgf, float_tilted_mean
 from exactdp.certify.mitm import MAX_HALF_ATOMS, Halves, Unit, estimate_atoms, half_estimate, split_halves, units_of
 from exactdp.certify.result import Enclosure
 from exactdp.mechanisms import Composition
@@ -88,6 +89,8 @@ class MitmCertifier:
             raise InputError("design", design, "every mechanism has shift 0: nothing to certify")
         self.rho = sum((Fraction(d * d * m) / (2 * Fraction(s2)) for _, mem in self.units for s2, d, m in mem),
                        Fraction(0))
+        self._offsets = [sum((Fraction(d * d * m) / (2 * Fraction(s2)) for s2, d, m in mem), Fraction(0))
+                         for _, mem in self.units]
         self.rel_width = float(rel_width)
         self.levels = tuple(levels)
         self._halves: dict = {}
@@ -150,7 +153,9 @@ class MitmCertifier:
                 best = enc
         if best is None:
             assert error is not None
-            raise error
+            raise UncertifiedError(f"the meet-in-the-middle certificate could not enclose this point ({error}); "
+                                   f"run the command without --certify: its numbers are the engine's certified "
+                                   f"brackets") from error
         return best
 
     def _enclosure(self, quantity, argument, lo: Fraction, hi: Fraction, prec, h: Halves, lit, **extra):
@@ -158,11 +163,52 @@ class MitmCertifier:
                   "log_inv_tau": round(lit, 3), "left_out_mass": h.lost.upper().str(3, radius=False), **extra}
         return Enclosure(quantity, argument, lo, hi, METHOD, prec, tuple(sorted(params.items())))
 
+    def _tilted_mean(self, lam: float) -> float:
+        """``E[L e^{λL}]/E[e^{λL}]`` in float64 (planning only)."""
+        return sum(float(c) + float(w) * sum(m * float_tilted_mean(Fraction(s2), lam * float(w)) for s2, _, m in mem)
+                   for (w, mem), c in zip(self.units, self._offsets))
+
+    def _log_mgf(self, lam: float) -> float:
+        """``log E e^{λL}`` in float64 (planning only)."""
+        return sum(lam * float(c) + sum(m * float_log_mgf(Fraction(s2), lam * float(w)) for s2, _, m in mem)
+                   for (w, mem), c in zip(self.units, self._offsets))
+
     def _tilt(self, eps: float) -> Fraction:
-        """The tilt λ ≥ 0 that centres a Gaussian loss N(ρ, 2ρ) at ε, ``(ε − ρ)/(2ρ)``, on a
-        grid of 1/64 (any λ ≥ 0 is valid; this one keeps the atoms that matter at ε)."""
-        r = float(self.rho)
-        return Fraction(max(0, round(64 * (eps - r) / (2 * r))), 64)
+        """The saddle point λ ≥ 0 whose tilted mean of L is ε (bisection on the float64 images;
+        any λ ≥ 0 is valid, this one keeps the atoms that matter at ε), on a grid of 2⁻²⁰."""
+        if self._tilted_mean(0.0) >= eps:
+            return Fraction(0)
+        lo, hi = 0.0, 1.0
+        while self._tilted_mean(hi) < eps and hi < 1e6:
+            lo, hi = hi, 2 * hi
+        for _ in range(50):
+            mid = 0.5 * (lo + hi)
+            if self._tilted_mean(mid) < eps:
+                lo = mid
+            else:
+                hi = mid
+        return Fraction(round(lo * 2**20), 2**20)
+
+    def _epsilon_estimate(self, log_inv_delta: float) -> float:
+        """ε where the Chernoff bound ``min_λ log E e^{λ(L−ε)}`` reaches ``−log(1/δ)`` (planning:
+        an upper estimate of ε(δ), for the tilt)."""
+        def chernoff(e):
+            lam = float(self._tilt(e))
+            return self._log_mgf(lam) - lam * e
+
+        lo = self._tilted_mean(0.0)
+        step = max(1.0, math.sqrt(2 * float(self.rho) * max(log_inv_delta, 1.0)))
+        hi = lo + step
+        while chernoff(hi) > -log_inv_delta and hi < 1e9:
+            lo, hi = hi, hi + 2 * step
+            step *= 2
+        for _ in range(40):
+            mid = 0.5 * (lo + hi)
+            if chernoff(mid) > -log_inv_delta:
+                lo = mid
+            else:
+                hi = mid
+        return hi
 
     # -- δ(ε) ---------------------------------------------------------------------------
     def delta(self, epsilon) -> Enclosure:
@@ -210,8 +256,7 @@ class MitmCertifier:
         def compute(prec, bits):
             lit = bits * _LN2 + 8.0
             log_inv = math.log(dt.denominator) - math.log(dt.numerator)
-            r = float(self.rho)
-            h = self.halves(prec, lit, False, self._tilt(r + 2 * math.sqrt(r * log_inv)))
+            h = self.halves(prec, lit, False, self._tilt(self._epsilon_estimate(log_inv)))
             db = ball(dt)
             e0 = self._float_root(h, float(dt))
             for _ in range(40):
@@ -223,6 +268,17 @@ class MitmCertifier:
             else:
                 raise UncertifiedError(f"{arg}: no event S with P(S) > delta found near the float estimate")
             sol = (num / s.gt_q).log()
+            # tangent steps in balls from below (the float image may have lost Q to underflow):
+            # each ε_S is a lower bound and they increase towards ε(δ)
+            for _ in range(30):
+                nxt = endpoints(sol)[0]
+                if nxt <= e0 + Fraction(1, 2**44) * (1 + abs(e0)):
+                    break
+                s2 = h.sums(nxt)
+                num2 = s2.gt_p - db
+                if not (num2 > 0 and s2.gt_q > 0):
+                    break
+                e0, s, num, sol = nxt, s2, num2, (num2 / s2.gt_q).log()
             lo, hi = endpoints(sol)
             for k in range(6):
                 step = (abs(hi) + 1) * Fraction(1, 2 ** max(8, bits + 4 - 8 * k))
