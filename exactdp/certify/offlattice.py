@@ -232,7 +232,8 @@ class MitmCertifier:
                 except OverflowError:
                     break  # the enclosure stays valid, only wider
                 lit = new
-            return self._enclosure("delta", arg, *endpoints_of(lo, hi), prec, h, lit, window_pairs=s.window,
+            elo, ehi = endpoints_of(lo, hi)
+            return self._enclosure("delta", arg, elo, min(ehi, Fraction(1)), prec, h, lit, window_pairs=s.window,
                                    tilt=fraction_str(lam))
 
         return self._run(compute)
