@@ -9,8 +9,13 @@ Measured in one run, side by side:
   selection and the point), with the enclosure's relative width and the tail method;
 * the sweep headline for three pairs (``--certify-headline``).
 
-Run:  python bench/bench_certify.py            (prints markdown tables)
-      python bench/bench_certify.py --cli       (only the CLI table)
+* designs off any small lattice (``--offlattice``): the engine's query and the
+  meet-in-the-middle certificate (:mod:`exactdp.certify.offlattice`) in one process, CPU
+  seconds each, with the check that the engine's value is on the conservative side.
+
+Run:  python bench/bench_certify.py              (prints markdown tables)
+      python bench/bench_certify.py --cli         (only the CLI table)
+      python bench/bench_certify.py --offlattice  (only the off-lattice table)
 """
 
 from __future__ import annotations
@@ -85,7 +90,62 @@ def api_cases():
     return rows
 
 
+OFF_LATTICE = {
+    "5 three-decimal σ²": [(v, 1, 1) for v in "2.513 3.071 4.407 3.331 3.617".split()],
+    "shifts −1, 3, 12, 2": [("3.07", -1, 1), ("4.4", 3, 1), ("2.51", 12, 1), ("5.17", 2, 1)],
+    "tiny beside large, counts": [("1/1000", 1, 3), ("0.05", 1, 1), ("2.51", 1, 1), ("7.3", 1, 2), ("174.9", 1, 1)],
+    "14 distinct σ² ≈ 40 (beyond reach)": [(f"{40 + k}.{k + 1}", 1, 1) for k in range(14)],
+    "8 two-decimal σ² in [2.5, 4.5]": [(v, 1, 1) for v in "2.51 2.77 3.07 3.33 3.61 3.89 4.13 4.4".split()],
+}
+OFF_QUERIES = (("delta", "1"), ("epsilon", "1e-6"), ("tradeoff", "0.1"))
+
+
+def offlattice_rows():
+    """Yields (design, query, engine CPU-s, certificate CPU-s, rel. width, atoms per half, verdict)."""
+    from exactdp.accounting.accountant import ExactAccountant, delta, epsilon, tradeoff
+    from exactdp.certify import certifier_for, certify_points
+    from exactdp.numerics.errors import UncertifiedError
+
+    for label, mechs in OFF_LATTICE.items():
+        comp = Composition.of(DiscreteGaussian(Fraction(s2), d) for s2, d, m in mechs for _ in range(m))
+        t0 = time.process_time()
+        acc = ExactAccountant(comp)
+        build = time.process_time() - t0
+        cert = certifier_for(comp)
+        for kind, value in OFF_QUERIES:
+            q = Fraction(value)
+            t0 = time.process_time()
+            if kind == "delta":
+                pts = delta(acc, [q]).points
+            elif kind == "epsilon":
+                pts = epsilon(comp, [q]).points
+            else:
+                pts = tradeoff(comp, [q]).points
+            t_engine = time.process_time() - t0 + (build if kind == "delta" else 0.0)
+            t0 = time.process_time()
+            try:
+                enc = certify_points(comp, kind, [q], pts, cert)[0]
+                verdict = f"passes ({enc.method.split('/')[1]})"
+                width, atoms = f"{enc.relative_width:.1e}", enc.params.get("atoms_per_half", "—")
+            except UncertifiedError as exc:
+                verdict, width, atoms = f"refused: {str(exc)[:90]}…", "—", "—"
+            t_cert = time.process_time() - t0
+            yield (label, f"{kind}({value})", f"{t_engine:.2f}", f"{t_cert:.2f}", width, atoms, verdict)
+            if verdict.startswith("refused"):
+                break
+
+
 def main() -> None:
+    if "--offlattice" in sys.argv:
+        print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+              f"python-flint {flint.__version__}; load average before: {os.getloadavg()[0]:.2f}")
+        print()
+        print("| design | query | engine CPU-s | certificate CPU-s | rel. width | atoms per half | check |")
+        print("|---|---|---:|---:|---:|---|---|")
+        for r in offlattice_rows():
+            print("| " + " | ".join(str(x) for x in r) + " |", flush=True)
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
+        return
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"python-flint {flint.__version__}; load average before: {os.getloadavg()[0]:.2f}")
     print()

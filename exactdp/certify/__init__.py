@@ -29,6 +29,17 @@ with the float64 engine (:mod:`exactdp.engine.quadrature`, the sieve, the kernel
 bug in one cannot hide in the other.  δ, ε and β follow from the tails by exact lattice
 identities (:mod:`.queries`).  The full statement and proofs: ``docs/certificates.rst``.
 
+Off the lattice.  A design whose weights share no small lattice (distinct decimal variances)
+fits none of the tail methods; it gets :class:`~exactdp.certify.offlattice.MitmCertifier`:
+each weight's loss atoms enumerated exactly in balls, the weights split into two halves,
+half B sorted once, and δ(ε) = P(L > ε) − e^ε Q(L > ε) (and the ε and β identities of
+:mod:`.offlattice`) summed by one merge with suffix/prefix sums; pairs the float64 order
+cannot separate are decided in exact rationals; truncated and pruned mass bounded and
+added (:mod:`.mitm`).  It shares nothing with the engine's own two-half enumeration
+(:mod:`exactdp.engine.halves`).  :func:`~exactdp.certify.queries.certifier_for` chooses;
+``Enclosure.method`` is ``"arb/meet-in-the-middle"`` for it.  A design beyond both (more
+atoms per half than :data:`~exactdp.certify.mitm.MAX_HALF_ATOMS`) is refused.
+
 >>> from exactdp.mechanisms import Composition
 >>> from exactdp.certify import certify_delta
 >>> enc = certify_delta(Composition.from_sigma2(["10000/11"] * 20), "1")
@@ -38,8 +49,9 @@ True
 
 from exactdp.certify.balls import BallReal, bureau_epsilon
 from exactdp.certify.check import certify_points, on_conservative_side
-from exactdp.certify.queries import Certifier, certify_delta, certify_epsilon, certify_tradeoff
+from exactdp.certify.offlattice import MitmCertifier
+from exactdp.certify.queries import Certifier, certifier_for, certify_delta, certify_epsilon, certify_tradeoff
 from exactdp.certify.result import Enclosure
 
-__all__ = ["Certifier", "Enclosure", "certify_delta", "certify_epsilon", "certify_tradeoff",
-           "certify_points", "on_conservative_side", "BallReal", "bureau_epsilon"]
+__all__ = ["Certifier", "MitmCertifier", "certifier_for", "Enclosure", "certify_delta", "certify_epsilon",
+           "certify_tradeoff", "certify_points", "on_conservative_side", "BallReal", "bureau_epsilon"]

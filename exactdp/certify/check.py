@@ -7,6 +7,11 @@ whole enclosure (δ, ε: value ≥ upper end; β: value ≤ lower end).  A point
 raises :class:`~exactdp.numerics.errors.UncertifiedError`: the two computations
 disagree, and neither number should be used until that is understood.
 
+The certificate is the lattice one (:class:`~exactdp.certify.queries.Certifier`) where one
+of its tail methods fits the design's lattice, else the meet-in-the-middle enumeration over
+the design's incommensurate weights (:class:`~exactdp.certify.offlattice.MitmCertifier`);
+:func:`~exactdp.certify.queries.certifier_for` decides, and ``Enclosure.method`` says which.
+
 The fast path's lattice piece (ε) or vertex (β) is passed on as a *hint*: it only tells
 the certificate where to look first; the certificate checks the piece itself.
 """
@@ -17,8 +22,10 @@ from fractions import Fraction
 
 import mpmath
 
-from exactdp.certify.queries import Certifier
+from exactdp.certify.offlattice import MitmCertifier
+from exactdp.certify.queries import Certifier, certifier_for
 from exactdp.certify.result import Enclosure
+from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.precision import DPS_LOW, to_mpf, workdps
 
@@ -71,7 +78,7 @@ def on_conservative_side(kind: str, fast_value, enc: Enclosure) -> bool:
     return v >= enc.upper_exact
 
 
-def certify_points(design, kind: str, values, fast_points, certifier: Certifier | None = None):
+def certify_points(design, kind: str, values, fast_points, certifier: Certifier | MitmCertifier | None = None):
     """Enclosures of the query points of a design, each checked against the fast value.
 
     Parameters
@@ -95,16 +102,20 @@ def certify_points(design, kind: str, values, fast_points, certifier: Certifier 
     """
     if kind not in _NAMES:
         raise ValueError(f"kind must be one of {sorted(_NAMES)}")
-    cert = certifier or Certifier(design)
+    cert = certifier or certifier_for(design)
     sym, arg = _NAMES[kind]
     out = []
     for value, point in zip(values, fast_points):
         try:
             enc = _enclose(cert, kind, value, point)
-        except OverflowError as exc:  # no ball-arithmetic method fits the design's lattice
-            raise UncertifiedError(
-                f"--certify: no independent Arb certificate is feasible for this design ({exc}); try the "
-                f"command without --certify: its numbers are the lattice-free route's certified brackets") from None
+        except OverflowError as exc:  # the lattice certificate's methods do not fit: meet in the middle
+            if isinstance(cert, MitmCertifier) or not isinstance(design, Composition):
+                raise _beyond(exc) from None
+            cert = MitmCertifier(design)
+            try:
+                enc = _enclose(cert, kind, value, point)
+            except OverflowError as exc2:
+                raise _beyond(exc2) from None
         if not on_conservative_side(kind, point.value, enc) and _inside(point.value, enc):
             # the fast value is sharper than this enclosure: decide its side on the finest one
             enc = _enclose(cert.finest(), kind, value, point)
@@ -124,9 +135,18 @@ def certify_points(design, kind: str, values, fast_points, certifier: Certifier 
     return out
 
 
-def _enclose(cert: Certifier, kind: str, value, point) -> Enclosure:
+def _beyond(exc: Exception) -> UncertifiedError:
+    return UncertifiedError(
+        f"--certify: no independent Arb certificate is feasible for this design (the lattice certificate's "
+        f"methods do not fit its lattice, and meet in the middle over its distinct weights is beyond reach: "
+        f"{exc}); run the command without --certify: its numbers are the engine's certified brackets")
+
+
+def _enclose(cert, kind: str, value, point) -> Enclosure:
     if kind == "delta":
         return cert.delta(value)
+    if isinstance(cert, MitmCertifier):  # hints are lattice pieces: the enumeration searches itself
+        return cert.epsilon(value, hint=point.value) if kind == "epsilon" else cert.tradeoff(value)
     if kind == "epsilon":
         return cert.epsilon(value, hint=point.piece)
     return cert.tradeoff(value, hint=point.threshold if 0 < value < 1 else None)

@@ -42,15 +42,16 @@ from exactdp.certify.balls import (
     interval,
     precision,
 )
+from exactdp.certify.offlattice import MitmCertifier
 from exactdp.certify.result import Enclosure
 from exactdp.certify.tails import BallTails
-from exactdp.engine.lattice import LatticeSum, lattice_of
+from exactdp.engine.lattice import LatticeSum, lattice_of, weights_exceed
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import InputError, UncertifiedError
 from exactdp.numerics.exact import fraction_str, to_fraction
 from exactdp.numerics.search import expand, first_true
 
-__all__ = ["Certifier", "certify_delta", "certify_epsilon", "certify_tradeoff", "LEVELS"]
+__all__ = ["Certifier", "certifier_for", "certify_delta", "certify_epsilon", "certify_tradeoff", "LEVELS"]
 
 #: (Arb precision in bits, log₂(1/η)) of the successive attempts
 LEVELS = ((128, 64), (224, 120), (416, 230))
@@ -315,8 +316,55 @@ def _unit_clamp(t: arb) -> arb:
     return t.max(arb(0)).min(arb(1))
 
 
+#: a design whose integer lattice weights stay below this is tried on the lattice certificate
+#: first; beyond it, meet in the middle is tried first (deciding a large lattice's tail method
+#: can take minutes), and the lattice certificate only when enumeration is beyond reach
+SMALL_LATTICE = 2**24
+#: lattice weights at or beyond this are never tried on the lattice certificate
+LATTICE_WEIGHT_LIMIT = 2**62
+
+
+def certifier_for(design, **options):
+    """The certificate for a design: a :class:`Certifier` when its lattice is small and fits
+    one of its tail methods (or a tail ``method`` is forced, or a LatticeSum is given), else
+    the meet-in-the-middle enumeration over its incommensurate weights
+    (:class:`~exactdp.certify.offlattice.MitmCertifier`; ``rel_width`` passes on) where it is
+    within reach, else the lattice certificate after all.  Both are rigorous on their own;
+    ``Enclosure.method`` says which made an enclosure.
+
+    Parameters
+    ----------
+    design : Composition or LatticeSum
+    **options
+        Options of :class:`Certifier`.
+
+    Returns
+    -------
+    Certifier or MitmCertifier
+    """
+    if isinstance(design, LatticeSum) or options.get("method") is not None or not isinstance(design, Composition):
+        return Certifier(design, **options)
+    mitm = MitmCertifier(design, **{k: v for k, v in options.items() if k == "rel_width"})
+    if not weights_exceed(design, SMALL_LATTICE):
+        cert = Certifier(design, **options)
+        try:
+            _ = cert.tail_method  # builds the first level's tail oracle: OverflowError if none fits
+        except OverflowError:
+            return mitm
+        return cert
+    if mitm.within_reach() or weights_exceed(design, LATTICE_WEIGHT_LIMIT):
+        return mitm
+    return Certifier(design, **options)
+
+
+def _certifier(design, options: dict):
+    return certifier_for(design, **options)
+
+
 def certify_delta(design, epsilon, **options) -> Enclosure:
-    """Rigorous enclosure of δ(ε) by Arb ball arithmetic (see :class:`Certifier`).
+    """Rigorous enclosure of δ(ε) by Arb ball arithmetic (see :class:`Certifier`; a design
+    whose lattice fits none of its tail methods gets the meet-in-the-middle enumeration,
+    :mod:`exactdp.certify.offlattice`, and ``Enclosure.method`` says so).
 
     Parameters
     ----------
@@ -335,7 +383,7 @@ def certify_delta(design, epsilon, **options) -> Enclosure:
     (:mod:`exactdp.certify`).  Error bound: the enclosure itself (every rounding and
     every discarded term inside).  Reference: Johansson (2017), Arb.
     """
-    return Certifier(design, **options).delta(epsilon)
+    return _certifier(design, options).delta(epsilon)
 
 
 def certify_epsilon(design, delta, hint=None, **options) -> Enclosure:
@@ -360,7 +408,7 @@ def certify_epsilon(design, delta, hint=None, **options) -> Enclosure:
     the tails as Arb balls; the piece is checked on the ball.  Error bound: the enclosure
     (lower end: ``F_k ≤ δ(·)``; upper end: inside the piece).  Reference: Johansson (2017).
     """
-    return Certifier(design, **options).epsilon(delta, hint=hint)
+    return _certifier(design, options).epsilon(delta, hint=hint)
 
 
 def certify_tradeoff(design, alpha, hint=None, **options) -> Enclosure:
@@ -386,4 +434,4 @@ def certify_tradeoff(design, alpha, hint=None, **options) -> Enclosure:
     clamped to [0, 1].  Error bound: the enclosure.  Reference: Dong, Roth & Su, Gaussian
     differential privacy (JRSS-B 2022); Johansson (2017).
     """
-    return Certifier(design, **options).tradeoff(alpha, hint=hint)
+    return _certifier(design, options).tradeoff(alpha, hint=hint)

@@ -205,5 +205,6 @@ def _certify(args, comp, kind, points, rows) -> None:
     for row, enc in zip(rows, certify_points(comp, kind, args.values, points)):
         row["enclosure"] = list(enc.decimal(DIGITS))
         row["certificate"] = "arb"
+        row["certificate_method"] = enc.method
         if not args.json:
-            print(f"arb enclosure at {enc.argument}: [{row['enclosure'][0]}, {row['enclosure'][1]}]")
+            print(f"arb enclosure at {enc.argument}: [{row['enclosure'][0]}, {row['enclosure'][1]}] ({enc.method})")
