@@ -236,3 +236,29 @@ def test_the_page_in_a_real_browser(census, tmp_path):
     finally:
         driver.quit()
         shutil.rmtree(profile, ignore_errors=True)
+
+
+def test_the_readme_products_table_is_what_the_job_prints(census):
+    """Every row of the README's products table (configured ρ, both published-style ε, the exact ε
+    and δ at the Bureau's ε) against this run's CSV: a number in the README cannot drift from
+    what the command prints.  Rows are matched by their configured ρ; the β and seconds columns
+    come from `exactdp product` runs (β) and timings, not from this job."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    head = "| product | configured ρ | ε Bun–Steinke | ε CKS | exact ε | exact δ at ε Bun–Steinke |"
+    assert head in readme, "the README's products table moved: update this test"
+    lines = readme[readme.index(head):].splitlines()[2:]
+    table = [[c.strip() for c in line.strip("|").split("|")] for line in lines if line.startswith("|")]
+    rows = {Fraction(r["configured_rho"]): r for r in _rows(census[0]) if r["key"] != "dhc-persons-2020"}
+    assert len(table) == 8
+    for name, rho, bs, cks, exact, delta, *_ in table:
+        r = rows.get(Fraction(rho))
+        assert r is not None, (name, rho)
+        for said, got in ((bs, r["eps_bureau"]), (cks, r["eps_cks"])):  # to the digits shown
+            assert abs(Fraction(said) - Fraction(got)) <= Fraction(1, 2 * 10 ** len(said.split(".")[1])), (name, said)
+        lo, hi = Fraction(r["eps_exact_lower"]), Fraction(r["eps_exact_upper"])
+        assert lo - Fraction(1, 10**10) <= Fraction(exact) <= hi + Fraction(1, 10**10), (name, exact, lo, hi)
+        mant = delta.split("e")[0]
+        dl, dh = Fraction(r["delta_at_eps_bureau_lower"]), Fraction(r["delta_at_eps_bureau_upper"])
+        digits = len(mant.split(".")[1]) if "." in mant else 0
+        ulp = Fraction(delta.replace(mant, "1")) / 10**digits
+        assert dl - ulp / 2 <= Fraction(delta) <= dh + ulp / 2, (name, delta, dl, dh)

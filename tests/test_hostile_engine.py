@@ -32,3 +32,26 @@ def test_variances_at_the_ends_of_the_documented_range(sigma2, capsys):
         (point,) = json.loads(capsys.readouterr().out)["points"]
         lower = Fraction(point["delta"]) - Fraction(point["error_bound"])
         assert lower <= 1 <= Fraction(point["delta"]) + Fraction(point["error_bound"]) and lower > Fraction(99, 100)
+
+
+def test_printed_bounds_never_cross_their_value_and_never_build_huge_integers():
+    """The CLI's outward rounding of a conservative end (cli.accounting._side): the 20-digit text
+    of an upper end is ≥ the value and that of a lower end ≤ it (checked exactly here, on values
+    of moderate exponent), and a δ of 5e-2171472409516284 (σ² = 1e16) is printed without
+    turning it into an exact fraction (was: an abort of the whole process)."""
+    import random
+
+    import mpmath
+    from mpmath.libmp import MPZ
+
+    from exactdp.cli.accounting import _side
+
+    rng = random.Random(20261207)
+    for _ in range(2000):
+        with mpmath.workprec(rng.choice((53, 113, 169, 200))):
+            v = mpmath.mpf(rng.getrandbits(200) | 1) * mpmath.mpf(2) ** rng.randint(-1500, 1500)
+        exact = Fraction(*(int(x) for x in v.as_integer_ratio()))
+        assert Fraction(_side(v, True)) >= exact and Fraction(_side(v, False)) <= exact
+    huge = mpmath.mp.make_mpf((0, MPZ(374144419156711147060143317175368453069333172917527), -7213475204445066, 169))
+    t0 = time.perf_counter()
+    assert _side(huge, True).endswith("e-2171472409516284") and time.perf_counter() - t0 < 5

@@ -66,13 +66,21 @@ def _side(value, up: bool) -> str:
     from fractions import Fraction
 
     import mpmath
+    from mpmath.libmp import from_str, mpf_cmp
 
     text = decimal_str(value)
     if not mpmath.isfinite(value):
         return text
-    exact = Fraction(*value.as_integer_ratio()) if isinstance(value, mpmath.mpf) else Fraction(value)
-    shown = Fraction(Decimal(text))
-    if (shown < exact) if up else (shown > exact):
+    if isinstance(value, mpmath.mpf):
+        # compared in binary, never as an exact Fraction: a δ of 5e-2171472409516284 (σ² = 1e16)
+        # has a 2^(7e15) denominator.  The text's binary enclosure end on the far side decides:
+        # it can only make the text one step looser, never cross the value.
+        far = from_str(text, value._mpf_[3] + 128, "f" if up else "c")
+        crossed = mpf_cmp(far, value._mpf_) < 0 if up else mpf_cmp(far, value._mpf_) > 0
+    else:
+        exact, shown = Fraction(value), Fraction(Decimal(text))
+        crossed = (shown < exact) if up else (shown > exact)
+    if crossed:
         d = Decimal(text)
         step = Decimal(1).scaleb(d.adjusted() - 19)
         return decimal_str(Fraction(d + step if up else d - step))
