@@ -125,3 +125,40 @@ def test_to_text_of_a_long_mpf_rounds_on_its_side():
     exact = _mpf_fraction(x)
     assert Fraction(to_text(x, 30, "up")) >= exact >= Fraction(to_text(x, 30, "down"))
     assert to_text(x, 30, "up") == "0.333333333333333333333333333334"
+
+
+def test_huge_exponents_convert_without_building_the_exact_ratio():
+    """A δ of σ² = 1e16 at ε = 1 is ~5e-2171472409516284 (binary exponent −7.2e15): float()
+    and Decimal conversions answer on their side at once (exact_ratio would build 2^(7.2e15));
+    the far-exponent decimal path is checked against the exact one on 3,000 values."""
+    import random
+    import time
+    from decimal import Decimal
+    from fractions import Fraction
+
+    import mpmath
+    from mpmath.libmp import MPZ
+
+    from exactdp.numerics.directed import _far_decimal, directed_decimal, directed_float
+
+    man = MPZ(374144419156711147060143317175368453069333172917527)
+    tiny = mpmath.mp.make_mpf((0, man, -7213475204445066, 169))
+    huge = mpmath.mp.make_mpf((1, man, 7213475204445066, 169))
+    t0 = time.perf_counter()
+    assert directed_float(tiny, True) == 5e-324 and directed_float(tiny, False) == 0.0
+    assert directed_float(huge, True) == -1.7976931348623157e308 and directed_float(huge, False) == -float("inf")
+    lo, hi = directed_decimal(tiny, False, 20), directed_decimal(tiny, True, 20)
+    assert lo < hi and lo.adjusted() == hi.adjusted() and Decimal(0) < lo
+    assert directed_decimal(huge, False, 12) < directed_decimal(huge, True, 12) < 0
+    assert time.perf_counter() - t0 < 5
+    rng = random.Random(20261207)
+    for _ in range(3000):
+        with mpmath.workprec(rng.choice((53, 113, 200))):
+            v = mpmath.mpf(rng.getrandbits(200) | 1) * mpmath.mpf(2) ** rng.randint(-3000, 3000)
+            v = -v if rng.random() < 0.5 else v
+        digits = rng.choice((6, 12, 20, 30))
+        exact = Fraction(*(int(t) for t in v.as_integer_ratio()))
+        up, down = _far_decimal(v, True, digits), _far_decimal(v, False, digits)
+        assert Fraction(down) <= exact <= Fraction(up)
+        for got, ref in ((up, directed_decimal(v, True, digits)), (down, directed_decimal(v, False, digits))):
+            assert abs(Fraction(got) - Fraction(ref)) <= abs(Fraction(ref)) * Fraction(10) ** (2 - digits)

@@ -51,6 +51,12 @@ def directed_float(x, up: bool) -> float:
     greatest float ≤ ``x``, subnormals and overflow included (a positive value below the
     least subnormal rounds up to it, never to 0; one beyond the float range rounds down to
     the largest float, up to inf)."""
+    if isinstance(x, mpmath.mpf) and x._mpf_[1]:
+        sign, _man, exp, bc = x._mpf_
+        if exp + bc < -1080:  # |x| < 2^-1080, below the least subnormal 2^-1074 (no 2^|exp| integer built)
+            return (-0.0 if up else -5e-324) if sign else (5e-324 if up else 0.0)
+        if exp + bc > 1030:  # |x| ≥ 2^1029, beyond the float range
+            return (-FLOAT_MAX if up else -math.inf) if sign else (math.inf if up else FLOAT_MAX)
     n, d = exact_ratio(x)
     try:
         f = n / d  # int / int: correctly rounded to nearest
@@ -70,6 +76,37 @@ def directed_decimal(x, up: bool, digits: int) -> Decimal:
     """``x`` as a :class:`~decimal.Decimal` of ``digits`` significant digits, rounded up
     (towards +∞) or down: the exact ratio divided out in a decimal context of that
     precision and direction (correctly rounded)."""
+    if isinstance(x, mpmath.mpf) and x._mpf_[1] and abs(x._mpf_[2]) > HUGE_EXPONENT:
+        return _far_decimal(x, up, digits)
     n, d = exact_ratio(x)
     ctx = Context(prec=digits, rounding=ROUND_CEILING if up else ROUND_FLOOR, Emin=-(10**9), Emax=10**9)
     return ctx.divide(Decimal(n), Decimal(d))
+
+
+#: binary exponents beyond which :func:`directed_decimal` does not build the exact ratio
+#: (a δ of 5e-2171472409516284 has a 2^(7e15) denominator)
+HUGE_EXPONENT = 100_000
+
+
+def _far_decimal(x: mpmath.mpf, up: bool, digits: int) -> Decimal:
+    """``x`` of a huge binary exponent as a Decimal of ``digits`` digits, rounded outward.
+
+    x = 10^k · r with 1 ≤ r < 10: r is computed at P bits (P covers the exponent's bits, so
+    the relative error of log10 and 10^· stays below 2^-(P − bits(exp) − 16)); r is then
+    widened by 2^-(4·digits + 8) relative — far above that error, far below one unit of the
+    last digit, so the side is certain and the text at most one step looser."""
+    sign, _man, exp, bc = x._mpf_
+    extra = 4 * digits + 8
+    with mpmath.workprec(extra + 2 * (abs(exp) + bc).bit_length() + 64):
+        a = abs(x)
+        s = mpmath.log10(a)
+        k = int(mpmath.floor(s))
+        r = mpmath.power(10, s - k)
+        slack = r * mpmath.ldexp(1, -extra)
+        far_up = (sign == 0) == up  # the end away from zero
+        r = r + slack if far_up else r - slack
+        text = mpmath.nstr(r, digits + 12, strip_zeros=False, min_fixed=-1, max_fixed=2)
+    rounding = ROUND_CEILING if far_up else ROUND_FLOOR
+    ctx = Context(prec=digits, rounding=rounding, Emin=-(10**18) + 1, Emax=10**18 - 1)
+    mag = ctx.plus(Decimal(text)).scaleb(k, ctx)
+    return ctx.copy_negate(mag) if sign else mag
