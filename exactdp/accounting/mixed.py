@@ -21,6 +21,7 @@ from fractions import Fraction
 
 import flint
 import mpmath
+import numpy
 
 from exactdp.accounting import mixed_balls
 from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_values
@@ -110,6 +111,7 @@ class MixedAccountant(Accountant):
         self.rel_tol = float(rel_tol)
         self.evaluations = 0
         self._g_cache: dict = {}  # exact threshold → (lo, hi) of δ_G there (mpf)
+        self._f_cache: dict = {}  # prec → the atoms' indices and masses as floats (ordering only)
 
     @property
     def method(self) -> str:
@@ -171,46 +173,61 @@ class MixedAccountant(Accountant):
             return total
 
     def _mixed(self, lo: Fraction, hi: Fraction, eb: flint.arb, e, prec: int) -> flint.arb:
-        """``p_∞ + Σ p_i δ_G(ε − v_i)`` with the pruning of the module docstring."""
-        fin = self.finite
-        idx, masses = fin.atoms(prec)
-        p_inf = fin.tables(prec)[3]
-        rho = float(self.rho)
-        bounds = []
-        for i, m in zip(idx, masses):
-            t = float(lo - fin.value(i))
-            cap = 1.0 if t <= rho else float(mpmath.exp(-((t - rho) ** 2) / (4 * rho)))
-            bounds.append(float(to_mpf(m, True)) * cap)  # (0 below the float range: ordered last)
-        order = sorted(range(len(idx)), key=lambda k: -bounds[k])
+        """``p_∞ + Σ p_i δ_G(ε − v_i)`` with the pruning of the module docstring: after a first
+        batch, the next batch is the shortest prefix of the order whose certified rest bound
+        is below the goal (doubling when the bound of the rest cannot reach it yet)."""
+        idx, masses = self.finite.atoms(prec)
+        p_inf = self.finite.tables(prec)[3]
+        order, rest, rest_f = self._rest_bounds(lo, prec)
+        n = len(order)
         with prec_ctx(prec):
             total = p_inf + 0
-            done = 0
-            take = min(len(order), 32)
+            done, take = 0, min(n, 32)
             while True:
                 new = order[done:take]
                 total += self._gauss_sum([idx[k] for k in new], [masses[k] for k in new], lo, hi, e, prec)
                 done = take
-                rest = order[done:]
-                if not rest:
+                if done == n:
                     return total
-                slack = self._rest_bound(rest, idx, masses, lo, rho, prec)
-                if total.lower() > 0 and slack.upper() <= total.lower() * (WIDTH * 1e-3):
-                    return total + flint.arb(0).union(slack.upper())
-                take = min(len(order), 4 * take)
+                if total.lower() > 0 and rest[done].upper() <= total.lower() * (WIDTH * 1e-3):
+                    return total + flint.arb(0).union(rest[done].upper())
+                goal = float(total.lower()) * (WIDTH * 1e-3 / 2) if total.lower() > 0 else 0.0
+                k = int(numpy.searchsorted(-rest_f, -goal, side="left"))  # first k with rest_f[k] ≤ goal
+                take = min(n, max(k, done + 1) if goal > 0 else 4 * take)
 
-    def _rest_bound(self, rest, idx, masses, lo: Fraction, rho: float, prec: int) -> flint.arb:
-        """A ball above ``Σ_{rest} p_i δ_G(ε − v_i)`` (zCDP bound of δ_G, certified in balls)."""
-        s = flint.arb(0)
-        r = flint.arb(flint.fmpq(self.rho.numerator, self.rho.denominator))
-        for k in rest:
-            t = lo - self.finite.value(idx[k])
-            if float(t) <= rho * 1.000001 + 1e-300:
-                s += masses[k]
-            else:
-                tb = flint.arb(flint.fmpq(t.numerator, t.denominator))
-                s += masses[k] * (-((tb - r) ** 2) / (4 * r)).exp()
-        del prec
-        return s
+    def _rest_bounds(self, lo: Fraction, prec: int) -> tuple:
+        """``(order, rest, rest_f)``: the atoms (positions in :meth:`FiniteLoss.atoms`) in
+        decreasing order of their estimated bound ``p_i·min(1, e^{−(t−ρ)²/(4ρ)})`` at
+        ``t = ε_lo − v_i``, and ``rest[k]``, a ball above ``Σ_{j ≥ k} p_j δ_G(ε − v_j)`` over
+        that order (the zCDP bound of δ_G, certified in balls; ``rest_f`` its upper ends as floats)."""
+        fin = self.finite
+        idx, masses = fin.atoms(prec)
+        if prec not in self._f_cache:
+            self._f_cache[prec] = (numpy.array(idx, dtype=numpy.float64), numpy.array([float(m.mid()) for m in masses]))
+        fidx, fmass = self._f_cache[prec]
+        rho = float(self.rho)
+        with numpy.errstate(over="ignore", under="ignore"):
+            t = float(lo - fin.offset) - fidx * float(fin.step)
+            cap = numpy.where(t <= rho, 1.0, numpy.exp(-((t - rho) ** 2) / (4 * rho)))
+        order = numpy.argsort(-(fmass * cap), kind="stable")
+        with prec_ctx(prec):
+            r = flint.arb(flint.fmpq(self.rho.numerator, self.rho.denominator))
+            r4 = 4 * r
+            d = lo - fin.offset
+            t0 = flint.arb(flint.fmpq(d.numerator, d.denominator))
+            st = flint.arb(flint.fmpq(fin.step.numerator, fin.step.denominator))
+            rest = [flint.arb(0)] * (len(order) + 1)
+            s = flint.arb(0)
+            for j in range(len(order) - 1, -1, -1):
+                k = int(order[j])
+                tb = t0 - idx[k] * st
+                if tb.lower() > r.upper():
+                    s += masses[k] * (-((tb - r) ** 2) / r4).exp()
+                else:
+                    s += masses[k]
+                rest[j] = s
+        rest_f = numpy.array([float(b.upper()) for b in rest])
+        return order, rest, rest_f
 
     def _gauss_sum(self, idx: list, masses: list, lo: Fraction, hi: Fraction, e, prec: int) -> flint.arb:
         """``Σ p_i δ_G(ε − v_i)`` over the given atoms (one batched call of the Gaussian route)."""
