@@ -101,6 +101,7 @@ class MixedAccountant(Accountant):
             fin = FiniteLoss(mixture.others)
             self.gauss, decision = plan(Composition(moving), rel_tol, None)
             self.gauss_route = decision.route
+            self._prefer_free(moving, rel_tol)
         self.finite: FiniteLoss = fin
         #: the continuous Gaussians' total ρ (their composed loss is N(μ, 2μ))
         self.mu = sum((m.rho * c for m, c in mixture.continuous), Fraction(0))
@@ -112,6 +113,24 @@ class MixedAccountant(Accountant):
         self.evaluations = 0
         self._g_cache: dict = {}  # exact threshold → (lo, hi) of δ_G there (mpf)
         self._f_cache: dict = {}  # prec → the atoms' indices and masses as floats (ordering only)
+
+    def _prefer_free(self, moving: tuple, rel_tol: float) -> None:
+        """The oracle answers hundreds of thresholds: where the lattice engine's estimate per value
+        is above :data:`~exactdp.accounting.mixed_balls.ORACLE_FREE_RATIO` times the lattice-free
+        route's (128 node-group evaluations per group and value), the lattice-free route answers
+        instead (if it builds; its brackets aim at 2.5e-10 relative)."""
+        from exactdp.accounting.plan import plan
+
+        engine = getattr(self.gauss, "engine", None)
+        if self.gauss_route != "lattice" or engine is None:
+            return
+        if engine.cost <= mixed_balls.ORACLE_FREE_RATIO * 128 * len(moving):
+            return
+        try:
+            acc, decision = plan(Composition(moving), rel_tol, "lattice-free")
+        except UncertifiedError:  # (its refusal of a design beyond its budget): the lattice route stays
+            return
+        self.gauss, self.gauss_route = acc, decision.route
 
     @property
     def method(self) -> str:
@@ -178,11 +197,12 @@ class MixedAccountant(Accountant):
         is below the goal (doubling when the bound of the rest cannot reach it yet)."""
         idx, masses = self.finite.atoms(prec)
         p_inf = self.finite.tables(prec)[3]
-        order, rest, rest_f = self._rest_bounds(lo, prec)
+        order, est, rest, rest_f = self._rest_bounds(lo, prec)
         n = len(order)
         with prec_ctx(prec):
             total = p_inf + 0
-            done, take = 0, min(n, 32)
+            # (a first batch of the atoms whose estimated bound is not negligible beside the largest)
+            done, take = 0, max(1, min(32, int(numpy.count_nonzero(est >= est[0] * 1e-20)))) if n else 0
             while True:
                 new = order[done:take]
                 total += self._gauss_sum([idx[k] for k in new], [masses[k] for k in new], lo, hi, e, prec)
@@ -196,9 +216,9 @@ class MixedAccountant(Accountant):
                 take = min(n, max(k, done + 1) if goal > 0 else 4 * take)
 
     def _rest_bounds(self, lo: Fraction, prec: int) -> tuple:
-        """``(order, rest, rest_f)``: the atoms (positions in :meth:`FiniteLoss.atoms`) in
+        """``(order, est, rest, rest_f)``: the atoms (positions in :meth:`FiniteLoss.atoms`) in
         decreasing order of their estimated bound ``p_i·min(1, e^{−(t−ρ)²/(4ρ)})`` at
-        ``t = ε_lo − v_i``, and ``rest[k]``, a ball above ``Σ_{j ≥ k} p_j δ_G(ε − v_j)`` over
+        ``t = ε_lo − v_i`` (``est``, floats), and ``rest[k]``, a ball above ``Σ_{j ≥ k} p_j δ_G(ε − v_j)`` over
         that order (the zCDP bound of δ_G, certified in balls; ``rest_f`` its upper ends as floats)."""
         fin = self.finite
         idx, masses = fin.atoms(prec)
@@ -209,7 +229,8 @@ class MixedAccountant(Accountant):
         with numpy.errstate(over="ignore", under="ignore"):
             t = float(lo - fin.offset) - fidx * float(fin.step)
             cap = numpy.where(t <= rho, 1.0, numpy.exp(-((t - rho) ** 2) / (4 * rho)))
-        order = numpy.argsort(-(fmass * cap), kind="stable")
+        bound = fmass * cap
+        order = numpy.argsort(-bound, kind="stable")
         with prec_ctx(prec):
             r = flint.arb(flint.fmpq(self.rho.numerator, self.rho.denominator))
             r4 = 4 * r
@@ -227,7 +248,7 @@ class MixedAccountant(Accountant):
                     s += masses[k]
                 rest[j] = s
         rest_f = numpy.array([float(b.upper()) for b in rest])
-        return order, rest, rest_f
+        return order, bound[order], rest, rest_f
 
     def _gauss_sum(self, idx: list, masses: list, lo: Fraction, hi: Fraction, e, prec: int) -> flint.arb:
         """``Σ p_i δ_G(ε − v_i)`` over the given atoms (one batched call of the Gaussian route)."""
@@ -286,7 +307,8 @@ def _windowed(others: tuple, moving: tuple) -> FiniteLoss | None:
     groups = others + tuple((GaussianWindow(m, c), c) for m, c in moving)
     steps = [g.lattice_weight for g, _ in groups]
     step = grid_step([Fraction(0), *steps])
-    span = sum((c * (max(g.loss_values) - min(g.loss_values)) for g, c in groups), Fraction(0))
+    span = sum((c * (g.span if isinstance(g, GaussianWindow) else max(g.loss_values) - min(g.loss_values))
+                for g, c in groups), Fraction(0))
     if step == 0 or span / step > mixed_balls.WINDOW_ATOMS:
         return None
     return FiniteLoss(groups)
