@@ -234,3 +234,19 @@ def test_oracle_pruning_keeps_the_rest_on_the_upper_side(oracle, monkeypatch):
     assert acc.method == "finite-loss+" + oracle
     answerer = acc.answerer
     assert answerer.evaluations < len(eps) * answerer.finite.size, (answerer.evaluations, answerer.finite.size)
+
+
+@pytest.mark.parametrize("oracle", ["lattice", "lattice-free"])
+def test_oracle_reflection_without_the_deep_tail(oracle, monkeypatch):
+    """δ_G at thresholds t < −ρ taken as ``1 − e^t + e^t·[0, zCDP bound of δ_G(−t)]`` where that
+    term is negligible (no oracle call): δ still brackets the brute force."""
+    monkeypatch.setattr(mixed_balls, "WINDOW_ATOMS", 0)
+    if oracle == "lattice-free":
+        monkeypatch.setattr(mixed_balls, "ORACLE_FREE_RATIO", -1)
+    mix = Mixture(((DiscreteLaplace("1/2", 1), 3), (RandomizedResponse("3/2"), 2), (DiscreteGaussian(40), 1)))
+    eps = ["0", "1/3", "2", "5"]
+    acc, _ = check_delta(mix, eps)
+    assert acc.method == "finite-loss+" + oracle
+    answerer = acc.answerer
+    asked = [t for t in answerer._g_cache if isinstance(t, Fraction)]
+    assert answerer.evaluations < len(asked), (answerer.evaluations, len(asked))  # some by reflection alone

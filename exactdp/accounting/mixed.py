@@ -260,7 +260,7 @@ class MixedAccountant(Accountant):
         else:
             ts = [_shifted(e, fin.value(i)) for i in idx]
         cache = self._g_cache if isinstance(e, Fraction) else {}
-        ask = [t for t in dict.fromkeys(ts) if not (isinstance(t, Fraction) and t in cache)]
+        ask = [t for t in dict.fromkeys(ts) if not (isinstance(t, Fraction) and (t in cache or self._reflected(t)))]
         if ask:
             self.evaluations += len(ask)
             assert self.gauss is not None
@@ -272,6 +272,23 @@ class MixedAccountant(Accountant):
             s += m * flint.arb(lo_g).union(flint.arb(hi_g))
         del lo, hi, prec
         return s
+
+    def _reflected(self, t: Fraction) -> bool:
+        """Whether δ_G at ``t < −ρ`` is cached from ``1 − e^t + e^t δ_G(−t)`` with ``δ_G(−t)`` in
+        ``[0, e^{−(−t−ρ)²/(4ρ)}]`` (the zCDP bound), when that term is below 1e-15 of ``1 − e^t``:
+        the oracle's deep tail is not needed (it is the slow end of the lattice-free route)."""
+        if t >= -self.rho or self.rho == 0:
+            return False
+        with prec_ctx(128):
+            tb = flint.arb(flint.fmpq(t.numerator, t.denominator))
+            r = flint.arb(flint.fmpq(self.rho.numerator, self.rho.denominator))
+            et = tb.exp()
+            base = -tb.expm1()
+            extra = et * (-((-tb - r) ** 2) / (4 * r)).exp()
+            if not extra.upper() <= base.lower() * 1e-15:
+                return False
+            self._g_cache[t] = (to_mpf(base, False), to_mpf(base + extra, True))
+        return True
 
     # ------------------------------------------------------------------ the queries
     def delta(self, epsilons) -> tuple:
