@@ -250,6 +250,14 @@ class MixedAccountant(Accountant):
         rest_f = numpy.array([float(b.upper()) for b in rest])
         return order, bound[order], rest, rest_f
 
+    def zcdp_upper(self, e: Fraction, prec: int = 128) -> flint.arb:
+        """A ball above δ(e) from the zCDP bound of δ_G alone, ``p_∞ + Σ p_i min(1, e^{−(t_i−ρ)²/(4ρ)})``
+        (no oracle call; with a Gaussian part)."""
+        p_inf = self.finite.tables(prec)[3]
+        rest = self._rest_bounds(e, prec)[2]
+        with prec_ctx(prec):
+            return p_inf + rest[0]
+
     def _gauss_sum(self, idx: list, masses: list, lo: Fraction, hi: Fraction, e, prec: int) -> flint.arb:
         """``Σ p_i δ_G(ε − v_i)`` over the given atoms (one batched call of the Gaussian route)."""
         if not idx:
