@@ -171,7 +171,7 @@ def _epsilon_search(acc, target: Fraction) -> tuple:
             else:
                 lo_z = m
     fb = _logmid(acc, b) - lt
-    x = a
+    x, side = a, 0
     for _ in range(60):  # estimates only: a safeguarded secant on log δ (regula falsi, Illinois)
         if not (fa - fb > 0 and math.isfinite(fa - fb)):
             break
@@ -182,10 +182,10 @@ def _epsilon_search(acc, target: Fraction) -> tuple:
         fx = _logmid(acc, x) - lt
         if abs(fx) < 1e-13 or b - a <= Fraction(EPS_WIDTH / 4) * b:
             break
-        if fx > 0:
-            a, fa, fb = x, fx, fb / 2
+        if fx > 0:  # (the far end's value halved only when the same end is kept twice running)
+            a, fa, fb, side = x, fx, fb / 2 if side > 0 else fb, 1
         else:
-            b, fb, fa = x, fx, fa / 2
+            b, fb, fa, side = x, fx, fa / 2 if side < 0 else fa, -1
     a, b = _certify(acc, x, target, a, b)
     lo, hi = _mpf(a, False), _mpf(b, True)
     if hi - lo > 1e-6 * hi:
