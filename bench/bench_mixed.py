@@ -24,9 +24,8 @@ PURE10 = ((DiscreteLaplace(10, 1), 100), (DiscreteLaplace(20, 1), 100), (Discret
           (ApproxDP("1/20"), 100))
 DESIGNS = {
     "10 pure/approx kinds x100 (1000 mechanisms)": (PURE10, ["10", "20", "40", "60"]),
-    "8 kinds x100 + 2 discrete Gaussians x100 (1000; Gaussian route as oracle)": (PURE10[:8] + ((DiscreteGaussian(100), 100),
-                                                                     (DiscreteGaussian(400), 100)),
-                                                       ["10", "20", "40", "60"]),
+    "8 kinds x100 + 2 discrete Gaussians x100 (1000; Gaussian route as oracle)": (
+        PURE10[:8] + ((DiscreteGaussian(100), 100), (DiscreteGaussian(400), 100)), ["10", "20", "40", "60"]),
     "daily DLap count x365 + zCDP discrete Gaussians x12": (((DiscreteLaplace(50, 1), 365),
                                                              (DiscreteGaussian(25), 12)), ["1", "3", "8", "12"]),
     "small mix (tests' design)": (((DiscreteLaplace("5/2", 1), 2), (RandomizedResponse("1/2"), 1),

@@ -10,9 +10,10 @@ whose certified δ_G is the oracle.  By independence and symmetry of every part,
 (δ_G at a negative argument is the Gaussian route's own answer there, ``1 − e^t + e^t
 δ_G(−t)``; below t = −ρ, where the zCDP bound of ``e^t δ_G(−t)`` is under 1e-15 of ``1 − e^t``,
 that bound is the bracket and the oracle is not asked).  The oracle is the lattice-free route
-where the lattice engine's estimate per value is far above it.  Atoms are taken in decreasing order of the bound ``p_i·min(1, e^{−(t−ρ)²/(4ρ)})``
-(the zCDP bound of δ_G at t = ε − v_i ≥ ρ); the rest is bounded by the sum of those bounds
-and added to the upper end once it is below a thousandth of the width aimed at.  With no
+where the lattice engine's estimate per value is far above it.  Atoms are taken in
+decreasing order of the bound ``p_i·min(1, e^{−(t−ρ)²/(4ρ)})`` (the zCDP bound of δ_G at
+t = ε − v_i ≥ ρ); the rest is bounded by the sum of those bounds (certified once per ε, in
+balls) and added to the upper end once it is below a thousandth of the width aimed at.  With no
 Gaussian part δ(ε) is the finite sum itself.  Every number is a ball
 (:mod:`flint`), refined in precision until it is 1e-11 relative or below 1e-4000.
 """
