@@ -103,17 +103,21 @@ def test_epsilon_and_tradeoff_finite():
         acc.epsilon(["999999999/1000000000000000000"])  # below the floor
 
 
-@pytest.mark.parametrize("windows", [True, False], ids=["windows", "oracle"])
-def test_mixed_with_discrete_gaussians(windows, monkeypatch):
+@pytest.mark.parametrize("windows,oracle", [(True, ""), (False, "lattice"), (False, "lattice-free")],
+                         ids=["windows", "oracle", "oracle-lattice-free"])
+def test_mixed_with_discrete_gaussians(windows, oracle, monkeypatch):
     """Both ways of composing the discrete Gaussians: as windows in the finite composition,
-    and (forced) through the Gaussian part's own route as the δ_G oracle."""
+    and (forced) through the Gaussian part's own route as the δ_G oracle (the lattice route,
+    or, forced, the lattice-free one the mixed route prefers where the lattice engine is costly)."""
     if not windows:
         monkeypatch.setattr(mixed_balls, "WINDOW_ATOMS", 0)
+    if oracle == "lattice-free":
+        monkeypatch.setattr(mixed_balls, "ORACLE_FREE_RATIO", -1)
     mix = Mixture(((DiscreteLaplace("5/2", 1), 2), (RandomizedResponse("1/2"), 1),
                    (DiscreteGaussian(2), 2), (ApproxDP("1/4", "1e-7"), 1)))
     acc, atoms = check_delta(mix, ["0", "1", "3", "7", "12", "-1"])
     assert acc.diagnostics().route == "mixed"
-    assert (acc.method == "finite-loss") == windows
+    assert acc.method == ("finite-loss+" + oracle if oracle else "finite-loss")
     for d, pt in zip(["1e-2", "1e-5"], acc.epsilon(["1e-2", "1e-5"])):
         true = brute.epsilon(atoms, Fraction(d))
         assert pt.lower <= true <= pt.upper, (d, pt, true)
@@ -215,3 +219,34 @@ def test_directed_ends_keep_their_side_at_any_context_precision():
         up_q = Fraction(int(up.man_exp[0])) * Fraction(2) ** int(up.man_exp[1])
         down_q = Fraction(int(down.man_exp[0])) * Fraction(2) ** int(down.man_exp[1])
         assert down_q <= x <= up_q
+
+
+@pytest.mark.parametrize("oracle", ["lattice", "lattice-free"])
+def test_oracle_pruning_keeps_the_rest_on_the_upper_side(oracle, monkeypatch):
+    """Atoms pruned by the certified zCDP rest bound (fewer δ_G evaluations than atoms × ε):
+    δ still brackets the brute force, with the rest on the upper end."""
+    monkeypatch.setattr(mixed_balls, "WINDOW_ATOMS", 0)
+    if oracle == "lattice-free":
+        monkeypatch.setattr(mixed_balls, "ORACLE_FREE_RATIO", -1)
+    mix = Mixture(((DiscreteLaplace("5/2", 1), 5), (RandomizedResponse("1/2"), 3), (DiscreteGaussian(2), 2)))
+    eps = ["1/2", "3", "8", "14"]
+    acc, _ = check_delta(mix, eps)
+    assert acc.method == "finite-loss+" + oracle
+    answerer = acc.answerer
+    assert answerer.evaluations < len(eps) * answerer.finite.size, (answerer.evaluations, answerer.finite.size)
+
+
+@pytest.mark.parametrize("oracle", ["lattice", "lattice-free"])
+def test_oracle_reflection_without_the_deep_tail(oracle, monkeypatch):
+    """δ_G at thresholds t < −ρ taken as ``1 − e^t + e^t·[0, zCDP bound of δ_G(−t)]`` where that
+    term is negligible (no oracle call): δ still brackets the brute force."""
+    monkeypatch.setattr(mixed_balls, "WINDOW_ATOMS", 0)
+    if oracle == "lattice-free":
+        monkeypatch.setattr(mixed_balls, "ORACLE_FREE_RATIO", -1)
+    mix = Mixture(((DiscreteLaplace("1/2", 1), 3), (RandomizedResponse("3/2"), 2), (DiscreteGaussian(40), 1)))
+    eps = ["0", "1/3", "2", "5"]
+    acc, _ = check_delta(mix, eps)
+    assert acc.method == "finite-loss+" + oracle
+    answerer = acc.answerer
+    asked = [t for t in answerer._g_cache if isinstance(t, Fraction)]
+    assert answerer.evaluations < len(asked), (answerer.evaluations, len(asked))  # some by reflection alone

@@ -8,9 +8,12 @@ whose certified δ_G is the oracle.  By independence and symmetry of every part,
     δ(ε) = p_∞ + Σ_i p_i · δ_G(ε − v_i)
 
 (δ_G at a negative argument is the Gaussian route's own answer there, ``1 − e^t + e^t
-δ_G(−t)``).  Atoms are taken in decreasing order of the bound ``p_i·min(1, e^{−(t−ρ)²/(4ρ)})``
-(the zCDP bound of δ_G at t = ε − v_i ≥ ρ); the rest is bounded by the sum of those bounds
-and added to the upper end once it is below a thousandth of the width aimed at.  With no
+δ_G(−t)``; below t = −ρ, where the zCDP bound of ``e^t δ_G(−t)`` is under 1e-15 of ``1 − e^t``,
+that bound is the bracket and the oracle is not asked).  The oracle is the lattice-free route
+where the lattice engine's estimate per value is far above it.  Atoms are taken in
+decreasing order of the bound ``p_i·min(1, e^{−(t−ρ)²/(4ρ)})`` (the zCDP bound of δ_G at
+t = ε − v_i ≥ ρ); the rest is bounded by the sum of those bounds (certified once per ε, in
+balls) and added to the upper end once it is below a thousandth of the width aimed at.  With no
 Gaussian part δ(ε) is the finite sum itself.  Every number is a ball
 (:mod:`flint`), refined in precision until it is 1e-11 relative or below 1e-4000.
 """
@@ -21,6 +24,7 @@ from fractions import Fraction
 
 import flint
 import mpmath
+import numpy
 
 from exactdp.accounting import mixed_balls
 from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_values
@@ -100,6 +104,7 @@ class MixedAccountant(Accountant):
             fin = FiniteLoss(mixture.others)
             self.gauss, decision = plan(Composition(moving), rel_tol, None)
             self.gauss_route = decision.route
+            self._prefer_free(moving, rel_tol)
         self.finite: FiniteLoss = fin
         #: the continuous Gaussians' total ρ (their composed loss is N(μ, 2μ))
         self.mu = sum((m.rho * c for m, c in mixture.continuous), Fraction(0))
@@ -110,6 +115,25 @@ class MixedAccountant(Accountant):
         self.rel_tol = float(rel_tol)
         self.evaluations = 0
         self._g_cache: dict = {}  # exact threshold → (lo, hi) of δ_G there (mpf)
+        self._f_cache: dict = {}  # prec → the atoms' indices and masses as floats (ordering only)
+
+    def _prefer_free(self, moving: tuple, rel_tol: float) -> None:
+        """The oracle answers hundreds of thresholds: where the lattice engine's estimate per value
+        is above :data:`~exactdp.accounting.mixed_balls.ORACLE_FREE_RATIO` times the lattice-free
+        route's (128 node-group evaluations per group and value), the lattice-free route answers
+        instead (if it builds; its brackets aim at 2.5e-10 relative)."""
+        from exactdp.accounting.plan import plan
+
+        engine = getattr(self.gauss, "engine", None)
+        if self.gauss_route != "lattice" or engine is None:
+            return
+        if engine.cost <= mixed_balls.ORACLE_FREE_RATIO * 128 * len(moving):
+            return
+        try:
+            acc, decision = plan(Composition(moving), rel_tol, "lattice-free")
+        except UncertifiedError:  # (its refusal of a design beyond its budget): the lattice route stays
+            return
+        self.gauss, self.gauss_route = acc, decision.route
 
     @property
     def method(self) -> str:
@@ -171,46 +195,71 @@ class MixedAccountant(Accountant):
             return total
 
     def _mixed(self, lo: Fraction, hi: Fraction, eb: flint.arb, e, prec: int) -> flint.arb:
-        """``p_∞ + Σ p_i δ_G(ε − v_i)`` with the pruning of the module docstring."""
-        fin = self.finite
-        idx, masses = fin.atoms(prec)
-        p_inf = fin.tables(prec)[3]
-        rho = float(self.rho)
-        bounds = []
-        for i, m in zip(idx, masses):
-            t = float(lo - fin.value(i))
-            cap = 1.0 if t <= rho else float(mpmath.exp(-((t - rho) ** 2) / (4 * rho)))
-            bounds.append(float(to_mpf(m, True)) * cap)  # (0 below the float range: ordered last)
-        order = sorted(range(len(idx)), key=lambda k: -bounds[k])
+        """``p_∞ + Σ p_i δ_G(ε − v_i)`` with the pruning of the module docstring: after a first
+        batch, the next batch is the shortest prefix of the order whose certified rest bound
+        is below the goal (doubling when the bound of the rest cannot reach it yet)."""
+        idx, masses = self.finite.atoms(prec)
+        p_inf = self.finite.tables(prec)[3]
+        order, est, rest, rest_f = self._rest_bounds(lo, prec)
+        n = len(order)
         with prec_ctx(prec):
             total = p_inf + 0
-            done = 0
-            take = min(len(order), 32)
+            # (a first batch of the atoms whose estimated bound is not negligible beside the largest)
+            done, take = 0, max(1, min(32, int(numpy.count_nonzero(est >= est[0] * 1e-20)))) if n else 0
             while True:
                 new = order[done:take]
                 total += self._gauss_sum([idx[k] for k in new], [masses[k] for k in new], lo, hi, e, prec)
                 done = take
-                rest = order[done:]
-                if not rest:
+                if done == n:
                     return total
-                slack = self._rest_bound(rest, idx, masses, lo, rho, prec)
-                if total.lower() > 0 and slack.upper() <= total.lower() * (WIDTH * 1e-3):
-                    return total + flint.arb(0).union(slack.upper())
-                take = min(len(order), 4 * take)
+                if total.lower() > 0 and rest[done].upper() <= total.lower() * (WIDTH * 1e-3):
+                    return total + flint.arb(0).union(rest[done].upper())
+                goal = float(total.lower()) * (WIDTH * 1e-3 / 2) if total.lower() > 0 else 0.0
+                k = int(numpy.searchsorted(-rest_f, -goal, side="left"))  # first k with rest_f[k] ≤ goal
+                take = min(n, max(k, done + 1) if goal > 0 else 4 * take)
 
-    def _rest_bound(self, rest, idx, masses, lo: Fraction, rho: float, prec: int) -> flint.arb:
-        """A ball above ``Σ_{rest} p_i δ_G(ε − v_i)`` (zCDP bound of δ_G, certified in balls)."""
-        s = flint.arb(0)
-        r = flint.arb(flint.fmpq(self.rho.numerator, self.rho.denominator))
-        for k in rest:
-            t = lo - self.finite.value(idx[k])
-            if float(t) <= rho * 1.000001 + 1e-300:
-                s += masses[k]
-            else:
-                tb = flint.arb(flint.fmpq(t.numerator, t.denominator))
-                s += masses[k] * (-((tb - r) ** 2) / (4 * r)).exp()
-        del prec
-        return s
+    def _rest_bounds(self, lo: Fraction, prec: int) -> tuple:
+        """``(order, est, rest, rest_f)``: the atoms (positions in :meth:`FiniteLoss.atoms`) in
+        decreasing order of their estimated bound ``p_i·min(1, e^{−(t−ρ)²/(4ρ)})`` at
+        ``t = ε_lo − v_i`` (``est``, floats), and ``rest[k]``, a ball above ``Σ_{j ≥ k} p_j δ_G(ε − v_j)`` over
+        that order (the zCDP bound of δ_G, certified in balls; ``rest_f`` its upper ends as floats)."""
+        fin = self.finite
+        idx, masses = fin.atoms(prec)
+        if prec not in self._f_cache:
+            self._f_cache[prec] = (numpy.array(idx, dtype=numpy.float64), numpy.array([float(m.mid()) for m in masses]))
+        fidx, fmass = self._f_cache[prec]
+        rho = float(self.rho)
+        with numpy.errstate(over="ignore", under="ignore"):
+            t = float(lo - fin.offset) - fidx * float(fin.step)
+            cap = numpy.where(t <= rho, 1.0, numpy.exp(-((t - rho) ** 2) / (4 * rho)))
+        bound = fmass * cap
+        order = numpy.argsort(-bound, kind="stable")
+        with prec_ctx(prec):
+            r = flint.arb(flint.fmpq(self.rho.numerator, self.rho.denominator))
+            r4 = 4 * r
+            d = lo - fin.offset
+            t0 = flint.arb(flint.fmpq(d.numerator, d.denominator))
+            st = flint.arb(flint.fmpq(fin.step.numerator, fin.step.denominator))
+            rest = [flint.arb(0)] * (len(order) + 1)
+            s = flint.arb(0)
+            for j in range(len(order) - 1, -1, -1):
+                k = int(order[j])
+                tb = t0 - idx[k] * st
+                if tb.lower() > r.upper():
+                    s += masses[k] * (-((tb - r) ** 2) / r4).exp()
+                else:
+                    s += masses[k]
+                rest[j] = s
+        rest_f = numpy.array([float(b.upper()) for b in rest])
+        return order, bound[order], rest, rest_f
+
+    def zcdp_upper(self, e: Fraction, prec: int = 128) -> flint.arb:
+        """A ball above δ(e) from the zCDP bound of δ_G alone, ``p_∞ + Σ p_i min(1, e^{−(t_i−ρ)²/(4ρ)})``
+        (no oracle call; with a Gaussian part)."""
+        p_inf = self.finite.tables(prec)[3]
+        rest = self._rest_bounds(e, prec)[2]
+        with prec_ctx(prec):
+            return p_inf + rest[0]
 
     def _gauss_sum(self, idx: list, masses: list, lo: Fraction, hi: Fraction, e, prec: int) -> flint.arb:
         """``Σ p_i δ_G(ε − v_i)`` over the given atoms (one batched call of the Gaussian route)."""
@@ -222,7 +271,7 @@ class MixedAccountant(Accountant):
         else:
             ts = [_shifted(e, fin.value(i)) for i in idx]
         cache = self._g_cache if isinstance(e, Fraction) else {}
-        ask = [t for t in dict.fromkeys(ts) if not (isinstance(t, Fraction) and t in cache)]
+        ask = [t for t in dict.fromkeys(ts) if not (isinstance(t, Fraction) and (t in cache or self._reflected(t)))]
         if ask:
             self.evaluations += len(ask)
             assert self.gauss is not None
@@ -234,6 +283,23 @@ class MixedAccountant(Accountant):
             s += m * flint.arb(lo_g).union(flint.arb(hi_g))
         del lo, hi, prec
         return s
+
+    def _reflected(self, t: Fraction) -> bool:
+        """Whether δ_G at ``t < −ρ`` is cached from ``1 − e^t + e^t δ_G(−t)`` with ``δ_G(−t)`` in
+        ``[0, e^{−(−t−ρ)²/(4ρ)}]`` (the zCDP bound), when that term is below 1e-15 of ``1 − e^t``:
+        the oracle's deep tail is not needed (it is the slow end of the lattice-free route)."""
+        if t >= -self.rho or self.rho == 0:
+            return False
+        with prec_ctx(128):
+            tb = flint.arb(flint.fmpq(t.numerator, t.denominator))
+            r = flint.arb(flint.fmpq(self.rho.numerator, self.rho.denominator))
+            et = tb.exp()
+            base = -tb.expm1()
+            extra = et * (-((-tb - r) ** 2) / (4 * r)).exp()
+            if not extra.upper() <= base.lower() * 1e-15:
+                return False
+            self._g_cache[t] = (to_mpf(base, False), to_mpf(base + extra, True))
+        return True
 
     # ------------------------------------------------------------------ the queries
     def delta(self, epsilons) -> tuple:
@@ -269,7 +335,8 @@ def _windowed(others: tuple, moving: tuple) -> FiniteLoss | None:
     groups = others + tuple((GaussianWindow(m, c), c) for m, c in moving)
     steps = [g.lattice_weight for g, _ in groups]
     step = grid_step([Fraction(0), *steps])
-    span = sum((c * (max(g.loss_values) - min(g.loss_values)) for g, c in groups), Fraction(0))
+    span = sum((c * (g.span if isinstance(g, GaussianWindow) else max(g.loss_values) - min(g.loss_values))
+                for g, c in groups), Fraction(0))
     if step == 0 or span / step > mixed_balls.WINDOW_ATOMS:
         return None
     return FiniteLoss(groups)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import flint
 import mpmath
 
-__all__ = ["WIDTH", "FLOOR", "WINDOW_ATOMS", "PRECS", "to_mpf"]
+__all__ = ["WIDTH", "FLOOR", "WINDOW_ATOMS", "ORACLE_FREE_RATIO", "PRECS", "to_mpf"]
 
 #: the relative width aimed at for δ (a certified relative error of at most 5e-12)
 WIDTH = 1e-11
@@ -14,6 +14,9 @@ WIDTH = 1e-11
 FLOOR = mpmath.mpf("1e-4000")
 #: the largest grid on which discrete Gaussians join the finite composition as windows
 WINDOW_ATOMS = 400_000
+#: the discrete-Gaussian oracle is the lattice-free route where the lattice engine's estimate per
+#: value is above this many times the lattice-free route's (``MixedAccountant._prefer_free``)
+ORACLE_FREE_RATIO = 16
 PRECS = (128, 256, 512, 1024, 2048, 4096, 8192, 16384)
 
 

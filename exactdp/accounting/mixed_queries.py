@@ -89,6 +89,8 @@ def _decide(acc, e: Fraction, target: Fraction, kept: bool = False) -> int:
     """+1 when δ(e) > target is certified, −1 when δ(e) ≤ target, 0 when the balls cannot tell
     (``kept``: δ of the kept atoms, without the windows' deficit)."""
     tb = _q(target)
+    if acc.gauss is not None and acc.zcdp_upper(e).upper() <= tb:  # (no oracle call on the deep tail)
+        return -1
     for p in PRECS:
         b = acc.delta_ball(e, p, kept)
         if b.lower() > tb:
@@ -160,8 +162,16 @@ def _epsilon_search(acc, target: Fraction) -> tuple:
         b *= 2
         if b > 10**50:
             raise UncertifiedError(f"ε(δ={float(target):.6g}) lies beyond 1e50")
+    if acc.gauss is not None:  # the least b (to 1/256 of [a, b]) that the zCDP bound alone certifies,
+        lo_z, tb = a, _q(target)  # so that the oracle is not asked deep in its tail at b
+        for _ in range(8):
+            m = (lo_z + b) / 2
+            if acc.zcdp_upper(m).upper() <= tb:
+                b = m
+            else:
+                lo_z = m
     fb = _logmid(acc, b) - lt
-    x = a
+    x, side = a, 0
     for _ in range(60):  # estimates only: a safeguarded secant on log δ (regula falsi, Illinois)
         if not (fa - fb > 0 and math.isfinite(fa - fb)):
             break
@@ -172,10 +182,10 @@ def _epsilon_search(acc, target: Fraction) -> tuple:
         fx = _logmid(acc, x) - lt
         if abs(fx) < 1e-13 or b - a <= Fraction(EPS_WIDTH / 4) * b:
             break
-        if fx > 0:
-            a, fa, fb = x, fx, fb / 2
+        if fx > 0:  # (the far end's value halved only when the same end is kept twice running)
+            a, fa, fb, side = x, fx, fb / 2 if side > 0 else fb, 1
         else:
-            b, fb, fa = x, fx, fa / 2
+            b, fb, fa, side = x, fx, fa / 2 if side < 0 else fa, -1
     a, b = _certify(acc, x, target, a, b)
     lo, hi = _mpf(a, False), _mpf(b, True)
     if hi - lo > 1e-6 * hi:

@@ -36,12 +36,19 @@ class GaussianWindow(LossGroup):
         self.s = abs(mech.shift)
         sigma = math.sqrt(float(mech.sigma2))
         self.k = int(math.ceil(sigma * math.sqrt(2 * (NATS + math.log(max(count, 1)))))) + 1
-        s, s2 = self.s, mech.sigma2
-        self._values = tuple(Fraction(s * s - 2 * s * x) / (2 * s2) for x in range(self.k + s, -self.k - 1, -1))
+        self._values: tuple | None = None  # (built on first use: the span decides whether it is)
 
     @property
     def loss_values(self) -> tuple:
+        if self._values is None:
+            s, s2 = self.s, self.mech.sigma2
+            self._values = tuple(Fraction(s * s - 2 * s * x) / (2 * s2) for x in range(self.k + s, -self.k - 1, -1))
         return self._values
+
+    @property
+    def span(self) -> Fraction:
+        """``max − min`` of the loss values, ``s(s + 2K)/σ²``, without building them."""
+        return Fraction(self.s * (self.s + 2 * self.k)) / self.mech.sigma2
 
     @property
     def lattice_weight(self) -> Fraction:
