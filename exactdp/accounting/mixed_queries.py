@@ -293,27 +293,42 @@ def _beta_dual(acc, alpha: Fraction) -> tuple:
     reach = float(fin.value(fin.size - 1)) + rho + math.sqrt(4 * max(rho, 1e-300) * (math.log(2 / m) + 1)) + 1
     lo_e, hi_e = -reach - 1, reach + 1
 
-    def est(e: float) -> float:
-        _, lo, hi = _g(acc, Fraction(e), alpha)
-        return float((lo + hi) / 2)
+    grid = acc.kinks
+    fine = grid[1] if grid is not None and grid[1] > 1e-9 * (1 + reach) else None
+    memo: dict = {}
+
+    def est(e: float, width: float) -> float:
+        # (snapped: to the finite loss's grid while the bracket is wide, so that the δ_G thresholds
+        # ε − v_i repeat between evaluations (cached by the accountant), then to the kinks' grid)
+        snap = fin.step if fin.step > 0 and width > 8 * fin.step else fine
+        if snap is not None:
+            base = fin.offset if snap == fin.step else grid[0]
+            k = round((Fraction(abs(e)) - base) / snap)
+            ef = (base + k * snap) * (1 if e >= 0 else -1)
+        else:
+            ef = Fraction(e)
+        if ef not in memo:
+            _, lo, hi = _g(acc, ef, alpha)
+            memo[ef] = float((lo + hi) / 2)
+        return memo[ef]
 
     phi = (math.sqrt(5) - 1) / 2
     c, d = hi_e - phi * (hi_e - lo_e), lo_e + phi * (hi_e - lo_e)
-    fc, fd = est(c), est(d)
+    fc, fd = est(c, hi_e - lo_e), est(d, hi_e - lo_e)
     for _ in range(80):
-        if hi_e - lo_e < 1e-7 * max(1.0, abs(c)):
-            break
+        width = hi_e - lo_e
+        if width < 1e-7 * max(1.0, abs(c)) or (fine is not None and width < 3 * float(fine)):
+            break  # (G is linear between kinks: the kink stencil below finds the best one)
         if fc >= fd:
             hi_e, d, fd = d, c, fc
             c = hi_e - phi * (hi_e - lo_e)
-            fc = est(c)
+            fc = est(c, hi_e - lo_e)
         else:
             lo_e, c, fc = c, d, fd
             d = lo_e + phi * (hi_e - lo_e)
-            fd = est(d)
+            fd = est(d, hi_e - lo_e)
     centre = (lo_e + hi_e) / 2
     best = (mpmath.mpf(0), mpmath.mpf(1))
-    grid = acc.kinks
     stencils = []
     if grid is not None and grid[1] > 1e-9 * (1 + abs(centre)):  # G is piecewise linear in x between kinks
         offset, step = grid  # (for ε < 0, G's kinks are at −ε on the grid)
