@@ -170,6 +170,10 @@ def _epsilon_search(acc, target: Fraction) -> tuple:
                 b = m
             else:
                 lo_z = m
+        fin = acc.finite  # (b up to the finite loss's grid, still certified by the bound: see _snapped)
+        g = fin.offset - math.floor((fin.offset - b) / fin.step) * fin.step if fin.step > 0 else b
+        if g > b and acc.zcdp_upper(g).upper() <= tb:
+            b = g
     fb = _logmid(acc, b) - lt
     x, side = a, 0
     for _ in range(60):  # estimates only: a safeguarded secant on log δ (regula falsi, Illinois)
@@ -179,6 +183,7 @@ def _epsilon_search(acc, target: Fraction) -> tuple:
         x = Fraction(float(x))
         if not a < x < b:
             x = (a + b) / 2
+        x = _snapped(acc, x, a, b)
         fx = _logmid(acc, x) - lt
         if abs(fx) < 1e-13 or b - a <= Fraction(EPS_WIDTH / 4) * b:
             break
@@ -192,6 +197,17 @@ def _epsilon_search(acc, target: Fraction) -> tuple:
         raise UncertifiedError(f"ε(δ={float(target):.6g}) is bracketed only in [{mpmath.nstr(lo, 8)}, "
                                f"{mpmath.nstr(hi, 8)}]")
     return lo, hi
+
+
+def _snapped(acc, x: Fraction, a: Fraction, b: Fraction) -> Fraction:
+    """x moved to the finite loss's grid while [a, b] is wider than two of its steps and the grid
+    point lies inside: the thresholds ε − v_i of δ_G then repeat between evaluations (the
+    accountant caches δ_G by threshold), so an estimate there costs few oracle calls."""
+    fin = acc.finite
+    if acc.gauss is None or fin.step <= 0 or b - a <= 2 * fin.step:
+        return x
+    g = fin.offset + round((x - fin.offset) / fin.step) * fin.step
+    return g if a < g < b else x
 
 
 def _certify(acc, x: Fraction, target: Fraction, a: Fraction, b: Fraction) -> tuple:
