@@ -303,6 +303,20 @@ def _g(acc, e: Fraction, alpha: Fraction) -> tuple:
 
 
 def _beta_dual(acc, alpha: Fraction) -> tuple:
+    """β(α) from the dual: the search snapped to the grids first (shared δ_G thresholds); where its
+    stencils do not reach :data:`BETA_WIDTH`, the search on exact estimates too (both brackets are
+    certified: their intersection is kept)."""
+    lower, upper = _beta_dual_once(acc, alpha, True)
+    if upper - lower > BETA_WIDTH / 2 * max(lower, FLOOR):
+        lo2, hi2 = _beta_dual_once(acc, alpha, False)
+        lower, upper = max(lower, lo2), min(upper, hi2)
+    if upper - lower > 1e-6 * max(upper, FLOOR):
+        raise UncertifiedError(f"β(α={float(alpha):.6g}) is bracketed only in [{mpmath.nstr(lower, 8)}, "
+                               f"{mpmath.nstr(upper, 8)}]")
+    return lower, upper
+
+
+def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
     fin = acc.finite
     rho = float(acc.rho)
     m = min(float(alpha), 1 - float(alpha))
@@ -310,13 +324,13 @@ def _beta_dual(acc, alpha: Fraction) -> tuple:
     lo_e, hi_e = -reach - 1, reach + 1
 
     grid = acc.kinks
-    fine = grid[1] if grid is not None and grid[1] > 1e-9 * (1 + reach) else None
+    fine = grid[1] if snapped and grid is not None and grid[1] > 1e-9 * (1 + reach) else None
     memo: dict = {}
 
     def est(e: float, width: float) -> float:
         # (snapped: to the finite loss's grid while the bracket is wide, so that the δ_G thresholds
         # ε − v_i repeat between evaluations (cached by the accountant), then to the kinks' grid)
-        snap = fin.step if fin.step > 0 and width > 8 * fin.step else fine
+        snap = fin.step if snapped and fin.step > 0 and width > 8 * fin.step else fine
         if snap is not None:
             base = fin.offset if snap == fin.step else grid[0]
             k = round((Fraction(abs(e)) - base) / snap)
@@ -368,8 +382,4 @@ def _beta_dual(acc, alpha: Fraction) -> tuple:
             best = (lower, upper)
         if upper - lower <= BETA_WIDTH / 2 * max(lower, FLOOR):
             return lower, upper
-    lower, upper = best
-    if upper - lower > 1e-6 * max(upper, FLOOR):
-        raise UncertifiedError(f"β(α={float(alpha):.6g}) is bracketed only in [{mpmath.nstr(lower, 8)}, "
-                               f"{mpmath.nstr(upper, 8)}]")
-    return lower, upper
+    return best
