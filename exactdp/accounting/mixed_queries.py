@@ -367,8 +367,23 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
         stencils.append([sign * (offset + step * (k + j)) for j in range(-3, 4)])
     for h in (1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-3, 1e-2):
         stencils.append([Fraction(centre + j * h) for j in (-2, -1, 0, 1, 2)])
+    seen: dict = {}
+
+    def gm(e: Fraction) -> tuple:
+        if e not in seen:
+            seen[e] = _g(acc, e, alpha)
+        return seen[e]
+
+    if snapped and grid is not None and stencils and len(stencils[0]) == 7:  # (the snapped search may end a few
+        for _ in range(8):  # kinks off: the kink stencil follows its best kink until it is inside)
+            es = sorted(stencils[0])
+            vals = [gm(e)[1] for e in es]
+            i = vals.index(max(vals))
+            if 0 < i < 6:
+                break
+            stencils[0] = [es[i] + j * grid[1] for j in range(-3, 4)]
     for n, es in enumerate(stencils):
-        pts = sorted(_g(acc, e, alpha) for e in es)
+        pts = sorted(gm(e) for e in es)
         if n == 0 and grid is not None and len(es) == 7:  # the best kink and the linear pieces beside it
             kink = max(zip(pts, sorted(es)), key=lambda pe: pe[0][1])[1]
             sub = grid[1] / 16
