@@ -115,7 +115,7 @@ def test_snapped_searches_against_brute_force(monkeypatch):
         true = brute.epsilon(atoms, Fraction(d))
         assert pt.lower <= true <= pt.upper, (d, pt, true)
         assert pt.upper - pt.lower <= REL * pt.upper
-    for a, pt in zip(["1e-3", "1/10", "1/2"], acc.tradeoff(["1e-3", "1/10", "1/2"])):
+    for a, pt in zip(["1e-6", "1e-3", "1/10", "1/2", "9/10"], acc.tradeoff(["1e-6", "1e-3", "1/10", "1/2", "9/10"])):
         true = brute.beta(atoms, Fraction(a))
         assert pt.lower <= true <= pt.upper, (a, pt, true)
         assert pt.upper - pt.lower <= REL * true
