@@ -103,6 +103,24 @@ def test_epsilon_and_tradeoff_finite():
         acc.epsilon(["999999999/1000000000000000000"])  # below the floor
 
 
+def test_snapped_searches_against_brute_force(monkeypatch):
+    """ε(δ) and β(α) through the δ_G oracle, where the finite loss's grid (1/5) is coarser than the
+    design's kinks (with the discrete Gaussian's): the searches' estimates snapped to the grid (shared
+    δ_G thresholds, then the kinks' grid for β) still give brackets around the brute force."""
+    monkeypatch.setattr(mixed_balls, "WINDOW_ATOMS", 0)
+    mix = Mixture(((DiscreteLaplace(5, 1), 3), (RandomizedResponse("1/2"), 1), (DiscreteGaussian(3), 1)))
+    acc, atoms = check_delta(mix, ["0", "1", "2"])
+    assert acc.method == "finite-loss+lattice"
+    for d, pt in zip(["1e-2", "1e-4"], acc.epsilon(["1e-2", "1e-4"])):
+        true = brute.epsilon(atoms, Fraction(d))
+        assert pt.lower <= true <= pt.upper, (d, pt, true)
+        assert pt.upper - pt.lower <= REL * pt.upper
+    for a, pt in zip(["1e-6", "1e-3", "1/10", "1/2", "9/10"], acc.tradeoff(["1e-6", "1e-3", "1/10", "1/2", "9/10"])):
+        true = brute.beta(atoms, Fraction(a))
+        assert pt.lower <= true <= pt.upper, (a, pt, true)
+        assert pt.upper - pt.lower <= REL * true
+
+
 @pytest.mark.parametrize("windows,oracle", [(True, ""), (False, "lattice"), (False, "lattice-free")],
                          ids=["windows", "oracle", "oracle-lattice-free"])
 def test_mixed_with_discrete_gaussians(windows, oracle, monkeypatch):

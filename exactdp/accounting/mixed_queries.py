@@ -170,6 +170,10 @@ def _epsilon_search(acc, target: Fraction) -> tuple:
                 b = m
             else:
                 lo_z = m
+        fin = acc.finite  # (b up to the finite loss's grid, still certified by the bound: see _snapped)
+        g = fin.offset - math.floor((fin.offset - b) / fin.step) * fin.step if fin.step > 0 else b
+        if g > b and acc.zcdp_upper(g).upper() <= tb:
+            b = g
     fb = _logmid(acc, b) - lt
     x, side = a, 0
     for _ in range(60):  # estimates only: a safeguarded secant on log δ (regula falsi, Illinois)
@@ -179,6 +183,7 @@ def _epsilon_search(acc, target: Fraction) -> tuple:
         x = Fraction(float(x))
         if not a < x < b:
             x = (a + b) / 2
+        x = _snapped(acc, x, a, b)
         fx = _logmid(acc, x) - lt
         if abs(fx) < 1e-13 or b - a <= Fraction(EPS_WIDTH / 4) * b:
             break
@@ -192,6 +197,17 @@ def _epsilon_search(acc, target: Fraction) -> tuple:
         raise UncertifiedError(f"ε(δ={float(target):.6g}) is bracketed only in [{mpmath.nstr(lo, 8)}, "
                                f"{mpmath.nstr(hi, 8)}]")
     return lo, hi
+
+
+def _snapped(acc, x: Fraction, a: Fraction, b: Fraction) -> Fraction:
+    """x moved to the finite loss's grid while [a, b] is wider than two of its steps and the grid
+    point lies inside: the thresholds ε − v_i of δ_G then repeat between evaluations (the
+    accountant caches δ_G by threshold), so an estimate there costs few oracle calls."""
+    fin = acc.finite
+    if acc.gauss is None or fin.step <= 0 or b - a <= 2 * fin.step:
+        return x
+    g = fin.offset + round((x - fin.offset) / fin.step) * fin.step
+    return g if a < g < b else x
 
 
 def _certify(acc, x: Fraction, target: Fraction, a: Fraction, b: Fraction) -> tuple:
@@ -287,33 +303,62 @@ def _g(acc, e: Fraction, alpha: Fraction) -> tuple:
 
 
 def _beta_dual(acc, alpha: Fraction) -> tuple:
+    """β(α) from the dual: the search snapped to the grids first (shared δ_G thresholds); where its
+    stencils do not reach :data:`BETA_WIDTH`, the search on exact estimates too (both brackets are
+    certified: their intersection is kept)."""
+    lower, upper = _beta_dual_once(acc, alpha, True)
+    if upper - lower > BETA_WIDTH / 2 * max(lower, FLOOR):
+        lo2, hi2 = _beta_dual_once(acc, alpha, False)
+        lower, upper = max(lower, lo2), min(upper, hi2)
+    if upper - lower > 1e-6 * max(upper, FLOOR):
+        raise UncertifiedError(f"β(α={float(alpha):.6g}) is bracketed only in [{mpmath.nstr(lower, 8)}, "
+                               f"{mpmath.nstr(upper, 8)}]")
+    return lower, upper
+
+
+def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
     fin = acc.finite
     rho = float(acc.rho)
     m = min(float(alpha), 1 - float(alpha))
     reach = float(fin.value(fin.size - 1)) + rho + math.sqrt(4 * max(rho, 1e-300) * (math.log(2 / m) + 1)) + 1
     lo_e, hi_e = -reach - 1, reach + 1
 
-    def est(e: float) -> float:
-        _, lo, hi = _g(acc, Fraction(e), alpha)
-        return float((lo + hi) / 2)
+    grid = acc.kinks
+    fine = grid[1] if snapped and grid is not None and grid[1] > 1e-9 * (1 + reach) else None
+    memo: dict = {}
+
+    def est(e: float, width: float) -> float:
+        # (snapped: to the finite loss's grid while the bracket is wide, so that the δ_G thresholds
+        # ε − v_i repeat between evaluations (cached by the accountant), then to the kinks' grid)
+        snap = fin.step if snapped and fin.step > 0 and width > 8 * fin.step else fine
+        if snap is not None:
+            base = fin.offset if snap == fin.step else grid[0]
+            k = round((Fraction(abs(e)) - base) / snap)
+            ef = (base + k * snap) * (1 if e >= 0 else -1)
+        else:
+            ef = Fraction(e)
+        if ef not in memo:
+            _, lo, hi = _g(acc, ef, alpha)
+            memo[ef] = float((lo + hi) / 2)
+        return memo[ef]
 
     phi = (math.sqrt(5) - 1) / 2
     c, d = hi_e - phi * (hi_e - lo_e), lo_e + phi * (hi_e - lo_e)
-    fc, fd = est(c), est(d)
+    fc, fd = est(c, hi_e - lo_e), est(d, hi_e - lo_e)
     for _ in range(80):
-        if hi_e - lo_e < 1e-7 * max(1.0, abs(c)):
-            break
+        width = hi_e - lo_e
+        if width < 1e-7 * max(1.0, abs(c)) or (fine is not None and width < 3 * float(fine)):
+            break  # (G is linear between kinks: the kink stencil below finds the best one)
         if fc >= fd:
             hi_e, d, fd = d, c, fc
             c = hi_e - phi * (hi_e - lo_e)
-            fc = est(c)
+            fc = est(c, hi_e - lo_e)
         else:
             lo_e, c, fc = c, d, fd
             d = lo_e + phi * (hi_e - lo_e)
-            fd = est(d)
+            fd = est(d, hi_e - lo_e)
     centre = (lo_e + hi_e) / 2
     best = (mpmath.mpf(0), mpmath.mpf(1))
-    grid = acc.kinks
     stencils = []
     if grid is not None and grid[1] > 1e-9 * (1 + abs(centre)):  # G is piecewise linear in x between kinks
         offset, step = grid  # (for ε < 0, G's kinks are at −ε on the grid)
@@ -322,8 +367,23 @@ def _beta_dual(acc, alpha: Fraction) -> tuple:
         stencils.append([sign * (offset + step * (k + j)) for j in range(-3, 4)])
     for h in (1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-3, 1e-2):
         stencils.append([Fraction(centre + j * h) for j in (-2, -1, 0, 1, 2)])
+    seen: dict = {}
+
+    def gm(e: Fraction) -> tuple:
+        if e not in seen:
+            seen[e] = _g(acc, e, alpha)
+        return seen[e]
+
+    if snapped and grid is not None and stencils and len(stencils[0]) == 7:  # (the snapped search may end a few
+        for _ in range(8):  # kinks off: the kink stencil follows its best kink until it is inside)
+            es = sorted(stencils[0])
+            vals = [gm(e)[1] for e in es]
+            i = vals.index(max(vals))
+            if 0 < i < 6:
+                break
+            stencils[0] = [es[i] + j * grid[1] for j in range(-3, 4)]
     for n, es in enumerate(stencils):
-        pts = sorted(_g(acc, e, alpha) for e in es)
+        pts = sorted(gm(e) for e in es)
         if n == 0 and grid is not None and len(es) == 7:  # the best kink and the linear pieces beside it
             kink = max(zip(pts, sorted(es)), key=lambda pe: pe[0][1])[1]
             sub = grid[1] / 16
@@ -337,8 +397,4 @@ def _beta_dual(acc, alpha: Fraction) -> tuple:
             best = (lower, upper)
         if upper - lower <= BETA_WIDTH / 2 * max(lower, FLOOR):
             return lower, upper
-    lower, upper = best
-    if upper - lower > 1e-6 * max(upper, FLOOR):
-        raise UncertifiedError(f"β(α={float(alpha):.6g}) is bracketed only in [{mpmath.nstr(lower, 8)}, "
-                               f"{mpmath.nstr(upper, 8)}]")
-    return lower, upper
+    return best
