@@ -9,6 +9,7 @@ feasible upper end, certified infeasible lower end, safeguarded secant on log δ
 other kinds (randomized response, (ε, δ) blocks, the other noise kind) stay as given.
 
 >>> from exactdp import DiscreteGaussian
+>>> from exactdp.calibration.mixed import calibrate_kind
 >>> from exactdp.kinds import DiscreteLaplace, Gaussian, Mixture
 >>> year = Mixture(((DiscreteLaplace(50), 365), (DiscreteGaussian(25), 4)))
 >>> res = calibrate_kind(year, "1e-9", 4, kind="discrete_laplace", width="1/1000")

@@ -26,6 +26,7 @@ with a rational ε at least as large is a valid upper bound, randomized response
 smaller ε being a post-processing of it).
 
 >>> import opendp.prelude as dp
+>>> from exactdp.interop.opendp_measurements import design_of
 >>> dp.enable_features("contrib")
 >>> count = dp.t.make_count(dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance())
 >>> design_of(count >> dp.m.then_laplace(scale=2.5))
