@@ -25,7 +25,7 @@ from fractions import Fraction
 from exactdp.dgauss.conventions import variance
 from exactdp.numerics.exact import InputError, as_sequence, positive_fraction, to_fraction, to_int
 
-__all__ = ["DiscreteGaussian", "Composition", "MAX_COUNT", "MAX_SHIFT"]
+__all__ = ["DiscreteGaussian", "Composition", "count_groups", "MAX_COUNT", "MAX_SHIFT"]
 
 #: the largest multiplicity of one mechanism and the largest |shift| (the engine's tested envelope,
 #: README "What can be refused"): beyond them a design is refused naming the field
@@ -83,22 +83,7 @@ class Composition:
     groups: tuple = field(default=())
 
     def __post_init__(self):
-        counts: Counter = Counter()
-        if isinstance(self.groups, (str, bytes)) or not isinstance(self.groups, Iterable):
-            raise InputError("groups", self.groups, "expected a sequence of (DiscreteGaussian, count) pairs")
-        for item in self.groups:
-            if not isinstance(item, (tuple, list)) or len(item) != 2:
-                raise InputError("groups", item, "each group must be a pair (DiscreteGaussian, count)")
-            mech, count = item
-            if not isinstance(mech, DiscreteGaussian):
-                raise InputError("mechanism", mech, "expected a DiscreteGaussian")
-            count = to_int(count, "count")
-            if count < 0:
-                raise InputError("count", count, "must be >= 0")
-            counts[mech] += count
-            if counts[mech] > MAX_COUNT:
-                raise InputError("count", counts[mech], "a mechanism repeated more than 1e9 times is beyond the "
-                                                        "envelope exactdp is sized for (counts ≤ 1e9)")
+        counts = count_groups(self.groups, DiscreteGaussian, "DiscreteGaussian", "expected a DiscreteGaussian")
         grouped = tuple(sorted((m, c) for m, c in counts.items() if c > 0))
         if not grouped:
             raise InputError("mechanisms", list(self.groups), "a composition needs at least one mechanism")
@@ -169,3 +154,27 @@ class Composition:
     def reversed(self) -> Composition:
         """The composition with all shifts negated (the pair (Q, P))."""
         return Composition(tuple((DiscreteGaussian(m.sigma2, -m.shift), c) for m, c in self.groups))
+
+
+def count_groups(groups, kinds, pair_name: str, kind_message: str) -> Counter:
+    """The multiplicity of every mechanism in ``groups`` (pairs ``(mechanism, count)``, equal
+    mechanisms merged), each mechanism an instance of ``kinds`` and every count an integer in
+    [0, 1e9]; a bad item raises :class:`InputError` naming the field (``pair_name`` names the
+    mechanism in the pair's message, ``kind_message`` is the message for another type)."""
+    counts: Counter = Counter()
+    if isinstance(groups, (str, bytes)) or not isinstance(groups, Iterable):
+        raise InputError("groups", groups, f"expected a sequence of ({pair_name}, count) pairs")
+    for item in groups:
+        if not isinstance(item, (tuple, list)) or len(item) != 2:
+            raise InputError("groups", item, f"each group must be a pair ({pair_name}, count)")
+        mech, count = item
+        if not isinstance(mech, kinds):
+            raise InputError("mechanism", mech, kind_message)
+        count = to_int(count, "count")
+        if count < 0:
+            raise InputError("count", count, "must be >= 0")
+        counts[mech] += count
+        if counts[mech] > MAX_COUNT:
+            raise InputError("count", counts[mech], "a mechanism repeated more than 1e9 times is beyond the "
+                                                    "envelope exactdp is sized for (counts ≤ 1e9)")
+    return counts

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from exactdp.kinds.gaussian import Gaussian
 from exactdp.kinds.protocol import LossGroup
-from exactdp.mechanisms import MAX_COUNT, Composition, DiscreteGaussian
-from exactdp.numerics.exact import InputError, as_sequence, to_int
+from exactdp.mechanisms import Composition, DiscreteGaussian, count_groups
+from exactdp.numerics.exact import InputError, as_sequence
 
 __all__ = ["Mixture"]
 
@@ -37,23 +36,8 @@ class Mixture:
     groups: tuple = field(default=())
 
     def __post_init__(self):
-        if isinstance(self.groups, (str, bytes)) or not isinstance(self.groups, Iterable):
-            raise InputError("groups", self.groups, "expected a sequence of (mechanism, count) pairs")
-        counts: Counter = Counter()
-        for item in self.groups:
-            if not isinstance(item, (tuple, list)) or len(item) != 2:
-                raise InputError("groups", item, "each group must be a pair (mechanism, count)")
-            mech, count = item
-            if not isinstance(mech, (DiscreteGaussian, LossGroup, Gaussian)):
-                raise InputError("mechanism", mech, "expected a DiscreteGaussian, DiscreteLaplace, "
-                                                    "RandomizedResponse, ApproxDP or Gaussian")
-            count = to_int(count, "count")
-            if count < 0:
-                raise InputError("count", count, "must be >= 0")
-            counts[mech] += count
-            if counts[mech] > MAX_COUNT:
-                raise InputError("count", counts[mech], "a mechanism repeated more than 1e9 times is beyond the "
-                                                        "envelope exactdp is sized for (counts ≤ 1e9)")
+        counts = count_groups(self.groups, (DiscreteGaussian, LossGroup, Gaussian), "mechanism",
+                              "expected a DiscreteGaussian, DiscreteLaplace, RandomizedResponse, ApproxDP or Gaussian")
         grouped = tuple(sorted(((m, c) for m, c in counts.items() if c > 0), key=lambda mc: _key(mc[0])))
         if not grouped:
             raise InputError("mechanisms", list(self.groups), "a design needs at least one mechanism")
