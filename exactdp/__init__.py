@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from exactdp.kinds.randomized_response import RandomizedResponse as RandomizedResponse
     from exactdp.mechanisms import Composition as Composition
     from exactdp.mechanisms import DiscreteGaussian as DiscreteGaussian
+    from exactdp.numerics.bracket import Bracket as Bracket
     from exactdp.numerics.errors import InputError as InputError
     from exactdp.numerics.errors import UncertifiedError as UncertifiedError
     from exactdp.numerics.exact import fraction_str as fraction_str
@@ -79,6 +80,7 @@ _FACE = {
     "EpsilonPoint": "exactdp.accounting.results",
     "TradeoffPoint": "exactdp.accounting.results",
     "Diagnostics": "exactdp.accounting.results",
+    "Bracket": "exactdp.numerics.bracket",
     "InputError": "exactdp.numerics.errors",
     "UncertifiedError": "exactdp.numerics.errors",
     "to_fraction": "exactdp.numerics.exact",

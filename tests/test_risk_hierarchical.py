@@ -168,7 +168,7 @@ def test_decision_probability_against_brute_triple_sum():
     for x2 in (1, 3):
         dp = decision_probability(s, x2)
         ref = brute_decision_probability(s, x2)
-        assert abs(dp.value - float(ref)) <= dp.error_bound + 1e-15
+        assert abs(dp.estimate - float(ref)) <= dp.error_bound + 1e-15
         assert dp.left_out <= 1e-12
         assert dp.ambiguous_mass == 0.0
 
@@ -184,8 +184,8 @@ def test_seed_decision_curve_is_exact_with_tiny_left_out_mass():
         # the single-level part: 58.89% (seed), identical for every x2
         assert round(float(dp.single_level) * 100, 2) == 58.89
         # decomposition: value - single = changed_correct - changed_incorrect
-        assert abs(dp.value - float(dp.single_level) - (dp.changed_correct - dp.changed_incorrect)) < 1e-12
-        values.append(dp.value)
+        assert abs(dp.estimate - float(dp.single_level) - (dp.changed_correct - dp.changed_incorrect)) < 1e-12
+        values.append(dp.estimate)
     # far from the X2 ≥ X1 boundary the coherent posterior gains a little (58.97% vs 58.89%),
     # the 'independent measurement X2* - Y1*' limit; at x2 = 1 the flat prior penalises X1 = 1.
     assert values[-1] > float(dp.single_level)
@@ -201,8 +201,8 @@ def test_gibbs_variant_reproduces_the_seeds_figure5_pattern():
     s = HierarchicalSetup(RHO1, RHO2, 27, "1/2", model="gibbs-variant")
     one, five = decision_probability(s, 1), decision_probability(s, 5)
     single = float(one.single_level)
-    assert one.value > five.value > single
-    assert 0.003 < one.value - single < 0.01
+    assert one.estimate > five.estimate > single
+    assert 0.003 < one.estimate - single < 0.01
     assert 0.02 < one.changed_correct < 0.03 and 0.015 < one.changed_incorrect < 0.02
     assert one.left_out <= 1e-12
 
@@ -267,4 +267,4 @@ def test_near_ties_at_large_rho2_are_resolved_in_multiprecision():
     score = 27 * (2 * (1 + E) - 1) - (2 * (X - 1) + 1)
     W = np.outer(f, h)
     strict, loose = W[score > 0].sum(), W[score >= 0].sum()
-    assert strict + 1e-12 < dp.value < loose - 1e-12
+    assert strict + 1e-12 < dp.estimate < loose - 1e-12

@@ -1,11 +1,11 @@
 """Result objects: frozen, each value with its certified error bound and diagnostics.
 
-One bracket type: every point is a :class:`Bracket` — ``lower`` ≤ truth ≤ ``upper``
-(certified), an ``estimate`` inside, and the *reported side* ``value``, the conservative
-end (``upper`` for δ and ε, ``lower`` for the trade-off β).  Conversions to float and
-Decimal round outward (up for an upper end, down for a lower end), so a converted bound is
-still a bound.  :class:`DeltaPoint`, :class:`EpsilonPoint` and :class:`TradeoffPoint` (and
-their ``Bracketed*`` forms) are thin names over it: they store either ``(estimate,
+One bracket type: every point is a :class:`~exactdp.numerics.bracket.Bracket` — ``lower`` ≤
+truth ≤ ``upper`` (certified), an ``estimate`` inside, and the *reported side* ``value``,
+the conservative end (``upper`` for δ and ε, ``lower`` for the trade-off β); see
+:mod:`exactdp.numerics.bracket` for the vocabulary.  :class:`DeltaPoint`,
+:class:`EpsilonPoint` and :class:`TradeoffPoint` (and their ``Bracketed*`` forms) are thin
+names over it: they store either ``(estimate,
 error_bound)`` (δ, β) or ``(estimate, lower, upper)`` (ε) and derive the rest.
 
 ``error_bound`` has one meaning: a certified bound on ``|estimate − truth|``.  For δ and β
@@ -22,91 +22,18 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from decimal import Decimal
 
 import mpmath
 
-from exactdp.numerics.directed import directed_decimal, directed_float
+from exactdp.numerics.bracket import Bracket
 from exactdp.numerics.precision import DPS_RESULT
 
 #: digits of the arithmetic of the derived properties (value, lower, upper): the global
 #: mpmath precision (15 digits by default) would round bounds to the unsafe side
 _DPS = DPS_RESULT + 10
 
-__all__ = ["Bracket", "centred", "Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "AccountingResult",
+__all__ = ["centred", "Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "AccountingResult",
            "BracketedDelta", "BracketedEpsilon", "BracketedTradeoff", "points_frame"]
-
-
-class Bracket:
-    """One certified bracket ``lower ≤ truth ≤ upper`` with an ``estimate`` inside and a
-    reported side (the module notes); also what a point is in a notebook: a number (its
-    conservative ``value``), a row, a cell.
-
-    A subclass provides ``lower``, ``upper``, ``estimate``, ``value`` (the end named by
-    :attr:`reported_side`) and ``error_bound``, as stored fields or properties.
-    ``float(point)`` and ``point.to_decimal()`` give the certified conservative side rounded
-    outward (up for δ and ε, whose ``value`` is an upper bound; down for β, a lower bound),
-    so the converted number is still a bound.  ``_repr_html_`` / ``_repr_markdown_`` show
-    the value with its bracket.
-    """
-
-    #: the conservative side is the upper end (δ, ε) or the lower end (β)
-    _UPPER = True
-    _ARG = ""
-    _NAME = ""
-
-    @property
-    def reported_side(self) -> str:
-        """``"upper"`` (δ, ε: ``value`` is an upper bound) or ``"lower"`` (β)."""
-        return "upper" if self._UPPER else "lower"
-
-    @property
-    def width(self) -> mpmath.mpf:
-        """``upper − lower``, exactly (no rounding)."""
-        return mpmath.fsub(self.upper, self.lower, exact=True)  # type: ignore[attr-defined]
-
-    @property
-    def half_width(self) -> mpmath.mpf:
-        """``max(upper − estimate, estimate − lower)``, exactly: the tightest bound on
-        ``|estimate − truth|`` the bracket gives (``error_bound`` for δ and β, unless an end
-        was clipped to [0, 1])."""
-        lo, est, up = self.lower, self.estimate, self.upper  # type: ignore[attr-defined]
-        return max(mpmath.fsub(up, est, exact=True), mpmath.fsub(est, lo, exact=True))
-
-    def __float__(self) -> float:
-        return directed_float(self.value, self._UPPER)  # type: ignore[attr-defined]
-
-    def to_decimal(self, digits: int = 20, side: str = "value") -> Decimal:
-        """The point's ``value`` (or ``"lower"`` / ``"upper"``) as a :class:`~decimal.Decimal`
-        of ``digits`` significant digits, rounded outward (so it stays a bound)."""
-        if side not in ("value", "lower", "upper"):
-            raise ValueError(f"side must be 'value', 'lower' or 'upper', not {side!r}")
-        up = self._UPPER if side == "value" else side == "upper"
-        return directed_decimal(getattr(self, side), up, digits)
-
-    def as_row(self) -> dict:
-        """One row: the query's argument, ``value``, ``lower``, ``upper``, ``estimate`` and
-        ``error_bound`` as floats rounded outward (``value`` on its conservative side)."""
-        return {self._ARG: float(getattr(self, self._ARG)), "value": float(self),
-                "lower": directed_float(self.lower, False), "upper": directed_float(self.upper, True),  # type: ignore
-                "estimate": float(self.estimate), "error_bound": directed_float(self.error_bound, True)}  # type: ignore
-
-    def _cells(self) -> tuple[str, str, str]:
-        arg = mpmath.nstr(getattr(self, self._ARG), 12)
-        val = str(self.to_decimal(12))
-        bracket = f"[{self.to_decimal(12, 'lower')}, {self.to_decimal(12, 'upper')}]"
-        return arg, val, bracket
-
-    def _repr_markdown_(self) -> str:
-        arg, val, bracket = self._cells()
-        rel = "≤" if self._UPPER else "≥"
-        return f"{self._NAME}({self._ARG} = {arg}) {rel} **{val}** (certified bracket {bracket})"
-
-    def _repr_html_(self) -> str:
-        arg, val, bracket = self._cells()
-        rel = "≤" if self._UPPER else "≥"
-        return (f"<span class='exactdp-point'>{html.escape(self._NAME)}({html.escape(self._ARG)} = {arg}) "
-                f"{rel} <b>{val}</b> <small>certified bracket {bracket}</small></span>")
 
 
 def _lead_with_value(point, fields: tuple) -> str:

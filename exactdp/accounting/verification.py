@@ -47,6 +47,7 @@ import numpy as np
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.dgauss.mp import log_theta_real_deep_mp
 from exactdp.engine.lattice import LatticeSum
+from exactdp.numerics.bracket import Bracket
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import as_real
 from exactdp.numerics.precision import VERIFY_DPS, to_mpf, workdps
@@ -75,10 +76,32 @@ _U = 2.0**-NODE_PREC
 POISSON_MIN_S2 = 0.5
 
 
+class _Recomputed(Bracket):
+    """The multiprecision twin's bracket ``estimate ± error_bound`` (clipped at 0), reported
+    on its upper side like every tail and δ."""
+
+    @property
+    def lower(self) -> mpmath.mpf:
+        return max(mpmath.fsub(self.estimate, self.error_bound, exact=True), mpmath.mpf(0))  # type: ignore
+
+    @property
+    def upper(self) -> mpmath.mpf:
+        return mpmath.fadd(self.estimate, self.error_bound, exact=True)  # type: ignore[attr-defined]
+
+    @property
+    def value(self) -> mpmath.mpf:
+        return self.upper
+
+
 @dataclass(frozen=True)
-class VerifiedTail:
+class VerifiedTail(_Recomputed):
+    """``P[S ≥ threshold]`` recomputed in multiprecision (``estimate ± error_bound``) beside
+    the fast engine's ``fast_value`` (relative error ``fast_rel_error``)."""
+
+    _ARG, _NAME = "threshold", "P[S ≥ k]"
+
     threshold: int
-    value: mpmath.mpf
+    estimate: mpmath.mpf
     error_bound: mpmath.mpf
     fast_value: float
     fast_rel_error: float
@@ -88,13 +111,18 @@ class VerifiedTail:
 
     @property
     def agrees(self) -> bool:
-        return self.disagreement <= self.fast_rel_error + float(self.error_bound / self.value)
+        return self.disagreement <= self.fast_rel_error + float(self.error_bound / self.estimate)
 
 
 @dataclass(frozen=True)
-class VerifiedDelta:
+class VerifiedDelta(_Recomputed):
+    """δ(ε) recomputed in multiprecision (``estimate ± error_bound``, ``value`` its upper
+    end) beside the fast engine's ``fast_value ± fast_error_bound``."""
+
+    _ARG, _NAME = "epsilon", "δ"
+
     epsilon: mpmath.mpf
-    value: mpmath.mpf
+    estimate: mpmath.mpf
     error_bound: mpmath.mpf
     fast_value: mpmath.mpf
     fast_error_bound: mpmath.mpf
@@ -571,7 +599,7 @@ def verify_delta(accountant: ExactAccountant, eps, dps: int = VERIFY_DPS) -> Ver
     with workdps(dps):
         em = e(dps) if callable(e) else to_mpf(e)
         ee = mpmath.exp(em)
-        val = t1.value - ee * t2.value
+        val = t1.estimate - ee * t2.estimate
         err = t1.error_bound + ee * t2.error_bound
         dis = abs(fast.estimate - val)
         if not err <= abs(val) * mpmath.mpf("1e-9"):

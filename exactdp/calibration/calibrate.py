@@ -33,6 +33,7 @@ import mpmath
 from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
 from exactdp.conversions.bounds import cks_delta, gdp_delta
 from exactdp.mechanisms import Composition, DiscreteGaussian
+from exactdp.numerics.bracket import Bracket
 from exactdp.numerics.exact import InputError, as_real, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_LOW, to_mpf
 from exactdp.numerics.search import SearchError, bisect_real, expand, secant_narrow
@@ -149,7 +150,7 @@ def level_family(allocation, pair: tuple[int, int], level: str | None) -> Family
 
 # ----------------------------------------------------------------------------- result
 @dataclass(frozen=True)
-class CalibrationResult:
+class CalibrationResult(Bracket):
     """A certified bracket ``(lower, upper]`` on the smallest variance scaling c* meeting
     the target.
 
@@ -174,10 +175,12 @@ class CalibrationResult:
         CKS bound; ``pairs_sandwiched`` is always 0 (kept in the output's columns: no pair
         is certified through a neighbouring design, δ not being monotone in σ²).
 
-    In the result vocabulary of :mod:`exactdp.accounting.results`: ``value`` (= ``upper``)
+    A :class:`~exactdp.numerics.bracket.Bracket`: ``value`` (= ``upper`` = ``estimate``)
     is the conservative side — the scaling to deploy — and ``error_bound`` the bracket
     width.
     """
+
+    _NAME = "c*"
 
     target_epsilon: mpmath.mpf
     target_delta: Fraction
@@ -194,6 +197,11 @@ class CalibrationResult:
     @property
     def value(self) -> Fraction:
         """``upper``: the certified scaling to deploy."""
+        return self.upper
+
+    @property
+    def estimate(self) -> Fraction:
+        """``upper`` (inside the bracket ``(lower, upper]``)."""
         return self.upper
 
     @property

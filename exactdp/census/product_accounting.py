@@ -28,6 +28,7 @@ from exactdp.accounting.accountant import ExactAccountant
 from exactdp.accounting.base import bun_steinke_epsilon
 from exactdp.conversions.bounds import bun_steinke_eps, cks_epsilon
 from exactdp.mechanisms import Composition
+from exactdp.numerics.bracket import Bracket
 from exactdp.numerics.exact import InputError, to_fraction
 from exactdp.numerics.precision import DPS_ANALYSIS, DPS_GUARD
 
@@ -63,7 +64,7 @@ class Case:
 
 
 @dataclass(frozen=True)
-class FamilyRow:
+class FamilyRow(Bracket):
     """One target δ: the exact ε(δ) of the worst case, and δ at the Bureau's ε.
 
     Attributes
@@ -83,7 +84,12 @@ class FamilyRow:
     delta_case : int
     certification : str
         ``"exact"`` when every case's engine was exact, else ``"bracket"``.
+
+    A :class:`~exactdp.numerics.bracket.Bracket` of ε(δ): ``lower``/``upper`` are
+    ``eps_lower``/``eps_upper``.
     """
+
+    _ARG, _NAME = "delta_target", "ε"
 
     delta_target: Fraction
     configured_rho: Fraction
@@ -103,6 +109,14 @@ class FamilyRow:
         return self.eps_upper
 
     @property
+    def lower(self) -> mpmath.mpf:
+        return self.eps_lower
+
+    @property
+    def upper(self) -> mpmath.mpf:
+        return self.eps_upper
+
+    @property
     def estimate(self) -> mpmath.mpf:
         """The bracket's midpoint."""
         with mpmath.workdps(DPS_ANALYSIS):
@@ -110,14 +124,17 @@ class FamilyRow:
 
     @property
     def error_bound(self) -> mpmath.mpf:
-        """The bracket's width."""
-        with mpmath.workdps(DPS_ANALYSIS):
-            return self.eps_upper - self.eps_lower
+        """The bracket's width, exactly (a rounded difference could fall below it)."""
+        return mpmath.fsub(self.eps_upper, self.eps_lower, exact=True)
 
 
 @dataclass(frozen=True)
-class TradeoffRow:
-    """β = f(α) of the release: min over cases, certified bracket ``[lower, upper]``."""
+class TradeoffRow(Bracket):
+    """β = f(α) of the release: min over cases, certified bracket ``[lower, upper]`` (a
+    :class:`~exactdp.numerics.bracket.Bracket` reporting its lower end)."""
+
+    _UPPER = False
+    _ARG, _NAME = "alpha", "β"
 
     alpha: Fraction
     lower: mpmath.mpf
@@ -128,6 +145,16 @@ class TradeoffRow:
     def value(self) -> mpmath.mpf:
         """The conservative β (the lower end)."""
         return self.lower
+
+    @property
+    def estimate(self) -> mpmath.mpf:
+        """The lower end (the reported β; inside the bracket)."""
+        return self.lower
+
+    @property
+    def error_bound(self) -> mpmath.mpf:
+        """The bracket's width, exactly."""
+        return mpmath.fsub(self.upper, self.lower, exact=True)
 
 
 def product_cases(product, cases: Sequence[int] | None = None, budget_rule: str | None = None) -> list[Case]:

@@ -6,13 +6,18 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from exactdp.certify.balls import decimal_outward, dyadic_mpf
+from exactdp.numerics.bracket import Bracket
 
 __all__ = ["Enclosure"]
 
 
 @dataclass(frozen=True)
-class Enclosure:
+class Enclosure(Bracket):
     """A rigorous enclosure ``lower ≤ exact value ≤ upper`` of one privacy number.
+
+    A :class:`~exactdp.numerics.bracket.Bracket`: ``estimate`` is the midpoint,
+    ``error_bound`` the half-width (both exact), and ``value`` the conservative end —
+    ``upper`` for δ, ε and a tail, ``lower`` for β.
 
     Attributes
     ----------
@@ -38,6 +43,29 @@ class Enclosure:
     method: str
     precision_bits: int
     parameters: tuple = ()
+
+    @property
+    def _UPPER(self) -> bool:  # type: ignore[override]
+        return self.quantity != "beta"
+
+    @property
+    def _NAME(self) -> str:  # type: ignore[override]
+        return f"{self.quantity} at {self.argument}"
+
+    @property
+    def estimate(self):
+        """The midpoint, exactly (an mpmath number)."""
+        return dyadic_mpf((self.lower_exact + self.upper_exact) / 2)
+
+    @property
+    def error_bound(self):
+        """The half-width, exactly (an mpmath number): ``|estimate − truth| ≤ error_bound``."""
+        return dyadic_mpf((self.upper_exact - self.lower_exact) / 2)
+
+    @property
+    def value(self):
+        """The conservative end (the module's :class:`~exactdp.numerics.bracket.Bracket`)."""
+        return self.lower if self.quantity == "beta" else self.upper
 
     @property
     def lower(self):

@@ -120,13 +120,13 @@ def _run_delta(args) -> int:
 
         for i, (q, e) in enumerate(zip(pts, args.values)):
             v = verify_delta(acc, e)
-            shown[i, "verified_delta"] = decimal_str(v.value)
+            shown[i, "verified_delta"] = decimal_str(v.estimate)
             if not v.agrees:
                 raise UncertifiedError(f"--verify: the multiprecision recomputation disagrees at ε = {q['epsilon']} "
                                        f"(fast {q['delta_estimate']} ± {q['error_bound']}, recomputed "
-                                       f"{decimal_str(v.value)} ± {decimal_str(v.error_bound)}); please report it, "
+                                       f"{decimal_str(v.estimate)} ± {decimal_str(v.error_bound)}); please report it, "
                                        f"and try --certify for an Arb enclosure")
-            q.update({"verified_delta": decimal_str(v.value, 30), "verify_error_bound": decimal_str(v.error_bound),
+            q.update({"verified_delta": decimal_str(v.estimate, 30), "verify_error_bound": decimal_str(v.error_bound),
                       "disagreement": decimal_str(v.disagreement), "agrees": bool(v.agrees)})
     _certify(args, comp, "delta", res.points, pts)
     if args.json:

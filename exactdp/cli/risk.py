@@ -252,7 +252,7 @@ def _cmd_hierarchical(args) -> int:
         entry["decision_probabilities"] = [
             {
                 "x2": c.truth[1],
-                "p_correct": _num(c.value),
+                "p_correct": _num(c.estimate),
                 "single_level": _num(c.single_level),
                 "changed_correct": _num(c.changed_correct),
                 "changed_incorrect": _num(c.changed_incorrect),
@@ -334,7 +334,7 @@ def _cmd_sweep(args) -> int:
 
                 plot_rho2_sweep(rows, args.plot, stem=f"risk_decision_vs_rho2_p{p.numerator}_{p.denominator}")
             data += [
-                {"p": _fs(p), "rho2": _fs(r.rho2), "x2": r.x2, "p_correct": _num(r.value),
+                {"p": _fs(p), "rho2": _fs(r.rho2), "x2": r.x2, "p_correct": _num(r.estimate),
                  "single_level": _num(r.single_level), "left_out": _num(r.left_out), "error_bound": _num(r.error_bound)}
                 for r in rows
             ]

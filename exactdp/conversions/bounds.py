@@ -38,6 +38,7 @@ import mpmath
 
 from exactdp.dgauss.mp import log_theta_shift_ratio_mp
 from exactdp.mechanisms import Composition
+from exactdp.numerics.bracket import Bracket
 from exactdp.numerics.exact import InputError, as_real, to_fraction
 from exactdp.numerics.precision import DPS_ANALYSIS, DPS_GUARD, to_mpf
 from exactdp.numerics.search import bisect_real, expand, golden_min, newton_root
@@ -67,7 +68,7 @@ def _rel_error(dps: int) -> mpmath.mpf:
 
 
 @dataclass(frozen=True)
-class BoundPoint:
+class BoundPoint(Bracket):
     """One point of a conversion: the (ε, δ) pair and how it was obtained.
 
     Attributes
@@ -99,6 +100,14 @@ class BoundPoint:
     is_bound: bool
     solved_for: str
     error_bound: mpmath.mpf
+
+    @property
+    def _ARG(self) -> str:  # type: ignore[override]
+        return "epsilon" if self.solved_for == "delta" else "delta"
+
+    @property
+    def _NAME(self) -> str:  # type: ignore[override]
+        return f"{'δ' if self.solved_for == 'delta' else 'ε'} ({self.method})"
 
     @property
     def estimate(self) -> mpmath.mpf:

@@ -27,6 +27,7 @@ import mpmath
 
 from exactdp.countdep.budget import budget
 from exactdp.countdep.params import DPS, GUARD, ShiftedLogParams
+from exactdp.numerics.bracket import Bracket
 from exactdp.numerics.exact import InputError, to_fraction
 from exactdp.numerics.precision import to_mpf
 
@@ -47,7 +48,7 @@ def _bounds():
 
 
 @dataclass(frozen=True)
-class ApproxDP:
+class ApproxDP(Bracket):
     """An (ε, δ)-DP guarantee derived from a zCDP budget.
 
     Attributes
@@ -64,9 +65,11 @@ class ApproxDP:
     error_bound : mpmath.mpf
         Bound on |epsilon − exact value of the method's ε|.
 
-    In the result vocabulary of :mod:`exactdp.accounting.results`: ``value`` (= ``upper``
-    = ``epsilon``) is the conservative side, ``lower = epsilon − error_bound``.
+    A :class:`~exactdp.numerics.bracket.Bracket`: ``value`` (= ``upper`` = ``estimate`` =
+    ``epsilon``) is the conservative side, ``lower = epsilon − error_bound``.
     """
+
+    _ARG, _NAME = "delta", "ε"
 
     epsilon: mpmath.mpf
     delta: Fraction
@@ -80,12 +83,17 @@ class ApproxDP:
         return self.epsilon
 
     @property
+    def estimate(self) -> mpmath.mpf:
+        return self.epsilon
+
+    @property
     def upper(self) -> mpmath.mpf:
         return self.epsilon
 
     @property
     def lower(self) -> mpmath.mpf:
-        return max(self.epsilon - self.error_bound, mpmath.mpf(0))
+        # exact difference: a rounded one could land above the true lower end
+        return max(mpmath.fsub(self.epsilon, self.error_bound, exact=True), mpmath.mpf(0))
 
 
 def cks_delta(rho, epsilon, dps: int = DPS) -> mpmath.mpf:

@@ -43,7 +43,7 @@ def exact_ratio(x) -> tuple[int, int]:
         n, d = x.as_integer_ratio()
         return int(n), int(d)
     f = Fraction(x)
-    return f.numerator, f.denominator
+    return int(f.numerator), int(f.denominator)  # Fraction(gmpy2.mpq) keeps mpz parts
 
 
 def directed_float(x, up: bool) -> float:

@@ -35,6 +35,7 @@ import numpy as np
 
 from exactdp.dgauss.sums import sum_pmf
 from exactdp.dgauss.tables import dg_table, subgaussian_cutoff
+from exactdp.numerics.bracket import CentredBracket
 from exactdp.numerics.exact import InputError
 from exactdp.numerics.precision import DPS_ANALYSIS, DPS_LOW, EPS64, VERIFY_DPS, to_mpf
 from exactdp.risk._hengine import Engine
@@ -73,7 +74,7 @@ def _resolve_sign(setup: HierarchicalSetup, x1s: int, x2s: int, y1s: int):
 
 
 @dataclass(frozen=True)
-class HierarchicalPosterior:
+class HierarchicalPosterior(CentredBracket):
     """Posterior of the target having ``c`` given ``D = (x1*, x2*, y1*)``.
 
     Attributes
@@ -98,6 +99,8 @@ class HierarchicalPosterior:
         ``"float64"`` (exact kernel; convolution in binary64 with bounded error).
     """
 
+    _CAP, _ARG, _NAME = 1, "", "posterior"
+
     setup: HierarchicalSetup
     x1_star: int
     x2_star: int
@@ -109,6 +112,11 @@ class HierarchicalPosterior:
     x2_probs: tuple
     error_bound: float
     method: str
+
+    @property
+    def estimate(self):
+        """``posterior``: the number ``error_bound`` bounds (``value`` is its certified upper end)."""
+        return self.posterior
 
 
 def hierarchical_posterior(setup: HierarchicalSetup, x1_star, x2_star, y1_star, *,
@@ -308,7 +316,7 @@ def decision_map(
 
 
 @dataclass(frozen=True)
-class DecisionProbability:
+class DecisionProbability(CentredBracket):
     """Probability that the adversary decides correctly, marginalised exactly.
 
     Attributes
@@ -318,13 +326,14 @@ class DecisionProbability:
         ``(x1, x2, y1)`` in original coordinates.
     target_has : bool
         The truth is "the target has c" (``x1 = known + 1``, the paper's case).
-    value : float
-        ``P[correct decision | truth]`` summed over the window.
+    estimate : float
+        ``P[correct decision | truth]`` summed over the window (``value`` is its certified
+        upper end, ``estimate + error_bound`` capped at 1).
     single_level : mpf
         The same probability when the adversary uses ``x1*`` only.
     changed_correct, changed_incorrect : float
         Probability of the released values where the hierarchy turns a wrong single-level
-        decision into a right one, and vice versa (``value - single_level`` equals their
+        decision into a right one, and vice versa (``estimate - single_level`` equals their
         difference up to the bounds).
     left_out : float
         Bound on the probability of the released values outside the window.
@@ -334,13 +343,15 @@ class DecisionProbability:
         Probability of the values whose decision could not be certified (counted in
         ``error_bound``; zero unless a tie cannot be resolved).
     error_bound : float
-        ``left_out + rounding_bound + ambiguous_mass``: ``|value - truth| ≤ error_bound``.
+        ``left_out + rounding_bound + ambiguous_mass``: ``|estimate - truth| ≤ error_bound``.
     """
+
+    _CAP, _ARG, _NAME = 1, "", "P[correct decision]"
 
     setup: HierarchicalSetup
     truth: tuple
     target_has: bool
-    value: float
+    estimate: float
     single_level: object
     changed_correct: float
     changed_incorrect: float
@@ -425,7 +436,7 @@ def decision_probability(setup: HierarchicalSetup, x2, *, target_has: bool = Tru
         setup=setup,
         truth=(x1, x2, y1),
         target_has=bool(target_has),
-        value=value,
+        estimate=value,
         single_level=sd.p_correct if target_has else sd.p_correct_if_lacks,
         changed_correct=math.fsum(cc),
         changed_incorrect=math.fsum(ci),

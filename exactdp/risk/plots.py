@@ -104,7 +104,7 @@ def plot_decision_curve(curve, outdir, *, stem: str = "risk_decision_vs_x2") -> 
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
     x = [c.truth[1] for c in curve]
-    ax.plot(x, [c.value for c in curve], marker="o", label="with hierarchy (exact)")
+    ax.plot(x, [c.estimate for c in curve], marker="o", label="with hierarchy (exact)")
     ax.axhline(float(curve[0].single_level), color="k", ls="--", lw=0.8, label="block count only")
     ax.set(xlabel="true x2", ylabel="P[correct decision]")
     ax.legend(fontsize=8)
@@ -122,7 +122,7 @@ def plot_rho2_sweep(rows, outdir, *, stem: str = "risk_decision_vs_rho2") -> lis
     fig = Figure(figsize=(6, 4))
     ax = fig.subplots()
     for x2, rs in by_x2.items():
-        ax.plot([float(r.rho2) for r in rs], [r.value for r in rs], marker="o", ms=3, label=f"x2 = {x2}")
+        ax.plot([float(r.rho2) for r in rs], [r.estimate for r in rs], marker="o", ms=3, label=f"x2 = {x2}")
     ax.axhline(float(rows[0].single_level), color="k", ls="--", lw=0.8, label="block count only")
     ax.set(xlabel="ρ2", ylabel="P[correct decision]", xscale="log")
     ax.legend(fontsize=8)

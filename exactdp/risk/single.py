@@ -25,6 +25,7 @@ import mpmath
 
 from exactdp.dgauss.conventions import CONVENTIONS, check_convention, coefficient
 from exactdp.dgauss.tables import dg_table
+from exactdp.numerics.bracket import CentredBracket
 from exactdp.numerics.precision import DPS_RESULT, to_mpf
 from exactdp.risk._validate import check_int, check_prior, check_rho
 
@@ -67,7 +68,7 @@ def _posterior_u(u: int, p: Fraction, a):
 
 
 @dataclass(frozen=True)
-class PosteriorPoint:
+class PosteriorPoint(CentredBracket):
     """Adversary's posterior at one released value ``x*``.
 
     Attributes
@@ -90,6 +91,8 @@ class PosteriorPoint:
         ``risk`` is accurate to ``error_bound / p``.
     """
 
+    _CAP, _ARG, _NAME = 1, "x_star", "posterior"
+
     x_star: int
     known: int
     p: Fraction
@@ -101,6 +104,11 @@ class PosteriorPoint:
     prob_if_lacks: mpmath.mpf
     truncation_bound: mpmath.mpf
     error_bound: mpmath.mpf
+
+    @property
+    def estimate(self):
+        """``posterior``: the number ``error_bound`` bounds (``value`` is its certified upper end)."""
+        return self.posterior
 
 
 def posterior(x_star, p, rho, *, convention: str = "paper", known=0, dps: int = DEFAULT_DPS) -> PosteriorPoint:
@@ -174,7 +182,7 @@ def posterior_curve(x_stars, p, rho, *, convention: str = "paper", known=0, dps:
 
 
 @dataclass(frozen=True)
-class ExpectedRisk:
+class ExpectedRisk(CentredBracket):
     """Posterior and risk averaged over the release, given the truth.
 
     Attributes
@@ -194,6 +202,8 @@ class ExpectedRisk:
         Absolute error bound on ``expected_risk`` (``error_bound·p`` for the posterior).
     """
 
+    _CAP, _ARG, _NAME = None, "", "expected risk"
+
     p: Fraction
     rho: Fraction
     convention: str
@@ -202,6 +212,11 @@ class ExpectedRisk:
     expected_risk: mpmath.mpf
     truncation_bound: mpmath.mpf
     error_bound: mpmath.mpf
+
+    @property
+    def estimate(self):
+        """``expected_risk``: the number ``error_bound`` bounds (``value`` is its certified upper end)."""
+        return self.expected_risk
 
 
 def expected_risk(p, rho, *, convention: str = "paper", target_has: bool = True,
@@ -258,7 +273,7 @@ def expected_risk(p, rho, *, convention: str = "paper", target_has: bool = True,
 
 
 @dataclass(frozen=True)
-class Decision:
+class Decision(CentredBracket):
     """The adversary's Bayes decision under 0-1 loss.
 
     Attributes
@@ -285,6 +300,8 @@ class Decision:
     expected_risk_error_bound : mpf
     """
 
+    _CAP, _ARG, _NAME = 1, "", "P[correct decision]"
+
     p: Fraction
     rho: Fraction
     convention: str
@@ -297,6 +314,11 @@ class Decision:
     truncation_bound: mpmath.mpf
     error_bound: mpmath.mpf
     expected_risk_error_bound: mpmath.mpf
+
+    @property
+    def estimate(self):
+        """``p_correct``: the number ``error_bound`` bounds (``value`` is its certified upper end)."""
+        return self.p_correct
 
 
 def _threshold_offset(p: Fraction, a: Fraction, dps: int) -> int:

@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import mpmath
 
+from exactdp.numerics.bracket import CentredBracket
 from exactdp.numerics.precision import DPS_LOW, to_mpf
 from exactdp.risk._hsetup import HierarchicalSetup
 from exactdp.risk._validate import check_prior, check_rho
@@ -52,7 +53,7 @@ def default_rho2_grid() -> tuple:
 
 
 @dataclass(frozen=True)
-class Rho1Row:
+class Rho1Row(CentredBracket):
     """Single-level results at one (ρ1, p).
 
     Attributes
@@ -71,6 +72,8 @@ class Rho1Row:
         Absolute bound for ``expected_risk``.
     """
 
+    _CAP, _ARG, _NAME = 1, "rho1", "P[correct decision]"
+
     rho1: Fraction
     p: Fraction
     convention: str
@@ -80,6 +83,11 @@ class Rho1Row:
     expected_risk: mpmath.mpf
     error_bound: mpmath.mpf
     risk_error_bound: mpmath.mpf
+
+    @property
+    def estimate(self):
+        """``p_correct``: the number ``error_bound`` bounds (``value`` is its certified upper end)."""
+        return self.p_correct
 
 
 def sweep_rho1(rhos=None, priors=DEFAULT_PRIORS, *, convention: str = "paper", dps: int = DPS_LOW) -> tuple:
@@ -128,7 +136,7 @@ def sweep_rho1(rhos=None, priors=DEFAULT_PRIORS, *, convention: str = "paper", d
 
 
 @dataclass(frozen=True)
-class Rho2Row:
+class Rho2Row(CentredBracket):
     """Two-level probability of a correct decision at one (ρ2, x2).
 
     Attributes
@@ -136,16 +144,18 @@ class Rho2Row:
     rho2 : Fraction
     x2 : int
         True block-group count.
-    value : float
-        P[correct | x1 = known+1, x2, y1 = x2 - x1].
+    estimate : float
+        P[correct | x1 = known+1, x2, y1 = x2 - x1] (``value`` is its certified upper end).
     single_level : mpf
         The probability without hierarchical information.
     error_bound, left_out : float
     """
 
+    _CAP, _ARG, _NAME = 1, "rho2", "P[correct decision]"
+
     rho2: Fraction
     x2: int
-    value: float
+    estimate: float
     single_level: mpmath.mpf
     error_bound: float
     left_out: float
@@ -181,7 +191,7 @@ def sweep_rho2(setup: HierarchicalSetup, rho2s=None, x2_values=(1, 10, 100), *, 
         s = setup.replace(rho2=r2)
         for x2 in x2_values:
             dp = decision_probability(s, x2, eps=eps)
-            rows.append(Rho2Row(Fraction(r2), dp.truth[1], dp.value, dp.single_level, dp.error_bound, dp.left_out))
+            rows.append(Rho2Row(Fraction(r2), dp.truth[1], dp.estimate, dp.single_level, dp.error_bound, dp.left_out))
     return tuple(rows)
 
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from exactdp.dgauss.conventions import check_convention, coefficient
 from exactdp.dgauss.tables import dg_table
+from exactdp.numerics.bracket import CentredBracket
 from exactdp.numerics.exact import InputError
 from exactdp.numerics.precision import DPS_ANALYSIS, DPS_LOW, DPS_RESULT, EPS64, to_mpf
 from exactdp.risk._validate import check_prior, check_rho
@@ -73,7 +74,7 @@ def uniqueness_posterior(x_stars, p, rhos, *, convention: str = "paper", dps: in
 
 
 @dataclass(frozen=True)
-class UniquenessResult:
+class UniquenessResult(CentredBracket):
     """Exact risk of the ℓ-level uniqueness attack for one prior.
 
     Attributes
@@ -97,6 +98,8 @@ class UniquenessResult:
         Absolute bound for ``p_correct`` (left-out + rounding).
     """
 
+    _CAP, _ARG, _NAME = 1, "", "expected posterior"
+
     p: Fraction
     rhos: tuple
     convention: str
@@ -106,6 +109,11 @@ class UniquenessResult:
     left_out: float
     error_bound: float
     p_correct_error_bound: float
+
+    @property
+    def estimate(self):
+        """``expected_posterior``: the number ``error_bound`` bounds (``value`` is its certified upper end)."""
+        return self.expected_posterior
 
     @property
     def ell(self) -> int:

@@ -21,6 +21,7 @@ from fractions import Fraction
 import mpmath
 from mpmath.libmp import to_man_exp
 
+from exactdp.numerics.bracket import Bracket
 from exactdp.numerics.exact import InputError, decimal_exponent, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_GUARD
 
@@ -107,13 +108,24 @@ def _dyadic(x) -> Fraction:
 
 
 @dataclass(frozen=True)
-class DeltaBound:
+class DeltaBound(Bracket):
     """A certified bracket ``lower ≤ δ(ε) ≤ upper`` and the engine's estimate (exact
-    dyadic rationals: decisions compare them with the target exactly)."""
+    dyadic rationals: decisions compare them with the target exactly); a
+    :class:`~exactdp.numerics.bracket.Bracket` reporting ``upper``."""
+
+    _NAME = "δ"
 
     lower: Fraction
     upper: Fraction
     estimate: Fraction
+
+    @property
+    def value(self) -> Fraction:
+        return self.upper
+
+    @property
+    def error_bound(self) -> Fraction:
+        return self.half_width
 
     def as_list(self) -> list:
         return [fraction_str(self.lower), fraction_str(self.upper), fraction_str(self.estimate)]

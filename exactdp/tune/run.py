@@ -11,6 +11,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from exactdp.census.allocations import load_allocation
+from exactdp.numerics.bracket import Bracket
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.runs.files import atomic_write_text, read_csv
@@ -27,7 +28,7 @@ __all__ = ["tune", "TuneResult", "PROFILE_DELTAS"]
 
 
 @dataclass(frozen=True)
-class TuneResult:
+class TuneResult(Bracket):
     """A finished tune run.
 
     Attributes
@@ -48,10 +49,12 @@ class TuneResult:
     result : dict
         ``out/result.json``.
 
-    In the result vocabulary: ``value`` is ``delta_after.upper`` (the certified guarantee
-    of the tuned allocation), ``lower``/``upper``/``estimate`` those of ``delta_after``,
-    ``error_bound = upper − estimate``.
+    A :class:`~exactdp.numerics.bracket.Bracket`: ``value`` is ``delta_after.upper`` (the
+    certified guarantee of the tuned allocation), ``lower``/``upper``/``estimate`` and
+    ``error_bound`` (the half-width) those of ``delta_after``.
     """
+
+    _NAME = "δ"
 
     out: Path
     allocation: object
@@ -83,7 +86,9 @@ class TuneResult:
 
     @property
     def error_bound(self) -> Fraction:
-        return self.delta_after.upper - self.delta_after.estimate
+        # a bound on |estimate − δ|: the larger of the two sides (upper − estimate alone
+        # is not, when the estimate sits nearer the upper end)
+        return self.delta_after.error_bound
 
     @property
     def objective_change(self) -> Fraction:
