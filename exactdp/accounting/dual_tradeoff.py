@@ -499,7 +499,9 @@ def _kinks(acc, states: list) -> None:
         return
     rng = np.array([st.rng for st in states], dtype=float)
     found = _argmaxes(acc, np.array([float(st.g.a) for st in states]), rng[:, 0], rng[:, 1], complement=True)
-    e_star, h, peak = [], [], [None] * len(states)
+    e_star: list = []
+    h: list = []
+    peak: list = [None] * len(states)
     for e, st in zip(found, states):
         if np.isfinite(e):
             e_star.append(float(e))
