@@ -487,9 +487,10 @@ def _kinks(acc, states: list) -> None:
     each atom) and its maximum sits on a kink.  From the maximiser of G's float estimates
     (:func:`_argmaxes`, in log form with the complement where δ > 1/2) or the best point evaluated so
     far (by certified lower end), each round evaluates the 5-point stencil ``e* + h·(−2…2)``
-    and the chord envelope's peak (Kelley's cutting-plane point: once two points on each
-    side of the kink lie on its two linear pieces, their chords meet at the kink, so the peak
-    is the kink to binary64's resolution and its certified ``G_lo`` closes the gap); ``h``
+    and the chord envelope's peak with the floats either side of it (Kelley's cutting-plane
+    point: once two points on each side of the kink lie on its two linear pieces, their chords
+    meet at the kink, so the peak is the kink to binary64's resolution and the certified
+    ``G_lo`` of the float on its flatter side closes the gap); ``h``
     starts at :data:`KINK_H`·max(1, |ε|), is divided by :data:`KINK_ZOOM` each round (not
     below :data:`KINK_H_MIN` relative) and multiplied by it where the chords' slopes are not
     resolved.  All α in one oracle call per round; certified outcomes alone give the bounds
@@ -501,7 +502,7 @@ def _kinks(acc, states: list) -> None:
     found = _argmaxes(acc, np.array([float(st.g.a) for st in states]), rng[:, 0], rng[:, 1], complement=True)
     e_star: list = []
     h: list = []
-    peak: list = [None] * len(states)
+    peak: list = [[] for _ in states]
     for e, st in zip(found, states):
         if np.isfinite(e):
             e_star.append(float(e))
@@ -515,8 +516,7 @@ def _kinks(acc, states: list) -> None:
         asks = []
         for i in active:
             pts = {e_star[i] + k * h[i] for k in CERTIFY}
-            if peak[i] is not None:
-                pts.add(peak[i])
+            pts.update(peak[i])
             asks.append(sorted(pts))
         _fill(acc, [states[i].g for i in active], asks)
         nxt = []
@@ -529,12 +529,14 @@ def _kinks(acc, states: list) -> None:
             if st.certified():
                 continue
             e_star[i] = max(st.g.cache, key=lambda k: st.g.cache[k][1])
-            peak[i] = None
+            peak[i] = []
             if x is not None and x > 0:
                 with workdps(_DPS):
                     pk = float(mpmath.log(x))
-                if all(abs(pk - e) > 1e-15 * max(1.0, abs(e)) for e in st.g.cache):
-                    peak[i] = pk
+                # the peak and the floats either side of it: the kink lies between two floats,
+                # and G may fall steeply on one side (α near 1: slope −α against G ≈ (1 − α)x)
+                peak[i] = [e for e in (math.nextafter(pk, -math.inf), pk, math.nextafter(pk, math.inf))
+                           if e not in st.g.cache]
             if bound == mpmath.inf:  # the chords' slopes are not resolved at this spacing: widen
                 h[i] *= KINK_ZOOM
             else:
