@@ -34,7 +34,7 @@ ALPHAS = ["1e-100", "1e-70", "1e-6", "0.01", "0.5", "0.9", "0.999999", "0.999999
 #: (design, α) whose bracket contains the reference but is not narrow: the kink sits 857 nats
 #: left of ρ, beyond 12 sd of R, where the conditioned profile's closed-form far-left complement
 #: (a sub-Gaussian bound, lower end 0) replaces the atom sums (engine/conditioned_profile.py)
-KNOWN_WIDE = {("three", "1e-100")}
+KNOWN_WIDE = {("three", "1e-100"), ("three", "1e-70")}
 
 
 def _brute_beta(design, alpha: F):
