@@ -73,6 +73,9 @@ KINK_ROUNDS = 14
 KINK_H = 1e-7
 KINK_H_MIN = 2.0**-46
 KINK_ZOOM = 8.0
+#: pure atom sums with ρ above this (nats; e^{−ρ} near binary64's range and beyond) go to the
+#: kink search first (below it the model's proposals are cheaper: a few oracle points)
+KINK_FIRST_RHO = 500.0
 
 
 class _G:
@@ -190,7 +193,7 @@ def _search(acc, alphas, inner: list, out: list) -> None:
     with workdps(DPS_LOW):
         mu = mpmath.sqrt(2 * to_mpf(acc.rho))
     states = [_Alpha(_G(acc, alphas[i]), mu, _range(float(acc.rho), float(alphas[i]))) for i in inner]
-    if acc.method == "atom-sum":
+    if acc.method == "atom-sum" and float(acc.rho) > KINK_FIRST_RHO:
         # the loss is the rest's atoms alone: G is piecewise linear in e^ε, its maximum at a
         # kink, and the Gaussian model (many near-deterministic groups: ρ ≈ 3·10⁴, one atom
         # of mass ≈ 1) proposes nothing useful; the kink search first
