@@ -85,3 +85,28 @@ def test_near_deterministic_tradeoff_against_brute_force(name):
             assert pt.lower - slack <= ref <= pt.upper + slack, (name, a, pt.lower, ref, pt.upper)
             if (name, a) not in KNOWN_WIDE:
                 assert pt.upper - pt.lower <= mpmath.mpf("1e-9") * pt.upper, (name, a, pt.lower, pt.upper)
+
+
+def test_thirty_near_deterministic_groups_on_the_main_kink():
+    """The bench's design (30 σ² = (1000 + 97j mod 3000)/10⁶, shifts 1–3, ρ ≈ 32,641, β ≈
+    1e-14176).  For α in [1e-6, 1 − 1e-12] the Neyman–Pearson boundary is the outcome y = 0
+    (loss exactly ρ, P-mass P₀ ≥ 1 − η): with the outcomes of loss below ρ rejected and those
+    above accepted, β = Q(ℓ > ρ) + e^{−ρ}(1 − α − P(ℓ > ρ)), and ``Q(ℓ > ρ) ≤ e^{−ρ}P(ℓ > ρ)``,
+    so ``|β − e^{−ρ}(1 − α)| ≤ e^{−ρ}η`` with η = Σ_j P(y_j ≠ 0) ≤ Σ_j 2e^{−1/(2σ_j²)}/(1 −
+    e^{−3/(2σ_j²)}) < 1e-52 (σ_j² ≤ 0.004)."""
+    design = [(F(1000 + (97 * j) % 3000, 10**6), 1 + j % 3) for j in range(30)]
+    acc = ExactAccountant(_composition(design))
+    alphas = ["1e-6", "0.01", "0.5", "0.9", "0.999999", "0.999999999999"]
+    points = acc.tradeoff(alphas)
+    with mpmath.workdps(DPS):
+        rho = sum((F(s * s) / (2 * s2) for s2, s in design), F(0))
+        base = mpmath.exp(-mpmath.mpf(rho.numerator) / rho.denominator)
+        eta = mpmath.fsum(2 * mpmath.exp(-1 / (2 * mpmath.mpf(s2.numerator) / s2.denominator))
+                          / (1 - mpmath.exp(-3 / (2 * mpmath.mpf(s2.numerator) / s2.denominator)))
+                          for s2, _ in design)
+        assert eta < mpmath.mpf("1e-52")
+        for a, pt in zip(alphas, points):
+            am = mpmath.mpf(F(a).numerator) / F(a).denominator
+            ref_lo, ref_hi = base * (1 - am - eta), base * (1 - am + eta)
+            assert pt.lower <= ref_hi and ref_lo <= pt.upper, (a, pt.lower, pt.upper)
+            assert pt.upper - pt.lower <= mpmath.mpf("1e-9") * pt.upper, (a, pt.lower, pt.upper)
