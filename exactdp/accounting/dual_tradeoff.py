@@ -31,6 +31,11 @@ The search spends few oracle points (all α batched in one call per round):
    resolved), for :data:`STENCIL_ROUNDS` rounds.
 3. **Fall back.**  An α still open then goes to the zooming 9-point stencil
    (:data:`STENCIL`), which widens and narrows on certified outcomes alone.
+4. **Kinks.**  Where the loss is atomic (every route but the smoothed inversion), G is
+   piecewise linear in e^ε and its maximum sits on a kink: an α still open after the
+   fallback goes to the kink search (:func:`_kinks`: stencils plus the chord envelope's peak,
+   which lands on the kink).  Pure atom sums with ρ above :data:`KINK_FIRST_RHO` (many
+   near-deterministic groups: β ≈ e^{−ρ}, beyond binary64) start there.
 
 Estimates only propose points: ``lower`` is the largest certified ``G_lo`` of any point
 evaluated, ``upper`` the chord bound (:func:`_upper`) of the evaluated points.
