@@ -21,7 +21,8 @@ accuracy), atoms near x are summed term by term.  Where the scaled tables would 
 float range (very deep levels, |x| beyond 700) the sums are taken in log space over all
 atoms instead (max-shifted, float rounding bounded by ``8u(n + |log|)``).  Levels are
 enumerated to 250, 900, 1800 and 3200 nats, a deeper one built only when a query's lower end is
-not far above the shallower one's omitted mass.
+not far above the shallower one's omitted mass — or, where those lower ends say a depth well
+short of the next fixed level suffices, a level between them (``−log lo + 40`` nats).
 """
 
 from __future__ import annotations
