@@ -31,6 +31,11 @@ The search spends few oracle points (all α batched in one call per round):
    resolved), for :data:`STENCIL_ROUNDS` rounds.
 3. **Fall back.**  An α still open then goes to the zooming 9-point stencil
    (:data:`STENCIL`), which widens and narrows on certified outcomes alone.
+4. **Kinks.**  Where the loss is atomic (every route but the smoothed inversion), G is
+   piecewise linear in e^ε and its maximum sits on a kink: an α still open after the
+   fallback goes to the kink search (:func:`_kinks`: stencils plus the chord envelope's peak,
+   which lands on the kink).  Pure atom sums with ρ above :data:`KINK_FIRST_RHO` (many
+   near-deterministic groups: β ≈ e^{−ρ}, beyond binary64) start there.
 
 Estimates only propose points: ``lower`` is the largest certified ``G_lo`` of any point
 evaluated, ``upper`` the chord bound (:func:`_upper`) of the evaluated points.
@@ -67,6 +72,15 @@ CERTIFY = (-2, -1, 0, 1, 2)
 #: model rounds (one point per α each) before the stencil, and stencil rounds
 MODEL_ROUNDS = 6
 STENCIL_ROUNDS = 16
+#: the kink search (:func:`_kinks`): rounds, first spacing (relative to max(1, |ε|)), the
+#: spacing's floor (the same, relative) and its factor per round
+KINK_ROUNDS = 14
+KINK_H = 1e-7
+KINK_H_MIN = 2.0**-46
+KINK_ZOOM = 8.0
+#: pure atom sums with ρ above this (nats; e^{−ρ} near binary64's range and beyond) go to the
+#: kink search first (below it the model's proposals are cheaper: a few oracle points)
+KINK_FIRST_RHO = 500.0
 
 
 class _G:
@@ -96,11 +110,18 @@ class _G:
                 g_lo = max(1 - dh, cm_lo) - ee * self.a
                 g_hi = min(1 - dl, cm_hi) - ee * self.a
                 size = 1 + dh + ee * self.a  # the magnitudes the mp rounding acts on
+                c_lo, c_hi = cm_lo - ee * self.a, cm_hi - ee * self.a
+                c_size = min(size, cm_hi + ee * self.a)
             else:  # G = e^ε((1 − α) − δ(−ε)) = e^ε(C(−ε) − α)
                 g_lo = ee * max(self.one_minus - dh, cm_lo - self.a)
                 g_hi = ee * min(self.one_minus - dl, cm_hi - self.a)
                 size = ee * (1 + dh)
-            self.cache[e] = (ee, g_lo - slack * size, g_hi + slack * size)
+                c_lo, c_hi = ee * (cm_lo - self.a), ee * (cm_hi - self.a)
+                c_size = min(size, ee * (cm_hi + self.a))
+            # the complement's form alone acts on magnitudes C + α only: with C far below 1
+            # (α below the lowest atoms' mass) its rounding slack is that much smaller
+            self.cache[e] = (ee, max(g_lo - slack * size, c_lo - slack * c_size),
+                             min(g_hi + slack * size, c_hi + slack * c_size))
             self.raw[e] = (float(l), float(h))
 
     def at(self, eps) -> list:
@@ -177,6 +198,18 @@ def _search(acc, alphas, inner: list, out: list) -> None:
     with workdps(DPS_LOW):
         mu = mpmath.sqrt(2 * to_mpf(acc.rho))
     states = [_Alpha(_G(acc, alphas[i]), mu, _range(float(acc.rho), float(alphas[i]))) for i in inner]
+    if acc.method == "atom-sum" and float(acc.rho) > KINK_FIRST_RHO:
+        # the loss is the rest's atoms alone: G is piecewise linear in e^ε, its maximum at a
+        # kink, and the Gaussian model (many near-deterministic groups: ρ ≈ 3·10⁴, one atom
+        # of mass ≈ 1) proposes nothing useful; the kink search first
+        _kinks(acc, states)
+        for i, st in zip(inner, states):
+            if st.certified():
+                out[i] = _result(alphas[i], st.lower, st.upper)
+        keep = [k for k in range(len(inner)) if out[inner[k]] is None]
+        inner, states = [inner[k] for k in keep], [states[k] for k in keep]
+        if not inner:
+            return
     if hinted:
         # the batch's last stencil sits at the maximiser but its points were too close for their
         # noise: the zooming stencil from there (its wide points resolve the chords' slopes),
@@ -199,6 +232,8 @@ def _search(acc, alphas, inner: list, out: list) -> None:
         for st, ask in zip(active, asks):
             st.take(ask)
     _zoom(acc, [st for st in states if not st.certified()])
+    if not smooth:  # a kink the zoom's stencils straddle but do not reach
+        _kinks(acc, [st for st in states if not st.certified()])
     for i, st in zip(inner, states):
         out[i] = _result(alphas[i], st.lower, st.upper)
 
@@ -350,9 +385,11 @@ def _fill(acc, gs: list, wanted: list) -> None:
         g.fill([e], lo[k:k + 1], hi[k:k + 1], c_lo[k:k + 1], c_hi[k:k + 1])
 
 
-def _float_lower(acc, eps: np.ndarray, alphas: np.ndarray) -> np.ndarray:
+def _float_lower(acc, eps: np.ndarray, alphas: np.ndarray, complement: bool = False) -> np.ndarray:
     """log of the lower end of G at each (ε, α) pair (float estimates for the search;
-    −inf where not positive)."""
+    −inf where not positive).  ``complement``: where δ > 1/2, ``1 − δ`` from the oracle's
+    complement (positive terms) and G in log form (the kink search: α below the mass of the
+    lowest atoms, G = e^ε(C − α) with C ≈ e^{−250})."""
     mag = np.abs(eps)
     lo, hi = acc.log_delta_at(mag, mag)
     d_hi = np.exp(np.minimum(hi, 0.0))
@@ -360,10 +397,26 @@ def _float_lower(acc, eps: np.ndarray, alphas: np.ndarray) -> np.ndarray:
         pos = 1.0 - d_hi - np.exp(eps) * alphas
         neg = np.exp(eps) * ((1.0 - alphas) - d_hi)
         g = np.where(eps >= 0, pos, neg)
-        return np.where(g > 0, np.log(np.where(g > 0, g, 1.0)), -np.inf)
+        out = np.where(g > 0, np.log(np.where(g > 0, g, 1.0)), -np.inf)
+        if not complement:
+            return out
+        c_lo = np.log1p(-d_hi)  # log(1 − δ) from δ's upper end
+        # the complement where δ's bracket neither decides C < α nor gives C − α to a factor 2
+        one_minus = 1.0 - alphas
+        d_lo = np.exp(np.minimum(lo, 0.0))
+        open_ = ~(d_lo > one_minus) & ~(one_minus - d_hi > 0.5 * (one_minus - d_lo))
+        near_one = np.flatnonzero((hi > -math.log(2)) & open_)
+        if near_one.size:
+            c_lo[near_one], _ = acc.log_complement_at(mag[near_one], mag[near_one])
+        la = np.log(alphas)
+        # ε ≥ 0: log(C − e^{ε+log α}); ε < 0: ε + log(C − α) (log C − log(1 − e^{log α − log C}))
+        t = np.where(eps >= 0, eps + la, la)
+        r = t - c_lo
+        core = np.where(r < 0, c_lo + np.log(-np.expm1(np.where(r < 0, r, -1.0))), -np.inf)
+        return np.where(eps >= 0, core, eps + core)
 
 
-def _argmaxes(acc, alphas: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+def _argmaxes(acc, alphas: np.ndarray, lo: np.ndarray, hi: np.ndarray, complement: bool = False) -> np.ndarray:
     """The maximiser of G's lower end for each α, all α together: G is unimodal in ε
     (concave in e^ε), so the best of 65 (then 17) equally spaced points and its
     neighbours bracket the maximiser; each round shrinks the brackets 8-fold."""
@@ -376,7 +429,7 @@ def _argmaxes(acc, alphas: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.nda
         if active.size == 0:
             break
         g = grid  # one row per active α
-        vals = _float_lower(acc, g.ravel(), np.repeat(alphas[active], g.shape[1])).reshape(g.shape)
+        vals = _float_lower(acc, g.ravel(), np.repeat(alphas[active], g.shape[1]), complement).reshape(g.shape)
         idx = np.argmax(vals, axis=1)
         rows = np.arange(active.size)
         best[active] = g[rows, idx]
@@ -433,5 +486,68 @@ def _zoom(acc, states: list, starts: list | None = None) -> None:
                 h[i] *= 4
             elif best not in (0, len(pts) - 1):  # inside: zoom; at an end: move, keep h
                 h[i] /= 4
+            nxt.append(i)
+        active = nxt
+
+
+def _kinks(acc, states: list) -> None:
+    """The kink search: where the loss is atomic, G is piecewise linear in x = e^ε (a kink at
+    each atom) and its maximum sits on a kink.  From the maximiser of G's float estimates
+    (:func:`_argmaxes`, in log form with the complement where δ > 1/2) or the best point evaluated so
+    far (by certified lower end), each round evaluates the 5-point stencil ``e* + h·(−2…2)``
+    and the chord envelope's peak with the floats either side of it (Kelley's cutting-plane
+    point: once two points on each side of the kink lie on its two linear pieces, their chords
+    meet at the kink, so the peak is the kink to binary64's resolution and the certified
+    ``G_lo`` of the float on its flatter side closes the gap); ``h``
+    starts at :data:`KINK_H`·max(1, |ε|), is divided by :data:`KINK_ZOOM` each round (not
+    below :data:`KINK_H_MIN` relative) and multiplied by it where the chords' slopes are not
+    resolved.  All α in one oracle call per round; certified outcomes alone give the bounds
+    (``lower``: the best ``G_lo``; ``upper``: the chord envelope of every point evaluated)."""
+    states = [st for st in states if not st.certified()]
+    if not states:
+        return
+    rng = np.array([st.rng for st in states], dtype=float)
+    found = _argmaxes(acc, np.array([float(st.g.a) for st in states]), rng[:, 0], rng[:, 1], complement=True)
+    e_star: list = []
+    h: list = []
+    peak: list = [[] for _ in states]
+    for e, st in zip(found, states):
+        if np.isfinite(e):
+            e_star.append(float(e))
+        else:  # no positive estimate anywhere: the best point so far, or the model's
+            e_star.append(max(st.g.cache, key=lambda k: st.g.cache[k][1]) if st.g.cache else st.c)
+        h.append(KINK_H * max(1.0, abs(e_star[-1])))
+    active = list(range(len(states)))
+    for _ in range(KINK_ROUNDS):
+        if not active:
+            break
+        asks = []
+        for i in active:
+            pts = {e_star[i] + k * h[i] for k in CERTIFY}
+            pts.update(peak[i])
+            asks.append(sorted(pts))
+        _fill(acc, [states[i].g for i in active], asks)
+        nxt = []
+        for i in active:
+            st = states[i]
+            allpts = st.g.at(sorted(st.g.cache))
+            st.lower = max(st.lower, max(p[1] for p in allpts))
+            bound, x = chord_envelope(allpts)
+            st.upper = min(st.upper, bound)
+            if st.certified():
+                continue
+            e_star[i] = max(st.g.cache, key=lambda k: st.g.cache[k][1])
+            peak[i] = []
+            if x is not None and x > 0:
+                with workdps(_DPS):
+                    pk = float(mpmath.log(x))
+                # the peak and the floats either side of it: the kink lies between two floats,
+                # and G may fall steeply on one side (α near 1: slope −α against G ≈ (1 − α)x)
+                peak[i] = [e for e in (math.nextafter(pk, -math.inf), pk, math.nextafter(pk, math.inf))
+                           if e not in st.g.cache]
+            if bound == mpmath.inf:  # the chords' slopes are not resolved at this spacing: widen
+                h[i] *= KINK_ZOOM
+            else:
+                h[i] = max(h[i] / KINK_ZOOM, KINK_H_MIN * max(1.0, abs(e_star[i])))
             nxt.append(i)
         active = nxt
