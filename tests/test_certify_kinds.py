@@ -26,8 +26,7 @@ from exactdp import (
     epsilon,
     tradeoff,
 )
-from exactdp.certify import certifier_for, certify_points
-from exactdp.certify import kind_atoms
+from exactdp.certify import certifier_for, certify_points, kind_atoms
 from exactdp.certify.kinds import METHOD, KindsCertifier
 from exactdp.numerics.errors import UncertifiedError
 
@@ -37,7 +36,8 @@ SLACK = mpmath.mpf("1e-55")  # relative: the reference's own rounding at 70 digi
 MIXES = {
     "dlap+rr+dg": ((DiscreteLaplace("5/2", 1), 3), (RandomizedResponse("1/2"), 1), (DiscreteGaussian(4), 1)),
     "dlap+rr4+approx": ((DiscreteLaplace("3", 2), 2), (RandomizedResponse("1/2", 4), 2), (ApproxDP("1/2", "1e-9"), 2)),
-    "dg-shift2+approx": ((DiscreteGaussian("9/4", 2), 2), (ApproxDP("1", "1/1000"), 1), (DiscreteLaplace("7/10", 1), 1)),
+    "dg-shift2+approx": ((DiscreteGaussian("9/4", 2), 2), (ApproxDP("1", "1/1000"), 1),
+                         (DiscreteLaplace("7/10", 1), 1)),
     "tiny-scale": ((DiscreteLaplace("1/50", 1), 1), (RandomizedResponse("40"), 1)),
 }
 
@@ -48,9 +48,10 @@ def _digits():
         yield
 
 
-def _contains(enc, lo, hi=None, absolute=mpmath.mpf(10) ** -4000):
+def _contains(enc, lo, hi=None, absolute=None):
     """Whether the enclosure meets the reference's ``[lo, hi]`` (widened by its rounding)."""
     hi = lo if hi is None else hi
+    absolute = mpmath.mpf(10) ** -4000 if absolute is None else absolute
     return enc.lower <= hi * (1 + SLACK) + absolute and lo * (1 - SLACK) - absolute <= enc.upper
 
 
@@ -173,11 +174,13 @@ def test_continuous_gaussian_against_closed_forms():
         for d in (F(1, 10**3), F(1, 10**12)):
             enc = cert.epsilon(d)
             m = mpmath.mpf(mu.numerator) / mu.denominator
-            ref = _bisect(lambda x: mpmath.mpf(d.numerator) / d.denominator - _delta_cont(atoms, m, x), 0, 40)
+            dm = mpmath.mpf(d.numerator) / d.denominator
+            ref = _bisect(lambda x, dm=dm, m=m: dm - _delta_cont(atoms, m, x), 0, 40)
             assert _contains(enc, ref) and enc.relative_width <= 1e-14, (d, enc, ref)
         m = mpmath.mpf(mu.numerator) / mu.denominator
         for a in (F(1, 10), F(1, 10**12), 1 - F(1, 10**12)):
-            ell = _bisect(lambda x: _alpha_beta(atoms, m, x)[0] - mpmath.mpf(a.numerator) / a.denominator, -60, 60)
+            am = mpmath.mpf(a.numerator) / a.denominator
+            ell = _bisect(lambda x, am=am: _alpha_beta(atoms, m, x)[0] - am, -60, 60)
             enc = cert.tradeoff(a)
             assert _contains(enc, _alpha_beta(atoms, m, ell)[1]) and enc.relative_width <= 1e-14, (a, enc)
 
