@@ -152,9 +152,9 @@ def _delta_cont(atoms, mu, x):
 
 
 def _bisect(f, lo, hi):
-    """The root of an increasing f on [lo, hi] (f(lo) < 0 < f(hi)) to 2^-230."""
+    """The root of an increasing f on [lo, hi] (f(lo) < 0 < f(hi)) to 2^-200 of the interval."""
     lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
-    for _ in range(240):
+    for _ in range(200):
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if f(mid) < 0 else (lo, mid)
     return (lo + hi) / 2

@@ -49,6 +49,8 @@ __all__ = ["KindsCertifier", "METHOD", "LEVELS"]
 METHOD = "arb/kinds-enumeration"
 #: (Arb precision in bits, nats of the discrete Gaussians' windows) of the attempts
 LEVELS = ((128, 760.0), (256, 1100.0), (512, 1500.0))
+#: deepest window (nats) the δ query goes to when its left-out mass is not small beside δ
+MAX_NATS = 2.0e6
 #: atoms above ε taken one by one (expm1) before the suffix sums
 _NEAR = 4
 _LN2 = math.log(2.0)
@@ -106,8 +108,18 @@ class KindsCertifier:
         self.design = design
         self.rel_width = float(rel_width)
         self.levels = tuple(levels)
+        from exactdp.kinds.gaussian import Gaussian
+        from exactdp.mechanisms import DiscreteGaussian
+
+        for m, _ in design.continuous:
+            if type(m) is not Gaussian:
+                raise UncertifiedError(f"--certify: no independent certificate for the continuous mechanism kind "
+                                       f"{getattr(m, 'kind', type(m).__name__)!r} yet; run the command without "
+                                       f"--certify: the mixed route's numbers are certified Arb-ball brackets already")
         self.mu = sum((Fraction(m.rho) * c for m, c in design.continuous), Fraction(0))
         self.discrete = tuple((m, c) for m, c in design.groups if (m, c) not in design.continuous)
+        #: whether a discrete Gaussian's window leaves mass out (its depth then matters)
+        self.windowed = any(isinstance(m, DiscreteGaussian) and m.shift for m, _ in self.discrete)
         self._atoms: dict = {}
 
     def finest(self) -> KindsCertifier:
@@ -132,6 +144,13 @@ class KindsCertifier:
                 self._atoms[key] = (compose(parts), kappa, p_inf)
         return self._atoms[key]
 
+    def _depth(self, nats: float, prec: int, small: Fraction) -> float:
+        """Window depth (nats) that leaves out ``2^{−prec/2}`` of ``small`` (a target δ or α)."""
+        if not self.windowed or small <= 0:
+            return nats
+        need = math.log(small.denominator) - math.log(small.numerator) + (prec // 2) * _LN2 + 20
+        return min(MAX_NATS, max(nats, need))
+
     def _run(self, compute) -> Enclosure:
         best: Enclosure | None = None
         error: ArithmeticError | None = None
@@ -150,6 +169,8 @@ class KindsCertifier:
                 return enc
             if best is None or enc.relative_width < best.relative_width:
                 best = enc
+            if enc.lower_exact == 0 and enc.params.get("window_nats", 0) >= MAX_NATS:
+                break  # (beyond the deepest window: a finer level would not resolve δ either)
         if best is None:
             raise UncertifiedError(f"the mixed-kinds certificate could not enclose this point ({error}); "
                                    f"run the command without --certify: the mixed route's numbers are certified "
@@ -222,7 +243,18 @@ class KindsCertifier:
         def compute(prec, nats):
             A = self.atoms(prec, nats)[0]
             d = self.delta_ball(e, prec, nats)
-            return self._enclosure("delta", arg, max(_lo(d), Fraction(0)), min(_hi(d), Fraction(1)), prec, A)
+            # the windows' left-out mass not small beside δ: deeper windows while within the budgets
+            while self.windowed and nats < MAX_NATS and not (A.lost_up * 2 ** (prec // 2) <= d.lower()):
+                low = d.lower()
+                deeper = 4 * nats if not low > 0 else float(-low.log().mid()) + (prec // 2) * _LN2 + 20
+                try:
+                    A = self.atoms(prec, min(MAX_NATS, max(deeper, 2 * nats)))[0]
+                except UncertifiedError:
+                    break
+                nats = min(MAX_NATS, max(deeper, 2 * nats))
+                d = self.delta_ball(e, prec, nats)
+            return self._enclosure("delta", arg, max(_lo(d), Fraction(0)), min(_hi(d), Fraction(1)), prec, A,
+                                   window_nats=round(nats, 1))
 
         return self._run(compute)
 
@@ -236,6 +268,7 @@ class KindsCertifier:
         arg = f"delta={fraction_str(dt)}"
 
         def compute(prec, nats):
+            nats = self._depth(nats, prec, dt)
             A, kappa, p_inf = self.atoms(prec, nats)
             if not p_inf < ball(dt):
                 if p_inf.lower() >= ball(dt).upper():
@@ -328,6 +361,7 @@ class KindsCertifier:
         arg = f"alpha={fraction_str(af)}"
 
         def compute(prec, nats):
+            nats = self._depth(nats, prec, min(af, 1 - af))
             A, kappa, _ = self.atoms(prec, nats)
             if af == 1 or ball(af) >= kappa:
                 return self._enclosure("beta", arg, Fraction(0), Fraction(0), prec, A)
