@@ -69,15 +69,47 @@ class GroupAtoms:
         self.c, self.s, self.coeffs = Fraction(c), Fraction(s), list(coeffs)
         self.lost = arb(0) if lost is None else lost
 
-    def power(self, n: int) -> GroupAtoms:
-        """The loss atoms of ``n`` independent copies (union bound for the left-out mass)."""
+    def times(self, other: GroupAtoms, tau: arb) -> GroupAtoms:
+        """The atoms of the sum of two independent losses on the same step, trimmed at ``tau``."""
+        p = arb_poly(self.coeffs) * arb_poly(other.coeffs)
+        start, kept, dropped = trim([p[i] for i in range(p.degree() + 1)], tau)
+        return GroupAtoms(self.c + other.c + self.s * start, self.s, kept, self.lost + other.lost + dropped)
+
+    def power(self, n: int, tau: arb) -> GroupAtoms:
+        """The loss atoms of ``n`` independent copies (binary powering, each product trimmed at
+        ``tau``: a configuration left out of a factor is left out of the product, union bound)."""
         if n == 1:
             return self
-        if (len(self.coeffs) - 1) * n + 1 > MAX_ATOMS:
+        if (len(self.coeffs) - 1) * n + 1 > 16 * MAX_ATOMS:
             raise UncertifiedError(f"--certify: {n} copies of one mechanism have {(len(self.coeffs) - 1) * n + 1:.3g} "
-                                   f"loss atoms (at most {MAX_ATOMS:.3g}); {REMEDY}")
-        p = arb_poly(self.coeffs) ** n
-        return GroupAtoms(self.c * n, self.s, [p[i] for i in range(p.degree() + 1)], self.lost * n)
+                                   f"loss atoms (at most {16 * MAX_ATOMS:.3g} before trimming); {REMEDY}")
+        out: GroupAtoms | None = None
+        base: GroupAtoms = self
+        while n:
+            if n & 1:
+                out = base if out is None else out.times(base, tau)
+            n >>= 1
+            if n:
+                base = base.times(base, tau)
+        assert out is not None
+        if len(out.coeffs) > MAX_ATOMS:
+            raise UncertifiedError(f"--certify: copies of one mechanism keep {len(out.coeffs):.3g} loss atoms (at most "
+                                   f"{MAX_ATOMS:.3g}); {REMEDY}")
+        return out
+
+
+def trim(coeffs: list, tau: arb) -> tuple[int, list, arb]:
+    """``(start, kept, dropped)``: the coefficients with those at either end whose ball is
+    certainly below ``tau`` removed (the first kept is at ``start``), and a ball above their sum."""
+    lo, hi = 0, len(coeffs)
+    while hi - lo > 1 and coeffs[lo] < tau:
+        lo += 1
+    while hi - lo > 1 and coeffs[hi - 1] < tau:
+        hi -= 1
+    dropped = arb(0)
+    for x in coeffs[:lo] + coeffs[hi:]:
+        dropped += x.upper()
+    return lo, coeffs[lo:hi], dropped
 
 
 def _exp_q(q: Fraction) -> arb:
@@ -125,8 +157,14 @@ def _dgauss(sigma2: Fraction, shift: int, count: int, nats: float) -> GroupAtoms
                       [poly[i] for i in range(2 * W + 1)], dg.outside_mass(W))
 
 
+def level(nats: float) -> arb:
+    """The trimming level of a window depth: ``e^{−nats−24}`` (the trims' total stays near ``e^{−nats}``)."""
+    return (-arb(nats + 24)).exp()
+
+
 def group_atoms(mech, count: int, nats: float) -> GroupAtoms | None:
-    """The loss atoms of ``count`` copies of one mechanism (None: the loss is 0).
+    """The loss atoms of ``count`` copies of one mechanism (None: the loss is 0), their tails
+    below :func:`level` left out.
 
     Raises
     ------
@@ -145,7 +183,7 @@ def group_atoms(mech, count: int, nats: float) -> GroupAtoms | None:
     else:
         raise UncertifiedError(f"--certify: no independent certificate for the mechanism kind "
                                f"{getattr(mech, 'kind', name)!r} yet; {REMEDY}")
-    return None if one is None else one.power(int(count))
+    return None if one is None else one.power(int(count), level(nats))
 
 
 def infinite_split(groups) -> tuple[arb, arb]:
@@ -194,8 +232,10 @@ class Atoms:
         return bisect.bisect_left(self.keys, math.ceil((Fraction(t) - self.C) / self.g))
 
 
-def compose(parts: list) -> Atoms:
-    """The atoms of the sum of independent groups (:class:`GroupAtoms`) on one exact grid."""
+def compose(parts: list, tau: arb | None = None) -> Atoms:
+    """The atoms of the sum of independent groups (:class:`GroupAtoms`) on one exact grid
+    (atoms certainly below ``tau`` at the ends of the grid, or anywhere in the sparse merge, left out)."""
+    tau = arb(0) if tau is None else tau
     if not parts:
         return Atoms(Fraction(0), Fraction(1), [0], [arb(1)], arb(0))
     g = parts[0].s
@@ -207,17 +247,22 @@ def compose(parts: list) -> Atoms:
     span = sum(m * (len(p.coeffs) - 1) for m, p in zip(strides, parts))
     if span + 1 <= MAX_GRID:
         poly = arb_poly([1])
+        first = 0
         for m, p in zip(strides, parts):
             co = [arb(0)] * (m * (len(p.coeffs) - 1) + 1)
             for i, x in enumerate(p.coeffs):
                 co[m * i] = x
             poly = poly * arb_poly(co)
+            start, kept, dropped = trim([poly[i] for i in range(poly.degree() + 1)], tau)
+            first += start
+            lost += dropped
+            poly = arb_poly(kept)
         keys, P = [], []
         for k in range(poly.degree() + 1):
             x = poly[k]
             if x.is_zero():
                 continue
-            keys.append(k)
+            keys.append(first + k)
             P.append(x if x > 0 else x.nonnegative_part())
         if len(keys) > MAX_ATOMS:
             raise UncertifiedError(f"--certify: the mixed design has {len(keys):.3g} distinct loss atoms (at most "
@@ -236,7 +281,12 @@ def compose(parts: list) -> Atoms:
                 key = k + m * i
                 got = new.get(key)
                 new[key] = x * y if got is None else got + x * y
-        acc = new
+        acc = {}
+        for key, x in new.items():
+            if x < tau:
+                lost += x.upper()
+            else:
+                acc[key] = x
     if len(acc) > MAX_ATOMS:
         raise UncertifiedError(f"--certify: the mixed design has {len(acc):.3g} distinct loss atoms (at most "
                                f"{MAX_ATOMS:.3g}); {REMEDY}")

@@ -39,7 +39,7 @@ from fractions import Fraction
 from flint import arb
 
 from exactdp.certify.balls import ball, endpoints, interval, precision
-from exactdp.certify.kind_atoms import Atoms, compose, group_atoms, infinite_split
+from exactdp.certify.kind_atoms import Atoms, compose, group_atoms, infinite_split, level
 from exactdp.certify.result import Enclosure
 from exactdp.numerics.errors import InputError, UncertifiedError
 from exactdp.numerics.exact import fraction_str, to_fraction
@@ -109,7 +109,6 @@ class KindsCertifier:
         self.rel_width = float(rel_width)
         self.levels = tuple(levels)
         from exactdp.kinds.gaussian import Gaussian
-        from exactdp.mechanisms import DiscreteGaussian
 
         for m, _ in design.continuous:
             if type(m) is not Gaussian:
@@ -118,8 +117,7 @@ class KindsCertifier:
                                        f"--certify: the mixed route's numbers are certified Arb-ball brackets already")
         self.mu = sum((Fraction(m.rho) * c for m, c in design.continuous), Fraction(0))
         self.discrete = tuple((m, c) for m, c in design.groups if (m, c) not in design.continuous)
-        #: whether a discrete Gaussian's window leaves mass out (its depth then matters)
-        self.windowed = any(isinstance(m, DiscreteGaussian) and m.shift for m, _ in self.discrete)
+
         self._atoms: dict = {}
 
     def finest(self) -> KindsCertifier:
@@ -141,12 +139,12 @@ class KindsCertifier:
             with precision(prec):
                 parts = [a for a in (group_atoms(m, c, nats) for m, c in self.discrete) if a is not None]
                 kappa, p_inf = infinite_split(self.discrete)
-                self._atoms[key] = (compose(parts), kappa, p_inf)
+                self._atoms[key] = (compose(parts, level(nats)), kappa, p_inf)
         return self._atoms[key]
 
     def _depth(self, nats: float, prec: int, small: Fraction) -> float:
         """Window depth (nats) that leaves out ``2^{−prec/2}`` of ``small`` (a target δ or α)."""
-        if not self.windowed or small <= 0:
+        if small <= 0:
             return nats
         need = math.log(small.denominator) - math.log(small.numerator) + (prec // 2) * _LN2 + 20
         return min(MAX_NATS, max(nats, need))
@@ -244,7 +242,7 @@ class KindsCertifier:
             A = self.atoms(prec, nats)[0]
             d = self.delta_ball(e, prec, nats)
             # the windows' left-out mass not small beside δ: deeper windows while within the budgets
-            while self.windowed and nats < MAX_NATS and not (A.lost_up * 2 ** (prec // 2) <= d.lower()):
+            while A.lost_up > 0 and nats < MAX_NATS and not (A.lost_up * 2 ** (prec // 2) <= d.lower()):
                 low = d.lower()
                 deeper = 4 * nats if not low > 0 else float(-low.log().mid()) + (prec // 2) * _LN2 + 20
                 try:
