@@ -246,17 +246,17 @@ def compose(parts: list, tau: arb | None = None) -> Atoms:
     strides = [int(p.s / g) for p in parts]
     span = sum(m * (len(p.coeffs) - 1) for m, p in zip(strides, parts))
     if span + 1 <= MAX_GRID:
-        poly = arb_poly([1])
-        first = 0
-        for m, p in zip(strides, parts):
-            co = [arb(0)] * (m * (len(p.coeffs) - 1) + 1)
-            for i, x in enumerate(p.coeffs):
-                co[m * i] = x
-            poly = poly * arb_poly(co)
+        # coarse steps first: the product stays on a coarse grid (short) as long as it can
+        poly, gp, first = arb_poly([1]), Fraction(0), 0
+        for p in sorted(parts, key=lambda q: -q.s):
+            gn = p.s if gp == 0 else _gcd(gp, p.s)
+            if gp:
+                f = int(gp / gn)
+                poly, first = _stretch([poly[i] for i in range(poly.degree() + 1)], f), first * f
+            poly = poly * _stretch(p.coeffs, int(p.s / gn))
             start, kept, dropped = trim([poly[i] for i in range(poly.degree() + 1)], tau)
-            first += start
+            poly, first, gp = arb_poly(kept), first + start, gn
             lost += dropped
-            poly = arb_poly(kept)
         keys, P = [], []
         for k in range(poly.degree() + 1):
             x = poly[k]
@@ -292,6 +292,16 @@ def compose(parts: list, tau: arb | None = None) -> Atoms:
                                f"{MAX_ATOMS:.3g}); {REMEDY}")
     keys = sorted(acc)
     return Atoms(C, g, keys, [acc[k] for k in keys], lost)
+
+
+def _stretch(coeffs: list, m: int) -> arb_poly:
+    """The polynomial ``Σ coeffs[i] t^{m·i}``."""
+    if m == 1:
+        return arb_poly(coeffs)
+    co = [arb(0)] * (m * (len(coeffs) - 1) + 1)
+    for i, x in enumerate(coeffs):
+        co[m * i] = x
+    return arb_poly(co)
 
 
 def _suffix(xs: list) -> list:
