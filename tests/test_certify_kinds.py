@@ -12,6 +12,8 @@ from fractions import Fraction
 import mixed_brute as brute
 import mpmath
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from exactdp import (
     ApproxDP,
@@ -131,6 +133,27 @@ def test_sparse_merge_agrees(monkeypatch, joint):
         assert _contains(cert.delta(e), *brute.delta(joint[name], e))
     assert _contains(cert.epsilon(F(1, 10**3)), brute.epsilon(joint[name], F(1, 10**3)))
     assert _contains(cert.tradeoff(F(1, 10)), brute.beta(joint[name], F(1, 10)))
+
+
+_KINDS = st.one_of(
+    st.builds(DiscreteLaplace, st.sampled_from(["1/3", "5/2", "7", "1/40"]), st.integers(-3, 3)),
+    st.builds(RandomizedResponse, st.sampled_from(["0", "1/2", "3", "37/10"]), st.integers(2, 5)),
+    st.builds(ApproxDP, st.sampled_from(["0", "1/4", "2"]), st.sampled_from(["0", "1e-9", "1/50"])),
+    st.builds(DiscreteGaussian, st.sampled_from(["1/2", "3"]), st.integers(-2, 2)),
+)
+
+
+@settings(max_examples=15, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(_KINDS, st.integers(1, 2)), min_size=1, max_size=3),
+       st.lists(st.fractions(0, 12, max_denominator=7), min_size=1, max_size=3),
+       st.fractions(0, 1, max_denominator=1000))
+def test_property_random_mixes(groups, epsilons, alpha):
+    mix = Mixture(tuple(groups))
+    atoms = brute.joint(mix.groups)
+    cert = KindsCertifier(mix)
+    for e in epsilons:
+        assert _contains(cert.delta(e), *brute.delta(atoms, e)), (groups, e)
+    assert _contains(cert.tradeoff(alpha), brute.beta(atoms, alpha), absolute=mpmath.mpf(10) ** -64), (groups, alpha)
 
 
 # -- continuous Gaussians: closed forms (mpmath) conditioned on the brute-force atoms ----------------------
