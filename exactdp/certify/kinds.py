@@ -420,12 +420,17 @@ class KindsCertifier:
 
         half = prec // 2
         amid = ab.mid()
-        lo = A.value(0) - self.mu - 1
-        while sums(lo)[0].mid() >= amid:
+        lo, hi = A.value(0) - self.mu - 1, A.value(len(A) - 1) + self.mu + 1
+        for _ in range(80):
+            if sums(lo)[0].mid() < amid:
+                break
             lo -= 2 * (A.value(0) - lo)
-        hi = A.value(len(A) - 1) + self.mu + 1
-        while sums(hi)[0].mid() <= amid:
+        for _ in range(80):
+            if sums(hi)[0].mid() > amid:
+                break
             hi += 2 * (hi - A.value(len(A) - 1))
+        else:
+            raise ArithmeticError("alpha is within the left-out mass of 1")
         for _ in range(4 * prec):
             if hi - lo <= (abs(hi) + 1) * Fraction(1, 2 ** (half + 12)):
                 break
