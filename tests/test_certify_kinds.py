@@ -261,3 +261,11 @@ def test_cli_certify_json(capsys):
         lo, hi = map(F, p["enclosure"])
         assert lo <= hi <= lo * (1 + F(1, 10**15))
         assert (F(p[key]) <= lo) if cmd == "tradeoff" else (F(p[key]) >= hi)
+
+
+def test_cli_certify_beyond_the_budget_exits_3(capsys):
+    from exactdp.cli import main
+
+    assert main(["delta", "--dlaplace", "2", "--sigma2", "1e13", "--eps", "1", "--certify"]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "loss atoms" in err and "without --certify" in err
