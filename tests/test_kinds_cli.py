@@ -117,8 +117,8 @@ def test_bad_short_forms_exit_2_naming_the_flag(flags, field, reason, capsys):
 
 
 def test_mixed_design_refuses_checks_for_discrete_gaussians_and_other_commands(tmp_path, capsys):
-    code, _, err = _run(["delta", "--dlaplace", "2", "--eps", "1", "--certify"], capsys)
-    assert code == 2 and "--certify" in err
+    code, _, err = _run(["delta", "--dlaplace", "2", "--eps", "1", "--verify"], capsys)
+    assert code == 2 and "--verify" in err  # (--certify encloses a mixed design: test_certify_kinds.py)
     path = tmp_path / "m.toml"
     path.write_text(TOML)
     code, _, err = _run(["calibrate", "--mechanisms", str(path), "--delta", "1e-6"], capsys)

@@ -40,6 +40,14 @@ added (:mod:`.mitm`).  It shares nothing with the engine's own two-half enumerat
 ``Enclosure.method`` is ``"arb/meet-in-the-middle"`` for it.  A design beyond both (more
 atoms per half than :data:`~exactdp.certify.mitm.MAX_HALF_ATOMS`) is refused.
 
+Mixed kinds.  A :class:`~exactdp.kinds.Mixture` (discrete Laplace, randomized response, (ε, δ)
+blocks, discrete and continuous Gaussians) gets :class:`~exactdp.certify.kinds.KindsCertifier`:
+each kind's loss atoms enumerated from its output distributions (:mod:`.kind_atoms`), composed
+exactly on one rational grid (or by a sparse merge), the (ε, δ) blocks' one-sided outputs split
+off, continuous Gaussians by Arb's ``erfc`` conditioned on the atoms; ``Enclosure.method`` is
+``"arb/kinds-enumeration"`` (``+gaussian-erfc``).  It shares nothing with the mixed route
+(:mod:`exactdp.engine.finite_loss`); a design beyond its budgets is refused (exit 3).
+
 >>> from exactdp.mechanisms import Composition
 >>> from exactdp.certify import certify_delta
 >>> enc = certify_delta(Composition.from_sigma2(["10000/11"] * 20), "1")
@@ -49,9 +57,11 @@ True
 
 from exactdp.certify.balls import BallReal, bureau_epsilon
 from exactdp.certify.check import certify_points, on_conservative_side
+from exactdp.certify.kinds import KindsCertifier
 from exactdp.certify.offlattice import MitmCertifier
 from exactdp.certify.queries import Certifier, certifier_for, certify_delta, certify_epsilon, certify_tradeoff
 from exactdp.certify.result import Enclosure
 
-__all__ = ["Certifier", "MitmCertifier", "certifier_for", "Enclosure", "certify_delta", "certify_epsilon",
-           "certify_tradeoff", "certify_points", "on_conservative_side", "BallReal", "bureau_epsilon"]
+__all__ = ["Certifier", "MitmCertifier", "KindsCertifier", "certifier_for", "Enclosure", "certify_delta",
+           "certify_epsilon", "certify_tradeoff", "certify_points", "on_conservative_side", "BallReal",
+           "bureau_epsilon"]

@@ -78,12 +78,12 @@ def on_conservative_side(kind: str, fast_value, enc: Enclosure) -> bool:
     return v >= enc.upper_exact
 
 
-def certify_points(design, kind: str, values, fast_points, certifier: Certifier | MitmCertifier | None = None):
+def certify_points(design, kind: str, values, fast_points, certifier=None):
     """Enclosures of the query points of a design, each checked against the fast value.
 
     Parameters
     ----------
-    design : Composition
+    design : Composition or Mixture
     kind : {"delta", "epsilon", "tradeoff"}
     values : sequence
         The query arguments (ε, δ or α; exact rationals).
@@ -145,6 +145,8 @@ def _beyond(exc: Exception) -> UncertifiedError:
 def _enclose(cert, kind: str, value, point) -> Enclosure:
     if kind == "delta":
         return cert.delta(value)
+    if not isinstance(cert, (Certifier, MitmCertifier)):  # a mixed design's certificate searches itself
+        return cert.epsilon(value) if kind == "epsilon" else cert.tradeoff(value)
     if isinstance(cert, MitmCertifier):  # hints are lattice pieces: the enumeration searches itself
         return cert.epsilon(value, hint=point.value) if kind == "epsilon" else cert.tradeoff(value)
     if kind == "epsilon":

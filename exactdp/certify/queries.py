@@ -332,16 +332,26 @@ def certifier_for(design, **options):
     within reach, else the lattice certificate after all.  Both are rigorous on their own;
     ``Enclosure.method`` says which made an enclosure.
 
+    A :class:`~exactdp.kinds.Mixture` (a design mixing mechanism kinds) gets the exact
+    enumeration of its kinds' loss atoms, :class:`~exactdp.certify.kinds.KindsCertifier`
+    (``rel_width`` passes on).
+
     Parameters
     ----------
-    design : Composition or LatticeSum
+    design : Composition, LatticeSum or Mixture
     **options
         Options of :class:`Certifier`.
 
     Returns
     -------
-    Certifier or MitmCertifier
+    Certifier, MitmCertifier or KindsCertifier
     """
+    from exactdp.kinds.mixture import Mixture
+
+    if isinstance(design, Mixture):
+        from exactdp.certify.kinds import KindsCertifier
+
+        return KindsCertifier(design, **{k: v for k, v in options.items() if k == "rel_width"})
     if isinstance(design, LatticeSum) or options.get("method") is not None or not isinstance(design, Composition):
         return Certifier(design, **options)
     mitm = MitmCertifier(design, **{k: v for k, v in options.items() if k == "rel_width"})

@@ -148,19 +148,19 @@ def _refuse_verify(args, command: str) -> None:
 
 
 def _refuse_mixed_checks(args, design) -> None:
-    """``--certify`` / ``--verify`` are independent recomputations for discrete-Gaussian
-    designs; a mixed design's answers are Arb-ball brackets already (refused, exit 2)."""
+    """``--verify`` is the multiprecision recomputation of discrete-Gaussian designs; a mixed
+    design's answers are Arb-ball brackets already (refused, exit 2).  ``--certify`` encloses a
+    mixed design by the exact enumeration of its kinds (:mod:`exactdp.certify.kinds`)."""
     from exactdp.mechanisms import Composition
 
-    if isinstance(design, Composition):
+    if isinstance(design, Composition) or not getattr(args, "verify", False):
         return
-    for flag, on in (("--certify", getattr(args, "certify", False)), ("--verify", getattr(args, "verify", False))):
-        if on:
-            from exactdp.numerics.errors import InputError
+    from exactdp.numerics.errors import InputError
 
-            raise InputError(flag, True, "recomputes discrete-Gaussian designs only; a design mixing kinds is "
-                                         "answered by the mixed route, whose values are certified Arb-ball brackets "
-                                         "already (route 'mixed' in the --json diagnostics)")
+    raise InputError("--verify", True, "recomputes discrete-Gaussian designs only; a design mixing kinds is "
+                                       "answered by the mixed route, whose values are certified Arb-ball brackets "
+                                       "already (route 'mixed' in the --json diagnostics); --certify encloses it "
+                                       "independently")
 
 
 def _run_epsilon(args) -> int:
