@@ -26,8 +26,8 @@ import math
 import numpy as np
 
 from exactdp.engine.coarse_split import ball_atom_count, coarse_atoms, group_atom_count
-from exactdp.engine.enumerated_rest import _scaled_exp, _Tables
-from exactdp.kernels.atom_sums import pair_sums
+from exactdp.engine.enumerated_rest import _LIMIT, _SPAN, TAU_RANGE, WINDOW_ATOMS, _scaled_exp
+from exactdp.kernels.half_sums import block_sums, half_tables
 from exactdp.numerics.precision import EPS64
 
 __all__ = ["HalvesProfile", "halves_fit", "split_halves", "DEPTHS", "HALF_ATOMS"]
@@ -44,9 +44,14 @@ PAIR_WORK = 80_000_000
 MAX_SPREAD = 1200.0
 #: a deeper level is built only when each half has at most this many atoms
 DEEP_HALF_ATOMS = 6_000_000
-#: A's shells: atoms within these many nats of the most probable one, then the rest
-SHELLS = (36.0, 50.0, 64.0, 78.0)
-#: the omitted mass must be below this fraction of the lower end, else the next level
+#: A's probability shells are this many nats wide (each cut into blocks of value-sorted atoms)
+SHELL_NATS = 2.0
+#: A's atoms are cut into about this many tiles of consecutive values (each of at least
+#: TILE_MIN atoms)
+TILES = 1024
+TILE_MIN = 32
+#: the omitted mass must be below this fraction of the lower end, else the next level; so
+#: must the bounds of A's blocks left out of a threshold's sum
 SKIP_REL = 1e-12
 
 
@@ -103,67 +108,85 @@ def _spread(groups, depth: float) -> float:
     return sum(2 * float(g.weight) * (math.sqrt(2 * g.count * float(g.sigma2) * depth) + 2) for g in groups)
 
 
+class _BTables:
+    """B's atoms with the tables :func:`exactdp.kernels.half_sums.half_tables` builds (those of
+    ``C`` on first use); scales chosen as :class:`exactdp.engine.enumerated_rest._Tables` does."""
+
+    def __init__(self, at):
+        if at.size == 0:
+            raise OverflowError("an empty half")
+        lp_lo, lp_hi = at.log_p - at.log_err, at.log_p + at.log_err
+        top, bottom = float(np.max(lp_hi)), float(np.min(lp_lo))
+        if top - bottom > _SPAN:
+            raise OverflowError("the half's logs span more than the float range")
+        s = -0.5 * (top + bottom) if top - bottom > 600 else -top
+        lq_hi, lq_lo = float(np.max(lp_hi + s - at.value_dn)), float(np.min(lp_lo + s - at.value_up))
+        v_lo, v_hi = float(np.min(at.value_dn)), float(np.max(at.value_up))
+        lo_sq = max(v_hi - _LIMIT, -_LIMIT - lq_lo)
+        hi_sq = min(v_lo + _LIMIT, _LIMIT - lq_hi)
+        if not (abs(s) < _LIMIT and lo_sq <= hi_sq):
+            raise OverflowError("the half's tables would leave the float range")
+        self.s, self.sq = s, min(max(-lq_hi, lo_sq), hi_sq)
+        self.at = at
+        self.vd, self.vu = at.value_dn, at.value_up
+        self.mid = 0.5 * (self.vd + self.vu)  # the sort key of coarse_atoms
+        half = np.maximum(self.vu - self.mid, self.mid - self.vd)
+        self.hw = float(np.max(half)) * (1 + 4 * EPS64) + 1e-300
+        spread = float(self.mid[-1] - self.mid[0]) if self.mid.size > 1 else 1.0
+        self.tau = min(max(WINDOW_ATOMS * spread / self.mid.size, TAU_RANGE[0]), TAU_RANGE[1])
+        self._tables: dict = {}
+
+    def tables(self, complement: bool) -> tuple:
+        """``(p⁻, p⁺, P⁻, P⁺, Q_lo, Q_hi)`` of :func:`~exactdp.kernels.half_sums.half_tables`."""
+        if complement not in self._tables:
+            at = self.at
+            self._tables[complement] = half_tables(at.value_dn, at.value_up, at.log_p, at.log_err, self.s, self.sq,
+                                                   complement)
+        return self._tables[complement]
+
+
 class _Level:
-    """Both halves enumerated to one depth: A's scaled atoms and B's tables."""
+    """Both halves enumerated to one depth: A's atoms in blocks, B's tables."""
 
     def __init__(self, a_groups, b_groups, depth: float):
         at_a = coarse_atoms(a_groups, depth, margin=0.0)
         at_b = coarse_atoms(b_groups, depth, margin=0.0)
-        tab = _Tables.build(at_b)
-        if tab is None:
-            raise OverflowError("the half's logs span more than the float range")
-        self.tab = tab
+        self.tab = _BTables(at_b)
         lp_lo, lp_hi = at_a.log_p - at_a.log_err, at_a.log_p + at_a.log_err
         self.s_a = -float(np.max(lp_hi))
-        # A's atoms in shells of probability (each sorted by value): a threshold whose lower end
-        # dwarfs the mass of the shells below stops there, that mass added to its upper end
-        below = -self.s_a - lp_hi
-        shell = np.searchsorted(np.array(SHELLS), below, side="right")
-        self.shells = []
-        for k in range(len(SHELLS) + 1):
-            idx = np.flatnonzero(shell == k)
-            if idx.size == 0:
-                continue
-            vd, vu = at_a.value_dn[idx], at_a.value_up[idx]
-            with np.errstate(over="ignore", under="ignore"):
-                ex = np.where(np.abs(vd) < 700.0, np.exp(-vd), 0.0)
-            self.shells.append((np.ascontiguousarray(vd), np.ascontiguousarray(vu),
-                                _scaled_exp(lp_lo[idx] + self.s_a, up=False),
-                                _scaled_exp(lp_hi[idx] + self.s_a, up=True), np.ascontiguousarray(ex)))
-        # the (scaled) mass of the shells after each one, rounded up
-        masses = [float(np.sum(sh[3])) * (1 + 2 * (sh[3].size + 1) * EPS64) for sh in self.shells]  # γ_n
-        self.rest_mass = [sum(masses[k + 1:]) * (1 + 1e-12) for k in range(len(self.shells))]
-        self.vmin = float(np.min(at_b.value_dn))
-        self.vabs = float(max(abs(self.vmin), abs(float(np.max(at_b.value_up)))))
+        # A's atoms (sorted by value) in tiles of consecutive ones; each atom in a shell of
+        # probability; a block is one shell of one tile
+        na = at_a.size
+        self.per_tile = max(TILE_MIN, -(-na // TILES))
+        self.a_shell = np.ascontiguousarray(np.minimum((-self.s_a - lp_hi) / SHELL_NATS, 1000.0).astype(np.int64))
+        self.a_vd, self.a_vu = at_a.value_dn, at_a.value_up
+        self.a_pl = _scaled_exp(lp_lo + self.s_a, up=False)
+        self.a_ph = _scaled_exp(lp_hi + self.s_a, up=True)
+        with np.errstate(over="ignore", under="ignore"):
+            self.a_ex = np.where(np.abs(self.a_vd) < 700.0, np.exp(-self.a_vd), 0.0)
+        t_first = np.arange(0, na, self.per_tile)
+        self.tile_vd = np.minimum.reduceat(self.a_vd, t_first)
+        self.tile_vu = np.maximum.reduceat(self.a_vu, t_first)
+        ns = int(np.max(self.a_shell)) + 1
+        blk = (np.arange(na) // self.per_tile) * ns + self.a_shell
+        # each block's sums of p⁻ (rounded down) and of p⁺ (up): float sums of ≤ per_tile terms
+        nb = t_first.size * ns
+        self.blk_pl = np.bincount(blk, weights=self.a_pl, minlength=nb) * (1 - 2 * (self.per_tile + 1) * EPS64)
+        self.blk_ph = np.bincount(blk, weights=self.a_ph, minlength=nb) * (1 + 2 * (self.per_tile + 1) * EPS64)
+        t = self.tab
+        self.vmin = float(np.min(t.vd))
+        self.vabs = float(max(abs(self.vmin), abs(float(np.max(t.vu)))))
         self.log_omitted = float(np.logaddexp(at_a.log_omitted, at_b.log_omitted)) + 1e-12
         self.size = (at_a.size, at_b.size)
 
     def sums(self, th_dn, th_up, complement: bool) -> tuple:
         t = self.tab
-        if complement:
-            p_lo, p_hi, q_lo, q_hi = t.pre_pl, t.pre_ph, t.suf_qc, t.suf_qd
-            b_tot = float(t.pre_ph[-1])
-        else:
-            p_lo, p_hi, q_lo, q_hi = t.suf_pl, t.suf_ph, t.suf_qa, t.suf_qb
-            b_tot = float(t.suf_ph[0])
-        b_tot *= 1 + 1e-12  # ≥ D_B and C_B everywhere (scaled)
-        lo = np.zeros(th_dn.size)
-        hi = np.zeros(th_dn.size)
-        todo = np.arange(th_dn.size)
-        for sh, rest in zip(self.shells, self.rest_mass):
-            l_s, h_s = pair_sums(th_dn[todo], th_up[todo], complement, *sh, t.mid, t.vd, t.vu, t.pl, t.ph,
-                                 p_lo, p_hi, q_lo, q_hi, t.hw, t.tau, t.sq, self.vmin, self.vabs)
-            lo[todo] += l_s
-            hi[todo] += h_s
-            extra = rest * b_tot
-            stop = extra <= SKIP_REL * lo[todo]
-            hi[todo[stop]] += extra
-            todo = todo[~stop]
-            if todo.size == 0:
-                break
-        n_add = len(self.shells) + 1  # the additions' rounding
-        lo = lo * (1 - 2 * n_add * EPS64)
-        hi = hi * (1 + 2 * n_add * EPS64)
+        pl, ph, p_lo, p_hi, q_lo, q_hi = t.tables(complement)
+        lo, hi = block_sums(th_dn, th_up, complement, self.per_tile, self.a_shell, self.tile_vd, self.tile_vu,
+                            self.blk_pl, self.blk_ph, self.a_vd, self.a_vu, self.a_pl, self.a_ph, self.a_ex, t.mid, t.vd, t.vu, pl, ph,
+                            p_lo, p_hi, q_lo, q_hi, t.hw, t.tau, t.sq, self.vmin, self.vabs, SKIP_REL)
+        lo = lo * (1 - 4 * EPS64)  # the unscaling's product
+        hi = hi * (1 + 4 * EPS64)
         scale = self.s_a + t.s
         with np.errstate(divide="ignore"):
             l_lo, l_hi = np.log(lo), np.log(hi)
