@@ -8,22 +8,25 @@ the Neumaier-compensated suffix tables (prefix tables for ``C``) of ``p⁻``, ``
 exponential rounded outward (``exp``'s ulp and its argument's roundings, counted as
 ``2·EPS64·(|arguments| + 2)`` relative).
 
-**Blocks** (:func:`block_sums`): A's atoms come in blocks (runs of one probability shell,
-sorted by value) with the value range ``[vd_b, vu_b]`` and the rounded-up sum ``P_b`` of the
-scaled upper probabilities of each.  ``D_B`` decreases and ``C_B`` increases in its argument,
-so a block adds at most ``P_b·D_B⁺(θ⁻ − vu_b)`` (resp. ``P_b·C_B⁺(θ⁺ − vd_b)``), with
+**Blocks** (:func:`block_sums`): A's atoms (sorted by value) come in tiles of consecutive
+ones, and each atom in a shell of probability; a block is one shell of one tile, with the
+tile's value range ``[vd_t, vu_t]`` and the rounded-up sum ``P_b`` of its scaled upper
+probabilities.  ``D_B`` decreases and ``C_B`` increases in its argument, so a block adds at
+most ``P_b·D_B⁺(θ⁻ − vu_t)`` (resp. ``P_b·C_B⁺(θ⁺ − vd_t)``), with
 
     D_B(x) ≤ Σ_{v ≥ x} p⁺ ≤ S_p⁺(first midpoint ≥ x − hw),
     C_B(x) ≤ Σ_{mid ≤ x + hw} p⁺ + e^{x − s_q}·Σ_{mid > x + hw} p⁺e^{s_q − v⁻}
 
 (an atom past ``x + hw`` has ``v⁻ > x``), both capped by B's total.  For each threshold the
-blocks are bucketed by the binary exponent of their bound (largest first); before each
-bucket, if the bounds of it and of every later bucket sum to at most ``skip_rel`` times the
-lower end so far, those blocks are left out and that sum is added to the upper end.
-Otherwise the bucket's atoms are summed exactly as :func:`~exactdp.kernels.atom_sums.pair_sums`
-sums them (the same terms, the same error bounds); the pointers into B's tables start at
-each block by a galloping search.  The result is a certified bracket with the left-out mass
-at most ``skip_rel`` of its lower end.
+blocks are bucketed by the binary exponent of their bound (largest first), and the buckets
+are summed down to the first whose bounds, with those of every later bucket, are at most
+``skip_rel`` times an estimate of the sum (then, should the lower end come out smaller,
+further buckets until they are at most ``skip_rel`` times the lower end).  In a tile, every
+shell up to the deepest one asked for is summed, its atoms in value order, each term exactly
+as :func:`~exactdp.kernels.atom_sums.pair_sums` sums it (the same terms, the same error
+bounds; B's indices from the cells of :func:`exactdp.kernels.enumeration.bucket_sort`).  The
+bounds of the shells left out are added to the upper end: a certified bracket whose left-out
+part is at most ``skip_rel`` of its lower end.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import math
 
 import numpy as np
 from exactdp.kernels.atom_sums import _delta_at
+from exactdp.kernels.enumeration import cell_of
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 from exactdp.kernels.units import EPS64
@@ -108,67 +112,33 @@ def half_tables(vd, vu, lp, le, s, sq, complement):
     return pl, ph, t_lo, t_hi, q_lo, q_hi
 
 
-@kernel("int64(float64[:], int64, float64)")
-def _seek(mid, j, t):
-    """The first index i with ``mid[i] ≥ t`` (n if none; mid ascending), galloping from j."""
-    n = mid.shape[0]
-    if j > n:
-        j = n
-    if j < 0:
-        j = 0
-    for _ in range(8):  # a few steps first: the answer is usually near j
-        if j < n and mid[j] < t:
-            j += 1
-        elif j > 0 and mid[j - 1] >= t:
-            j -= 1
-        else:
-            return j
-    if j < n and mid[j] < t:  # the answer is right of j
-        prev = j
-        step = 1
-        probe = j + 1
-        while probe < n and mid[probe] < t:
-            prev = probe
-            step *= 2
-            probe = j + step
-        lo = prev + 1
-        hi = probe if probe < n else n
-    else:  # the answer is at most j
-        prev = j
-        step = 1
-        probe = j - 1
-        while probe >= 0 and mid[probe] >= t:
-            prev = probe
-            step *= 2
-            probe = j - step
-        lo = probe + 1 if probe >= 0 else 0
-        hi = prev
-    while lo < hi:
-        m = (lo + hi) // 2
-        if mid[m] < t:
-            lo = m + 1
-        else:
-            hi = m
-    return lo
+@kernel("int64(float64[:], int64[:], float64, float64, float64)")
+def _rank(mid, cstart, g0, inv, x):
+    """The first index i with ``mid[i] ≥ x`` (n if none): only x's cell of the bucket table
+    ``cstart`` (:func:`exactdp.kernels.enumeration.bucket_sort`) is scanned."""
+    c = cell_of(x, g0, inv, cstart.shape[0] - 1)
+    j = cstart[c]
+    e = cstart[c + 1]
+    while j < e and mid[j] < x:
+        j += 1
+    return j
 
 
-_TERMS = "Tuple((float64, float64, float64, float64, int64, int64))(int64, int64, int64[:], int64, int64, " \
-    "boolean, float64, float64, float64, float64, " + "float64[:], " * 14 + "float64, float64, float64, float64, " \
-    "float64, float64, float64, float64, float64, float64, int64, int64)"
+_TERMS = "Tuple((float64, float64, float64, float64))(int64[:], int64, boolean, float64, float64, float64, float64, " \
+    + "float64[:], " * 6 + "int64[:], " + "float64[:], " * 8 + "float64, " * 11 + "float64)"
 
 
 @kernel(_TERMS)
-def _tile_terms(a0, a1, shell, s0, s1, complement, th_dn, th_up, e_th, e_tab, a_vd, a_vu, a_pl, a_ph, a_ex, mid, vd,
-                vu, pl, ph, p_lo, p_hi, q_lo, q_hi, hw, tau, sq, vmin, vabs, eta, s_lo, c_lo, s_hi, c_hi, j1, j2):
-    """Add the terms of A's atoms ``a0 .. a1`` of shells ``s0 < shell ≤ s1`` at one threshold
-    ``[th_dn, th_up]`` to the compensated sums ``(s_lo, c_lo)``, ``(s_hi, c_hi)``: each term
-    exactly as :func:`~exactdp.kernels.atom_sums.pair_sums` computes it; ``j1``, ``j2`` are
-    where the searches into B's tables start (−1: anywhere).  Returns the sums and the pointers."""
+def _block_terms(idx, m, complement, th_dn, th_up, e_th, e_tab, a_vd, a_vu, a_pl, a_ph, a_ex, mid, cstart, vd, vu, pl,
+                 ph, p_lo, p_hi, q_lo, q_hi, g0, inv, hw, tau, sq, vmin, vabs, eta, s_lo, c_lo, s_hi, c_hi):
+    """Add the terms of A's atoms ``idx[0 .. m]`` at one threshold ``[th_dn, th_up]`` to the
+    compensated sums ``(s_lo, c_lo)``, ``(s_hi, c_hi)``, each term exactly as
+    :func:`~exactdp.kernels.atom_sums.pair_sums` computes it (B's indices by :func:`_rank`)."""
     n = mid.shape[0]
     tab = 1.0 + eta + 8.0 * RU
-    for a in range(a0, a1):
-        sh = shell[a]
-        if sh <= s0 or sh > s1 or a_ph[a] == 0.0:
+    for r in range(m):
+        a = idx[r]
+        if a_ph[a] == 0.0:
             continue
         x_big = th_up - a_vd[a]
         rr = 2.0 * RU * (abs(th_up) + abs(a_vd[a]))
@@ -190,19 +160,17 @@ def _tile_terms(a0, a1, shell, s0, s1, complement, th_dn, th_up, e_th, e_tab, a_
                     t = 0.0 if end == 0 else p_hi[n] * math.exp(d) * (1.0 + eta + 16.0 * RU)
                 else:
                     ex = math.exp(arg)
-                    jj = _seek(mid, j1 if end == 0 else j2, x_e - hw)
+                    jj = _rank(mid, cstart, g0, inv, x_e - hw)
                     kk = jj
                     while kk < n and mid[kk] <= x_e + hw:
                         kk += 1
                     if end == 0:
-                        j1 = jj
                         t = (p_lo[jj] + ex * (1.0 - e_arg) * q_lo[kk]) * (1.0 - eta - 8.0 * RU)
                         for i in range(jj, kk):
                             d_dn = (x_e - vu[i]) - 2.0 * RU * (abs(x_e) + abs(vu[i]))
                             t += pl[i] * math.exp(min(0.0, d_dn)) * (1.0 - 8.0 * RU)
                         t = t * (1.0 - 2.0 * (kk - jj + 4.0) * RU)
                     else:
-                        j2 = jj
                         t = (p_hi[jj] + ex * (1.0 + e_arg) * q_hi[kk]) * tab
                         for i in range(jj, kk):
                             d_up = (x_e - vd[i]) + 2.0 * RU * (abs(x_e) + abs(vd[i]))
@@ -223,7 +191,7 @@ def _tile_terms(a0, a1, shell, s0, s1, complement, th_dn, th_up, e_th, e_tab, a_
                 t_lo = p_lo[0] * (-math.expm1(d)) * (1.0 - eta - 16.0 * RU)
                 t_hi = p_hi[0] * tab
             else:
-                j1 = _seek(mid, j1, x)
+                j1 = _rank(mid, cstart, g0, inv, x)
                 band = dx + 2.0 * hw
                 xb = x - band
                 j2 = j1  # xb ≤ x: the first midpoint ≥ xb is at or below j1
@@ -249,28 +217,30 @@ def _tile_terms(a0, a1, shell, s0, s1, complement, th_dn, th_up, e_th, e_tab, a_
             s_lo, c_lo = neumaier_add(s_lo, c_lo, a_pl[a] * t_lo * (1.0 - 2.0 * RU))
         if t_hi > 0.0:
             s_hi, c_hi = neumaier_add(s_hi, c_hi, a_ph[a] * t_hi * (1.0 + 2.0 * RU))
-    return s_lo, c_lo, s_hi, c_hi, j1, j2
+    return s_lo, c_lo, s_hi, c_hi
 
 
-_BLOCKS = "Tuple((float64[:], float64[:]))(float64[:], float64[:], boolean, int64, int64[:], " \
-    + "float64[:], " * 18 + "float64, float64, float64, float64, float64, float64)"
+_BLOCKS = "Tuple((float64[:], float64[:]))(float64[:], float64[:], boolean, int64, int64, uint8[:], " \
+    + "float64[:], " * 10 + "int64[:], " + "float64[:], " * 8 + "float64, " * 7 + "float64)"
 
 
 @kernel(_BLOCKS)
-def block_sums(th_dn, th_up, complement, per_tile, shell, tile_vd, tile_vu, blk_pl, blk_ph, a_vd, a_vu, a_pl,
-               a_ph, a_ex, mid, vd, vu, pl, ph, p_lo, p_hi, q_lo, q_hi, hw, tau, sq, vmin, vabs, skip_rel):
+def block_sums(th_dn, th_up, complement, per_tile, ns, shell, tile_vd, tile_vu, blk_pl, blk_ph, a_vd, a_vu, a_pl, a_ph,
+               a_ex, mid, cstart, vd, vu, pl, ph, p_lo, p_hi, q_lo, q_hi, g0, inv, hw, tau, sq, vmin, vabs, skip_rel):
     """Scaled ``(lo, hi)`` of ``Σ_a P(A = a)·D_B(θ − a)`` (``C_B``: ``complement``) for every θ
-    in ``[th_dn, th_up]``.  A's atoms (``a_*`` as in :func:`~exactdp.kernels.atom_sums.pair_sums`,
-    sorted by value) in tiles of ``per_tile`` (``tile_vd ≤ v⁻``, ``v⁺ ≤ tile_vu``); atom a in
-    probability shell ``shell[a]``; block ``(t, s)`` (flat index ``t·S + s``, S shells) holds
-    tile t's atoms of shell s, with rounded sums ``blk_pl ≤ Σ p⁻``, ``blk_ph ≥ Σ p⁺``.  B's
-    tables as in ``pair_sums`` (for D: suffix tables of p and q; for C: prefix tables of p,
-    suffix of q).  Blocks are left out as the module docstring says (``skip_rel``); in each
-    tile the shells summed are those up to the deepest one asked for, the atoms in value order."""
+    in ``[th_dn, th_up]``.
+
+    A's atoms (``a_*`` as in :func:`~exactdp.kernels.atom_sums.pair_sums`, sorted by value) in
+    tiles of ``per_tile`` consecutive ones (``tile_vd ≤ v⁻``, ``v⁺ ≤ tile_vu``), atom a in
+    probability shell ``shell[a] < ns ≤ 256``; block ``t·ns + s`` is tile t's shell s, with rounded
+    sums ``blk_pl ≤ Σ p⁻``, ``blk_ph ≥ Σ p⁺``.  B's atoms sorted by midpoint ``mid`` with the
+    cell starts ``cstart`` of :func:`exactdp.kernels.enumeration.bucket_sort` (``g0``, ``inv``)
+    and the tables of ``pair_sums`` (for D: suffix tables of p and q; for C: prefix tables of
+    p, suffix of q).  Blocks are left out as the module docstring says (``skip_rel`` in
+    ``[0, 1)``); in a tile, the shells summed are those up to the deepest one asked for."""
     nth = th_dn.shape[0]
-    ntile = tile_vd.shape[0]
     nb = blk_ph.shape[0]
-    ns = nb // ntile
+    ntile = tile_vd.shape[0]
     na = a_vd.shape[0]
     n = mid.shape[0]
     eta = 4.0 * RU + 4.0 * (n + 2.0) * RU * RU
@@ -283,12 +253,12 @@ def block_sums(th_dn, th_up, complement, per_tile, shell, tile_vd, tile_vu, blk_
     bound = np.empty(nb)
     bucket = np.empty(nb, dtype=np.int64)
     done = np.empty(ntile, dtype=np.int64)
+    idx = np.empty(per_tile, dtype=np.int64)
     for k in range(nth):
         # ---- each block's bound (its tile's table entry times its mass), and an estimate of
         # the sum from below (which only steers how many blocks are summed)
         top_e = -100000
         guess = 0.0
-        jt = -1
         for tl in range(ntile):
             if complement:
                 x = (th_up[k] - tile_vd[tl]) + 2.0 * RU * (abs(th_up[k]) + abs(tile_vd[tl]))  # ≥ θ − a
@@ -297,25 +267,23 @@ def block_sums(th_dn, th_up, complement, per_tile, shell, tile_vd, tile_vu, blk_
                     t = total
                 else:
                     xh = (x + hw) + 2.0 * RU * (abs(x) + hw)
-                    k1 = _seek(mid, jt, xh)
-                    jt = k1
+                    k1 = _rank(mid, cstart, g0, inv, xh)
                     while k1 < n and mid[k1] <= xh:
                         k1 += 1
                     e_arg = 2.0 * RU * (abs(x) + abs(sq)) + 4.0 * RU
                     t = min((p_hi[k1] + math.exp(arg) * (1.0 + e_arg) * q_hi[k1]) * tab, total)
                 # C_B at the tile's smallest θ − a, from below: the atoms whose midpoints lie below it
-                g = p_lo[_seek(mid, jt, th_dn[k] - tile_vu[tl] - hw)] * 0.5
+                g = p_lo[_rank(mid, cstart, g0, inv, th_dn[k] - tile_vu[tl] - hw)] * 0.5
             else:
                 x = (th_dn[k] - tile_vu[tl]) - 2.0 * RU * (abs(th_dn[k]) + abs(tile_vu[tl]))  # ≤ θ − a
                 xq = (x - hw) - 2.0 * RU * (abs(x) + hw)
-                jt = _seek(mid, jt, xq)
-                t = p_hi[jt] * tab
+                t = p_hi[_rank(mid, cstart, g0, inv, xq)] * tab
                 # D_B at the tile's largest θ − a, from below (roughly: p − e^{x−s_q}q at its index)
                 xl = th_up[k] - tile_vd[tl]
-                j = _seek(mid, jt, xl)
                 argl = xl - sq
                 g = 0.0
                 if -_MAX_EXP < argl < _MAX_EXP:
+                    j = _rank(mid, cstart, g0, inv, xl)
                     g = max(p_lo[j] - math.exp(argl) * q_lo[j], 0.0) * 0.5
             for b in range(tl * ns, tl * ns + ns):
                 # (a subnormal product's absolute rounding covered by the smallest subnormal)
@@ -357,27 +325,30 @@ def block_sums(th_dn, th_up, complement, per_tile, shell, tile_vd, tile_vu, blk_
         e_tab = 2.0 * RU * (abs(th_up[k]) + abs(sq) + 4.0)
         done[:] = -1
         while True:
-            j1 = -1
-            j2 = -1
             for tl in range(ntile):
                 w = done[tl]
                 for sh in range(ns - 1, w, -1):
                     if bucket[tl * ns + sh] < stop:
                         w = sh
                         break
-                if w > done[tl]:
-                    a1 = min((tl + 1) * per_tile, na)
-                    s_lo, c_lo, s_hi, c_hi, j1, j2 = _tile_terms(
-                        tl * per_tile, a1, shell, done[tl], w, complement, th_dn[k], th_up[k], e_th, e_tab, a_vd,
-                        a_vu, a_pl, a_ph, a_ex, mid, vd, vu, pl, ph, p_lo, p_hi, q_lo, q_hi, hw, tau, sq, vmin, vabs,
-                        eta, s_lo, c_lo, s_hi, c_hi, j1, j2)
+                if w > done[tl]:  # the tile's atoms of shells done < s ≤ w, in value order
+                    d = done[tl]
+                    m = 0
+                    for a in range(tl * per_tile, min(tl * per_tile + per_tile, na)):
+                        sa = np.int64(shell[a])
+                        idx[m] = a
+                        m += (sa > d) * (sa <= w)  # (no branch: the shells of a tile are mixed)
+                    s_lo, c_lo, s_hi, c_hi = _block_terms(
+                        idx, m, complement, th_dn[k], th_up[k], e_th, e_tab, a_vd, a_vu, a_pl, a_ph, a_ex, mid,
+                        cstart, vd, vu, pl, ph, p_lo, p_hi, q_lo, q_hi, g0, inv, hw, tau, sq, vmin, vabs, eta, s_lo,
+                        c_lo, s_hi, c_hi)
                     done[tl] = w
             cur = skip_rel * ((s_lo + c_lo) * (1.0 - eta_a - 2.0 * RU))
             if stop >= _BUCKETS or rem[stop] <= cur:
                 break
             while stop < _BUCKETS and rem[stop] > cur:
                 stop += 1
-        # every block not summed: its bound (in each tile, the shells deeper than the last summed)
+        # every block not summed (in each tile, the shells deeper than the last summed): its bound
         skipped = 0.0
         for tl in range(ntile):
             for sh in range(done[tl] + 1, ns):

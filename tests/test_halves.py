@@ -125,3 +125,24 @@ def test_eight_two_decimal_variances_inside_the_pld_sandwich():
     for p in acc.tradeoff(["0.01", "0.5"]):
         with mpmath.workdps(40):
             assert 0 <= p.lower <= p.upper and p.upper - p.lower <= REL * p.upper
+
+
+def test_batched_thresholds_and_complement_against_brute_force():
+    # one kernel call for a batch of thresholds (δ and 1 − δ), A's blocks left out by their
+    # bounds: every bracket holds the exact value and is at most 1e-9 relative wide
+    design = [("2.37", 1, 1), ("0.41", 1, 1), ("0.53", 2, 1), ("0.67", -1, 1)]
+    ref = BruteDesign(design, L=REF_DEPTH)
+    acc = _halves_accountant(_comp(design))
+    eps = [k / 8 for k in range(-8, 57, 9)]  # dyadic: each float is its exact value
+    lo_d, hi_d = acc.log_delta_at(eps, eps)
+    lo_c, hi_c = acc.log_complement_at(eps, eps)
+    with mpmath.workdps(60):
+        for k, e in enumerate(eps):
+            value, err = ref.delta(F(e))
+            d_lo, d_hi = mpmath.exp(lo_d[k]), mpmath.exp(hi_d[k])
+            assert d_lo <= value + err and value - err <= d_hi, (e, d_lo, d_hi, value)
+            if value > mpmath.mpf("1e-25"):
+                assert d_hi - d_lo <= REL * value, (e, float((d_hi - d_lo) / value))
+            c_lo, c_hi = mpmath.exp(lo_c[k]), mpmath.exp(hi_c[k])
+            assert c_lo <= 1 - value + err and 1 - value - err <= c_hi, (e, c_lo, c_hi, 1 - value)
+            assert c_hi - c_lo <= REL * (1 - value), (e, float((c_hi - c_lo) / (1 - value)))

@@ -122,7 +122,7 @@ def coarse_candidates(groups, depth: float = 1000.0) -> tuple:
 
 @dataclass(frozen=True)
 class CoarseAtoms:
-    """The joint atoms of the coarse part A, sorted by value.
+    """The joint atoms of the coarse part A, sorted by value (unless built with ``sort=False``).
 
     Attributes
     ----------
@@ -258,8 +258,10 @@ def group_pmf(g, depth: float) -> tuple:
     return result[0], result[1], result[2], lost[0]
 
 
-def coarse_atoms(coarse, depth: float = 1000.0, margin: float = 40.0) -> CoarseAtoms:
-    """The joint atoms of the coarse groups (see the module docstring), sorted by value.
+def coarse_atoms(coarse, depth: float = 1000.0, margin: float = 40.0, sort: bool = True) -> CoarseAtoms:
+    """The joint atoms of the coarse groups (see the module docstring), sorted by value (by
+    the midpoints of their enclosures; unsorted when ``sort`` is false, for a caller that
+    orders them its own way).
 
     Group entries and joint combinations below ``e^{−depth−margin}`` are pruned (their mass is
     at most their count times that, added to ``log_omitted``).  Values are float enclosures of the exact
@@ -285,6 +287,8 @@ def coarse_atoms(coarse, depth: float = 1000.0, margin: float = 40.0) -> CoarseA
                                                    np.ascontiguousarray(gle[keep]), float(cut))
         n_pruned = int(n_below) + n_cut
         log_omitted = log_add_up(log_omitted, log_deficit, (math.log(n_pruned) + cut) if n_pruned else -math.inf)
+    if not sort:
+        return CoarseAtoms(v_dn, v_up, lp, le, log_omitted, depth)
     order = stable_order(0.5 * (v_dn + v_up))
     return CoarseAtoms(v_dn[order], v_up[order], lp[order], le[order], log_omitted, depth)
 

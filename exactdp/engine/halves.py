@@ -9,8 +9,11 @@ into two halves ``W = A + B`` of a million atoms each, and
     δ(θ) = Σ_a P(A = a)·D_B(θ − a),   1 − δ(θ) = Σ_a P(A = a)·C_B(θ − a),
 
 with ``D_B``, ``C_B`` of B's atoms from sorted compensated prefix/suffix tables
-(:mod:`exactdp.engine.enumerated_rest`); A is sorted by value, so one pointer into B's table
-serves every a of a threshold: O(|A| + |B|) a threshold (:func:`exactdp.kernels.atom_sums.pair_sums`).
+(:func:`exactdp.kernels.half_sums.half_tables`).  All thresholds of a query are summed in one
+kernel call (:func:`exactdp.kernels.half_sums.block_sums`): A's atoms in blocks (a tile of
+values × a shell of probability), each block's contribution bounded from B's tables, the
+blocks taken largest bound first until the rest is below :data:`SKIP_REL` of the sum (their
+bounds added to the upper end), so a threshold costs about the atoms that matter to it.
 Both enumerations (:func:`exactdp.engine.coarse_split.coarse_atoms`) list the atoms above
 ``e^{−depth}`` (an ellipsoid, not the box of per-group truncations), with every probability
 a certified lower bound within its log error and the mass left out bounded: a pair with an
@@ -27,6 +30,7 @@ import numpy as np
 
 from exactdp.engine.coarse_split import ball_atom_count, coarse_atoms, group_atom_count
 from exactdp.engine.enumerated_rest import _LIMIT, _SPAN, TAU_RANGE, WINDOW_ATOMS, _scaled_exp
+from exactdp.kernels.enumeration import bucket_sort
 from exactdp.kernels.half_sums import block_sums, half_tables
 from exactdp.numerics.precision import EPS64
 
@@ -46,10 +50,10 @@ MAX_SPREAD = 1200.0
 DEEP_HALF_ATOMS = 6_000_000
 #: A's probability shells are this many nats wide (each cut into blocks of value-sorted atoms)
 SHELL_NATS = 2.0
-#: A's atoms are cut into about this many tiles of consecutive values (each of at least
-#: TILE_MIN atoms)
+#: A's atoms (in value order) are cut into at most this many tiles of about equal counts,
+#: each of at least TILE_ATOMS atoms
 TILES = 1024
-TILE_MIN = 32
+TILE_ATOMS = 512
 #: the omitted mass must be below this fraction of the lower end, else the next level; so
 #: must the bounds of A's blocks left out of a threshold's sum
 SKIP_REL = 1e-12
@@ -109,7 +113,8 @@ def _spread(groups, depth: float) -> float:
 
 
 class _BTables:
-    """B's atoms with the tables :func:`exactdp.kernels.half_sums.half_tables` builds (those of
+    """B's atoms sorted by midpoint (a bucket sort whose cells also serve the kernels'
+    searches) with the tables :func:`exactdp.kernels.half_sums.half_tables` builds (those of
     ``C`` on first use); scales chosen as :class:`exactdp.engine.enumerated_rest._Tables` does."""
 
     def __init__(self, at):
@@ -127,9 +132,12 @@ class _BTables:
         if not (abs(s) < _LIMIT and lo_sq <= hi_sq):
             raise OverflowError("the half's tables would leave the float range")
         self.s, self.sq = s, min(max(-lq_hi, lo_sq), hi_sq)
-        self.at = at
-        self.vd, self.vu = at.value_dn, at.value_up
-        self.mid = 0.5 * (self.vd + self.vu)  # the sort key of coarse_atoms
+        keys = 0.5 * (at.value_dn + at.value_up)
+        self.g0, self.inv, ncell = _cells(keys, keys.size)
+        order, self.cstart = bucket_sort(keys, self.g0, self.inv, ncell)
+        self.mid = keys[order]
+        self.vd, self.vu = at.value_dn[order], at.value_up[order]
+        self.lp, self.le = at.log_p[order], at.log_err[order]
         half = np.maximum(self.vu - self.mid, self.mid - self.vd)
         self.hw = float(np.max(half)) * (1 + 4 * EPS64) + 1e-300
         spread = float(self.mid[-1] - self.mid[0]) if self.mid.size > 1 else 1.0
@@ -139,26 +147,36 @@ class _BTables:
     def tables(self, complement: bool) -> tuple:
         """``(p⁻, p⁺, P⁻, P⁺, Q_lo, Q_hi)`` of :func:`~exactdp.kernels.half_sums.half_tables`."""
         if complement not in self._tables:
-            at = self.at
-            self._tables[complement] = half_tables(at.value_dn, at.value_up, at.log_p, at.log_err, self.s, self.sq,
-                                                   complement)
+            self._tables[complement] = half_tables(self.vd, self.vu, self.lp, self.le, self.s, self.sq, complement)
         return self._tables[complement]
 
 
+def _cells(keys: np.ndarray, ncell: int) -> tuple:
+    """``(g₀, inv, ncell)`` of a quantisation of ``keys`` into about ``ncell`` equal cells."""
+    ncell = max(int(ncell), 1)
+    g0, span = float(np.min(keys)), float(np.max(keys) - np.min(keys))
+    inv = ncell / span if span > 0 and math.isfinite(ncell / span) else 0.0
+    return g0, inv, ncell
+
+
 class _Level:
-    """Both halves enumerated to one depth: A's atoms in blocks, B's tables."""
+    """Both halves enumerated to one depth: A's atoms in blocks (a tile of values × a shell
+    of probability), B's sorted atoms and tables."""
 
     def __init__(self, a_groups, b_groups, depth: float):
-        at_a = coarse_atoms(a_groups, depth, margin=0.0)
-        at_b = coarse_atoms(b_groups, depth, margin=0.0)
+        at_a = coarse_atoms(a_groups, depth, margin=0.0, sort=True)
+        at_b = coarse_atoms(b_groups, depth, margin=0.0, sort=False)
         self.tab = _BTables(at_b)
         lp_lo, lp_hi = at_a.log_p - at_a.log_err, at_a.log_p + at_a.log_err
         self.s_a = -float(np.max(lp_hi))
         # A's atoms (sorted by value) in tiles of consecutive ones; each atom in a shell of
         # probability; a block is one shell of one tile
         na = at_a.size
-        self.per_tile = max(TILE_MIN, -(-na // TILES))
-        self.a_shell = np.ascontiguousarray(np.minimum((-self.s_a - lp_hi) / SHELL_NATS, 1000.0).astype(np.int64))
+        ntile = min(TILES, max(1, na // TILE_ATOMS))
+        self.per_tile = -(-na // ntile)
+        ntile = -(-na // self.per_tile)
+        self.shell = np.minimum((-self.s_a - lp_hi) / SHELL_NATS, 255.0).astype(np.uint8)
+        self.ns = int(np.max(self.shell)) + 1
         self.a_vd, self.a_vu = at_a.value_dn, at_a.value_up
         self.a_pl = _scaled_exp(lp_lo + self.s_a, up=False)
         self.a_ph = _scaled_exp(lp_hi + self.s_a, up=True)
@@ -167,10 +185,9 @@ class _Level:
         t_first = np.arange(0, na, self.per_tile)
         self.tile_vd = np.minimum.reduceat(self.a_vd, t_first)
         self.tile_vu = np.maximum.reduceat(self.a_vu, t_first)
-        ns = int(np.max(self.a_shell)) + 1
-        blk = (np.arange(na) // self.per_tile) * ns + self.a_shell
+        blk = (np.arange(na) // self.per_tile) * self.ns + self.shell.astype(np.int64)
         # each block's sums of p⁻ (rounded down) and of p⁺ (up): float sums of ≤ per_tile terms
-        nb = t_first.size * ns
+        nb = ntile * self.ns
         self.blk_pl = np.bincount(blk, weights=self.a_pl, minlength=nb) * (1 - 2 * (self.per_tile + 1) * EPS64)
         self.blk_ph = np.bincount(blk, weights=self.a_ph, minlength=nb) * (1 + 2 * (self.per_tile + 1) * EPS64)
         t = self.tab
@@ -182,9 +199,10 @@ class _Level:
     def sums(self, th_dn, th_up, complement: bool) -> tuple:
         t = self.tab
         pl, ph, p_lo, p_hi, q_lo, q_hi = t.tables(complement)
-        lo, hi = block_sums(th_dn, th_up, complement, self.per_tile, self.a_shell, self.tile_vd, self.tile_vu,
-                            self.blk_pl, self.blk_ph, self.a_vd, self.a_vu, self.a_pl, self.a_ph, self.a_ex, t.mid, t.vd, t.vu, pl, ph,
-                            p_lo, p_hi, q_lo, q_hi, t.hw, t.tau, t.sq, self.vmin, self.vabs, SKIP_REL)
+        lo, hi = block_sums(th_dn, th_up, complement, self.per_tile, self.ns, self.shell, self.tile_vd, self.tile_vu,
+                            self.blk_pl, self.blk_ph, self.a_vd, self.a_vu, self.a_pl, self.a_ph, self.a_ex, t.mid,
+                            t.cstart, t.vd, t.vu, pl, ph, p_lo, p_hi, q_lo, q_hi, t.g0, t.inv, t.hw, t.tau, t.sq,
+                            self.vmin, self.vabs, SKIP_REL)
         lo = lo * (1 - 4 * EPS64)  # the unscaling's product
         hi = hi * (1 + 4 * EPS64)
         scale = self.s_a + t.s
