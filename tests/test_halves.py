@@ -146,3 +146,20 @@ def test_batched_thresholds_and_complement_against_brute_force():
             c_lo, c_hi = mpmath.exp(lo_c[k]), mpmath.exp(hi_c[k])
             assert c_lo <= 1 - value + err and 1 - value - err <= c_hi, (e, c_lo, c_hi, 1 - value)
             assert c_hi - c_lo <= REL * (1 - value), (e, float((c_hi - c_lo) / (1 - value)))
+
+
+def test_stable_order_is_numpys_stable_argsort():
+    # the quantised int64 sort plus the repair of its ties must give exactly NumPy's stable
+    # argsort (the order coarse_atoms lists its atoms in), ties, ±0 and repeats included
+    import numpy as np
+
+    from exactdp.engine.coarse_split import stable_order
+
+    rng = np.random.default_rng(20261207)
+    x = rng.normal(size=50_000)
+    x[::7] = x[3]
+    x[::11] = 0.0
+    x[5::13] = -0.0
+    for keys in (x, np.round(rng.normal(size=20_000), 2), np.array([1.0]), np.array([2.0, 2.0, 2.0]),
+                 np.linspace(0.0, 1e-300, 1000)):
+        assert np.array_equal(stable_order(keys), np.argsort(keys, kind="stable"))
