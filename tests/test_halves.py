@@ -125,3 +125,41 @@ def test_eight_two_decimal_variances_inside_the_pld_sandwich():
     for p in acc.tradeoff(["0.01", "0.5"]):
         with mpmath.workdps(40):
             assert 0 <= p.lower <= p.upper and p.upper - p.lower <= REL * p.upper
+
+
+def test_batched_thresholds_and_complement_against_brute_force():
+    # one kernel call for a batch of thresholds (δ and 1 − δ), A's blocks left out by their
+    # bounds: every bracket holds the exact value and is at most 1e-9 relative wide
+    design = [("2.37", 1, 1), ("0.41", 1, 1), ("0.53", 2, 1), ("0.67", -1, 1)]
+    ref = BruteDesign(design, L=REF_DEPTH)
+    acc = _halves_accountant(_comp(design))
+    eps = [k / 8 for k in range(-8, 57, 9)]  # dyadic: each float is its exact value
+    lo_d, hi_d = acc.log_delta_at(eps, eps)
+    lo_c, hi_c = acc.log_complement_at(eps, eps)
+    with mpmath.workdps(60):
+        for k, e in enumerate(eps):
+            value, err = ref.delta(F(e))
+            d_lo, d_hi = mpmath.exp(lo_d[k]), mpmath.exp(hi_d[k])
+            assert d_lo <= value + err and value - err <= d_hi, (e, d_lo, d_hi, value)
+            if value > mpmath.mpf("1e-25"):
+                assert d_hi - d_lo <= REL * value, (e, float((d_hi - d_lo) / value))
+            c_lo, c_hi = mpmath.exp(lo_c[k]), mpmath.exp(hi_c[k])
+            assert c_lo <= 1 - value + err and 1 - value - err <= c_hi, (e, c_lo, c_hi, 1 - value)
+            assert c_hi - c_lo <= REL * (1 - value), (e, float((c_hi - c_lo) / (1 - value)))
+
+
+def test_stable_order_is_numpys_stable_argsort():
+    # the quantised int64 sort plus the repair of its ties must give exactly NumPy's stable
+    # argsort (the order coarse_atoms lists its atoms in), ties, ±0 and repeats included
+    import numpy as np
+
+    from exactdp.engine.coarse_split import stable_order
+
+    rng = np.random.default_rng(20261207)
+    x = rng.normal(size=50_000)
+    x[::7] = x[3]
+    x[::11] = 0.0
+    x[5::13] = -0.0
+    for keys in (x, np.round(rng.normal(size=20_000), 2), np.array([1.0]), np.array([2.0, 2.0, 2.0]),
+                 np.linspace(0.0, 1e-300, 1000)):
+        assert np.array_equal(stable_order(keys), np.argsort(keys, kind="stable"))

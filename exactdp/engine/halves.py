@@ -9,8 +9,11 @@ into two halves ``W = A + B`` of a million atoms each, and
     δ(θ) = Σ_a P(A = a)·D_B(θ − a),   1 − δ(θ) = Σ_a P(A = a)·C_B(θ − a),
 
 with ``D_B``, ``C_B`` of B's atoms from sorted compensated prefix/suffix tables
-(:mod:`exactdp.engine.enumerated_rest`); A is sorted by value, so one pointer into B's table
-serves every a of a threshold: O(|A| + |B|) a threshold (:func:`exactdp.kernels.atom_sums.pair_sums`).
+(:func:`exactdp.kernels.half_sums.half_tables`).  All thresholds of a query are summed in one
+kernel call (:func:`exactdp.kernels.half_sums.block_sums`): A's atoms in blocks (a tile of
+values × a shell of probability), each block's contribution bounded from B's tables, the
+blocks taken largest bound first until the rest is below :data:`SKIP_REL` of the sum (their
+bounds added to the upper end), so a threshold costs about the atoms that matter to it.
 Both enumerations (:func:`exactdp.engine.coarse_split.coarse_atoms`) list the atoms above
 ``e^{−depth}`` (an ellipsoid, not the box of per-group truncations), with every probability
 a certified lower bound within its log error and the mass left out bounded: a pair with an
@@ -26,8 +29,9 @@ import math
 import numpy as np
 
 from exactdp.engine.coarse_split import ball_atom_count, coarse_atoms, group_atom_count
-from exactdp.engine.enumerated_rest import _scaled_exp, _Tables
-from exactdp.kernels.atom_sums import pair_sums
+from exactdp.engine.enumerated_rest import _LIMIT, _SPAN, TAU_RANGE, WINDOW_ATOMS, _scaled_exp
+from exactdp.kernels.enumeration import bucket_sort
+from exactdp.kernels.half_sums import block_sums, half_tables
 from exactdp.numerics.precision import EPS64
 
 __all__ = ["HalvesProfile", "halves_fit", "split_halves", "DEPTHS", "HALF_ATOMS"]
@@ -44,9 +48,14 @@ PAIR_WORK = 80_000_000
 MAX_SPREAD = 1200.0
 #: a deeper level is built only when each half has at most this many atoms
 DEEP_HALF_ATOMS = 6_000_000
-#: A's shells: atoms within these many nats of the most probable one, then the rest
-SHELLS = (36.0, 50.0, 64.0, 78.0)
-#: the omitted mass must be below this fraction of the lower end, else the next level
+#: A's probability shells are this many nats wide (each cut into blocks of value-sorted atoms)
+SHELL_NATS = 2.0
+#: A's atoms (in value order) are cut into at most this many tiles of about equal counts,
+#: each of at least TILE_ATOMS atoms
+TILES = 1024
+TILE_ATOMS = 512
+#: the omitted mass must be below this fraction of the lower end, else the next level; so
+#: must the bounds of A's blocks left out of a threshold's sum
 SKIP_REL = 1e-12
 
 
@@ -103,67 +112,99 @@ def _spread(groups, depth: float) -> float:
     return sum(2 * float(g.weight) * (math.sqrt(2 * g.count * float(g.sigma2) * depth) + 2) for g in groups)
 
 
+class _BTables:
+    """B's atoms sorted by midpoint (a bucket sort whose cells also serve the kernels'
+    searches) with the tables :func:`exactdp.kernels.half_sums.half_tables` builds (those of
+    ``C`` on first use); scales chosen as :class:`exactdp.engine.enumerated_rest._Tables` does."""
+
+    def __init__(self, at):
+        if at.size == 0:
+            raise OverflowError("an empty half")
+        lp_lo, lp_hi = at.log_p - at.log_err, at.log_p + at.log_err
+        top, bottom = float(np.max(lp_hi)), float(np.min(lp_lo))
+        if top - bottom > _SPAN:
+            raise OverflowError("the half's logs span more than the float range")
+        s = -0.5 * (top + bottom) if top - bottom > 600 else -top
+        lq_hi, lq_lo = float(np.max(lp_hi + s - at.value_dn)), float(np.min(lp_lo + s - at.value_up))
+        v_lo, v_hi = float(np.min(at.value_dn)), float(np.max(at.value_up))
+        lo_sq = max(v_hi - _LIMIT, -_LIMIT - lq_lo)
+        hi_sq = min(v_lo + _LIMIT, _LIMIT - lq_hi)
+        if not (abs(s) < _LIMIT and lo_sq <= hi_sq):
+            raise OverflowError("the half's tables would leave the float range")
+        self.s, self.sq = s, min(max(-lq_hi, lo_sq), hi_sq)
+        keys = 0.5 * (at.value_dn + at.value_up)
+        self.g0, self.inv, ncell = _cells(keys, keys.size)
+        order, self.cstart = bucket_sort(keys, self.g0, self.inv, ncell)
+        self.mid = keys[order]
+        self.vd, self.vu = at.value_dn[order], at.value_up[order]
+        self.lp, self.le = at.log_p[order], at.log_err[order]
+        half = np.maximum(self.vu - self.mid, self.mid - self.vd)
+        self.hw = float(np.max(half)) * (1 + 4 * EPS64) + 1e-300
+        spread = float(self.mid[-1] - self.mid[0]) if self.mid.size > 1 else 1.0
+        self.tau = min(max(WINDOW_ATOMS * spread / self.mid.size, TAU_RANGE[0]), TAU_RANGE[1])
+        self._tables: dict = {}
+
+    def tables(self, complement: bool) -> tuple:
+        """``(p⁻, p⁺, P⁻, P⁺, Q_lo, Q_hi)`` of :func:`~exactdp.kernels.half_sums.half_tables`."""
+        if complement not in self._tables:
+            self._tables[complement] = half_tables(self.vd, self.vu, self.lp, self.le, self.s, self.sq, complement)
+        return self._tables[complement]
+
+
+def _cells(keys: np.ndarray, ncell: int) -> tuple:
+    """``(g₀, inv, ncell)`` of a quantisation of ``keys`` into about ``ncell`` equal cells."""
+    ncell = max(int(ncell), 1)
+    g0, span = float(np.min(keys)), float(np.max(keys) - np.min(keys))
+    inv = ncell / span if span > 0 and math.isfinite(ncell / span) else 0.0
+    return g0, inv, ncell
+
+
 class _Level:
-    """Both halves enumerated to one depth: A's scaled atoms and B's tables."""
+    """Both halves enumerated to one depth: A's atoms in blocks (a tile of values × a shell
+    of probability), B's sorted atoms and tables."""
 
     def __init__(self, a_groups, b_groups, depth: float):
-        at_a = coarse_atoms(a_groups, depth, margin=0.0)
-        at_b = coarse_atoms(b_groups, depth, margin=0.0)
-        tab = _Tables.build(at_b)
-        if tab is None:
-            raise OverflowError("the half's logs span more than the float range")
-        self.tab = tab
+        at_a = coarse_atoms(a_groups, depth, margin=0.0, sort=True)
+        at_b = coarse_atoms(b_groups, depth, margin=0.0, sort=False)
+        self.tab = _BTables(at_b)
         lp_lo, lp_hi = at_a.log_p - at_a.log_err, at_a.log_p + at_a.log_err
         self.s_a = -float(np.max(lp_hi))
-        # A's atoms in shells of probability (each sorted by value): a threshold whose lower end
-        # dwarfs the mass of the shells below stops there, that mass added to its upper end
-        below = -self.s_a - lp_hi
-        shell = np.searchsorted(np.array(SHELLS), below, side="right")
-        self.shells = []
-        for k in range(len(SHELLS) + 1):
-            idx = np.flatnonzero(shell == k)
-            if idx.size == 0:
-                continue
-            vd, vu = at_a.value_dn[idx], at_a.value_up[idx]
-            with np.errstate(over="ignore", under="ignore"):
-                ex = np.where(np.abs(vd) < 700.0, np.exp(-vd), 0.0)
-            self.shells.append((np.ascontiguousarray(vd), np.ascontiguousarray(vu),
-                                _scaled_exp(lp_lo[idx] + self.s_a, up=False),
-                                _scaled_exp(lp_hi[idx] + self.s_a, up=True), np.ascontiguousarray(ex)))
-        # the (scaled) mass of the shells after each one, rounded up
-        masses = [float(np.sum(sh[3])) * (1 + 2 * (sh[3].size + 1) * EPS64) for sh in self.shells]  # γ_n
-        self.rest_mass = [sum(masses[k + 1:]) * (1 + 1e-12) for k in range(len(self.shells))]
-        self.vmin = float(np.min(at_b.value_dn))
-        self.vabs = float(max(abs(self.vmin), abs(float(np.max(at_b.value_up)))))
+        # A's atoms (sorted by value) in tiles of consecutive ones; each atom in a shell of
+        # probability; a block is one shell of one tile
+        na = at_a.size
+        ntile = min(TILES, max(1, na // TILE_ATOMS))
+        self.per_tile = -(-na // ntile)
+        ntile = -(-na // self.per_tile)
+        self.shell = np.minimum((-self.s_a - lp_hi) / SHELL_NATS, 255.0).astype(np.uint8)
+        self.ns = int(np.max(self.shell)) + 1
+        self.a_vd, self.a_vu = at_a.value_dn, at_a.value_up
+        self.a_pl = _scaled_exp(lp_lo + self.s_a, up=False)
+        self.a_ph = _scaled_exp(lp_hi + self.s_a, up=True)
+        with np.errstate(over="ignore", under="ignore"):
+            self.a_ex = np.where(np.abs(self.a_vd) < 700.0, np.exp(-self.a_vd), 0.0)
+        t_first = np.arange(0, na, self.per_tile)
+        self.tile_vd = np.minimum.reduceat(self.a_vd, t_first)
+        self.tile_vu = np.maximum.reduceat(self.a_vu, t_first)
+        blk = (np.arange(na) // self.per_tile) * self.ns + self.shell.astype(np.int64)
+        # each block's sums of p⁻ (rounded down) and of p⁺ (up): float sums of ≤ per_tile terms
+        nb = ntile * self.ns
+        self.blk_pl = np.bincount(blk, weights=self.a_pl, minlength=nb) * (1 - 2 * (self.per_tile + 1) * EPS64)
+        self.blk_ph = np.bincount(blk, weights=self.a_ph, minlength=nb) * (1 + 2 * (self.per_tile + 1) * EPS64)
+        t = self.tab
+        self.vmin = float(np.min(t.vd))
+        self.vabs = float(max(abs(self.vmin), abs(float(np.max(t.vu)))))
         self.log_omitted = float(np.logaddexp(at_a.log_omitted, at_b.log_omitted)) + 1e-12
         self.size = (at_a.size, at_b.size)
 
     def sums(self, th_dn, th_up, complement: bool) -> tuple:
         t = self.tab
-        if complement:
-            p_lo, p_hi, q_lo, q_hi = t.pre_pl, t.pre_ph, t.suf_qc, t.suf_qd
-            b_tot = float(t.pre_ph[-1])
-        else:
-            p_lo, p_hi, q_lo, q_hi = t.suf_pl, t.suf_ph, t.suf_qa, t.suf_qb
-            b_tot = float(t.suf_ph[0])
-        b_tot *= 1 + 1e-12  # ≥ D_B and C_B everywhere (scaled)
-        lo = np.zeros(th_dn.size)
-        hi = np.zeros(th_dn.size)
-        todo = np.arange(th_dn.size)
-        for sh, rest in zip(self.shells, self.rest_mass):
-            l_s, h_s = pair_sums(th_dn[todo], th_up[todo], complement, *sh, t.mid, t.vd, t.vu, t.pl, t.ph,
-                                 p_lo, p_hi, q_lo, q_hi, t.hw, t.tau, t.sq, self.vmin, self.vabs)
-            lo[todo] += l_s
-            hi[todo] += h_s
-            extra = rest * b_tot
-            stop = extra <= SKIP_REL * lo[todo]
-            hi[todo[stop]] += extra
-            todo = todo[~stop]
-            if todo.size == 0:
-                break
-        n_add = len(self.shells) + 1  # the additions' rounding
-        lo = lo * (1 - 2 * n_add * EPS64)
-        hi = hi * (1 + 2 * n_add * EPS64)
+        pl, ph, p_lo, p_hi, q_lo, q_hi = t.tables(complement)
+        lo, hi = block_sums(th_dn, th_up, complement, self.per_tile, self.ns, self.shell, self.tile_vd, self.tile_vu,
+                            self.blk_pl, self.blk_ph, self.a_vd, self.a_vu, self.a_pl, self.a_ph, self.a_ex, t.mid,
+                            t.cstart, t.vd, t.vu, pl, ph, p_lo, p_hi, q_lo, q_hi, t.g0, t.inv, t.hw, t.tau, t.sq,
+                            self.vmin, self.vabs, SKIP_REL)
+        lo = lo * (1 - 4 * EPS64)  # the unscaling's product
+        hi = hi * (1 + 4 * EPS64)
         scale = self.s_a + t.s
         with np.errstate(divide="ignore"):
             l_lo, l_hi = np.log(lo), np.log(hi)
