@@ -36,7 +36,7 @@ import numpy as np
 from exactdp.engine.atoms import GroupPMF, SetCGF, window
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.quadrature import TailValue, WeightedQuery, certified
-from exactdp.engine.tilt import HUGE_MU, exact_saddle, log_as_value, mp_bits_for
+from exactdp.engine.tilt import HUGE_MU, exact_saddle, log_as_value, log_mgf_parts, mp_bits_for
 from exactdp.kernels.dgauss import tilted_moments
 from exactdp.kernels.tilted import saddle_point
 from exactdp.numerics.precision import EPS64, to_mpf
@@ -44,6 +44,10 @@ from exactdp.numerics.precision import EPS64, to_mpf
 __all__ = ["fine_sublattice", "atoms_estimate", "ConditionedTails"]
 
 MAX_ATOMS = 100_000
+#: the most fine sub-values kept (cleared beyond)
+CACHE_MAX = 200_000
+#: a truncation bound (relative) by the float sub-Gaussian bounds is taken when at most this
+TRUNC_FAST = 1e-16
 #: an edge atom of the box is kept while its probability is above e^{−EDGE}·estimate
 EDGE = 58.0
 
@@ -140,6 +144,18 @@ class ConditionedTails:
             idx = [h for h in range(G) if h != g]
             self.rest.append(SetCGF([lattice.weights[h] for h in idx], [lattice.counts[h] for h in idx],
                                     [lattice.sigma2[h] for h in idx]))
+        # per coarse group, its rest R_g's sub-Gaussian variance proxy V_{R_g} (Canonne–Kamath–
+        # Steinke: P(R_g ≥ x) ≤ e^{−x²/(2V)}, a certified bound; rounded up here by a margin)
+        # and its true variance (float; the box's pre-growth heuristic only)
+        var = [int(lattice.counts[h]) * float(lattice.weights[h]) ** 2 * tilted_moments(0.0, float(lattice.sigma2[h]))[1]
+               for h in range(G)]
+        self._v_rest = [float(self.full.vq - int(lattice.counts[g]) * int(lattice.weights[g]) ** 2
+                              * Fraction(lattice.sigma2[g])) * (1 + 1e-12) for g in self.coarse]
+        self._var_rest = [max(sum(var) - var[g], 0.0) for g in self.coarse]
+        #: the fine sub-values, by key (an int threshold or a WeightedQuery): each is a
+        #: deterministic function of its key, so they are kept across calls
+        self._cache: dict = {}
+        self._mgf: dict = {}  # β → K(β) of the fine part, split (:meth:`_far_left`)
         self.nodes_kept = sub.nodes_kept if sub is not None else 0
         self.n_nodes = sub.n_nodes if sub is not None else 0
         self.method = "conditioned-quadrature" if sub is not None else "enumeration"
@@ -149,8 +165,154 @@ class ConditionedTails:
         return self.weighted([WeightedQuery(int(s), -math.inf, 0.0, 1.0) for s in thresholds])
 
     def weighted(self, queries):
-        """List of TailValue for WeightedQuery's (tails when x0 = −inf)."""
-        return [self._one(q) for q in queries]
+        """List of TailValue for WeightedQuery's (tails when x0 = −inf).
+
+        Every query's box is set up first (:meth:`_prepare`) and the fine sub-values of all
+        their atoms are asked of the sub-engine in one batch (one call for tails, one for
+        hockey-stick sums); each value is then summed and certified on its own."""
+        queries = list(queries)
+        if len(self._cache) > CACHE_MAX:
+            self._cache.clear()
+        preps = [self._prepare(q) for q in queries]
+        if self.sub is not None:
+            self._prefetch(queries, preps)
+        return [self._one(q, prep) for q, prep in zip(queries, preps)]
+
+    # ------------------------------------------------------------------ batching
+    def _prepare(self, q: WeightedQuery):
+        """``(λ, box)`` of one query: the tilt and the initial box (:meth:`_box`), each side
+        grown while its layer's float bound ``log P(T_g = t) − (s − A_g t)₊²/(2V_{R_g})``
+        (a Gaussian guess with R_g's true variance) is within EDGE of the largest layer's; None where the box cannot be set up (the query then fails in
+        :meth:`_one`).  Only the box depends on this — never a value's certification:
+        :meth:`_one` grows it further by the certified criterion and bounds what is left."""
+        s = q.threshold
+        try:
+            lamq = self.full.lam_for(s)
+            box = self._box(lamq)
+            for i, (a, grp, vr) in enumerate(zip(self.A, self.groups, self._var_rest)):
+                def layer(t, a=a, grp=grp, vr=vr):
+                    x = float(s - a * t)
+                    if x <= 0:
+                        return float(grp.logp(t)[0])
+                    return float(grp.logp(t)[0]) - (x * x / (2 * vr) if vr > 0 else math.inf)
+
+                top = max(layer(t) for t in range(box[i][0], box[i][1] + 1))
+                for side in (0, 1):
+                    while True:
+                        t = box[i][1] + 1 if side else box[i][0] - 1
+                        if layer(t) < top - EDGE or (box[i][1] - box[i][0]) > 4 * MAX_ATOMS ** 0.5:
+                            break
+                        box[i][side] = t
+            if math.prod(hi - lo + 1 for lo, hi in box) > MAX_ATOMS:
+                return None
+        except (ArithmeticError, OverflowError, ValueError):
+            return None
+        return lamq, box
+
+    def _prefetch(self, queries, preps) -> None:
+        """The fine sub-values of every atom of every prepared box not yet cached, in one
+        sub-engine call per kind (tails, hockey-stick sums)."""
+        tails, hockey = [], []
+        for q, prep in zip(queries, preps):
+            if prep is None:
+                continue
+            ranges = [range(lo, hi + 1) for lo, hi in prep[1]]
+            vs = [0]
+            for a, rg in zip(self.A, ranges):
+                vs = [v + a * t for v in vs for t in rg]
+            for k in self._keys(q, vs):
+                if k not in self._cache:
+                    (tails if isinstance(k, int) else hockey).append(k)
+        self._fill(list(dict.fromkeys(tails)), list(dict.fromkeys(hockey)))
+
+    def _keys(self, q, values) -> list:
+        """The fine sub-query of each coarse atom value v: the tail at ``⌈(s − v)/d⌉``, or the
+        hockey-stick sum there with the atom's exact offset."""
+        s, d = q.threshold, self.d
+        keys = []
+        for v in values:
+            u = int(-((-(s - v)) // d))  # ⌈(s − v)/d⌉
+            if q.x0 == -math.inf:
+                keys.append(u)
+            else:
+                rc = v + d * u - s  # ∈ [0, d)
+                keys.append(WeightedQuery(u, q.x0 - q.beta * rc, q.x1 + q.beta * (d - 1 - rc), q.beta * d))
+        return keys
+
+    def _fill(self, tails, hockey) -> None:
+        """Ask the sub-engine for the keys (not cached) and keep the values; hockey-stick
+        sums far left of the fine centre by :meth:`_far_left` (float64), from the fine tails
+        they need, asked in the same call as the others."""
+        far = [q for q in hockey if self._is_far_left(q)]
+        if far:
+            tails = list(dict.fromkeys(tails + [1 - q.threshold for q in far if 1 - q.threshold not in self._cache]))
+        if tails:
+            self._cache.update(zip(tails, self.sub.tails(tails, strict=False)))
+        for q in far:
+            tv = self._far_left(q, self._cache[1 - q.threshold])
+            if tv is not None:
+                self._cache[q] = tv
+        hockey = [q for q in hockey if q not in self._cache] if far else hockey
+        if hockey:
+            self._cache.update(zip(hockey, self.sub.weighted(hockey, strict=False)))
+
+    def _is_far_left(self, q: WeightedQuery) -> bool:
+        """Whether the fine hockey-stick sum q is far left: ``1 − k ≥ max(10 sd, βV')``."""
+        v = self._v_sub
+        return 1 - q.threshold >= max(10 * math.sqrt(v), q.beta * v)
+
+    @property
+    def _v_sub(self) -> float:
+        """The fine sub-lattice's variance proxy V' (float, rounded up)."""
+        if self._v_sub_f is None:
+            self._v_sub_f = float(self.vq_fine / (self.d * self.d)) * (1 + 1e-12)
+        return self._v_sub_f
+
+    _v_sub_f: float | None = None
+
+    def _far_left(self, q: WeightedQuery, tl: TailValue) -> TailValue | None:
+        """A far-left fine hockey-stick sum in float64 (the identity of
+        :meth:`exactdp.engine.tails.TailEngine._far_left`, there in multiprecision):
+
+            Σ_{t≥k} P(T=t)(1 − e^{x0 − β(t−k)}) = −expm1(y) − P(T ≥ 1 − k) + r,
+            y = x0 + βk + K(β),   0 ≤ r ≤ e^{x0 + β − (1 − k)²/(2V')},
+
+        given the certified fine tail ``tl = P(T ≥ 1 − k)``; K(β) split exactly (exact part,
+        κ and its bound, :func:`exactdp.engine.tilt.log_mgf_parts`, kept per β).  Every float
+        operation's rounding is charged to the bound; None where y is not certainly negative
+        or the estimate not positive (the sub-engine then answers)."""
+        if not certified(tl, self.sub.rel_tol):
+            return None
+        k = q.threshold
+        kp = self._mgf.get(q.beta)
+        if kp is None:
+            lat = self.sub.lattice
+            bq = Fraction(q.beta)
+            exact, kappa, kerr = log_mgf_parts(lat.weights, lat.counts, [Fraction(x) for x in lat.sigma2], bq)
+            kp = self._mgf[q.beta] = (bq, float(exact), abs(float(exact)), float(kappa), float(kerr))
+        bq, ex, aex, ka, kerr = kp
+        bk = float(bq * k)
+        y = ((q.x0 + bk) + ex) + ka
+        # roundings: x0 (u|x0|, as the multiprecision twin charges), β·k and the exact part
+        # (u each, converted), κ (≤ u|κ| + its bound), three additions (u·|partial sum| each)
+        dy = 8 * EPS64 * (abs(q.x0) + abs(bk) + aex + abs(ka) + abs(y) + 1) + kerr + 1e-30 * abs(y)
+        if not y + dy < 0:
+            return None
+        main = -math.expm1(y)
+        main_err = math.exp(y + dy) * dy + 4 * EPS64 * main  # |d(−expm1)/dy| ≤ e^{y+dy}; expm1's rounding
+        lt = float(tl.log_value)
+        pt = math.exp(lt)
+        pt_err = pt * (tl.rel_error + 4 * EPS64 * (1 + abs(lt)))
+        er = q.x0 + q.beta - float(1 - k) ** 2 / (2 * self._v_sub)
+        rb = math.exp(er + 1e-12 * (1 + abs(er)))
+        est = main - pt + rb / 2
+        if not est > 0:
+            return None
+        err = main_err + pt_err + rb / 2 + 4 * EPS64 * (main + pt + rb)
+        rel = err / est * (1 + 1e-6)
+        lv = math.log(est)
+        rel += 4 * EPS64 * (1 + abs(lv))
+        return TailValue(k, lv, rel, self.sub.method + "+far-left", self.nodes_kept, self.n_nodes, 0.0)
 
     # ------------------------------------------------------------------ one value
     def _box(self, lamq: Fraction):
@@ -166,16 +328,15 @@ class ConditionedTails:
             out.append([c + int(math.floor(grp.m * mean - w)), c + int(math.ceil(grp.m * mean + w))])
         return out
 
-    def _one(self, q: WeightedQuery) -> TailValue:
+    def _one(self, q: WeightedQuery, prep=None) -> TailValue:
         s = q.threshold
-        lamq = self.full.lam_for(s)
+        lamq = prep[0] if prep is not None else self.full.lam_for(s)
         lam = float(lamq)
         fail = TailValue(s, -math.inf, math.inf, self.method, self.nodes_kept, self.n_nodes, lam)
         try:
-            box = self._box(lamq)
-            sub_cache: dict = {}
+            box = [list(b) for b in prep[1]] if prep is not None else self._box(lamq)
             for _ in range(6):
-                res = self._sum(q, box, sub_cache)
+                res = self._sum(q, box)
                 if res is None:
                     return fail
                 log_est, rel, bad = res
@@ -185,7 +346,13 @@ class ConditionedTails:
                         while True:  # layer T_g = t: ≤ P(T_g = t) P(R_g ≥ s − A_g t)
                             t = box[i][1] + 1 if side else box[i][0] - 1
                             lg, _ = grp.logp(t)
-                            if lg + rest.log_upper_tail(s - a * t) < log_est - EDGE:
+                            x = s - a * t
+                            # the sub-Gaussian bound is above the Chernoff bound: where it
+                            # stops the growth the Chernoff bound would too (checked first: floats)
+                            lsg = self._layer_sg(i, t, s)
+                            if lsg is not None and lsg[0] < float(log_est) - EDGE - 1e-6 * (1 + abs(float(log_est))):
+                                break
+                            if lg + rest.log_upper_tail(x) < log_est - EDGE:
                                 break
                             if (box[i][1] - box[i][0]) > 4 * MAX_ATOMS ** 0.5:
                                 raise ArithmeticError("coarse box too wide")
@@ -204,7 +371,7 @@ class ConditionedTails:
         log_value, rel = log_as_value(log_est if abs(log_est) >= 1e4 else float(log_est), rel)
         return TailValue(s, log_value, rel, self.method, self.nodes_kept, self.n_nodes, lam)
 
-    def _sum(self, q, box, sub_cache):
+    def _sum(self, q, box):
         """``(log estimate, relative error, skipped)`` over the box: atoms in decreasing
         order of the upper bound ``p_c e^{−(s − v_c)_+²/(2V'_F)}`` of their term, evaluated
         in batches until the rest is below e^{−60} of the estimate (``skipped`` collects
@@ -256,7 +423,7 @@ class ConditionedTails:
                         lg = mpmath.fsum(lp)
                 batch.append((float(ub[j]), sum(x[0] for x in combo), lg, sum(x[2] for x in combo)))
             i += len(batch)
-            vals = self._values(q, [(v, lg, r) for _, v, lg, r in batch], sub_cache)
+            vals = self._values(q, [(v, lg, r) for _, v, lg, r in batch])
             for (u, _, lg, r), (val, vr) in zip(batch, vals):
                 if val is None:
                     skipped.append(u)
@@ -283,10 +450,10 @@ class ConditionedTails:
         rel = math.fsum(w * r for w, r in zip(ws, rels)) / tot
         return log_est, rel, skipped
 
-    def _values(self, q, atoms, cache):
+    def _values(self, q, atoms):
         """Per atom: (log of its factor, relative error) — the indicator / hockey factor
         of a pure enumeration, else the fine sub-value (None when not certified)."""
-        s, d = q.threshold, self.d
+        s = q.threshold
         out = []
         if self.sub is None:
             for v, _, _ in atoms:
@@ -302,22 +469,69 @@ class ConditionedTails:
                     dx = 4 * EPS64 * (abs(q.x0) + q.beta * abs(v - s) + abs(x))
                     out.append((math.log(-math.expm1(x)), EPS64 * 8 + dx / min(abs(x), 1.0)))
             return out
-        keys = []
-        for v, _, _ in atoms:
-            u = -((-(s - v)) // d)  # ⌈(s − v)/d⌉
-            if q.x0 == -math.inf:
-                keys.append(u)
-            else:
-                rc = v + d * u - s  # ∈ [0, d)
-                keys.append(WeightedQuery(u, q.x0 - q.beta * rc, q.x1 + q.beta * (d - 1 - rc), q.beta * d))
-        todo = [k for k in dict.fromkeys(keys) if k not in cache]
+        keys = self._keys(q, [v for v, _, _ in atoms])
+        todo = list(dict.fromkeys(k for k in keys if k not in self._cache))
         if todo:
-            got = self.sub.tails(todo, strict=False) if q.x0 == -math.inf else self.sub.weighted(todo, strict=False)
-            cache.update(zip(todo, got))
+            self._fill([k for k in todo if isinstance(k, int)], [k for k in todo if not isinstance(k, int)])
         for k in keys:
-            t = cache[k]
+            t = self._cache[k]
             out.append((t.log_value, t.rel_error) if certified(t, 1e-3) else (None, 0.0))
         return out
+
+    def _layer_sg(self, i: int, t: int, s: int):
+        """``(L̃, e)``: an upper bound (float) ``L̃`` of ``L(t) = log P(T_g = t) − x₊²/(2V_{R_g})``
+        (x = s − A_g t; the sub-Gaussian bound of ``log P(R_g ≥ x)``) for coarse group i, and
+        ``e ≥ L̃ − L(t)``: the atom's certified log plus its relative error, float roundings
+        charged; None when the atom's log is beyond float range."""
+        lg, r = self.groups[i].logp(t)
+        lgf = float(lg)
+        if not math.isfinite(lgf):
+            return None
+        round_lg = 4 * EPS64 * (1 + abs(lgf))
+        up = lgf + r + round_lg
+        x = s - self.A[i] * t
+        if x <= 0:
+            return up, r + 2 * round_lg
+        vr = self._v_rest[i]
+        if not vr > 0:
+            return -math.inf, 0.0
+        xf = float(x) * (1 - 4 * EPS64)  # rounded down: x² and the bound's size too
+        sg = xf * xf / (2 * vr) * (1 - 8 * EPS64)  # V rounded up (_v_rest)
+        return up - sg, r + 2 * round_lg + 16 * EPS64 * (1 + sg)
+
+    def _truncation_sg(self, s, box, log_est, bad):
+        """:meth:`_truncation` by the sub-Gaussian layer bounds :meth:`_layer_sg` in float64,
+        or None where they do not decay outwards at an edge (or leave float range).
+
+        The function ``L(t) = log P(T_g = t) − (s − A_g t)₊²/(2V)`` is concave (a log-concave
+        pmf plus a concave function of t); each computed value ``L̃`` is above L by at most
+        ``e(t0)`` (:meth:`_layer_sg`), so with ``Δ = L̃(t0) − L̃(t0 ± 1) − e(t0) > 0`` every layer beyond decays by ``e^{−Δ}`` and
+        their sum is ≤ ``e^{L̃(t0)}/(1 − e^{−Δ})``."""
+        terms = []
+        for i, (lo, hi) in enumerate(box):
+            for t0, side in ((hi + 1, 1), (lo - 1, -1)):
+                a0 = self._layer_sg(i, t0, s)
+                a1 = self._layer_sg(i, t0 + side, s)
+                if a0 is None or a1 is None:
+                    return None
+                (l0, err), (l1, _) = a0, a1
+                if l0 == -math.inf:
+                    continue
+                delta = l0 - l1 - err - 1e-12 * (1 + abs(l0))
+                if not delta > 0:
+                    return None
+                terms.append(l0 - math.log(-math.expm1(-delta)) + 1e-12 * (1 + abs(l0)))
+        terms += [float(x) for x in bad]
+        terms = [x for x in terms if x != -math.inf]
+        if not terms:
+            return 0.0
+        mx = max(terms)
+        le = float(log_est)
+        if not (math.isfinite(mx) and math.isfinite(le)):
+            return None
+        tot = mx + math.log(math.fsum(math.exp(x - mx) for x in terms)) + 1e-12 * (1 + abs(mx))
+        d = tot - le + 1e-12 * (1 + abs(le))
+        return math.exp(min(d, 700.0))
 
     @staticmethod
     def _layers(a_g: int, grp, rest, s: int, t0: int, side: int):
@@ -350,7 +564,17 @@ class ConditionedTails:
 
     def _truncation(self, s, box, log_est, bad) -> float:
         """Relative bound of the configurations outside the box and of the uncertified
-        atoms (see the module docstring)."""
+        atoms (see the module docstring): by the sub-Gaussian float bounds
+        (:meth:`_truncation_sg`) when they give at most TRUNC_FAST, else the smaller of
+        theirs and the Chernoff bounds' (multiprecision)."""
+        fast = self._truncation_sg(s, box, log_est, bad)
+        if fast is not None and fast <= TRUNC_FAST:
+            return fast
+        slow = self._truncation_chernoff(s, box, log_est, bad)
+        return slow if fast is None else min(fast, slow)
+
+    def _truncation_chernoff(self, s, box, log_est, bad) -> float:
+        """:meth:`_truncation` by the Chernoff bounds of the rests (multiprecision)."""
         terms = []
         for (lo, hi), a, grp, rest in zip(box, self.A, self.groups, self.rest):
             # the layers beyond each edge: L(t) = log P(T_g = t) + log P̄(R_g ≥ s − A_g t) is
