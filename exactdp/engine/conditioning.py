@@ -147,8 +147,8 @@ class ConditionedTails:
         # per coarse group, its rest R_g's sub-Gaussian variance proxy V_{R_g} (Canonne–Kamath–
         # Steinke: P(R_g ≥ x) ≤ e^{−x²/(2V)}, a certified bound; rounded up here by a margin)
         # and its true variance (float; the box's pre-growth heuristic only)
-        var = [int(lattice.counts[h]) * float(lattice.weights[h]) ** 2 * tilted_moments(0.0, float(lattice.sigma2[h]))[1]
-               for h in range(G)]
+        var = [int(lattice.counts[h]) * float(lattice.weights[h]) ** 2
+               * tilted_moments(0.0, float(lattice.sigma2[h]))[1] for h in range(G)]
         self._v_rest = [float(self.full.vq - int(lattice.counts[g]) * int(lattice.weights[g]) ** 2
                               * Fraction(lattice.sigma2[g])) * (1 + 1e-12) for g in self.coarse]
         self._var_rest = [max(sum(var) - var[g], 0.0) for g in self.coarse]
@@ -181,10 +181,11 @@ class ConditionedTails:
     # ------------------------------------------------------------------ batching
     def _prepare(self, q: WeightedQuery):
         """``(λ, box)`` of one query: the tilt and the initial box (:meth:`_box`), each side
-        grown while its layer's float bound ``log P(T_g = t) − (s − A_g t)₊²/(2V_{R_g})``
-        (a Gaussian guess with R_g's true variance) is within EDGE of the largest layer's; None where the box cannot be set up (the query then fails in
-        :meth:`_one`).  Only the box depends on this — never a value's certification:
-        :meth:`_one` grows it further by the certified criterion and bounds what is left."""
+        grown while its layer's float guess ``log P(T_g = t) − (s − A_g t)₊²/(2 Var R_g)``
+        (Gaussian, with R_g's true variance) is within EDGE of the largest layer's; None
+        where the box cannot be set up (the query then fails in :meth:`_one`).  Only the box
+        depends on this — never a value's certification: :meth:`_one` grows it further by
+        the certified criterion and bounds what is left."""
         s = q.threshold
         try:
             lamq = self.full.lam_for(s)
@@ -212,7 +213,8 @@ class ConditionedTails:
     def _prefetch(self, queries, preps) -> None:
         """The fine sub-values of every atom of every prepared box not yet cached, in one
         sub-engine call per kind (tails, hockey-stick sums)."""
-        tails, hockey = [], []
+        tails: list = []
+        hockey: list = []
         for q, prep in zip(queries, preps):
             if prep is None:
                 continue
@@ -229,7 +231,7 @@ class ConditionedTails:
         """The fine sub-query of each coarse atom value v: the tail at ``⌈(s − v)/d⌉``, or the
         hockey-stick sum there with the atom's exact offset."""
         s, d = q.threshold, self.d
-        keys = []
+        keys: list = []
         for v in values:
             u = int(-((-(s - v)) // d))  # ⌈(s − v)/d⌉
             if q.x0 == -math.inf:
@@ -505,8 +507,8 @@ class ConditionedTails:
 
         The function ``L(t) = log P(T_g = t) − (s − A_g t)₊²/(2V)`` is concave (a log-concave
         pmf plus a concave function of t); each computed value ``L̃`` is above L by at most
-        ``e(t0)`` (:meth:`_layer_sg`), so with ``Δ = L̃(t0) − L̃(t0 ± 1) − e(t0) > 0`` every layer beyond decays by ``e^{−Δ}`` and
-        their sum is ≤ ``e^{L̃(t0)}/(1 − e^{−Δ})``."""
+        ``e(t0)`` (:meth:`_layer_sg`), so with ``Δ = L̃(t0) − L̃(t0 ± 1) − e(t0) > 0`` every
+        layer beyond decays by ``e^{−Δ}`` and their sum is ≤ ``e^{L̃(t0)}/(1 − e^{−Δ})``."""
         terms = []
         for i, (lo, hi) in enumerate(box):
             for t0, side in ((hi + 1, 1), (lo - 1, -1)):
