@@ -22,6 +22,12 @@ configurations with some ``T_g > hi_g`` add ≤ ``P(T_g ≥ hi_g + 1)``, those w
 ``T_g < lo_g`` add ≤ ``P(T_g ≤ lo_g − 1)·P(R_g ≥ s − A_g(lo_g − 1))`` (R_g the rest of
 S, monotone), and atoms whose fine value is not certified ≤ ``p_c e^{−(s−v_c)_+²/(2V'_F)}``
 (sub-Gaussian bound of Canonne–Kamath–Steinke 2020).
+
+Cost: a call's queries are set up together — boxes pre-grown by float sub-Gaussian layer
+bounds — and the fine values of all their atoms asked of the sub-engine in one batch, kept
+across calls (each is a function of its key); far-left fine hockey sums in float64
+(:mod:`exactdp.engine.far_left`); the truncation by float sub-Gaussian layers first, the
+multiprecision Chernoff layers only where those are not negligible.
 """
 
 from __future__ import annotations
@@ -34,9 +40,10 @@ import mpmath
 import numpy as np
 
 from exactdp.engine.atoms import GroupPMF, SetCGF, window
+from exactdp.engine.far_left import far_left, mgf_parts
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.quadrature import TailValue, WeightedQuery, certified
-from exactdp.engine.tilt import HUGE_MU, exact_saddle, log_as_value, log_mgf_parts, mp_bits_for
+from exactdp.engine.tilt import HUGE_MU, exact_saddle, log_as_value, mp_bits_for
 from exactdp.kernels.dgauss import tilted_moments
 from exactdp.kernels.tilted import saddle_point
 from exactdp.numerics.precision import EPS64, to_mpf
@@ -46,6 +53,14 @@ __all__ = ["fine_sublattice", "atoms_estimate", "ConditionedTails"]
 MAX_ATOMS = 100_000
 #: the most fine sub-values kept (cleared beyond)
 CACHE_MAX = 200_000
+#: the atoms :meth:`_sum` evaluates at once
+BATCH = 64
+#: the nats beyond EDGE a box is pre-grown (:meth:`_prepare`: :meth:`_one` grows by the
+#: estimate, which may lie below the largest layer bound)
+PREGROW_SLACK = 6.0
+#: the nats below the largest atom bound that :meth:`_prefetch` still asks for (beyond
+#: :meth:`_sum`'s cut of 60 + log n)
+PREFETCH_SLACK = 16.0
 #: a truncation bound (relative) by the float sub-Gaussian bounds is taken when at most this
 TRUNC_FAST = 1e-16
 #: an edge atom of the box is kept while its probability is above e^{−EDGE}·estimate
@@ -146,12 +161,8 @@ class ConditionedTails:
                                     [lattice.sigma2[h] for h in idx]))
         # per coarse group, its rest R_g's sub-Gaussian variance proxy V_{R_g} (Canonne–Kamath–
         # Steinke: P(R_g ≥ x) ≤ e^{−x²/(2V)}, a certified bound; rounded up here by a margin)
-        # and its true variance (float; the box's pre-growth heuristic only)
-        var = [int(lattice.counts[h]) * float(lattice.weights[h]) ** 2
-               * tilted_moments(0.0, float(lattice.sigma2[h]))[1] for h in range(G)]
         self._v_rest = [float(self.full.vq - int(lattice.counts[g]) * int(lattice.weights[g]) ** 2
                               * Fraction(lattice.sigma2[g])) * (1 + 1e-12) for g in self.coarse]
-        self._var_rest = [max(sum(var) - var[g], 0.0) for g in self.coarse]
         #: the fine sub-values, by key (an int threshold or a WeightedQuery): each is a
         #: deterministic function of its key, so they are kept across calls
         self._cache: dict = {}
@@ -181,27 +192,28 @@ class ConditionedTails:
     # ------------------------------------------------------------------ batching
     def _prepare(self, q: WeightedQuery):
         """``(λ, box)`` of one query: the tilt and the initial box (:meth:`_box`), each side
-        grown while its layer's float guess ``log P(T_g = t) − (s − A_g t)₊²/(2 Var R_g)``
-        (Gaussian, with R_g's true variance) is within EDGE of the largest layer's; None
-        where the box cannot be set up (the query then fails in :meth:`_one`).  Only the box
+        grown while its layer's float bound :meth:`_layer_sg` (sub-Gaussian, above the
+        Chernoff bound :meth:`_one` grows by) is within EDGE + PREGROW_SLACK of the largest
+        layer's; None for a pure enumeration (no sub-values to batch: :meth:`_one` sets its
+        box up) or where the box cannot be set up.  Only the box
         depends on this — never a value's certification: :meth:`_one` grows it further by
         the certified criterion and bounds what is left."""
         s = q.threshold
+        if self.sub is None:  # a pure enumeration: its own growth (no sub-values to batch)
+            return None
         try:
             lamq = self.full.lam_for(s)
             box = self._box(lamq)
-            for i, (a, grp, vr) in enumerate(zip(self.A, self.groups, self._var_rest)):
-                def layer(t, a=a, grp=grp, vr=vr):
-                    x = float(s - a * t)
-                    if x <= 0:
-                        return float(grp.logp(t)[0])
-                    return float(grp.logp(t)[0]) - (x * x / (2 * vr) if vr > 0 else math.inf)
+            for i in range(len(box)):
+                def layer(t, i=i):
+                    v = self._layer_sg(i, t, s)
+                    return -math.inf if v is None else v[0]
 
                 top = max(layer(t) for t in range(box[i][0], box[i][1] + 1))
                 for side in (0, 1):
                     while True:
                         t = box[i][1] + 1 if side else box[i][0] - 1
-                        if layer(t) < top - EDGE or (box[i][1] - box[i][0]) > 4 * MAX_ATOMS ** 0.5:
+                        if layer(t) < top - EDGE - PREGROW_SLACK or (box[i][1] - box[i][0]) > 4 * MAX_ATOMS ** 0.5:
                             break
                         box[i][side] = t
             if math.prod(hi - lo + 1 for lo, hi in box) > MAX_ATOMS:
@@ -218,10 +230,22 @@ class ConditionedTails:
         for q, prep in zip(queries, preps):
             if prep is None:
                 continue
-            ranges = [range(lo, hi + 1) for lo, hi in prep[1]]
-            vs = [0]
-            for a, rg in zip(self.A, ranges):
-                vs = [v + a * t for v in vs for t in rg]
+            try:
+                per, shape, n, ub = self._bounds(q, prep[1])
+            except ArithmeticError:
+                continue
+            top = float(ub.max())
+            if not math.isfinite(top):
+                continue
+            # the atoms :meth:`_sum` may evaluate: its estimate is within a few nats of the
+            # largest bound (the sub-Gaussian bound of a fine tail is loose by a polynomial
+            # factor); the ones it needs beyond are asked by it
+            # (and its first batch, which it evaluates whole)
+            keep = ub >= top - (60 + math.log(n) + PREFETCH_SLACK)
+            keep[np.argsort(-ub, kind="stable")[:BATCH]] = True
+            pick = np.flatnonzero(keep)
+            idx = np.unravel_index(pick, shape)
+            vs = [sum(per[g][int(idx[g][j])][0] for g in range(len(per))) for j in range(pick.size)]
             for k in self._keys(q, vs):
                 if k not in self._cache:
                     (tails if isinstance(k, int) else hockey).append(k)
@@ -273,48 +297,18 @@ class ConditionedTails:
     _v_sub_f: float | None = None
 
     def _far_left(self, q: WeightedQuery, tl: TailValue) -> TailValue | None:
-        """A far-left fine hockey-stick sum in float64 (the identity of
-        :meth:`exactdp.engine.tails.TailEngine._far_left`, there in multiprecision):
-
-            Σ_{t≥k} P(T=t)(1 − e^{x0 − β(t−k)}) = −expm1(y) − P(T ≥ 1 − k) + r,
-            y = x0 + βk + K(β),   0 ≤ r ≤ e^{x0 + β − (1 − k)²/(2V')},
-
-        given the certified fine tail ``tl = P(T ≥ 1 − k)``; K(β) split exactly (exact part,
-        κ and its bound, :func:`exactdp.engine.tilt.log_mgf_parts`, kept per β).  Every float
-        operation's rounding is charged to the bound; None where y is not certainly negative
-        or the estimate not positive (the sub-engine then answers)."""
+        """A far-left fine hockey-stick sum in float64 (:func:`exactdp.engine.far_left.far_left`),
+        K(β) of the fine part split once per β; None where it is not certain."""
         if not certified(tl, self.sub.rel_tol):
             return None
-        k = q.threshold
         kp = self._mgf.get(q.beta)
         if kp is None:
-            lat = self.sub.lattice
-            bq = Fraction(q.beta)
-            exact, kappa, kerr = log_mgf_parts(lat.weights, lat.counts, [Fraction(x) for x in lat.sigma2], bq)
-            kp = self._mgf[q.beta] = (bq, float(exact), abs(float(exact)), float(kappa), float(kerr))
-        bq, ex, aex, ka, kerr = kp
-        bk = float(bq * k)
-        y = ((q.x0 + bk) + ex) + ka
-        # roundings: x0 (u|x0|, as the multiprecision twin charges), β·k and the exact part
-        # (u each, converted), κ (≤ u|κ| + its bound), three additions (u·|partial sum| each)
-        dy = 8 * EPS64 * (abs(q.x0) + abs(bk) + aex + abs(ka) + abs(y) + 1) + kerr + 1e-30 * abs(y)
-        if not y + dy < 0:
+            kp = self._mgf[q.beta] = mgf_parts(self.sub.lattice, q.beta)
+        got = far_left(q, tl, kp, self._v_sub)
+        if got is None:
             return None
-        main = -math.expm1(y)
-        main_err = math.exp(y + dy) * dy + 4 * EPS64 * main  # |d(−expm1)/dy| ≤ e^{y+dy}; expm1's rounding
-        lt = float(tl.log_value)
-        pt = math.exp(lt)
-        pt_err = pt * (tl.rel_error + 4 * EPS64 * (1 + abs(lt)))
-        er = q.x0 + q.beta - float(1 - k) ** 2 / (2 * self._v_sub)
-        rb = math.exp(er + 1e-12 * (1 + abs(er)))
-        est = main - pt + rb / 2
-        if not est > 0:
-            return None
-        err = main_err + pt_err + rb / 2 + 4 * EPS64 * (main + pt + rb)
-        rel = err / est * (1 + 1e-6)
-        lv = math.log(est)
-        rel += 4 * EPS64 * (1 + abs(lv))
-        return TailValue(k, lv, rel, self.sub.method + "+far-left", self.nodes_kept, self.n_nodes, 0.0)
+        return TailValue(q.threshold, got[0], got[1], self.sub.method + "+far-left", self.nodes_kept, self.n_nodes,
+                         0.0)
 
     # ------------------------------------------------------------------ one value
     def _box(self, lamq: Fraction):
@@ -373,13 +367,10 @@ class ConditionedTails:
         log_value, rel = log_as_value(log_est if abs(log_est) >= 1e4 else float(log_est), rel)
         return TailValue(s, log_value, rel, self.method, self.nodes_kept, self.n_nodes, lam)
 
-    def _sum(self, q, box):
-        """``(log estimate, relative error, skipped)`` over the box: atoms in decreasing
-        order of the upper bound ``p_c e^{−(s − v_c)_+²/(2V'_F)}`` of their term, evaluated
-        in batches until the rest is below e^{−60} of the estimate (``skipped`` collects
-        the logs of bounds of what was not evaluated, or not certified).  The bounds are
-        ranked in float64 (numpy, rounded upwards by a margin); the evaluated atoms are
-        then summed from their exact values and logs."""
+    def _bounds(self, q, box):
+        """``(per, shape, n, ub)``: per group the atoms ``(A_g t, log P, rel)`` of its range,
+        the box's shape and size, and per atom (flat, C order) the float upper bound of the
+        log of its term (:meth:`_sum`)."""
         shape = [hi - lo + 1 for lo, hi in box]
         n = math.prod(shape)
         if n > MAX_ATOMS:
@@ -402,6 +393,16 @@ class ConditionedTails:
             ub = lsum - gap * gap / (2 * vf)
         fin = np.isfinite(ub)
         ub[fin] += 1e-12 * (1 + np.abs(ub[fin]))  # the float sums of the logs, rounded upwards
+        return per, shape, n, ub
+
+    def _sum(self, q, box):
+        """``(log estimate, relative error, skipped)`` over the box: atoms in decreasing
+        order of the upper bound ``p_c e^{−(s − v_c)_+²/(2V'_F)}`` of their term, evaluated
+        in batches until the rest is below e^{−60} of the estimate (``skipped`` collects
+        the logs of bounds of what was not evaluated, or not certified).  The bounds are
+        ranked in float64 (numpy, rounded upwards by a margin); the evaluated atoms are
+        then summed from their exact values and logs."""
+        per, shape, n, ub = self._bounds(q, box)
         order = np.argsort(-ub, kind="stable")
         parts, rels, skipped = [], [], []
         log_est = -math.inf
@@ -415,7 +416,7 @@ class ConditionedTails:
                     skipped.append(top + math.log(float(np.exp(rest - top).sum())) + 1e-12)
                 break
             batch = []
-            for j in order[i:i + 64]:
+            for j in order[i:i + BATCH]:
                 combo = [g[k] for g, k in zip(per, np.unravel_index(int(j), shape))]
                 lp = [x[1] for x in combo]
                 if all(isinstance(x, float) for x in lp):
