@@ -220,7 +220,7 @@ class ConditionedTails:
                 return None
         except (ArithmeticError, OverflowError, ValueError):
             return None
-        return lamq, box
+        return [lamq, box, None]  # the box's atom bounds are added by :meth:`_prefetch`
 
     def _prefetch(self, queries, preps) -> None:
         """The fine sub-values of every atom of every prepared box not yet cached, in one
@@ -231,7 +231,7 @@ class ConditionedTails:
             if prep is None:
                 continue
             try:
-                per, shape, n, ub = self._bounds(q, prep[1])
+                per, shape, n, ub = prep[2] = self._bounds(q, prep[1])
             except ArithmeticError:
                 continue
             top = float(ub.max())
@@ -331,8 +331,10 @@ class ConditionedTails:
         fail = TailValue(s, -math.inf, math.inf, self.method, self.nodes_kept, self.n_nodes, lam)
         try:
             box = [list(b) for b in prep[1]] if prep is not None else self._box(lamq)
+            bounds = prep[2] if prep is not None else None
             for _ in range(6):
-                res = self._sum(q, box)
+                res = self._sum(q, box, bounds)
+                bounds = None  # (of the first box only)
                 if res is None:
                     return fail
                 log_est, rel, bad = res
@@ -395,14 +397,14 @@ class ConditionedTails:
         ub[fin] += 1e-12 * (1 + np.abs(ub[fin]))  # the float sums of the logs, rounded upwards
         return per, shape, n, ub
 
-    def _sum(self, q, box):
+    def _sum(self, q, box, bounds=None):
         """``(log estimate, relative error, skipped)`` over the box: atoms in decreasing
         order of the upper bound ``p_c e^{−(s − v_c)_+²/(2V'_F)}`` of their term, evaluated
         in batches until the rest is below e^{−60} of the estimate (``skipped`` collects
         the logs of bounds of what was not evaluated, or not certified).  The bounds are
         ranked in float64 (numpy, rounded upwards by a margin); the evaluated atoms are
         then summed from their exact values and logs."""
-        per, shape, n, ub = self._bounds(q, box)
+        per, shape, n, ub = bounds if bounds is not None else self._bounds(q, box)
         order = np.argsort(-ub, kind="stable")
         parts, rels, skipped = [], [], []
         log_est = -math.inf
@@ -416,15 +418,17 @@ class ConditionedTails:
                     skipped.append(top + math.log(float(np.exp(rest - top).sum())) + 1e-12)
                 break
             batch = []
-            for j in order[i:i + BATCH]:
-                combo = [g[k] for g, k in zip(per, np.unravel_index(int(j), shape))]
+            js = order[i:i + BATCH]
+            cols = [ix.tolist() for ix in np.unravel_index(js, shape)]
+            for r, u in enumerate(ub[js].tolist()):
+                combo = [g[c[r]] for g, c in zip(per, cols)]
                 lp = [x[1] for x in combo]
                 if all(isinstance(x, float) for x in lp):
                     lg = sum(lp)
                 else:  # logs beyond float64 (|log| ≥ 1e4): summed exactly enough
                     with mpmath.workprec(mp_bits_for(max(abs(float(x)) for x in lp) * len(lp)) + 64):
                         lg = mpmath.fsum(lp)
-                batch.append((float(ub[j]), sum(x[0] for x in combo), lg, sum(x[2] for x in combo)))
+                batch.append((u, sum(x[0] for x in combo), lg, sum(x[2] for x in combo)))
             i += len(batch)
             vals = self._values(q, [(v, lg, r) for _, v, lg, r in batch])
             for (u, _, lg, r), (val, vr) in zip(batch, vals):
