@@ -17,7 +17,12 @@ the process (``time.process_time``: fair on a shared machine, where wall times a
 load average is printed.  Where PLD raises (dp_accounting fails on near-deterministic σ²),
 its column says so and the target is 0.5 s.
 
+With ``--products`` the rows are the built-in products' cases (``exactdp product``; the
+first and the last case of each, every case with ``--all-cases``) under ``--budget-rule``
+(default ``tumult-float``, the production floats), each timed the same way.
+
 Run:  pip install -e '.[bench]' && python bench/bench_designs.py [--reps 3] [--only NAME]
+      python bench/bench_designs.py --products [--all-cases] [--budget-rule decimal]
 """
 
 from __future__ import annotations
@@ -85,6 +90,26 @@ def designs() -> list:
     ]
 
 
+#: the built-in products (``exactdp product``), each timed per case under ``--products``
+PRODUCTS = ("safetab-p-2020-us", "safetab-p-2020-pr", "safetab-h-2020-us", "safetab-h-2020-pr", "phsafe-2020-us",
+            "phsafe-2020-pr")
+
+
+def product_designs(rule: str = "tumult-float", all_cases: bool = False) -> list:
+    """(name, Composition) of each built-in product's cases under the budget rule ``rule``:
+    the first and the last case (every case with ``all_cases``), each a design of its own
+    (a product's answer is the worst over its cases; the issue times each case's work)."""
+    from exactdp.census.products import load_product
+
+    out = []
+    for name in PRODUCTS:
+        prod = load_product(name)
+        cases = range(1, prod.n_cases + 1) if all_cases else sorted({1, prod.n_cases})
+        for i in cases:
+            out.append((f"{name} case {i}/{prod.n_cases} ({rule})", prod.case_composition(i, rule)))
+    return out
+
+
 def run_exactdp(comp: Composition) -> tuple:
     """(seconds, route, worst δ, ε, β relative widths) of one fresh accountant and its queries."""
     t0 = time.process_time()
@@ -136,11 +161,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=3, help="exactdp runs per design (min and median reported)")
     ap.add_argument("--only", help="run the designs whose name contains this text")
+    ap.add_argument("--products", action="store_true",
+                    help="the built-in products' cases (first and last; --budget-rule) instead of the designs")
+    ap.add_argument("--all-cases", action="store_true", help="with --products: every case")
+    ap.add_argument("--budget-rule", default="tumult-float", help="with --products (default tumult-float)")
     args = ap.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.2f}")
     print(f"{'design':<58} {'route':<34} {'exactdp min':>11} {'median':>8} {'PLD':>8} {'target':>7} "
           f"{'δ width':>8} {'ε width':>8} {'β width':>8}")
-    for name, comp in designs():
+    rows = product_designs(args.budget_rule, args.all_cases) if args.products else designs()
+    for name, comp in rows:
         if args.only and args.only not in name:
             continue
         try:

@@ -22,6 +22,12 @@ configurations with some ``T_g > hi_g`` add ≤ ``P(T_g ≥ hi_g + 1)``, those w
 ``T_g < lo_g`` add ≤ ``P(T_g ≤ lo_g − 1)·P(R_g ≥ s − A_g(lo_g − 1))`` (R_g the rest of
 S, monotone), and atoms whose fine value is not certified ≤ ``p_c e^{−(s−v_c)_+²/(2V'_F)}``
 (sub-Gaussian bound of Canonne–Kamath–Steinke 2020).
+
+Cost: a call's queries are set up together — boxes pre-grown by float sub-Gaussian layer
+bounds — and the fine values of all their atoms asked of the sub-engine in one batch, kept
+across calls (each is a function of its key); far-left fine hockey sums in float64
+(:mod:`exactdp.engine.far_left`); the truncation by float sub-Gaussian layers first, the
+multiprecision Chernoff layers only where those are not negligible.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import mpmath
 import numpy as np
 
 from exactdp.engine.atoms import GroupPMF, SetCGF, window
+from exactdp.engine.far_left import far_left, mgf_parts
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.quadrature import TailValue, WeightedQuery, certified
 from exactdp.engine.tilt import HUGE_MU, exact_saddle, log_as_value, mp_bits_for
@@ -44,6 +51,18 @@ from exactdp.numerics.precision import EPS64, to_mpf
 __all__ = ["fine_sublattice", "atoms_estimate", "ConditionedTails"]
 
 MAX_ATOMS = 100_000
+#: the most fine sub-values kept (cleared beyond)
+CACHE_MAX = 200_000
+#: the atoms :meth:`_sum` evaluates at once
+BATCH = 64
+#: the nats beyond EDGE a box is pre-grown (:meth:`_prepare`: :meth:`_one` grows by the
+#: estimate, which may lie below the largest layer bound)
+PREGROW_SLACK = 6.0
+#: the nats below the largest atom bound that :meth:`_prefetch` still asks for (beyond
+#: :meth:`_sum`'s cut of 60 + log n)
+PREFETCH_SLACK = 16.0
+#: a truncation bound (relative) by the float sub-Gaussian bounds is taken when at most this
+TRUNC_FAST = 1e-16
 #: an edge atom of the box is kept while its probability is above e^{−EDGE}·estimate
 EDGE = 58.0
 
@@ -140,6 +159,14 @@ class ConditionedTails:
             idx = [h for h in range(G) if h != g]
             self.rest.append(SetCGF([lattice.weights[h] for h in idx], [lattice.counts[h] for h in idx],
                                     [lattice.sigma2[h] for h in idx]))
+        # per coarse group, its rest R_g's sub-Gaussian variance proxy V_{R_g} (Canonne–Kamath–
+        # Steinke: P(R_g ≥ x) ≤ e^{−x²/(2V)}, a certified bound; rounded up here by a margin)
+        self._v_rest = [float(self.full.vq - int(lattice.counts[g]) * int(lattice.weights[g]) ** 2
+                              * Fraction(lattice.sigma2[g])) * (1 + 1e-12) for g in self.coarse]
+        #: the fine sub-values, by key (an int threshold or a WeightedQuery): each is a
+        #: deterministic function of its key, so they are kept across calls
+        self._cache: dict = {}
+        self._mgf: dict = {}  # β → K(β) of the fine part, split (:meth:`_far_left`)
         self.nodes_kept = sub.nodes_kept if sub is not None else 0
         self.n_nodes = sub.n_nodes if sub is not None else 0
         self.method = "conditioned-quadrature" if sub is not None else "enumeration"
@@ -149,8 +176,139 @@ class ConditionedTails:
         return self.weighted([WeightedQuery(int(s), -math.inf, 0.0, 1.0) for s in thresholds])
 
     def weighted(self, queries):
-        """List of TailValue for WeightedQuery's (tails when x0 = −inf)."""
-        return [self._one(q) for q in queries]
+        """List of TailValue for WeightedQuery's (tails when x0 = −inf).
+
+        Every query's box is set up first (:meth:`_prepare`) and the fine sub-values of all
+        their atoms are asked of the sub-engine in one batch (one call for tails, one for
+        hockey-stick sums); each value is then summed and certified on its own."""
+        queries = list(queries)
+        if len(self._cache) > CACHE_MAX:
+            self._cache.clear()
+        preps = [self._prepare(q) for q in queries]
+        if self.sub is not None:
+            self._prefetch(queries, preps)
+        return [self._one(q, prep) for q, prep in zip(queries, preps)]
+
+    # ------------------------------------------------------------------ batching
+    def _prepare(self, q: WeightedQuery):
+        """``(λ, box)`` of one query: the tilt and the initial box (:meth:`_box`), each side
+        grown while its layer's float bound :meth:`_layer_sg` (sub-Gaussian, above the
+        Chernoff bound :meth:`_one` grows by) is within EDGE + PREGROW_SLACK of the largest
+        layer's; None for a pure enumeration (no sub-values to batch: :meth:`_one` sets its
+        box up) or where the box cannot be set up.  Only the box
+        depends on this — never a value's certification: :meth:`_one` grows it further by
+        the certified criterion and bounds what is left."""
+        s = q.threshold
+        if self.sub is None:  # a pure enumeration: its own growth (no sub-values to batch)
+            return None
+        try:
+            lamq = self.full.lam_for(s)
+            box = self._box(lamq)
+            for i in range(len(box)):
+                def layer(t, i=i):
+                    v = self._layer_sg(i, t, s)
+                    return -math.inf if v is None else v[0]
+
+                top = max(layer(t) for t in range(box[i][0], box[i][1] + 1))
+                for side in (0, 1):
+                    while True:
+                        t = box[i][1] + 1 if side else box[i][0] - 1
+                        if layer(t) < top - EDGE - PREGROW_SLACK or (box[i][1] - box[i][0]) > 4 * MAX_ATOMS ** 0.5:
+                            break
+                        box[i][side] = t
+            if math.prod(hi - lo + 1 for lo, hi in box) > MAX_ATOMS:
+                return None
+        except (ArithmeticError, OverflowError, ValueError):
+            return None
+        return [lamq, box, None]  # the box's atom bounds are added by :meth:`_prefetch`
+
+    def _prefetch(self, queries, preps) -> None:
+        """The fine sub-values of every atom of every prepared box not yet cached, in one
+        sub-engine call per kind (tails, hockey-stick sums)."""
+        tails: list = []
+        hockey: list = []
+        for q, prep in zip(queries, preps):
+            if prep is None:
+                continue
+            try:
+                per, shape, n, ub = prep[2] = self._bounds(q, prep[1])
+            except ArithmeticError:
+                continue
+            top = float(ub.max())
+            if not math.isfinite(top):
+                continue
+            # the atoms :meth:`_sum` may evaluate: its estimate is within a few nats of the
+            # largest bound (the sub-Gaussian bound of a fine tail is loose by a polynomial
+            # factor); the ones it needs beyond are asked by it
+            # (and its first batch, which it evaluates whole)
+            keep = ub >= top - (60 + math.log(n) + PREFETCH_SLACK)
+            keep[np.argsort(-ub, kind="stable")[:BATCH]] = True
+            pick = np.flatnonzero(keep)
+            idx = np.unravel_index(pick, shape)
+            vs = [sum(per[g][int(idx[g][j])][0] for g in range(len(per))) for j in range(pick.size)]
+            for k in self._keys(q, vs):
+                if k not in self._cache:
+                    (tails if isinstance(k, int) else hockey).append(k)
+        self._fill(list(dict.fromkeys(tails)), list(dict.fromkeys(hockey)))
+
+    def _keys(self, q, values) -> list:
+        """The fine sub-query of each coarse atom value v: the tail at ``⌈(s − v)/d⌉``, or the
+        hockey-stick sum there with the atom's exact offset."""
+        s, d = q.threshold, self.d
+        keys: list = []
+        for v in values:
+            u = int(-((-(s - v)) // d))  # ⌈(s − v)/d⌉
+            if q.x0 == -math.inf:
+                keys.append(u)
+            else:
+                rc = v + d * u - s  # ∈ [0, d)
+                keys.append(WeightedQuery(u, q.x0 - q.beta * rc, q.x1 + q.beta * (d - 1 - rc), q.beta * d))
+        return keys
+
+    def _fill(self, tails, hockey) -> None:
+        """Ask the sub-engine for the keys (not cached) and keep the values; hockey-stick
+        sums far left of the fine centre by :meth:`_far_left` (float64), from the fine tails
+        they need, asked in the same call as the others."""
+        far = [q for q in hockey if self._is_far_left(q)]
+        if far:
+            tails = list(dict.fromkeys(tails + [1 - q.threshold for q in far if 1 - q.threshold not in self._cache]))
+        if tails:
+            self._cache.update(zip(tails, self.sub.tails(tails, strict=False)))
+        for q in far:
+            tv = self._far_left(q, self._cache[1 - q.threshold])
+            if tv is not None:
+                self._cache[q] = tv
+        hockey = [q for q in hockey if q not in self._cache] if far else hockey
+        if hockey:
+            self._cache.update(zip(hockey, self.sub.weighted(hockey, strict=False)))
+
+    def _is_far_left(self, q: WeightedQuery) -> bool:
+        """Whether the fine hockey-stick sum q is far left: ``1 − k ≥ max(10 sd, βV')``."""
+        v = self._v_sub
+        return 1 - q.threshold >= max(10 * math.sqrt(v), q.beta * v)
+
+    @property
+    def _v_sub(self) -> float:
+        """The fine sub-lattice's variance proxy V' (float, rounded up)."""
+        if self._v_sub_f is None:
+            self._v_sub_f = float(self.vq_fine / (self.d * self.d)) * (1 + 1e-12)
+        return self._v_sub_f
+
+    _v_sub_f: float | None = None
+
+    def _far_left(self, q: WeightedQuery, tl: TailValue) -> TailValue | None:
+        """A far-left fine hockey-stick sum in float64 (:func:`exactdp.engine.far_left.far_left`),
+        K(β) of the fine part split once per β; None where it is not certain."""
+        if not certified(tl, self.sub.rel_tol):
+            return None
+        kp = self._mgf.get(q.beta)
+        if kp is None:
+            kp = self._mgf[q.beta] = mgf_parts(self.sub.lattice, q.beta)
+        got = far_left(q, tl, kp, self._v_sub)
+        if got is None:
+            return None
+        return TailValue(q.threshold, got[0], got[1], self.sub.method + "+far-left", self.nodes_kept, self.n_nodes,
+                         0.0)
 
     # ------------------------------------------------------------------ one value
     def _box(self, lamq: Fraction):
@@ -166,16 +324,17 @@ class ConditionedTails:
             out.append([c + int(math.floor(grp.m * mean - w)), c + int(math.ceil(grp.m * mean + w))])
         return out
 
-    def _one(self, q: WeightedQuery) -> TailValue:
+    def _one(self, q: WeightedQuery, prep=None) -> TailValue:
         s = q.threshold
-        lamq = self.full.lam_for(s)
+        lamq = prep[0] if prep is not None else self.full.lam_for(s)
         lam = float(lamq)
         fail = TailValue(s, -math.inf, math.inf, self.method, self.nodes_kept, self.n_nodes, lam)
         try:
-            box = self._box(lamq)
-            sub_cache: dict = {}
+            box = [list(b) for b in prep[1]] if prep is not None else self._box(lamq)
+            bounds = prep[2] if prep is not None else None
             for _ in range(6):
-                res = self._sum(q, box, sub_cache)
+                res = self._sum(q, box, bounds)
+                bounds = None  # (of the first box only)
                 if res is None:
                     return fail
                 log_est, rel, bad = res
@@ -185,7 +344,13 @@ class ConditionedTails:
                         while True:  # layer T_g = t: ≤ P(T_g = t) P(R_g ≥ s − A_g t)
                             t = box[i][1] + 1 if side else box[i][0] - 1
                             lg, _ = grp.logp(t)
-                            if lg + rest.log_upper_tail(s - a * t) < log_est - EDGE:
+                            x = s - a * t
+                            # the sub-Gaussian bound is above the Chernoff bound: where it
+                            # stops the growth the Chernoff bound would too (checked first: floats)
+                            lsg = self._layer_sg(i, t, s)
+                            if lsg is not None and lsg[0] < float(log_est) - EDGE - 1e-6 * (1 + abs(float(log_est))):
+                                break
+                            if lg + rest.log_upper_tail(x) < log_est - EDGE:
                                 break
                             if (box[i][1] - box[i][0]) > 4 * MAX_ATOMS ** 0.5:
                                 raise ArithmeticError("coarse box too wide")
@@ -204,13 +369,10 @@ class ConditionedTails:
         log_value, rel = log_as_value(log_est if abs(log_est) >= 1e4 else float(log_est), rel)
         return TailValue(s, log_value, rel, self.method, self.nodes_kept, self.n_nodes, lam)
 
-    def _sum(self, q, box, sub_cache):
-        """``(log estimate, relative error, skipped)`` over the box: atoms in decreasing
-        order of the upper bound ``p_c e^{−(s − v_c)_+²/(2V'_F)}`` of their term, evaluated
-        in batches until the rest is below e^{−60} of the estimate (``skipped`` collects
-        the logs of bounds of what was not evaluated, or not certified).  The bounds are
-        ranked in float64 (numpy, rounded upwards by a margin); the evaluated atoms are
-        then summed from their exact values and logs."""
+    def _bounds(self, q, box):
+        """``(per, shape, n, ub)``: per group the atoms ``(A_g t, log P, rel)`` of its range,
+        the box's shape and size, and per atom (flat, C order) the float upper bound of the
+        log of its term (:meth:`_sum`)."""
         shape = [hi - lo + 1 for lo, hi in box]
         n = math.prod(shape)
         if n > MAX_ATOMS:
@@ -233,6 +395,16 @@ class ConditionedTails:
             ub = lsum - gap * gap / (2 * vf)
         fin = np.isfinite(ub)
         ub[fin] += 1e-12 * (1 + np.abs(ub[fin]))  # the float sums of the logs, rounded upwards
+        return per, shape, n, ub
+
+    def _sum(self, q, box, bounds=None):
+        """``(log estimate, relative error, skipped)`` over the box: atoms in decreasing
+        order of the upper bound ``p_c e^{−(s − v_c)_+²/(2V'_F)}`` of their term, evaluated
+        in batches until the rest is below e^{−60} of the estimate (``skipped`` collects
+        the logs of bounds of what was not evaluated, or not certified).  The bounds are
+        ranked in float64 (numpy, rounded upwards by a margin); the evaluated atoms are
+        then summed from their exact values and logs."""
+        per, shape, n, ub = bounds if bounds is not None else self._bounds(q, box)
         order = np.argsort(-ub, kind="stable")
         parts, rels, skipped = [], [], []
         log_est = -math.inf
@@ -246,17 +418,19 @@ class ConditionedTails:
                     skipped.append(top + math.log(float(np.exp(rest - top).sum())) + 1e-12)
                 break
             batch = []
-            for j in order[i:i + 64]:
-                combo = [g[k] for g, k in zip(per, np.unravel_index(int(j), shape))]
+            js = order[i:i + BATCH]
+            cols = [ix.tolist() for ix in np.unravel_index(js, shape)]
+            for r, u in enumerate(ub[js].tolist()):
+                combo = [g[c[r]] for g, c in zip(per, cols)]
                 lp = [x[1] for x in combo]
                 if all(isinstance(x, float) for x in lp):
                     lg = sum(lp)
                 else:  # logs beyond float64 (|log| ≥ 1e4): summed exactly enough
                     with mpmath.workprec(mp_bits_for(max(abs(float(x)) for x in lp) * len(lp)) + 64):
                         lg = mpmath.fsum(lp)
-                batch.append((float(ub[j]), sum(x[0] for x in combo), lg, sum(x[2] for x in combo)))
+                batch.append((u, sum(x[0] for x in combo), lg, sum(x[2] for x in combo)))
             i += len(batch)
-            vals = self._values(q, [(v, lg, r) for _, v, lg, r in batch], sub_cache)
+            vals = self._values(q, [(v, lg, r) for _, v, lg, r in batch])
             for (u, _, lg, r), (val, vr) in zip(batch, vals):
                 if val is None:
                     skipped.append(u)
@@ -283,10 +457,10 @@ class ConditionedTails:
         rel = math.fsum(w * r for w, r in zip(ws, rels)) / tot
         return log_est, rel, skipped
 
-    def _values(self, q, atoms, cache):
+    def _values(self, q, atoms):
         """Per atom: (log of its factor, relative error) — the indicator / hockey factor
         of a pure enumeration, else the fine sub-value (None when not certified)."""
-        s, d = q.threshold, self.d
+        s = q.threshold
         out = []
         if self.sub is None:
             for v, _, _ in atoms:
@@ -302,22 +476,69 @@ class ConditionedTails:
                     dx = 4 * EPS64 * (abs(q.x0) + q.beta * abs(v - s) + abs(x))
                     out.append((math.log(-math.expm1(x)), EPS64 * 8 + dx / min(abs(x), 1.0)))
             return out
-        keys = []
-        for v, _, _ in atoms:
-            u = -((-(s - v)) // d)  # ⌈(s − v)/d⌉
-            if q.x0 == -math.inf:
-                keys.append(u)
-            else:
-                rc = v + d * u - s  # ∈ [0, d)
-                keys.append(WeightedQuery(u, q.x0 - q.beta * rc, q.x1 + q.beta * (d - 1 - rc), q.beta * d))
-        todo = [k for k in dict.fromkeys(keys) if k not in cache]
+        keys = self._keys(q, [v for v, _, _ in atoms])
+        todo = list(dict.fromkeys(k for k in keys if k not in self._cache))
         if todo:
-            got = self.sub.tails(todo, strict=False) if q.x0 == -math.inf else self.sub.weighted(todo, strict=False)
-            cache.update(zip(todo, got))
+            self._fill([k for k in todo if isinstance(k, int)], [k for k in todo if not isinstance(k, int)])
         for k in keys:
-            t = cache[k]
+            t = self._cache[k]
             out.append((t.log_value, t.rel_error) if certified(t, 1e-3) else (None, 0.0))
         return out
+
+    def _layer_sg(self, i: int, t: int, s: int):
+        """``(L̃, e)``: an upper bound (float) ``L̃`` of ``L(t) = log P(T_g = t) − x₊²/(2V_{R_g})``
+        (x = s − A_g t; the sub-Gaussian bound of ``log P(R_g ≥ x)``) for coarse group i, and
+        ``e ≥ L̃ − L(t)``: the atom's certified log plus its relative error, float roundings
+        charged; None when the atom's log is beyond float range."""
+        lg, r = self.groups[i].logp(t)
+        lgf = float(lg)
+        if not math.isfinite(lgf):
+            return None
+        round_lg = 4 * EPS64 * (1 + abs(lgf))
+        up = lgf + r + round_lg
+        x = s - self.A[i] * t
+        if x <= 0:
+            return up, r + 2 * round_lg
+        vr = self._v_rest[i]
+        if not vr > 0:
+            return -math.inf, 0.0
+        xf = float(x) * (1 - 4 * EPS64)  # rounded down: x² and the bound's size too
+        sg = xf * xf / (2 * vr) * (1 - 8 * EPS64)  # V rounded up (_v_rest)
+        return up - sg, r + 2 * round_lg + 16 * EPS64 * (1 + sg)
+
+    def _truncation_sg(self, s, box, log_est, bad):
+        """:meth:`_truncation` by the sub-Gaussian layer bounds :meth:`_layer_sg` in float64,
+        or None where they do not decay outwards at an edge (or leave float range).
+
+        The function ``L(t) = log P(T_g = t) − (s − A_g t)₊²/(2V)`` is concave (a log-concave
+        pmf plus a concave function of t); each computed value ``L̃`` is above L by at most
+        ``e(t0)`` (:meth:`_layer_sg`), so with ``Δ = L̃(t0) − L̃(t0 ± 1) − e(t0) > 0`` every
+        layer beyond decays by ``e^{−Δ}`` and their sum is ≤ ``e^{L̃(t0)}/(1 − e^{−Δ})``."""
+        terms = []
+        for i, (lo, hi) in enumerate(box):
+            for t0, side in ((hi + 1, 1), (lo - 1, -1)):
+                a0 = self._layer_sg(i, t0, s)
+                a1 = self._layer_sg(i, t0 + side, s)
+                if a0 is None or a1 is None:
+                    return None
+                (l0, err), (l1, _) = a0, a1
+                if l0 == -math.inf:
+                    continue
+                delta = l0 - l1 - err - 1e-12 * (1 + abs(l0))
+                if not delta > 0:
+                    return None
+                terms.append(l0 - math.log(-math.expm1(-delta)) + 1e-12 * (1 + abs(l0)))
+        terms += [float(x) for x in bad]
+        terms = [x for x in terms if x != -math.inf]
+        if not terms:
+            return 0.0
+        mx = max(terms)
+        le = float(log_est)
+        if not (math.isfinite(mx) and math.isfinite(le)):
+            return None
+        tot = mx + math.log(math.fsum(math.exp(x - mx) for x in terms)) + 1e-12 * (1 + abs(mx))
+        d = tot - le + 1e-12 * (1 + abs(le))
+        return math.exp(min(d, 700.0))
 
     @staticmethod
     def _layers(a_g: int, grp, rest, s: int, t0: int, side: int):
@@ -350,7 +571,17 @@ class ConditionedTails:
 
     def _truncation(self, s, box, log_est, bad) -> float:
         """Relative bound of the configurations outside the box and of the uncertified
-        atoms (see the module docstring)."""
+        atoms (see the module docstring): by the sub-Gaussian float bounds
+        (:meth:`_truncation_sg`) when they give at most TRUNC_FAST, else the smaller of
+        theirs and the Chernoff bounds' (multiprecision)."""
+        fast = self._truncation_sg(s, box, log_est, bad)
+        if fast is not None and fast <= TRUNC_FAST:
+            return fast
+        slow = self._truncation_chernoff(s, box, log_est, bad)
+        return slow if fast is None else min(fast, slow)
+
+    def _truncation_chernoff(self, s, box, log_est, bad) -> float:
+        """:meth:`_truncation` by the Chernoff bounds of the rests (multiprecision)."""
         terms = []
         for (lo, hi), a, grp, rest in zip(box, self.A, self.groups, self.rest):
             # the layers beyond each edge: L(t) = log P(T_g = t) + log P̄(R_g ≥ s − A_g t) is
