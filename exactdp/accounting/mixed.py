@@ -101,6 +101,12 @@ class MixedAccountant(Accountant):
         self.gauss_route = ""
         moving = tuple((m, c) for m, c in (dg.groups if dg is not None else ()) if m.shift)
         fin = _windowed(mixture.others, moving)
+        #: the continuous Laplaces' composed loss (closed form, :mod:`exactdp.kinds.laplace`), or None
+        self.laplace = laplace_part(mixture.laplaces)
+        if self.laplace is not None and (fin is None or mixture.continuous):
+            raise InputError("mechanisms", "laplace", "continuous Laplaces beside continuous Gaussians (or beside "
+                                                      "discrete Gaussians too fine for exact windows) are not "
+                                                      "composed exactly")
         if fin is None:  # the Gaussian part's own route is the oracle of δ_G
             fin = FiniteLoss(mixture.others)
             self.gauss, decision = plan(Composition(moving), rel_tol, None)
@@ -112,12 +118,6 @@ class MixedAccountant(Accountant):
         if self.mu and self.gauss is not None:
             raise InputError("mechanisms", "gaussian", "continuous Gaussians beside discrete Gaussians whose common "
                                                        "grid is too fine for exact windows are not supported yet")
-        #: the continuous Laplaces' composed loss (closed form, :mod:`exactdp.kinds.laplace`), or None
-        self.laplace = laplace_part(mixture.laplaces)
-        if self.laplace is not None and (self.mu or self.gauss is not None):
-            raise InputError("mechanisms", "laplace", "continuous Laplaces beside continuous Gaussians (or beside "
-                                                      "discrete Gaussians too fine for exact windows) are not "
-                                                      "composed exactly")
         #: the largest loss of the continuous Laplaces (0 without): the queries' search range
         self.extent = Fraction(0) if self.laplace is None else self.laplace.extent
         self.rho = (Fraction(0) if dg is None else dg.rho) + self.mu
@@ -160,9 +160,12 @@ class MixedAccountant(Accountant):
     @property
     def kinks(self) -> tuple | None:
         """``(offset, step)``: a rational grid holding every loss value of the whole design."""
-        if self.smooth:
+        if self.mu:
             return None
         offset, steps = self.finite.offset, [self.finite.step]
+        if self.laplace is not None:  # (δ is smooth between the kinks v_i + (2j − m)μ of the Laplaces' atoms)
+            offset -= self.laplace.extent
+            steps.append(2 * self.laplace.mu)
         if self.gauss is not None:
             for m, c in self.gauss.composition.groups:
                 steps.append(Fraction(abs(m.shift)) / m.sigma2)

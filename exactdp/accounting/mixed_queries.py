@@ -387,8 +387,8 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
         pts = sorted(gm(e) for e in es)
         if n == 0 and grid is not None and len(es) == 7:  # the best kink and the linear pieces beside it
             kink = max(zip(pts, sorted(es)), key=lambda pe: pe[0][1])[1]
-            sub = grid[1] / 16
-            pts = sorted(pts + [_g(acc, kink + j * sub, alpha) for j in (-2, -1, 1, 2)])
+            subs = (grid[1] / 16,) + ((grid[1] / 10**6,) if acc.smooth else ())  # (Laplaces: curved between kinks)
+            pts = sorted(pts + [_g(acc, kink + j * sub, alpha) for sub in subs for j in (-2, -1, 1, 2)])
         with mpmath.workdps(_DPS):  # the chords' arithmetic, widened far beyond its rounding
             upper, _ = chord_envelope(pts)
             upper += abs(upper) * mpmath.mpf(10) ** (10 - _DPS) + mpmath.mpf(10) ** (-2 * _DPS)
