@@ -82,6 +82,7 @@ DESIGNS = {  # (groups, the α at which β is checked: the reference's β costs 
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(DESIGNS))
 def test_mixed_delta_against_quadrature(name):
     groups, alphas = DESIGNS[name]
@@ -164,6 +165,7 @@ def _beta_reference(atoms, lap, alpha: Fraction, near) -> tuple:
     return best
 
 
+@pytest.mark.slow
 def test_laplace_beside_discrete_gaussian_windows():
     """A discrete Gaussian (as exact windows) beside two Laplaces: δ against the brute force's
     atoms of the discrete Gaussian and the quadrature."""
