@@ -49,6 +49,45 @@ def test_reference_agrees_with_the_single_closed_form():
             assert abs(q - c) <= mpmath.mpf(10) ** -40 * max(c, 1), (scale, shift, e, q, c)
 
 
+def _output_space_two(scale, shift, t: Fraction) -> mpmath.mpf:
+    """δ-type integral ``E_P[(1 − e^{t−L})_+]`` of two Laplaces straight from the output densities,
+    ``∬ p(x1) p(x2) (1 − e^{t − ℓ(x1) − ℓ(x2)})_+ dx2 dx1`` with ``ℓ(x) = (|x − s| − |x|)/b``
+    (iterated quad at 20 digits, split where ℓ is linear and where the integrand's kink lies)."""
+    with mpmath.workdps(20):
+        b, sh = ref._m(scale), abs(ref._m(shift))
+        tt = ref._m(t)
+
+        def p(x):
+            return mpmath.exp(-abs(x) / b) / (2 * b)
+
+        def loss(x):
+            return (abs(x - sh) - abs(x)) / b
+
+        def cut(level):  # the x in (0, s) with ℓ(x) = level (None outside)
+            x = (sh - level * b) / 2
+            return [x] if 0 < x < sh else []
+
+        def inner(x1):
+            rest = tt - loss(x1)
+            pts = sorted({mpmath.mpf(0), sh, *cut(rest)})
+            f = lambda x2: p(x2) * max(mpmath.mpf(0), 1 - mpmath.exp(rest - loss(x2)))  # noqa: E731
+            return mpmath.quad(f, [-mpmath.inf, *pts, mpmath.inf])
+
+        mu = sh / b
+        outer = sorted({mpmath.mpf(0), sh, *cut(tt - mu), *cut(tt + mu)})
+        return mpmath.quad(lambda x1: p(x1) * inner(x1), [-mpmath.inf, *outer, mpmath.inf])
+
+
+@pytest.mark.slow
+def test_reference_two_laplaces_from_the_output_space():
+    """The reference's composed law (atoms, tilted density, Irwin–Hall convolution) against a
+    direct double integral over the two outputs."""
+    for scale, shift, t in (("2", "1", Fraction(0)), ("2", "1", Fraction(3, 5)), ("1/2", "1", Fraction(-1, 3))):
+        direct = _output_space_two(scale, shift, t)
+        law = ref.hockey(scale, shift, 2, t)
+        assert abs(direct - law) <= mpmath.mpf(10) ** -15 * law, (scale, t, direct, law)
+
+
 @pytest.mark.parametrize("scale,shift", [("2", "1"), ("1/1000", "1"), ("1000000", "1"), ("3", "-5/2")],
                          ids=["plain", "tiny-scale", "huge-scale", "rational-shift"])
 def test_single_laplace_delta_epsilon_beta(scale, shift):
