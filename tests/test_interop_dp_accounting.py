@@ -103,7 +103,6 @@ def test_dp_accounting_discrete_gaussian_event_float_sigma_taken_exactly(monkeyp
     dpa.PoissonSampledDpEvent(0.01, ExactDiscreteGaussianDpEvent("10000/11")),
     dpa.SampledWithReplacementDpEvent(1000, 10, ExactDiscreteGaussianDpEvent(4)),
     dpa.SampledWithoutReplacementDpEvent(1000, 10, ExactDiscreteGaussianDpEvent(4)),
-    dpa.LaplaceDpEvent(1.0),
     dpa.ZCDpEvent(0.1),
     dpa.UnsupportedDpEvent(),
     dpa.ComposedDpEvent([ExactDiscreteGaussianDpEvent(4), dpa.PoissonSampledDpEvent(0.5, dpa.GaussianDpEvent(1.0))]),

@@ -76,7 +76,7 @@ BAD_ROWS = [
                                                                                          "randomized_response"),
     ('kind = "randomized_response"', "mechanism[0]: epsilon", "missing"),
     ('kind = "approx_dp"\ndelta = "1e-9"', "mechanism[0]: epsilon", "missing"),
-    ('kind = "laplace"\nscale = "2"', "mechanism[0]: kind", "unknown mechanism kind"),
+    ('kind = "cauchy"\nscale = "2"', "mechanism[0]: kind", "unknown mechanism kind"),
     ('kind = "discrete_laplace"\nscale = 2.5', "mechanism[0]: scale", "TOML float"),
     ('kind = "discrete_laplace"\nscale = "2"\nshift = "1"', "mechanism[0]: shift", "TOML integer"),
     ('scale = "2"', "mechanism[0]: scale", 'kind = "discrete_laplace"'),

@@ -156,7 +156,7 @@ def _mixed(design, rel_tol, method) -> tuple | None:
     if not isinstance(design, Mixture):
         return None
     gaussians = design.gaussians
-    if not design.others and not design.continuous and gaussians is not None:
+    if not design.others and not design.continuous and not design.laplaces and gaussians is not None:
         return plan(gaussians, rel_tol, method)
     if method not in (None, "auto", "mixed"):
         raise InputError("method", method, "a design mixing mechanism kinds is answered by the 'mixed' route only")

@@ -32,6 +32,7 @@ from exactdp.accounting.mixed_balls import FLOOR, PRECS, WIDTH, to_mpf
 from exactdp.accounting.results import BracketedDelta, Diagnostics, centred
 from exactdp.engine.finite_loss import FiniteLoss, prec_ctx
 from exactdp.kinds.dgauss_window import GaussianWindow
+from exactdp.kinds.laplace import laplace_part
 from exactdp.kinds.mixture import Mixture
 from exactdp.kinds.protocol import grid_step
 from exactdp.mechanisms import Composition
@@ -100,6 +101,12 @@ class MixedAccountant(Accountant):
         self.gauss_route = ""
         moving = tuple((m, c) for m, c in (dg.groups if dg is not None else ()) if m.shift)
         fin = _windowed(mixture.others, moving)
+        #: the continuous Laplaces' composed loss (closed form, :mod:`exactdp.kinds.laplace`), or None
+        self.laplace = laplace_part(mixture.laplaces)
+        if self.laplace is not None and (fin is None or mixture.continuous):
+            raise InputError("mechanisms", "laplace", "continuous Laplaces beside continuous Gaussians (or beside "
+                                                      "discrete Gaussians too fine for exact windows) are not "
+                                                      "composed exactly")
         if fin is None:  # the Gaussian part's own route is the oracle of δ_G
             fin = FiniteLoss(mixture.others)
             self.gauss, decision = plan(Composition(moving), rel_tol, None)
@@ -111,6 +118,8 @@ class MixedAccountant(Accountant):
         if self.mu and self.gauss is not None:
             raise InputError("mechanisms", "gaussian", "continuous Gaussians beside discrete Gaussians whose common "
                                                        "grid is too fine for exact windows are not supported yet")
+        #: the largest loss of the continuous Laplaces (0 without): the queries' search range
+        self.extent = Fraction(0) if self.laplace is None else self.laplace.extent
         self.rho = (Fraction(0) if dg is None else dg.rho) + self.mu
         self.rel_tol = float(rel_tol)
         self.evaluations = 0
@@ -136,7 +145,14 @@ class MixedAccountant(Accountant):
         self.gauss, self.gauss_route = acc, decision.route
 
     @property
+    def smooth(self) -> bool:
+        """Whether a continuous part (Gaussian or Laplace) makes δ(ε) smooth between atoms."""
+        return bool(self.mu) or self.laplace is not None
+
+    @property
     def method(self) -> str:
+        if self.laplace is not None:
+            return "finite-loss+laplace-closed-form"
         if self.mu:
             return "finite-loss+gaussian-erfc"
         return "finite-loss" if self.gauss is None else f"finite-loss+{self.gauss_route}"
@@ -147,6 +163,9 @@ class MixedAccountant(Accountant):
         if self.mu:
             return None
         offset, steps = self.finite.offset, [self.finite.step]
+        if self.laplace is not None:  # (δ is smooth between the kinks v_i + (2j − m)μ of the Laplaces' atoms)
+            offset -= self.laplace.extent
+            steps.append(2 * self.laplace.mu)
         if self.gauss is not None:
             for m, c in self.gauss.composition.groups:
                 steps.append(Fraction(abs(m.shift)) / m.sigma2)
@@ -167,7 +186,7 @@ class MixedAccountant(Accountant):
             if p < prec:
                 continue
             lo, hi, eb = ball_of(e, p)
-            if self.mu:
+            if self.smooth:
                 b = self._smooth(lo, hi, eb, p)
             else:
                 b = self.finite.delta(lo, hi, eb, p, kept) if self.gauss is None else self._mixed(lo, hi, eb, e, p)
@@ -181,13 +200,16 @@ class MixedAccountant(Accountant):
         fin = self.finite
         idx, masses = fin.atoms(prec)
         p_inf = fin.tables(prec)[3]
-        del lo, hi
         with prec_ctx(prec):
             mu = flint.arb(flint.fmpq(self.mu.numerator, self.mu.denominator))
             root = 2 * mu.sqrt()
             total = p_inf + fin.deficit(prec)
             for i, m in zip(idx, masses):
-                t = eb - flint.arb(flint.fmpq(fin.value(i).numerator, fin.value(i).denominator))
+                v = fin.value(i)
+                t = eb - flint.arb(flint.fmpq(v.numerator, v.denominator))
+                if self.laplace is not None:  # (the Laplaces' closed form D(t), exact t when ε is)
+                    total += m * self.laplace.delta(lo - v, hi - v, t, prec)
+                    continue
                 d = (((t - mu) / root).erfc() - t.exp() * ((t + mu) / root).erfc()) / 2
                 if d.lower() < 0:
                     d = d.nonnegative_part() if d.upper() > 0 else flint.arb(0)

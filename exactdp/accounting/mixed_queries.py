@@ -78,7 +78,7 @@ def epsilon_points(acc, deltas) -> tuple:
         targets.append(t)
     out = []
     for t in targets:
-        lo, hi = _epsilon_finite(acc, t) if acc.gauss is None and not acc.mu else _epsilon_search(acc, t)
+        lo, hi = _epsilon_finite(acc, t) if acc.gauss is None and not acc.smooth else _epsilon_search(acc, t)
         with mpmath.workdps(_DPS):
             est = (lo + hi) / 2
         out.append(BracketedEpsilon(_mpf(t), est, lo, hi, 0, "bracket"))
@@ -97,7 +97,7 @@ def _decide(acc, e: Fraction, target: Fraction, kept: bool = False) -> int:
             return 1
         if b.upper() <= tb:
             return -1
-        if (acc.gauss is not None or acc.mu) and p >= 256:
+        if (acc.gauss is not None or acc.smooth) and p >= 256:
             break
     return 0
 
@@ -152,7 +152,7 @@ def _epsilon_search(acc, target: Fraction) -> tuple:
         return mpmath.mpf(0), mpmath.mpf(0)
     lt = math.log(float(target)) if target > Fraction(1, 10**300) else float(mpmath.log(_mpf(target)))
     a, fa = Fraction(0), _logmid(acc, Fraction(0)) - lt
-    b = Fraction(max(1.0, 2 * float(acc.rho) + float(acc.finite.value(acc.finite.size - 1))))
+    b = Fraction(max(1.0, 2 * float(acc.rho) + float(acc.finite.value(acc.finite.size - 1) + acc.extent)))
     while True:
         s = _decide(acc, b, target)
         if s < 0:
@@ -181,7 +181,7 @@ def _epsilon_search(acc, target: Fraction) -> tuple:
             break
         x = b + Fraction(fb) * (b - a) / Fraction(fa - fb)
         x = Fraction(float(x))
-        if not a < x < b:
+        if not a < x < b or fb < -1e5:  # (bisection while δ(b) = 0: a bounded loss, e.g. continuous Laplaces)
             x = (a + b) / 2
         x = _snapped(acc, x, a, b)
         fx = _logmid(acc, x) - lt
@@ -243,7 +243,7 @@ def tradeoff_points(acc, alphas) -> tuple:
         afs.append(af)
     out = []
     for af in afs:
-        if (acc.gauss is None and not acc.mu) or af in (0, 1):
+        if (acc.gauss is None and not acc.smooth) or af in (0, 1):
             lo, hi = _beta_finite(acc, af)
         else:
             lo, hi = _beta_dual(acc, af)
@@ -320,7 +320,8 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
     fin = acc.finite
     rho = float(acc.rho)
     m = min(float(alpha), 1 - float(alpha))
-    reach = float(fin.value(fin.size - 1)) + rho + math.sqrt(4 * max(rho, 1e-300) * (math.log(2 / m) + 1)) + 1
+    top = float(fin.value(fin.size - 1) + acc.extent)  # (the finite part's and the continuous Laplaces' largest loss)
+    reach = top + rho + math.sqrt(4 * max(rho, 1e-300) * (math.log(2 / m) + 1)) + 1
     lo_e, hi_e = -reach - 1, reach + 1
 
     grid = acc.kinks
@@ -386,8 +387,8 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
         pts = sorted(gm(e) for e in es)
         if n == 0 and grid is not None and len(es) == 7:  # the best kink and the linear pieces beside it
             kink = max(zip(pts, sorted(es)), key=lambda pe: pe[0][1])[1]
-            sub = grid[1] / 16
-            pts = sorted(pts + [_g(acc, kink + j * sub, alpha) for j in (-2, -1, 1, 2)])
+            subs = (grid[1] / 16,) + ((grid[1] / 10**6,) if acc.smooth else ())  # (Laplaces: curved between kinks)
+            pts = sorted(pts + [_g(acc, kink + j * sub, alpha) for sub in subs for j in (-2, -1, 1, 2)])
         with mpmath.workdps(_DPS):  # the chords' arithmetic, widened far beyond its rounding
             upper, _ = chord_envelope(pts)
             upper += abs(upper) * mpmath.mpf(10) ** (10 - _DPS) + mpmath.mpf(10) ** (-2 * _DPS)

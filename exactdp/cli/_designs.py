@@ -10,7 +10,8 @@ Mechanism files (documented in the README and in docs/mixing.rst):
   (:data:`exactdp.cli._kinds.KINDS`): ``kind = "discrete_laplace"`` with ``scale`` (and
   ``shift``), ``kind = "randomized_response"`` with ``epsilon`` (and ``k``), ``kind =
   "approx_dp"`` with ``epsilon`` (and ``delta``), ``kind = "gaussian"`` (continuous) with
-  ``sigma2`` (and a rational ``shift``); ``kind = "discrete_gaussian"`` is the default.
+  ``sigma2`` (and a rational ``shift``), ``kind = "laplace"`` (continuous) with ``scale`` (and
+  a rational ``shift``); ``kind = "discrete_gaussian"`` is the default.
 * CSV — a header ``sigma2[,shift][,count]`` (or with a ``kind`` column and the columns of
   the kinds used, cells a row's kind does not take left empty) and one row per mechanism
   group.
@@ -141,8 +142,8 @@ def _row(row, where: str, toml: bool = False):
 def add_design_arguments(p, kinds: bool = False) -> None:
     """Add the three ways of naming a design to an argparse parser (``kinds``: also the
     short forms of the kinds beside the discrete Gaussian, :data:`~exactdp.cli._kinds.KIND_FLAGS`)."""
-    g = p.add_argument_group("design (one of; with kinds: --sigma2, --dlaplace, --rr and --approx combine into one "
-                             "mixed design)" if kinds else "design (one of)")
+    g = p.add_argument_group("design (one of; with kinds: --sigma2, --dlaplace, --rr, --approx, --gaussian and "
+                             "--laplace combine into one mixed design)" if kinds else "design (one of)")
     g.add_argument("--sigma2", action="append", metavar="VALUE[xCOUNT]", default=[],
                    help="a mechanism N_Z(·, VALUE) with unit shift, COUNT times; exact rationals "
                         "such as 10000/11x20 (repeatable)")
@@ -152,7 +153,7 @@ def add_design_arguments(p, kinds: bool = False) -> None:
     g.add_argument("--mechanisms", metavar="FILE",
                    help="TOML or CSV file of mechanisms (sigma2, shift, count"
                         + ("; or a kind: discrete_laplace with scale, randomized_response with epsilon [k], approx_dp "
-                           "with epsilon [delta], gaussian with sigma2)" if kinds else ")"))
+                           "with epsilon [delta], gaussian with sigma2, laplace with scale)" if kinds else ")"))
     g.add_argument("--allocation", metavar="NAME|FILE", help="a built-in allocation or an allocation file")
     add_pair_arguments(g, many=False)
 

@@ -4,12 +4,13 @@
   the default kind), ``discrete_laplace`` (``scale``, optional ``shift``),
   ``randomized_response`` (``epsilon``, optional ``k``), ``approx_dp`` (``epsilon``,
   optional ``delta``), ``gaussian`` (the continuous Gaussian: ``sigma2``, optional rational
-  ``shift``); every kind also takes ``count``;
+  ``shift``), ``laplace`` (the continuous Laplace: ``scale``, optional rational ``shift``);
+  every kind also takes ``count``;
 * :func:`group_from_fields` — one row of fields (a TOML table, a CSV row) → ``(mechanism,
   count)``, every field range-checked by the one parser and every error one line naming it;
 * :func:`parse_kind_specs` — the short forms ``--dlaplace SCALE[xCOUNT][@SHIFT]``,
   ``--rr EPS[:K][xCOUNT]``, ``--approx EPS[,DELTA][xCOUNT]`` and
-  ``--gaussian SIGMA2[xCOUNT][@SHIFT]``;
+  ``--gaussian SIGMA2[xCOUNT][@SHIFT]`` and ``--laplace SCALE[xCOUNT][@SHIFT]``;
 * :func:`describe_groups` — a design's groups as the JSON envelope shows them.
 """
 
@@ -29,12 +30,13 @@ KINDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "randomized_response": (("epsilon",), ("k",)),
     "approx_dp": (("epsilon",), ("delta",)),
     "gaussian": (("sigma2",), ("shift",)),
+    "laplace": (("scale",), ("shift",)),
 }
 DEFAULT_KIND = "discrete_gaussian"
 #: fields that are integers (a TOML integer, not a string); the continuous Gaussian's shift is
 #: any rational (:data:`RATIONAL_SHIFT_KINDS`)
 INTEGER_FIELDS = frozenset({"shift", "count", "k"})
-RATIONAL_SHIFT_KINDS = frozenset({"gaussian"})
+RATIONAL_SHIFT_KINDS = frozenset({"gaussian", "laplace"})
 #: every field any kind takes
 ALL_FIELDS = frozenset({"kind", "count"}.union(*(set(r) | set(o) for r, o in KINDS.values())))
 _EXAMPLE = {"sigma2": '"10000/11"', "scale": '"5/2"', "epsilon": '"1/2"', "delta": '"1e-9"', "shift": "1",
@@ -53,6 +55,10 @@ KIND_FLAGS = {
     "--gaussian": ("gaussian", "SIGMA2[xCOUNT][@SHIFT]",
                    "a continuous Gaussian mechanism N(·, SIGMA2) with real sensitivity SHIFT (an exact rational, "
                    "default 1), COUNT times, e.g. 4x10 or 4@1/2 (repeatable)"),
+    "--laplace": ("laplace", "SCALE[xCOUNT][@SHIFT]",
+                  "a continuous Laplace mechanism (density ∝ exp(−|x|/SCALE); pure ε = abs(SHIFT)/SCALE) with real "
+                  "sensitivity SHIFT (an exact rational, default 1), COUNT times, e.g. 2x10 or 2@1/2; one value of "
+                  "abs(SHIFT)/SCALE per design, at most 256 of them (repeatable)"),
 }
 
 
@@ -125,6 +131,11 @@ def _mechanism(kind: str, fields: dict):
     if kind == "randomized_response":
         k = int(parse_exact(fields.get("k", 2), "k", lo=2, integer=True))
         return RandomizedResponse(parse_exact(fields["epsilon"], "epsilon", lo=0), k)
+    if kind == "laplace":
+        from exactdp.kinds import Laplace
+
+        return Laplace(parse_exact(fields["scale"], "scale", lo=0, lo_open=True),
+                       parse_exact(fields.get("shift", 1), "shift", lo=-MAX_SHIFT, hi=MAX_SHIFT))
     if kind == "gaussian":
         from exactdp.kinds import Gaussian
 
@@ -158,14 +169,15 @@ def _split_spec(flag: str, spec: str, example: str) -> tuple[str, dict]:
 
 def _short_fields(flag: str, spec: str) -> dict:
     kind = KIND_FLAGS[flag][0]
-    example = {"--dlaplace": "5/2x3@2", "--rr": "1/2:3x10", "--approx": "1,1e-9x2", "--gaussian": "4x10@1/2"}[flag]
+    example = {"--dlaplace": "5/2x3@2", "--rr": "1/2:3x10", "--approx": "1,1e-9x2", "--gaussian": "4x10@1/2",
+               "--laplace": "2x10@1/2"}[flag]
     value, extra = _split_spec(flag, spec, example)
     fields: dict = {"kind": kind, "count": extra.get("count", 1)}
     if "shift" in extra:
-        if kind not in ("discrete_laplace", "gaussian"):
+        if kind not in ("discrete_laplace", "gaussian", "laplace"):
             raise InputError(flag, spec, f"takes no '@SHIFT' (a {kind} mechanism has no sensitivity parameter)")
         fields["shift"] = extra["shift"]
-    if kind == "discrete_laplace":
+    if kind in ("discrete_laplace", "laplace"):
         fields["scale"] = value
     elif kind == "gaussian":
         fields["sigma2"] = value
@@ -211,6 +223,8 @@ def describe_groups(groups) -> list[dict]:
             params = {"epsilon": fraction_str(mech.epsilon), "k": mech.k}
         elif kind == "gaussian":
             params = {"sigma2": fraction_str(mech.sigma2), "shift": fraction_str(mech.shift)}
+        elif kind == "laplace":
+            params = {"scale": fraction_str(mech.scale), "shift": fraction_str(mech.shift)}
         else:
             params = {"epsilon": fraction_str(mech.epsilon), "delta": fraction_str(mech.delta)}
         out.append({"kind": kind, **params, "count": count})

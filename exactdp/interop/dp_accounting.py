@@ -12,13 +12,14 @@ as a tree of ``DpEvent`` objects and asks a ``PrivacyAccountant`` for ``get_epsi
   ``SelfComposedDpEvent``, ``ComposedDpEvent``, ``NoOpDpEvent``, ``NonPrivateDpEvent``,
   its ``DiscreteLaplaceDpEvent`` (noise parameter a: exactdp's scale 1/a, its float a taken
   exactly), its ``GaussianDpEvent`` (the continuous Gaussian with σ = noise multiplier, σ²
-  exactly the float squared) and (where the installed dp_accounting has it) its own
-  ``DiscreteGaussianDpEvent``, and answers with exactdp's certified values (a ledger
-  mixing kinds is accounted as a :class:`~exactdp.kinds.Mixture`, route ``"mixed"``).
-  Every other event (Poisson or other subsampling, the continuous Laplace,
-  randomized response given by its noise probability, whose ε = log(1 + k(1−p)/p) is not
-  rational, ...) is refused through ``supports()`` / ``UnsupportedEventError`` — never
-  approximated.
+  exactly the float squared), its ``LaplaceDpEvent`` (the continuous Laplace of scale = noise
+  multiplier at sensitivity 1, the float taken exactly; :class:`~exactdp.kinds.laplace.Laplace`,
+  within its envelope: one scale per ledger, at most 256 of them) and (where the installed
+  dp_accounting has it) its own ``DiscreteGaussianDpEvent``, and answers with exactdp's
+  certified values (a ledger mixing kinds is accounted as a :class:`~exactdp.kinds.Mixture`,
+  route ``"mixed"``).  Every other event (Poisson or other subsampling, randomized response
+  given by its noise probability, whose ε = log(1 + k(1−p)/p) is not rational, ...) is
+  refused through ``supports()`` / ``UnsupportedEventError`` — never approximated.
 
 It works unchanged with ``dp_accounting.mechanism_calibration.calibrate_dp_mechanism``:
 floats handed over by dp_accounting (a σ², a noise multiplier, a target δ) are taken
@@ -56,6 +57,7 @@ from dp_accounting import dp_event, privacy_accountant
 from exactdp.interop.profile import CertifiedProfile, exact_real
 from exactdp.kinds import Gaussian, LossGroup, Mixture
 from exactdp.kinds.discrete_laplace import DiscreteLaplace
+from exactdp.kinds.laplace import Laplace
 from exactdp.mechanisms import Composition, DiscreteGaussian
 from exactdp.numerics.exact import InputError, to_int
 
@@ -165,9 +167,9 @@ class ExactDiscreteGaussianDpEvent(dp_event.DpEvent):
 
 
 def _mechanism(value):
-    if not isinstance(value, (DiscreteGaussian, LossGroup, Gaussian)):
+    if not isinstance(value, (DiscreteGaussian, LossGroup, Gaussian, Laplace)):
         raise InputError("mechanism", value, "expected an exactdp mechanism: DiscreteGaussian, DiscreteLaplace, "
-                                             "RandomizedResponse, ApproxDP or Gaussian")
+                                             "RandomizedResponse, ApproxDP, Gaussian or Laplace")
     return value
 
 
@@ -228,6 +230,19 @@ def _from_dp_accounting_gaussian(event):
     return _NON_PRIVATE if nm == 0 else Gaussian(nm * nm, 1)
 
 
+def _from_dp_accounting_laplace(event):
+    """dp_accounting's ``LaplaceDpEvent(noise_multiplier)``: the continuous Laplace of scale
+    s = noise multiplier at sensitivity 1, exactdp's ``Laplace(s, 1)`` with the float taken
+    exactly; or an error message."""
+    try:
+        nm = Fraction(event.noise_multiplier)
+    except (TypeError, ValueError, OverflowError):
+        return f"noise_multiplier={event.noise_multiplier!r} must be a finite number"
+    if nm < 0:
+        return f"noise_multiplier={event.noise_multiplier!r} must be >= 0"
+    return _NON_PRIVATE if nm == 0 else Laplace(nm, 1)
+
+
 def _refusal(event) -> str:
     """Why an event is not accounted (one sentence naming what to use instead)."""
     name = type(event).__name__
@@ -237,10 +252,6 @@ def _refusal(event) -> str:
                 "values only; pass ExactMechanismDpEvent(RandomizedResponse(epsilon, k)) with an exact rational "
                 "ε (a larger ε is a valid upper bound: randomized response with a smaller ε is a post-processing "
                 "of it)")
-    if name == "LaplaceDpEvent":
-        return (f"{name} is not supported: exactdp has no continuous Laplace kind yet (its loss is not finite); "
-                "for an integer query use DiscreteLaplaceDpEvent or ExactMechanismDpEvent(DiscreteLaplace(scale, "
-                "shift)) (or dp_accounting's PLDAccountant for the continuous mechanism)")
     sub = "; subsampled mechanisms are not covered by exact accounting" if "Sampled" in name else ""
     return (f"{name} is not supported: exactdp accounts compositions of discrete Gaussian, discrete Laplace, "
             f"randomized response and (ε, δ) mechanisms exactly and refuses every other event rather than "
@@ -287,6 +298,8 @@ def _as_mechanism(event):
         return _from_dp_accounting_dg(event)
     if isinstance(event, dp_event.GaussianDpEvent):
         return _from_dp_accounting_gaussian(event)
+    if isinstance(event, dp_event.LaplaceDpEvent):
+        return _from_dp_accounting_laplace(event)
     dp_accounting_dlap = getattr(dp_event, "DiscreteLaplaceDpEvent", None)
     if dp_accounting_dlap is not None and isinstance(event, dp_accounting_dlap):
         return _from_dp_accounting_dlap(event)

@@ -10,8 +10,9 @@ protocol (:mod:`exactdp.kinds.protocol`), and :class:`Mixture`, a design that mi
 from exactdp.kinds.approx_dp import ApproxDP
 from exactdp.kinds.discrete_laplace import DiscreteLaplace
 from exactdp.kinds.gaussian import Gaussian
+from exactdp.kinds.laplace import Laplace
 from exactdp.kinds.mixture import Mixture
 from exactdp.kinds.protocol import LossGroup
 from exactdp.kinds.randomized_response import RandomizedResponse
 
-__all__ = ["ApproxDP", "DiscreteLaplace", "Gaussian", "LossGroup", "Mixture", "RandomizedResponse"]
+__all__ = ["ApproxDP", "DiscreteLaplace", "Gaussian", "Laplace", "LossGroup", "Mixture", "RandomizedResponse"]

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from exactdp.kinds.gaussian import Gaussian
+from exactdp.kinds.laplace import Laplace
 from exactdp.kinds.protocol import LossGroup
 from exactdp.mechanisms import Composition, DiscreteGaussian, count_groups
 from exactdp.numerics.exact import InputError, as_sequence
@@ -36,8 +37,9 @@ class Mixture:
     groups: tuple = field(default=())
 
     def __post_init__(self):
-        counts = count_groups(self.groups, (DiscreteGaussian, LossGroup, Gaussian), "mechanism",
-                              "expected a DiscreteGaussian, DiscreteLaplace, RandomizedResponse, ApproxDP or Gaussian")
+        counts = count_groups(self.groups, (DiscreteGaussian, LossGroup, Gaussian, Laplace), "mechanism",
+                              "expected a DiscreteGaussian, DiscreteLaplace, RandomizedResponse, ApproxDP, Gaussian or "
+                              "Laplace")
         grouped = tuple(sorted(((m, c) for m, c in counts.items() if c > 0), key=lambda mc: _key(mc[0])))
         if not grouped:
             raise InputError("mechanisms", list(self.groups), "a design needs at least one mechanism")
@@ -72,6 +74,11 @@ class Mixture:
         return tuple((m, c) for m, c in self.groups if isinstance(m, Gaussian))
 
     @property
+    def laplaces(self) -> tuple:
+        """The ``(Laplace, count)`` groups (continuous Laplaces)."""
+        return tuple((m, c) for m, c in self.groups if isinstance(m, Laplace))
+
+    @property
     def size(self) -> int:
         """Number of mechanisms composed."""
         return sum(c for _, c in self.groups)
@@ -82,10 +89,11 @@ class Mixture:
         Gaussian, no δ > 0), else None (a bound, not the exact profile)."""
         if self.gaussians is not None or self.continuous:
             return None
-        eps = [m.pure_epsilon for m, _ in self.others]
+        pure = self.others + self.laplaces
+        eps = [m.pure_epsilon for m, _ in pure]
         if any(e is None for e in eps):
             return None
-        return sum((e * c for e, (_, c) in zip(eps, self.others)), Fraction(0))
+        return sum((e * c for e, (_, c) in zip(eps, pure)), Fraction(0))
 
     def __add__(self, other) -> Mixture:
         if isinstance(other, Composition):

@@ -1,0 +1,229 @@
+"""The continuous Laplace mechanism ``x + Lap(scale)``, composed exactly in closed form.
+
+The loss of one Laplace.  With ``μ = |shift|/b``, the loss ``L = (|x − s| − |x|)/b`` under
+``P = Lap(0, b)`` is ``μ`` with mass 1/2 (``x ≤ 0``), ``−μ`` with mass ``e^{−μ}/2``
+(``x ≥ s``), and on ``(−μ, μ)`` it has the density ``e^{(l−μ)/2}/4``; under Q the mirror
+image.  All three parts are ``e^{l/2}`` times one symmetric measure,
+
+    P_L = (e^{−μ/2}/2) · e^{l/2} · ν,    ν = δ_μ + δ_{−μ} + ½·1_{(−μ, μ)}(l) dl,
+
+so ``m`` copies compose into ``(e^{−μ/2}/2)^m e^{l/2} ν^{*m}``.  Expanding ``ν^{*m}`` by the
+number ``c`` of continuous pieces and writing the ``c``-fold convolution of the box as
+truncated powers (the B-spline), ``ν^{*m}`` is a signed sum of ``(A_j − l)_+^{c−1}`` with knots
+``A_j = (2j − m)μ``, ``j = 0..m``, and integer coefficients
+
+    Γ_{c,j} = C(m, c) · [z^j] (1 + z)^{m−c} (z − 1)^c     (c = 0: the atoms, C(m, j) at A_j).
+
+The hockey-stick ``D(t) = E_P[(1 − e^{t−L})_+]`` then integrates each piece in closed form
+(``(e^{l/2} − e^{t−l/2})`` against ``(A − l)_+^{c−1}`` is a sinh series with positive terms):
+
+    D(t) = 2 e^{(t − mμ)/2} 2^{−m} Σ_{j: A_j > t} Σ_c Γ_{c,j} W_c((A_j − t)/2),
+    W_c(y) = Σ_{k > c, k ≡ c+1 (mod 2)} y^k/k!,
+
+and ``D(t) = 1 − e^t + e^t D(−t)`` (symmetry) for ``t < 0``.  Single Laplace:
+``D(t) = 1 − e^{(t−μ)/2}`` on ``[0, μ]``.  The ``Γ`` alternate in sign: the sum cancels, by
+more bits as ``m`` grows; it is evaluated in balls (:mod:`flint`) at a working precision
+raised until the result has the precision asked (:meth:`LaplaceLoss.delta`), never guessed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import flint
+
+from exactdp.numerics.errors import UncertifiedError
+from exactdp.numerics.exact import InputError, parse_exact, positive_fraction
+
+__all__ = ["Laplace", "LaplaceLoss", "MAX_LAPLACE_COUNT", "laplace_part"]
+
+#: the most continuous Laplaces one design composes (the closed form's cancellation and its
+#: O(count²) terms per threshold grow with the count)
+MAX_LAPLACE_COUNT = 256
+#: the largest working precision (bits) the closed form is evaluated at
+MAX_BITS = 1 << 16
+
+
+@dataclass(frozen=True, order=True)
+class Laplace:
+    """``Lap(0, scale)`` against ``Lap(shift, scale)`` (density ``e^{−|x|/b}/(2b)``; real
+    sensitivity ``shift``, an exact rational).  It is ε-DP with ``ε = |shift|/scale``; its
+    loss and its exact composition: module docstring."""
+
+    scale: Fraction
+    shift: Fraction = Fraction(1)
+    kind = "laplace"
+
+    def __post_init__(self):
+        object.__setattr__(self, "scale", positive_fraction(self.scale, "scale"))
+        object.__setattr__(self, "shift", parse_exact(self.shift, "shift", lo=-10**12, hi=10**12))
+
+    @property
+    def epsilon(self) -> Fraction:
+        """``μ = |shift|/scale``: the largest loss (the ε of pure ε-DP)."""
+        return abs(self.shift) / self.scale
+
+    @property
+    def pure_epsilon(self) -> Fraction:
+        return self.epsilon
+
+
+def laplace_part(groups) -> LaplaceLoss | None:
+    """The composed loss of the ``(Laplace, count)`` groups of a design (None without one).
+
+    Raises
+    ------
+    InputError
+        Laplaces of different ``μ = |shift|/scale`` (their sum has no closed form here), or more
+        than :data:`MAX_LAPLACE_COUNT` of them.
+    """
+    lap = [(m, c) for m, c in groups if isinstance(m, Laplace) and m.shift != 0]
+    if not lap:
+        return None
+    mus = sorted({m.epsilon for m, _ in lap})
+    if len(mus) > 1:
+        raise InputError("laplace", ", ".join(str(u) for u in mus[:4]),
+                         "continuous Laplaces of different |shift|/scale are not composed exactly (one value of "
+                         "|shift|/scale per design; a discrete Laplace composes with any)")
+    m = sum(c for _, c in lap)
+    if m > MAX_LAPLACE_COUNT:
+        raise InputError("laplace count", m, f"at most {MAX_LAPLACE_COUNT} continuous Laplaces per design (the exact "
+                                             f"closed form's cost and cancellation grow with the count)")
+    return LaplaceLoss(mus[0], m)
+
+
+def _q(x: Fraction) -> flint.arb:
+    return flint.arb(flint.fmpq(x.numerator, x.denominator))
+
+
+class LaplaceLoss:
+    """The composed loss of ``m`` Laplaces of one ``μ`` (module docstring).
+
+    Parameters
+    ----------
+    mu : Fraction
+        ``|shift|/scale`` (> 0).
+    m : int
+        The number of Laplaces.
+    """
+
+    def __init__(self, mu: Fraction, m: int):
+        self.mu, self.m = Fraction(mu), int(m)
+        one_plus, z_minus = flint.fmpz_poly([1, 1]), flint.fmpz_poly([-1, 1])
+        gam = []  # gam[c][j] = Γ_{c,j}
+        for c in range(m + 1):
+            poly = one_plus ** (m - c) * z_minus**c
+            coeffs = [int(x) for x in poly.coeffs()] + [0] * (m + 1)
+            bc = math.comb(m, c)
+            gam.append([bc * coeffs[j] for j in range(m + 1)])
+        self.gamma = gam
+        self.extent = self.mu * m  # the loss lies in [−mμ, mμ]
+        self._cache: dict = {}
+
+    def knot(self, j: int) -> Fraction:
+        return (2 * j - self.m) * self.mu
+
+    # ------------------------------------------------------------------ W_c(y)
+    def _w(self, y: flint.arb, prec: int) -> list:
+        """``[W_0(y), …, W_m(y)]`` for a ball ``y ≥ 0`` (module docstring), from ``W_m`` and
+        ``W_{m−1}`` down by ``W_c = y^{c+1}/(c+1)! + W_{c+2}`` (positive terms)."""
+        m = self.m
+        pw = [flint.arb(1)]
+        for k in range(1, m + 2):
+            pw.append(pw[-1] * y / k)  # y^k/k!
+        top = [self._w_top(y, c, pw, prec) for c in (m - 1, m) if c >= 0]
+        w: list = [flint.arb(0)] * (m + 1)
+        if m >= 1:
+            w[m - 1] = top[0]
+        w[m] = top[-1]
+        for c in range(m - 2, -1, -1):
+            w[c] = pw[c + 1] + w[c + 2]
+        return w
+
+    @staticmethod
+    def _w_top(y: flint.arb, c: int, pw: list, prec: int) -> flint.arb:
+        """``W_c(y)`` by its series (``y ≤ c + 1``, with a certified tail) or its closed form
+        ``(R_c(y) − (−1)^c R_c(−y))/2``, ``R_c(y) = e^y − Σ_{k≤c} y^k/k!`` (``y > c + 1``: the
+        exponential dominates; no catastrophic cancellation)."""
+        if y.upper() > c + 1:
+            even = sum((pw[k] for k in range(0, c + 1, 2)), flint.arb(0))
+            odd = sum((pw[k] for k in range(1, c + 1, 2)), flint.arb(0))
+            r_plus = y.exp() - (even + odd)
+            r_minus = (-y).exp() - (even - odd)
+            return (r_plus - r_minus) / 2 if c % 2 == 0 else (r_plus + r_minus) / 2
+        yu = flint.arb(y.upper())
+        term = pw[c + 1] if c + 1 < len(pw) else pw[-1] * y / (c + 1)
+        k, s = c + 1, flint.arb(0)
+        eps = flint.arb(2) ** (-prec - 8)
+        while True:
+            s += term
+            ratio = yu * yu / ((k + 1) * (k + 2))
+            term = term * y * y / ((k + 1) * (k + 2))
+            k += 2
+            if ratio < 0.5 and (term < s * eps or k > c + 4 * prec):  # the rest: below twice the next term
+                return s + flint.arb(0).union(2 * flint.arb(term.upper()))
+
+    # ------------------------------------------------------------------ D(t)
+    def delta(self, t_lo: Fraction, t_hi: Fraction, tb: flint.arb, prec: int) -> flint.arb:
+        """A ball of ``D(t) = E_P[(1 − e^{t−L})_+]`` for the real ``t ∈ [t_lo, t_hi]`` (``tb`` a ball
+        containing it), with a relative radius about ``2^{−prec}`` (wider only where the ball of
+        t is).
+
+        Raises
+        ------
+        UncertifiedError
+            When the cancellation would need more than :data:`MAX_BITS` bits.
+        """
+        key = (t_lo, t_hi, prec) if t_lo == t_hi else None
+        if key is not None and key in self._cache:
+            return self._cache[key]
+        old = flint.ctx.prec
+        try:
+            extra = 32 + 2 * self.m
+            while True:
+                flint.ctx.prec = prec + extra
+                d = self._delta_at(t_lo, t_hi, _q(t_lo) if key is not None else tb)
+                if d.is_zero() or d.rad() <= d.upper() * flint.arb(2) ** (-prec + 4) or t_lo != t_hi:
+                    break
+                if prec + extra > MAX_BITS:
+                    raise UncertifiedError(f"the continuous Laplaces' closed form at t = {float(t_lo):.6g} needs more "
+                                           f"than {MAX_BITS} bits")
+                extra *= 2
+            flint.ctx.prec = prec
+            d = +d
+        finally:
+            flint.ctx.prec = old
+        if key is not None:
+            self._cache[key] = d
+        return d
+
+    def _delta_at(self, t_lo: Fraction, t_hi: Fraction, tb: flint.arb) -> flint.arb:
+        if t_lo >= self.extent:
+            return flint.arb(0)
+        if t_hi <= -self.extent:  # L > t almost surely: E_P[1 − e^{t−L}] = 1 − e^t
+            return -tb.expm1()
+        if t_hi <= 0:  # the symmetry D(t) = 1 − e^t + e^t D(−t), on the side with fewer knots
+            return -tb.expm1() + tb.exp() * self._direct(-t_hi, -t_lo, -tb)
+        return self._direct(t_lo, t_hi, tb)
+
+    def _direct(self, t_lo: Fraction, t_hi: Fraction, tb: flint.arb) -> flint.arb:
+        m, mu = self.m, self.mu
+        total = flint.arb(0)
+        for j in range(m, -1, -1):
+            a = self.knot(j)
+            if a <= t_lo:
+                break
+            straddle = a <= t_hi  # t may lie on either side of the knot: the term is in [0, its value at t_lo]
+            y = (_q(a) - tb) / 2 if not straddle else (_q(a) - _q(t_lo)) / 2
+            if straddle:
+                y = flint.arb(y.upper())
+            w = self._w(y.nonnegative_part() if y.lower() < 0 else y, flint.ctx.prec)
+            s = sum((self.gamma[c][j] * w[c] for c in range(m + 1) if self.gamma[c][j]), flint.arb(0))
+            total += flint.arb(0).union(s) if straddle else s
+        scale = 2 * ((tb - _q(mu) * m) / 2).exp() / flint.arb(2) ** m
+        d = scale * total
+        if d.lower() < 0:
+            d = d.nonnegative_part() if d.upper() > 0 else flint.arb(0)
+        return d
