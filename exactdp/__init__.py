@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from exactdp.kinds.approx_dp import ApproxDP as ApproxDP
     from exactdp.kinds.discrete_laplace import DiscreteLaplace as DiscreteLaplace
     from exactdp.kinds.gaussian import Gaussian as Gaussian
+    from exactdp.kinds.laplace import Laplace as Laplace
     from exactdp.kinds.mixture import Mixture as Mixture
     from exactdp.kinds.randomized_response import RandomizedResponse as RandomizedResponse
     from exactdp.mechanisms import Composition as Composition
@@ -67,6 +68,7 @@ _FACE = {
     "RandomizedResponse": "exactdp.kinds.randomized_response",
     "ApproxDP": "exactdp.kinds.approx_dp",
     "Gaussian": "exactdp.kinds.gaussian",
+    "Laplace": "exactdp.kinds.laplace",
     "Mixture": "exactdp.kinds.mixture",
     "ExactAccountant": "exactdp.accounting.accountant",
     "delta": "exactdp.accounting.accountant",

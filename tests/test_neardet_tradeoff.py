@@ -31,10 +31,10 @@ DESIGNS = {
     "four": [(F(1303, 10**6), 3), (F(2497, 10**6), 1), (F(3881, 10**6), 2), (F(1000, 10**6), 1)],
 }
 ALPHAS = ["1e-100", "1e-70", "1e-6", "0.01", "0.5", "0.9", "0.999999", "0.999999999999"]
-#: (design, α) whose bracket contains the reference but is not narrow: the kink sits 857 nats
-#: left of ρ, beyond 12 sd of R, where the conditioned profile's closed-form far-left complement
-#: (a sub-Gaussian bound, lower end 0) replaces the atom sums (engine/conditioned_profile.py)
-KNOWN_WIDE = {("three", "1e-100"), ("three", "1e-70")}
+#: (design, α) whose bracket may contain the reference without being narrow: none (the "three"
+#: design's α = 1e-70 and 1e-100, whose kink sits 857 nats left of ρ, beyond 12 sd of R, were
+#: until the conditioned profile kept the enumerated rest's atom sums there)
+KNOWN_WIDE: set = set()
 
 
 def _brute_beta(design, alpha: F):

@@ -359,7 +359,7 @@ class _Alpha:
 def _result(alpha: Fraction, lo, up) -> BracketedTradeoff:
     """The reported point, or a refusal when the bracket is wider than MAX_REPORTED_WIDTH."""
     am = to_mpf(alpha)
-    if up == mpmath.inf or not (up - lo <= MAX_REPORTED_WIDTH * abs(up) or up < 1e-300):
+    if up == mpmath.inf or not (up - lo <= MAX_REPORTED_WIDTH * abs(up) or up == 0):
         raise UncertifiedError(f"β(α={mpmath.nstr(am, 6)}): the dual bracket is [{mpmath.nstr(lo, 6)}, "
                                f"{mpmath.nstr(up, 6)}]")
     lo = max(lo, mpmath.mpf(0))

@@ -315,7 +315,9 @@ class ConditionedProfile:
             right = x_dn > FAR_LEFT_SD * self.sd_rest
             lo_t[right] = lp[right] - le[right] + _log1m_exp(-(x_dn[right] ** 2) / (2 * V) + 1e-12)
             hi_t[right] = lp[right] + le[right]
-            left = (x_up < -FAR_LEFT_SD * self.sd_rest) & (bound >= cut)
+            # far left of R: the closed-form complement bounds (lower end 0 far out), except
+            # for an enumerated rest, whose exact atom sums stay narrow there
+            left = (x_up < -FAR_LEFT_SD * self.sd_rest) & (bound >= cut) & (not isinstance(self.rest, EnumeratedRest))
             if left.any():
                 l1, _ = far_left_complement(x_dn[left], self.v_rest, *self.log_m1)
                 _, h1 = far_left_complement(x_up[left], self.v_rest, *self.log_m1)
