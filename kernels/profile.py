@@ -445,15 +445,25 @@ def profile_sums(Gn, err, nodes, lam, P, t_hi, t_lo):
 
 @kernel("UniTuple(float64, 2)(float64, float64[:], float64[:], float64[:])")
 def log_mgf_sum(lam, delta, s2, m):
-    """``(Σ_g m_g log M_g(λ), absolute error bound)`` (:func:`log_mgf` per group)."""
-    val = 0.0
+    """``(Σ_g m_g log M_g(λ), absolute error bound)`` (:func:`log_mgf` per group), summed with
+    Neumaier's compensation (:func:`exactdp.kernels.summation.neumaier_add`: error ≤ (2u +
+    O(Gu²))·Σ|terms|, charged as 16·EPS64·Σ|terms| as the node sums are; a recursive sum of
+    thousands of groups would need ~G·u·|sum|)."""
+    acc = 0.0
+    comp = 0.0
     err = 0.0
+    tot = 0.0
     for g in range(delta.shape[0]):
         v, e = log_mgf(lam, delta[g], s2[g])
-        val += m[g] * v
-        # the product and (recursive summation) the addition's rounding, ≤ u|partial sum|
-        err += m[g] * e + 4.0 * EPS64 * m[g] * abs(v) + EPS64 * abs(val)
-    return val, err + 4.0 * EPS64 * abs(val)
+        t = m[g] * v
+        acc, comp = neumaier_add(acc, comp, t)
+        # each term's own bound and the product's rounding
+        err += m[g] * e + 4.0 * EPS64 * abs(t)
+        tot += abs(t)
+    val = acc + comp
+    # err and tot are recursive sums of positive terms: relative (G + 1)u each
+    grow = 1.0 + (delta.shape[0] + 2.0) * EPS64
+    return val, err * grow + 16.0 * EPS64 * tot * grow + 4.0 * EPS64 * abs(val)
 
 
 @kernel("UniTuple(float64, 2)(float64, float64[:], float64[:], float64[:], float64[:])")
