@@ -1,6 +1,6 @@
 """The smoothed inversion's integrand, shared across levels, against independent references.
 
-* :func:`exactdp.kernels.profile.theta_logs` + :func:`~exactdp.kernels.profile.smoothed_factors`
+* :func:`exactdp.kernels.ratio_factors.ratio_logs` + :func:`~exactdp.kernels.ratio_factors.smoothed_factors`
   (the theta part once per tilt and node, the level's Gaussian factor added after): at every
   node, ``|G_n − Ĝ_n| ≤ err_n`` against ``Π_g (Θ_g(w_g(λ+iu))/Θ_g(w_gλ))^{m_g}·e^{s²((λ+iu)²−λ²)/2}``
   summed directly in mpmath at 40 digits (``Θ(z) = Σ_x e^{zx − x²/(2σ²)}``, nothing shared
@@ -22,7 +22,8 @@ from fractions import Fraction as F
 import mpmath
 import numpy as np
 import pytest
-from exactdp.kernels.profile import log_mgf_sum, smoothed_factors, theta_logs
+from exactdp.kernels.profile import log_mgf_sum
+from exactdp.kernels.ratio_factors import ratio_logs, smoothed_factors
 
 from exactdp.engine.families import groups_of
 from exactdp.engine.fine_profile import FineProfile
@@ -76,7 +77,7 @@ def test_factors_contain_the_direct_theta_product(name):
                                       [P // 4, P // 2 - 1, P - 1]])).astype(np.int64)
     with mpmath.workdps(40):
         for lam in (0.31, 0.5 / float(prof.delta.min()) + 0.07, 2.6, -0.43):
-            t = theta_logs(nodes, consts.taus(P)[0], consts.taus(P)[1], consts.s2, consts.m, consts.delta, lam,
+            t = ratio_logs(nodes, consts.taus(P)[0], consts.taus(P)[1], consts.s2, consts.m, consts.delta, lam,
                            float(P))
             G, err = smoothed_factors(nodes, *t, lam, prof.sk2, float(P))
             assert err[0] <= 1e-13  # u = 0: G = 1, a few ulps per group, no per-group slack

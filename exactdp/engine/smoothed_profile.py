@@ -32,7 +32,7 @@ the hockey-stick profile at ``x = ε − ρ``.  Let ``Z ~ N(0, s²)`` be indepen
 * **Error bound** of each sum: dropped nodes (``≤ 2(1 + 1/ε)e^{−T0}`` with the level
   ``T0 + (1+ε)log(1+n)``), the Gaussian tail beyond ``U = √(2·T_GAUSS)/s``, aliasing
   (``j = −1``: ``e^{−λP}``; ``j ≥ 1``: Chernoff at ``λ' = λ + P/V``), the node values'
-  own bounds (:func:`exactdp.kernels.profile.smoothed_factors`), the threshold phases,
+  own bounds (:func:`exactdp.kernels.ratio_factors.smoothed_factors`), the threshold phases,
   the compensated sums, and the prefactor ``M_R(λ)`` (:func:`exactdp.kernels.profile.log_mgf`).
 
 References: Daniels (1954) saddle-point inversion; Abate & Whitt (1992) damped Fourier
@@ -58,9 +58,8 @@ from exactdp.kernels.profile import (
     saddles,
     saddles_strip,
     sieve_nodes,
-    smoothed_factors,
-    theta_logs,
 )
+from exactdp.kernels.ratio_factors import ratio_logs, smoothed_factors
 from exactdp.numerics.precision import EPS64
 
 __all__ = ["SmoothedProfile", "GroupConsts", "exact_sum", "TooCostly", "dd_quotient", "float_enclosure", "log_sub"]
@@ -174,7 +173,7 @@ class GroupConsts:
     arrays, ``vproxy = Σ m w²σ²`` (exact sum, rounded to nearest), the float variance, the
     penalties' ``log D_g``, the sieve's group order, τ = w/P per period P, the saddle
     search's moment table, and per tilt the theta logs of the nodes asked so far
-    (:func:`exactdp.kernels.profile.theta_logs`: independent of the smoothing, so one
+    (:func:`exactdp.kernels.ratio_factors.ratio_logs`: independent of the smoothing, so one
     evaluation per node and tilt serves every level) and ``log M_R(λ)``."""
 
     def __init__(self, groups):
@@ -219,8 +218,8 @@ class GroupConsts:
             self._logm[lam] = hit
         return hit
 
-    def theta(self, lam: float, P: int, nodes: np.ndarray) -> tuple:
-        """``(re, im, err, log_w)`` of :func:`exactdp.kernels.profile.theta_logs` at the tilt
+    def ratio_logs(self, lam: float, P: int, nodes: np.ndarray) -> tuple:
+        """``(re, im, err, log_w)`` of :func:`exactdp.kernels.ratio_factors.ratio_logs` at the tilt
         λ, period P and the (increasing) node indices; the nodes not evaluated before at
         (λ, P) are evaluated now and kept (a node's values do not depend on the others)."""
         key = (lam, P)
@@ -235,7 +234,7 @@ class GroupConsts:
         else:
             missing = nodes
         tau_hi, tau_lo = self.taus(P)
-        new = theta_logs(np.ascontiguousarray(missing), tau_hi, tau_lo, self.s2, self.m, self.delta, lam, float(P))
+        new = ratio_logs(np.ascontiguousarray(missing), tau_hi, tau_lo, self.s2, self.m, self.delta, lam, float(P))
         if hit is not None:
             allnodes = np.concatenate([hit[0], missing])
             order = np.argsort(allnodes, kind="stable")
@@ -359,7 +358,7 @@ class SmoothedProfile:
     def _tilt(self, lam: float) -> tuple:
         hit = self._factors.get(lam)
         if hit is None:
-            re, im, e, lw = self.consts.theta(lam, self.period, self.nodes)
+            re, im, e, lw = self.consts.ratio_logs(lam, self.period, self.nodes)
             G, err = smoothed_factors(self.nodes, re, im, e, lw, lam, self.sk2, float(self.period))
             logm, logm_err = self.log_mgf(lam)
             lam2 = lam + self.period / max(self.vproxy + self.sk2, 1e-300)
