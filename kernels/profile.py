@@ -410,11 +410,14 @@ def _pen_interval(a, b, s2, logD):
     mx = -0.5 * s2 * bb * bb
     acc = 0.0
     for j in range(-3, 4):
+        if j == 0:  # arg = mx − mx = 0 exactly and exp(0) = 1 (NaN only where mx = −inf: logp is −inf)
+            acc += 1.0
+            continue
         e = bb - TWO_PI * j
         arg = -0.5 * s2 * e * e - mx
         if arg > -750.0:  # below, exp is 0.0 exactly and adding it changes nothing: skipped
             acc += math.exp(arg)
-    logp = mx + math.log(acc)
+    logp = mx if acc == 1.0 else mx + math.log(acc)  # log(1) = 0 exactly
     margin = 3e-11 + 8.0 * EPS64 * (abs(mx) + 1.0)
     pen = logD - logp - margin
     return pen if pen > 0.0 else 0.0

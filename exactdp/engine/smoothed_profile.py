@@ -149,13 +149,16 @@ def log_sub(a, b):
         return np.where(d < 0, a + np.log(-np.expm1(np.minimum(d, -1e-300))), -np.inf)
 
 
-def _dd(q: Fraction) -> tuple:
-    h = float(q)
-    return h, float(q - Fraction(h))
+def _dd(n: int, d: int) -> tuple:
+    """``(hi, lo)``: ``hi`` the float nearest n/d (d > 0), ``lo`` the float nearest ``n/d − hi``
+    (exact integer arithmetic: int true division rounds correctly)."""
+    h = n / d
+    hn, hd = h.as_integer_ratio()
+    return h, (n * hd - hn * d) / (d * hd)
 
 
 def exact_sum(values):
-    """The exact sum of rationals (Fraction or int) as a Fraction: gmpy2, pairwise (a sequential
+    """The exact sum of rationals (Fraction, gmpy2.mpq or int) as a Fraction: gmpy2, pairwise (a sequential
     Fraction sum of 10,000 distinct denominators spends seconds in gcds)."""
     vals = [gmpy2.mpq(v.numerator, v.denominator) for v in values]
     if not vals:
@@ -182,8 +185,13 @@ class GroupConsts:
         self.s2 = np.array([float(g.sigma2) for g in self.groups])
         self.m = np.array([float(g.count) for g in self.groups])
         self.m_int = np.array([int(g.count) for g in self.groups], dtype=np.int64)
-        self.delta = np.array([float(g.weight * g.sigma2) for g in self.groups])
-        self._terms = [g.count * g.weight**2 * g.sigma2 for g in self.groups]
+        # w·σ² and m·w²·σ² from the integer parts (a correctly rounded quotient; exact rationals
+        # by gmpy2): the same numbers as the Fraction products, without their gcds in Python
+        parts = [(g.weight.numerator, g.weight.denominator, g.sigma2.numerator, g.sigma2.denominator)
+                 for g in self.groups]
+        self.delta = np.array([(wn * sn) / (wd * sd) for wn, wd, sn, sd in parts])
+        self._terms = [gmpy2.mpq(g.count * wn * wn * sn, wd * wd * sd)
+                       for g, (wn, wd, sn, sd) in zip(self.groups, parts)]
         self.vproxy = float(exact_sum(self._terms))
         self.var = float(sum(g.count * float(g.weight) ** 2 * variance_float(float(g.sigma2)) for g in self.groups))
         logd: dict = {}
@@ -251,7 +259,7 @@ class GroupConsts:
         """``(hi, lo)`` float arrays of ``τ_g = w_g/P`` in double-double."""
         hit = self._taus.get(P)
         if hit is None:
-            taus = [_dd(g.weight / P) for g in self.groups]
+            taus = [_dd(g.weight.numerator, g.weight.denominator * P) for g in self.groups]
             hit = (np.array([t[0] for t in taus]), np.array([t[1] for t in taus]))
             self._taus[P] = hit
         return hit
