@@ -76,7 +76,8 @@ DROP_TOL = 1e-15
 PEN_TABLE = 256
 #: sieve intervals visited before the design is called too costly for this resolution
 SIEVE_BUDGET = 1_000_000
-#: tilts are quantised to multiples of 1/(TILT_GRID·sd)
+#: tilts are quantised to multiples of 1/(TILT_GRID·sd) (sd of R alone where the smoothing is
+#: below 1e-6 of its variance: every level then shares the tilts, and their theta logs)
 TILT_GRID = 1.0
 #: Φ̄(8) rounded up
 _PHI_BAR_8 = 6.3e-16
@@ -301,6 +302,9 @@ class SmoothedProfile:
         self.sd = math.sqrt(self.vproxy + self.sk2)
         self.period = max(8, int(math.ceil(PERIOD_SD * self.sd)))
         self.lam_floor = 1.0 / self.sd
+        # the tilt grid's unit: R's own sd where the smoothing is negligible beside it (the same
+        # tilts at every level, so the theta logs are shared), else this level's sd
+        self.grid_sd = math.sqrt(self.vproxy) if self.sk2 <= 1e-6 * self.vproxy else self.sd
         P = self.period
         self.tau_hi, self.tau_lo = c.taus(P)
         u_max = math.sqrt(2 * T_GAUSS) / self.s
@@ -414,7 +418,7 @@ class SmoothedProfile:
         out["lam"] = np.zeros(n)
         P = self.period
         saddles = self.saddle(x)
-        lams = np.maximum(self.lam_floor, np.round(saddles * self.sd * TILT_GRID) / (self.sd * TILT_GRID))
+        lams = np.maximum(self.lam_floor, np.round(saddles * self.grid_sd * TILT_GRID) / (self.grid_sd * TILT_GRID))
         t_hi, t_lo = dd_quotient(x, P)
         s = self.s
         for lam in np.unique(lams):
@@ -490,7 +494,7 @@ class SmoothedProfile:
         if not a_lo < a_hi or n == 0:
             return lo_out, hi_out
         lam = saddles_strip(x, self.delta, self.s2, self.m, self.w, self.sk2, a_lo, a_hi, self.consts.mct)
-        lams = np.clip(np.round(lam * self.sd * TILT_GRID) / (self.sd * TILT_GRID), a_lo, a_hi)
+        lams = np.clip(np.round(lam * self.grid_sd * TILT_GRID) / (self.grid_sd * TILT_GRID), a_lo, a_hi)
         t_hi, t_lo = dd_quotient(x, P)
         lm1, e1 = self.log_mgf(1.0)
         V = max(self.vproxy + self.sk2, 1e-300)
