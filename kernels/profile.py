@@ -7,11 +7,7 @@ Nodes are ``u_n = 2πn/P`` (n ≥ 0 an integer, P a positive integer period).  G
 * :func:`sieve_nodes` — branch and bound over node-index intervals: an interval is dropped
   when a certified lower bound of ``Σ_g pen_g + s²u²/2`` over it exceeds the sieve level;
   every kept node passed the per-node test.
-* :func:`profile_factors` — the normalised integrand at the kept nodes for a tilt λ,
-  ``G_n = M_W(λ+iu_n)/M_W(λ) · e^{s²((λ+iu)² − λ²)/2}`` (``|G_n| ≤ 1``), from the recentred
-  theta ratio ``Θ(a+ib)/Θ(a) = e^{ibn₀}·ψ(f, b)`` (``μ = λΔ = n₀ + f``) whose log has an
-  absolute error bound (:func:`exactdp.kernels.dgauss.log_psi_at`), so ``m·log ψ`` stays
-  accurate for counts up to 10⁶; with an absolute error bound per node.
+* the normalised integrand at the kept nodes for a tilt λ: :mod:`exactdp.kernels.theta_factors`.
 * :func:`profile_sums` — for each threshold x the three sums of the profile, the density
   and the tail kernels (``1``, ``λ/(λ+iu)``, ``λ(λ+1)/((λ+iu)(λ+1+iu))``), Neumaier
   compensated, with the sum of moduli and of node errors.
@@ -26,18 +22,15 @@ import numpy as np
 from exactdp.kernels.dgauss import (
     MOMENT_CONSTS,
     POISSON_MIN_S2,
-    PSI_CONSTS,
     direct_half_width,
-    log_psi_at,
     moment_consts,
-    psi_consts,
     tilted_moments_at,
 )
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.summation import neumaier_add
 from exactdp.kernels.units import EPS64
 
-__all__ = ["dd_frac2", "interval_penalty", "penalty_tables", "sieve_nodes", "profile_factors", "profile_sums",
+__all__ = ["dd_frac2", "interval_penalty", "penalty_tables", "sieve_nodes", "profile_sums",
            "log_mgf", "log_mgf_sum", "cumulants", "cumulants_at", "moment_table", "saddles", "saddles_strip",
            "PHASE_CYCLE_ERR"]
 
@@ -240,83 +233,6 @@ def log_mgf(lam, delta, s2):
     return main + corr, err
 
 
-@kernel("Tuple((complex128[:], float64[:]))(int64[:], float64[:], float64[:], float64[:], float64[:], float64[:], "
-        "float64, float64, float64)")
-def profile_factors(nodes, tau_hi, tau_lo, s2, m, delta, lam, sk2, P):
-    """``G_n`` (see the module docstring) at the nodes and an absolute error bound of each.
-
-    Per group: ``μ = λΔ = n₀ + f``, ``b = 2π·frac(n·τ)``, and the factor
-    ``exp(m·log ψ(f, b) + 2πi·frac(m·n₀·frac(n·τ)))``; the phase ``frac(n·τ)`` is a
-    double-double (error ``e_n ≤ 2^-103(1 + 2n|τ|)`` cycles), so the integer multiple
-    k = m·n₀ of it is reduced with error ≤ ``2^-52 + k·e_n`` cycles (:func:`dd_frac2`).
-
-    Error of G_n: the relative part ``e^{E} − 1`` with E the sum of ``m·err(log ψ)`` (absolute,
-    from :func:`exactdp.kernels.dgauss.log_psi_at`), the integer phases, the rounding of the
-    exponent's sum and of the Gaussian factor; plus the phase error δb ≤ 2π(2^-52 + e_n) of
-    b (``δb ≤ 4u|b| + 2π(e_n + 2^-106)``: b = 2π(h + l) rounded twice): ``|∂ψ/∂b| ≤ E_f|Y| ≤
-    |f| + s + 1`` (Y ~ N_Z(f, s²)), so a factor ψ^m moves by at most
-    ``m(|f| + s + 1)δb·|ψ|^{m−1}`` and G_n by ``|G_n|/|ψ|`` times that."""
-    N = nodes.shape[0]
-    G = s2.shape[0]
-    out = np.empty(N, dtype=np.complex128)
-    err = np.empty(N)
-    cc = np.empty((G, 6), dtype=np.complex128)
-    cr = np.empty((G, PSI_CONSTS))
-    fs = np.empty(G)
-    kk = np.empty(G)
-    moment = np.empty(G)
-    lre = np.empty(G)
-    dbs = np.empty(G)
-    sc = np.empty(PSI_CONSTS)
-    for g in range(G):
-        mu = lam * delta[g]
-        n0 = math.floor(mu + 0.5)
-        fs[g] = mu - n0
-        psi_consts(fs[g], s2[g], cc[g], cr[g])
-        kk[g] = m[g] * n0
-        moment[g] = m[g] * (abs(fs[g]) + math.sqrt(s2[g]) + 1.0)
-    c_u = TWO_PI / P
-    for i in range(N):
-        nf = float(nodes[i])
-        u = c_u * nf
-        re = -0.5 * sk2 * u * u
-        im = sk2 * lam * u
-        e_tot = 4.0 * EPS64 * (abs(re) + abs(im)) + 2.0**-60
-        cyc = 0.0
-        for g in range(G):
-            h, l = dd_frac2(nf, tau_hi[g], tau_lo[g])
-            e_n = 2.0**-103 * (1.0 + 2.0 * nf * abs(tau_hi[g]))
-            b = TWO_PI * (h + l)
-            lp, le = log_psi_at(fs[g], b, s2[g], cc[g], cr[g], sc)
-            lre[g] = lp.real
-            dbs[g] = 4.0 * EPS64 * abs(b) + TWO_PI * (e_n + 2.0**-106)
-            re += m[g] * lp.real
-            im += m[g] * lp.imag
-            # the products and (recursive summation) each addition's rounding, ≤ u|partial sum|
-            e_tot += m[g] * le + 4.0 * EPS64 * m[g] * (abs(lp.real) + abs(lp.imag)) + EPS64 * (abs(re) + abs(im))
-            if kk[g] != 0.0:
-                ph, _ = dd_frac2(kk[g], h, l)
-                cyc += ph
-                e_tot += TWO_PI * (EPS64 + abs(kk[g]) * e_n + EPS64 * abs(cyc))
-        cyc = cyc - math.floor(cyc + 0.5)
-        im += TWO_PI * cyc
-        e_tot += 8.0 * EPS64 * (abs(im) + G + 2.0)
-        acc = 0.0
-        for g in range(G):
-            x = re - lre[g]
-            if x > -745.0:
-                acc += moment[g] * dbs[g] * math.exp(min(x, 0.0))
-        if re < -745.0:
-            out[i] = 0.0
-            err[i] = math.exp(re + e_tot) if re + e_tot > -745.0 else 0.0
-            err[i] += acc * (1.0 + 8.0 * EPS64)
-            continue
-        mod = math.exp(re)
-        out[i] = mod * (math.cos(im) + 1j * math.sin(im))
-        err[i] = mod * math.expm1(e_tot) + 4.0 * EPS64 * mod + acc * (1.0 + 8.0 * EPS64)
-    return out, err
-
-
 @kernel("Tuple((float64[:, :], float64[:], float64[:]))(complex128[:], float64[:], int64[:], float64, float64, "
         "float64[:], float64[:])")
 def profile_sums(Gn, err, nodes, lam, P, t_hi, t_lo):
@@ -368,15 +284,25 @@ def profile_sums(Gn, err, nodes, lam, P, t_hi, t_lo):
 
 @kernel("UniTuple(float64, 2)(float64, float64[:], float64[:], float64[:])")
 def log_mgf_sum(lam, delta, s2, m):
-    """``(Σ_g m_g log M_g(λ), absolute error bound)`` (:func:`log_mgf` per group)."""
-    val = 0.0
+    """``(Σ_g m_g log M_g(λ), absolute error bound)`` (:func:`log_mgf` per group), summed with
+    Neumaier's compensation (:func:`exactdp.kernels.summation.neumaier_add`: error ≤ (2u +
+    O(Gu²))·Σ|terms|, charged as 16·EPS64·Σ|terms| as the node sums are; a recursive sum of
+    thousands of groups would need ~G·u·|sum|)."""
+    acc = 0.0
+    comp = 0.0
     err = 0.0
+    tot = 0.0
     for g in range(delta.shape[0]):
         v, e = log_mgf(lam, delta[g], s2[g])
-        val += m[g] * v
-        # the product and (recursive summation) the addition's rounding, ≤ u|partial sum|
-        err += m[g] * e + 4.0 * EPS64 * m[g] * abs(v) + EPS64 * abs(val)
-    return val, err + 4.0 * EPS64 * abs(val)
+        t = m[g] * v
+        acc, comp = neumaier_add(acc, comp, t)
+        # each term's own bound and the product's rounding
+        err += m[g] * e + 4.0 * EPS64 * abs(t)
+        tot += abs(t)
+    val = acc + comp
+    # err and tot are recursive sums of positive terms: relative (G + 1)u each
+    grow = 1.0 + (delta.shape[0] + 2.0) * EPS64
+    return val, err * grow + 16.0 * EPS64 * tot * grow + 4.0 * EPS64 * abs(val)
 
 
 @kernel("UniTuple(float64, 2)(float64, float64[:], float64[:], float64[:], float64[:])")
@@ -419,13 +345,13 @@ def cumulants_at(lam, delta, s2, m, w, mct):
     return k1, k2
 
 
-@kernel("float64[:](float64[:], float64[:], float64[:], float64[:], float64[:], float64, float64, float64)")
-def saddles(x, delta, s2, m, w, sk2, lam_floor, var):
+@kernel("float64[:](float64[:], float64[:], float64[:], float64[:], float64[:], float64, float64, float64, "
+        "float64[:, :])")
+def saddles(x, delta, s2, m, w, sk2, lam_floor, var, mct):
     """For each threshold x the tilt λ ≥ lam_floor solving ``K'(λ) + s²λ − 1/λ − 1/(λ+1) =
     x`` by Newton steps (a float64 estimate: any λ > 0 is valid, the saddle keeps the
-    integrand one-signed)."""
+    integrand one-signed); ``mct`` the groups' :func:`moment_table`."""
     out = np.empty(x.shape[0])
-    mct = moment_table(s2)
     for i in range(x.shape[0]):
         lam = max(lam_floor, x[i] / max(var + sk2, 1e-300))
         for _ in range(60):
@@ -443,13 +369,14 @@ def saddles(x, delta, s2, m, w, sk2, lam_floor, var):
     return out
 
 
-@kernel("float64[:](float64[:], float64[:], float64[:], float64[:], float64[:], float64, float64, float64)")
-def saddles_strip(x, delta, s2, m, w, sk2, lam_lo, lam_hi):
+@kernel("float64[:](float64[:], float64[:], float64[:], float64[:], float64[:], float64, float64, float64, "
+        "float64[:, :])")
+def saddles_strip(x, delta, s2, m, w, sk2, lam_lo, lam_hi, mct):
     """For each threshold x the tilt λ ∈ [lam_lo, lam_hi] ⊂ (−1, 0) solving ``K'(λ) + s²λ −
     1/λ − 1/(λ+1) = x`` (the left side increases from −∞ to +∞ on (−1, 0)), by bisection
-    (a float64 estimate for the complement's inversion; any λ in the strip is valid)."""
+    (a float64 estimate for the complement's inversion; any λ in the strip is valid);
+    ``mct`` the groups' :func:`moment_table`."""
     out = np.empty(x.shape[0])
-    mct = moment_table(s2)
     for i in range(x.shape[0]):
         a, b = lam_lo, lam_hi
         for _ in range(80):
@@ -483,11 +410,14 @@ def _pen_interval(a, b, s2, logD):
     mx = -0.5 * s2 * bb * bb
     acc = 0.0
     for j in range(-3, 4):
+        if j == 0:  # arg = mx − mx = 0 exactly and exp(0) = 1 (NaN only where mx = −inf: logp is −inf)
+            acc += 1.0
+            continue
         e = bb - TWO_PI * j
         arg = -0.5 * s2 * e * e - mx
         if arg > -750.0:  # below, exp is 0.0 exactly and adding it changes nothing: skipped
             acc += math.exp(arg)
-    logp = mx + math.log(acc)
+    logp = mx if acc == 1.0 else mx + math.log(acc)  # log(1) = 0 exactly
     margin = 3e-11 + 8.0 * EPS64 * (abs(mx) + 1.0)
     pen = logD - logp - margin
     return pen if pen > 0.0 else 0.0

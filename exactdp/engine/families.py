@@ -77,7 +77,11 @@ def groups_of(comp: Composition) -> tuple:
         merged[key] = merged.get(key, 0) + count
     if not merged:
         raise ValueError("every mechanism has shift 0: the two distributions are identical")
-    return tuple(Group(w, s2, m) for (w, s2), m in sorted(merged.items()))
+    # sorted by (weight, σ²) exactly; the floats first (rounding is monotone, so a float order
+    # is the exact one, and equal floats fall through to the exact values): the same order
+    # as comparing the Fractions, without a Fraction comparison for most pairs
+    items = sorted(merged.items(), key=lambda kv: (float(kv[0][0]), kv[0][0], float(kv[0][1]), kv[0][1]))
+    return tuple(Group(w, s2, m) for (w, s2), m in items)
 
 
 def log_d(s2: float) -> float:

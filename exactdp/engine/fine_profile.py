@@ -5,7 +5,8 @@ Three brackets, each valid for every x; the narrowest is kept:
 * **inversion** (:class:`~exactdp.engine.smoothed_profile.SmoothedProfile`) at the smoothing
   sd ``s`` that the bracket's predicted relative width ``s²(λ+1)(λ+1/2)`` needs for
   :data:`TARGET_WIDTH` (λ the saddle tilt); the smoothing levels form the fixed grid
-  ``s = 2^{−j/2}`` (one node set per level, built on first use);
+  ``s = 2^{−j/2}`` (one node set per level, built on first use); a point still too wide
+  goes two levels finer, unless its last step shows the other errors' floor above the target;
 * **far left** (x ≪ 0, D close to 1): with ``C = 1 − D = E min(1, e^{x−R})``,
   ``e^x(M(1) − e^{μ'x}M(1+μ')) ≤ C ≤ min(e^x M(1) + e^{μx}M(μ), min_{ν∈[0,1]} e^{νx}M(ν))``
   for any μ, μ' ≥ 0 (``min(1, e^y) ≤ e^{νy}``; the two corrections bound
@@ -185,12 +186,24 @@ class FineProfile:
                     sel = pending[lv == j]
                     try:
                         prof = self._level(int(j))
-                    except TooCostly:
+                    except TooCostly:  # the finest coarser level built, if any, answers instead
+                        built = [k for k, p in self._levels.items() if p is not None and k < j]
+                        if built:
+                            nxt.append(sel)
+                            nlv.append(np.full(sel.size, max(built)))
                         continue
+                    before = _rel_width(lo[sel], hi[sel])
                     l2, h2, _ = prof.log_brackets(x[sel])
                     lo[sel] = np.maximum(lo[sel], l2)
                     hi[sel] = np.minimum(hi[sel], h2)
-                    wide = _rel_width(lo[sel], hi[sel]) > self.target
+                    w = _rel_width(lo[sel], hi[sel])
+                    # the smoothing part of the width shrinks 4-fold a step (s halves): every
+                    # finer level together removes about a third of this step's gain, so a
+                    # point still short of the target by more than the whole gain has met the
+                    # other errors' floor and is not refined further
+                    with np.errstate(invalid="ignore"):
+                        floor = np.isfinite(before) & (w - (before - w) > self.target)
+                    wide = (w > self.target) & ~floor
                     if j < MAX_LEVEL and wide.any():
                         nxt.append(sel[wide])
                         nlv.append(np.full(int(wide.sum()), min(MAX_LEVEL, int(j) + 2)))

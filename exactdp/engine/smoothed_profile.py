@@ -32,7 +32,7 @@ the hockey-stick profile at ``x = ε − ρ``.  Let ``Z ~ N(0, s²)`` be indepen
 * **Error bound** of each sum: dropped nodes (``≤ 2(1 + 1/ε)e^{−T0}`` with the level
   ``T0 + (1+ε)log(1+n)``), the Gaussian tail beyond ``U = √(2·T_GAUSS)/s``, aliasing
   (``j = −1``: ``e^{−λP}``; ``j ≥ 1``: Chernoff at ``λ' = λ + P/V``), the node values'
-  own bounds (:func:`exactdp.kernels.profile.profile_factors`), the threshold phases,
+  own bounds (:func:`exactdp.kernels.ratio_factors.smoothed_factors`), the threshold phases,
   the compensated sums, and the prefactor ``M_R(λ)`` (:func:`exactdp.kernels.profile.log_mgf`).
 
 References: Daniels (1954) saddle-point inversion; Abate & Whitt (1992) damped Fourier
@@ -52,13 +52,14 @@ from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.families import log_d
 from exactdp.kernels.profile import (
     log_mgf_sum,
+    moment_table,
     penalty_tables,
-    profile_factors,
     profile_sums,
     saddles,
     saddles_strip,
     sieve_nodes,
 )
+from exactdp.kernels.ratio_factors import ratio_logs, smoothed_factors
 from exactdp.numerics.precision import EPS64
 
 __all__ = ["SmoothedProfile", "GroupConsts", "exact_sum", "TooCostly", "dd_quotient", "float_enclosure", "log_sub"]
@@ -75,10 +76,13 @@ DROP_TOL = 1e-15
 PEN_TABLE = 256
 #: sieve intervals visited before the design is called too costly for this resolution
 SIEVE_BUDGET = 1_000_000
-#: tilts are quantised to multiples of 1/(TILT_GRID·sd)
+#: tilts are quantised to multiples of 1/(TILT_GRID·sd) (sd of R alone where the smoothing is
+#: below 1e-6 of its variance: every level then shares the tilts, and their theta logs)
 TILT_GRID = 1.0
 #: Φ̄(8) rounded up
 _PHI_BAR_8 = 6.3e-16
+#: tilts whose theta logs a GroupConsts keeps (each: the union of the levels' nodes)
+THETA_CACHE = 48
 
 
 class TooCostly(ArithmeticError):
@@ -146,13 +150,16 @@ def log_sub(a, b):
         return np.where(d < 0, a + np.log(-np.expm1(np.minimum(d, -1e-300))), -np.inf)
 
 
-def _dd(q: Fraction) -> tuple:
-    h = float(q)
-    return h, float(q - Fraction(h))
+def _dd(n: int, d: int) -> tuple:
+    """``(hi, lo)``: ``hi`` the float nearest n/d (d > 0), ``lo`` the float nearest ``n/d − hi``
+    (exact integer arithmetic: int true division rounds correctly)."""
+    h = n / d
+    hn, hd = h.as_integer_ratio()
+    return h, (n * hd - hn * d) / (d * hd)
 
 
 def exact_sum(values):
-    """The exact sum of rationals (Fraction or int) as a Fraction: gmpy2, pairwise (a sequential
+    """The exact sum of rationals (Fraction, gmpy2.mpq or int) as a Fraction: gmpy2, pairwise (a sequential
     Fraction sum of 10,000 distinct denominators spends seconds in gcds)."""
     vals = [gmpy2.mpq(v.numerator, v.denominator) for v in values]
     if not vals:
@@ -168,7 +175,10 @@ def exact_sum(values):
 class GroupConsts:
     """What every smoothing level of one noise R shares (computed once): the groups' float
     arrays, ``vproxy = Σ m w²σ²`` (exact sum, rounded to nearest), the float variance, the
-    penalties' ``log D_g``, the sieve's group order and τ = w/P per period P."""
+    penalties' ``log D_g``, the sieve's group order, τ = w/P per period P, the saddle
+    search's moment table, and per tilt the theta logs of the nodes asked so far
+    (:func:`exactdp.kernels.ratio_factors.ratio_logs`: independent of the smoothing, so one
+    evaluation per node and tilt serves every level) and ``log M_R(λ)``."""
 
     def __init__(self, groups):
         self.groups = tuple(groups)
@@ -176,8 +186,13 @@ class GroupConsts:
         self.s2 = np.array([float(g.sigma2) for g in self.groups])
         self.m = np.array([float(g.count) for g in self.groups])
         self.m_int = np.array([int(g.count) for g in self.groups], dtype=np.int64)
-        self.delta = np.array([float(g.weight * g.sigma2) for g in self.groups])
-        self._terms = [g.count * g.weight**2 * g.sigma2 for g in self.groups]
+        # w·σ² and m·w²·σ² from the integer parts (a correctly rounded quotient; exact rationals
+        # by gmpy2): the same numbers as the Fraction products, without their gcds in Python
+        parts = [(g.weight.numerator, g.weight.denominator, g.sigma2.numerator, g.sigma2.denominator)
+                 for g in self.groups]
+        self.delta = np.array([(wn * sn) / (wd * sd) for wn, wd, sn, sd in parts])
+        self._terms = [gmpy2.mpq(g.count * wn * wn * sn, wd * wd * sd)
+                       for g, (wn, wd, sn, sd) in zip(self.groups, parts)]
         self.vproxy = float(exact_sum(self._terms))
         self.var = float(sum(g.count * float(g.weight) ** 2 * variance_float(float(g.sigma2)) for g in self.groups))
         logd: dict = {}
@@ -185,6 +200,9 @@ class GroupConsts:
         self.order = np.argsort(-(self.m * self.s2), kind="stable")
         self._taus: dict = {}
         self._rho: Fraction | None = None
+        self._mct: np.ndarray | None = None
+        self._theta: dict = {}
+        self._logm: dict = {}
 
     @property
     def rho(self) -> Fraction:
@@ -192,11 +210,57 @@ class GroupConsts:
             self._rho = exact_sum(self._terms) / 2
         return self._rho
 
+    @property
+    def mct(self) -> np.ndarray:
+        """The groups' moment table (:func:`exactdp.kernels.profile.moment_table`)."""
+        if self._mct is None:
+            self._mct = moment_table(self.s2)
+        return self._mct
+
+    def log_mgf(self, lam: float) -> tuple:
+        """``(Σ_g m_g log M_g(λ), absolute error bound)`` (:func:`exactdp.kernels.profile.log_mgf_sum`)."""
+        hit = self._logm.get(lam)
+        if hit is None:
+            hit = log_mgf_sum(lam, self.delta, self.s2, self.m)
+            if len(self._logm) > 1024:
+                self._logm.pop(next(iter(self._logm)))
+            self._logm[lam] = hit
+        return hit
+
+    def ratio_logs(self, lam: float, P: int, nodes: np.ndarray) -> tuple:
+        """``(re, im, err, log_w)`` of :func:`exactdp.kernels.ratio_factors.ratio_logs` at the tilt
+        λ, period P and the (increasing) node indices; the nodes not evaluated before at
+        (λ, P) are evaluated now and kept (a node's values do not depend on the others)."""
+        key = (lam, P)
+        hit = self._theta.get(key)
+        if hit is not None:
+            have = hit[0]
+            pos = np.minimum(np.searchsorted(have, nodes), max(have.size - 1, 0))
+            there = have[pos] == nodes if have.size else np.zeros(nodes.size, dtype=bool)
+            if there.all():
+                return tuple(a[pos] for a in hit[1:])
+            missing = nodes[~there]
+        else:
+            missing = nodes
+        tau_hi, tau_lo = self.taus(P)
+        new = ratio_logs(np.ascontiguousarray(missing), tau_hi, tau_lo, self.s2, self.m, self.delta, lam, float(P))
+        if hit is not None:
+            allnodes = np.concatenate([hit[0], missing])
+            order = np.argsort(allnodes, kind="stable")
+            hit = (allnodes[order],) + tuple(np.concatenate([a, b])[order] for a, b in zip(hit[1:], new))
+        else:
+            hit = (np.array(missing),) + tuple(new)
+        if key not in self._theta and len(self._theta) >= THETA_CACHE:
+            self._theta.pop(next(iter(self._theta)))
+        self._theta[key] = hit
+        pos = np.searchsorted(hit[0], nodes)
+        return tuple(a[pos] for a in hit[1:])
+
     def taus(self, P: int) -> tuple:
         """``(hi, lo)`` float arrays of ``τ_g = w_g/P`` in double-double."""
         hit = self._taus.get(P)
         if hit is None:
-            taus = [_dd(g.weight / P) for g in self.groups]
+            taus = [_dd(g.weight.numerator, g.weight.denominator * P) for g in self.groups]
             hit = (np.array([t[0] for t in taus]), np.array([t[1] for t in taus]))
             self._taus[P] = hit
         return hit
@@ -238,6 +302,9 @@ class SmoothedProfile:
         self.sd = math.sqrt(self.vproxy + self.sk2)
         self.period = max(8, int(math.ceil(PERIOD_SD * self.sd)))
         self.lam_floor = 1.0 / self.sd
+        # the tilt grid's unit: R's own sd where the smoothing is negligible beside it (the same
+        # tilts at every level, so the theta logs are shared), else this level's sd
+        self.grid_sd = math.sqrt(self.vproxy) if self.sk2 <= 1e-6 * self.vproxy else self.sd
         P = self.period
         self.tau_hi, self.tau_lo = c.taus(P)
         u_max = math.sqrt(2 * T_GAUSS) / self.s
@@ -291,20 +358,20 @@ class SmoothedProfile:
     # -- tilts -----------------------------------------------------------------------
     def log_mgf(self, lam: float) -> tuple:
         """(log M_R(λ), absolute error bound)."""
-        val, err = log_mgf_sum(lam, self.delta, self.s2, self.m)
+        val, err = self.consts.log_mgf(lam)
         return val, err + 4 * EPS64 * (abs(val) + 1.0)
 
     def saddle(self, x) -> np.ndarray:
         """The tilts λ ≥ λ_floor solving ``K'(λ) + s²λ − 1/λ − 1/(λ+1) = x`` (Newton, float64
         estimates: any λ > 0 is valid, the saddle keeps the integrand one-signed)."""
         x = np.atleast_1d(np.asarray(x, dtype=float))
-        return saddles(x, self.delta, self.s2, self.m, self.w, self.sk2, self.lam_floor, self.var)
+        return saddles(x, self.delta, self.s2, self.m, self.w, self.sk2, self.lam_floor, self.var, self.consts.mct)
 
     def _tilt(self, lam: float) -> tuple:
         hit = self._factors.get(lam)
         if hit is None:
-            G, err = profile_factors(self.nodes, self.tau_hi, self.tau_lo, self.s2, self.m, self.delta, lam,
-                                     self.sk2, float(self.period))
+            re, im, e, lw = self.consts.ratio_logs(lam, self.period, self.nodes)
+            G, err = smoothed_factors(self.nodes, re, im, e, lw, lam, self.sk2, float(self.period))
             logm, logm_err = self.log_mgf(lam)
             lam2 = lam + self.period / max(self.vproxy + self.sk2, 1e-300)
             logm2, logm2_err = self.log_mgf(lam2)
@@ -351,7 +418,7 @@ class SmoothedProfile:
         out["lam"] = np.zeros(n)
         P = self.period
         saddles = self.saddle(x)
-        lams = np.maximum(self.lam_floor, np.round(saddles * self.sd * TILT_GRID) / (self.sd * TILT_GRID))
+        lams = np.maximum(self.lam_floor, np.round(saddles * self.grid_sd * TILT_GRID) / (self.grid_sd * TILT_GRID))
         t_hi, t_lo = dd_quotient(x, P)
         s = self.s
         for lam in np.unique(lams):
@@ -426,8 +493,8 @@ class SmoothedProfile:
         a_lo, a_hi = -1.0 + 40.0 / P, -40.0 / P
         if not a_lo < a_hi or n == 0:
             return lo_out, hi_out
-        lam = saddles_strip(x, self.delta, self.s2, self.m, self.w, self.sk2, a_lo, a_hi)
-        lams = np.clip(np.round(lam * self.sd * TILT_GRID) / (self.sd * TILT_GRID), a_lo, a_hi)
+        lam = saddles_strip(x, self.delta, self.s2, self.m, self.w, self.sk2, a_lo, a_hi, self.consts.mct)
+        lams = np.clip(np.round(lam * self.grid_sd * TILT_GRID) / (self.grid_sd * TILT_GRID), a_lo, a_hi)
         t_hi, t_lo = dd_quotient(x, P)
         lm1, e1 = self.log_mgf(1.0)
         V = max(self.vproxy + self.sk2, 1e-300)
