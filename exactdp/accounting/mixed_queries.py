@@ -316,6 +316,16 @@ def _beta_dual(acc, alpha: Fraction) -> tuple:
     return lower, upper
 
 
+def _kink_max(pts: list) -> tuple | None:
+    """``(lower, upper)`` of ``sup G`` from G at consecutive kinks (``(x, lo, hi)`` sorted by x), or
+    None: where G certainly rises at the first and falls at the last kink, the maximum over all
+    kinks is among these (a concave sequence), and G is linear in x between kinks, so ``sup G``
+    is the largest value at a kink."""
+    if not (pts[1][1] > pts[0][2] and pts[-2][1] > pts[-1][2]):
+        return None
+    return max(max(p[1] for p in pts), mpmath.mpf(0)), min(max(p[2] for p in pts), mpmath.mpf(1))
+
+
 def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
     fin = acc.finite
     rho = float(acc.rho)
@@ -385,6 +395,9 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
     for n, es in enumerate(stencils):
         pts = sorted(gm(e) for e in es)
         if n == 0 and grid is not None and len(es) == 7:  # the best kink and the linear pieces beside it
+            got = _kink_max(pts)
+            if got is not None and got[1] - got[0] <= BETA_WIDTH / 2 * max(got[0], FLOOR):
+                return got
             kink = max(zip(pts, sorted(es)), key=lambda pe: pe[0][1])[1]
             sub = grid[1] / 16
             pts = sorted(pts + [_g(acc, kink + j * sub, alpha) for j in (-2, -1, 1, 2)])
