@@ -161,12 +161,13 @@ class MixedAccountant(Accountant):
                            lattice_scale=str(self.finite.step), n_groups=n, route="mixed")
 
     # ------------------------------------------------------------------ δ(ε) as a ball
-    def delta_ball(self, e, prec: int = 128, kept: bool = False) -> flint.arb:
+    def delta_ball(self, e, prec: int = 128, kept: bool = False, once: bool = False) -> flint.arb:
         """A certified ball of δ(ε) (ε exact or ``f(dps)``), as narrow as :data:`WIDTH`
-        (``kept``: of the finite part's kept atoms, without its window deficit)."""
+        (``kept``: of the finite part's kept atoms, without its window deficit; ``once``: at
+        ``prec`` only, however wide — a decision's caller climbs the precisions itself)."""
         b = flint.arb(0)
         for p in PRECS:
-            if p < prec:
+            if p < prec or (once and p > prec):
                 continue
             lo, hi, eb = ball_of(e, p)
             if self.mu:

@@ -41,6 +41,8 @@ __all__ = ["epsilon_points", "tradeoff_points", "EPS_WIDTH", "BETA_WIDTH"]
 EPS_WIDTH = 5e-11
 BETA_WIDTH = 2.4e-10
 _DPS = 60
+#: the golden section stops at this relative width (the stencils from h = 1e-4 down take over)
+_GOLDEN_STOP = 1e-5
 
 
 def _q(x: Fraction) -> flint.arb:
@@ -92,7 +94,7 @@ def _decide(acc, e: Fraction, target: Fraction, kept: bool = False) -> int:
     if acc.gauss is not None and acc.zcdp_upper(e).upper() <= tb:  # (no oracle call on the deep tail)
         return -1
     for p in PRECS:
-        b = acc.delta_ball(e, p, kept)
+        b = acc.delta_ball(e, p, kept, once=True)
         if b.lower() > tb:
             return 1
         if b.upper() <= tb:
@@ -357,7 +359,7 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
     fc, fd = est(c, hi_e - lo_e), est(d, hi_e - lo_e)
     for _ in range(80):
         width = hi_e - lo_e
-        if width < 1e-7 * max(1.0, abs(c)) or (fine is not None and width < 3 * float(fine)):
+        if width < _GOLDEN_STOP * max(1.0, abs(c)) or (fine is not None and width < 3 * float(fine)):
             break  # (G is linear between kinks: the kink stencil below finds the best one)
         if fc >= fd:
             hi_e, d, fd = d, c, fc
