@@ -79,7 +79,8 @@ def test_delta_deep_tail_and_huge_eps():
     acc = ExactAccountant(mix)
     for d, pt in zip(["1e-200", "1e-300"], acc.epsilon(["1e-200", "1e-300"])):
         true = brute.epsilon(atoms, Fraction(d))
-        assert pt.lower <= true <= pt.upper and pt.upper - pt.lower <= REL * pt.upper, (d, pt, true)
+        slack = true * mpmath.mpf(10) ** -(brute.DPS - 10)  # the brute force's own rounding (70 digits)
+        assert pt.lower - slack <= true <= pt.upper + slack and pt.upper - pt.lower <= REL * pt.upper, (d, pt, true)
 
 
 def test_epsilon_and_tradeoff_finite():
@@ -266,5 +267,5 @@ def test_oracle_reflection_without_the_deep_tail(oracle, monkeypatch):
     acc, _ = check_delta(mix, eps)
     assert acc.method == "finite-loss+" + oracle
     answerer = acc.answerer
-    asked = [t for t in answerer._g_cache if isinstance(t, Fraction)]
+    asked = list(answerer._g_cache)  # (every threshold with a ball: reflected, mirrored or asked)
     assert answerer.evaluations < len(asked), (answerer.evaluations, len(asked))  # some by reflection alone

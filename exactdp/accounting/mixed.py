@@ -20,6 +20,7 @@ Gaussian part δ(ε) is the finite sum itself.  Every number is a ball
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import flint
@@ -123,7 +124,8 @@ class MixedAccountant(Accountant):
         self.rho = (Fraction(0) if dg is None else dg.rho) + self.mu
         self.rel_tol = float(rel_tol)
         self.evaluations = 0
-        self._g_cache: dict = {}  # exact threshold → (lo, hi) of δ_G there (mpf)
+        self._g_cache: dict = {}  # threshold's key (see _gauss_sum) → ball of δ_G there
+        self._rids: dict = {}  # r ∈ [0, step) of the thresholds r + j·step → its number
         self._f_cache: dict = {}  # prec → the atoms' indices and masses as floats (ordering only)
 
     def _prefer_free(self, moving: tuple, rel_tol: float) -> None:
@@ -178,12 +180,13 @@ class MixedAccountant(Accountant):
                            lattice_scale=str(self.finite.step), n_groups=n, route="mixed")
 
     # ------------------------------------------------------------------ δ(ε) as a ball
-    def delta_ball(self, e, prec: int = 128, kept: bool = False) -> flint.arb:
+    def delta_ball(self, e, prec: int = 128, kept: bool = False, once: bool = False) -> flint.arb:
         """A certified ball of δ(ε) (ε exact or ``f(dps)``), as narrow as :data:`WIDTH`
-        (``kept``: of the finite part's kept atoms, without its window deficit)."""
+        (``kept``: of the finite part's kept atoms, without its window deficit; ``once``: at
+        ``prec`` only, however wide — a decision's caller climbs the precisions itself)."""
         b = flint.arb(0)
         for p in PRECS:
-            if p < prec:
+            if p < prec or (once and p > prec):
                 continue
             lo, hi, eb = ball_of(e, p)
             if self.smooth:
@@ -222,13 +225,14 @@ class MixedAccountant(Accountant):
         is below the goal (doubling when the bound of the rest cannot reach it yet)."""
         idx, masses = self.finite.atoms(prec)
         p_inf = self.finite.tables(prec)[3]
-        order, est, rest, rest_f = self._rest_bounds(lo, prec)
+        limit, deep = self._deep(hi, eb, prec) if isinstance(e, Fraction) else (len(idx), flint.arb(0))
+        order, est, rest, rest_f = self._rest_bounds(lo, prec, limit)
         n = len(order)
         with prec_ctx(prec):
-            total = p_inf + 0
+            total = p_inf + deep
             # (a first batch of the atoms whose estimated bound is not negligible beside the largest)
             done, take = 0, max(1, min(32, int(numpy.count_nonzero(est >= est[0] * 1e-20)))) if n else 0
-            while True:
+            while n:
                 new = order[done:take]
                 total += self._gauss_sum([idx[k] for k in new], [masses[k] for k in new], lo, hi, e, prec)
                 done = take
@@ -239,41 +243,69 @@ class MixedAccountant(Accountant):
                 goal = float(total.lower()) * (WIDTH * 1e-3 / 2) if total.lower() > 0 else 0.0
                 k = int(numpy.searchsorted(-rest_f, -goal, side="left"))  # first k with rest_f[k] ≤ goal
                 take = min(n, max(k, done + 1) if goal > 0 else 4 * take)
+            return total
 
-    def _rest_bounds(self, lo: Fraction, prec: int) -> tuple:
+    def _deep_cut(self) -> Fraction | None:
+        """A threshold ``t_c < −ρ`` with ``e^t e^{−(−t−ρ)²/(4ρ)} ≤ 1e-15·(1 − e^t)`` certified at
+        t_c, hence at every t ≤ t_c (the left side decreases, the right increases); None if none
+        is found."""
+        if "cut" not in self._f_cache:
+            cut = None
+            if self.rho > 0:
+                t = -self.rho - Fraction(1, 4)
+                for _ in range(200):
+                    if self._reflected(t) is not None:
+                        cut = t
+                        break
+                    t -= Fraction(1, 4) + (-t) / 8
+            self._f_cache["cut"] = cut
+        return self._f_cache["cut"]
+
+    def _deep(self, hi: Fraction, eb: flint.arb, prec: int) -> tuple:
+        """``(limit, ball)``: the atoms at or beyond position ``limit`` (in index order) have
+        ``t = ε − v_i ≤ t_c`` (:meth:`_deep_cut`) for every ε ≤ hi, where ``δ_G(t) ∈ [1 − e^t,
+        (1 − e^t)(1 + 10⁻¹⁵)]``; their sum ``Σ p_i (1 − e^{ε − v_i}) = P[L ≥ v_k] − e^ε P[L ≤ −v_k]``
+        (symmetry) comes from the prefix sums, times ``[1, 1 + 10⁻¹⁵]``."""
+        fin = self.finite
+        idx = fin.atoms(prec)[0]
+        cut = self._deep_cut()
+        if cut is None or fin.step == 0:
+            return len(idx), flint.arb(0)
+        k = fin.first_above(hi - cut - fin.step / 2)  # the first grid index with v_k ≥ hi − cut
+        while k < fin.size and fin.value(k) < hi - cut:
+            k += 1
+        if k >= fin.size:
+            return len(idx), flint.arb(0)
+        limit = int(numpy.searchsorted(numpy.asarray(idx), k, side="left"))
+        _, prefix, suffix, _ = fin.tables(prec)
+        with prec_ctx(prec):
+            part = suffix[k] - eb.exp() * prefix[fin.size - k]
+            part = part.nonnegative_part() if part.lower() < 0 < part.upper() else part
+            return limit, part * flint.arb(1).union(flint.arb(1) + flint.arb("1e-15"))
+
+    def _rest_bounds(self, lo: Fraction, prec: int, limit: int | None = None) -> tuple:
         """``(order, est, rest, rest_f)``: the atoms (positions in :meth:`FiniteLoss.atoms`) in
         decreasing order of their estimated bound ``p_i·min(1, e^{−(t−ρ)²/(4ρ)})`` at
-        ``t = ε_lo − v_i`` (``est``, floats), and ``rest[k]``, a ball above ``Σ_{j ≥ k} p_j δ_G(ε − v_j)`` over
-        that order (the zCDP bound of δ_G, certified in balls; ``rest_f`` its upper ends as floats)."""
+        ``t = ε_lo − v_i`` (``est``, floats), and ``rest[k]``, a ball ``[0, rest_f[k]]`` above
+        ``Σ_{j ≥ k} p_j δ_G(ε − v_j)`` over that order (the zCDP bound of δ_G, certified in
+        float64 with its roundings bounded: :func:`~exactdp.accounting.mixed_balls.zcdp_rest`)."""
         fin = self.finite
         idx, masses = fin.atoms(prec)
         if prec not in self._f_cache:
-            self._f_cache[prec] = (numpy.array(idx, dtype=numpy.float64), numpy.array([float(m.mid()) for m in masses]))
-        fidx, fmass = self._f_cache[prec]
+            up = numpy.array([float(m.upper()) for m in masses])
+            self._f_cache[prec] = (numpy.array(idx, dtype=numpy.int64), numpy.array([float(m.mid()) for m in masses]),
+                                   numpy.nextafter(up, numpy.inf))  # (float() of a ball's end may round down)
+        iidx, fmass, mass_up = self._f_cache[prec]
+        if limit is not None:  # (the first `limit` atoms only)
+            iidx, fmass, mass_up = iidx[:limit], fmass[:limit], mass_up[:limit]
         rho = float(self.rho)
         with numpy.errstate(over="ignore", under="ignore"):
-            t = float(lo - fin.offset) - fidx * float(fin.step)
+            t = float(lo - fin.offset) - iidx * float(fin.step)
             cap = numpy.where(t <= rho, 1.0, numpy.exp(-((t - rho) ** 2) / (4 * rho)))
         bound = fmass * cap
         order = numpy.argsort(-bound, kind="stable")
-        with prec_ctx(prec):
-            r = flint.arb(flint.fmpq(self.rho.numerator, self.rho.denominator))
-            r4 = 4 * r
-            d = lo - fin.offset
-            t0 = flint.arb(flint.fmpq(d.numerator, d.denominator))
-            st = flint.arb(flint.fmpq(fin.step.numerator, fin.step.denominator))
-            rest = [flint.arb(0)] * (len(order) + 1)
-            s = flint.arb(0)
-            for j in range(len(order) - 1, -1, -1):
-                k = int(order[j])
-                tb = t0 - idx[k] * st
-                if tb.lower() > r.upper():
-                    s += masses[k] * (-((tb - r) ** 2) / r4).exp()
-                else:
-                    s += masses[k]
-                rest[j] = s
-        rest_f = numpy.array([float(b.upper()) for b in rest])
-        return order, bound[order], rest, rest_f
+        rest_f = mixed_balls.zcdp_rest(lo - fin.offset, fin.step, iidx, mass_up, self.rho, order)
+        return order, bound[order], _Rest(rest_f), rest_f
 
     def zcdp_upper(self, e: Fraction, prec: int = 128) -> flint.arb:
         """A ball above δ(e) from the zCDP bound of δ_G alone, ``p_∞ + Σ p_i min(1, e^{−(t_i−ρ)²/(4ρ)})``
@@ -284,34 +316,87 @@ class MixedAccountant(Accountant):
             return p_inf + rest[0]
 
     def _gauss_sum(self, idx: list, masses: list, lo: Fraction, hi: Fraction, e, prec: int) -> flint.arb:
-        """``Σ p_i δ_G(ε − v_i)`` over the given atoms (one batched call of the Gaussian route)."""
+        """``Σ p_i δ_G(ε − v_i)`` over the given atoms (one batched call of the Gaussian route).
+
+        For an exact ε the balls of δ_G are cached by threshold ``t = r + j·step`` (key ``(r, j)``,
+        r ∈ [0, step) numbered once: integer keys, no rational arithmetic per atom).  A new
+        ``t < 0`` is :meth:`_reflected` or :func:`_mirrored` from the oracle's value at ``−t``
+        (asked with the positive thresholds in one batch)."""
+        del lo, hi, prec
         if not idx:
             return flint.arb(0)
         fin = self.finite
-        if isinstance(e, Fraction):
-            ts: list = [e - fin.value(i) for i in idx]
+        if not isinstance(e, Fraction) or fin.step == 0:
+            if isinstance(e, Fraction):
+                ts: list = [e - fin.value(i) for i in idx]
+                keys: list = [self._key(t) for t in ts]
+            else:
+                ts = [_shifted(e, fin.value(i)) for i in idx]
+                keys = list(range(len(ts)))
+            cache = self._g_cache if isinstance(e, Fraction) else {}
+            new = {k: t for k, t in zip(keys, ts) if k not in cache}
         else:
-            ts = [_shifted(e, fin.value(i)) for i in idx]
-        cache = self._g_cache if isinstance(e, Fraction) else {}
-        ask = [t for t in dict.fromkeys(ts) if not (isinstance(t, Fraction) and (t in cache or self._reflected(t)))]
+            base = e - fin.offset
+            q = math.floor(base / fin.step)
+            r = base - q * fin.step
+            rid = self._rids.setdefault(r, len(self._rids))
+            cache = self._g_cache
+            keys = [(rid, q - i) for i in idx]
+            new = {k: r + k[1] * fin.step for k in dict.fromkeys(keys) if k not in cache}
+        if new:
+            self._fill(new, cache)
+        s = flint.arb(0)
+        for m, k in zip(masses, keys):
+            s += m * cache[k]
+        return s
+
+    def _key(self, t: Fraction) -> tuple:
+        """The cache key ``(number of r, j)`` of an exact threshold ``t = r + j·step``."""
+        st = self.finite.step
+        if st == 0:
+            return (self._rids.setdefault(t, len(self._rids)), 0)
+        j = math.floor(t / st)
+        r = t - j * st
+        return (self._rids.setdefault(r, len(self._rids)), j)
+
+    def _fill(self, new: dict, cache: dict) -> None:
+        """The balls of δ_G at the thresholds ``new`` (key → t) into ``cache``: reflected, mirrored
+        from −t, or asked of the oracle (one batch)."""
+        ask: dict = {}
+        neg = []
+        for k, t in new.items():
+            if not isinstance(t, Fraction):
+                ask[k] = t
+            elif t < 0:
+                got = self._reflected(t)
+                if got is not None:
+                    cache[k] = got
+                    continue
+                km = self._key(-t)
+                neg.append((k, t, km))
+                if km not in cache:
+                    ask[km] = -t
+            else:
+                ask[k] = t
         if ask:
             self.evaluations += len(ask)
             assert self.gauss is not None
-            for t, pt in zip(ask, self.gauss.delta(ask)):
-                cache[t] = (pt.lower, pt.upper)
-        s = flint.arb(0)
-        for m, t in zip(masses, ts):
-            lo_g, hi_g = cache[t]
-            s += m * flint.arb(lo_g).union(flint.arb(hi_g))
-        del lo, hi, prec
-        return s
+            with prec_ctx(128):
+                for k, pt in zip(ask, self.gauss.delta(list(ask.values()))):
+                    cache[k] = flint.arb(pt.lower).union(flint.arb(pt.upper))
+        for k, t, km in neg:
+            cache[k] = _mirrored(t, cache[km])
 
-    def _reflected(self, t: Fraction) -> bool:
-        """Whether δ_G at ``t < −ρ`` is cached from ``1 − e^t + e^t δ_G(−t)`` with ``δ_G(−t)`` in
-        ``[0, e^{−(−t−ρ)²/(4ρ)}]`` (the zCDP bound), when that term is below 1e-15 of ``1 − e^t``:
-        the oracle's deep tail is not needed (it is the slow end of the lattice-free route)."""
+    def _reflected(self, t: Fraction) -> flint.arb | None:
+        """The ball of δ_G at ``t < −ρ`` from ``1 − e^t + e^t δ_G(−t)`` with ``δ_G(−t)`` in
+        ``[0, e^{−(−t−ρ)²/(4ρ)}]`` (the zCDP bound), when that term is below 1e-15 of ``1 − e^t``
+        (None otherwise): the oracle's deep tail is not needed (it is the slow end of the
+        lattice-free route).  A float estimate screens first (the balls decide)."""
         if t >= -self.rho or self.rho == 0:
-            return False
+            return None
+        tf, rf = float(t), float(self.rho)
+        if tf - (-tf - rf) ** 2 / (4 * rf) - math.log(-math.expm1(tf)) > math.log(1e-15) + 1:
+            return None
         with prec_ctx(128):
             tb = flint.arb(flint.fmpq(t.numerator, t.denominator))
             r = flint.arb(flint.fmpq(self.rho.numerator, self.rho.denominator))
@@ -319,9 +404,8 @@ class MixedAccountant(Accountant):
             base = -tb.expm1()
             extra = et * (-((-tb - r) ** 2) / (4 * r)).exp()
             if not extra.upper() <= base.lower() * 1e-15:
-                return False
-            self._g_cache[t] = (to_mpf(base, False), to_mpf(base + extra, True))
-        return True
+                return None
+            return base.union(base + extra)
 
     # ------------------------------------------------------------------ the queries
     def delta(self, epsilons) -> tuple:
@@ -348,6 +432,16 @@ class MixedAccountant(Accountant):
         return tradeoff_points(self, alphas)
 
 
+class _Rest:
+    """``rest[k]``: the ball ``[0, rest_f[k]]`` (made on use)."""
+
+    def __init__(self, up: numpy.ndarray):
+        self.up = up
+
+    def __getitem__(self, k: int) -> flint.arb:
+        return flint.arb(0).union(flint.arb(float(self.up[k])))
+
+
 def _windowed(others: tuple, moving: tuple) -> FiniteLoss | None:
     """The finite loss of ``others`` with the discrete Gaussians ``moving`` as windows
     (:class:`~exactdp.kinds.dgauss_window.GaussianWindow`) when their common grid has at most
@@ -362,6 +456,14 @@ def _windowed(others: tuple, moving: tuple) -> FiniteLoss | None:
     if step == 0 or span / step > mixed_balls.WINDOW_ATOMS:
         return None
     return FiniteLoss(groups)
+
+
+def _mirrored(t: Fraction, got: flint.arb) -> flint.arb:
+    """The ball of ``δ_G(t) = −expm1(t) + e^t δ_G(−t)`` for t < 0 from the ball of δ_G(−t) (a sum
+    of two nonnegative terms: no cancellation; every part is symmetric)."""
+    with prec_ctx(128):
+        tb = flint.arb(flint.fmpq(t.numerator, t.denominator))
+        return -tb.expm1() + tb.exp() * got
 
 
 def _shifted(e, v: Fraction):

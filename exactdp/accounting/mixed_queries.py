@@ -41,6 +41,9 @@ __all__ = ["epsilon_points", "tradeoff_points", "EPS_WIDTH", "BETA_WIDTH"]
 EPS_WIDTH = 5e-11
 BETA_WIDTH = 2.4e-10
 _DPS = 60
+#: the golden section stops at this relative width (1e-5 left β of a continuous Gaussian beside
+#: finite kinds 3.5e-9 wide: the stencils need the maximiser closer)
+_GOLDEN_STOP = 1e-7
 
 
 def _q(x: Fraction) -> flint.arb:
@@ -92,7 +95,7 @@ def _decide(acc, e: Fraction, target: Fraction, kept: bool = False) -> int:
     if acc.gauss is not None and acc.zcdp_upper(e).upper() <= tb:  # (no oracle call on the deep tail)
         return -1
     for p in PRECS:
-        b = acc.delta_ball(e, p, kept)
+        b = acc.delta_ball(e, p, kept, once=True)
         if b.lower() > tb:
             return 1
         if b.upper() <= tb:
@@ -316,6 +319,16 @@ def _beta_dual(acc, alpha: Fraction) -> tuple:
     return lower, upper
 
 
+def _kink_max(pts: list) -> tuple | None:
+    """``(lower, upper)`` of ``sup G`` from G at consecutive kinks (``(x, lo, hi)`` sorted by x), or
+    None: where G certainly rises at the first and falls at the last kink, the maximum over all
+    kinks is among these (a concave sequence), and G is linear in x between kinks, so ``sup G``
+    is the largest value at a kink."""
+    if not (pts[1][1] > pts[0][2] and pts[-2][1] > pts[-1][2]):
+        return None
+    return max(max(p[1] for p in pts), mpmath.mpf(0)), min(max(p[2] for p in pts), mpmath.mpf(1))
+
+
 def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
     fin = acc.finite
     rho = float(acc.rho)
@@ -348,7 +361,7 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
     fc, fd = est(c, hi_e - lo_e), est(d, hi_e - lo_e)
     for _ in range(80):
         width = hi_e - lo_e
-        if width < 1e-7 * max(1.0, abs(c)) or (fine is not None and width < 3 * float(fine)):
+        if width < _GOLDEN_STOP * max(1.0, abs(c)) or (fine is not None and width < 3 * float(fine)):
             break  # (G is linear between kinks: the kink stencil below finds the best one)
         if fc >= fd:
             hi_e, d, fd = d, c, fc
@@ -386,6 +399,9 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
     for n, es in enumerate(stencils):
         pts = sorted(gm(e) for e in es)
         if n == 0 and grid is not None and len(es) == 7:  # the best kink and the linear pieces beside it
+            got = _kink_max(pts)
+            if got is not None and got[1] - got[0] <= BETA_WIDTH / 2 * max(got[0], FLOOR):
+                return got
             kink = max(zip(pts, sorted(es)), key=lambda pe: pe[0][1])[1]
             subs = (grid[1] / 16,) + ((grid[1] / 10**6,) if acc.smooth else ())  # (Laplaces: curved between kinks)
             pts = sorted(pts + [_g(acc, kink + j * sub, alpha) for sub in subs for j in (-2, -1, 1, 2)])

@@ -19,11 +19,14 @@ for privacy-loss distributions; here without discretisation: the grid is exact.
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
 import flint
+import numpy
 
+from exactdp.engine import float_conv
 from exactdp.kinds.protocol import LossGroup, grid_step
 from exactdp.numerics.errors import UncertifiedError
 
@@ -31,8 +34,16 @@ __all__ = ["FiniteLoss", "MAX_ATOMS", "prec_ctx"]
 
 #: the largest grid the composition enumerates (atoms of the summed loss)
 MAX_ATOMS = 4_000_000
-#: atoms above ε taken one by one before the prefix sums
+#: atoms above ε taken one by one before the prefix sums (at least; see :meth:`FiniteLoss.near`)
 _NEAR = 4
+#: the atoms taken one by one reach this far above ε (the prefix sums' difference then cancels
+#: at most a factor (1 + e^{−1/2})/(1 − e^{−1/2}) ≈ 4.1), up to :data:`_NEAR_MAX` atoms
+_NEAR_GAP = Fraction(1, 2)
+_NEAR_MAX = 256
+#: the float64 tables (:mod:`exactdp.engine.float_conv`) answer at precisions up to this
+FLOAT_PREC = 128
+#: groups with at most this many grid positions are raised to their count in balls
+_SHORT = 16
 
 
 class prec_ctx:
@@ -60,6 +71,83 @@ def _cumulative(xs: list) -> list:
         s += x
         out.append(s)
     return out
+
+
+class _Lazy:
+    """A read-only sequence of balls made on first use (``make(i)``)."""
+
+    def __init__(self, n: int, make, owner=None):
+        self.n, self.make, self.owner = n, make, owner
+        self.got: dict = {}
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> flint.arb:
+        b = self.got.get(i)
+        if b is None:
+            if not 0 <= i < self.n:
+                raise IndexError(i)
+            b = self.got[i] = self.make(i)
+        return b
+
+    def __iter__(self):
+        return (self[i] for i in range(self.n))
+
+
+class _FloatTables:
+    """The masses, prefix and suffix sums of a :class:`~exactdp.engine.float_conv.FVec` as balls:
+    the float values summed exactly (integers), each ball widened by the vector's error model
+    (a sum of k true masses is within ``R·S + k·A`` of the sum of the k float values)."""
+
+    def __init__(self, vec, size: int, lattice: int, prec: int):
+        if vec.length != size:
+            raise UncertifiedError("internal: the float composition's length is off the grid")
+        self.size, self.lattice, self.prec = size, lattice, prec
+        self.x = numpy.zeros(size)
+        self.x[vec.start:vec.start + len(vec.x)] = vec.x
+        one_minus = 1 - vec.R
+        self.r = float(vec.R / one_minus) * (1 + 2.0 ** -40)
+        self.a = float(vec.A / one_minus) * (1 + 2.0 ** -40)
+        ints = [int(v) for v in (vec.x * 2.0 ** float_conv.SCALE_BITS).tolist()]
+        lo, hi = vec.start, vec.start + len(vec.x)
+        self.pre = [0] * (lo + 1) + list(itertools.accumulate(ints))  # pre[i] = Σ_{j<i} x̂_j, i ≤ hi
+        self.lo, self.hi = lo, hi
+        self.top = self.pre[-1]
+        self.scale = flint.arb(2) ** -float_conv.SCALE_BITS
+
+    def _sum(self, k: int) -> int:
+        """``Σ_{j<k} x̂_j · 2**SCALE_BITS`` (an integer)."""
+        return self.pre[min(max(k, self.lo), self.hi)]
+
+    def mass(self, i: int) -> flint.arb:
+        if i % self.lattice if self.lattice else i:  # off the lattice of positive masses: exactly 0
+            return flint.arb(0)
+        return float_conv.ball(float(self.x[i]), self.r, self.a)
+
+    def _ball_of_sum(self, s: int, k: int) -> flint.arb:
+        """The ball of a sum of k true masses whose float values sum to ``s·2**−SCALE_BITS``."""
+        if k <= 0:
+            return flint.arb(0)
+        with prec_ctx(self.prec):
+            mid = flint.arb(s) * self.scale
+        return mid + flint.arb(0, (self.r * float(mid.mid()) + k * self.a) * (1 + 2.0 ** -40))
+
+    def prefix(self, i: int) -> flint.arb:
+        return self._ball_of_sum(self._sum(i), i)
+
+    def suffix(self, i: int) -> flint.arb:
+        return self._ball_of_sum(self.top - self._sum(i), self.size - i)
+
+    def candidates(self) -> list:
+        """The positions whose ball is not exactly 0."""
+        if self.a > 0:
+            return list(range(0, self.size, self.lattice or 1))
+        return [int(i) for i in numpy.flatnonzero(self.x)]
+
+    def sequences(self) -> tuple:
+        n = self.size
+        return _Lazy(n, self.mass, self), _Lazy(n + 1, self.prefix), _Lazy(n + 1, self.suffix)
 
 
 class FiniteLoss:
@@ -124,29 +212,71 @@ class FiniteLoss:
         masses[j]``, each a sum of positive terms) and ``P[L = +∞]`` (balls)."""
         got = self._cache.get(prec)
         if got is None:
-            got = self._cache[prec] = self._build(prec)
+            got = self._build_float(prec) if prec <= FLOAT_PREC else None
+            got = self._cache[prec] = got if got is not None else self._build(prec)
         return got
+
+    def _group_coeffs(self, g: LossGroup) -> list:
+        """The generating polynomial of one group on the grid (balls at the context's precision)."""
+        values, masses = g.loss_atoms(flint.ctx.prec)
+        v0 = values[0]
+        pos = [0 if self.step == 0 else (v - v0) / self.step for v in values]
+        if any(q.denominator != 1 for q in pos):  # every value must lie on the grid, exactly
+            raise UncertifiedError(f"internal: a loss value of {g!r} is off the composed grid")
+        coeffs: list = [flint.arb(0)] * (int(pos[-1]) + 1)
+        for i, m in zip(pos, masses):
+            coeffs[int(i)] += m
+        return coeffs
+
+    def _keep(self) -> flint.arb:
+        """``Π(1 − δ_g)^{n_g}`` at the context's precision."""
+        keep = flint.arb(1)
+        for g, c in self.groups:
+            if g.has_infinite_mass:
+                keep *= (1 - g.infinite_mass(flint.ctx.prec)) ** c
+        return keep
+
+    def _build_float(self, prec: int) -> tuple | None:
+        """The tables from float64 convolutions (:mod:`exactdp.engine.float_conv`), or None
+        when they do not apply (over budget, or a mass without a relative bound)."""
+        lengths = [int((max(g.loss_values) - min(g.loss_values)) / self.step) + 1 if self.step else 1
+                   for g, _ in self.groups]
+        ops, acc = 0, 1
+        for n, (_, c) in zip(lengths, self.groups):
+            full = c * (n - 1) + 1
+            ops += (float_conv.power_ops(n, c) if n > _SHORT else 0) + acc * full
+            acc += full - 1
+        if ops > float_conv.OPS_BUDGET or not self.groups:
+            return None
+        with prec_ctx(prec + 2 * max(8, int(math.log2(self.size + 1)))):
+            total = None
+            lattice = 0  # every position of a positive mass is a multiple of this
+            for g, c in self.groups:
+                coeffs = self._group_coeffs(g)
+                for i, m in enumerate(coeffs):
+                    if i and not m.is_zero():
+                        lattice = math.gcd(lattice, i)
+                if len(coeffs) <= _SHORT:
+                    vec = float_conv.from_balls((flint.arb_poly(coeffs) ** c).coeffs())
+                else:
+                    one = float_conv.from_balls(coeffs)
+                    vec = None if one is None else float_conv.power(one, c)
+                if vec is None:
+                    return None
+                vec.length = c * (len(coeffs) - 1) + 1
+                total = vec if total is None else float_conv.conv(total, vec)
+            assert total is not None
+            p_inf = 1 - self._keep()
+        return (*_FloatTables(total, self.size, lattice, prec).sequences(), p_inf)
 
     def _build(self, prec: int) -> tuple:
         with prec_ctx(prec + 2 * max(8, int(math.log2(self.size + 1)))):
             total = flint.arb_poly([1])
-            keep = flint.arb(1)
             for g, c in self.groups:
-                values, masses = g.loss_atoms(flint.ctx.prec)
-                v0 = values[0]
-                pos = [0 if self.step == 0 else (v - v0) / self.step for v in values]
-                if any(q.denominator != 1 for q in pos):  # every value must lie on the grid, exactly
-                    raise UncertifiedError(f"internal: a loss value of {g!r} is off the composed grid")
-                pos = [int(q) for q in pos]
-                coeffs: list = [flint.arb(0)] * (pos[-1] + 1)
-                for i, m in zip(pos, masses):
-                    coeffs[i] += m
-                total *= flint.arb_poly(coeffs) ** c
-                if g.has_infinite_mass:
-                    keep *= (1 - g.infinite_mass(flint.ctx.prec)) ** c
+                total *= flint.arb_poly(self._group_coeffs(g)) ** c
             masses = total.coeffs()
             masses += [flint.arb(0)] * (self.size - len(masses))
-            return masses, _cumulative(masses), _cumulative(masses[::-1])[::-1], 1 - keep
+            return masses, _cumulative(masses), _cumulative(masses[::-1])[::-1], 1 - self._keep()
 
     # ------------------------------------------------------------------ δ(ε)
     def first_above(self, e: Fraction) -> int:
@@ -165,16 +295,29 @@ class FiniteLoss:
             for i in range(i0, i1):  # atoms inside [e_lo, e_hi]: their term lies in [0, p_i(1 − e^{e_lo − v_i})]
                 hi = masses[i] * -(_arb(e_lo - self.value(i))).expm1()
                 out += flint.arb(0).union(hi.upper())
-            k = min(i1 + _NEAR, self.size)
+            k = min(i1 + self.near, self.size)
             for i in range(i1, k):
-                out += masses[i] * -(e_ball - _arb(self.value(i))).expm1()
-            if k < self.size:  # P[L ≥ v_k] − e^ε P[L ≤ −v_k]; v_k − ε ≥ _NEAR·step: little cancellation
+                m = masses[i]
+                if not m.is_zero():
+                    out += m * -(e_ball - _arb(self.value(i))).expm1()
+            if k < self.size:  # P[L ≥ v_k] − e^ε P[L ≤ −v_k]; v_k − ε ≥ near·step: little cancellation
                 out += suffix[k] - e_ball.exp() * prefix[self.size - k]
             out = out.nonnegative_part() if out.lower() < 0 < out.upper() else out
             return out if kept else out + self.deficit(prec)
 
+    @property
+    def near(self) -> int:
+        """How many atoms above ε :meth:`delta` takes one by one (:data:`_NEAR_GAP`)."""
+        if self.step == 0:
+            return _NEAR
+        return min(_NEAR_MAX, max(_NEAR, math.ceil(_NEAR_GAP / self.step)))
+
     def atoms(self, prec: int) -> tuple:
         """``(indices, masses)`` of the grid atoms of positive mass (masses as balls)."""
-        masses = self.tables(prec)[0]
-        idx = [i for i, m in enumerate(masses) if not m.is_zero()]
-        return idx, [masses[i] for i in idx]
+        got = self._cache.get(("atoms", prec))
+        if got is None:
+            masses = self.tables(prec)[0]
+            owner = getattr(masses, "owner", None)
+            idx = owner.candidates() if owner is not None else [i for i, m in enumerate(masses) if not m.is_zero()]
+            got = self._cache[("atoms", prec)] = (idx, [masses[i] for i in idx])
+        return got
