@@ -103,7 +103,8 @@ class Target:
 def _dyadic(x) -> Fraction:
     """An mpmath number as the exact rational it is."""
     man, exp = to_man_exp(mpmath.mpf(x)._mpf_, signed=True) if x else (0, 0)
-    return Fraction(man) * Fraction(2) ** exp
+    man = int(man)
+    return Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)  # man·2^exp, reduced
 
 
 @dataclass(frozen=True)
