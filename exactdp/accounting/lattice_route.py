@@ -128,8 +128,30 @@ def _k1_held(e, lat: LatticeSum):
     return fl + 1
 
 
-#: (p, q) of the σ² = p/q already found inside check_sigma2_range's range
+#: id of a mechanism whose σ² check_sigma2_range accepted → the mechanism (held, so the id is not
+#: reused); then (p, q) of the σ² = p/q accepted
+_S2_CHECKED: dict = {}
 _S2_IN_RANGE: set = set()
+
+
+def check_groups_sigma2(composition: Composition) -> None:
+    """``check_sigma2_range(m.sigma2)`` of every shifted mechanism of the composition (a pure
+    check, done once per mechanism object and once per σ² value: the sweep's and the tuner's
+    compositions share their mechanisms)."""
+    checked = _S2_CHECKED
+    for m, _ in composition.groups:
+        if m.shift != 0 and checked.get(id(m)) is not m:
+            s2 = m.sigma2
+            key = (s2.numerator, s2.denominator)
+            if key not in _S2_IN_RANGE:
+                check_sigma2_range(s2)
+                if len(_S2_IN_RANGE) >= 65536:
+                    _S2_IN_RANGE.clear()
+                _S2_IN_RANGE.add(key)
+            if len(checked) >= 65536:
+                checked.clear()
+            checked[id(m)] = m
+
 
 class _Profile:
     """Certified δ(ε) and 1 − δ(ε) at one ε: estimates and brackets (mp)."""
@@ -183,15 +205,7 @@ class LatticeAccountant(ProfileInversion, TradeoffCurve, Accountant):
             raise InputError("composition", composition, "expected an exactdp.Composition")
         self.rel_tol = check_rel_tol(rel_tol)
         self.max_rel = max(1e-9, 10 * self.rel_tol)
-        for m, _ in composition.groups:
-            if m.shift != 0:
-                s2 = m.sigma2
-                key = (s2.numerator, s2.denominator)
-                if key not in _S2_IN_RANGE:  # a pure check of σ², done once per value
-                    check_sigma2_range(s2)
-                    if len(_S2_IN_RANGE) >= 65536:
-                        _S2_IN_RANGE.clear()
-                    _S2_IN_RANGE.add(key)
+        check_groups_sigma2(composition)
         self.composition = composition
         self.rho = rho = composition.rho
         self.identical = all(m.shift == 0 for m, _ in composition.groups)

@@ -34,11 +34,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from exactdp.accounting.base import Accountant, check_rel_tol
-from exactdp.accounting.lattice_route import LatticeAccountant
+from exactdp.accounting.lattice_route import LatticeAccountant, check_groups_sigma2
 from exactdp.engine.lattice import INT64_WEIGHTS, LatticeSum, lattice_of, weights_exceed
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import InputError, LatticeTooLarge, UncertifiedError
-from exactdp.numerics.exact import check_sigma2_range
 
 __all__ = ["Plan", "Route", "ROUTES", "METHODS", "FALLBACK", "LATTICE_FREE_ABOVE", "plan", "QUERIES"]
 
@@ -50,6 +49,11 @@ LATTICE_FREE_ABOVE = 2.0e6
 QUERIES = 26
 #: the route asked when a route cannot certify a query (ε(δ) of a staircase profile)
 FALLBACK = {"lattice": "lattice-free"}
+
+
+#: up to this many groups a design's weights are checked on its lattice, built at once (the route
+#: builds it next); beyond, by :func:`~exactdp.engine.lattice.weights_exceed`'s early exit
+_DIRECT_GROUPS = 256
 
 
 class Design:
@@ -66,7 +70,12 @@ class Design:
     def lattice_too_large(self) -> bool:
         """Whether the exact lattice's weights reach 2^62 (decided without building it)."""
         if self._exceeds is None:
-            self._exceeds = not self.identical and weights_exceed(self.composition, INT64_WEIGHTS)
+            if self.identical:
+                self._exceeds = False
+            elif len(self.composition.groups) <= _DIRECT_GROUPS:  # the lattice itself (needed next)
+                self._exceeds = max(self.lattice.weights) >= INT64_WEIGHTS
+            else:
+                self._exceeds = weights_exceed(self.composition, INT64_WEIGHTS)
         return self._exceeds
 
     @property
@@ -172,9 +181,7 @@ def _check(composition, rel_tol, method) -> tuple[float, Route | None]:
     if not isinstance(composition, Composition):
         raise InputError("composition", composition, "expected an exactdp.Composition")
     tol = check_rel_tol(rel_tol)
-    for m, _ in composition.groups:
-        if m.shift != 0:
-            check_sigma2_range(m.sigma2)
+    check_groups_sigma2(composition)
     if method is None or method == "auto":
         return tol, None
     if method not in _BY_NAME:

@@ -146,32 +146,56 @@ def _lattice_gap(dps: int):
     return g
 
 
+#: id of a mechanism → (the mechanism, numerator, denominator of its weight |Δ|/σ²): a sweep's and a
+#: tune's compositions share their (cached) mechanisms, so each weight is reduced once
+_WEIGHTS: dict = {}
+
+
+def _weight_parts(m) -> tuple:
+    """``(n, d, p, q)``: ``m.weight = |Δ|/σ² = n/d`` and ``σ² = p/q`` in lowest terms (kept per
+    mechanism object, which is held in the memo so its id is not reused)."""
+    got = _WEIGHTS.get(id(m))
+    if got is not None and got[0] is m:
+        return got[1]
+    w, s2 = m.weight, m.sigma2
+    if len(_WEIGHTS) >= 65536:
+        _WEIGHTS.clear()
+    parts = (w.numerator, w.denominator, s2.numerator, s2.denominator)
+    _WEIGHTS[id(m)] = (m, parts)
+    return parts
+
+
 def lattice_of(comp: Composition, rho=None) -> LatticeSum:
     """Map a composition's privacy-loss weights onto an integer lattice.
 
     Mechanisms with shift 0 carry no privacy loss and are dropped; groups with equal
     (A_g, σ_g²) are merged.  ``rho``: ``comp.rho`` when the caller has it already.
+    The weights are reduced fractions ``n/d`` (:func:`_weight_parts`), so ``A = n·(D/d)/G`` in
+    integers: the integer ``w·scale`` is.
     """
-    items = [(m.weight, m.sigma2, count) for m, count in comp.groups if m.shift != 0]
+    items = [(_weight_parts(m), m.sigma2, count) for m, count in comp.groups if m.shift != 0]
     if not items:
         raise ValueError("every mechanism has shift 0: the two distributions are identical")
-    den = math.lcm(*(w.denominator for w, _, _ in items))
-    g = math.gcd(*(w.numerator * (den // w.denominator) for w, _, _ in items))
+    den = math.lcm(*(w[1] for w, _, _ in items))
+    scaled = [w[0] * (den // w[1]) for w, _, _ in items]
+    g = math.gcd(*scaled)
     scale = Fraction(den, g)
-    merged: dict = {}
-    for w, s2, count in items:
-        a = w * scale
-        assert a.denominator == 1
-        key = (int(a), s2)
-        merged[key] = merged.get(key, 0) + count
-    keys = sorted(merged)
+    merged: dict = {}  # (A, p, q) of σ² = p/q (lowest terms: equal σ², equal keys) → [A, σ², count]
+    for a_g, (w, s2, count) in zip(scaled, items):
+        key = (a_g // g, w[2], w[3])
+        got = merged.get(key)
+        if got is None:
+            merged[key] = [key[0], s2, count]
+        else:
+            got[2] += count
+    rows = sorted(merged.values())  # by (A, σ²): the keys (A, σ²) are distinct
     c = comp.rho if rho is None else rho
     shift = 2 * c * scale
     assert shift.denominator == 1
     return LatticeSum(
-        weights=tuple(k[0] for k in keys),
-        counts=tuple(merged[k] for k in keys),
-        sigma2=tuple(k[1] for k in keys),
+        weights=tuple(r[0] for r in rows),
+        counts=tuple(r[2] for r in rows),
+        sigma2=tuple(r[1] for r in rows),
         scale=scale,
         c=c,
         shift=int(shift),
@@ -189,18 +213,21 @@ def weights_exceed(comp: Composition, limit: int = INT64_WEIGHTS) -> bool:
     of distinct decimal variances, where :func:`lattice_of` would run its gcds over every one).
     The answer is exact: at the end the running ratio is the scale itself.
     """
-    ws = {m.weight for m, _ in comp.groups if m.shift != 0}
+    ws = {_weight_parts(m)[:2] for m, _ in comp.groups if m.shift != 0}  # (n, d) of each weight, reduced
     if not ws:
         return False
-    top = max(ws)
-    big_d = max(w.denominator for w in ws)
-    small_n = min(w.numerator for w in ws)
-    if top.numerator * big_d >= limit * top.denominator * small_n:
+    tn, td = next(iter(ws))
+    for n, d in ws:  # the largest weight n/d
+        if n * td > tn * d:
+            tn, td = n, d
+    big_d = max(d for _, d in ws)
+    small_n = min(n for n, _ in ws)
+    if tn * big_d >= limit * td * small_n:
         return True
     den, g = 1, 0
-    for w in sorted(ws, key=lambda x: -x.denominator):
-        den = math.lcm(den, w.denominator)
-        g = math.gcd(g, w.numerator)
-        if top.numerator * den >= limit * top.denominator * g:
+    for n, d in sorted(ws, key=lambda x: -x[1]):
+        den = math.lcm(den, d)
+        g = math.gcd(g, n)
+        if tn * den >= limit * td * g:
             return True
     return False

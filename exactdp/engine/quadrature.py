@@ -110,6 +110,19 @@ _MEMO_BYTES = 64_000_000
 _TILT_BYTES = 64_000_000
 
 
+_VARIANCES: dict = {}  # float σ² → variance_float(σ²) (a sweep's and a tune's designs share groups)
+
+
+def _variance(s2: float) -> float:
+    """``variance_float(s2)``, kept per σ² (the same float: a pure function)."""
+    v = _VARIANCES.get(s2)
+    if v is None:
+        if len(_VARIANCES) >= 65536:
+            _VARIANCES.clear()
+        v = _VARIANCES[s2] = variance_float(s2)
+    return v
+
+
 class QuadratureTails(AliasBounds):
     """Certified upper tails ``P(S ≥ s)``, s ≥ 1, and hockey-stick sums of one lattice sum
     by the sieved rule.
@@ -145,7 +158,7 @@ class QuadratureTails(AliasBounds):
         self.vq = Fraction(sum(int(m) * int(a) ** 2 * s.numerator * (den // s.denominator)
                                for a, m, s in zip(lattice.weights, lattice.counts, self.s2q)), den)
         self.vproxy = float(np.sum(self.m * self.A.astype(float) ** 2 * self.s2))
-        self.var = float(sum(m * a * a * variance_float(s) for a, m, s in zip(self.A.astype(float), self.m, self.s2)))
+        self.var = float(sum(m * a * a * _variance(float(s)) for a, m, s in zip(self.A.astype(float), self.m, self.s2)))
         # nodes: kappa per sd of the widest tilted law; a tilted N_Z(f, s²) with s² small
         # is a coin on two atoms near f = 1/2 (variance up to 1/4 > s²)
         v_nodes = float(np.sum(self.m * self.A.astype(float) ** 2 * np.maximum(self.s2, 0.25)))

@@ -76,6 +76,22 @@ def convolution_setup(A, m, s2, plan: ConvolutionPlan) -> float:
     return float(setup)
 
 
+_ATOMS: dict = {}  # (σ², m) of one group → its factor of atoms_estimate
+
+
+def _atoms_factor(s2: float, m: int) -> int:
+    """``atoms_estimate([s2], [m])``, kept per group: :func:`atoms_estimate` of a set of groups is
+    the product of these factors (one per group, the same integers), and a sweep's or a tune's
+    designs share their groups."""
+    key = (s2, m)
+    got = _ATOMS.get(key)
+    if got is None:
+        if len(_ATOMS) >= 65536:
+            _ATOMS.clear()
+        got = _ATOMS[key] = atoms_estimate([s2], [m])
+    return got
+
+
 class TailEngine:
     """Tail probabilities of one lattice sum, with node sets and factors cached.
 
@@ -212,7 +228,7 @@ class TailEngine:
         best = None
         for k in range(1, len(ranked) + 1):
             sel = tuple(sorted(ranked[:k]))
-            n_atoms = atoms_estimate([self.s2[g] for g in sel], [self.m[g] for g in sel])
+            n_atoms = math.prod(_atoms_factor(self.s2[g], int(self.m[g])) for g in sel)
             if n_atoms > MAX_COND_ATOMS:
                 break
             rest = [g for g in range(len(self.A)) if g not in sel]

@@ -495,10 +495,11 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
         eng.lam_step = float(settings.lam_step_sd) / math.sqrt(eng.var)
     rho = acc.rho
     deltas = list(settings.deltas)
-    eps_bs = [bun_steinke_epsilon(rho, d) for d in deltas]
+    dfrac = _delta_fractions(settings.deltas)  # the same exact values, parsed once per worker
+    eps_bs = [bun_steinke_epsilon(rho, d) for d in dfrac]
     dpts = acc.delta(eps_bs)
     t1 = time.perf_counter()
-    epts = acc.epsilon(deltas)
+    epts = acc.epsilon(dfrac)
     t2 = time.perf_counter()
     ks = tradeoff_thresholds(acc.lattice, settings.tradeoff_half, settings.alpha_min)
     verts = acc.tradeoff_vertices(ks)
@@ -514,6 +515,13 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
          "worst_delta_rel_error": worst_d, "worst_eps_rel_width": worst_e, "worst_tradeoff_rel_error": worst_t},
         {"delta": t1 - t0, "epsilon": t2 - t1, "tradeoff": t3 - t2},
     )
+
+
+@functools.lru_cache(maxsize=8)
+def _delta_fractions(deltas: tuple) -> tuple:
+    """``to_fraction`` of each target δ text (the values ``bun_steinke_epsilon`` and
+    ``epsilon`` parse from the texts themselves)."""
+    return tuple(to_fraction(d, "delta") for d in deltas)
 
 
 def _bracketed_pair(i: int, j: int, acc, settings: SweepSettings, t0: float) -> PairResult:

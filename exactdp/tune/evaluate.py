@@ -11,6 +11,7 @@ and returns the results in the order asked, so nothing depends on the worker cou
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections import Counter
@@ -82,9 +83,7 @@ class Target:
         """ε as the accountant takes it (a Fraction, or the exact-real callable)."""
         if self.eps is not None:
             return self.eps
-        from exactdp.accounting.accountant import bun_steinke_epsilon
-
-        return bun_steinke_epsilon(self.bureau_rho, self.delta)
+        return _bureau_epsilon(self.bureau_rho, self.delta)
 
     def as_dict(self) -> dict:
         if self.eps is not None:
@@ -101,10 +100,22 @@ class Target:
             return mpmath.nstr(v, digits, strip_zeros=False)
 
 
+@functools.lru_cache(maxsize=16)
+def _bureau_epsilon(rho: Fraction, delta: Fraction):
+    """``bun_steinke_epsilon(rho, delta)``, one callable per worker and target: its values are
+    memoised per precision (a pure function of the digits asked), so the tuner's thousands of
+    evaluations at the one ε compute each precision once.  (The accountant wraps it in a
+    fresh :class:`~exactdp.numerics.exact.MemoReal` per evaluation, as before.)"""
+    from exactdp.accounting.accountant import bun_steinke_epsilon
+
+    return bun_steinke_epsilon(rho, delta)
+
+
 def _dyadic(x) -> Fraction:
     """An mpmath number as the exact rational it is."""
     man, exp = to_man_exp(mpmath.mpf(x)._mpf_, signed=True) if x else (0, 0)
-    return Fraction(man) * Fraction(2) ** exp
+    man = int(man)
+    return Fraction(man << exp) if exp >= 0 else Fraction(man, 1 << -exp)  # man·2^exp, reduced
 
 
 @dataclass(frozen=True)
