@@ -11,6 +11,7 @@ import mpmath
 import numpy
 
 from exactdp.engine.finite_loss import prec_ctx
+from exactdp.kernels.units import UNIT_ROUNDOFF
 
 __all__ = ["WIDTH", "FLOOR", "WINDOW_ATOMS", "ORACLE_FREE_RATIO", "PRECS", "to_mpf", "zcdp_rest"]
 
@@ -50,7 +51,7 @@ def _pow2_table() -> numpy.ndarray:
 
 
 _POW2 = _pow2_table()
-_U = 2.0 ** -53
+_U = UNIT_ROUNDOFF
 
 
 def zcdp_rest(d: Fraction, step: Fraction, idx: numpy.ndarray, mass_up: numpy.ndarray, rho: Fraction,

@@ -399,7 +399,7 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
     for n, es in enumerate(stencils):
         pts = sorted(gm(e) for e in es)
         if n == 0 and grid is not None and len(es) == 7:  # the best kink and the linear pieces beside it
-            got = _kink_max(pts)
+            got = None if acc.smooth else _kink_max(pts)  # (a continuous part curves G between kinks)
             if got is not None and got[1] - got[0] <= BETA_WIDTH / 2 * max(got[0], FLOOR):
                 return got
             kink = max(zip(pts, sorted(es)), key=lambda pe: pe[0][1])[1]

@@ -47,7 +47,7 @@ import numpy as np
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.dgauss.mp import log_theta_real_deep_mp
 from exactdp.engine.lattice import LatticeSum
-from exactdp.numerics.bracket import Bracket
+from exactdp.numerics.bracket import CentredBracket
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import as_real
 from exactdp.numerics.precision import VERIFY_DPS, to_mpf, workdps
@@ -76,25 +76,8 @@ _U = 2.0**-NODE_PREC
 POISSON_MIN_S2 = 0.5
 
 
-class _Recomputed(Bracket):
-    """The multiprecision twin's bracket ``estimate ± error_bound`` (clipped at 0), reported
-    on its upper side like every tail and δ."""
-
-    @property
-    def lower(self) -> mpmath.mpf:
-        return max(mpmath.fsub(self.estimate, self.error_bound, exact=True), mpmath.mpf(0))  # type: ignore
-
-    @property
-    def upper(self) -> mpmath.mpf:
-        return mpmath.fadd(self.estimate, self.error_bound, exact=True)  # type: ignore[attr-defined]
-
-    @property
-    def value(self) -> mpmath.mpf:
-        return self.upper
-
-
 @dataclass(frozen=True)
-class VerifiedTail(_Recomputed):
+class VerifiedTail(CentredBracket):
     """``P[S ≥ threshold]`` recomputed in multiprecision (``estimate ± error_bound``) beside
     the fast engine's ``fast_value`` (relative error ``fast_rel_error``)."""
 
@@ -115,7 +98,7 @@ class VerifiedTail(_Recomputed):
 
 
 @dataclass(frozen=True)
-class VerifiedDelta(_Recomputed):
+class VerifiedDelta(CentredBracket):
     """δ(ε) recomputed in multiprecision (``estimate ± error_bound``, ``value`` its upper
     end) beside the fast engine's ``fast_value ± fast_error_bound``."""
 

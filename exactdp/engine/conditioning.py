@@ -1,33 +1,28 @@
-"""Coarse groups by exact enumeration of their atoms, alone or conditioning a sub-engine
-for the rest.
+"""Coarse groups by exact enumeration of their atoms, alone or conditioning a sub-engine for the rest.
 
-Groups whose characteristic function never decays below the sieve level (few mechanisms
-with small σ², nearly deterministic noise) defeat the sieve and, with large lattice
-weights, make the rule's node count huge.  Their sum ``C = Σ_{g∈C} A_g T_g`` has few
-atoms *that matter*.  Each T_g's probabilities come with relative accuracy at any depth
-from :class:`exactdp.engine.atoms.GroupPMF` (tilted to the atom); with the fine part
-F = d·T_F (``d = gcd`` of its weights)
+Groups whose characteristic function never decays below the sieve level (few mechanisms with small σ²,
+nearly deterministic noise) defeat the sieve and, with large lattice weights, make the rule's node count
+huge.  Their sum ``C = Σ_{g∈C} A_g T_g`` has few atoms *that matter*.  Each T_g's probabilities come with
+relative accuracy at any depth from :class:`exactdp.engine.atoms.GroupPMF` (tilted to the atom); with the
+fine part F = d·T_F (``d = gcd`` of its weights)
 
     P(S ≥ s) = Σ_c p_c P(T_F ≥ ⌈(s − v_c)/d⌉),     (no fine part: Σ_{c: v_c ≥ s} p_c),
 
-a sum of non-negative terms over a box of atoms ``t_g ∈ [lo_g, hi_g]``; the fine tails come
-from a sub-engine on F's own lattice (:func:`fine_sublattice`), each certified.  The box
-starts at ±3 sd around the tilted centres of the joint saddle point and grows while an
-edge atom's probability is within e^{−58} of the estimate.  Hockey-stick sums split the
-same way, each atom's with its own exact offset.
+a sum of non-negative terms over a box of atoms ``t_g ∈ [lo_g, hi_g]``; the fine tails come from a
+sub-engine on F's own lattice (:func:`fine_sublattice`), each certified.  The box starts at ±3 sd around
+the tilted centres of the joint saddle point and grows while an edge atom's probability is within e^{−58}
+of the estimate.  Hockey-stick sums split the same way, each atom's with its own exact offset.
 
-Error bound: the certified relative errors of the sub-values and of the atoms carry over
-(non-negative terms); outside the box, by Chernoff bounds (:class:`exactdp.engine.atoms.SetCGF`):
-configurations with some ``T_g > hi_g`` add ≤ ``P(T_g ≥ hi_g + 1)``, those with
-``T_g < lo_g`` add ≤ ``P(T_g ≤ lo_g − 1)·P(R_g ≥ s − A_g(lo_g − 1))`` (R_g the rest of
-S, monotone), and atoms whose fine value is not certified ≤ ``p_c e^{−(s−v_c)_+²/(2V'_F)}``
-(sub-Gaussian bound of Canonne–Kamath–Steinke 2020).
+Error bound: the certified relative errors of the sub-values and of the atoms carry over (non-negative
+terms); outside the box, by Chernoff bounds (:class:`exactdp.engine.atoms.SetCGF`): configurations with
+some ``T_g > hi_g`` add ≤ ``P(T_g ≥ hi_g + 1)``, those with ``T_g < lo_g`` add ≤ ``P(T_g ≤ lo_g − 1)·P(R_g
+≥ s − A_g(lo_g − 1))`` (R_g the rest of S, monotone), and atoms whose fine value is not certified ≤ ``p_c
+e^{−(s−v_c)_+²/(2V'_F)}`` (sub-Gaussian bound of Canonne–Kamath–Steinke 2020).
 
-Cost: a call's queries are set up together — boxes pre-grown by float sub-Gaussian layer
-bounds — and the fine values of all their atoms asked of the sub-engine in one batch, kept
-across calls (each is a function of its key); far-left fine hockey sums in float64
-(:mod:`exactdp.engine.far_left`); the truncation by float sub-Gaussian layers first, the
-multiprecision Chernoff layers only where those are not negligible.
+Cost: a call's queries are set up together (boxes pre-grown by float sub-Gaussian layer bounds), the fine
+values of all their atoms asked of the sub-engine in one batch and kept across calls; far-left fine hockey
+sums in float64 (:mod:`exactdp.engine.far_left`); the multiprecision Chernoff layers only where the float
+sub-Gaussian layers' truncation bound is not negligible.
 """
 
 from __future__ import annotations
@@ -71,15 +66,9 @@ def fine_sublattice(lattice: LatticeSum, coarse) -> tuple[int, LatticeSum]:
     """``(d, lattice of T_F)`` with ``S_F = d·T_F`` for the groups not in ``coarse``."""
     fine = [g for g in range(lattice.n_groups) if g not in tuple(coarse)]
     d = reduce(math.gcd, (int(lattice.weights[g]) for g in fine))
-    sub = LatticeSum(
-        weights=tuple(int(lattice.weights[g]) // d for g in fine),
-        counts=tuple(int(lattice.counts[g]) for g in fine),
-        sigma2=tuple(lattice.sigma2[g] for g in fine),
-        scale=lattice.scale / d,
-        c=lattice.c,
-        shift=0,
-    )
-    return d, sub
+    return d, LatticeSum(weights=tuple(int(lattice.weights[g]) // d for g in fine),
+                         counts=tuple(int(lattice.counts[g]) for g in fine),
+                         sigma2=tuple(lattice.sigma2[g] for g in fine), scale=lattice.scale / d, c=lattice.c, shift=0)
 
 
 def atoms_estimate(s2, m) -> int:
