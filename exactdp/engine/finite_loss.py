@@ -239,13 +239,14 @@ class FiniteLoss:
     def _build_float(self, prec: int) -> tuple | None:
         """The tables from float64 convolutions (:mod:`exactdp.engine.float_conv`), or None
         when they do not apply (over budget, or a mass without a relative bound)."""
-        lengths = [int((max(g.loss_values) - min(g.loss_values)) / self.step) + 1 if self.step else 1
-                   for g, _ in self.groups]
-        ops, acc = 0, 1
-        for n, (_, c) in zip(lengths, self.groups):
-            full = c * (n - 1) + 1
-            ops += (float_conv.power_ops(n, c) if n > _SHORT else 0) + acc * full
-            acc += full - 1
+        ops, acc = 0, (1, 1, 0)
+        for g, c in self.groups:
+            low = min(g.loss_values)
+            n = int((max(g.loss_values) - low) / self.step) + 1 if self.step else 1
+            stride = math.gcd(*(int((v - low) / self.step) for v in g.loss_values)) if self.step else 0
+            got, shape = float_conv.power_ops(n, c, len(g.loss_values), max(stride, 1))
+            ops += (got if n > _SHORT else 0) + float_conv.conv_ops(acc, shape)
+            acc = float_conv.product_shape(acc, shape) if acc[2] else shape
         if ops > float_conv.OPS_BUDGET or not self.groups:
             return None
         with prec_ctx(prec + 2 * max(8, int(math.log2(self.size + 1)))):

@@ -34,14 +34,16 @@ import flint
 import numpy
 from numpy.lib.stride_tricks import sliding_window_view
 
-__all__ = ["FVec", "TAU", "SCALE_BITS", "OPS_BUDGET", "from_balls", "conv", "power", "power_ops", "ball"]
+__all__ = ["FVec", "TAU", "SCALE_BITS", "OPS_BUDGET", "from_balls", "conv", "conv_ops", "power", "power_ops",
+           "product_shape", "ball"]
 
 #: values below this are set to 0 (their size goes into the absolute error A)
 TAU = 2.0 ** -500
 #: every nonzero value times 2**SCALE_BITS is an integer (its last bit is at least 2^(−500−52))
 SCALE_BITS = 553
-#: the largest number of multiply-adds (of the untrimmed vectors) the float path takes on
-OPS_BUDGET = 60_000_000
+#: the largest number of multiply-adds (of the untrimmed vectors) the float path takes on (about
+#: a CPU-second per 3e8; the ball path it saves is one to two orders slower on such grids)
+OPS_BUDGET = 1_000_000_000
 _U = Fraction(1, 2**53)
 _ROWS = 1 << 18  # the largest matrix of products formed at once (entries)
 
@@ -146,7 +148,13 @@ def _block(view: numpy.ndarray, b: numpy.ndarray) -> tuple:
 
 
 def conv(a: FVec, b: FVec) -> FVec:
-    """The product of the two polynomials (module docstring), pruned."""
+    """The product of the two polynomials (module docstring), pruned.
+
+    The rows of the product matrix are the shifts of one vector weighted by the other's
+    values; only the rows of nonzero weights are formed (a zero weight adds exact zeros, and
+    the bound's γ counts the depth of the tree actually summed), so the cost is the width
+    times the fewer nonzeros — vectors on sparse sub-lattices (a discrete Laplace's two loss
+    values beside a fine common grid) cost their atoms, not their span."""
     length = a.length + b.length - 1
     n_terms = min(a.length, b.length)
     if len(a.x) < len(b.x):
@@ -157,12 +165,19 @@ def conv(a: FVec, b: FVec) -> FVec:
         depth = 0
     else:
         width = n + m - 1
-        pad = numpy.concatenate((numpy.zeros(m - 1), a.x, numpy.zeros(m - 1)))
-        view = sliding_window_view(pad, width)[::-1]  # row j: a shifted right by j
-        cols = max(1, _ROWS // m)
+        v, w = (a, b) if numpy.count_nonzero(b.x) <= numpy.count_nonzero(a.x) else (b, a)
+        lw = len(w.x)
+        rows = numpy.flatnonzero(w.x)
+        pad = numpy.concatenate((numpy.zeros(lw - 1), v.x, numpy.zeros(lw - 1)))
+        view = sliding_window_view(pad, width)[::-1]  # row j: v shifted right by j
+        dense = 2 * len(rows) > lw
+        cols = max(1, _ROWS // max(1, lw if dense else len(rows)))
         parts, depth = [], 0
-        for c0 in range(0, width, cols):
-            part, depth = _block(view[:, c0:c0 + cols], b.x)
+        if not len(rows):
+            parts.append(numpy.zeros(width))
+        for c0 in range(0, width, cols) if len(rows) else ():
+            block = view[:, c0:c0 + cols] if dense else view[rows, c0:c0 + cols]
+            part, depth = _block(block, w.x if dense else w.x[rows])
             parts.append(part)
         out = numpy.concatenate(parts) if len(parts) > 1 else parts[0]
     g = _gamma(depth + 1)
@@ -184,21 +199,37 @@ def power(v: FVec, c: int) -> FVec:
         v = conv(v, v)
 
 
-def power_ops(length: int, c: int) -> int:
-    """The multiply-adds of :func:`power` on untrimmed vectors (a budget's estimate)."""
-    ops, cur, acc = 0, length, 0
+def power_ops(length: int, c: int, nnz: int | None = None, stride: int = 1) -> tuple:
+    """``(ops, shape)``: the multiply-adds of :func:`power` on untrimmed vectors (a budget's
+    estimate; :func:`conv` costs the width times the fewer nonzeros) and the result's shape
+    ``(length, nonzeros bound, stride)`` — a vector whose positions are multiples of
+    ``stride`` has at most ``(length − 1)/stride + 1`` nonzeros, and so do its powers."""
+    cur = (length, length if nnz is None else nnz, stride)
+    ops, acc = 0, None
     while True:
         if c & 1:
-            if acc:
-                ops += acc * cur
-                acc = acc + cur - 1
-            else:
+            if acc is None:
                 acc = cur
+            else:
+                ops += conv_ops(acc, cur)
+                acc = product_shape(acc, cur)
         c >>= 1
         if not c:
-            return ops
-        ops += cur * cur
-        cur = 2 * cur - 1
+            assert acc is not None
+            return ops, acc
+        ops += conv_ops(cur, cur)
+        cur = product_shape(cur, cur)
+
+
+def conv_ops(a: tuple, b: tuple) -> int:
+    """The multiply-adds of :func:`conv` of vectors of shapes a and b (:func:`power_ops`)."""
+    return (a[0] + b[0] - 1) * min(a[1], b[1])
+
+
+def product_shape(a: tuple, b: tuple) -> tuple:
+    """The shape (:func:`power_ops`) of the product of vectors of shapes a and b."""
+    n, stride = a[0] + b[0] - 1, math.gcd(a[2], b[2])
+    return n, min((n - 1) // stride + 1, a[1] * b[1]), stride
 
 
 def ball(x_hat: float, r: float, a: float) -> flint.arb:
