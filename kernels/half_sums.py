@@ -4,7 +4,7 @@ taken block by block, largest bound first, the blocks whose bounds are negligibl
 
 **Tables** (:func:`half_tables`): B's scaled probability bounds ``p⁻ ≤ e^s P(B = b) ≤ p⁺`` and
 the Neumaier-compensated suffix tables (prefix tables for ``C``) of ``p⁻``, ``p⁺`` and of the
-``q = p·e^{s_q − v}`` bounds that :func:`exactdp.kernels.atom_sums.pair_sums` reads, each
+``q = p·e^{s_q − v}`` bounds that :func:`_block_terms` reads, each
 exponential rounded outward (``exp``'s ulp and its argument's roundings, counted as
 ``2·EPS64·(|arguments| + 2)`` relative).
 
@@ -23,8 +23,8 @@ are summed down to the first whose bounds, with those of every later bucket, are
 ``skip_rel`` times an estimate of the sum (then, should the lower end come out smaller,
 further buckets until they are at most ``skip_rel`` times the lower end).  In a tile, every
 shell up to the deepest one asked for is summed, its atoms in value order, each term exactly
-as :func:`~exactdp.kernels.atom_sums.pair_sums` sums it (the same terms, the same error
-bounds; B's indices from the cells of :func:`exactdp.kernels.enumeration.bucket_sort`).  The
+as :func:`_block_terms` says (its error bounds per term; B's indices from the cells of
+:func:`exactdp.kernels.enumeration.bucket_sort`).  The
 bounds of the shells left out are added to the upper end: a certified bracket whose left-out
 part is at most ``skip_rel`` of its lower end.
 """
@@ -44,7 +44,6 @@ from exactdp.kernels.units import UNIT_ROUNDOFF as RU
 __all__ = ["half_tables", "block_sums", "EXACT_REL"]
 
 #: an a whose aggregate error would exceed this fraction of its term is summed exactly
-#: (the value of :data:`exactdp.kernels.atom_sums.EXACT_REL`)
 EXACT_REL = 1e-11
 #: exponent range beyond which an exponential is not taken
 _MAX_EXP = 700.0
@@ -132,8 +131,22 @@ _TERMS = "Tuple((float64, float64, float64, float64))(int64[:], int64, boolean, 
 def _block_terms(idx, m, complement, th_dn, th_up, e_th, e_tab, a_vd, a_vu, a_pl, a_ph, a_ex, mid, cstart, vd, vu, pl,
                  ph, p_lo, p_hi, q_lo, q_hi, g0, inv, hw, tau, sq, vmin, vabs, eta, s_lo, c_lo, s_hi, c_hi):
     """Add the terms of A's atoms ``idx[0 .. m]`` at one threshold ``[th_dn, th_up]`` to the
-    compensated sums ``(s_lo, c_lo)``, ``(s_hi, c_hi)``, each term exactly as
-    :func:`~exactdp.kernels.atom_sums.pair_sums` computes it (B's indices by :func:`_rank`)."""
+    compensated sums ``(s_lo, c_lo)``, ``(s_hi, c_hi)`` (B's indices by :func:`_rank`).
+
+    D: for each a, at the float ``x = θ⁺ − a⁻`` (the exact ``θ − a`` within ``dx`` below it),
+    ``T_a = Σ_{v ≥ x} p_b(1 − e^{x−v_b}) = S_p − e^{x−s_q}S_q`` (suffix entries at the first
+    midpoint ≥ x) in plain floats, *without* a term-by-term window: the cancellation is not
+    bounded per a but in aggregate.  Every error of ``T_a`` — the tables' compensated sums
+    (η), the q entries' and exp's rounding (``2u(|x| + |s_q| + vabs + 4)``), the values'
+    enclosures and dx (``|∂T/∂x| ≤ S_p``, and atoms within ``dx + 2hw`` of x, whose term is
+    at most ``(dx + 2hw)p_b``) — is at most ``err_a = c_a·S_p⁺(j')``, j' the first midpoint ≥
+    ``x − dx − 2hw``; and ``T_a ≥ 0``.  So ``Σ_a P(a)T_a ∈ [Σ p_a⁻ max(F_a⁻ − err_a, 0),
+    Σ p_a⁺ (F_a⁺ + err_a)]``: the bracket's width is about ``c·P(W ≥ θ)``; an a whose
+    aggregate error would exceed :data:`EXACT_REL` of its term is summed term by term.
+
+    C: ``C_B(x) = Σ_{v<x} p + e^{x−s_q}Σ_{v>x} q`` plus the few atoms whose enclosure holds
+    x term by term (no cancellation), lower end at the smallest x of the enclosure, upper at
+    the largest.  Positive terms are summed compensated (``4u + 4(n+2)u²``)."""
     n = mid.shape[0]
     tab = 1.0 + eta + 8.0 * RU
     for r in range(m):
@@ -230,13 +243,15 @@ def block_sums(th_dn, th_up, complement, per_tile, ns, shell, tile_vd, tile_vu, 
     """Scaled ``(lo, hi)`` of ``Σ_a P(A = a)·D_B(θ − a)`` (``C_B``: ``complement``) for every θ
     in ``[th_dn, th_up]``.
 
-    A's atoms (``a_*`` as in :func:`~exactdp.kernels.atom_sums.pair_sums`, sorted by value) in
-    tiles of ``per_tile`` consecutive ones (``tile_vd ≤ v⁻``, ``v⁺ ≤ tile_vu``), atom a in
+    A's atoms (value enclosures ``[a_vd, a_vu]``, scaled probability bounds ``a_pl ≤ a_ph``,
+    sorted by value; ``a_ex = e^{−a_vd}`` within ``2u(|a_vd| + 2)`` relative, or 0 where it
+    would leave the float range) in tiles of ``per_tile`` consecutive ones (``tile_vd ≤ v⁻``,
+    ``v⁺ ≤ tile_vu``), atom a in
     probability shell ``shell[a] < ns ≤ 256``; block ``t·ns + s`` is tile t's shell s, with rounded
     sums ``blk_pl ≤ Σ p⁻``, ``blk_ph ≥ Σ p⁺``.  B's atoms sorted by midpoint ``mid`` with the
     cell starts ``cstart`` of :func:`exactdp.kernels.enumeration.bucket_sort` (``g0``, ``inv``)
-    and the tables of ``pair_sums`` (for D: suffix tables of p and q; for C: prefix tables of
-    p, suffix of q).  Blocks are left out as the module docstring says (``skip_rel`` in
+    and B's tables (for D: suffix tables of p and q; for C: prefix tables of p, suffix of q).
+    Blocks are left out as the module docstring says (``skip_rel`` in
     ``[0, 1)``); in a tile, the shells summed are those up to the deepest one asked for."""
     nth = th_dn.shape[0]
     nb = blk_ph.shape[0]

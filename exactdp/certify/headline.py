@@ -28,7 +28,7 @@ from exactdp.certify.balls import bureau_epsilon, decimal_outward
 from exactdp.certify.check import DIGITS
 from exactdp.certify.queries import Certifier
 from exactdp.mechanisms import Composition
-from exactdp.numerics.bracket import Bracket
+from exactdp.numerics.bracket import RationalBracket
 from exactdp.numerics.errors import UncertifiedError
 
 __all__ = ["PairBracket", "certify_maximum", "HeadlineCertifier"]
@@ -37,7 +37,7 @@ MARGIN = Fraction(0)
 
 
 @dataclass(frozen=True)
-class PairBracket(Bracket):
+class PairBracket(RationalBracket):
     """A pair's fast-path bracket ``[lower, upper]`` of one number (exact rationals): a
     :class:`~exactdp.numerics.bracket.Bracket` reporting its upper end, ``error_bound`` its
     half-width."""
@@ -46,14 +46,6 @@ class PairBracket(Bracket):
     lower: Fraction
     upper: Fraction
     estimate: Fraction
-
-    @property
-    def value(self) -> Fraction:
-        return self.upper
-
-    @property
-    def error_bound(self) -> Fraction:
-        return self.half_width
 
 
 def certify_maximum(brackets, enclose, margin: Fraction = MARGIN) -> dict:

@@ -44,6 +44,7 @@ distributions (Daniels 1954); trapezoid-rule convergence for periodic analytic i
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -110,17 +111,8 @@ _MEMO_BYTES = 64_000_000
 _TILT_BYTES = 64_000_000
 
 
-_VARIANCES: dict = {}  # float σ² → variance_float(σ²) (a sweep's and a tune's designs share groups)
-
-
-def _variance(s2: float) -> float:
-    """``variance_float(s2)``, kept per σ² (the same float: a pure function)."""
-    v = _VARIANCES.get(s2)
-    if v is None:
-        if len(_VARIANCES) >= 65536:
-            _VARIANCES.clear()
-        v = _VARIANCES[s2] = variance_float(s2)
-    return v
+#: ``variance_float`` kept per float σ² (a pure function; a sweep's and a tune's designs share groups)
+_variance = functools.lru_cache(maxsize=65536)(variance_float)
 
 
 class QuadratureTails(AliasBounds):

@@ -43,7 +43,7 @@ import mpmath
 
 from exactdp.numerics.directed import directed_decimal, directed_float, exact_ratio
 
-__all__ = ["Bracket", "CentredBracket", "exact_difference"]
+__all__ = ["Bracket", "CentredBracket", "RationalBracket", "exact_difference"]
 
 
 def exact_difference(a, b):
@@ -173,3 +173,17 @@ class CentredBracket(Bracket):
     @property
     def value(self) -> mpmath.mpf:
         return self.upper
+
+
+class RationalBracket(Bracket):
+    """A bracket of exact rationals ``lower ≤ estimate ≤ upper`` (fields of the subclass),
+    reporting its upper end, ``error_bound`` its half-width: the fast paths' brackets that
+    decisions compare exactly (the headline's per-pair brackets, the tuner's δ)."""
+
+    @property
+    def value(self):
+        return self.upper
+
+    @property
+    def error_bound(self):
+        return self.half_width

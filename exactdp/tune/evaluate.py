@@ -22,7 +22,7 @@ from fractions import Fraction
 import mpmath
 from mpmath.libmp import to_man_exp
 
-from exactdp.numerics.bracket import Bracket
+from exactdp.numerics.bracket import RationalBracket
 from exactdp.numerics.exact import InputError, decimal_exponent, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_GUARD
 
@@ -119,7 +119,7 @@ def _dyadic(x) -> Fraction:
 
 
 @dataclass(frozen=True)
-class DeltaBound(Bracket):
+class DeltaBound(RationalBracket):
     """A certified bracket ``lower ≤ δ(ε) ≤ upper`` and the engine's estimate (exact
     dyadic rationals: decisions compare them with the target exactly); a
     :class:`~exactdp.numerics.bracket.Bracket` reporting ``upper``."""
@@ -129,14 +129,6 @@ class DeltaBound(Bracket):
     lower: Fraction
     upper: Fraction
     estimate: Fraction
-
-    @property
-    def value(self) -> Fraction:
-        return self.upper
-
-    @property
-    def error_bound(self) -> Fraction:
-        return self.half_width
 
     def as_list(self) -> list:
         return [fraction_str(self.lower), fraction_str(self.upper), fraction_str(self.estimate)]
