@@ -32,7 +32,7 @@ from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import to_fraction
 
 __all__ = ["precision", "ball", "BallReal", "bureau_epsilon", "as_ball_real", "interval", "endpoints",
-           "dyadic_mpf", "decimal_outward", "floor_ball", "fmpq_of"]
+           "dyadic_mpf", "decimal_outward", "floor_ball", "fmpq_of", "prefix_sums", "suffix_sums"]
 
 
 @contextmanager
@@ -165,3 +165,23 @@ def decimal_outward(q: Fraction, digits: int, direction: str) -> str:
     s = str(m)
     text = f"{s[0]}.{s[1:]}e{e10:+d}" if len(s) > 1 else f"{s}e{e10:+d}"
     return ("-" if sign < 0 else "") + text
+
+
+def suffix_sums(xs: list) -> list:
+    """``out[i] = Σ_{j ≥ i} xs[j]`` (balls; ``out[len(xs)] = 0``): sums of positive terms."""
+    out = [arb(0)] * (len(xs) + 1)
+    acc = arb(0)
+    for i in range(len(xs) - 1, -1, -1):
+        acc += xs[i]
+        out[i] = acc
+    return out
+
+
+def prefix_sums(xs: list) -> list:
+    """``out[i] = Σ_{j < i} xs[j]`` (balls; ``out[0] = 0``)."""
+    out = [arb(0)] * (len(xs) + 1)
+    acc = arb(0)
+    for i, x in enumerate(xs):
+        acc += x
+        out[i + 1] = acc
+    return out

@@ -35,7 +35,7 @@ from fractions import Fraction
 
 from flint import arb, arb_poly
 
-from exactdp.certify.balls import ball
+from exactdp.certify.balls import ball, prefix_sums, suffix_sums
 from exactdp.certify.dgball import DGBall
 from exactdp.mechanisms import DiscreteGaussian
 from exactdp.numerics.errors import UncertifiedError
@@ -211,8 +211,8 @@ class Atoms:
         self.lost_up = lost.upper()
         cb, gb = ball(self.C), ball(self.g)
         self.Q = [p * (-(cb + gb * k)).exp() for p, k in zip(P, keys)]
-        self.SP, self.SQ = _suffix(P), _suffix(self.Q)
-        self.PP = _prefix(P)
+        self.SP, self.SQ = suffix_sums(P), suffix_sums(self.Q)
+        self.PP = prefix_sums(P)
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -302,21 +302,3 @@ def _stretch(coeffs: list, m: int) -> arb_poly:
     for i, x in enumerate(coeffs):
         co[m * i] = x
     return arb_poly(co)
-
-
-def _suffix(xs: list) -> list:
-    out = [arb(0)] * (len(xs) + 1)
-    acc = arb(0)
-    for i in range(len(xs) - 1, -1, -1):
-        acc += xs[i]
-        out[i] = acc
-    return out
-
-
-def _prefix(xs: list) -> list:
-    out = [arb(0)] * (len(xs) + 1)
-    acc = arb(0)
-    for i, x in enumerate(xs):
-        acc += x
-        out[i + 1] = acc
-    return out

@@ -38,7 +38,7 @@ from fractions import Fraction
 import numpy as np
 from flint import arb
 
-from exactdp.certify.balls import ball
+from exactdp.certify.balls import ball, prefix_sums, suffix_sums
 from exactdp.certify.dgball import DGBall, float_variance
 
 __all__ = ["Unit", "units_of", "Halves", "Sums", "estimate_atoms", "half_estimate", "split_halves",
@@ -302,9 +302,9 @@ class Halves:
         QB = [B.Q[i] for i in olist]
         B.P = B.Q = []  # the sorted copies are kept
         n = len(order)
-        self.suf_p, self.suf_q = _suffix(PB), _suffix(QB)
-        self.pre_p: list = _prefix(PB) if lower_sums else []
-        self.pre_q: list = _prefix(QB) if lower_sums else []
+        self.suf_p, self.suf_q = suffix_sums(PB), suffix_sums(QB)
+        self.pre_p: list = prefix_sums(PB) if lower_sums else []
+        self.pre_q: list = prefix_sums(QB) if lower_sums else []
         self.magnitude = 1.0 + sum(u.magnitude for u in units)
         self.lam = Fraction(lam)
         self.lost = sum((u.lost for u in units), arb(0)) + _exact_ball(self.A.lost + B.lost)
@@ -414,21 +414,3 @@ class Halves:
 def _exact_ball(x: float) -> arb:
     """A ball ≥ the float x (floats add with rounding: one ulp up covers it)."""
     return arb(math.nextafter(x, math.inf)) if x > 0 else arb(0)
-
-
-def _suffix(xs: list) -> list:
-    out = [arb(0)] * (len(xs) + 1)
-    acc = arb(0)
-    for i in range(len(xs) - 1, -1, -1):
-        acc += xs[i]
-        out[i] = acc
-    return out
-
-
-def _prefix(xs: list) -> list:
-    out = [arb(0)] * (len(xs) + 1)
-    acc = arb(0)
-    for i, x in enumerate(xs):
-        acc += x
-        out[i + 1] = acc
-    return out
