@@ -121,6 +121,27 @@ def _log_sum(logs: np.ndarray) -> tuple:
     return log_row_sums(np.ascontiguousarray(logs))
 
 
+
+def table_scales(at) -> tuple | None:
+    """``(s, s_q)``: the scales of the atoms' probability tables ``p = e^s P`` and
+    ``q = p·e^{s_q − v}``, or None when the atoms are empty or their logs span more than the
+    float range allows (shared by this rest's tables and the two-half enumeration's)."""
+    if at.size == 0:
+        return None
+    lp_lo, lp_hi = at.log_p - at.log_err, at.log_p + at.log_err
+    top, bottom = float(np.max(lp_hi)), float(np.min(lp_lo))
+    if top - bottom > _SPAN:
+        return None
+    s = -0.5 * (top + bottom) if top - bottom > 600 else -top
+    lq_hi, lq_lo = float(np.max(lp_hi + s - at.value_dn)), float(np.min(lp_lo + s - at.value_up))
+    v_lo, v_hi = float(np.min(at.value_dn)), float(np.max(at.value_up))
+    # s_q keeps both e^{s_q − v} (its own factor) and the products q within e^{±_LIMIT}
+    lo_sq = max(v_hi - _LIMIT, -_LIMIT - lq_lo)
+    hi_sq = min(v_lo + _LIMIT, _LIMIT - lq_hi)
+    if not (abs(s) < _LIMIT and lo_sq <= hi_sq):
+        return None
+    return s, min(max(-lq_hi, lo_sq), hi_sq)  # q ≤ 1 where the range allows
+
 class _AtomSums:
     """The sums of the module docstring over one enumeration of R's atoms."""
 
@@ -202,22 +223,8 @@ class _Tables:
     @classmethod
     def build(cls, at):
         """The tables of ``at``, or None when its logs span more than the float range allows."""
-        if at.size == 0:
-            return None
-        lp_lo, lp_hi = at.log_p - at.log_err, at.log_p + at.log_err
-        top, bottom = float(np.max(lp_hi)), float(np.min(lp_lo))
-        if top - bottom > _SPAN:
-            return None
-        s = -0.5 * (top + bottom) if top - bottom > 600 else -top
-        lq_hi, lq_lo = float(np.max(lp_hi + s - at.value_dn)), float(np.min(lp_lo + s - at.value_up))
-        v_lo, v_hi = float(np.min(at.value_dn)), float(np.max(at.value_up))
-        # s_q keeps both e^{s_q − v} (its own factor) and the products q within e^{±_LIMIT}
-        lo_sq = max(v_hi - _LIMIT, -_LIMIT - lq_lo)
-        hi_sq = min(v_lo + _LIMIT, _LIMIT - lq_hi)
-        if not (abs(s) < _LIMIT and lo_sq <= hi_sq):
-            return None
-        sq = min(max(-lq_hi, lo_sq), hi_sq)  # q ≤ 1 where the range allows
-        return cls(at, s, sq)
+        got = table_scales(at)
+        return None if got is None else cls(at, *got)
 
     def sums(self, x: np.ndarray, complement: bool) -> tuple:
         """Certified log ``(lo, hi)`` of ``D_R`` (or ``C_R``) at each x; NaN where x is out of

@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from exactdp.engine.coarse_split import ball_atom_count, coarse_atoms, group_atom_count
-from exactdp.engine.enumerated_rest import _LIMIT, _SPAN, TAU_RANGE, WINDOW_ATOMS, _scaled_exp
+from exactdp.engine.enumerated_rest import TAU_RANGE, WINDOW_ATOMS, _scaled_exp, table_scales
 from exactdp.kernels.enumeration import bucket_sort
 from exactdp.kernels.half_sums import block_sums, half_tables
 from exactdp.numerics.precision import EPS64
@@ -118,20 +118,10 @@ class _BTables:
     ``C`` on first use); scales chosen as :class:`exactdp.engine.enumerated_rest._Tables` does."""
 
     def __init__(self, at):
-        if at.size == 0:
-            raise OverflowError("an empty half")
-        lp_lo, lp_hi = at.log_p - at.log_err, at.log_p + at.log_err
-        top, bottom = float(np.max(lp_hi)), float(np.min(lp_lo))
-        if top - bottom > _SPAN:
-            raise OverflowError("the half's logs span more than the float range")
-        s = -0.5 * (top + bottom) if top - bottom > 600 else -top
-        lq_hi, lq_lo = float(np.max(lp_hi + s - at.value_dn)), float(np.min(lp_lo + s - at.value_up))
-        v_lo, v_hi = float(np.min(at.value_dn)), float(np.max(at.value_up))
-        lo_sq = max(v_hi - _LIMIT, -_LIMIT - lq_lo)
-        hi_sq = min(v_lo + _LIMIT, _LIMIT - lq_hi)
-        if not (abs(s) < _LIMIT and lo_sq <= hi_sq):
-            raise OverflowError("the half's tables would leave the float range")
-        self.s, self.sq = s, min(max(-lq_hi, lo_sq), hi_sq)
+        got = table_scales(at)
+        if got is None:
+            raise OverflowError("an empty half, or its tables would leave the float range")
+        self.s, self.sq = got
         keys = 0.5 * (at.value_dn + at.value_up)
         self.g0, self.inv, ncell = _cells(keys, keys.size)
         order, self.cstart = bucket_sort(keys, self.g0, self.inv, ncell)

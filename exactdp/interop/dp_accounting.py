@@ -221,26 +221,25 @@ def _from_dp_accounting_gaussian(event):
     """dp_accounting's ``GaussianDpEvent(noise_multiplier)``: the continuous Gaussian with
     σ = noise multiplier at sensitivity 1, exactdp's ``Gaussian(σ², 1)`` with the float
     squared exactly; or an error message."""
-    try:
-        nm = Fraction(event.noise_multiplier)
-    except (TypeError, ValueError, OverflowError):
-        return f"noise_multiplier={event.noise_multiplier!r} must be a finite number"
-    if nm < 0:
-        return f"noise_multiplier={event.noise_multiplier!r} must be >= 0"
-    return _NON_PRIVATE if nm == 0 else Gaussian(nm * nm, 1)
+    nm = _noise_multiplier(event)
+    return nm if isinstance(nm, str) else _NON_PRIVATE if nm == 0 else Gaussian(nm * nm, 1)
 
 
 def _from_dp_accounting_laplace(event):
     """dp_accounting's ``LaplaceDpEvent(noise_multiplier)``: the continuous Laplace of scale
     s = noise multiplier at sensitivity 1, exactdp's ``Laplace(s, 1)`` with the float taken
     exactly; or an error message."""
+    nm = _noise_multiplier(event)
+    return nm if isinstance(nm, str) else _NON_PRIVATE if nm == 0 else Laplace(nm, 1)
+
+
+def _noise_multiplier(event) -> Fraction | str:
+    """The event's ``noise_multiplier`` as the exact rational of its float, or an error message."""
     try:
         nm = Fraction(event.noise_multiplier)
     except (TypeError, ValueError, OverflowError):
         return f"noise_multiplier={event.noise_multiplier!r} must be a finite number"
-    if nm < 0:
-        return f"noise_multiplier={event.noise_multiplier!r} must be >= 0"
-    return _NON_PRIVATE if nm == 0 else Laplace(nm, 1)
+    return f"noise_multiplier={event.noise_multiplier!r} must be >= 0" if nm < 0 else nm
 
 
 def _refusal(event) -> str:
