@@ -29,6 +29,13 @@ The search spends few oracle points (all α batched in one call per round):
    parabola through its estimates gives the new centre and curvature) and the spacing
    rescaled from the measured gap (widened fourfold when the chords' slopes are not
    resolved), for :data:`STENCIL_ROUNDS` rounds.
+2a. **Locate** (profiles with kinks: every route but the smoothed inversion).  Where the
+   model's steps stop contracting, or its stencil does not bracket the maximum or its gap
+   stops halving, the maximiser is located by Brent's search on the brackets' midpoints
+   (:func:`_locate`, resumed from the points evaluated so far; on atom sums every other
+   point is the chord envelope's peak), then certified by a fresh stencil; a located
+   stencil whose gap stops halving goes straight to the kink search (step 4) from its best
+   point.
 3. **Fall back.**  An α still open then goes to the zooming 9-point stencil
    (:data:`STENCIL`), which widens and narrows on certified outcomes alone.
 4. **Kinks.**  Where the loss is atomic (every route but the smoothed inversion), G is
@@ -50,12 +57,13 @@ import mpmath
 import numpy as np
 
 from exactdp.accounting.chord_envelope import chord_envelope
+from exactdp.accounting.dual_argmax import argmaxes as _argmaxes
 from exactdp.accounting.profile_search import gaussian_log_delta, gaussian_log_delta_float
 from exactdp.accounting.results import BracketedTradeoff, centred
 from exactdp.accounting.tradeoff_batch import ORACLE_SHARE, batch_brackets, oracle_width, point
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf, workdps
-from exactdp.numerics.search import golden_max
+from exactdp.numerics.search import BrentMax, golden_max
 
 __all__ = ["tradeoff_points", "TRADEOFF_WIDTH"]
 
@@ -72,6 +80,10 @@ CERTIFY = (-2, -1, 0, 1, 2)
 #: model rounds (one point per α each) before the stencil, and stencil rounds
 MODEL_ROUNDS = 6
 STENCIL_ROUNDS = 16
+#: the location (:func:`_locate`, profiles with kinks): Brent rounds at most, and the
+#: bracket's relative width at which it stops in any case
+LOCATE_ROUNDS = 60
+LOCATE_WIDTH = 1e-9
 #: the kink search (:func:`_kinks`): rounds, first spacing (relative to max(1, |ε|)), the
 #: spacing's floor (the same, relative) and its factor per round
 KINK_ROUNDS = 14
@@ -197,7 +209,8 @@ def _search(acc, alphas, inner: list, out: list) -> None:
         return
     with workdps(DPS_LOW):
         mu = mpmath.sqrt(2 * to_mpf(acc.rho))
-    states = [_Alpha(_G(acc, alphas[i]), mu, _range(float(acc.rho), float(alphas[i]))) for i in inner]
+    states = [_Alpha(_G(acc, alphas[i]), mu, _range(float(acc.rho), float(alphas[i])), locate=not smooth)
+              for i in inner]
     if acc.method == "atom-sum" and float(acc.rho) > KINK_FIRST_RHO:
         # the loss is the rest's atoms alone: G is piecewise linear in e^ε, its maximum at a
         # kink, and the Gaussian model (many near-deterministic groups: ρ ≈ 3·10⁴, one atom
@@ -223,14 +236,23 @@ def _search(acc, alphas, inner: list, out: list) -> None:
         inner, states = [inner[k] for k in keep], [states[k] for k in keep]
         if not inner:
             return
-    for _ in range(MODEL_ROUNDS + STENCIL_ROUNDS + 1):
-        active = [st for st in states if st.open()]
-        if not active:
+    for _ in range(2):
+        for _ in range(MODEL_ROUNDS + STENCIL_ROUNDS + 1):
+            active = [st for st in states if st.open()]
+            if not active:
+                break
+            asks = [st.points() for st in active]
+            _fill(acc, [st.g for st in active], asks)
+            for st, ask in zip(active, asks):
+                st.take(ask)
+        lost = [st for st in states if st.lost]
+        if not lost:
             break
-        asks = [st.points() for st in active]
-        _fill(acc, [st.g for st in active], asks)
-        for st, ask in zip(active, asks):
-            st.take(ask)
+        # kinks, where the Gaussian model's proposals did not converge (tiny σ² beside large
+        # ones): Brent's search from the points evaluated, then the certifying stencil
+        _locate(acc, lost)
+    # the kink search from the best point evaluated, where the stencil's gap stopped shrinking
+    _kinks(acc, [st for st in states if st.stuck], start=True)
     _zoom(acc, [st for st in states if not st.certified()])
     if not smooth:  # a kink the zoom's stencils straddle but do not reach
         _kinks(acc, [st for st in states if not st.certified()])
@@ -241,7 +263,7 @@ def _search(acc, alphas, inner: list, out: list) -> None:
 class _Alpha:
     """The search state of one α: model proposals, then the certifying stencil."""
 
-    def __init__(self, g: _G, mu, rng: tuple):
+    def __init__(self, g: _G, mu, rng: tuple, locate: bool = False):
         self.g, self.mu, self.rng = g, mu, rng
         self.a_f, self.one_minus_f = float(g.a), float(g.one_minus)
         self.fit = (0.0, 0.0, 0.0)  # (u0, d0, d1): the discrepancy d(u) ≈ d0 + d1·(u − u0)
@@ -249,6 +271,10 @@ class _Alpha:
         self.steps: list = []
         self.c, self.h = self._propose()
         self.stencil = False
+        # ``locate``: model proposals that do not converge hand over to :func:`_locate` (``lost``),
+        # stencils whose gap stops shrinking to the kink search (``stuck``)
+        self.locate, self.lost, self.stuck, self.located = locate, False, False, False
+        self.gap = mpmath.inf
         self.kelley: float | None = None  # the envelope's peak, evaluated next
         self.model_rounds = self.stencil_rounds = 0
         self.lower, self.upper = mpmath.mpf(0), mpmath.inf
@@ -279,7 +305,7 @@ class _Alpha:
         return c, max(h, 1e-12 * max(1.0, abs(c)))
 
     def open(self) -> bool:
-        return not self.certified() and self.stencil_rounds < STENCIL_ROUNDS
+        return not self.lost and not self.stuck and not self.certified() and self.stencil_rounds < STENCIL_ROUNDS
 
     def certified(self) -> bool:
         return self.upper - self.lower <= TRADEOFF_WIDTH * abs(self.lower)
@@ -302,6 +328,14 @@ class _Alpha:
             self.kelley = None
             self.stencil_rounds += 1
             if not self.certified():
+                gap = self.upper - self.lower
+                # (a kink: the stencil's parabola and the chords' peak creep towards it)
+                stuck = self.locate and (gap == mpmath.inf or (self.stencil_rounds >= 2 and gap > self.gap / 2))
+                self.gap = gap
+                if stuck and not self.located:  # (the centre is off: locate the maximiser first)
+                    self.lost = True
+                    return
+                self.stuck = stuck and gap < mpmath.inf
                 self._refit(eps)
             return
         self.model_rounds += 1
@@ -327,7 +361,11 @@ class _Alpha:
         step = abs(self.c - old)
         q = (step / self.steps[-1] if self.steps[-1] > 0 else 0.0) if self.steps else 0.05
         self.steps.append(step)
-        self.stencil = step * min(max(q, 1e-3), 1.0) <= 0.25 * self.h or self.model_rounds >= MODEL_ROUNDS
+        converged = step * min(max(q, 1e-3), 1.0) <= 0.25 * self.h
+        if self.locate and not converged and (self.model_rounds >= MODEL_ROUNDS or (len(self.steps) >= 3 and q >= 1)):
+            self.lost = True  # the steps do not contract: the model is far off
+            return
+        self.stencil = converged or self.model_rounds >= MODEL_ROUNDS
 
     def _refit(self, eps: list) -> None:
         """A stencil that did not certify: the least-squares parabola through its estimates
@@ -354,6 +392,72 @@ class _Alpha:
             self.c = eps[max(range(len(eps)), key=lambda k: mids[k])]
         gap = float((self.upper - self.lower) / (TRADEOFF_WIDTH * abs(self.lower))) if self.lower > 0 else 4.0
         self.h *= min(max(math.sqrt(0.25 / max(gap, 1e-300)), 0.125), 1.0)
+
+
+def _locate(acc, states: list) -> None:
+    """Where the profile has kinks (every route but the smoothed inversion) and the model's
+    proposals did not converge: locate each α's maximiser on the midpoints of G's certified
+    brackets by Brent's search (:class:`~exactdp.numerics.search.BrentMax`: parabolic steps,
+    golden-section safeguards; one point per α per round, all α in one oracle call), resumed
+    from the points evaluated so far within the range :func:`_range` (G is unimodal in ε),
+    on atom sums every other point the chord envelope's peak (which lands on a kink), until
+    certified or the bracket is within four certifying spacings ``h = √(W·G/|G''|)`` (G'' from
+    Brent's three best points) or :data:`LOCATE_WIDTH` relative; then the certifying stencil
+    around the best point (``stencil``).  Its points are certified as any other (the bounds
+    use them); the search only chooses them."""
+    brents = []
+    for st in states:
+        a, b = st.rng
+        pts = [(e, (v[1] + v[2]) / 2) for e, v in st.g.cache.items() if a < e < b]
+        brents.append(BrentMax.warm(pts, a, b) if pts else BrentMax(a, b))
+    active = list(range(len(states)))
+    peaks: list = [None] * len(states)
+    # (the peak helps where the kinks are few: atom sums; on a dense enumeration, G is smooth
+    # at Brent's scales and the peak only slows it)
+    sparse = acc.method.endswith("atom-sum") or acc.method == "enumeration"
+    for r in range(LOCATE_ROUNDS):
+        if not active:
+            break
+        for i in active:
+            if peaks[i] is not None:
+                brents[i].steer(peaks[i])
+        asks = [[brents[i].ask()] for i in active]
+        _fill(acc, [states[i].g for i in active], asks)
+        nxt = []
+        for i, (u,) in zip(active, asks):
+            st, br = states[i], brents[i]
+            _, lo, hi = st.g.cache[u]
+            br.tell((lo + hi) / 2)
+            st.lower = max(st.lower, lo)
+            bound, x = chord_envelope(st.g.at(sorted(st.g.cache)))
+            st.upper = min(st.upper, bound)
+            if st.certified():
+                continue
+            # every other round, the chords' peak (Kelley's point: on a kink once two points lie
+            # on each of its linear pieces)
+            peaks[i] = None
+            if sparse and r % 2 == 0 and x is not None and x > 0:
+                pk = float(mpmath.log(x))
+                peaks[i] = pk if pk not in st.g.cache else None
+            h = _spacing(br)
+            if (h is None or br.width > 4 * h) and br.width > LOCATE_WIDTH * max(1.0, abs(br.x)):
+                nxt.append(i)
+        active = nxt
+    for st, br in zip(states, brents):
+        h = _spacing(br)
+        st.c = br.x
+        st.h = h if h is not None else max(br.width / 4, LOCATE_WIDTH * max(1.0, abs(br.x)))
+        st.stencil, st.lost, st.located, st.stencil_rounds, st.gap = True, False, True, 0, mpmath.inf
+        st.upper = min(st.upper, _upper(st.g.at(sorted(st.g.cache))))
+
+
+def _spacing(br: BrentMax) -> float | None:
+    """The certifying stencil's spacing ``√(W·G/|G''|)`` from Brent's three best points
+    (None while the fit is not concave or G not positive)."""
+    c2 = br.curvature()
+    if br.fx is None or c2 is None or not c2 < 0 or not br.fx > 0:
+        return None
+    return float(mpmath.sqrt(TRADEOFF_WIDTH * br.fx / -c2))
 
 
 def _result(alpha: Fraction, lo, up) -> BracketedTradeoff:
@@ -385,67 +489,9 @@ def _fill(acc, gs: list, wanted: list) -> None:
         g.fill([e], lo[k:k + 1], hi[k:k + 1], c_lo[k:k + 1], c_hi[k:k + 1])
 
 
-def _float_lower(acc, eps: np.ndarray, alphas: np.ndarray, complement: bool = False) -> np.ndarray:
-    """log of the lower end of G at each (ε, α) pair (float estimates for the search;
-    −inf where not positive).  ``complement``: where δ > 1/2, ``1 − δ`` from the oracle's
-    complement (positive terms) and G in log form (the kink search: α below the mass of the
-    lowest atoms, G = e^ε(C − α) with C ≈ e^{−250})."""
-    mag = np.abs(eps)
-    lo, hi = acc.log_delta_at(mag, mag)
-    d_hi = np.exp(np.minimum(hi, 0.0))
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        pos = 1.0 - d_hi - np.exp(eps) * alphas
-        neg = np.exp(eps) * ((1.0 - alphas) - d_hi)
-        g = np.where(eps >= 0, pos, neg)
-        out = np.where(g > 0, np.log(np.where(g > 0, g, 1.0)), -np.inf)
-        if not complement:
-            return out
-        c_lo = np.log1p(-d_hi)  # log(1 − δ) from δ's upper end
-        # the complement where δ's bracket neither decides C < α nor gives C − α to a factor 2
-        one_minus = 1.0 - alphas
-        d_lo = np.exp(np.minimum(lo, 0.0))
-        open_ = ~(d_lo > one_minus) & ~(one_minus - d_hi > 0.5 * (one_minus - d_lo))
-        near_one = np.flatnonzero((hi > -math.log(2)) & open_)
-        if near_one.size:
-            c_lo[near_one], _ = acc.log_complement_at(mag[near_one], mag[near_one])
-        la = np.log(alphas)
-        # ε ≥ 0: log(C − e^{ε+log α}); ε < 0: ε + log(C − α) (log C − log(1 − e^{log α − log C}))
-        t = np.where(eps >= 0, eps + la, la)
-        r = t - c_lo
-        core = np.where(r < 0, c_lo + np.log(-np.expm1(np.where(r < 0, r, -1.0))), -np.inf)
-        return np.where(eps >= 0, core, eps + core)
-
-
-def _argmaxes(acc, alphas: np.ndarray, lo: np.ndarray, hi: np.ndarray, complement: bool = False) -> np.ndarray:
-    """The maximiser of G's lower end for each α, all α together: G is unimodal in ε
-    (concave in e^ε), so the best of 65 (then 17) equally spaced points and its
-    neighbours bracket the maximiser; each round shrinks the brackets 8-fold."""
-    n = alphas.size
-    k = 65
-    grid = lo[:, None] + (hi - lo)[:, None] * np.linspace(0.0, 1.0, k)[None, :]
-    best = 0.5 * (lo + hi)
-    active = np.arange(n)
-    for _ in range(40):
-        if active.size == 0:
-            break
-        g = grid  # one row per active α
-        vals = _float_lower(acc, g.ravel(), np.repeat(alphas[active], g.shape[1]), complement).reshape(g.shape)
-        idx = np.argmax(vals, axis=1)
-        rows = np.arange(active.size)
-        best[active] = g[rows, idx]
-        ok = np.isfinite(vals[rows, idx])
-        a = g[rows, np.maximum(idx - 1, 0)]
-        b = g[rows, np.minimum(idx + 1, g.shape[1] - 1)]
-        done = ~ok | (b - a <= 1e-10 * np.maximum(1.0, np.maximum(np.abs(a), np.abs(b))))
-        keep = ~done
-        active = active[keep]
-        grid = a[keep][:, None] + (b - a)[keep][:, None] * np.linspace(0.0, 1.0, 17)[None, :]
-    return best
-
-
 def _zoom(acc, states: list, starts: list | None = None) -> None:
     """The fallback: the maximiser located on the oracle's float estimates over the whole
-    range (:func:`_argmaxes`) — or ``starts`` (ε, h) per state, at most 12 rounds — then
+    range (:func:`~exactdp.accounting.dual_argmax.argmaxes`) — or ``starts`` (ε, h) per state, at most 12 rounds — then
     9-point stencils (:data:`STENCIL`) around it, refined (all α in one batch per round)
     until the relative width is TRADEOFF_WIDTH or the rounds run out; ``h`` widens when the
     stencil's slopes are not resolved (brackets too wide at that spacing) and narrows
@@ -490,10 +536,10 @@ def _zoom(acc, states: list, starts: list | None = None) -> None:
         active = nxt
 
 
-def _kinks(acc, states: list) -> None:
+def _kinks(acc, states: list, start: bool = False) -> None:
     """The kink search: where the loss is atomic, G is piecewise linear in x = e^ε (a kink at
     each atom) and its maximum sits on a kink.  From the maximiser of G's float estimates
-    (:func:`_argmaxes`, in log form with the complement where δ > 1/2) or the best point evaluated so
+    (:func:`~exactdp.accounting.dual_argmax.argmaxes`, in log form with the complement where δ > 1/2) or the best point evaluated so
     far (by certified lower end), each round evaluates the 5-point stencil ``e* + h·(−2…2)``
     and the chord envelope's peak with the floats either side of it (Kelley's cutting-plane
     point: once two points on each side of the kink lie on its two linear pieces, their chords
@@ -507,7 +553,8 @@ def _kinks(acc, states: list) -> None:
     if not states:
         return
     rng = np.array([st.rng for st in states], dtype=float)
-    found = _argmaxes(acc, np.array([float(st.g.a) for st in states]), rng[:, 0], rng[:, 1], complement=True)
+    found = np.full(len(states), np.nan) if start else \
+        _argmaxes(acc, np.array([float(st.g.a) for st in states]), rng[:, 0], rng[:, 1], complement=True)
     e_star: list = []
     h: list = []
     peak: list = [[] for _ in states]

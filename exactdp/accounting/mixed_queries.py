@@ -34,6 +34,7 @@ from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, cent
 from exactdp.engine.finite_loss import prec_ctx
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction
+from exactdp.numerics.search import brent_max
 
 __all__ = ["epsilon_points", "tradeoff_points", "EPS_WIDTH", "BETA_WIDTH"]
 
@@ -329,55 +330,6 @@ def _kink_max(pts: list) -> tuple | None:
     return max(max(p[1] for p in pts), mpmath.mpf(0)), min(max(p[2] for p in pts), mpmath.mpf(1))
 
 
-def _brent_max(f, a: float, b: float, stop) -> float:
-    """The point of ``[a, b]`` where ``f(x, width)`` (an estimate; width the current bracket) is
-    largest, by Brent's parabolic interpolation with golden-section safeguards (Brent, *Algorithms
-    for Minimization without Derivatives*, 1973, ch. 5; the bounded form of scipy's ``fminbound``),
-    until ``stop(x, width)``.  It only chooses where the certified stencils look: every bound
-    comes from the points evaluated there."""
-    golden = 0.5 * (3.0 - math.sqrt(5.0))
-    x = w = v = a + golden * (b - a)
-    fx = fw = fv = f(x, b - a)
-    d = e = 0.0
-    for _ in range(200):
-        if stop(x, b - a):
-            break
-        m = 0.5 * (a + b)
-        tol = 1e-12 * abs(x) + 1e-300
-        para = False
-        if abs(e) > tol:  # a parabola through x, w, v
-            r = (x - w) * (fx - fv)
-            q = (x - v) * (fx - fw)
-            p = (x - v) * q - (x - w) * r
-            q = 2.0 * (q - r)
-            if q > 0.0:
-                p = -p
-            q = abs(q)
-            if abs(p) < abs(0.5 * q * e) and q * (a - x) < p < q * (b - x):
-                e, d, para = d, p / q, True
-        if not para:
-            e = (a - x) if x >= m else (b - x)
-            d = golden * e
-        u = x + (d if abs(d) >= tol else math.copysign(tol, d or 1.0))
-        fu = f(u, b - a)
-        if fu >= fx:
-            if u >= x:
-                a = x
-            else:
-                b = x
-            v, fv, w, fw, x, fx = w, fw, x, fx, u, fu
-        else:
-            if u < x:
-                a = u
-            else:
-                b = u
-            if fu >= fw or w == x:
-                v, fv, w, fw = w, fw, u, fu
-            elif fu >= fv or v == x or v == w:
-                v, fv = u, fu
-    return x
-
-
 def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
     fin = acc.finite
     rho = float(acc.rho)
@@ -408,7 +360,7 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
     def stop(x: float, width: float) -> bool:  # (G is linear between kinks: the kink stencil finds the best one)
         return width < _GOLDEN_STOP * max(1.0, abs(x)) or (fine is not None and width < 3 * float(fine))
 
-    centre = _brent_max(est, lo_e, hi_e, stop)
+    centre = brent_max(est, lo_e, hi_e, stop)
     best = (mpmath.mpf(0), mpmath.mpf(1))
     stencils = []
     if grid is not None and grid[1] > 1e-9 * (1 + abs(centre)):  # G is piecewise linear in x between kinks

@@ -22,7 +22,10 @@ but never change its answer.  (Modelled on dp_accounting's
   certified false, undecided) monotone test by safeguarded secant steps (Illinois rule)
   on an estimate, trial points chosen by a ``snap`` rule (e.g. simplest rationals);
 * :func:`golden_max` / :func:`golden_min` — the maximum / minimum of a unimodal
-  function (golden-section search).
+  function (golden-section search);
+* :class:`BrentMax` / :func:`brent_max` — the maximiser of a unimodal estimate by Brent's
+  parabolic interpolation with golden-section safeguards, as an ask/tell state (many
+  searches advanced together, one batched evaluation per round) or a loop.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from typing import Any
 import mpmath
 
 __all__ = ["SearchError", "expand", "first_true", "first_true_near", "least_int", "bisect_real", "newton_root",
-           "secant_narrow", "Maximum", "Minimum", "golden_max", "golden_min"]
+           "secant_narrow", "Maximum", "Minimum", "golden_max", "golden_min", "BrentMax", "brent_max"]
 
 
 class SearchError(ArithmeticError):
@@ -343,3 +346,137 @@ def golden_min(f, lo, hi, *, tol=None, max_iter: int = 2000, float64: bool = Fal
     right part of the bracket)."""
     value, arg, w = _golden(f, lo, hi, lambda f1, f2: f1 < f2, tol, max_iter, float64)
     return Minimum(value, arg, w)
+
+
+class BrentMax:
+    """Brent's maximisation of ``f`` on ``[a, b]`` as an ask/tell state (Brent, *Algorithms
+    for Minimization without Derivatives*, 1973, ch. 5; the bounded form of scipy's
+    ``fminbound``): :meth:`ask` the next point, :meth:`tell` its value; ``x`` is the best
+    point so far, ``[a, b]`` the bracket (``width``) that holds the maximiser of a unimodal
+    ``f``.  Parabolic steps through the three best points, golden-section steps where a
+    parabola would leave the bracket or not shrink it.
+
+    It only chooses points (a heuristic on estimates): callers certify what it finds.
+    Values may be floats or mpmath numbers; points are floats.
+
+    Examples
+    --------
+    >>> from exactdp.numerics.search import BrentMax
+    >>> s = BrentMax(0.0, 4.0)
+    >>> for _ in range(30):
+    ...     u = s.ask()
+    ...     s.tell(-(u - 1.25) ** 2)
+    >>> abs(s.x - 1.25) < 1e-6
+    True
+    """
+
+    GOLDEN = 0.5 * (3.0 - math.sqrt(5.0))
+
+    def __init__(self, a: float, b: float):
+        self.a, self.b = a, b
+        self.x = self.w = self.v = a + self.GOLDEN * (b - a)
+        self.fx: Any = None  # (the values f at x, w, v: None until the first tell)
+        self.fw: Any = None
+        self.fv: Any = None
+        self.d = self.e = 0.0
+        self._u: float | None = self.x
+
+    @classmethod
+    def warm(cls, points: list, a: float, b: float) -> BrentMax:
+        """A state resumed from points already evaluated (``(u, f(u))`` pairs in ``[a, b]``):
+        the bracket is the best point's neighbours among them (``a`` or ``b`` where it is at an
+        end), ``x, w, v`` the three best points, and the first step may be parabolic."""
+        pts = sorted(points)
+        k = max(range(len(pts)), key=lambda i: pts[i][1])
+        s = cls(pts[k - 1][0] if k > 0 else a, pts[k + 1][0] if k + 1 < len(pts) else b)
+        best = sorted(pts, key=lambda p: p[1], reverse=True) + [pts[k]] * 2
+        (s.x, s.fx), (s.w, s.fw), (s.v, s.fv) = best[:3]
+        s.e, s._u = s.b - s.a, None
+        return s
+
+    @property
+    def width(self) -> float:
+        return self.b - self.a
+
+    def ask(self) -> float:
+        """The next point to evaluate (the same until :meth:`tell`)."""
+        if self._u is not None:
+            return self._u
+        a, b, x, w, v = self.a, self.b, self.x, self.w, self.v
+        fx, fw, fv = self.fx, self.fw, self.fv
+        m = 0.5 * (a + b)
+        tol = 1e-12 * abs(x) + 1e-300
+        para = False
+        if abs(self.e) > tol:  # a parabola through x, w, v
+            r = (x - w) * (fx - fv)
+            q = (x - v) * (fx - fw)
+            p = (x - v) * q - (x - w) * r
+            q = 2.0 * (q - r)
+            if q > 0.0:
+                p = -p
+            q = abs(q)
+            if abs(p) < abs(0.5 * q * self.e) and q * (a - x) < p < q * (b - x):
+                self.e, self.d, para = self.d, float(p / q), True
+        if not para:
+            self.e = (a - x) if x >= m else (b - x)
+            self.d = self.GOLDEN * self.e
+        d = self.d
+        self._u = float(x + (d if abs(d) >= tol else math.copysign(tol, d or 1.0)))
+        return self._u
+
+    def steer(self, u: float) -> None:
+        """Evaluate ``u`` (inside the bracket, e.g. a cutting-plane peak) next instead of
+        Brent's own step; the bracket and the best points are kept as for any point."""
+        if self.a < u < self.b:
+            self._u = float(u)
+
+    def tell(self, fu) -> None:
+        """The value at the point :meth:`ask` gave."""
+        u, self._u = self.ask(), None
+        if self.fx is None:  # the first point
+            self.fx = self.fw = self.fv = fu
+            return
+        if fu >= self.fx:
+            if u >= self.x:
+                self.a = self.x
+            else:
+                self.b = self.x
+            self.v, self.fv, self.w, self.fw, self.x, self.fx = self.w, self.fw, self.x, self.fx, u, fu
+        else:
+            if u < self.x:
+                self.a = u
+            else:
+                self.b = u
+            if fu >= self.fw or self.w == self.x:
+                self.v, self.fv, self.w, self.fw = self.w, self.fw, u, fu
+            elif fu >= self.fv or self.v == self.x or self.v == self.w:
+                self.v, self.fv = u, fu
+
+    def curvature(self):
+        """The second divided difference of f through x, w, v (None when two coincide)."""
+        x, w, v = self.x, self.w, self.v
+        if x == w or x == v or w == v:
+            return None
+        return 2 * ((self.fw - self.fx) / (w - x) - (self.fv - self.fx) / (v - x)) / (w - v)
+
+
+def brent_max(f, a: float, b: float, stop, max_iter: int = 200) -> float:
+    """The point of ``[a, b]`` where ``f(x, width)`` (an estimate; width the current
+    bracket) is largest, by :class:`BrentMax`, until ``stop(x, width)`` or ``max_iter``
+    steps.
+
+    Examples
+    --------
+    >>> from exactdp.numerics.search import brent_max
+    >>> x = brent_max(lambda u, w: -(u - 0.3) ** 2, -1.0, 2.0, lambda x, w: w < 1e-9)
+    >>> abs(x - 0.3) < 1e-8
+    True
+    """
+    s = BrentMax(a, b)
+    s.tell(f(s.ask(), s.width))
+    for _ in range(max_iter):
+        if stop(s.x, s.width):
+            break
+        u = s.ask()
+        s.tell(f(u, s.width))
+    return s.x
