@@ -17,6 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exactdp.numerics.search import (
+    BrentMax,
+    brent_max,
     SearchError,
     bisect_real,
     expand,
@@ -222,3 +224,27 @@ def test_golden_float64_mode_runs_the_same_steps_in_binary64():
         mp = golden_max(f, -1, 2, tol=0, max_iter=60)
     assert isinstance(fl.argmax, float)
     assert abs(fl.argmax - 0.3) < 1e-9 and abs(fl.argmax - float(mp.argmax)) < 1e-12
+
+
+# ----------------------------------------------------------------------------- Brent
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(m=st.floats(-3, 3), k=st.floats(0.1, 10), p=st.sampled_from([2, 1, 4]), n=st.integers(0, 4))
+def test_brent_max_finds_the_peak_of_smooth_and_kinked_functions(m, k, p, n):
+    """-k|x − m|^p (p = 1: a kink, where the parabolas fail and golden section carries it) on
+    [−4, 4]: the bracket keeps the peak and shrinks to it; resumed from n grid points
+    (``BrentMax.warm``) the same."""
+    def f(x):
+        return -k * abs(x - m) ** p
+
+    x = brent_max(lambda u, w: f(u), -4.0, 4.0, lambda x, w: w < 1e-9)
+    assert abs(x - m) < 1e-8
+    grid = [(-4.0 + 8.0 * (i + 0.5) / n, f(-4.0 + 8.0 * (i + 0.5) / n)) for i in range(n)]
+    s = BrentMax.warm(grid, -4.0, 4.0) if grid else BrentMax(-4.0, 4.0)
+    for _ in range(200):
+        if s.width < 1e-9:
+            break
+        u = s.ask()
+        assert s.a <= u <= s.b
+        s.tell(f(u))
+        assert s.a - 1e-12 <= m <= s.b + 1e-12  # the bracket holds the peak
+    assert abs(s.x - m) < 1e-8
