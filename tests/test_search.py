@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from exactdp.numerics.search import (
     BrentMax,
-    brent_max,
     SearchError,
     bisect_real,
+    brent_max,
     expand,
     first_true,
     first_true_near,

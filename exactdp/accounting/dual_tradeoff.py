@@ -452,8 +452,7 @@ def _locate(acc, states: list) -> None:
 
 
 def _spacing(br: BrentMax) -> float | None:
-    """The certifying stencil's spacing ``√(W·G/|G''|)`` from Brent's three best points
-    (None while the fit is not concave or G not positive)."""
+    """The stencil's spacing ``√(W·G/|G''|)`` from Brent's three best points (or None)."""
     c2 = br.curvature()
     if br.fx is None or c2 is None or not c2 < 0 or not br.fx > 0:
         return None
@@ -539,8 +538,9 @@ def _zoom(acc, states: list, starts: list | None = None) -> None:
 def _kinks(acc, states: list, start: bool = False) -> None:
     """The kink search: where the loss is atomic, G is piecewise linear in x = e^ε (a kink at
     each atom) and its maximum sits on a kink.  From the maximiser of G's float estimates
-    (:func:`~exactdp.accounting.dual_argmax.argmaxes`, in log form with the complement where δ > 1/2) or the best point evaluated so
-    far (by certified lower end), each round evaluates the 5-point stencil ``e* + h·(−2…2)``
+    (:func:`~exactdp.accounting.dual_argmax.argmaxes`, in log form with the complement where
+    δ > 1/2) or, with ``start`` or where there is none, the best point evaluated so far (by
+    certified lower end), each round evaluates the 5-point stencil ``e* + h·(−2…2)``
     and the chord envelope's peak with the floats either side of it (Kelley's cutting-plane
     point: once two points on each side of the kink lie on its two linear pieces, their chords
     meet at the kink, so the peak is the kink to binary64's resolution and the certified
