@@ -17,6 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exactdp.accounting.accountant import ExactAccountant
+from exactdp.accounting.lattice_route import piece_queries
+from exactdp.engine.values import WeightedQuery
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
 from harness import epsilon_brute
@@ -104,3 +106,12 @@ def test_a_staircase_profile_is_solved_by_the_split_enumeration():
             assert big_lattice_delta_brute(design, Fraction(mpmath.nstr(p.upper, 40))) <= dt
             assert big_lattice_delta_brute(design, Fraction(mpmath.nstr(p.lower, 40))) > dt
             assert p.upper - p.lower <= 1e-9 * p.upper
+
+
+def test_piece_queries_are_the_dataclass_queries():
+    ks = [-3, 0, 7, 10**20]
+    for fb in (0.25, 1e-9):
+        got = piece_queries(ks, fb)
+        ref = [WeightedQuery(k + 1, -fb, 0.0, fb) for k in ks]
+        assert got == ref and [hash(q) for q in got] == [hash(q) for q in ref]
+        assert [q.__reduce__() for q in got] == [q.__reduce__() for q in ref]

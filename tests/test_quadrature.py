@@ -243,3 +243,27 @@ def test_batch_equals_single_queries(name):
     for s, tv in reversed(list(zip(thr, tails))):
         assert _bits(one.tails([s], strict=False)[0]) == _bits(tv), s
     assert sum(batch.done(tv) for tv in got) > len(qs) // 2
+
+
+@pytest.mark.parametrize("name", sorted(DESIGNS))
+@pytest.mark.parametrize("python", [False, True])
+def test_plain_tails_equal_their_queries(name, python, monkeypatch):
+    """Plain tails asked by threshold (no query objects: ``plain=True``) are the values,
+    bits and flags of the same tails asked as queries, on the kernel and the scalar path,
+    beyond the float path (10¹⁹), and at a level-1 raise (a tolerance nothing meets)."""
+    if python:
+        _python_only(monkeypatch)
+    lat = _lattice(name)
+    sd = math.sqrt(QuadratureTails(lat).vproxy)
+    thr = sorted({int(round(x * sd)) for x in (0.3, 1, 2.5, 6, 40, 1e4)} | {1, 2, 10**7, 10**19} - {0})
+    for tol in (1e-10, 1e-300):
+        got, ok = QuadratureTails(lat, rel_tol=tol).weighted_list_ok(list(thr), plain=True)
+        ref, ref_ok = QuadratureTails(lat, rel_tol=tol).weighted_list_ok(tail_queries(thr))
+        assert [_bits(v) for v in got] == [_bits(v) for v in ref] and ok == ref_ok
+        assert ok == [certified(v, tol) for v in got]
+    assert any(ok for ok in QuadratureTails(lat).weighted_list_ok(list(thr), plain=True)[1])
+    # the engine's tails (their own path) against the same queries through the generic one
+    eng, gen = TailEngine(lat), TailEngine(lat)
+    got = eng.tails(thr, strict=False)
+    ref = gen._values(tail_queries(thr), strict=False, conv_ok=True, unique=True)
+    assert [_bits(v) for v in got] == [_bits(v) for v in ref]

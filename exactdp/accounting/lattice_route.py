@@ -292,7 +292,7 @@ class LatticeAccountant(ProfileInversion, TradeoffCurve, Accountant):
         beta = Fraction(1) / lat.scale
         fbeta = float(beta)
         if pieces is not None:
-            queries = [WeightedQuery(int(k) + 1, -fbeta, 0.0, fbeta) for k in pieces]
+            queries = piece_queries(pieces, fbeta)
         else:
             queries = [self._query(e, beta, fbeta) for e in eps_list]
         if self._eng.weighted_costly:
@@ -477,6 +477,24 @@ class LatticeAccountant(ProfileInversion, TradeoffCurve, Accountant):
                 err = mpf_add(mpf_div(width, FTWO, prec, rnd), mpf_mul(d, RESULT_ROUNDING._mpf_, prec, rnd), prec, rnd)
                 out.append(DeltaPoint(em, pr.d, make(err), pr.p1, pr.p2, pr.thresholds))
         return tuple(out)
+
+
+def piece_queries(pieces, fbeta: float, _new=object.__new__) -> list:
+    """``[WeightedQuery(int(k) + 1, −fbeta, 0.0, fbeta) for k in pieces]``: the same objects,
+    built without the frozen dataclass's four ``object.__setattr__`` (as
+    :func:`exactdp.engine.values.tail_queries`)."""
+    out: list[WeightedQuery] = []
+    ap = out.append
+    x0 = -fbeta
+    for k in pieces:
+        q = _new(WeightedQuery)
+        d = q.__dict__
+        d["threshold"] = int(k) + 1
+        d["x0"] = x0
+        d["x1"] = 0.0
+        d["beta"] = fbeta
+        ap(q)
+    return out
 
 
 def _zcdp_cap_below_floor(em, rho):

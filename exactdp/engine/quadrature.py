@@ -49,6 +49,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Sequence
 from fractions import Fraction
+from itertools import chain
 
 import mpmath
 import numpy as np
@@ -56,7 +57,7 @@ import numpy as np
 from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.quadalias import AliasBounds
-from exactdp.engine.quadstate import SieveLevel, Tilt
+from exactdp.engine.quadstate import SieveLevel, Tilt, tail_values
 from exactdp.engine.tilt import (
     GAUSS_S2,
     HUGE_MU,
@@ -69,7 +70,7 @@ from exactdp.engine.tilt import (
     sieve_umax,
     sieve_umaxes,
 )
-from exactdp.engine.values import TailValue, WeightedQuery, certified, tail_value, tol_for
+from exactdp.engine.values import TailValue, WeightedQuery, certified, tail_queries, tail_query, tail_value, tol_for
 from exactdp.kernels.quadfinish import (
     FINISH_EMPTY,
     FINISH_OK,
@@ -239,21 +240,23 @@ class QuadratureTails(AliasBounds):
         lam_j = j * self.lam_step
         return Fraction(lam_j if lam_j > floor else floor)
 
-    def _grid_lams(self, qs) -> list:
+    def _grid_lams(self, qs, plain: bool = False) -> list:
         """:meth:`_grid_lam` of each query's threshold (floor ``lam_min``) in one kernel call
         (:func:`grid_tilts`: the same float operations; a float grid point stands for the
-        exact rational it is, a huge tilt is the Fraction of :meth:`saddle_q`)."""
+        exact rational it is, a huge tilt is the Fraction of :meth:`saddle_q`); ``plain``:
+        ``qs`` are the thresholds themselves."""
         floor = self.lam_min
+        ss = qs if plain else [q.threshold for q in qs]
         try:
-            s = np.array([q.threshold for q in qs], dtype=float)
+            s = np.array(ss, dtype=float)
         except OverflowError:
-            return [self._grid_lam(q.threshold, floor) for q in qs]
+            return [self._grid_lam(x, floor) for x in ss]
         key, status = grid_tilts(self.A, self.m, self.s2, s, self.vproxy, self.gaussian, self.lam_step, floor,
                                  self._mu_scale)
         out = key.tolist()
         for i, st in enumerate(status.tolist()):
             if st != GRID_OK:
-                out[i] = self.saddle_q(qs[i].threshold) if st == GRID_HUGE else self._grid_lam(qs[i].threshold, floor)
+                out[i] = self.saddle_q(ss[i]) if st == GRID_HUGE else self._grid_lam(ss[i], floor)
         return out
 
     def _tilt(self, key, sv: SieveLevel) -> Tilt:
@@ -322,9 +325,10 @@ class QuadratureTails(AliasBounds):
         whose j < 0 aliasing is measured against a smaller value)."""
         return self.weighted_list_ok(qs, prior)[0]
 
-    def weighted_list_ok(self, qs: list, prior: list | None = None) -> tuple:
+    def weighted_list_ok(self, qs: list, prior: list | None = None, plain: bool = False) -> tuple:
         """:meth:`weighted_list` and, aligned with it, whether each value is certified
-        (``certified(value, rel_tol)``, False for None): ``(values, flags)``."""
+        (``certified(value, rel_tol)``, False for None): ``(values, flags)``.  ``plain``:
+        ``qs`` are the thresholds of plain tails (no query objects; the same values)."""
         tol = self.rel_tol
         n = len(qs)
         if prior is None or not any(v is not None for v in prior):
@@ -332,7 +336,8 @@ class QuadratureTails(AliasBounds):
         else:
             out = list(prior)
             ok = [v is not None and certified(v, tol) for v in out]  # certified(out[i], tol), kept with out[i]
-        keys = [(q.threshold, q.x0, q.x1, q.beta) for q in qs]  # query_key of each query
+        keys = ([(s, -math.inf, 0.0, 1.0) for s in qs] if plain  # query_key of each query
+                else [(q.threshold, q.x0, q.x1, q.beta) for q in qs])
         todo: Sequence[int] = range(n)
         for attempt in range(2):
             todo = [i for i in todo if not ok[i]]
@@ -357,18 +362,18 @@ class QuadratureTails(AliasBounds):
             if not new:
                 continue
             if attempt == 0:
-                lams = self._grid_lams([qs[i] for i in new])
+                lams = self._grid_lams([qs[i] for i in new], plain)
             else:
                 lams = []
                 for i in new:
-                    q = qs[i]
-                    floor = Fraction(self.lam_min * (1.0 if q.x0 == -math.inf else 2.5))
-                    lams.append(max(self.saddle_q(q.threshold) if q.threshold > 0 else Fraction(0), floor))
+                    s, x0 = (qs[i], -math.inf) if plain else (qs[i].threshold, qs[i].x0)
+                    floor = Fraction(self.lam_min * (1.0 if x0 == -math.inf else 2.5))
+                    lams.append(max(self.saddle_q(s) if s > 0 else Fraction(0), floor))
             by_lam: dict = {}
             for i, lam in zip(new, lams):
                 by_lam.setdefault(lam, []).append(i)
             order = sorted(by_lam)
-            got = self._values_many(sv, order, [[qs[i] for i in by_lam[lam]] for lam in order])
+            got = self._values_many(sv, order, [[qs[i] for i in by_lam[lam]] for lam in order], plain)
             for lam, (vals, flags) in zip(order, got):
                 idx = by_lam[lam]
                 memo.update(zip([keys[i] for i in idx], vals))
@@ -382,40 +387,39 @@ class QuadratureTails(AliasBounds):
         return out, ok
 
     # -- values -----------------------------------------------------------------------
-    def _values_many(self, sv: SieveLevel, lams: list, groups: list) -> list:
+    def _values_many(self, sv: SieveLevel, lams: list, groups: list, plain: bool = False) -> list:
         """:meth:`_values_at` of each group of queries on its tilt (``groups[i]`` on
         ``lams[i]``, sieve ``sv``), as a list of ``(values, flags)``: the tilts built in
         order, the signed sums per tilt, and the float-path values of a batch of tilts
         (at most ``sv.max_tilts`` held at once) finished in one :func:`finish_tilts` call
-        (the same :func:`finish_values` on the same numbers, segment by segment)."""
+        (the same :func:`finish_values` on the same numbers, segment by segment); ``plain``:
+        the groups hold thresholds of plain tails."""
         out: list = [None] * len(groups)
         batch = []  # (group index, tilt, thresholds, offset) of the float-path groups
         n_batch = 0
         for gi, (lam, qs) in enumerate(zip(lams, groups)):
             t = self._tilt(lam, sv)
-            s_list = [q.threshold for q in qs]
+            s_list = qs if plain else [q.threshold for q in qs]
             if (-2**53 < min(s_list) and max(s_list) < 2**53 and abs(t.s0) < 2**53
                     and t.lam * self._mu_scale <= HUGE_MU):
                 batch.append((gi, t, s_list, n_batch))
                 n_batch += len(s_list)
                 if len(batch) >= sv.max_tilts:
-                    self._finish_batch(sv, batch, n_batch, groups, out)
+                    self._finish_batch(sv, batch, n_batch, groups, out, plain)
                     batch, n_batch = [], 0
             else:
-                out[gi] = self._values_at(t, qs)
+                out[gi] = self._values_at(t, tail_queries(qs) if plain else qs)
         if batch:
-            self._finish_batch(sv, batch, n_batch, groups, out)
+            self._finish_batch(sv, batch, n_batch, groups, out, plain)
         return out
 
-    def _finish_batch(self, sv: SieveLevel, batch: list, n: int, groups: list, out: list) -> None:
+    def _finish_batch(self, sv: SieveLevel, batch: list, n: int, groups: list, out: list,
+                      plain: bool = False) -> None:
         """The values of the float-path groups of :meth:`_values_many` into ``out``: the
         signed sums and ``aux`` columns of each tilt (as :meth:`_values_at` forms them),
         then one :func:`finish_tilts` call for all."""
         N = self.n_nodes
-        s_all = []
-        for _, _, s_list, _ in batch:
-            s_all += s_list
-        s_arr = np.array(s_all, dtype=np.int64)
+        s_arr = np.fromiter(chain.from_iterable(b[2] for b in batch), dtype=np.int64, count=n)
         r = np.empty(n)
         aux = np.empty((4, n))
         tps = np.empty((len(batch), 8))
@@ -426,15 +430,15 @@ class QuadratureTails(AliasBounds):
             tps[j] = t.fin
             qs = groups[gi]
             thr = (s_arr[a:b] - t.s0) % N
-            hs = [i for i, q in enumerate(qs) if q.x0 != -math.inf]
+            hs = [] if plain else [i for i, q in enumerate(qs) if q.x0 != -math.inf]
             aux[:, a:b] = t.aux
             if not hs:
                 r[a:b] = tilted_sums(t.G, sv.nodes, N, thr)
             else:
                 rr = r[a:b]
                 if len(hs) < len(qs):
-                    plain = [i for i, q in enumerate(qs) if q.x0 == -math.inf]
-                    rr[plain] = tilted_sums(t.G, sv.nodes, N, thr[plain])
+                    pl = [i for i, q in enumerate(qs) if q.x0 == -math.inf]
+                    rr[pl] = tilted_sums(t.G, sv.nodes, N, thr[pl])
                 self._hs_sums(t, qs, hs, thr, rr, aux[:, a:b])
         seg[len(batch)] = n
         est, rel, status = finish_tilts(r, s_arr, aux, tps, seg, N, self.A, self.m, self.s2, self._small_idx,
@@ -447,15 +451,15 @@ class QuadratureTails(AliasBounds):
         for gi, t, s_list, a in batch:
             b = a + len(s_list)
             lam = t.lam
-            vals = [tail_value(s, e, rl, "tilted-trapezoid", kept, N, lam)
-                    for s, e, rl in zip(s_list, est[a:b], rel[a:b])]
+            vals = tail_values(s_list, est[a:b], rel[a:b], "tilted-trapezoid", kept, N, lam)
             fl = flags[a:b]
             if FINISH_PYTHON in status[a:b]:
                 qs = groups[gi]
                 for i, sti in enumerate(status[a:b]):
                     if sti != FINISH_OK and sti != FINISH_EMPTY:
                         c = a + i
-                        vals[i] = tv = self._finish(t, qs[i], float(r[c]), float(aux[2, c]), float(aux[3, c]),
+                        q = tail_query(qs[i]) if plain else qs[i]
+                        vals[i] = tv = self._finish(t, q, float(r[c]), float(aux[2, c]), float(aux[3, c]),
                                                     float(aux[0, c]), float(aux[1, c]))
                         fl[i] = certified(tv, tol)
             out[gi] = (vals, fl)
@@ -499,8 +503,7 @@ class QuadratureTails(AliasBounds):
             lam = t.lam
             st = status.tolist()
             if FINISH_PYTHON not in st:  # every value on the float path (the common case)
-                return [tail_value(s, e, rl, "tilted-trapezoid", kept, N, lam)
-                        for s, e, rl in zip(s_list, est.tolist(), rel.tolist())], flags
+                return tail_values(s_list, est.tolist(), rel.tolist(), "tilted-trapezoid", kept, N, lam), flags
             for i, s, e, rl, sti in zip(range(n), s_list, est.tolist(), rel.tolist(), st):
                 if sti == FINISH_OK or sti == FINISH_EMPTY:
                     out[i] = tail_value(s, e, rl, "tilted-trapezoid", kept, N, lam)

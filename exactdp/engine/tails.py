@@ -291,7 +291,7 @@ class TailEngine:
         """
         thr = [int(s) for s in thresholds]
         upper = sorted({s if s >= 1 else 1 - s for s in thr})
-        best = dict(zip(upper, self._values(tail_queries(upper), strict, conv_ok=True, unique=True)))
+        best = dict(zip(upper, self._values(upper, strict, conv_ok=True, unique=True, plain=True)))
         return [best[s] if s > 0 else self._complement(best[1 - s]) for s in thr]
 
     def tail(self, s: int) -> TailValue:
@@ -303,17 +303,20 @@ class TailEngine:
         must then have k ≥ 1)."""
         return self._values(list(queries), strict, conv_ok=False)
 
-    def _values(self, qs, strict: bool, conv_ok: bool, unique: bool = False):
+    def _values(self, qs, strict: bool, conv_ok: bool, unique: bool = False, plain: bool = False):
         """The values of the queries ``qs`` (a list; ``unique``: no two equal), each
         method in :meth:`_order` asked for what the previous ones left uncertified, then
-        the far-left and last-resort routes; kept per distinct query by index."""
-        if not unique:
+        the far-left and last-resort routes; kept per distinct query by index.  ``plain``:
+        ``qs`` are the (unique, ≥ 1) thresholds of plain tails, and query objects are made
+        only for a method that needs them (the same values)."""
+        if not unique and not plain:
             first: dict = {}
             for q in qs:
                 first.setdefault(query_key(q), q)
             if len(first) < len(qs):  # equal queries get one value (the same object)
                 got = dict(zip(first, self._values(list(first.values()), strict, conv_ok, unique=True)))
                 return [got[query_key(q)] for q in qs]
+        thr = qs if plain else [q.threshold for q in qs]
         n = len(qs)
         vals = [None] * n
         ok = [False] * n  # certified(vals[i], tol), kept with vals[i]
@@ -335,29 +338,30 @@ class TailEngine:
             if not todo:
                 break
             if name == "convolution":
-                todo = [i for i in todo if abs(qs[i].threshold) < 2**62]  # its table is int64
+                todo = [i for i in todo if abs(thr[i]) < 2**62]  # its table is int64
                 if not conv_ok or not todo:
                     continue
                 assert self.conv is not None  # in _order only when built
-                vals_c = self.conv.tails([qs[i].threshold for i in todo])
+                vals_c = self.conv.tails([thr[i] for i in todo])
                 for i, (lv, rel) in zip(todo, vals_c):
-                    offer(i, tail_value(qs[i].threshold, lv, rel, "lattice-convolution", 0, 0, 0.0))
+                    offer(i, tail_value(thr[i], lv, rel, "lattice-convolution", 0, 0, 0.0))
             elif name == "conditioned":
                 cond = self._conditioned()
                 if cond is None:
                     continue
-                for i, tv in zip(todo, cond.weighted([qs[i] for i in todo])):
+                sub = tail_queries([thr[i] for i in todo]) if plain else [qs[i] for i in todo]
+                for i, tv in zip(todo, cond.weighted(sub)):
                     offer(i, tv)
             else:
                 # each value the better of its prior (vals[i]) and the rule's, as offer() keeps
                 assert self.quad is not None  # in _order only when built
-                got, flags = self.quad.weighted_list_ok([qs[i] for i in todo], [vals[i] for i in todo])
+                got, flags = self.quad.weighted_list_ok([qs[i] for i in todo], [vals[i] for i in todo], plain)
                 for i, tv, flag in zip(todo, got, flags):
                     if tv is not None:
                         vals[i] = tv
                         ok[i] = flag
         missing = uncertified(range(n))
-        left = [i for i in missing if qs[i].x0 != -math.inf and qs[i].threshold <= 0]
+        left = [] if plain else [i for i in missing if qs[i].x0 != -math.inf and qs[i].threshold <= 0]
         if left:
             for i, tv in zip(left, self._left_weighted([qs[i] for i in left])):
                 offer(i, tv)
@@ -367,15 +371,15 @@ class TailEngine:
             # asked only for what the chosen methods could not certify
             if self._fallback is None:
                 self._fallback = ConvolutionTails(self.A, self.m, self.s2, self._plan)
-            todo = [i for i in missing if abs(qs[i].threshold) < 2**62]
-            for i, (lv, rel) in zip(todo, self._fallback.tails([qs[i].threshold for i in todo])):
-                offer(i, tail_value(qs[i].threshold, lv, rel, "lattice-convolution", 0, 0, 0.0))
+            todo = [i for i in missing if abs(thr[i]) < 2**62]
+            for i, (lv, rel) in zip(todo, self._fallback.tails([thr[i] for i in todo])):
+                offer(i, tail_value(thr[i], lv, rel, "lattice-convolution", 0, 0, 0.0))
             missing = uncertified(range(n))
         if missing and strict:
             raise UncertifiedError(f"could not certify {len(missing)} value(s) to relative accuracy "
-                                   f"{self.rel_tol:g} (first threshold {qs[missing[0]].threshold})")
-        return [v or TailValue(q.threshold, -math.inf, math.inf, self.method, self.nodes_kept, self.n_nodes, 0.0)
-                for q, v in zip(qs, vals)]
+                                   f"{self.rel_tol:g} (first threshold {thr[missing[0]]})")
+        return [v or TailValue(s, -math.inf, math.inf, self.method, self.nodes_kept, self.n_nodes, 0.0)
+                for s, v in zip(thr, vals)]
 
     def _left_weighted(self, qs):
         """Hockey-stick sums at thresholds left of the centre, where the rule's j > 0
