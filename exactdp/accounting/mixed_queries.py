@@ -15,7 +15,11 @@ end only on a certified decision (``δ_lo(a) > target ≥ δ_hi(b)``); β(α) by
 ``f(α) = sup_x 1 − δ(log x) − xα`` (Dong, Roth & Su 2022, Prop. 2.12): a golden-section
 search of the maximiser on estimates, then a stencil of exact points x whose certified
 values give the lower end and whose chords (concavity) the upper end
-(:func:`exactdp.accounting.chord_envelope.chord_envelope`).
+(:func:`exactdp.accounting.chord_envelope.chord_envelope`).  With a continuous part (Gaussian
+or Laplace) β may be far below float64's range and G a small difference of terms near 1: the
+search runs on log G, G's balls are raised in precision to 2^−70 of β's scale
+(:func:`_g`), and the chords are computed at a precision chosen from the points' scale with
+their rounding bounded relative to it (:func:`_smooth_envelope`).
 """
 
 from __future__ import annotations
@@ -292,12 +296,13 @@ def _beta_finite(acc, alpha: Fraction) -> tuple:
     raise UncertifiedError(f"β(α={float(alpha):.6g}) could not be bracketed to {BETA_WIDTH:g} relative")
 
 
-def _g(acc, e: Fraction, alpha: Fraction, rel: float | None = None, floor=0) -> tuple:
+def _g(acc, e: Fraction, alpha: Fraction, rel: float | None = None, floor=0, strict: bool = True) -> tuple:
     """``(x, lo, hi)``: x = e^ε (60 digits) and certified ends of ``G = 1 − δ(ε) − e^ε α`` (for
     ε < 0 as ``e^ε(1 − α − δ(−ε))``, by symmetry, without cancellation).
 
     ``rel`` (smooth designs): the precision of δ's ball is raised until G's radius is at most
-    ``rel·floor`` (``rel·|G|`` without a floor; or stops shrinking): where β is tiny, G is a small difference of
+    ``rel·floor`` (``rel·|G|`` without a floor, ``rel·max(floor, |G|)`` when not ``strict``; or
+    stops shrinking): where β is tiny, G is a small difference of
     terms near 1 (``1 − δ(ε)`` for α → 0), and a 128-bit δ leaves it only ~1e-38 absolute; the
     tuple then has a fourth entry, ε itself (:func:`_smooth_envelope` recomputes x as precisely
     as the chords need)."""
@@ -313,8 +318,8 @@ def _g(acc, e: Fraction, alpha: Fraction, rel: float | None = None, floor=0) -> 
         with prec_ctx(max(p, 512)):  # (the ends at the ball's precision, not rounded to 53 bits)
             lo, hi = to_mpf(g, False), to_mpf(g, True)
         r = g.rad()
-        if r <= rel * (floor or max(abs(lo), abs(hi))) or (p > 512 and r > last / 4):  # (or a width
-            break  # that higher precision does not shrink: a window deficit)
+        if r <= rel * (floor if floor and strict else max(floor, abs(lo), abs(hi))) or (p > 512 and r > last / 4):
+            break  # (or a width that higher precision does not shrink: a window deficit)
         last = r
     with mpmath.workdps(_DPS):
         x = mpmath.exp(_mpf(e))
@@ -328,8 +333,9 @@ def _g_ball(e: Fraction, alpha: Fraction, delta: flint.arb, prec: int = 512) -> 
         return _q(e).exp() * (_q(1 - alpha) - delta)  # (1 − α exact: α = 1 − 1e-300)
 
 
-#: the relative radius of G asked of the search's estimates and of the stencils' points (smooth designs)
-_EST_REL, _STENCIL_REL = 2.0**-50, 2.0**-70
+#: the relative radius of G asked of the search's estimates and of the stencils' points, in a first pass
+#: and where that is wide (smooth designs: a 128-bit δ ball is ~1e-16 relative, enough in the tuned regime)
+_EST_REL, _STENCIL_REL_FIRST, _STENCIL_REL = 2.0**-40, 2.0**-40, 2.0**-70
 
 
 def _log_scale(g: mpmath.mpf) -> float:
@@ -381,11 +387,14 @@ def _smooth_envelope(pts: list, eps_max: float) -> mpmath.mpf:
 def _beta_dual(acc, alpha: Fraction) -> tuple:
     """β(α) from the dual: the search snapped to the grids first (shared δ_G thresholds); where its
     stencils do not reach :data:`BETA_WIDTH`, the search on exact estimates too (both brackets are
-    certified: their intersection is kept)."""
-    lower, upper = _beta_dual_once(acc, alpha, True)
-    if upper - lower > BETA_WIDTH / 2 * max(lower, FLOOR):
-        lo2, hi2 = _beta_dual_once(acc, alpha, False)
-        lower, upper = max(lower, lo2), min(upper, hi2)
+    certified: their intersection is kept).  Smooth designs: both with G's points to 2^−40 of β's
+    scale first, then to 2^−70 where that is wide (a tiny β's chords)."""
+    lower, upper = mpmath.mpf(0), mpmath.mpf(1)
+    for rel in ((_STENCIL_REL_FIRST, _STENCIL_REL) if acc.smooth else (None,)):
+        for snapped in (True, False):
+            if upper - lower > BETA_WIDTH / 2 * max(lower, FLOOR):
+                lo2, hi2 = _beta_dual_once(acc, alpha, snapped, rel)
+                lower, upper = max(lower, lo2), min(upper, hi2)
     if upper - lower > 1e-6 * max(upper, FLOOR):
         raise UncertifiedError(f"β(α={float(alpha):.6g}) is bracketed only in [{mpmath.nstr(lower, 8)}, "
                                f"{mpmath.nstr(upper, 8)}]")
@@ -451,7 +460,7 @@ def _brent_max(f, a: float, b: float, stop) -> float:
     return x
 
 
-def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
+def _beta_dual_once(acc, alpha: Fraction, snapped: bool, rel: float | None) -> tuple:
     fin = acc.finite
     rho = float(acc.rho)
     m = min(float(alpha), 1 - float(alpha))
@@ -463,6 +472,7 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
     grid = acc.kinks
     fine = grid[1] if snapped and grid is not None and grid[1] > 1e-9 * (1 + reach) else None
     memo: dict = {}
+    seen_max = [mpmath.mpf(0)]
 
     def est(e: float, width: float) -> float:
         # (snapped: to the finite loss's grid while the bracket is wide, so that the δ_G thresholds
@@ -475,9 +485,11 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
         else:
             ef = Fraction(e)
         if ef not in memo:
-            if acc.smooth:  # (log G: β may lie far below float64's range; the same maximiser)
-                _, lo, hi, _ = _g(acc, ef, alpha, _EST_REL)
+            if acc.smooth:  # (log G: β may lie far below float64's range; the same maximiser; G relative
+                # to the largest G seen so far, so that points where G is near 0 need not climb)
+                _, lo, hi, _ = _g(acc, ef, alpha, _EST_REL, seen_max[0], strict=False)
                 memo[ef] = _log_scale((lo + hi) / 2)
+                seen_max[0] = max(seen_max[0], lo)
             else:
                 _, lo, hi = _g(acc, ef, alpha)
                 memo[ef] = float((lo + hi) / 2)
@@ -489,10 +501,8 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
             (fine is not None and width < 3 * float(fine))
 
     centre = _brent_max(est, lo_e, hi_e, stop)
-    rel, floor = None, 0  # (smooth designs: G to 1e-21 of the maximum's estimate at every stencil point)
-    if acc.smooth:
-        rel, floor = _STENCIL_REL, abs(_g(acc, Fraction(centre), alpha, _EST_REL)[1])
-    best = (mpmath.mpf(0), mpmath.mpf(1))
+    floor = abs(_g(acc, Fraction(centre), alpha, _EST_REL)[1]) if acc.smooth else 0  # (smooth designs: G's radius
+    # at every stencil point relative to the maximum's estimate)
     stencils = []
     if grid is not None and grid[1] > 1e-9 * (1 + abs(centre)):  # G is piecewise linear in x between kinks
         offset, step = grid  # (for ε < 0, G's kinks are at −ε on the grid)
@@ -501,6 +511,13 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
         stencils.append([sign * (offset + step * (k + j)) for j in range(-3, 4)])
     for h in (1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-3, 1e-2):
         stencils.append([Fraction(centre + j * h) for j in (-2, -1, 0, 1, 2)])
+    return _stencils(acc, alpha, snapped, grid, centre, stencils, rel, floor)
+
+
+def _stencils(acc, alpha: Fraction, snapped: bool, grid, centre: float, stencils: list, rel, floor) -> tuple:
+    """The narrowest ``(lower, upper)`` of sup G from the stencils around ``centre`` (the first
+    within :data:`BETA_WIDTH`), G's points to ``rel`` (:func:`_g`)."""
+    best = (mpmath.mpf(0), mpmath.mpf(1))
     seen: dict = {}
 
     def gm(e: Fraction) -> tuple:
@@ -525,7 +542,7 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
             kink = max(zip(pts, sorted(es)), key=lambda pe: pe[0][1])[1]
             subs = (grid[1] / 16,) + ((grid[1] / 10**6, grid[1] / 10**9) if acc.smooth else ())  # (Laplaces: curved
             # between kinks; the finest for a kink at 1e-9 relative whatever the grid, e.g. 2000 at scale 1/1000)
-            pts = sorted(pts + [_g(acc, kink + j * sub, alpha, rel, floor) for sub in subs for j in (-2, -1, 1, 2)])
+            pts = sorted(pts + [gm(kink + j * sub) for sub in subs for j in (-2, -1, 1, 2)])
         if acc.smooth:
             upper = _smooth_envelope(pts, abs(centre) + 4 * float(grid[1] if grid else 0) + 1)
         else:
