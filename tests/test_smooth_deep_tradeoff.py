@@ -20,7 +20,7 @@ import mixed_brute as brute
 import mpmath
 import pytest
 
-from exactdp import DiscreteLaplace, ExactAccountant, Gaussian, Mixture, RandomizedResponse
+from exactdp import DiscreteLaplace, ExactAccountant, Gaussian, Laplace, Mixture, RandomizedResponse
 
 DPS = 120
 REL = mpmath.mpf("1e-9")
@@ -110,3 +110,101 @@ def test_gaussian_beside_discrete_kinds_deep(groups):
     pts = ExactAccountant(Mixture(groups)).tradeoff(ALPHAS)
     for a, pt in zip(ALPHAS, pts):
         _check(pt, _np_beta(atoms, rho, a), float(a))
+
+
+def _np_beta_laplace(atoms: list, mu: Fraction, alpha: Fraction) -> mpmath.mpf:
+    """β(α) of the finite atoms ``[(v, p, q)]`` (v exact) composed with one Laplace of
+    ``μ = |shift|/b``, by the Neyman–Pearson test on the total loss ``L = v + ℓ``.  The Laplace's
+    loss ℓ (``tests/laplace_reference.py``): under P, ``P[ℓ < t] = e^{(t−μ)/2}/2`` on (−μ, μ]
+    (the atom at −μ of mass e^{−μ}/2 and the density e^{(l−μ)/2}/4), 0 below, 1 above μ; under
+    Q, ``Q[ℓ ≥ t] = e^{(−t−μ)/2}/2`` on (−μ, μ], 1 below, 0 above.  Rejecting ``L < τ``:
+    ``α(τ) = Σ p_i P[ℓ < τ − v_i]``, ``β(τ) = Σ q_i Q[ℓ ≥ τ − v_i]`` (positive terms); where α
+    falls in a jump of α(τ) at a knot k = v_i ± μ, part of the level L = k is rejected:
+    ``β = Σ q_i Q[ℓ > k − v_i] + (α(k⁺) − α)·e^{−k}`` (Q = e^{−L}·P on the level)."""
+    with mpmath.workdps(DPS):
+        m = _m(mu)
+
+        def p_lt(t, strict=True):  # P[ℓ < t] (strict) or P[ℓ ≤ t], t exact
+            if t < -mu or (strict and t == -mu):
+                return mpmath.mpf(0)
+            if t > mu or (not strict and t == mu):
+                return mpmath.mpf(1)
+            return mpmath.exp((_m(t) - m) / 2) / 2 if t > -mu else mpmath.exp(-m) / 2
+
+        def q_ge(t, strict=False):  # Q[ℓ ≥ t] or Q[ℓ > t] (strict)
+            if t > mu or (strict and t == mu):
+                return mpmath.mpf(0)
+            if t < -mu or (not strict and t == -mu):
+                return mpmath.mpf(1)
+            return mpmath.exp((-_m(t) - m) / 2) / 2 if t < mu else mpmath.exp(-m) / 2
+
+        # (α ≤ 1/2: α(k±) as sums; above: 1 − α(k±) = Σ p_i P[ℓ ≥ k − v_i] against the exact 1 − α,
+        # positive terms either way — 1 − 1e-300 is 1 at 120 digits)
+        sign, c = (1, _m(alpha)) if alpha <= Fraction(1, 2) else (-1, _m(1 - alpha))
+        for k in sorted({v + s * mu for v, _, _ in atoms for s in (-1, 1)}):
+            if sign > 0:
+                lo = mpmath.fsum(p * p_lt(k - v) for v, p, _ in atoms)
+                hi = mpmath.fsum(p * p_lt(k - v, strict=False) for v, p, _ in atoms)
+            else:
+                lo = mpmath.fsum(p * (1 - p_lt(k - v, strict=False)) for v, p, _ in atoms)  # 1 − α(k⁺)
+                hi = mpmath.fsum(p * (1 - p_lt(k - v)) for v, p, _ in atoms)  # 1 − α(k⁻)
+            if lo <= c <= hi and hi > lo:
+                rest = mpmath.fsum(q * q_ge(k - v, strict=True) for v, _, q in atoms)
+                return rest + ((hi - c) if sign > 0 else (c - lo)) * mpmath.exp(-_m(k))
+        # otherwise α(τ) is continuous and strictly increasing at the answer: solve on log α or log(1 − α)
+        low = alpha <= Fraction(1, 2)
+        target = mpmath.log(_m(alpha if low else 1 - alpha))
+
+        def side(tau):
+            if low:
+                return mpmath.log(mpmath.fsum(p * p_lt_real(tau - v, m) for v, p, _ in atoms))
+            return mpmath.log(mpmath.fsum(p * (1 - p_lt_real(tau - v, m)) for v, p, _ in atoms))
+
+        ks = sorted(_m(v) + s * m for v, _, _ in atoms for s in (-1, 1))
+        lo_t, hi_t = ks[0], ks[-1]
+        for _ in range(40):
+            mid = (lo_t + hi_t) / 2
+            if (side(mid) < target) == low:
+                lo_t = mid
+            else:
+                hi_t = mid
+        tau = mpmath.findroot(lambda t: side(t) - target, (lo_t, hi_t), solver="illinois",
+                              tol=mpmath.mpf(10) ** (-2 * DPS + 20))
+        return mpmath.fsum(q * q_ge_real(tau - v, m) for v, _, q in atoms)
+
+
+def p_lt_real(t, m):
+    """P[ℓ < t] at a real t off the knots (see :func:`_np_beta_laplace`)."""
+    return mpmath.mpf(0) if t <= -m else mpmath.mpf(1) if t > m else mpmath.exp((t - m) / 2) / 2
+
+
+def q_ge_real(t, m):
+    """Q[ℓ ≥ t] at a real t off the knots."""
+    return mpmath.mpf(1) if t <= -m else mpmath.mpf(0) if t > m else mpmath.exp((-t - m) / 2) / 2
+
+
+def test_laplace_reference_against_the_single_closed_form():
+    """The conditioned reference with no discrete part is the Laplace trade-off function of
+    ``tests/laplace_reference.py`` (from the output distributions)."""
+    import laplace_reference as lref
+
+    for scale, alpha in (("2", Fraction(1, 10**9)), ("2", Fraction(1, 2)), ("1/3", 1 - Fraction(1, 10**6)),
+                         ("1/1000", Fraction(1, 10**300))):
+        got = _np_beta_laplace([(Fraction(0), mpmath.mpf(1), mpmath.mpf(1))], 1 / Fraction(scale), alpha)
+        closed = lref.single_tradeoff(scale, 1, alpha)
+        assert abs(got - closed) <= mpmath.mpf(10) ** -40 * closed, (scale, alpha, got, closed)
+
+
+@pytest.mark.parametrize("groups", [
+    ((Laplace("1/1000"), 1), (RandomizedResponse("1/2"), 1)),
+    ((Laplace("1/20"), 1), (DiscreteLaplace("5/2"), 2), (RandomizedResponse(1, 3), 1)),
+], ids=["laplace1000+rr", "laplace20+dlap+rr3"])
+def test_laplace_beside_discrete_kinds_deep(groups):
+    """One continuous Laplace beside discrete kinds, β down to ~1e-735."""
+    lap = groups[0][0]
+    d, tail = brute.joint(groups[1:])
+    assert tail < mpmath.mpf("1e-390") and all(abs(k) != brute.INF for k in d)
+    atoms = [(k, p, q) for k, (p, q) in d.items() if p > 0]
+    pts = ExactAccountant(Mixture(groups)).tradeoff(ALPHAS)
+    for a, pt in zip(ALPHAS, pts):
+        _check(pt, _np_beta_laplace(atoms, lap.epsilon, a), float(a))
