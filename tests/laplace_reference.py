@@ -114,7 +114,8 @@ def single_tradeoff(scale, shift, alpha) -> mpmath.mpf:
         if a == 0:
             return mpmath.mpf(1)
         # τ with P(X > τ) = α
-        tau = -b * mpmath.log(2 * a) if a <= mpmath.mpf(1) / 2 else b * mpmath.log(2 * (1 - a))
+        # (1 − α from the exact α: α = 1 − 1e-300 is 1 at 50 digits)
+        tau = -b * mpmath.log(2 * a) if a <= mpmath.mpf(1) / 2 else b * mpmath.log(2 * _m(1 - Fraction(alpha)))
         def qcdf(x):
             return (mpmath.exp((x - s) / b) / 2 if x <= s else 1 - mpmath.exp(-(x - s) / b) / 2)
         return qcdf(tau)

@@ -167,8 +167,13 @@ def test_opendp_refusals_name_the_measurement(opendp):
 
     with pytest.raises(InputError, match="irrational"):
         design_of(dp.m.make_randomized_response_bool(0.75))
-    with pytest.raises(InputError, match="real-valued"):
-        design_of(dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=2.0))
+    floats = dp.vector_domain(dp.atom_domain(T=float, nan=False))
+    with pytest.raises(InputError, match="explicit k"):
+        design_of(dp.m.make_laplace(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=2.0, k=-3))
+    with pytest.raises(InputError, match="l2_distance"):
+        design_of(dp.m.make_laplace(floats, dp.l1_distance(T=float), scale=2.0))
+    with pytest.raises(InputError, match="integer"):
+        design_of(dp.m.make_geometric(dp.atom_domain(T=int), dp.absolute_distance(T=int), scale=2.0), d_in=0.5)
     with pytest.raises(InputError, match="recipe"):
         design_of("not a measurement")
 
@@ -191,3 +196,42 @@ def test_opendp_exact_composition_meets_brute_force_and_the_pure_bound(opendp):
     pure = make_exact_composition([lap, lap])
     eps_opendp = dp.c.make_composition([lap, lap]).map(1)
     assert pure.map(1).delta(eps_opendp) == 0.0 and pure.map(1).delta(0.5) > 0
+
+
+def test_opendp_float_laplace_and_gaussian_are_the_continuous_kinds(opendp):
+    """OpenDP's Laplace and Gaussian on floats are exactdp's continuous Laplace / Gaussian of the
+    same scale (the float taken exactly), the shift the input distance; δ(ε) of the exact
+    composition against closed forms: one Laplace ``max(0, 1 − e^{(ε − Δ/b)/2})``, one
+    Gaussian ``Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ)`` with μ = Δ/b; OpenDP's own maps (ε = Δ/b,
+    ρ = Δ²/(2b²)) are the exact design's pure ε and ρ."""
+    dp = opendp
+    import mpmath
+
+    from exactdp.interop.opendp_measurements import design_of, make_exact_composition
+    from exactdp.kinds import Gaussian, Laplace
+
+    atom = dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float)
+    lap = dp.m.make_laplace(*atom, scale=0.3)
+    assert design_of(lap) == Mixture(((Laplace(Fraction(0.3), 1), 1),))  # 0.3's binary value, exactly
+    assert design_of(lap, 0.5).pure_epsilon == Fraction(1, 2) / Fraction(0.3)
+    _up_to_an_ulp(lap.map(1.0), 1 / Fraction(0.3))  # OpenDP's ε = Δ/b, rounded up to a float
+    vec = dp.vector_domain(dp.atom_domain(T=float, nan=False))
+    gauss = dp.m.make_gaussian(vec, dp.l2_distance(T=float), scale=1.5)
+    assert design_of(gauss, 2) == Mixture(((Gaussian(Fraction(9, 4), 2), 1),))
+    _up_to_an_ulp(gauss.map(2.0), design_of(gauss, 2).groups[0][0].rho)  # OpenDP's ρ = Δ²/(2b²) = 8/9, rounded up
+    for m, delta in ((lap, lambda e, d: max(mpmath.mpf(0), -mpmath.expm1((e - d / mpmath.mpf(Fraction(0.3))) / 2))),
+                     (gauss, lambda e, d: mpmath.ncdf(d / 3 - e * 3 / (2 * d)) -
+                      mpmath.exp(e) * mpmath.ncdf(-d / 3 - e * 3 / (2 * d)))):
+        exact = make_exact_composition([m])
+        for d_in in (1, 2.5):
+            for e in (0.0, 0.5, 2.0, 3.0):
+                with mpmath.workdps(40):
+                    ref = delta(mpmath.mpf(e), mpmath.mpf(d_in))
+                got = exact.map(d_in).delta(e)
+                assert got >= ref and got <= ref * (1 + 1e-9) + 1e-300, (m, d_in, e, got, ref)
+
+
+def _up_to_an_ulp(x: float, exact: Fraction) -> None:
+    import math
+
+    assert exact <= Fraction(x) <= Fraction(math.nextafter(float(exact), math.inf)), (x, exact)

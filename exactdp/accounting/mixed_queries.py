@@ -15,7 +15,11 @@ end only on a certified decision (``δ_lo(a) > target ≥ δ_hi(b)``); β(α) by
 ``f(α) = sup_x 1 − δ(log x) − xα`` (Dong, Roth & Su 2022, Prop. 2.12): a golden-section
 search of the maximiser on estimates, then a stencil of exact points x whose certified
 values give the lower end and whose chords (concavity) the upper end
-(:func:`exactdp.accounting.chord_envelope.chord_envelope`).
+(:func:`exactdp.accounting.chord_envelope.chord_envelope`).  With a continuous part (Gaussian
+or Laplace) β may be far below float64's range and G a small difference of terms near 1: the
+search runs on log G, G's balls are raised in precision to 2^−70 of β's scale
+(:func:`_g`), and the chords are computed at a precision chosen from the points' scale with
+their rounding bounded relative to it (:func:`_smooth_envelope`).
 """
 
 from __future__ import annotations
@@ -293,27 +297,105 @@ def _beta_finite(acc, alpha: Fraction) -> tuple:
     raise UncertifiedError(f"β(α={float(alpha):.6g}) could not be bracketed to {BETA_WIDTH:g} relative")
 
 
-def _g(acc, e: Fraction, alpha: Fraction) -> tuple:
+def _g(acc, e: Fraction, alpha: Fraction, rel: float | None = None, floor=0, strict: bool = True) -> tuple:
     """``(x, lo, hi)``: x = e^ε (60 digits) and certified ends of ``G = 1 − δ(ε) − e^ε α`` (for
-    ε < 0 as ``e^ε(1 − α − δ(−ε))``, by symmetry, without cancellation)."""
-    with prec_ctx(512):
-        if e >= 0:
-            g = 1 - acc.delta_ball(e) - _q(e).exp() * _q(alpha)
-        else:
-            g = _q(e).exp() * (1 - _q(alpha) - acc.delta_ball(-e))
+    ε < 0 as ``e^ε(1 − α − δ(−ε))``, by symmetry, without cancellation).
+
+    ``rel`` (smooth designs): the precision of δ's ball is raised until G's radius is at most
+    ``rel·floor`` (``rel·|G|`` without a floor, ``rel·max(floor, |G|)`` when not ``strict``; or
+    stops shrinking): where β is tiny, G is a small difference of
+    terms near 1 (``1 − δ(ε)`` for α → 0), and a 128-bit δ leaves it only ~1e-38 absolute; the
+    tuple then has a fourth entry, ε itself (:func:`_smooth_envelope` recomputes x as precisely
+    as the chords need)."""
+    if rel is None:
+        with prec_ctx(512):
+            g = _g_ball(e, alpha, acc.delta_ball(abs(e)))
         with mpmath.workdps(_DPS):
             x = mpmath.exp(_mpf(e))
-    return x, to_mpf(g, False), to_mpf(g, True)
+        return x, to_mpf(g, False), to_mpf(g, True)
+    last = flint.arb(0)
+    for p in PRECS:
+        g = _g_ball(e, alpha, acc.delta_ball(abs(e), p, once=True), p)
+        with prec_ctx(max(p, 512)):  # (the ends at the ball's precision, not rounded to 53 bits)
+            lo, hi = to_mpf(g, False), to_mpf(g, True)
+        r = g.rad()
+        if r <= rel * (floor if floor and strict else max(floor, abs(lo), abs(hi))) or (p > 512 and r > last / 4):
+            break  # (or a width that higher precision does not shrink: a window deficit)
+        last = r
+    with mpmath.workdps(_DPS):
+        x = mpmath.exp(_mpf(e))
+    return x, lo, hi, e
+
+
+def _g_ball(e: Fraction, alpha: Fraction, delta: flint.arb, prec: int = 512) -> flint.arb:
+    with prec_ctx(max(prec, 512)):
+        if e >= 0:
+            return 1 - delta - _q(e).exp() * _q(alpha)
+        return _q(e).exp() * (_q(1 - alpha) - delta)  # (1 − α exact: α = 1 − 1e-300)
+
+
+#: the relative radius of G asked of the search's estimates and of the stencils' points, in a first pass
+#: and where that is wide (smooth designs: a 128-bit δ ball is ~1e-16 relative, enough in the tuned regime)
+_EST_REL, _STENCIL_REL_FIRST, _STENCIL_REL = 2.0**-40, 2.0**-40, 2.0**-70
+
+
+def _log_scale(g: mpmath.mpf) -> float:
+    """A nondecreasing map of G to floats that keeps β's scale: ``log G`` for G > 0 (at least
+    −19000: β ≥ 1e-4000 is above ``e^−9211``), ``−40000 − log(−G)`` (at most −20000) for G < 0."""
+    if g > 0:
+        return max(float(mpmath.log(g)), -19000.0)
+    return -40000.0 - max(float(mpmath.log(-g)), -20000.0) if g < 0 else -20000.0
+
+
+def _smooth_envelope(pts: list, eps_max: float) -> mpmath.mpf:
+    """The chord envelope's upper end of sup G for points ``(x, lo, hi, ε)`` (smooth designs; lo
+    and hi exact), with x recomputed from ε at P bits and the chords' arithmetic at P bits, P
+    chosen from the points' scale so that a tiny β keeps its relative width.  Rounding: each
+    chord value is ``g + s·(x − p)`` (or a crossing of two), with ``|s| ≤ 2M/Δ`` (M the largest
+    |G|, Δ the least spacing of the x) and ``|x − p| ≤`` the span S; every operation and each
+    x (``e^ε``, ε up to ``eps_max``) is off by at most ``u = (2 + eps_max)·2^−P`` relative, a
+    spacing by ``2u·x_max``: the bound is off by at most ``2^16·u·(|bound| + M·(1 + S/Δ)·(1 +
+    x_max/Δ))``, which is added.  None where P would exceed 2^16 bits."""
+    pts = sorted(pts)
+    pts = [p for k, p in enumerate(pts) if k == 0 or p[0] > pts[k - 1][0]]
+    xs = [p[0] for p in pts]
+    gaps = [b - a for a, b in zip(xs, xs[1:])]
+    if len(pts) < 3 or min(gaps) <= 0:
+        return mpmath.inf
+    m = max(max(abs(p[1]), abs(p[2])) for p in pts)
+    with mpmath.workdps(_DPS):
+        scale = (2 + abs(eps_max)) * (1 + m * (1 + (xs[-1] - xs[0]) / min(gaps)) * (1 + 2 * xs[-1] / min(gaps)))
+        best = max(max(p[1] for p in pts), FLOOR)
+        bits = 64 + int(mpmath.log(scale / best, 2)) + 1 if scale > best else 64
+    bits = max(bits + 64, 256)
+    if bits > 1 << 16:
+        return mpmath.inf
+    with mpmath.workprec(bits):
+        pts = [(mpmath.exp(mpmath.mp.make_mpf(from_rational(p[3].numerator, p[3].denominator, bits, "n"))),
+                p[1], p[2]) for p in pts]
+        xs = [p[0] for p in pts]
+        gaps = [b - a for a, b in zip(xs, xs[1:])]
+        if min(gaps) <= 0:
+            return mpmath.inf
+        upper, _ = chord_envelope(pts)
+        if not mpmath.isfinite(upper):
+            return upper
+        unit = mpmath.ldexp(mpmath.mpf(2 + abs(eps_max)), 16 - bits)
+        d = min(gaps)
+        return upper + unit * (abs(upper) + m * (1 + (xs[-1] - xs[0]) / d) * (1 + 2 * xs[-1] / d))
 
 
 def _beta_dual(acc, alpha: Fraction) -> tuple:
     """β(α) from the dual: the search snapped to the grids first (shared δ_G thresholds); where its
     stencils do not reach :data:`BETA_WIDTH`, the search on exact estimates too (both brackets are
-    certified: their intersection is kept)."""
-    lower, upper = _beta_dual_once(acc, alpha, True)
-    if upper - lower > BETA_WIDTH / 2 * max(lower, FLOOR):
-        lo2, hi2 = _beta_dual_once(acc, alpha, False)
-        lower, upper = max(lower, lo2), min(upper, hi2)
+    certified: their intersection is kept).  Smooth designs: both with G's points to 2^−40 of β's
+    scale first, then to 2^−70 where that is wide (a tiny β's chords)."""
+    lower, upper = mpmath.mpf(0), mpmath.mpf(1)
+    for rel in ((_STENCIL_REL_FIRST, _STENCIL_REL) if acc.smooth else (None,)):
+        for snapped in (True, False):
+            if upper - lower > BETA_WIDTH / 2 * max(lower, FLOOR):
+                lo2, hi2 = _beta_dual_once(acc, alpha, snapped, rel)
+                lower, upper = max(lower, lo2), min(upper, hi2)
     if upper - lower > 1e-6 * max(upper, FLOOR):
         raise UncertifiedError(f"β(α={float(alpha):.6g}) is bracketed only in [{mpmath.nstr(lower, 8)}, "
                                f"{mpmath.nstr(upper, 8)}]")
@@ -330,17 +412,19 @@ def _kink_max(pts: list) -> tuple | None:
     return max(max(p[1] for p in pts), mpmath.mpf(0)), min(max(p[2] for p in pts), mpmath.mpf(1))
 
 
-def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
+def _beta_dual_once(acc, alpha: Fraction, snapped: bool, rel: float | None) -> tuple:
     fin = acc.finite
     rho = float(acc.rho)
     m = min(float(alpha), 1 - float(alpha))
     top = float(fin.value(fin.size - 1) + acc.extent)  # (the finite part's and the continuous Laplaces' largest loss)
-    reach = top + rho + math.sqrt(4 * max(rho, 1e-300) * (math.log(2 / m) + 1)) + 1
+    lg = math.log(2 / m) if m > 0 else float(mpmath.log(2 / _mpf(min(alpha, 1 - alpha))))  # (α = 1 − 1e-300)
+    reach = top + rho + math.sqrt(4 * max(rho, 1e-300) * (lg + 1)) + 1
     lo_e, hi_e = -reach - 1, reach + 1
 
     grid = acc.kinks
     fine = grid[1] if snapped and grid is not None and grid[1] > 1e-9 * (1 + reach) else None
     memo: dict = {}
+    seen_max = [mpmath.mpf(0)]
 
     def est(e: float, width: float) -> float:
         # (snapped: to the finite loss's grid while the bracket is wide, so that the δ_G thresholds
@@ -353,15 +437,24 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
         else:
             ef = Fraction(e)
         if ef not in memo:
-            _, lo, hi = _g(acc, ef, alpha)
-            memo[ef] = float((lo + hi) / 2)
+            if acc.smooth:  # (log G: β may lie far below float64's range; the same maximiser; G relative
+                # to the largest G seen so far, so that points where G is near 0 need not climb)
+                _, lo, hi, _ = _g(acc, ef, alpha, _EST_REL, seen_max[0], strict=False)
+                memo[ef] = _log_scale((lo + hi) / 2)
+                seen_max[0] = max(seen_max[0], lo)
+            else:
+                _, lo, hi = _g(acc, ef, alpha)
+                memo[ef] = float((lo + hi) / 2)
         return memo[ef]
 
-    def stop(x: float, width: float) -> bool:  # (G is linear between kinks: the kink stencil finds the best one)
-        return width < _GOLDEN_STOP * max(1.0, abs(x)) or (fine is not None and width < 3 * float(fine))
+    def stop(x: float, width: float) -> bool:  # (G is linear between kinks: the kink stencil finds the best one;
+        # smooth designs: to 1e-7 absolute, for the stencils of steps 1e-5 … 1e-8 wherever ε* lies, e.g. −1295)
+        return width < _GOLDEN_STOP * (1.0 if acc.smooth else max(1.0, abs(x))) or \
+            (fine is not None and width < 3 * float(fine))
 
     centre = brent_max(est, lo_e, hi_e, stop)
-    best = (mpmath.mpf(0), mpmath.mpf(1))
+    floor = abs(_g(acc, Fraction(centre), alpha, _EST_REL)[1]) if acc.smooth else 0  # (smooth designs: G's radius
+    # at every stencil point relative to the maximum's estimate)
     stencils = []
     if grid is not None and grid[1] > 1e-9 * (1 + abs(centre)):  # G is piecewise linear in x between kinks
         offset, step = grid  # (for ε < 0, G's kinks are at −ε on the grid)
@@ -370,11 +463,18 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
         stencils.append([sign * (offset + step * (k + j)) for j in range(-3, 4)])
     for h in (1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-3, 1e-2):
         stencils.append([Fraction(centre + j * h) for j in (-2, -1, 0, 1, 2)])
+    return _stencils(acc, alpha, snapped, grid, centre, stencils, rel, floor)
+
+
+def _stencils(acc, alpha: Fraction, snapped: bool, grid, centre: float, stencils: list, rel, floor) -> tuple:
+    """The narrowest ``(lower, upper)`` of sup G from the stencils around ``centre`` (the first
+    within :data:`BETA_WIDTH`), G's points to ``rel`` (:func:`_g`)."""
+    best = (mpmath.mpf(0), mpmath.mpf(1))
     seen: dict = {}
 
     def gm(e: Fraction) -> tuple:
         if e not in seen:
-            seen[e] = _g(acc, e, alpha)
+            seen[e] = _g(acc, e, alpha, rel, floor)
         return seen[e]
 
     if snapped and grid is not None and stencils and len(stencils[0]) == 7:  # (the snapped search may end a few
@@ -392,11 +492,15 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool) -> tuple:
             if got is not None and got[1] - got[0] <= BETA_WIDTH / 2 * max(got[0], FLOOR):
                 return got
             kink = max(zip(pts, sorted(es)), key=lambda pe: pe[0][1])[1]
-            subs = (grid[1] / 16,) + ((grid[1] / 10**6,) if acc.smooth else ())  # (Laplaces: curved between kinks)
-            pts = sorted(pts + [_g(acc, kink + j * sub, alpha) for sub in subs for j in (-2, -1, 1, 2)])
-        with mpmath.workdps(_DPS):  # the chords' arithmetic, widened far beyond its rounding
-            upper, _ = chord_envelope(pts)
-            upper += abs(upper) * mpmath.mpf(10) ** (10 - _DPS) + mpmath.mpf(10) ** (-2 * _DPS)
+            subs = (grid[1] / 16,) + ((grid[1] / 10**6, grid[1] / 10**9) if acc.smooth else ())  # (Laplaces: curved
+            # between kinks; the finest for a kink at 1e-9 relative whatever the grid, e.g. 2000 at scale 1/1000)
+            pts = sorted(pts + [gm(kink + j * sub) for sub in subs for j in (-2, -1, 1, 2)])
+        if acc.smooth:
+            upper = _smooth_envelope(pts, abs(centre) + 4 * float(grid[1] if grid else 0) + 1)
+        else:
+            with mpmath.workdps(_DPS):  # the chords' arithmetic, widened far beyond its rounding
+                upper, _ = chord_envelope(pts)
+                upper += abs(upper) * mpmath.mpf(10) ** (10 - _DPS) + mpmath.mpf(10) ** (-2 * _DPS)
         lower = max(max(p[1] for p in pts), mpmath.mpf(0))
         upper = min(upper, mpmath.mpf(1))
         if upper - lower < best[1] - best[0]:

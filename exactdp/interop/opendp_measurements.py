@@ -18,8 +18,20 @@ the measurements exactly (``pip install 'exactdp[opendp]'``):
   measurement, whose privacy map (smoothed max divergence) is exactdp's certified profile of
   their exact composition.
 
-Refused, each with a message naming what to use: noise on float domains (OpenDP samples it
-on a 2^k grid, not the continuous mechanisms), and OpenDP's randomized response
+* ``make_laplace`` / ``make_gaussian`` on a float query (``atom_domain(T=float)`` with
+  ``absolute_distance``; the Gaussian also on float vectors with ``l2_distance``) →
+  exactdp's continuous :class:`~exactdp.kinds.laplace.Laplace` (scale b) /
+  :class:`~exactdp.kinds.gaussian.Gaussian` (σ² = b²), the shift the input distance (all
+  taken exactly, floats as the binary rationals they are).  OpenDP samples these as a
+  discrete Laplace / Gaussian on the grid 2^k (k = −1074 for f64 with ``k=None``) after
+  rounding the input to it; exactdp accounts the continuous mechanism of that scale, the
+  one OpenDP's privacy map states (ε = d_in/b for the Laplace, ρ = d_in²/(2b²) for the
+  Gaussian: exactly its ``map``), not the grid's O(2^k/b) difference.  An explicit ``k``
+  is refused (then the noise is a discrete one on a coarse grid).
+
+Refused, each with a message naming what to use: the Laplace on float vectors (the worst
+case over an ℓ1 ball of real shifts is not a single design here), an explicit ``k``, and
+OpenDP's randomized response
 (``make_randomized_response_bool(prob)``: its ε = log(prob/(1−prob)) is irrational, while
 exactdp composes exact rational losses; an exactdp ``RandomizedResponse(epsilon, k)``
 with a rational ε at least as large is a valid upper bound, randomized response with a
@@ -44,12 +56,13 @@ import opendp.prelude as dp
 
 from exactdp.interop.opendp import MAX_PATTERNS, _integer_patterns
 from exactdp.interop.profile import CertifiedProfile
-from exactdp.kinds import DiscreteLaplace, Mixture
+from exactdp.kinds import DiscreteLaplace, Gaussian, Laplace, Mixture
 from exactdp.mechanisms import Composition, DiscreteGaussian
 from exactdp.numerics.exact import InputError, to_int
 
 __all__ = ["designs_of", "design_of", "make_exact_composition"]
 
+_FLOATS = {"f32", "f64"}
 _INTEGERS = {"i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize"}
 
 
@@ -76,6 +89,28 @@ def _exact(value, field: str) -> Fraction:
     return frac
 
 
+def _continuous(name: str, kwargs: dict, d) -> list[list] | None:
+    """The continuous Laplace / Gaussian of a noise measurement on floats (module docstring),
+    None on other carriers."""
+    domain, metric = kwargs["input_domain"], str(kwargs["input_metric"])
+    vector = str(domain).startswith("VectorDomain")
+    atom = str(domain.element_domain.carrier_type if vector else domain.carrier_type)
+    if atom not in _FLOATS:
+        return None
+    if kwargs.get("k") is not None:
+        raise InputError("k", kwargs["k"], f"{name} on floats with an explicit k adds discrete noise on the 2^k grid; "
+                                           "exactdp reads back k=None (the continuous mechanism OpenDP's map states)")
+    scale = _exact(kwargs.get("scale"), "scale")
+    if name == "make_gaussian" and (metric.startswith("AbsoluteDistance") and not vector or
+                                    metric.startswith("L2Distance")):
+        return [[(Gaussian(scale * scale, d), 1)]]  # (its loss depends on the ℓ2 norm of the shift only)
+    if name == "make_laplace" and metric.startswith("AbsoluteDistance") and not vector:
+        return [[(Laplace(scale, d), 1)]]
+    raise InputError("measurement", f"{name} on {domain} with {metric}",
+                     "exactdp reads back OpenDP's float Laplace on atom_domain with absolute_distance and its float "
+                     "Gaussian with absolute_distance or on vectors with l2_distance")
+
+
 def _shift_patterns(domain, metric, d: int, name: str) -> list[tuple[int, ...]]:
     """The worst-case integer shifts of the coordinates at distance ``d`` under the metric
     (one coordinate list per pattern; coordinates that do not move are left out)."""
@@ -100,10 +135,16 @@ def _shift_patterns(domain, metric, d: int, name: str) -> list[tuple[int, ...]]:
                                                   "domain and l1_distance / l2_distance on integer vectors")
 
 
-def _leaf(name: str, kwargs: dict, d: int) -> list[list]:
+def _leaf(name: str, kwargs: dict, d) -> list[list]:
     """The worst-case group lists of one noise measurement at distance ``d``."""
+    if name in ("make_laplace", "make_gaussian"):
+        continuous = _continuous(name, kwargs, d)
+        if continuous is not None:
+            return continuous
     if name in ("make_laplace", "make_geometric", "make_gaussian"):
         scale = _exact(kwargs.get("scale"), "scale")
+        if not isinstance(d, int):
+            raise InputError("d_in", d, f"{name} on integers: the input distance must be an integer")
         patterns = _shift_patterns(kwargs["input_domain"], kwargs["input_metric"], d, name)
 
         def mech(shift: int):
@@ -113,7 +154,8 @@ def _leaf(name: str, kwargs: dict, d: int) -> list[list]:
     if name.startswith("make_randomized_response"):
         _refuse_rr(name, kwargs)
     raise InputError("measurement", name, "is not one exactdp reads back: it takes OpenDP's make_laplace / "
-                                          "make_geometric / make_gaussian on integers, chained after transformations "
+                                          "make_geometric / make_gaussian on integers (the Laplace and Gaussian on "
+                                          "floats too), chained after transformations "
                                           "(>>), post-processed, or in make_composition")
 
 
@@ -125,7 +167,7 @@ def _refuse_rr(name: str, kwargs: dict) -> NoReturn:
                      "with a rational ε at least that large instead (a valid upper bound)")
 
 
-def _walk(measurement, d: int) -> list[list]:
+def _walk(measurement, d) -> list[list]:
     """Every worst-case list of ``(mechanism, count)`` groups of ``measurement`` at ``d``."""
     name, kwargs = _recipe(measurement)
     if name == "make_chain_mt":
@@ -150,8 +192,14 @@ def _product(parts: list[list[list]]) -> list[list]:
     return [[g for groups in combo for g in groups] for combo in itertools.product(*parts)]
 
 
-def _distance(d, field: str) -> int:
-    k = to_int(d, field)
+def _distance(d, field: str) -> int | Fraction:
+    """An input distance, exactly: an int, or (for float queries) a float or Fraction taken as
+    the rational it is."""
+    if isinstance(d, (float, Fraction)):  # (a float chain's stability map gives a float, e.g. 10.000000000000002)
+        q = _exact(d, field) if d != 0 else Fraction(0)
+        k: int | Fraction = int(q) if q.denominator == 1 else q
+    else:
+        k = to_int(d, field)
     if k < 0:
         raise InputError(field, d, "an input distance must be >= 0")
     return k
@@ -182,8 +230,8 @@ def designs_of(measurements, d_in=1) -> tuple:
     Raises
     ------
     InputError
-        A measurement exactdp does not read back (continuous noise, randomized response,
-        a user measurement), naming it.
+        A measurement exactdp does not read back (a Laplace on float vectors, an explicit
+        k, randomized response, a user measurement), naming it.
     """
     d = _distance(d_in, "d_in")
     items = list(measurements) if isinstance(measurements, (list, tuple)) else [measurements]
