@@ -40,8 +40,8 @@ from exactdp.certify.dgball import DGBall
 from exactdp.mechanisms import DiscreteGaussian
 from exactdp.numerics.errors import UncertifiedError
 
-__all__ = ["Atoms", "GroupAtoms", "group_atoms", "compose", "infinite_split", "MAX_GRID", "MAX_ATOMS",
-           "MAX_PRODUCTS", "REMEDY"]
+__all__ = ["Atoms", "GroupAtoms", "group_atoms", "compose", "infinite_split", "size_bound", "fits", "MAX_GRID",
+           "MAX_ATOMS", "MAX_PRODUCTS", "REMEDY"]
 
 #: longest common grid multiplied as one Arb polynomial
 MAX_GRID = 4_000_000
@@ -176,13 +176,14 @@ def group_atoms(mech, count: int, nats: float) -> GroupAtoms | None:
         one = _dgauss(mech.sigma2, mech.shift, count, nats)
     elif name == "DiscreteLaplace":
         one = _dlaplace(mech.scale, mech.shift)
-    elif name == "RandomizedResponse":
+    elif name == "RandomizedResponse" and isinstance(getattr(mech, "epsilon", None), (Fraction, int)):
         one = _rr(mech.epsilon, mech.k)
     elif name == "ApproxDP":
         one = _rr(mech.epsilon, 2)  # (its one-sided outputs: infinite_split)
     else:
         raise UncertifiedError(f"--certify: no independent certificate for the mechanism kind "
-                               f"{getattr(mech, 'kind', name)!r} yet; {REMEDY}")
+                               f"{getattr(mech, 'kind', name)!r} (as given: an exact rational loss is needed) yet; "
+                               f"{REMEDY}")
     return None if one is None else one.power(int(count), level(nats))
 
 
@@ -230,6 +231,33 @@ class Atoms:
     def at_least(self, t: Fraction) -> int:
         """The first index whose value is ≥ t."""
         return bisect.bisect_left(self.keys, math.ceil((Fraction(t) - self.C) / self.g))
+
+
+def _span(parts: list) -> int:
+    g = parts[0].s
+    for p in parts[1:]:
+        g = _gcd(g, p.s)
+    return sum(int(p.s / g) * (len(p.coeffs) - 1) for p in parts) + 1
+
+
+def size_bound(parts: list) -> int:
+    """An upper bound of the number of distinct loss atoms of the sum of the groups ``parts``:
+    the length of their common grid, or the product of their atom counts."""
+    if not parts:
+        return 1
+    return min(_span(parts), math.prod(len(p.coeffs) for p in parts))
+
+
+def fits(parts: list) -> bool:
+    """Whether :func:`compose` is certainly within its budgets on ``parts`` (a short common grid,
+    or a sparse merge whose products, bounded by the atom counts, stay within :data:`MAX_PRODUCTS`)."""
+    if not parts or _span(parts) <= MAX_GRID:
+        return True
+    acc, weighed = 1, 0
+    for n in sorted(len(p.coeffs) for p in parts):
+        weighed += acc * n
+        acc *= n
+    return weighed <= MAX_PRODUCTS and acc <= MAX_ATOMS
 
 
 def compose(parts: list, tau: arb | None = None) -> Atoms:
