@@ -176,3 +176,12 @@ def test_cli_certify_json_names_the_path(capsys):
     assert p["certificate_method"] == MITM_METHOD
     lo, hi = map(F, p["enclosure"])
     assert F(p["delta"]) >= hi >= lo > 0
+
+
+def test_beyond_both_budgets_is_refused(monkeypatch):
+    """Halves beyond their budget: the full enumeration is tried and refuses (exit 3, one remedy)."""
+    monkeypatch.setattr(kinds_mitm, "MAX_HALF", 10)
+    monkeypatch.setattr(kind_atoms, "MAX_GRID", BUDGET)
+    monkeypatch.setattr(kind_atoms, "MAX_PRODUCTS", BUDGET)
+    with pytest.raises(UncertifiedError, match="without --certify"):
+        KindsCertifier(Mixture(MIXES["dlap+rr+dg"])).delta(1)

@@ -25,16 +25,19 @@ side the query asks for.  Then, with the left-out P-mass ``μ_P`` of both halves
   ``P(L < ℓ*) ≤ α ≤ P(L ≤ ℓ*)`` (found by interpolation and bisection on ℓ, then among the
   few pair values left in the bracket), used as in :mod:`.kinds`.
 
-Planning (which ``t``, which ``ℓ*``) uses the balls' midpoints at the working precision; only the
-enclosures count.
+Planning (which ``t``, which ``ℓ*``) uses float64 images of the atoms and of the balls' midpoints
+(vectorised), or the midpoints at the working precision when the target is beyond float64's range;
+only the enclosures count.
 Nothing is shared with the engine (:mod:`exactdp.engine.finite_loss`, :mod:`exactdp.engine.halves`).
 """
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left, bisect_right
 from fractions import Fraction
 
+import numpy as np
 from flint import arb
 
 from exactdp.certify.balls import ball, endpoints
@@ -111,6 +114,25 @@ class Pairs:
     def __len__(self) -> int:
         return len(self.A) * len(self.B)
 
+    def floats(self) -> tuple:
+        """float64 images for planning: A's values, P and Q; B's values and its P-suffix, Q-suffix and
+        P-prefix sums (midpoints)."""
+        if not hasattr(self, "_floats"):
+            def f(xs):
+                return np.array([float(x.mid()) for x in xs])
+
+            A, B = self.A, self.B
+            av = float(A.C) + float(A.g) * np.array(A.keys, dtype=float)
+            bv = float(B.C) + float(B.g) * np.array(B.keys, dtype=float)
+            self._floats = (av, f(A.P), f(A.Q), bv, f(B.SP), f(B.SQ), f(B.PP))
+        return self._floats
+
+    def plan(self, t: float) -> tuple[float, float, float]:
+        """float64 estimates of ``(P(L > t), Q(L > t), P(L ≤ t))`` (planning only)."""
+        av, pa, qa, bv, sp, sq, pp = self.floats()
+        j = np.searchsorted(bv, t - av, side="right")
+        return float(pa @ sp[j]), float(qa @ sq[j]), float(pa @ pp[j])
+
     @property
     def grid(self) -> str:
         return f"{fraction_str(self.A.g)} + {fraction_str(self.B.g)}"
@@ -171,6 +193,19 @@ def epsilon_ends(pairs: Pairs, target: arb, prec: int, certified) -> tuple[Fract
     """``(lo, hi)`` around ε(δ) for the kept target ``target`` (``δ_F`` must reach it); ``certified(u)``
     tells whether ``δ(u) ≤ δ`` is proved.  ``δ(0) > δ`` is assumed (the caller checked)."""
     e = Fraction(0)
+    tf = float(target.mid())
+    if 1e-250 < tf < 1:  # float64 planning: Newton from the left on P(L > t) − e^ε Q(L > t) = target
+        x = 0.0
+        for _ in range(200):
+            sp_f, sq_f, _ = pairs.plan(x)
+            if not (sp_f > tf and sq_f > 0):
+                break
+            step = math.log((sp_f - tf) / sq_f)
+            if step <= x:
+                break
+            x = step
+        e = max(Fraction(x) - (abs(Fraction(x)) + 1) * Fraction(1, 2**40), Fraction(0))
+    tol = Fraction(1, 2**30 if e else 2**50)  # (Newton from within 2^-40 of the root: one more step)
     for _ in range(200):
         sp, sq = pairs.upper_sums(e)
         num = sp - target
@@ -180,7 +215,7 @@ def epsilon_ends(pairs: Pairs, target: arb, prec: int, certified) -> tuple[Fract
         nxt = _round(nxt, nxt - (abs(nxt) + 1) * Fraction(1, 2**60), nxt + (abs(nxt) + 1) * Fraction(1, 2**60))
         if nxt <= e:
             break
-        done = nxt - e <= (abs(e) + 1) * Fraction(1, 2**50)
+        done = nxt - e <= (abs(e) + 1) * tol
         e = nxt
         if done:
             break
@@ -197,6 +232,26 @@ def epsilon_ends(pairs: Pairs, target: arb, prec: int, certified) -> tuple[Fract
     raise ArithmeticError("no piece of epsilon proved")
 
 
+def _plan_bracket(pairs: Pairs, a: float, lo: Fraction, hi: Fraction) -> tuple[Fraction, Fraction]:
+    """A narrower ``(lo, hi)`` with ``P(L ≤ lo) < α ≤ P(L ≤ hi)`` in float64 (bisection; α near 1
+    through ``P(L > x)``); unchanged where float64 cannot tell α (the caller's search goes on)."""
+    if not 1e-250 < a < 1 - 1e-15:
+        return lo, hi
+    upper = a > 0.5
+    x0, x1 = float(lo), float(hi)
+    for _ in range(80):
+        x = (x0 + x1) / 2
+        if not x0 < x < x1:
+            break
+        sp, _, pp = pairs.plan(x)
+        if (sp <= 1 - a) if upper else (pp >= a):
+            x1 = x
+        else:
+            x0 = x
+    w = (abs(x0) + abs(x1) + 1) * 2.0**-40  # (margins for the float64 sums and values)
+    return max(lo, Fraction(x0 - w)), min(hi, Fraction(x1 + w))
+
+
 def tests(pairs: Pairs, ab: arb) -> list:
     """``(ℓ, P(kept, reject), Q(kept, accept))`` of the tests ``L < ℓ*`` and ``L ≤ ℓ*`` (module
     docstring; ℓ* from the midpoints, the tests' own sums are balls)."""
@@ -204,6 +259,7 @@ def tests(pairs: Pairs, ab: arb) -> list:
     amid = ab.mid()
     lo = A.value(0) + B.value(0) - 1
     hi = A.value(len(A) - 1) + B.value(len(B) - 1)
+    lo, hi = _plan_bracket(pairs, float(amid), lo, hi)
     lo_idx, hi_idx = pairs.index(lo, True), pairs.index(hi, True)
     f_lo, f_hi = 0.0, float(pairs.lower_p(hi, False, hi_idx).mid())
     a_f = float(amid)
