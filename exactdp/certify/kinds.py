@@ -399,7 +399,7 @@ class KindsCertifier:
                 return self._enclosure("beta", arg, _lo(kappa), min(_hi(kappa), Fraction(1)), prec, A)
             ab = _unit(ball(af) / kappa)
             if isinstance(A, Pairs):
-                tests = kinds_mitm.tests(A, ab)
+                tests = kinds_mitm.threshold_tests(A, ab)
             else:
                 tests = self._tests_smooth(A, ab, prec) if self.mu else self._tests_discrete(A, ab)
             lower, upper = arb(0), arb(1)

@@ -45,7 +45,7 @@ from exactdp.certify.kind_atoms import MAX_ATOMS, Atoms, GroupAtoms, compose, si
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import fraction_str
 
-__all__ = ["Pairs", "split", "delta_kept", "epsilon_ends", "tests", "MAX_HALF", "MAX_PAIRS"]
+__all__ = ["Pairs", "split", "delta_kept", "epsilon_ends", "threshold_tests", "MAX_HALF", "MAX_PAIRS"]
 
 #: most atoms of one half (built as balls with their prefix/suffix sums)
 MAX_HALF = 1_200_000
@@ -252,7 +252,7 @@ def _plan_bracket(pairs: Pairs, a: float, lo: Fraction, hi: Fraction) -> tuple[F
     return max(lo, Fraction(x0 - w)), min(hi, Fraction(x1 + w))
 
 
-def tests(pairs: Pairs, ab: arb) -> list:
+def threshold_tests(pairs: Pairs, ab: arb) -> list:
     """``(ℓ, P(kept, reject), Q(kept, accept))`` of the tests ``L < ℓ*`` and ``L ≤ ℓ*`` (module
     docstring; ℓ* from the midpoints, the tests' own sums are balls)."""
     A, B = pairs.A, pairs.B
