@@ -185,3 +185,16 @@ def test_beyond_both_budgets_is_refused(monkeypatch):
     monkeypatch.setattr(kind_atoms, "MAX_PRODUCTS", BUDGET)
     with pytest.raises(UncertifiedError, match="without --certify"):
         KindsCertifier(Mixture(MIXES["dlap+rr+dg"])).delta(1)
+
+
+def test_a_randomized_response_without_an_exact_epsilon_is_refused():
+    """A kind named like randomized response whose loss is not an exact rational (say ln R of a noise
+    parameter) is refused in one line (exit 3), not enumerated."""
+
+    class RandomizedResponse:
+        kind = "randomized_response"
+        epsilon = None
+        k = 2
+
+    with pytest.raises(UncertifiedError, match="randomized_response.*exact rational"):
+        kind_atoms.group_atoms(RandomizedResponse(), 1, 40.0)

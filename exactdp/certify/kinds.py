@@ -26,6 +26,10 @@ one-sided outputs:
   ``β ≥ β_φ + e^{−ℓ}(α_φ − α)`` (Neyman–Pearson: φ minimises ``β + e^{−ℓ}α``) the lower end.
   Without continuous part the two tests ``L < v_k`` and ``L ≤ v_k`` make both ends exact.
 
+A discrete design beyond the full enumeration's budgets (:func:`~.kind_atoms.fits`) is met in the
+middle instead (:mod:`.kinds_mitm`, method :data:`MITM_METHOD`): two halves of its groups, each
+enumerated on its own exact grid, the side of every pair decided in integers.
+
 Each query runs at the precision levels of :data:`LEVELS` (Arb bits, depth of the discrete
 Gaussians' windows in nats) until the enclosure is narrower than ``rel_width``.  Nothing is
 shared with the mixed route (:mod:`exactdp.accounting.mixed`, :mod:`exactdp.engine.finite_loss`).
