@@ -5,6 +5,12 @@ atoms, the enclosure and the side check), the enclosure's relative width and the
 
 Run: ``python bench/bench_certify_kinds.py`` (writes nothing; the table is recorded in
 ``bench/certify.md``).  The designs are ``bench/bench_mixed.py``'s and one with continuous Gaussians.
+
+``python bench/bench_certify_kinds.py --envelope``: the reach of the meet in the middle
+(:mod:`exactdp.certify.kinds_mitm`).  Designs growing by one group at a time, each query certified
+twice in the same process: *before* with ``kinds.USE_MITM = False`` (the full enumeration only, as
+before the meet in the middle) and *after* (one certifier per design for its three queries, passed to
+``certify_points`` with the engine's points: the first query's time includes building the atoms).
 """
 
 from __future__ import annotations
@@ -18,8 +24,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_mixed import DESIGNS  # noqa: E402
 
-from exactdp import DiscreteLaplace, ExactAccountant, Gaussian, Mixture, RandomizedResponse  # noqa: E402
-from exactdp.certify import certify_points  # noqa: E402
+from exactdp import (  # noqa: E402
+    ApproxDP,
+    DiscreteGaussian,
+    DiscreteLaplace,
+    ExactAccountant,
+    Gaussian,
+    Mixture,
+    RandomizedResponse,
+)
+from exactdp.certify import certify_points, kinds  # noqa: E402
+from exactdp.certify.kinds import KindsCertifier  # noqa: E402
 from exactdp.numerics.errors import UncertifiedError  # noqa: E402
 
 EXTRA = {
@@ -44,7 +59,50 @@ def row(name, groups, kind, value) -> str:
             f"{p['atoms']} | passes ({enc.method}) |")
 
 
+#: DLap, RR and (ε, δ) blocks on a short grid (the engine enumerates them) beside discrete Gaussians of
+#: decimal variances (no short common grid with them): one more Gaussian group per design
+BASE = ((DiscreteLaplace("5/2", 1), 4), (RandomizedResponse("1/2"), 4), (ApproxDP("1/4", "1e-9"), 2))
+DGS = ((DiscreteGaussian("2429.62"), 3), (DiscreteGaussian("174.9"), 1), (DiscreteGaussian("33.7"), 2),
+       (DiscreteGaussian("517.3"), 1), (DiscreteGaussian("81.13"), 1))
+QUERIES = (("delta", "2"), ("epsilon", "1e-6"), ("tradeoff", "1/10"))
+
+
+def _certified(mix, kind, value, pts, cert) -> tuple[float, str]:
+    t0 = time.process_time()
+    try:
+        enc = certify_points(mix, kind, [Fraction(value)], pts, certifier=cert)[0]
+    except UncertifiedError as exc:
+        return time.process_time() - t0, f"refused: {str(exc)[:70]}…"
+    p = enc.params
+    size = p.get("halves", p["atoms"])
+    return time.process_time() - t0, f"{enc.method}, {size} atoms, width {enc.relative_width:.1e}, passes"
+
+
+def envelope() -> None:
+    print("| design | query | engine CPU-s | before: CPU-s | before | after: CPU-s | after |")
+    print("|---|---|---:|---:|---|---:|---|")
+    for k in range(1, len(DGS) + 1):
+        mix = Mixture(BASE + DGS[:k])
+        name = "DLap ×4, RR ×4, (ε,δ) ×2 + σ² " + ", ".join(f"{float(m.sigma2):g}×{c}" for m, c in DGS[:k])
+        certs = {}
+        for kind, value in QUERIES:
+            t0 = time.process_time()
+            pts = getattr(ExactAccountant(mix), kind)([value])
+            t_eng = time.process_time() - t0
+            cells = []
+            for use in (False, True):
+                kinds.USE_MITM = use
+                cert = certs.setdefault(use, KindsCertifier(mix))
+                cells.extend(_certified(mix, kind, value, pts, cert))
+            kinds.USE_MITM = True
+            print(f"| {name} | {kind}({value}) | {t_eng:.2f} | {cells[0]:.2f} | {cells[1]} | {cells[2]:.2f} | "
+                  f"{cells[3]} |", flush=True)
+
+
 def main() -> None:
+    if "--envelope" in sys.argv:
+        envelope()
+        return
     print("| design | query | engine CPU-s | certificate CPU-s | rel. width | atoms | check |")
     print("|---|---|---:|---:|---:|---:|---|")
     for name, (groups, eps) in {**DESIGNS, **EXTRA}.items():

@@ -45,8 +45,10 @@ blocks, discrete and continuous Gaussians) gets :class:`~exactdp.certify.kinds.K
 each kind's loss atoms enumerated from its output distributions (:mod:`.kind_atoms`), composed
 exactly on one rational grid (or by a sparse merge), the (ε, δ) blocks' one-sided outputs split
 off, continuous Gaussians by Arb's ``erfc`` conditioned on the atoms; ``Enclosure.method`` is
-``"arb/kinds-enumeration"`` (``+gaussian-erfc``).  It shares nothing with the mixed route
-(:mod:`exactdp.engine.finite_loss`); a design beyond its budgets is refused (exit 3).
+``"arb/kinds-enumeration"`` (``+gaussian-erfc``), or ``"arb/kinds-mitm"`` for a discrete design
+beyond the full enumeration, met in the middle over two halves of its groups (:mod:`.kinds_mitm`).
+It shares nothing with the mixed route (:mod:`exactdp.engine.finite_loss`); a design beyond its
+budgets is refused (exit 3).
 
 >>> from exactdp.mechanisms import Composition
 >>> from exactdp.certify import certify_delta

@@ -21,8 +21,10 @@ distributions, into the atoms of its loss under P on its own rational grid
 
 The groups' grids are put on one grid ``C + g·K`` (``g`` the gcd of the steps, K an integer, so
 equal losses are compared exactly as integers): by one Arb polynomial product when the grid is
-short (:data:`MAX_GRID`), else by a sparse merge of the groups' atoms (:data:`MAX_PRODUCTS`);
-beyond both the design is refused (:class:`~exactdp.numerics.errors.UncertifiedError`, exit 3).
+short (:data:`MAX_GRID`) and not mostly empty (:data:`SPARSE_GAIN`), else by a sparse merge of the
+groups' atoms (:data:`MAX_PRODUCTS`); beyond both the full enumeration is refused, and the
+certificate meets two halves in the middle instead (:mod:`.kinds_mitm`), or refuses the design
+(:class:`~exactdp.numerics.errors.UncertifiedError`, exit 3).
 The Q-mass of an atom is ``e^{−v}·P`` (the likelihood ratio).  Nothing here is shared with the
 engine (:mod:`exactdp.engine.finite_loss`) or the kinds' own ``loss_atoms``.
 """
@@ -40,8 +42,8 @@ from exactdp.certify.dgball import DGBall
 from exactdp.mechanisms import DiscreteGaussian
 from exactdp.numerics.errors import UncertifiedError
 
-__all__ = ["Atoms", "GroupAtoms", "group_atoms", "compose", "infinite_split", "MAX_GRID", "MAX_ATOMS",
-           "MAX_PRODUCTS", "REMEDY"]
+__all__ = ["Atoms", "GroupAtoms", "group_atoms", "compose", "infinite_split", "size_bound", "fits", "MAX_GRID",
+           "MAX_ATOMS", "MAX_PRODUCTS", "SPARSE_GAIN", "REMEDY"]
 
 #: longest common grid multiplied as one Arb polynomial
 MAX_GRID = 4_000_000
@@ -49,6 +51,9 @@ MAX_GRID = 4_000_000
 MAX_ATOMS = 2_000_000
 #: most products of atoms weighed by the sparse merge
 MAX_PRODUCTS = 3_000_000
+#: the sparse merge is taken over a grid this many times longer than its products (one product in
+#: Python costs about as much as one coefficient of the Arb polynomial product and its reading)
+SPARSE_GAIN = 1
 REMEDY = ("run the command without --certify: the mixed route's numbers are certified Arb-ball brackets "
           "already (route 'mixed' in the --json diagnostics)")
 
@@ -176,13 +181,14 @@ def group_atoms(mech, count: int, nats: float) -> GroupAtoms | None:
         one = _dgauss(mech.sigma2, mech.shift, count, nats)
     elif name == "DiscreteLaplace":
         one = _dlaplace(mech.scale, mech.shift)
-    elif name == "RandomizedResponse":
+    elif name == "RandomizedResponse" and isinstance(getattr(mech, "epsilon", None), (Fraction, int)):
         one = _rr(mech.epsilon, mech.k)
     elif name == "ApproxDP":
         one = _rr(mech.epsilon, 2)  # (its one-sided outputs: infinite_split)
     else:
         raise UncertifiedError(f"--certify: no independent certificate for the mechanism kind "
-                               f"{getattr(mech, 'kind', name)!r} yet; {REMEDY}")
+                               f"{getattr(mech, 'kind', name)!r} (as given: an exact rational loss is needed) yet; "
+                               f"{REMEDY}")
     return None if one is None else one.power(int(count), level(nats))
 
 
@@ -232,6 +238,36 @@ class Atoms:
         return bisect.bisect_left(self.keys, math.ceil((Fraction(t) - self.C) / self.g))
 
 
+def _span(parts: list) -> int:
+    g = parts[0].s
+    for p in parts[1:]:
+        g = _gcd(g, p.s)
+    return sum(int(p.s / g) * (len(p.coeffs) - 1) for p in parts) + 1
+
+
+def size_bound(parts: list) -> int:
+    """An upper bound of the number of distinct loss atoms of the sum of the groups ``parts``:
+    the length of their common grid, or the product of their atom counts."""
+    if not parts:
+        return 1
+    return min(_span(parts), math.prod(len(p.coeffs) for p in parts))
+
+
+def _weight(parts: list) -> int:
+    """An upper bound of the products of atoms the sparse merge weighs (0: beyond its budgets)."""
+    acc, weighed = 1, 0
+    for n in sorted(len(p.coeffs) for p in parts):
+        weighed += acc * n
+        acc *= n
+    return weighed if weighed <= MAX_PRODUCTS and acc <= MAX_ATOMS else 0
+
+
+def fits(parts: list) -> bool:
+    """Whether :func:`compose` is certainly within its budgets on ``parts`` (a short common grid,
+    or a sparse merge whose products, bounded by the atom counts, stay within :data:`MAX_PRODUCTS`)."""
+    return not parts or _span(parts) <= MAX_GRID or _weight(parts) > 0
+
+
 def compose(parts: list, tau: arb | None = None) -> Atoms:
     """The atoms of the sum of independent groups (:class:`GroupAtoms`) on one exact grid
     (atoms certainly below ``tau`` at the ends of the grid, or anywhere in the sparse merge, left out)."""
@@ -245,7 +281,8 @@ def compose(parts: list, tau: arb | None = None) -> Atoms:
     lost = sum((p.lost for p in parts), arb(0))
     strides = [int(p.s / g) for p in parts]
     span = sum(m * (len(p.coeffs) - 1) for m, p in zip(strides, parts))
-    if span + 1 <= MAX_GRID:
+    weight = _weight(parts)
+    if span + 1 <= MAX_GRID and not 0 < SPARSE_GAIN * weight <= span:  # (a mostly empty grid: merge)
         # coarse steps first: the product stays on a coarse grid (short) as long as it can
         poly, gp, first = arb_poly([1]), Fraction(0), 0
         for p in sorted(parts, key=lambda q: -q.s):

@@ -26,6 +26,10 @@ one-sided outputs:
   ``β ≥ β_φ + e^{−ℓ}(α_φ − α)`` (Neyman–Pearson: φ minimises ``β + e^{−ℓ}α``) the lower end.
   Without continuous part the two tests ``L < v_k`` and ``L ≤ v_k`` make both ends exact.
 
+A discrete design beyond the full enumeration's budgets (:func:`~.kind_atoms.fits`) is met in the
+middle instead (:mod:`.kinds_mitm`, method :data:`MITM_METHOD`): two halves of its groups, each
+enumerated on its own exact grid, the side of every pair decided in integers.
+
 Each query runs at the precision levels of :data:`LEVELS` (Arb bits, depth of the discrete
 Gaussians' windows in nats) until the enclosure is narrower than ``rel_width``.  Nothing is
 shared with the mixed route (:mod:`exactdp.accounting.mixed`, :mod:`exactdp.engine.finite_loss`).
@@ -38,15 +42,22 @@ from fractions import Fraction
 
 from flint import arb
 
+from exactdp.certify import kinds_mitm
 from exactdp.certify.balls import ball, endpoints, interval, precision
-from exactdp.certify.kind_atoms import Atoms, compose, group_atoms, infinite_split, level
+from exactdp.certify.kind_atoms import Atoms, compose, fits, group_atoms, infinite_split, level
+from exactdp.certify.kinds_mitm import Pairs
 from exactdp.certify.result import Enclosure
 from exactdp.numerics.errors import InputError, UncertifiedError
 from exactdp.numerics.exact import fraction_str, to_fraction
 
-__all__ = ["KindsCertifier", "METHOD", "LEVELS"]
+__all__ = ["KindsCertifier", "METHOD", "MITM_METHOD", "LEVELS"]
 
 METHOD = "arb/kinds-enumeration"
+#: the method of the meet in the middle over two halves of the groups (:mod:`.kinds_mitm`)
+MITM_METHOD = "arb/kinds-mitm"
+#: whether a discrete part beyond :func:`~exactdp.certify.kind_atoms.fits` is met in the middle
+#: (False: the full enumeration only, as before it; the benchmark's "before")
+USE_MITM = True
 #: (Arb precision in bits, nats of the discrete Gaussians' windows) of the attempts
 LEVELS = ((128, 760.0), (256, 1100.0), (512, 1500.0))
 #: deepest window (nats) the δ query goes to when its left-out mass is not small beside δ
@@ -131,16 +142,27 @@ class KindsCertifier:
         return METHOD + ("+gaussian-erfc" if self.mu else "")
 
     # -- machinery ----------------------------------------------------------------------
-    def atoms(self, prec: int, nats: float) -> tuple[Atoms, arb, arb]:
-        """``(atoms, κ, p∞)`` at this precision and window depth (the last set is cached)."""
+    def atoms(self, prec: int, nats: float) -> tuple[Atoms | Pairs, arb, arb]:
+        """``(atoms, κ, p∞)`` at this precision and window depth (the last set is cached): the
+        full enumeration, or two halves met in the middle (:class:`~.kinds_mitm.Pairs`) for a
+        discrete design beyond the full enumeration's budgets."""
         key = (prec, nats)
         if key not in self._atoms:
             self._atoms.clear()
             with precision(prec):
                 parts = [a for a in (group_atoms(m, c, nats) for m, c in self.discrete) if a is not None]
                 kappa, p_inf = infinite_split(self.discrete)
-                self._atoms[key] = (compose(parts, level(nats)), kappa, p_inf)
+                self._atoms[key] = (self._compose(parts, level(nats)), kappa, p_inf)
         return self._atoms[key]
+
+    def _compose(self, parts: list, tau: arb) -> Atoms | Pairs:
+        halves = kinds_mitm.split(parts) if USE_MITM and not self.mu and not fits(parts) else None
+        if halves is not None:
+            try:
+                return Pairs.of(halves, tau)
+            except UncertifiedError:
+                pass  # (the full enumeration may still fit: equal loss values merge)
+        return compose(parts, tau)
 
     def _depth(self, nats: float, prec: int, small: Fraction) -> float:
         """Window depth (nats) that leaves out ``2^{−prec/2}`` of ``small`` (a target δ or α)."""
@@ -175,15 +197,26 @@ class KindsCertifier:
                                    f"Arb-ball brackets already") from error
         return best
 
-    def _enclosure(self, quantity, argument, lo: Fraction, hi: Fraction, prec, A: Atoms, **extra) -> Enclosure:
-        params = {"tail_method": "kinds-enumeration", "atoms": len(A), "grid": fraction_str(A.g),
-                  "left_out_mass": A.lost_up.str(3, radius=False), "continuous_rho": fraction_str(self.mu), **extra}
-        return Enclosure(quantity, argument, lo, hi, self.full_method, prec, tuple(sorted(params.items())))
+    def _enclosure(self, quantity, argument, lo: Fraction, hi: Fraction, prec, A: Atoms | Pairs,
+                   **extra) -> Enclosure:
+        if isinstance(A, Pairs):
+            params = {"tail_method": "kinds-mitm", "atoms": len(A.A) + len(A.B), "halves": f"{len(A.A)}x{len(A.B)}",
+                      "grid": A.grid}
+            method = MITM_METHOD
+        else:
+            params = {"tail_method": "kinds-enumeration", "atoms": len(A), "grid": fraction_str(A.g)}
+            method = self.full_method
+        params.update({"left_out_mass": A.lost_up.str(3, radius=False), "continuous_rho": fraction_str(self.mu),
+                       **extra})
+        return Enclosure(quantity, argument, lo, hi, method, prec, tuple(sorted(params.items())))
 
     # -- δ ----------------------------------------------------------------------------------
-    def delta_f(self, A: Atoms, e: Fraction, bits: int) -> arb:
+    def delta_f(self, A: Atoms | Pairs, e: Fraction, bits: int) -> arb:
         """A ball of δ_F(e) (kept atoms plus ``[0, μ_P]``)."""
-        kept = self._delta_smooth(A, e, bits) if self.mu else self._delta_discrete(A, e)
+        if isinstance(A, Pairs):
+            kept = kinds_mitm.delta_kept(A, e)
+        else:
+            kept = self._delta_smooth(A, e, bits) if self.mu else self._delta_discrete(A, e)
         return kept + interval(arb(0), A.lost_up)
 
     @staticmethod
@@ -275,7 +308,10 @@ class KindsCertifier:
                 raise ArithmeticError("the target cannot be told from the design's floor")
             if _hi(self.delta_ball(Fraction(0), prec, nats)) <= dt:
                 return self._enclosure("epsilon", arg, Fraction(0), Fraction(0), prec, A)
-            if self.mu:
+            if isinstance(A, Pairs):
+                lo, hi = kinds_mitm.epsilon_ends(A, (ball(dt) - p_inf) / kappa, prec,
+                                                 lambda u: _hi(self.delta_ball(u, prec, nats)) <= dt)
+            elif self.mu:
                 lo, hi = self._epsilon_smooth(dt, prec, nats)
             else:
                 lo, hi = self._epsilon_discrete(A, kappa, p_inf, dt, prec, nats)
@@ -366,7 +402,10 @@ class KindsCertifier:
             if af == 0:
                 return self._enclosure("beta", arg, _lo(kappa), min(_hi(kappa), Fraction(1)), prec, A)
             ab = _unit(ball(af) / kappa)
-            tests = self._tests_smooth(A, ab, prec) if self.mu else self._tests_discrete(A, ab)
+            if isinstance(A, Pairs):
+                tests = kinds_mitm.threshold_tests(A, ab)
+            else:
+                tests = self._tests_smooth(A, ab, prec) if self.mu else self._tests_discrete(A, ab)
             lower, upper = arb(0), arb(1)
             for (ell, a_k, b_k) in tests:  # supporting lines (kept sums: left-out mass only raises them)
                 lower = lower.max((b_k + (-ball(ell)).exp() * (a_k - ab)).lower())
