@@ -4,7 +4,9 @@
   for that one, 110 digits; nothing of exactdp's engine): δ at ε = 0, a negative ε and
   Bureau-style ε down to δ ≈ 1e-20, and ε(δ), from the halves engine forced on small designs
   of clumpy decimal variances (drawn by hypothesis with a fixed seed) — every certified
-  bracket contains the reference and is at most 1e-9 relative wide;
+  bracket contains the reference and is at most 1e-9 relative wide; likewise on distinct
+  decimal variances in one narrow range ([0.5, 0.9]; [2.5, 4.5] with shift 2; [10, 12], three
+  decimals), the issue's class at the sizes the reference enumerates;
 * dp_accounting's optimistic/pessimistic PLD pair (each a bound on its side) for the design
   of the issue "One core that can grow" that brute force cannot reach: eight distinct
   two-decimal variances between 2.5 and 4.5, which the planner now sends to this engine
@@ -16,6 +18,7 @@ from __future__ import annotations
 from fractions import Fraction as F
 
 import mpmath
+import pytest
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
@@ -163,3 +166,14 @@ def test_stable_order_is_numpys_stable_argsort():
     for keys in (x, np.round(rng.normal(size=20_000), 2), np.array([1.0]), np.array([2.0, 2.0, 2.0]),
                  np.linspace(0.0, 1e-300, 1000)):
         assert np.array_equal(stable_order(keys), np.argsort(keys, kind="stable"))
+
+
+@pytest.mark.parametrize("design", [
+    [("0.51", 1, 1), ("0.66", 1, 1), ("0.88", 1, 1)],  # two-decimal σ² in [0.5, 0.9]
+    [("2.53", 2, 1), ("3.18", 2, 1), ("4.47", 2, 1)],  # two-decimal σ² in [2.5, 4.5], shift 2
+    [("10.213", 1, 1), ("10.852", 1, 1), ("11.491", 1, 1)],  # three-decimal σ² in [10, 12]
+])
+def test_narrow_ranges_against_brute_force(design):
+    # the issue's class: distinct decimal variances in one narrow range (as many as the
+    # reference enumerates), the halves engine forced, δ down to ≈ 1e-12 and ε(δ) there
+    _check_against_brute(design, 12)
