@@ -169,6 +169,8 @@ def epsilon(atoms: tuple, target) -> mpmath.mpf:
             if a - t <= 0:
                 continue
             e = mpmath.log((a - t) / b)
+            if _m(k) < e <= _m(k) * (1 + mpmath.mpf(10) ** (10 - DPS)):  # (δ(k) ≤ t by less than the rounding)
+                e = _m(k)
             if e <= _m(k) and (nxt == -INF or e > _m(nxt)):
                 return max(e, mpmath.mpf(0))
         return mpmath.mpf(0)

@@ -15,10 +15,16 @@ Every group is symmetric, so the grid is symmetric about 0 and ``Q[L = v] = P[L 
 with the atoms just above ε taken one by one (no cancellation as ε approaches an atom) and
 the rest from prefix sums.  Reference: Meiser & Mohammadi (2018), Koskela et al. (2020)
 for privacy-loss distributions; here without discretisation: the grid is exact.
+
+A grid of more than :data:`MAX_ATOMS` points (or far more points than atoms) is held sparsely
+(:class:`_SparseTables`): each group's power is a ball polynomial on the group's own sub-grid,
+the groups are convolved atom by atom (sums of products of balls: the same certified model),
+and the tables are views over the sorted atoms (prefix and suffix sums of positive terms).
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from fractions import Fraction
@@ -30,10 +36,14 @@ from exactdp.engine import float_conv
 from exactdp.kinds.protocol import LossGroup, grid_step
 from exactdp.numerics.errors import UncertifiedError
 
-__all__ = ["FiniteLoss", "MAX_ATOMS", "prec_ctx"]
+__all__ = ["FiniteLoss", "MAX_ATOMS", "MAX_SPARSE", "prec_ctx"]
 
-#: the largest grid the composition enumerates (atoms of the summed loss)
+#: the largest grid the composition enumerates densely (grid points of the summed loss)
 MAX_ATOMS = 4_000_000
+#: the largest number of atoms (a bound: the product of the groups' own atom counts) the sparse
+#: composition takes on, beyond the dense grid's limit or where it is :data:`_SPARSE_GAIN` times smaller
+MAX_SPARSE = 400_000
+_SPARSE_GAIN = 64
 #: atoms above ε taken one by one before the prefix sums (at least; see :meth:`FiniteLoss.near`)
 _NEAR = 4
 #: the atoms taken one by one reach this far above ε (the prefix sums' difference then cancels
@@ -150,6 +160,37 @@ class _FloatTables:
         return _Lazy(n, self.mass, self), _Lazy(n + 1, self.prefix), _Lazy(n + 1, self.suffix)
 
 
+class _SparseTables:
+    """The masses, prefix and suffix sums of sparse atoms ``{grid index: ball}`` as views on
+    the grid: ``prefix[i]`` and ``suffix[i]`` are sums of the atoms below / at or above i
+    (each a cumulative sum of positive balls over the sorted atoms, no subtraction)."""
+
+    def __init__(self, atoms: dict, size: int, prec: int):
+        del prec
+        self.size = size
+        self.idx = sorted(atoms)
+        self.got = atoms
+        self.pre = _cumulative([atoms[i] for i in self.idx])  # pre[j] = Σ of the first j atoms
+        self.suf = _cumulative([atoms[i] for i in self.idx[::-1]])[::-1]  # suf[j] = Σ of atoms j, j+1, …
+
+    def mass(self, i: int) -> flint.arb:
+        got = self.got.get(i)
+        return flint.arb(0) if got is None else got
+
+    def prefix(self, i: int) -> flint.arb:
+        return self.pre[bisect.bisect_left(self.idx, i)]
+
+    def suffix(self, i: int) -> flint.arb:
+        return self.suf[bisect.bisect_left(self.idx, i)]
+
+    def candidates(self) -> list:
+        return list(self.idx)
+
+    def sequences(self) -> tuple:
+        n = self.size
+        return _Lazy(n, self.mass, self), _Lazy(n + 1, self.prefix), _Lazy(n + 1, self.suffix)
+
+
 class FiniteLoss:
     """The summed loss of ``(LossGroup, count)`` groups under P (see the module docstring).
 
@@ -173,12 +214,36 @@ class FiniteLoss:
         if top != -self.offset:
             raise UncertifiedError("the loss groups are not symmetric (internal)")
         self.size = 1 if self.step == 0 else int((top - self.offset) / self.step) + 1
-        if self.size > MAX_ATOMS:
-            raise UncertifiedError(f"the composed loss of the non-Gaussian mechanisms has {self.size:.3g} grid atoms, "
-                                   f"more than exactdp enumerates ({MAX_ATOMS:.0e}); use fewer distinct ε/scale "
-                                   f"denominators (a coarser common grid) or smaller counts")
+        bound = self.sparse_bound()
+        #: whether the atoms are held sparsely (:class:`_SparseTables`)
+        self.sparse = bound <= MAX_SPARSE and (self.size > MAX_ATOMS or bound * _SPARSE_GAIN <= self.size)
+        if self.size > MAX_ATOMS and not self.sparse:
+            raise UncertifiedError(f"the composed loss of the non-Gaussian mechanisms has {self.size:.3g} grid atoms "
+                                   f"(up to {bound:.3g} of positive mass), more than exactdp enumerates "
+                                   f"({MAX_ATOMS:.0e} grid points, or {MAX_SPARSE:.0e} atoms sparsely); use fewer "
+                                   f"distinct ε/scale denominators (a coarser common grid) or smaller counts")
         self.has_infinite_mass = any(g.has_infinite_mass for g, _ in self.groups)
         self._cache: dict = {}
+
+    def _sub_grid(self, g: LossGroup) -> tuple:
+        """``(n, stride)``: the group's span in grid steps plus one, and the gcd of its values'
+        positions (its own sub-grid)."""
+        low = min(g.loss_values)
+        if not self.step:
+            return 1, 0
+        n = int((max(g.loss_values) - low) / self.step) + 1
+        return n, math.gcd(*(int((v - low) / self.step) for v in g.loss_values))
+
+    def sparse_bound(self) -> int:
+        """An upper bound on the number of atoms of positive mass: the product over the groups
+        of their power's positions on their own sub-grids (capped by the grid's size)."""
+        out = 1
+        for g, c in self.groups:
+            n, stride = self._sub_grid(g)
+            out *= c * ((n - 1) // max(stride, 1)) + 1
+            if out > self.size:
+                return self.size
+        return out
 
     def floor_exact(self) -> Fraction | None:
         """``P[L = +∞] = 1 − Π(1 − δ_g)^{n_g}`` exactly (None when the rational would pass
@@ -211,6 +276,8 @@ class FiniteLoss:
         its prefix and suffix sums (``prefix[i] = Σ_{j<i} masses[j]``, ``suffix[i] = Σ_{j≥i}
         masses[j]``, each a sum of positive terms) and ``P[L = +∞]`` (balls)."""
         got = self._cache.get(prec)
+        if got is None and self.sparse:
+            got = self._cache[prec] = self._build_sparse(prec)
         if got is None:
             got = self._build_float(prec) if prec <= FLOAT_PREC else None
             got = self._cache[prec] = got if got is not None else self._build(prec)
@@ -269,6 +336,33 @@ class FiniteLoss:
             assert total is not None
             p_inf = 1 - self._keep()
         return (*_FloatTables(total, self.size, lattice, prec).sequences(), p_inf)
+
+    def _build_sparse(self, prec: int) -> tuple:
+        """The tables from the atoms alone: each group's power on its own sub-grid (ball
+        polynomials), then the groups convolved atom by atom."""
+        with prec_ctx(prec + 2 * max(8, int(math.log2(self.size + 1)))):
+            acc = {0: flint.arb(1)}
+            for g, c in self.groups:
+                values, masses = g.loss_atoms(flint.ctx.prec)
+                _, stride = self._sub_grid(g)
+                stride = max(stride, 1)
+                pos = [0 if not self.step else (v - values[0]) / (self.step * stride) for v in values]
+                if any(q.denominator != 1 for q in pos):
+                    raise UncertifiedError(f"internal: a loss value of {g!r} is off the composed grid")
+                coeffs: list = [flint.arb(0)] * (int(pos[-1]) + 1)
+                for q, m in zip(pos, masses):
+                    coeffs[int(q)] += m
+                power = (flint.arb_poly(coeffs) ** c).coeffs()
+                out: dict = {}
+                for i, m in acc.items():
+                    for j, w in enumerate(power):
+                        if not w.is_zero():
+                            k = i + j * stride
+                            got = out.get(k)
+                            out[k] = m * w if got is None else got + m * w
+                acc = out
+            p_inf = 1 - self._keep()
+            return (*_SparseTables(acc, self.size, prec).sequences(), p_inf)
 
     def _build(self, prec: int) -> tuple:
         with prec_ctx(prec + 2 * max(8, int(math.log2(self.size + 1)))):
