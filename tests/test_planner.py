@@ -165,3 +165,19 @@ def test_a_call_the_lattice_route_cannot_certify_goes_to_the_declared_fallback(m
         assert d.lower <= ref <= d.upper and d.upper - d.lower <= 1e-9 * ref
     with pytest.raises(UncertifiedError, match="test"):
         ExactAccountant(comp, method="lattice").delta(["1/2"])
+
+
+def test_a_conditioned_engine_whose_rest_has_no_quadrature_is_costed_by_its_rest():
+    """Nine two-decimal σ² in [0.5, 0.9]: the exact engine's conditioned method enumerates three
+    groups and asks a convolution rest (its sub-lattice is beyond int64 phases: no quadrature)
+    for every atom.  Costed at one node per atom it was chosen, and one δ took ~10 CPU-s (20 δ
+    over 15 minutes); costed by the rest's own estimate it is far over the budget and the
+    planner gives the design to the lattice-free route (the two-half enumeration: 20 δ + 3 ε +
+    3 β in ~0.5 s, bench/designs.md)."""
+    comp = Composition([(DiscreteGaussian(v), 1) for v in
+                        ("0.51", "0.57", "0.62", "0.66", "0.71", "0.74", "0.79", "0.83", "0.88")])
+    acc, plan = plan_mod.plan(comp)
+    assert plan.route == "lattice-free", plan
+    assert "conditioned" in plan.reason and "budget" in plan.reason
+    with pytest.raises(ArithmeticError, match=r"conditioned-quadrature\) is estimated at [0-9.]+e\+09"):
+        tails_mod.TailEngine(plan_mod.Design(comp).lattice)

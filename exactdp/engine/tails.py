@@ -168,7 +168,9 @@ class TailEngine:
                     sub = TailEngine(sub_lattice, rel_tol=self.rel_tol / 4,
                                      methods=tuple(x for x in methods if x != "conditioned"))
                     cond = ConditionedTails(lattice, sel, d, sub)
-                    costs["conditioned"] = n_atoms * max(cond.nodes_kept, 1) * (G - len(sel))
+                    # per atom, the sub-engine's cost of a value: its quadrature's nodes × groups, or
+                    # (a sub-lattice beyond int64 phases: no quadrature) its chosen method's own estimate
+                    costs["conditioned"] = n_atoms * max(cond.nodes_kept * (G - len(sel)), sub.cost, 1.0)
                 except LatticeTooLarge:
                     cond = None
             else:
