@@ -39,7 +39,7 @@ C_OP = 16.0 * UNIT_ROUNDOFF * UNIT_ROUNDOFF
 SAFETY = 4.0
 #: the unit roundoff of a 136-bit MPFR operation (round to nearest): 2⁻¹³⁶
 U136 = UNIT_ROUNDOFF * 2.0**-83
-#: bytes of one text row (the longest text: 25 digits, "d." and "e-NN")
+#: characters (ASCII codes, int64) of one text row (the longest text: 25 digits, "d." and "e-NN")
 TEXT_WIDTH = 32
 #: units of the last digit around a rounding midpoint that are never decided (> 1.1e-11)
 TIE_MARGIN = 1e-9
@@ -154,7 +154,7 @@ def exp_dd(x, inv_fact):
     return ph * s, pl * s, rel
 
 
-@kernel("boolean(float64, float64, float64, int64, float64[:, :], float64[:, :], uint8[:], int64[:])")
+@kernel("boolean(float64, float64, float64, int64, float64[:, :], float64[:, :], int64[:], int64[:])")
 def round_digits(ch, cl, rad, nd, p10, m10, buf, out):
     """Round the value ``ch + cl`` (any value within ``rad`` of it) to ``nd`` digits:
     ``out[0..2]`` = (high, low, e) with ``q = high·10^13 + low``, ``10^(nd−1) ≤ q < 10^nd``
@@ -227,7 +227,7 @@ def round_digits(ch, cl, rad, nd, p10, m10, buf, out):
     return False
 
 
-@kernel("int64(uint8[:], int64, int64, uint8[:, :], int64)")
+@kernel("int64(int64[:], int64, int64, int64[:, :], int64)")
 def layout(digits, nd, e, buf, row):
     """Write ``to_str``'s layout (``min_fixed=-4, max_fixed=6, strip_zeros=False``) of the
     ``nd`` digits with decimal exponent ``e`` into ``buf[row]``; returns the length."""
@@ -270,7 +270,7 @@ def layout(digits, nd, e, buf, row):
     return k + nexp
 
 
-@kernel("Tuple((uint8[:, :], int64[:], int64[:, :], int64[:]))(float64[:], float64[:, :], float64[:, :], "
+@kernel("Tuple((int64[:, :], int64[:], int64[:, :], int64[:]))(float64[:], float64[:, :], float64[:, :], "
         "float64[:, :], float64)")
 def exp_texts(x, p10, m10, inv_fact, extra):
     """The 25-digit texts of e^x for each x (−87 < x ≤ 0): rows of ``TEXT_WIDTH`` bytes,
@@ -278,11 +278,11 @@ def exp_texts(x, p10, m10, inv_fact, extra):
     (:data:`TEXT_OK` or :data:`TEXT_PYTHON`).  ``extra``: a relative distance added to the
     ball (the printed number's own distance to e^x)."""
     n = x.shape[0]
-    buf = np.zeros((n, TEXT_WIDTH), dtype=np.uint8)
+    buf = np.zeros((n, TEXT_WIDTH), dtype=np.int64)
     lens = np.zeros(n, dtype=np.int64)
     dec = np.zeros((n, 3), dtype=np.int64)
     status = np.full(n, TEXT_PYTHON, dtype=np.int64)
-    digits = np.zeros(25, dtype=np.uint8)
+    digits = np.zeros(25, dtype=np.int64)
     out = np.zeros(3, dtype=np.int64)
     for i in range(n):
         if x[i] == 0.0:  # e^0 = 1 exactly: "1.000000000000000000000000"
@@ -406,7 +406,7 @@ def dec_cmp(x, y):
     return 0
 
 
-@kernel("Tuple((uint8[:, :], int64[:], float64[:], int64[:]))(int64[:, :], int64[:, :], float64[:], float64[:], "
+@kernel("Tuple((int64[:, :], int64[:], float64[:], int64[:]))(int64[:, :], int64[:, :], float64[:], float64[:], "
         "int64[:, :], float64[:, :], float64[:, :])")
 def grid_texts(va, vb, rel_a, rel_b, grid, p10, m10):
     """The grid rows of one pair: for each grid α (25-digit decimals ``grid``, ascending)
@@ -432,11 +432,11 @@ def grid_texts(va, vb, rel_a, rel_b, grid, p10, m10):
         h, l, r = decimal_ball(vb[i, 0], vb[i, 1], vb[i, 2], p10, m10)
         B[i, 0], B[i, 1], B[i, 2], B[i, 3] = h, l, r, abs(h) * 1.001
         EB[i, 0], EB[i, 1], EB[i, 2] = ball_mul_d(h, l, r, rel_b[i])
-    buf = np.zeros((m, TEXT_WIDTH), dtype=np.uint8)
+    buf = np.zeros((m, TEXT_WIDTH), dtype=np.int64)
     lens = np.zeros(m, dtype=np.int64)
     errf = np.zeros(m)
     status = np.full(m, TEXT_PYTHON, dtype=np.int64)
-    digits = np.zeros(20, dtype=np.uint8)
+    digits = np.zeros(20, dtype=np.int64)
     out = np.zeros(3, dtype=np.int64)
     r_idx = 0
     for g in range(m):

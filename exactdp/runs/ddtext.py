@@ -32,8 +32,8 @@ _P13 = 10**13
 
 
 def rows_text(buf, lens) -> list:
-    """The texts in the rows of a kernel's byte buffer."""
-    raw = buf.tobytes().decode("ascii")
+    """The texts in the rows of a kernel's character buffer (ASCII codes)."""
+    raw = buf.astype(np.uint8).tobytes().decode("ascii")
     w = TEXT_WIDTH
     return [raw[w * i: w * i + n] for i, n in enumerate(lens.tolist())]
 
