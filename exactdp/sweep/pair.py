@@ -26,6 +26,7 @@ from mpmath.libmp import from_float, fzero, mpf_abs, mpf_add, mpf_div, mpf_mul, 
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, DPS_TEXT_GUARD, to_mpf
+from exactdp.runs.ddtext import tradeoff_texts
 from exactdp.runs.numtext import (
     RND,
     bound_text_float,
@@ -352,7 +353,9 @@ def tradeoff_rows(verts, settings) -> tuple:
     ``verts``: ``ExactAccountant.tradeoff_vertices`` output ``(k, α tail, β tail)``.  The
     set is symmetric, so a β tail is another vertex's α tail: each distinct
     ``(log value, relative error)`` is formatted once (:func:`~exactdp.runs.numtext.vertex_value`, bound text
-    :func:`fmt_bound`).
+    :func:`fmt_bound`).  The texts and the grid come from the double-double kernels
+    (:func:`~exactdp.runs.ddtext.tradeoff_texts`: the same texts, decided by a rigorous
+    bound) unless they leave a grid point undecided; then from MPFR (:func:`grid_rows`).
     """
     ka = [(ta.log_value, ta.rel_error) for _, ta, _ in verts]
     kb = [(tb.log_value, tb.rel_error) for _, _, tb in verts]
@@ -361,25 +364,32 @@ def tradeoff_rows(verts, settings) -> tuple:
     ia = [put(key, len(index)) for key in ka]
     ib = [put(key, len(index)) for key in kb]
     keys_u = list(index)
-    vals = vertex_values(keys_u)
     rels = [rel for _, rel in keys_u]
+    fast = tradeoff_texts(keys_u, ia, ib, grid_alphas(settings)[0], _GRID_HEAD)  # the double-double kernels
+    if fast is None:
+        vals = vertex_values(keys_u)
+        texts = [v[0] for v in vals]
+    else:
+        texts, grid_lines = fast
     if all(type(r) is float for r in rels):
         btxt = bound_texts_float(rels)
     else:
         bound = {r: fmt_bound(r) for r in rels}
         btxt = [bound[r] for r in rels]
-    cells = [f"{v[0]},{t}" for v, t in zip(vals, btxt)]  # "text,bound" of each distinct key
+    cells = [f"{v},{t}" for v, t in zip(texts, btxt)]  # "text,bound" of each distinct key
     lines = [_TRADEOFF_HEAD]
     lines += [f"{v[0]},{cells[a]},{cells[b]}\n" for v, a, b in zip(verts, ia, ib)]
-    va, vb = [vals[m] for m in ia], [vals[m] for m in ib]
-    pts = [(a[1], b[1], a[2], b[2]) for a, b in zip(va, vb)]
-    keys = [(a[3], b[3]) for a, b in zip(va, vb)]
+    if fast is None:
+        va, vb = [vals[m] for m in ia], [vals[m] for m in ib]
+        pts = [(a[1], b[1], a[2], b[2]) for a, b in zip(va, vb)]
+        keys = [(a[3], b[3]) for a, b in zip(va, vb)]
+        grid_lines = grid_rows(pts, settings, keys)
     worst_t = 0.0
     for r in rels:  # every vertex's α and β errors (NaN never counts)
         r = float(r)
         if r > worst_t:
             worst_t = r
-    return "".join(lines), "".join(grid_rows(pts, settings, keys)), worst_t
+    return "".join(lines), "".join(grid_lines), worst_t
 
 
 def _rel(width, value) -> float:
