@@ -259,6 +259,9 @@ def psi_terms_rows(bs, s2, cr, tab, base, width):
     Here for each ``b = bs[u]``, into the row ``row = tab[base + u·width:]`` (:func:`one_row`
     compiled into the loop, so a row costs no call)."""
 
+    # the direct form's sines sin(b·y), y = −Y..−1, at sb[−y] (one row at a time)
+    sbs = np.empty(direct_half_width(s2) + 1 if s2 < POISSON_MIN_S2 else 1)
+
     def one_row(b, at):
         if s2 >= POISSON_MIN_S2:
             zabs = 0.0
@@ -280,10 +283,14 @@ def psi_terms_rows(bs, s2, cr, tab, base, width):
         # e^{iby} − 1 = −2 sin²(by/2) + i sin(by): the sines of y > 0 are those of −y negated
         # (sin is odd in IEEE arithmetic and (0.5b)(−y) = −((0.5b)y) exactly), so each sine is
         # evaluated once, and so is each modulus (|x + iy| = hypot(x, y) is even in y: libm's
-        # hypot works on |x|, |y|)
+        # hypot works on |x|, |y|).  For even y = 2k, (0.5b)·y = b·k exactly (0.5b is exact,
+        # the products have the same real value and one rounding), so sin(0.5by) is the
+        # sine sin(bk) of y = k: each such sine is evaluated once
         for y in range(-Y, 0):
-            sh = math.sin(0.5 * b * y)
-            sb = math.sin(b * y)
+            sbs[-y] = math.sin(b * y)
+        for y in range(-Y, 0):
+            sh = sbs[-y // 2] if y % 2 == 0 else math.sin(0.5 * b * y)
+            sb = sbs[-y]
             c = -2.0 * sh * sh + 1j * sb  # e^{iby} − 1
             ac = abs(c)
             p = y + Y

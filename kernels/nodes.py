@@ -172,6 +172,7 @@ def _node_factors_rows(m, s2, f, lam, slot, soff, tab, tbase, tw, cos_t, sin_t, 
 TABLE_BYTES = 256 * 2**20
 _TABLES: OrderedDict = OrderedDict()
 _TABLES_LOCK = threading.Lock()
+_TABLES_SIZE = [0]  # bytes held in _TABLES (kept with it, under the lock)
 
 
 def _node_tables(A, s2, nodes, n_nodes):
@@ -190,9 +191,13 @@ def _node_tables(A, s2, nodes, n_nodes):
     size = sum(a.nbytes for a in tables) + len(key[3])
     if size <= TABLE_BYTES:
         with _TABLES_LOCK:
+            old = _TABLES.pop(key, None)  # another thread's copy of the same tables
+            if old is not None:
+                _TABLES_SIZE[0] -= old[1]
             _TABLES[key] = (tables, size)
-            while sum(v[1] for v in _TABLES.values()) > TABLE_BYTES:
-                _TABLES.popitem(last=False)
+            _TABLES_SIZE[0] += size
+            while _TABLES_SIZE[0] > TABLE_BYTES:
+                _TABLES_SIZE[0] -= _TABLES.popitem(last=False)[1][1]
     return tables
 
 
@@ -237,3 +242,4 @@ def clear_tables() -> None:
     """Drop the kept node tables (benchmarks: build them as a fresh sweep worker would)."""
     with _TABLES_LOCK:
         _TABLES.clear()
+        _TABLES_SIZE[0] = 0

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -139,8 +138,25 @@ class DeltaBound(RationalBracket):
 
 
 def composition_key(rhos) -> tuple:
-    """Two pairs with the same multiset of non-zero ρ have the same δ: the key of that multiset."""
-    return tuple(sorted(Counter(Fraction(r) for r in rhos if r).items()))
+    """Two pairs with the same multiset of non-zero ρ have the same δ: the key of that multiset,
+    ``((ρ, count), ...)`` with ρ ascending (each ρ a Fraction).
+
+    Fractions are counted by their ``(numerator, denominator)`` (normalised, so equal values
+    have equal pairs): hashing a Fraction inverts its denominator modulo a prime, which
+    for the tuner's exact σ² of hundreds of digits was most of a key's cost."""
+    seen: dict = {}  # (p, q) → [ρ, count]
+    for r in rhos:
+        if not r:
+            continue
+        if type(r) is not Fraction:
+            r = Fraction(r)
+        nd = (r.numerator, r.denominator)
+        hit = seen.get(nd)
+        if hit is None:
+            seen[nd] = [r, 1]
+        else:
+            hit[1] += 1
+    return tuple(sorted((r, m) for r, m in seen.values()))
 
 
 def delta_bound(rhos, target: Target, rel_tol: float = 1e-10) -> DeltaBound:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+from fractions import Fraction
 from pathlib import Path
 
 from exactdp.numerics.exact import fraction_str
@@ -45,10 +46,32 @@ def dump_json(obj) -> str:
     return json.dumps(obj, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+_DESIGN_IDS: dict = {}  # exact key of a design (numerators, denominators) → its id
+
+
 def design_id(design, levels) -> str:
-    """Short content hash of a design (its base table, level order)."""
+    """Short content hash of a design (its base table, level order).
+
+    Kept per exact design (the ``(numerator, denominator)`` of every σ², which identify
+    a Fraction): the search asks for the id of the same design several times, and the
+    decimal texts of its exact σ² (hundreds of digits after a few steps) are its cost."""
+    try:
+        key = tuple((lev, tuple((v.numerator, v.denominator) for v in design[lev] if type(v) is Fraction))
+                    for lev in levels)
+        exact = sum(len(k[1]) for k in key) == sum(len(design[lev]) for lev in levels)
+    except TypeError:
+        exact = False
+    if exact:
+        hit = _DESIGN_IDS.get(key)
+        if hit is not None:
+            return hit
     text = json.dumps([[fraction_str(v) for v in design[lev]] for lev in levels], separators=(",", ":"))
-    return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
+    did = hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
+    if exact:
+        if len(_DESIGN_IDS) >= 4096:
+            _DESIGN_IDS.clear()
+        _DESIGN_IDS[key] = did
+    return did
 
 
 def run_identity(identity: dict) -> str:
@@ -191,14 +214,15 @@ class Trace:
         did = design_id(design, self.levels)
         n = len(self.records) + 1
         labels = [f"{i}-{j}" for i, j in pairs]
+        keys = {p: composition_key(rhos_of(*p)) for p in pairs}
         results = self._stored(n, did, pairs, labels, purpose)
         if results is not None:
             self.reused += 1
         else:
-            results = self._compute(pairs, rhos_of)
+            results = self._compute(pairs, keys)
             self.computed += 1
         for p in pairs:
-            self.cache.setdefault(composition_key(rhos_of(*p)), results[p])
+            self.cache.setdefault(keys[p], results[p])
         if did not in self.designs:
             self._write_design(did, design)
             self.designs[did] = design
@@ -241,8 +265,7 @@ class Trace:
                 self.say(f"--resume: {path} failed verification; writing it again")
             atomic_write_text(path, text)
 
-    def _compute(self, pairs, rhos_of) -> dict:
-        keys = {p: composition_key(rhos_of(*p)) for p in pairs}
+    def _compute(self, pairs, keys: dict) -> dict:
         todo = list(dict.fromkeys(k for k in keys.values() if k not in self.cache))
         comps = [tuple(r for r, m in key for _ in range(m)) for key in todo]
         for key, res in zip(todo, self.evaluator(comps, self.target)):
