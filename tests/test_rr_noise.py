@@ -18,7 +18,7 @@ import mixed_brute
 import mpmath
 import pytest
 
-from exactdp import DiscreteGaussian, ExactAccountant
+from exactdp import DiscreteGaussian, ExactAccountant, Gaussian
 from exactdp.kinds import DiscreteLaplace, Mixture, RandomizedResponseNoise
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError
@@ -173,3 +173,27 @@ def test_refusals():
 
     with pytest.raises(UncertifiedError, match="no independent certificate"):  # (--certify: exit 3)
         group_atoms(RandomizedResponseNoise("1/2", 3), 1, 40.0)
+
+
+def test_beside_a_continuous_gaussian():
+    """δ = Σ_b P[b]·δ_N(ε − b log R) with the Gaussian's loss N(μ, 2μ) (μ = 1/(2σ²)) in its
+    closed form ``½erfc((t − μ)/(2√μ)) − ½e^t erfc((t + μ)/(2√μ))``, P[b] from the outputs."""
+    p, k, n, sigma2 = Fraction(0.3), 3, 5, Fraction(4)
+    acc = ExactAccountant(Mixture(((RandomizedResponseNoise(p, k), n), (Gaussian(sigma2), 1))))
+    epss = [Fraction(0), Fraction(1), Fraction(4)]
+    with mpmath.workdps(DPS):
+        mu = _m(1 / (2 * sigma2))
+        lr = mpmath.log(_m(1 - p + p / k) / _m(p / k))
+        outs = _rr_outputs(p, k, n)
+
+        def dn(t):
+            r = 2 * mpmath.sqrt(mu)
+            return mpmath.erfc((t - mu) / r) / 2 - mpmath.exp(t) * mpmath.erfc((t + mu) / r) / 2
+
+        refs = [mpmath.fsum(_m(pb) * dn(_m(e) - b * lr) for b, (pb, _) in outs.items()) for e in epss]
+    for got, ref in zip(acc.delta(epss), refs):
+        _check(got, ref, ref)
+    got = acc.epsilon([Fraction(1, 10**6)])[0]
+    with mpmath.workdps(DPS):
+        at = [mpmath.fsum(_m(pb) * dn(x - b * lr) for b, (pb, _) in outs.items()) for x in (got.lower, got.upper)]
+    assert at[1] <= _m(Fraction(1, 10**6)) < at[0] and got.upper - got.lower <= REL * got.upper
