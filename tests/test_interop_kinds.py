@@ -113,21 +113,48 @@ def test_dp_accounting_pure_ledger_edges():
     assert own.get_epsilon(0) == float_up_reference(365 * 2 * Fraction(0.4))
 
 
-@pytest.mark.parametrize("make,words", [
-    (lambda e: e.RandomizedResponseDpEvent(0.5, 2), "irrational"),
-    (lambda e: e.PoissonSampledDpEvent(0.5, e.GaussianDpEvent(1.0)), "subsampled"),
-])
-def test_dp_accounting_refuses_what_it_cannot_account_exactly(make, words):
+def test_dp_accounting_refuses_what_it_cannot_account_exactly():
     dp_event, Unsupported, Accountant, _, MechEvent = _dpa()
-    if not hasattr(dp_event, "RandomizedResponseDpEvent") and words == "irrational":
-        pytest.skip("this dp_accounting has no RandomizedResponseDpEvent")
     acc = Accountant().compose(MechEvent(DiscreteLaplace(2)))
-    event = make(dp_event)
+    event = dp_event.PoissonSampledDpEvent(0.5, dp_event.GaussianDpEvent(1.0))
     assert not acc.supports(event)
-    with pytest.raises(Unsupported, match=words):
+    with pytest.raises(Unsupported, match="subsampled"):
         acc.compose(event)
     with pytest.raises(InputError, match="mechanism"):
         MechEvent("not a mechanism")
+
+
+def test_dp_accounting_randomized_response_event():
+    """dp_accounting's RandomizedResponseDpEvent(p, k), p taken exactly: δ against the closed
+    form ``(q1 − e^ε q2)₊`` of one event (ε ≥ 0) and the ledger beside a discrete Laplace
+    against the enumeration of tests/test_rr_noise.py."""
+    dp_event, _, Accountant, _, MechEvent = _dpa()
+    if not hasattr(dp_event, "RandomizedResponseDpEvent"):
+        pytest.skip("this dp_accounting has no RandomizedResponseDpEvent")
+    from test_rr_noise import ref_delta
+
+    from exactdp.kinds import RandomizedResponseNoise
+
+    p, k = Fraction(0.3), 4
+    one = Accountant().compose(dp_event.RandomizedResponseDpEvent(0.3, 4))
+    assert one.composition == Mixture(((RandomizedResponseNoise(p, k), 1),))
+    with mpmath.workdps(60):
+        q1, q2 = mpmath.mpf(1 - p + p / k), mpmath.mpf(p / k)
+        for eps in (0.0, 0.5, 1.5):
+            ref = max(mpmath.mpf(0), q1 - mpmath.exp(mpmath.mpf(eps)) * q2)
+            got = one.get_delta(eps)
+            assert got >= ref * (1 - 1e-15) and abs(got - ref) <= 1e-9 * ref + 1e-300
+    acc = Accountant().compose(dp_event.RandomizedResponseDpEvent(0.3, 4), 3).compose(MechEvent(DiscreteLaplace(2)))
+    lo, hi = ref_delta([(p, k, 3)], ((DiscreteLaplace(2), 1),), Fraction(1))
+    got = acc.get_delta(1.0)
+    assert got >= hi * (1 - 1e-15) and got - lo <= 1e-9 * hi
+    e = acc.get_epsilon(1e-4)  # the certified upper end: δ(e) ≤ 1e-4 by the reference
+    assert ref_delta([(p, k, 3)], ((DiscreteLaplace(2), 1),), Fraction(e))[1] <= mpmath.mpf(Fraction(1e-4))
+    assert ref_delta([(p, k, 3)], ((DiscreteLaplace(2), 1),), Fraction(e) * (1 - Fraction(1, 10**8)))[0] > \
+        mpmath.mpf(Fraction(1e-4))
+    noop = Accountant().compose(dp_event.RandomizedResponseDpEvent(1.0, 4)).compose(MechEvent(DiscreteLaplace(2)))
+    assert noop.composition == Mixture(((DiscreteLaplace(2), 1),))  # p = 1: the output ignores the input
+    assert Accountant().compose(dp_event.RandomizedResponseDpEvent(0.0, 2)).get_epsilon(0.1) == float("inf")
 
 
 # ----------------------------------------------------------------------------- OpenDP

@@ -30,6 +30,7 @@ import numpy
 from exactdp.accounting import mixed_balls
 from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_values
 from exactdp.accounting.mixed_balls import FLOOR, PRECS, WIDTH, to_mpf
+from exactdp.accounting.mixed_rr import rr_part
 from exactdp.accounting.results import BracketedDelta, Diagnostics, centred
 from exactdp.engine.finite_loss import FiniteLoss, prec_ctx
 from exactdp.kinds.dgauss_window import GaussianWindow
@@ -101,7 +102,9 @@ class MixedAccountant(Accountant):
         self.gauss = None
         self.gauss_route = ""
         moving = tuple((m, c) for m, c in (dg.groups if dg is not None else ()) if m.shift)
-        fin = _windowed(mixture.others, moving)
+        #: the randomized responses by noise parameter (irrational losses: :mod:`~exactdp.accounting.mixed_rr`)
+        self.rr, others = rr_part(mixture.others)
+        fin = _windowed(others, moving)
         #: the continuous Laplaces' composed loss (closed form, :mod:`exactdp.kinds.laplace`), or None
         self.laplace = laplace_part(mixture.laplaces)
         if self.laplace is not None and (fin is None or mixture.continuous):
@@ -109,7 +112,11 @@ class MixedAccountant(Accountant):
                                                       "discrete Gaussians too fine for exact windows) are not "
                                                       "composed exactly")
         if fin is None:  # the Gaussian part's own route is the oracle of δ_G
-            fin = FiniteLoss(mixture.others)
+            if self.rr is not None:
+                raise InputError("mechanisms", "randomized_response_noise",
+                                 "randomized response by noise parameter beside discrete Gaussians too fine for "
+                                 "exact windows is not supported yet")
+            fin = FiniteLoss(others)
             self.gauss, decision = plan(Composition(moving), rel_tol, None)
             self.gauss_route = decision.route
             self._prefer_free(moving, rel_tol)
@@ -120,7 +127,8 @@ class MixedAccountant(Accountant):
             raise InputError("mechanisms", "gaussian", "continuous Gaussians beside discrete Gaussians whose common "
                                                        "grid is too fine for exact windows are not supported yet")
         #: the largest loss of the continuous Laplaces (0 without): the queries' search range
-        self.extent = Fraction(0) if self.laplace is None else self.laplace.extent
+        self.extent = (Fraction(0) if self.laplace is None else self.laplace.extent) + \
+            (Fraction(0) if self.rr is None else self.rr.extent)
         self.rho = (Fraction(0) if dg is None else dg.rho) + self.mu
         self.rel_tol = float(rel_tol)
         self.evaluations = 0
@@ -148,11 +156,20 @@ class MixedAccountant(Accountant):
 
     @property
     def smooth(self) -> bool:
-        """Whether a continuous part (Gaussian or Laplace) makes δ(ε) smooth between atoms."""
+        """Whether the queries search δ(ε) as a curve off a rational grid: a continuous part
+        (Gaussian or Laplace) makes it smooth between atoms, randomized responses by noise
+        parameter put its kinks at irrational ε."""
+        return self._curved or self.rr is not None
+
+    @property
+    def _curved(self) -> bool:
         return bool(self.mu) or self.laplace is not None
 
     @property
     def method(self) -> str:
+        if self.rr is not None:
+            return "finite-loss+rr-trinomial" + ("+laplace-closed-form" if self.laplace is not None else
+                                                  "+gaussian-erfc" if self.mu else "")
         if self.laplace is not None:
             return "finite-loss+laplace-closed-form"
         if self.mu:
@@ -162,7 +179,7 @@ class MixedAccountant(Accountant):
     @property
     def kinks(self) -> tuple | None:
         """``(offset, step)``: a rational grid holding every loss value of the whole design."""
-        if self.mu:
+        if self.mu or self.rr is not None:
             return None
         offset, steps = self.finite.offset, [self.finite.step]
         if self.laplace is not None:  # (δ is smooth between the kinks v_i + (2j − m)μ of the Laplaces' atoms)
@@ -189,7 +206,10 @@ class MixedAccountant(Accountant):
             if p < prec or (once and p > prec):
                 continue
             lo, hi, eb = ball_of(e, p)
-            if self.smooth:
+            if self.rr is not None:  # (Σ_b P[b] δ_rest(ε − b·log R): no Gaussian oracle beside it)
+                b = self.rr.delta(eb, p, lambda lo_t, hi_t, tb, p=p: self._smooth(lo_t, hi_t, tb, p) if self._curved
+                                  else self.finite.delta(lo_t, hi_t, tb, p, kept))
+            elif self._curved:
                 b = self._smooth(lo, hi, eb, p)
             else:
                 b = self.finite.delta(lo, hi, eb, p, kept) if self.gauss is None else self._mixed(lo, hi, eb, e, p)
@@ -310,6 +330,8 @@ class MixedAccountant(Accountant):
     def zcdp_upper(self, e: Fraction, prec: int = 128) -> flint.arb:
         """A ball above δ(e) from the zCDP bound of δ_G alone, ``p_∞ + Σ p_i min(1, e^{−(t_i−ρ)²/(4ρ)})``
         (no oracle call; with a Gaussian part)."""
+        if self.rr is not None:  # (the ±log R losses are not in the bound: no early decision)
+            return flint.arb(0).union(flint.arb(1))
         p_inf = self.finite.tables(prec)[3]
         rest = self._rest_bounds(e, prec)[2]
         with prec_ctx(prec):
@@ -429,6 +451,9 @@ class MixedAccountant(Accountant):
         """β = f(α) for each α ∈ [0, 1], as a certified bracket (``value`` = lower end)."""
         from exactdp.accounting.mixed_queries import tradeoff_points
 
+        if self.rr is not None:
+            raise UncertifiedError("β(α) beside randomized response by noise parameter is not certified yet (its "
+                                   "irrational log R kinks are not in the dual search's stencil)")
         return tradeoff_points(self, alphas)
 
 

@@ -17,9 +17,12 @@ as a tree of ``DpEvent`` objects and asks a ``PrivacyAccountant`` for ``get_epsi
   within its envelope: one scale per ledger, at most 256 of them) and (where the installed
   dp_accounting has it) its own ``DiscreteGaussianDpEvent``, and answers with exactdp's
   certified values (a ledger mixing kinds is accounted as a :class:`~exactdp.kinds.Mixture`,
-  route ``"mixed"``).  Every other event (Poisson or other subsampling, randomized response
-  given by its noise probability, whose ε = log(1 + k(1−p)/p) is not rational, ...) is
-  refused through ``supports()`` / ``UnsupportedEventError`` — never approximated.
+  route ``"mixed"``), and its ``RandomizedResponseDpEvent`` (noise parameter p taken exactly:
+  :class:`~exactdp.kinds.RandomizedResponseNoise`, whose irrational ε = log(1 + k(1−p)/p) the
+  mixed route keeps exact by conditioning on the ±ε steps; δ and ε only, β is refused, and
+  not beside discrete Gaussians too fine for exact windows).  Every other event (Poisson or
+  other subsampling, ...) is refused through ``supports()`` / ``UnsupportedEventError`` —
+  never approximated.
 
 It works unchanged with ``dp_accounting.mechanism_calibration.calibrate_dp_mechanism``:
 floats handed over by dp_accounting (a σ², a noise multiplier, a target δ) are taken
@@ -55,7 +58,7 @@ import attr
 from dp_accounting import dp_event, privacy_accountant
 
 from exactdp.interop.profile import CertifiedProfile, exact_real
-from exactdp.kinds import Gaussian, LossGroup, Mixture
+from exactdp.kinds import Gaussian, LossGroup, Mixture, RandomizedResponseNoise
 from exactdp.kinds.discrete_laplace import DiscreteLaplace
 from exactdp.kinds.laplace import Laplace
 from exactdp.mechanisms import Composition, DiscreteGaussian
@@ -233,6 +236,29 @@ def _from_dp_accounting_laplace(event):
     return nm if isinstance(nm, str) else _NON_PRIVATE if nm == 0 else Laplace(nm, 1)
 
 
+def _from_dp_accounting_rr(event):
+    """dp_accounting's ``RandomizedResponseDpEvent(noise_parameter p, num_buckets k)``: exactdp's
+    :class:`~exactdp.kinds.RandomizedResponseNoise` ``(p, k)`` with the float p taken exactly (its
+    ε = log(1 + k(1−p)/p) is irrational: the mixed route conditions on the ±log R steps); or
+    an error message."""
+    try:
+        p = Fraction(event.noise_parameter)
+    except (TypeError, ValueError, OverflowError):
+        return f"noise_parameter={event.noise_parameter!r} must be a finite number"
+    k = event.num_buckets
+    if not 0 <= p <= 1 or isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        return (f"noise_parameter={event.noise_parameter!r} must lie in [0, 1] and num_buckets="
+                f"{event.num_buckets!r} be an integer >= 1")
+    if p == 1 or k == 1:
+        return _NO_OP  # (the output ignores the input)
+    if p == 0:
+        return _NON_PRIVATE  # (the true bucket is released: dp_accounting's ε = ∞)
+    try:
+        return RandomizedResponseNoise(p, k)
+    except InputError as exc:
+        return f"{exc.field}={exc.value!r}: {exc.reason}"
+
+
 def _noise_multiplier(event) -> Fraction | str:
     """The event's ``noise_multiplier`` as the exact rational of its float, or an error message."""
     try:
@@ -245,12 +271,6 @@ def _noise_multiplier(event) -> Fraction | str:
 def _refusal(event) -> str:
     """Why an event is not accounted (one sentence naming what to use instead)."""
     name = type(event).__name__
-    if name == "RandomizedResponseDpEvent":
-        return (f"{name}(noise_parameter={event.noise_parameter!r}, num_buckets={event.num_buckets!r}) is not "
-                "supported: its ε = log(1 + k(1−p)/p) is irrational, and exactdp composes exact rational loss "
-                "values only; pass ExactMechanismDpEvent(RandomizedResponse(epsilon, k)) with an exact rational "
-                "ε (a larger ε is a valid upper bound: randomized response with a smaller ε is a post-processing "
-                "of it)")
     sub = "; subsampled mechanisms are not covered by exact accounting" if "Sampled" in name else ""
     return (f"{name} is not supported: exactdp accounts compositions of discrete Gaussian, discrete Laplace, "
             f"randomized response and (ε, δ) mechanisms exactly and refuses every other event rather than "
@@ -302,6 +322,9 @@ def _as_mechanism(event):
     dp_accounting_dlap = getattr(dp_event, "DiscreteLaplaceDpEvent", None)
     if dp_accounting_dlap is not None and isinstance(event, dp_accounting_dlap):
         return _from_dp_accounting_dlap(event)
+    dp_accounting_rr = getattr(dp_event, "RandomizedResponseDpEvent", None)
+    if dp_accounting_rr is not None and isinstance(event, dp_accounting_rr):
+        return _from_dp_accounting_rr(event)
     return _refusal(event)
 
 

@@ -13,6 +13,7 @@ from exactdp.kinds.gaussian import Gaussian
 from exactdp.kinds.laplace import Laplace
 from exactdp.kinds.mixture import Mixture
 from exactdp.kinds.protocol import LossGroup
-from exactdp.kinds.randomized_response import RandomizedResponse
+from exactdp.kinds.randomized_response import RandomizedResponse, RandomizedResponseNoise
 
-__all__ = ["ApproxDP", "DiscreteLaplace", "Gaussian", "Laplace", "LossGroup", "Mixture", "RandomizedResponse"]
+__all__ = ["ApproxDP", "DiscreteLaplace", "Gaussian", "Laplace", "LossGroup", "Mixture", "RandomizedResponse",
+           "RandomizedResponseNoise"]

@@ -10,7 +10,7 @@ import flint
 from exactdp.kinds.protocol import LossGroup
 from exactdp.numerics.exact import InputError, parse_exact, to_int
 
-__all__ = ["RandomizedResponse"]
+__all__ = ["RandomizedResponse", "RandomizedResponseNoise"]
 
 
 @dataclass(frozen=True, order=True)
@@ -52,3 +52,59 @@ class RandomizedResponse(LossGroup):
             return self.loss_values, masses
         finally:
             ctx.prec = old
+
+
+@dataclass(frozen=True, order=True)
+class RandomizedResponseNoise(LossGroup):
+    """k-ary randomized response by its noise parameter p (dp_accounting's
+    ``RandomizedResponseDpEvent``): with probability p the output is a uniformly random
+    bucket, else the true one.
+
+    The true bucket comes out with ``q1 = 1 − p + p/k``, each other one with ``q2 = p/k``; the
+    loss under P is ``+log R`` (mass q1), ``−log R`` (mass q2) and 0 (mass ``(k − 2)p/k``) with
+    the rational ``R = q1/q2 = 1 + k(1 − p)/p``.  Its ε = log R is irrational, so the kind is
+    not on a rational loss grid: the mixed accountant conditions on the net count of ±log R
+    steps (:mod:`exactdp.accounting.mixed_rr`).  p = 0 (no noise) is refused.
+
+    >>> from exactdp.kinds import RandomizedResponseNoise
+    >>> RandomizedResponseNoise("1/2", 3).ratio
+    Fraction(4, 1)
+    """
+
+    p: Fraction
+    k: int = 2
+    kind = "randomized_response_noise"
+
+    def __post_init__(self):
+        p = parse_exact(self.p, "noise_parameter", lo=0, hi=1)
+        if p == 0:
+            raise InputError("noise_parameter", self.p, "p = 0 releases the true bucket: no finite ε")
+        object.__setattr__(self, "p", p)
+        k = to_int(self.k, "k")
+        if not 2 <= k <= 10**18:
+            raise InputError("k", k, "randomized response needs k ≥ 2 categories (k ≤ 1e18)")
+        object.__setattr__(self, "k", k)
+
+    @property
+    def masses(self) -> tuple:
+        """``(q2, q0, q1)``: the exact P-masses of the losses −log R, 0 and +log R."""
+        q2 = self.p / self.k
+        return q2, (self.k - 2) * q2, 1 - self.p + q2
+
+    @property
+    def ratio(self) -> Fraction:
+        """R = q1/q2 (1 when p = 1: no loss)."""
+        q2, _, q1 = self.masses
+        return q1 / q2
+
+    @property
+    def loss_values(self) -> tuple:
+        raise NotImplementedError("the loss values ±log R are irrational (see mixed_rr)")
+
+    def loss_atoms(self, prec: int) -> tuple:
+        raise NotImplementedError("the loss values ±log R are irrational (see mixed_rr)")
+
+    @property
+    def pure_epsilon(self) -> Fraction | None:
+        """None: its ε = log R is irrational (not an exact rational ε)."""
+        return None
