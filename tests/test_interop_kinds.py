@@ -128,12 +128,19 @@ def test_dp_accounting_randomized_response_event():
     """dp_accounting's RandomizedResponseDpEvent(p, k), p taken exactly: δ against the closed
     form ``(q1 − e^ε q2)₊`` of one event (ε ≥ 0) and the ledger beside a discrete Laplace
     against the enumeration of tests/test_rr_noise.py."""
-    dp_event, _, Accountant, _, MechEvent = _dpa()
+    dp_event, Unsupported, ExactAccountant, _, MechEvent = _dpa()
+    from dp_accounting import NeighboringRelation
     if not hasattr(dp_event, "RandomizedResponseDpEvent"):
         pytest.skip("this dp_accounting has no RandomizedResponseDpEvent")
     from test_rr_noise import ref_delta
 
     from exactdp.kinds import RandomizedResponseNoise
+
+    def Accountant():  # dp_accounting defines the event for REPLACE_ONE (its swap-the-bucket pair)
+        return ExactAccountant(NeighboringRelation.REPLACE_ONE)
+
+    with pytest.raises(Unsupported, match="REPLACE_ONE"):  # as dp_accounting does under add/remove
+        ExactAccountant().compose(dp_event.RandomizedResponseDpEvent(0.3, 4))
 
     p, k = Fraction(0.3), 4
     one = Accountant().compose(dp_event.RandomizedResponseDpEvent(0.3, 4))

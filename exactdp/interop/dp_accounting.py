@@ -390,6 +390,13 @@ class ExactDiscreteGaussianAccountant(privacy_accountant.PrivacyAccountant):
                 if error is not None:
                     return error
             return None
+        rr = getattr(dp_event, "RandomizedResponseDpEvent", None)
+        if (rr is not None and isinstance(event, rr)
+                and self.neighboring_relation not in (NeighboringRelation.REPLACE_ONE,
+                                                      NeighboringRelation.REPLACE_SPECIAL)):
+            return _Details(event, "randomized response is defined for neighboring_relation=REPLACE_ONE or "
+                                   "REPLACE_SPECIAL (its swap-the-bucket pair), as in dp_accounting; under "
+                                   f"{self.neighboring_relation.name} its worst pair is not that one")
         mech = _NON_PRIVATE if isinstance(event, dp_event.NonPrivateDpEvent) else _as_mechanism(event)
         if isinstance(mech, str) and mech not in (_NO_OP, _NON_PRIVATE):
             return _Details(event, mech)
