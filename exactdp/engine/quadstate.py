@@ -16,23 +16,11 @@ from exactdp.engine.values import TailValue
 __all__ = ["Tilt", "SieveLevel", "tail_values"]
 
 
-def tail_values(ss, ests, rels, method: str, kept: int, total: int, lam: float, _new=object.__new__) -> list:
+def tail_values(ss, ests, rels, method: str, kept: int, total: int, lam: float, _tnew=tuple.__new__) -> list:
     """``[tail_value(s, e, r, method, kept, total, lam) for s, e, r in zip(ss, ests, rels)]``:
     the same objects, built in one loop (the values of one tilt share their last four fields)."""
-    out: list[TailValue] = []
-    ap = out.append
-    for s, e, r in zip(ss, ests, rels):
-        tv = _new(TailValue)
-        d = tv.__dict__
-        d["threshold"] = s
-        d["log_value"] = e
-        d["rel_error"] = r
-        d["method"] = method
-        d["nodes_kept"] = kept
-        d["nodes_total"] = total
-        d["lam"] = lam
-        ap(tv)
-    return out
+    tv = TailValue
+    return [_tnew(tv, (s, e, r, method, kept, total, lam)) for s, e, r in zip(ss, ests, rels)]
 
 
 @dataclass

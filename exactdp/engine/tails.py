@@ -444,13 +444,10 @@ class TailEngine:
 
     @staticmethod
     def _complement(tv: TailValue, _exp=math.exp, _expm1=math.expm1, _log=math.log) -> TailValue:
-        d = tv.__dict__  # the fields (tail_value sets them there)
-        lv = d["log_value"]
+        thr, lv, rel, method, kept, total, lam = tv  # the fields (a TailValue is their tuple)
         lv = lv if type(lv) is float else float(lv)
         p = _exp(lv)  # tv.value
         q = -_expm1(lv)  # 1 − p, p ≤ 1/2 here
         if q > 0:
-            return tail_value(1 - d["threshold"], _log(q), (d["rel_error"] * p + 2 * EPS64) / q,
-                              d["method"] + "+complement", d["nodes_kept"], d["nodes_total"], d["lam"])
-        return tail_value(1 - d["threshold"], -math.inf, math.inf, d["method"] + "+complement", d["nodes_kept"],
-                          d["nodes_total"], d["lam"])
+            return tail_value(1 - thr, _log(q), (rel * p + 2 * EPS64) / q, method + "+complement", kept, total, lam)
+        return tail_value(1 - thr, -math.inf, math.inf, method + "+complement", kept, total, lam)
