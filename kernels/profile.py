@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from exactdp.kernels.dectext import two_prod as _two_prod  # Dekker's error-free product
 from exactdp.kernels.dgauss import (
     MOMENT_CONSTS,
     POISSON_MIN_S2,
@@ -35,22 +36,9 @@ __all__ = ["dd_frac2", "interval_penalty", "penalty_tables", "sieve_nodes", "pro
            "PHASE_CYCLE_ERR"]
 
 TWO_PI = 2.0 * math.pi
-_SPLIT = 134217729.0  # 2^27 + 1 (Dekker)
 #: bound (cycles) on the error of a phase ``frac(k·frac(n·τ))`` formed here, per unit of
 #: ``1 + k·(1 + n|τ|)·2^-50`` (see :func:`dd_frac2`)
 PHASE_CYCLE_ERR = 2.0**-100
-
-
-@kernel("UniTuple(float64, 2)(float64, float64)")
-def _two_prod(a, b):
-    p = a * b
-    c = _SPLIT * a
-    ah = c - (c - a)
-    al = a - ah
-    c = _SPLIT * b
-    bh = c - (c - b)
-    bl = b - bh
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
 @kernel("UniTuple(float64, 2)(float64, float64, float64)")
