@@ -29,16 +29,16 @@ The search spends few oracle points (all α batched in one call per round):
    parabola through its estimates gives the new centre and curvature) and the spacing
    rescaled from the measured gap (widened fourfold when the chords' slopes are not
    resolved), for :data:`STENCIL_ROUNDS` rounds.
-2a. **Locate** (profiles with kinks: every route but the smoothed inversion).  Where the
+3. **Locate** (profiles with kinks: every route but the smoothed inversion).  Where the
    model's steps stop contracting, or its stencil does not bracket the maximum or its gap
    stops halving, the maximiser is located by Brent's search on the brackets' midpoints
    (:func:`_locate`, resumed from the points evaluated so far; on atom sums every other
    point is the chord envelope's peak), then certified by a fresh stencil; a located
-   stencil whose gap stops halving goes straight to the kink search (step 4) from its best
+   stencil whose gap stops halving goes straight to the kink search (step 5) from its best
    point.
-3. **Fall back.**  An α still open then goes to the zooming 9-point stencil
+4. **Fall back.**  An α still open then goes to the zooming 9-point stencil
    (:data:`STENCIL`), which widens and narrows on certified outcomes alone.
-4. **Kinks.**  Where the loss is atomic (every route but the smoothed inversion), G is
+5. **Kinks.**  Where the loss is atomic (every route but the smoothed inversion), G is
    piecewise linear in e^ε and its maximum sits on a kink: an α still open after the
    fallback goes to the kink search (:func:`_kinks`: stencils plus the chord envelope's peak,
    which lands on the kink).  Pure atom sums with ρ above :data:`KINK_FIRST_RHO` (many
