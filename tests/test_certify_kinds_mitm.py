@@ -14,6 +14,7 @@ from fractions import Fraction
 import mixed_brute as brute
 import mpmath
 import pytest
+from test_certify_kinds import _contains  # (the enclosure meets the reference, widened by its rounding)
 
 from exactdp import (
     ApproxDP,
@@ -33,7 +34,6 @@ from exactdp.certify.kinds import METHOD, MITM_METHOD, KindsCertifier
 from exactdp.numerics.errors import UncertifiedError
 
 F = Fraction
-SLACK = mpmath.mpf("1e-55")
 
 MIXES = {  # incommensurate grids: the full product is the product of the groups' atom counts
     "dlap+rr+dg": ((DiscreteLaplace("5/2", 1), 3), (RandomizedResponse("1/2"), 1), (DiscreteGaussian(4), 1)),
@@ -52,12 +52,6 @@ def _small_budget(monkeypatch):
     monkeypatch.setattr(kinds, "fits", lambda parts: kind_atoms.size_bound(parts) <= BUDGET)
     with mpmath.workdps(80):
         yield
-
-
-def _contains(enc, lo, hi=None, absolute=None):
-    hi = lo if hi is None else hi
-    absolute = mpmath.mpf(10) ** -4000 if absolute is None else absolute
-    return enc.lower <= hi * (1 + SLACK) + absolute and lo * (1 - SLACK) - absolute <= enc.upper
 
 
 @pytest.fixture(scope="module")
