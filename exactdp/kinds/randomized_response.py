@@ -13,6 +13,14 @@ from exactdp.numerics.exact import InputError, parse_exact, to_int
 __all__ = ["RandomizedResponse", "RandomizedResponseNoise"]
 
 
+
+def _categories(k) -> int:
+    """The number of categories k as an int in [2, 1e18], or InputError naming ``k``."""
+    k = to_int(k, "k")
+    if not 2 <= k <= 10**18:
+        raise InputError("k", k, "randomized response needs k ≥ 2 categories (k ≤ 1e18)")
+    return k
+
 @dataclass(frozen=True, order=True)
 class RandomizedResponse(LossGroup):
     """Report the true category with probability ``e^ε/(e^ε + k − 1)``, each other one with
@@ -28,10 +36,7 @@ class RandomizedResponse(LossGroup):
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", parse_exact(self.epsilon, "epsilon", lo=0, hi=10**6))
-        k = to_int(self.k, "k")
-        if not 2 <= k <= 10**18:
-            raise InputError("k", k, "randomized response needs k ≥ 2 categories (k ≤ 1e18)")
-        object.__setattr__(self, "k", k)
+        object.__setattr__(self, "k", _categories(self.k))
 
     @property
     def loss_values(self) -> tuple:
@@ -80,10 +85,7 @@ class RandomizedResponseNoise(LossGroup):
         if p == 0:
             raise InputError("noise_parameter", self.p, "p = 0 releases the true bucket: no finite ε")
         object.__setattr__(self, "p", p)
-        k = to_int(self.k, "k")
-        if not 2 <= k <= 10**18:
-            raise InputError("k", k, "randomized response needs k ≥ 2 categories (k ≤ 1e18)")
-        object.__setattr__(self, "k", k)
+        object.__setattr__(self, "k", _categories(self.k))
 
     @property
     def masses(self) -> tuple:
