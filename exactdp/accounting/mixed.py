@@ -179,7 +179,13 @@ class MixedAccountant(Accountant):
     @property
     def kinks(self) -> tuple | None:
         """``(offset, step)``: a rational grid holding every loss value of the whole design."""
-        if self.mu or self.rr is not None:
+        return None if self.rr is not None else self.rest_kinks
+
+    @property
+    def rest_kinks(self) -> tuple | None:
+        """``(offset, step)``: a rational grid holding every loss value but the randomized
+        responses' ``Σ b log R`` (None with a continuous Gaussian: δ is smooth)."""
+        if self.mu:
             return None
         offset, steps = self.finite.offset, [self.finite.step]
         if self.laplace is not None:  # (δ is smooth between the kinks v_i + (2j − m)μ of the Laplaces' atoms)
@@ -451,9 +457,6 @@ class MixedAccountant(Accountant):
         """β = f(α) for each α ∈ [0, 1], as a certified bracket (``value`` = lower end)."""
         from exactdp.accounting.mixed_queries import tradeoff_points
 
-        if self.rr is not None:
-            raise UncertifiedError("β(α) beside randomized response by noise parameter is not certified yet (its "
-                                   "irrational log R kinks are not in the dual search's stencil)")
         return tradeoff_points(self, alphas)
 
 
