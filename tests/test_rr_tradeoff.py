@@ -113,6 +113,15 @@ def test_tradeoff_large_k_beside_discrete_gaussians():
         _check(g, *ref_beta(atoms, a))
 
 
+def test_tradeoff_beside_oracle_discrete_gaussians():
+    """Discrete Gaussians too fine for exact windows (their route is the oracle of δ_G)."""
+    rr, rest = [(Fraction(3, 10), 3, 2)], ((DiscreteGaussian("1/3", 1), 1), (DiscreteGaussian("1000003/1000000", 1), 1))
+    atoms = ref_atoms(rr, rest)
+    alphas = [Fraction(1, 10**6), Fraction(1, 10), Fraction(1, 2), 1 - Fraction(1, 10**9)]
+    for a, g in zip(alphas, ExactAccountant(_mix(rr, rest)).tradeoff(alphas)):
+        _check(g, *ref_beta(atoms, a))
+
+
 def test_tradeoff_tells_off_by_one_and_sign_errors():
     """The brackets exclude the reference of n + 1 events, and of P and Q swapped in the
     randomized response beside a discrete Laplace (a sign error of b): the checks above can fail."""
