@@ -38,8 +38,8 @@ from mpmath.libmp import from_rational
 from exactdp.accounting.base import sequence_values
 from exactdp.accounting.chord_envelope import chord_envelope
 from exactdp.accounting.mixed_balls import FLOOR, PRECS, to_mpf
-from exactdp.accounting.rr_kinks import kink_stencils
 from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, centred
+from exactdp.accounting.rr_kinks import kink_stencils
 from exactdp.engine.finite_loss import prec_ctx
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction

@@ -10,8 +10,9 @@ nearest kinks to 60 digits — each as a rational point ``r`` within ``1e-55`` o
 a certified lower end of sup G within ``|G'|·1e-55`` of G at the kink, and the chords through
 the two points on either side, extended to the kink (concavity:
 :func:`~exactdp.accounting.chord_envelope.chord_envelope`), bound it from above — every
-segment between points then has a chord of its own linear piece on one side.  Nothing here is certified itself: the points only choose where the
-certified G is evaluated, so a wrong or missing kink costs width, never validity.
+segment between points then has a chord of its own linear piece on one side.  Nothing here
+is certified itself: the points only choose where the certified G is evaluated, so a wrong or
+missing kink costs width, never validity.
 """
 
 from __future__ import annotations
