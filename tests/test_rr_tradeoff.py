@@ -165,3 +165,37 @@ def test_tradeoff_ends():
     acc = ExactAccountant(Mixture(((RandomizedResponseNoise("1/2", 3), 2), (DiscreteLaplace(2), 1))))
     b0, b1 = acc.tradeoff(["0", "1"])
     assert b0.upper == 1 and 1 - b0.lower <= 1e-40 and b1.lower == b1.upper == 0
+
+
+def test_tradeoff_beside_a_continuous_laplace():
+    """Beside ``Laplace(2)`` (shift 1, c = 1/2: ``δ_L(t) = (1 − e^{(t − c)/2})₊`` for t ≥ 0, by
+    symmetry ``1 − e^t + e^t δ_L(−t)`` below): β = sup_ε 1 − δ(ε) − e^ε α with
+    ``δ(ε) = Σ_b P[b] δ_L(ε − b log R)``, maximised over ε on a grid of step 1/200 and then by
+    golden section (G(ε) = g(e^ε), g concave: unimodal) in mpmath at 70 digits."""
+    from exactdp.kinds import Laplace
+
+    p, k, n = Fraction(1, 2), 3, 2
+    got = ExactAccountant(Mixture(((RandomizedResponseNoise(p, k), n), (Laplace(2), 1)))).tradeoff(["1/10", "1/2"])
+    with mpmath.workdps(DPS):
+        outs = [(b, _m(pb)) for b, (pb, _) in _rr_outputs(p, k, n).items()]
+        lr, c = mpmath.log(4), mpmath.mpf(1) / 2
+
+        def dl(t):
+            if t >= 0:
+                return max(mpmath.mpf(0), 1 - mpmath.exp((t - c) / 2))
+            return 1 - mpmath.exp(t) + mpmath.exp(t) * dl(-t)
+
+        for a, g in zip((Fraction(1, 10), Fraction(1, 2)), got):
+            am = _m(a)
+
+            def gee(e, al=am):
+                return 1 - mpmath.fsum(pb * dl(e - b * lr) for b, pb in outs) - mpmath.exp(e) * al
+
+            best = max((mpmath.mpf(i) / 200 for i in range(-1200, 1200)), key=gee)
+            lo, hi = best - mpmath.mpf(1) / 200, best + mpmath.mpf(1) / 200
+            for _ in range(200):
+                m1, m2 = lo + (hi - lo) * mpmath.mpf(0.382), lo + (hi - lo) * mpmath.mpf(0.618)
+                lo, hi = (m1, hi) if gee(m1) < gee(m2) else (lo, m2)
+            ref = gee((lo + hi) / 2)  # (a value of G: at most sup G, within 1e-30 of it)
+            assert g.lower <= ref + mpmath.mpf(10) ** -30 and ref <= g.upper
+            assert g.upper - g.lower <= REL * g.upper
