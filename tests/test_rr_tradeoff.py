@@ -22,7 +22,7 @@ import pytest
 from test_rr_noise import _rr_outputs
 
 from exactdp import DiscreteGaussian, ExactAccountant, Gaussian
-from exactdp.kinds import DiscreteLaplace, Mixture, RandomizedResponseNoise
+from exactdp.kinds import DiscreteLaplace, Mixture, RandomizedResponse, RandomizedResponseNoise
 
 DPS = 70
 REL = 1e-9
@@ -94,6 +94,8 @@ CASES = [
     ([(Fraction(1, 2), 2, 2), (Fraction(1, 4), 3, 1)], ((DiscreteLaplace(2), 1), (DiscreteGaussian(4), 1))),
     ([(Fraction(1, 7), 2, 6), (Fraction(1, 3), 4, 3)], ((DiscreteLaplace(1), 1),)),
     ([(Fraction(1, 2**40), 5, 2)], ((DiscreteLaplace(3), 1),)),
+    ([(Fraction(3, 10), 3, 2)], ((DiscreteLaplace("1/3", 1), 1), (RandomizedResponse("1/1000003"), 1))),  # (3·10⁶
+    # grid points, 4 atoms: held sparsely)
 ]
 
 

@@ -33,8 +33,10 @@ _DPS = 60
 
 
 def _candidates(acc, c: float, count: int) -> list:
-    """``[(v, bs)]``: the rest's grid value v and the net counts bs of the ``count`` kinks
-    nearest to ``c ≥ 0`` on each side (floats decide the order only)."""
+    """``[(v, bs)]``: the rest's loss value v and the net counts bs of the kinks nearest to
+    ``c ≥ 0`` on each side, at least ``count`` of them (floats decide the order only).  The v
+    are the finite part's atoms of positive mass where it is the whole rest (a fine sparse grid
+    has few), else the points of the rest's kink grid."""
     rr = acc.rr
     grid = acc.rest_kinks
     logs = numpy.array([float(mpmath.log(mpmath.mpf(r.numerator) / r.denominator)) for r in rr.ratios])
@@ -44,7 +46,18 @@ def _candidates(acc, c: float, count: int) -> list:
         return []
     offset, step = grid
     spread = max(_SPREAD, count + 2)
-    if step == 0:
+    fin = acc.finite
+    if acc.gauss is None and acc.laplace is None and fin.step > 0:  # the atoms of positive mass only
+        idx = numpy.sort(numpy.asarray(fin.atoms(128)[0], dtype=numpy.int64))  # (a sparse grid's few atoms)
+        if not len(idx):
+            return []
+        vals = float(fin.offset) + idx * float(fin.step)
+        pos = numpy.searchsorted(vals, c - shifts)
+        ks = numpy.clip(pos[:, None] + numpy.arange(-spread, spread + 1)[None, :], 0, len(idx) - 1)
+        js = idx[ks]
+        offset, step = fin.offset, fin.step
+        vals = float(offset) + js * float(step) + shifts[:, None]
+    elif step == 0:
         js = numpy.zeros((len(shifts), 1), dtype=numpy.int64)
         vals = float(offset) + shifts[:, None]
     else:
