@@ -159,20 +159,33 @@ def test_beside_discrete_laplace_and_gaussian(rr, rest):
 
 
 def test_refusals():
-    acc = ExactAccountant(Mixture(((RandomizedResponseNoise("1/2", 3), 2),)))
-    with pytest.raises(UncertifiedError, match="β"):
-        acc.tradeoff(["1/10"])
     with pytest.raises(InputError, match="p = 0"):
         RandomizedResponseNoise(0, 2)
     with pytest.raises(InputError):
         RandomizedResponseNoise(0.5, 2)  # (a binary float where an exact value is meant)
-    with pytest.raises(InputError, match="too fine"):  # (no Gaussian oracle beside it)
-        ExactAccountant(Mixture(((RandomizedResponseNoise("1/2", 3), 1), (DiscreteGaussian("1/3", 1), 1),
-                                 (DiscreteLaplace("1/1000003"), 1))))
     from exactdp.certify.kind_atoms import group_atoms
 
     with pytest.raises(UncertifiedError, match="no independent certificate"):  # (--certify: exit 3)
         group_atoms(RandomizedResponseNoise("1/2", 3), 1, 40.0)
+
+
+#: discrete Gaussians whose common loss grid (steps 3 and 1000000/1000003) is too fine for exact
+#: windows: their own route answers δ_G as the oracle
+ORACLE_DG = ((DiscreteGaussian("1/3", 1), 1), (DiscreteGaussian("1000003/1000000", 1), 1))
+
+
+def test_beside_oracle_discrete_gaussians():
+    rr = [(Fraction(3, 10), 3, 2)]
+    acc = ExactAccountant(Mixture(((RandomizedResponseNoise(Fraction(3, 10), 3), 2),) + ORACLE_DG))
+    assert acc.diagnostics().method.startswith("finite-loss+rr-trinomial+lattice")  # (the oracle answers)
+    epss = [Fraction(0), Fraction(1, 2), Fraction(5), Fraction(9)]
+    for eps, got in zip(epss, acc.delta(epss)):
+        _check(got, *ref_delta(rr, ORACLE_DG, eps))
+    target = Fraction(1, 10**6)
+    got = acc.epsilon([target])[0]
+    assert got.upper - got.lower <= REL * got.upper
+    assert ref_delta(rr, ORACLE_DG, _q(got.upper))[1] <= _m(target)
+    assert ref_delta(rr, ORACLE_DG, _q(got.lower))[0] > _m(target)
 
 
 def test_beside_a_continuous_gaussian():

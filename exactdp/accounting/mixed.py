@@ -14,7 +14,10 @@ where the lattice engine's estimate per value is far above it.  Atoms are taken 
 decreasing order of the bound ``p_i·min(1, e^{−(t−ρ)²/(4ρ)})`` (the zCDP bound of δ_G at
 t = ε − v_i ≥ ρ); the rest is bounded by the sum of those bounds (certified once per ε, in
 balls) and added to the upper end once it is below a thousandth of the width aimed at.  With no
-Gaussian part δ(ε) is the finite sum itself.  Every number is a ball
+Gaussian part δ(ε) is the finite sum itself.  Randomized responses by noise parameter are
+summed over their net counts outside all this (:mod:`~exactdp.accounting.mixed_rr`); beside
+the Gaussian oracle the irrational thresholds ``ε − b log R`` are bracketed by exact dyadic
+ends, δ being nonincreasing (:meth:`MixedAccountant._rest_at`).  Every number is a ball
 (:mod:`flint`), refined in precision until it is 1e-11 relative or below 1e-4000.
 """
 
@@ -44,6 +47,9 @@ from exactdp.numerics.exact import InputError, as_real
 __all__ = ["MixedAccountant", "WIDTH", "to_mpf"]
 
 _DPS = 60
+#: the grain 2^100 of the thresholds at which the Gaussian oracle is asked beside randomized
+#: responses (:meth:`MixedAccountant._rest_at`)
+_GRAIN = 2**100
 
 def ball_of(e, prec: int) -> tuple:
     """``(lo, hi, ball)``: Fraction ends and an arb containing the exact real ε (a Fraction,
@@ -112,10 +118,6 @@ class MixedAccountant(Accountant):
                                                       "discrete Gaussians too fine for exact windows) are not "
                                                       "composed exactly")
         if fin is None:  # the Gaussian part's own route is the oracle of δ_G
-            if self.rr is not None:
-                raise InputError("mechanisms", "randomized_response_noise",
-                                 "randomized response by noise parameter beside discrete Gaussians too fine for "
-                                 "exact windows is not supported yet")
             fin = FiniteLoss(others)
             self.gauss, decision = plan(Composition(moving), rel_tol, None)
             self.gauss_route = decision.route
@@ -169,7 +171,8 @@ class MixedAccountant(Accountant):
     def method(self) -> str:
         if self.rr is not None:
             return "finite-loss+rr-trinomial" + ("+laplace-closed-form" if self.laplace is not None else
-                                                  "+gaussian-erfc" if self.mu else "")
+                                                  "+gaussian-erfc" if self.mu else
+                                                  "" if self.gauss is None else f"+{self.gauss_route}")
         if self.laplace is not None:
             return "finite-loss+laplace-closed-form"
         if self.mu:
@@ -179,7 +182,13 @@ class MixedAccountant(Accountant):
     @property
     def kinks(self) -> tuple | None:
         """``(offset, step)``: a rational grid holding every loss value of the whole design."""
-        if self.mu or self.rr is not None:
+        return None if self.rr is not None else self.rest_kinks
+
+    @property
+    def rest_kinks(self) -> tuple | None:
+        """``(offset, step)``: a rational grid holding every loss value but the randomized
+        responses' ``Σ b log R`` (None with a continuous Gaussian: δ is smooth)."""
+        if self.mu:
             return None
         offset, steps = self.finite.offset, [self.finite.step]
         if self.laplace is not None:  # (δ is smooth between the kinks v_i + (2j − m)μ of the Laplaces' atoms)
@@ -206,9 +215,8 @@ class MixedAccountant(Accountant):
             if p < prec or (once and p > prec):
                 continue
             lo, hi, eb = ball_of(e, p)
-            if self.rr is not None:  # (Σ_b P[b] δ_rest(ε − b·log R): no Gaussian oracle beside it)
-                b = self.rr.delta(eb, p, lambda lo_t, hi_t, tb, p=p: self._smooth(lo_t, hi_t, tb, p) if self._curved
-                                  else self.finite.delta(lo_t, hi_t, tb, p, kept))
+            if self.rr is not None:  # (Σ_b P[b] δ_rest(ε − b·log R))
+                b = self.rr.delta(eb, p, lambda lo_t, hi_t, tb, p=p: self._rest_at(lo_t, hi_t, tb, p, kept))
             elif self._curved:
                 b = self._smooth(lo, hi, eb, p)
             else:
@@ -216,6 +224,24 @@ class MixedAccountant(Accountant):
             if narrow(b) or (self.gauss is not None and p >= 256):  # (the Gaussian part's width then dominates)
                 return b
         return b
+
+    def _rest_at(self, lo: Fraction, hi: Fraction, tb: flint.arb, prec: int, kept: bool) -> flint.arb:
+        """A ball of δ of the design without its randomized responses at every threshold in
+        ``[lo, hi]`` (the ball ``tb``).  With the Gaussian oracle: δ is nonincreasing, so its
+        values at the exact ends, rounded outward to multiples of :data:`_GRAIN` (the thresholds
+        then repeat between precisions: the oracle's answers are cached by threshold), bound it:
+        ``δ(t) ∈ [δ_lo(hi'), δ_hi(lo')]``."""
+        if self._curved:
+            return self._smooth(lo, hi, tb, prec)
+        if self.gauss is None:
+            return self.finite.delta(lo, hi, tb, prec, kept)
+        lo2, hi2 = Fraction(math.floor(lo * _GRAIN), _GRAIN), Fraction(math.ceil(hi * _GRAIN), _GRAIN)
+        with prec_ctx(prec):
+            at_hi = self._mixed(hi2, hi2, flint.arb(flint.fmpq(hi2.numerator, hi2.denominator)), hi2, prec)
+            if lo2 == hi2:
+                return at_hi
+            at_lo = self._mixed(lo2, lo2, flint.arb(flint.fmpq(lo2.numerator, lo2.denominator)), lo2, prec)
+            return at_hi.union(at_lo)
 
     def _smooth(self, lo: Fraction, hi: Fraction, eb: flint.arb, prec: int) -> flint.arb:
         """``p_∞ + Σ p_i δ_N(ε − v_i) + [0, D]`` with the continuous Gaussians' curve
@@ -451,9 +477,6 @@ class MixedAccountant(Accountant):
         """β = f(α) for each α ∈ [0, 1], as a certified bracket (``value`` = lower end)."""
         from exactdp.accounting.mixed_queries import tradeoff_points
 
-        if self.rr is not None:
-            raise UncertifiedError("β(α) beside randomized response by noise parameter is not certified yet (its "
-                                   "irrational log R kinks are not in the dual search's stencil)")
         return tradeoff_points(self, alphas)
 
 

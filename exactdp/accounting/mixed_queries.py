@@ -19,7 +19,11 @@ values give the lower end and whose chords (concavity) the upper end
 or Laplace) β may be far below float64's range and G a small difference of terms near 1: the
 search runs on log G, G's balls are raised in precision to 2^−70 of β's scale
 (:func:`_g`), and the chords are computed at a precision chosen from the points' scale with
-their rounding bounded relative to it (:func:`_smooth_envelope`).
+their rounding bounded relative to it (:func:`_smooth_envelope`).  Beside randomized
+responses by noise parameter the kinks ``v + Σ b log R`` are irrational: the stencils include
+rational points within 1e-55 of the kinks nearest the estimate and beside them
+(:func:`exactdp.accounting.rr_kinks.kink_stencils`), so that G at the best kink and the chords
+of its two linear pieces bracket sup G.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from exactdp.accounting.base import sequence_values
 from exactdp.accounting.chord_envelope import chord_envelope
 from exactdp.accounting.mixed_balls import FLOOR, PRECS, to_mpf
 from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, centred
+from exactdp.accounting.rr_kinks import kink_stencils
 from exactdp.engine.finite_loss import prec_ctx
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, to_fraction
@@ -461,6 +466,8 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool, rel: float | None) -> t
         sign = 1 if centre >= 0 else -1
         k = round((Fraction(sign * centre) - offset) / step)
         stencils.append([sign * (offset + step * (k + j)) for j in range(-3, 4)])
+    if acc.rr is not None:  # the irrational kinks v + Σ b log R nearest the estimate (:mod:`rr_kinks`)
+        stencils.extend(kink_stencils(acc, centre))
     for h in (1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-3, 1e-2):
         stencils.append([Fraction(centre + j * h) for j in (-2, -1, 0, 1, 2)])
     return _stencils(acc, alpha, snapped, grid, centre, stencils, rel, floor)

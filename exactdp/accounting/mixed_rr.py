@@ -9,7 +9,8 @@ the same R multiply their polynomials; distinct R are independent.  By independe
     δ(ε) = Σ_b P[b] · δ_rest(ε − Σ_g b_g log R_g)
 
 where δ_rest is the rest's δ at the (ball) threshold, its own answer at negative thresholds
-(``E_P[(1 − e^{t − L})₊]`` holds for every t).  Every term is a nonnegative ball
+(``E_P[(1 − e^{t − L})₊]`` holds for every t; beside discrete Gaussians answered by their own
+route, at the dyadic ends of t's ball: ``MixedAccountant._rest_at``).  Every term is a nonnegative ball
 (:mod:`flint`): no cancellation between terms.
 """
 

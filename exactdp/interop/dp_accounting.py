@@ -19,8 +19,7 @@ as a tree of ``DpEvent`` objects and asks a ``PrivacyAccountant`` for ``get_epsi
   certified values (a ledger mixing kinds is accounted as a :class:`~exactdp.kinds.Mixture`,
   route ``"mixed"``), and its ``RandomizedResponseDpEvent`` (noise parameter p taken exactly:
   :class:`~exactdp.kinds.RandomizedResponseNoise`, whose irrational ε = log(1 + k(1−p)/p) the
-  mixed route keeps exact by conditioning on the ±ε steps; δ and ε only, β is refused, and
-  not beside discrete Gaussians too fine for exact windows).  Every other event (Poisson or
+  mixed route keeps exact by conditioning on the ±ε steps; δ, ε and β).  Every other event (Poisson or
   other subsampling, ...) is refused through ``supports()`` / ``UnsupportedEventError`` —
   never approximated.
 

@@ -29,13 +29,15 @@ the measurements exactly (``pip install 'exactdp[opendp]'``):
   Gaussian: exactly its ``map``), not the grid's O(2^k/b) difference.  An explicit ``k``
   is refused (then the noise is a discrete one on a coarse grid).
 
+* ``make_randomized_response(categories, prob)`` / ``make_randomized_response_bool(prob)``
+  → :class:`~exactdp.kinds.RandomizedResponseNoise` ``(k(1 − prob)/(k − 1), k)``, k the
+  number of categories (2 for the bool one), the float prob taken exactly: the same output
+  distributions (the true category with prob, each other with (1 − prob)/(k − 1)); one event
+  at any input distance ≥ 1 (the discrete metric).
+
 Refused, each with a message naming what to use: the Laplace on float vectors (the worst
-case over an ℓ1 ball of real shifts is not a single design here), an explicit ``k``, and
-OpenDP's randomized response
-(``make_randomized_response_bool(prob)``: its ε = log(prob/(1−prob)) is irrational, while
-exactdp composes exact rational losses; an exactdp ``RandomizedResponse(epsilon, k)``
-with a rational ε at least as large is a valid upper bound, randomized response with a
-smaller ε being a post-processing of it).
+case over an ℓ1 ball of real shifts is not a single design here), an explicit ``k``, and a
+randomized response whose prob lies outside [1/k, 1) (naming ``prob``).
 
 >>> import opendp.prelude as dp
 >>> from exactdp.interop.opendp_measurements import design_of
@@ -50,13 +52,12 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import NoReturn
 
 import opendp.prelude as dp
 
 from exactdp.interop.opendp import MAX_PATTERNS, _integer_patterns
 from exactdp.interop.profile import CertifiedProfile
-from exactdp.kinds import DiscreteLaplace, Gaussian, Laplace, Mixture
+from exactdp.kinds import DiscreteLaplace, Gaussian, Laplace, Mixture, RandomizedResponseNoise
 from exactdp.mechanisms import Composition, DiscreteGaussian
 from exactdp.numerics.exact import InputError, to_int
 
@@ -151,20 +152,38 @@ def _leaf(name: str, kwargs: dict, d) -> list[list]:
             return DiscreteGaussian(scale * scale, shift) if name == "make_gaussian" else DiscreteLaplace(scale, shift)
 
         return [[(mech(s), 1) for s in pattern] for pattern in patterns]
-    if name.startswith("make_randomized_response"):
-        _refuse_rr(name, kwargs)
+    if name in ("make_randomized_response", "make_randomized_response_bool"):
+        return _randomized_response(name, kwargs, d)
     raise InputError("measurement", name, "is not one exactdp reads back: it takes OpenDP's make_laplace / "
                                           "make_geometric / make_gaussian on integers (the Laplace and Gaussian on "
                                           "floats too), chained after transformations "
                                           "(>>), post-processed, or in make_composition")
 
 
-def _refuse_rr(name: str, kwargs: dict) -> NoReturn:
-    prob = kwargs.get("prob")
-    raise InputError("measurement", f"{name}(prob={prob!r})",
-                     "randomized response given by its probability has the irrational ε = log(prob·(k−1)/(1−prob)); "
-                     "exactdp composes exact rational losses: account exactdp.kinds.RandomizedResponse(epsilon, k) "
-                     "with a rational ε at least that large instead (a valid upper bound)")
+def _randomized_response(name: str, kwargs: dict, d) -> list[list]:
+    """OpenDP's randomized response: the true category with probability ``prob``, each of the
+    other k − 1 with ``(1 − prob)/(k − 1)`` (k = 2 for the bool one; k the number of
+    ``categories``), as exactdp's :class:`~exactdp.kinds.RandomizedResponseNoise` with noise
+    parameter ``p = k(1 − prob)/(k − 1)`` (the same output distributions), the float ``prob``
+    taken exactly; one event at any input distance ≥ 1 (OpenDP's discrete metric), none at 0."""
+    if name == "make_randomized_response":
+        cats = kwargs.get("categories")
+        try:
+            k = len(set(cats))
+        except TypeError:
+            raise InputError("categories", _short(cats), f"{name}: the categories are not a readable list") from None
+    else:
+        k = 2
+    raw = kwargs.get("prob")
+    prob = _exact(raw, "prob")
+    if not Fraction(1, k) <= prob < 1:
+        raise InputError("prob", raw, f"{name}: prob must lie in [1/{k}, 1) (prob = 1 releases the true category: "
+                                      "no finite ε)")
+    if isinstance(d, Fraction) or to_int(d, "d_in") < 0:
+        raise InputError("d_in", d, f"{name}: the input distance (discrete metric) must be an integer ≥ 0")
+    if d == 0:
+        return [[]]
+    return [[(RandomizedResponseNoise(k * (1 - prob) / (k - 1), k), 1)]]
 
 
 def _walk(measurement, d) -> list[list]:
@@ -231,7 +250,7 @@ def designs_of(measurements, d_in=1) -> tuple:
     ------
     InputError
         A measurement exactdp does not read back (a Laplace on float vectors, an explicit
-        k, randomized response, a user measurement), naming it.
+        k, a user measurement), naming it.
     """
     d = _distance(d_in, "d_in")
     items = list(measurements) if isinstance(measurements, (list, tuple)) else [measurements]
