@@ -183,8 +183,13 @@ class _Search:
         if not ks:
             return
         eng = acc.engine
+        # ε_k = num/den with den > 0 (see _piece_eps): the sign of ε_k is the sign of num, and
+        # float(ε_k) is num/den (int true division rounds the exact quotient once, as
+        # float(Fraction) does on the reduced terms: the same rational, the same float)
+        n0, step, den = acc._ints
+        nums = [n0 + int(k) * step for k in ks]
         eps = [acc._piece_eps(k) for k in ks]
-        neg = [(k, e) for k, e in zip(ks, eps) if e < 0]
+        neg = [(k, e) for k, e, n in zip(ks, eps, nums) if n < 0]
         if neg:  # through δ(ε) = 1 − e^ε + e^ε δ(−ε): assembled directly
             for (k, _), pr in zip(neg, acc._profiles_any([e for _, e in neg], full=False, complement=high)):
                 self.raw[(k, high)] = None
@@ -192,12 +197,13 @@ class _Search:
                 d = float(pr.d)
                 if 0.0 < d < 1.0:
                     self._sample(float(k), math.sqrt(-math.log(d)))
-        pos = [(k, e) for k, e in zip(ks, eps) if e >= 0]
+        pos = [(k, e, n / den) for k, e, n in zip(ks, eps, nums) if n >= 0]
         if pos:
-            recs = acc._profile_values([e for _, e in pos], full=False, complement=high, pieces=[k for k, _ in pos])
-            for (k, e), rec in zip(pos, recs):
+            recs = acc._profile_values([e for _, e, _ in pos], full=False, complement=high,
+                                       pieces=[k for k, _, _ in pos])
+            for (k, e, fe), rec in zip(pos, recs):
                 self.raw[(k, high)] = rec
-                b = self.screen[(k, high)] = delta_bracket(rec, float(e), eng.done, eng.log_chernoff)
+                b = self.screen[(k, high)] = delta_bracket(rec, fe, eng.done, eng.log_chernoff)
                 if b is not None:
                     self.ends[(k, high)] = upper_ends(b)
                 ld = estimate_log_delta(rec, eng.done)
@@ -565,15 +571,17 @@ class ProfileInversion(LatticeAccountantState):
         em0, e_right, scale, p2, p2lo, p2hi = got
         prec, rnd = _PREC10, mpmath.mp._prec_rounding[1]
         high, ref, _ = _target_ref(dt)  # to_mpf(1 − dt) or to_mpf(dt) at this precision
-        if high:  # δ0 − dt = (1 − dt) − (1 − δ0)
-            gaps = {"est": (ref, pr.c._mpf_), "upper": (ref, pr.c_lo._mpf_), "lower": (ref, pr.c_hi._mpf_)}
-        else:
-            gaps = {"est": (pr.d._mpf_, ref), "upper": (pr.d_hi._mpf_, ref), "lower": (pr.d_lo._mpf_, ref)}
-        den = {"est": p2, "upper": p2lo, "lower": p2hi}
         out = []
         for side in sides:
-            a, b = gaps[side]
-            out.append(make(solve_in_piece(em0, e_right, scale, mpf_sub(a, b, prec, rnd), den[side], prec, rnd)))
+            if side == "upper":
+                a, b, den = (ref, pr.c_lo._mpf_, p2lo) if high else (pr.d_hi._mpf_, ref, p2lo)
+            elif side == "est":  # high: δ0 − dt = (1 − dt) − (1 − δ0)
+                a, b, den = (ref, pr.c._mpf_, p2) if high else (pr.d._mpf_, ref, p2)
+            elif side == "lower":
+                a, b, den = (ref, pr.c_hi._mpf_, p2hi) if high else (pr.d_lo._mpf_, ref, p2hi)
+            else:
+                raise ValueError(f"unknown side {side!r}")
+            out.append(make(solve_in_piece(em0, e_right, scale, mpf_sub(a, b, prec, rnd), den, prec, rnd)))
         return tuple(out)
 
     def _piece_base(self, k: int, t2) -> tuple:

@@ -423,7 +423,7 @@ class LatticeAccountant(ProfileInversion, TradeoffCurve, Accountant):
     @staticmethod
     def _negative(e) -> bool:
         if isinstance(e, Fraction):
-            return e < 0
+            return e.numerator < 0  # the denominator is positive
         if type(e) is MemoReal and mpmath.mp.dps <= DPS_DECIDE:  # the same memo without a context
             return e(DPS_DECIDE) < 0
         with workdps(DPS_DECIDE):

@@ -331,7 +331,7 @@ class QuadratureTails(AliasBounds):
         ``qs`` are the thresholds of plain tails (no query objects; the same values)."""
         tol = self.rel_tol
         n = len(qs)
-        if prior is None or not any(v is not None for v in prior):
+        if prior is None or prior.count(None) == len(prior):  # a list, or no value in it
             out, ok = [None] * n, [False] * n
         else:
             out = list(prior)
