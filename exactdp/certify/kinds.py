@@ -44,7 +44,7 @@ from flint import arb
 
 from exactdp.certify import kinds_mitm
 from exactdp.certify.balls import ball, endpoints, interval, precision
-from exactdp.certify.kind_atoms import Atoms, compose, fits, group_atoms, infinite_split, level
+from exactdp.certify.kind_atoms import REMEDY, Atoms, compose, fits, group_atoms, infinite_split, level
 from exactdp.certify.kinds_mitm import Pairs
 from exactdp.certify.result import Enclosure
 from exactdp.numerics.errors import InputError, UncertifiedError
@@ -130,11 +130,12 @@ class KindsCertifier:
         self.discrete = tuple((m, c) for m, c in design.groups if (m, c) not in design.continuous)
 
         self._atoms: dict = {}
+        self._meet: bool | None = None
 
     def finest(self) -> KindsCertifier:
         """The same design at every level, returning the narrowest enclosure (shares the atoms)."""
         other = KindsCertifier(self.design, rel_width=0.0, levels=self.levels)
-        other._atoms = self._atoms
+        other._atoms, other._meet = self._atoms, self._meet
         return other
 
     @property
@@ -152,17 +153,45 @@ class KindsCertifier:
             with precision(prec):
                 parts = [a for a in (group_atoms(m, c, nats) for m, c in self.discrete) if a is not None]
                 kappa, p_inf = infinite_split(self.discrete)
-                self._atoms[key] = (self._compose(parts, level(nats)), kappa, p_inf)
+                self._atoms[key] = (self._compose(parts, nats), kappa, p_inf)
         return self._atoms[key]
 
-    def _compose(self, parts: list, tau: arb) -> Atoms | Pairs:
-        halves = kinds_mitm.split(parts) if USE_MITM and not self.mu and not fits(parts) else None
-        if halves is not None:
+    def meets(self) -> bool:
+        """Whether the discrete part is met in the middle: it is beyond the full enumeration's
+        budgets (:func:`~.kind_atoms.fits`) at the first level's window depth, and has no
+        continuous Gaussian beside it (decided once)."""
+        if self._meet is None:
+            prec, nats = self.levels[0]
+            with precision(prec):
+                parts = [a for a in (group_atoms(m, c, nats) for m, c in self.discrete) if a is not None]
+            self._meet = USE_MITM and not self.mu and len(parts) >= 2 and not fits(parts)
+        return self._meet
+
+    def _window(self, prec: int, nats: float) -> float:
+        """The window depth a query starts from: the level's, or for the meet in the middle the depth
+        that leaves out ``2^{−prec/2}`` of an O(1) value (the queries deepen it for small values): the
+        halves' atoms grow with the depth as a power of half their groups' number."""
+        return min(nats, (prec // 2) * _LN2 + 24.0) if self.meets() else nats
+
+    def _compose(self, parts: list, nats: float) -> Atoms | Pairs:
+        tau = level(nats)
+        if self.meets():
             try:
-                return Pairs.of(halves, tau)
-            except UncertifiedError:
-                pass  # (the full enumeration may still fit: equal loss values merge)
-        return compose(parts, tau)
+                return Pairs.of(kinds_mitm.split(parts), math.exp(-nats - 7.0) if nats < 700 else 0.0)
+            except UncertifiedError as exc:
+                try:
+                    return compose(parts, tau)  # (the full enumeration may still fit: equal loss values merge)
+                except UncertifiedError:
+                    raise exc from None
+        try:
+            return compose(parts, tau)
+        except UncertifiedError:
+            if self.mu and USE_MITM and len(parts) >= 2:
+                raise UncertifiedError(
+                    "--certify: continuous Gaussians beside a discrete part beyond the full enumeration's budgets (its "
+                    "groups' loss grids share no short grid): the Gaussian's closed form needs every joint atom, which "
+                    f"the meet in the middle does not list; what would work: fewer such groups, or: {REMEDY}") from None
+            raise
 
     def _depth(self, nats: float, prec: int, small: Fraction) -> float:
         """Window depth (nats) that leaves out ``2^{−prec/2}`` of ``small`` (a target δ or α)."""
@@ -272,6 +301,7 @@ class KindsCertifier:
         arg = f"epsilon={fraction_str(e)}"
 
         def compute(prec, nats):
+            nats = self._window(prec, nats)
             A = self.atoms(prec, nats)[0]
             d = self.delta_ball(e, prec, nats)
             # the windows' left-out mass not small beside δ: deeper windows while within the budgets
@@ -299,7 +329,7 @@ class KindsCertifier:
         arg = f"delta={fraction_str(dt)}"
 
         def compute(prec, nats):
-            nats = self._depth(nats, prec, dt)
+            nats = self._depth(self._window(prec, nats), prec, dt)
             A, kappa, p_inf = self.atoms(prec, nats)
             if not p_inf < ball(dt):
                 if p_inf.lower() >= ball(dt).upper():
@@ -395,7 +425,7 @@ class KindsCertifier:
         arg = f"alpha={fraction_str(af)}"
 
         def compute(prec, nats):
-            nats = self._depth(nats, prec, min(af, 1 - af))
+            nats = self._depth(self._window(prec, nats), prec, min(af, 1 - af))
             A, kappa, _ = self.atoms(prec, nats)
             if af == 1 or ball(af) >= kappa:
                 return self._enclosure("beta", arg, Fraction(0), Fraction(0), prec, A)

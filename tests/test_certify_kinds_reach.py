@@ -1,0 +1,188 @@
+"""``--certify`` on mixed designs with four or more incommensurate groups (issues 33, 35): the
+mixed-kinds meet in the middle over pruned halves (:func:`exactdp.certify.kinds_mitm.pruned`).
+
+References are independent: an exact enumeration written here (the discrete Gaussian's pmf on a
+window by mpmath at 70 digits, its left-out mass bounded by the window's tail) convolved with the
+other kinds by ``tests/mixed_brute.py``; a half's atoms against direct Fraction sums of the groups'
+loss values and mpmath products of their masses; a perturbed engine value is caught; designs beyond
+reach are refused in one line that names the reason and the remedy."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import product
+
+import mixed_brute as brute
+import mpmath
+import pytest
+from test_certify_kinds import _contains
+
+from exactdp import (
+    ApproxDP,
+    DiscreteGaussian,
+    DiscreteLaplace,
+    ExactAccountant,
+    Gaussian,
+    Mixture,
+    RandomizedResponse,
+    delta,
+    epsilon,
+    tradeoff,
+)
+from exactdp.certify import certify_points, kind_atoms, kinds, kinds_mitm
+from exactdp.certify.balls import precision
+from exactdp.certify.kinds import MITM_METHOD, KindsCertifier
+from exactdp.kinds import Laplace, RandomizedResponseNoise
+from exactdp.numerics.errors import UncertifiedError
+
+F = Fraction
+#: four discrete Gaussians of distinct decimal variances (grids 20, 50/3, 100/7, 100/9) beside an
+#: (ε, δ) block: small enough for the brute force
+SMALL = ((DiscreteGaussian("0.05"), 1), (DiscreteGaussian("0.06"), 1), (DiscreteGaussian("0.07"), 1),
+         (DiscreteGaussian("0.09"), 1), (ApproxDP("1/4", "1e-9"), 1))
+#: the window of the reference's discrete Gaussians: the mass beyond it is below e^{−NATS}
+NATS = 80
+
+
+def _dg_reference(sigma2) -> tuple:
+    """``({loss: [P, Q]}, tail)`` of N_Z(0, σ²) against N_Z(1, σ²) on ``|x| ≤ k`` (mpmath, normalised
+    by the theta series to 1e-100), ``tail`` ≥ the P- and Q-mass outside."""
+    s2 = F(sigma2)
+    with mpmath.workdps(brute.DPS):
+        k = int(math.ceil(math.sqrt(2 * float(s2) * NATS))) + 1
+        w = {x: mpmath.exp(-mpmath.mpf(x * x) / (2 * mpmath.mpf(s2.numerator) / s2.denominator))
+             for x in range(-k - 60, k + 62)}
+        z = mpmath.fsum(w.values())  # (terms beyond |x| = k + 60 are far below 1e-100)
+        out = {}
+        for x in range(-k, k + 2):
+            out[F(1 - 2 * x) / (2 * s2)] = [w[x] / z, w[x - 1] / z]
+        tail = 4 * mpmath.exp(-mpmath.mpf(k * k) / (2 * float(s2)) + 1) / z
+        return out, tail
+
+
+@pytest.fixture(scope="module")
+def small_joint():
+    acc = ({F(0): [mpmath.mpf(1), mpmath.mpf(1)]}, mpmath.mpf(0))
+    for mech, count in SMALL:
+        one = _dg_reference(mech.sigma2) if isinstance(mech, DiscreteGaussian) else brute.atoms_of(mech)
+        for _ in range(count):
+            acc = brute.convolve(acc, one)
+    return acc
+
+
+@pytest.fixture
+def _meet(monkeypatch):
+    """The small design goes to the meet in the middle (its full enumeration fits the real budgets)."""
+    monkeypatch.setattr(kinds, "fits", lambda parts: False)
+    with mpmath.workdps(80):
+        yield
+
+
+def test_four_decimal_gaussians_beside_other_kinds_against_brute_force(small_joint, _meet):
+    cert = KindsCertifier(Mixture(SMALL))
+    tail = small_joint[1]
+    for e in (F(0), F(1, 2), F(2), F(6)):
+        enc = cert.delta(e)
+        assert enc.method == MITM_METHOD
+        lo, hi = brute.delta(small_joint, e)
+        assert _contains(enc, lo, hi, absolute=tail), (e, enc)
+        assert enc.relative_width <= 1e-14
+    for d in (F(1, 100), F(3, 10**7)):
+        enc = cert.epsilon(d)
+        assert _contains(enc, brute.epsilon(small_joint, d), absolute=mpmath.mpf(10) ** -30), (d, enc)
+        assert enc.relative_width <= 1e-14
+    for a in (F(1, 10), F(1, 2), F(99, 100)):
+        enc = cert.tradeoff(a)
+        assert _contains(enc, brute.beta(small_joint, a), absolute=10 * tail), (a, enc)
+        assert enc.relative_width <= 1e-14
+
+
+def test_a_pruned_half_against_direct_enumeration():
+    """The atoms of one half (three incommensurate groups) against Fraction sums of the groups' own
+    values and mpmath products of their masses; at a level τ > 0 what is dropped is inside ``lost``."""
+    with precision(128), mpmath.workdps(50):
+        parts = [kind_atoms.group_atoms(m, c, 30.0) for m, c in (*SMALL[:2], (RandomizedResponse("1/2"), 1))]
+        ref: dict = {}
+        for idx in product(*(range(len(p.coeffs)) for p in parts)):
+            v = sum((p.c + p.s * i for p, i in zip(parts, idx)), F(0))
+            m = mpmath.fprod(mpmath.mpf(p.coeffs[i].mid().str(40, radius=False)) for p, i in zip(parts, idx))
+            ref[v] = ref.get(v, 0) + m
+        full = kinds_mitm.pruned(parts, 0.0)
+        assert [full.value(i) for i in range(len(full))] == sorted(ref)
+        for i in range(len(full)):
+            got = mpmath.mpf(full.P[i].mid().str(40, radius=False))
+            assert abs(got - ref[full.value(i)]) <= mpmath.mpf(10) ** -30 * (ref[full.value(i)] + 1e-300)
+        tau = 1e-6
+        cut = kinds_mitm.pruned(parts, tau)
+        kept = {cut.value(i) for i in range(len(cut))}
+        assert len(cut) < len(full) and kept <= set(ref)
+        dropped = sum(m for v, m in ref.items() if v not in kept)
+        lost_parts = sum(float(p.lost.upper()) for p in parts)
+        assert 0 < dropped <= mpmath.mpf(float(cut.lost.upper())) - lost_parts * (1 - 1e-12)
+
+
+@dataclass(frozen=True)
+class _Point:
+    value: object
+
+
+#: DLap ×4, RR ×4, (ε, δ) ×2 beside four decimal-variance discrete Gaussians: beyond the full
+#: enumeration at the real budgets (refused before: its sparse merge weighs more than 3e6 products)
+WIDE = ((DiscreteLaplace("5/2", 1), 4), (RandomizedResponse("1/2"), 4), (ApproxDP("1/4", "1e-9"), 2),
+        (DiscreteGaussian("2.51"), 1), (DiscreteGaussian("3.07"), 1), (DiscreteGaussian("4.4"), 1),
+        (DiscreteGaussian("3.93"), 1))
+
+
+def test_real_budgets_engine_passes_and_a_wrong_value_is_caught():
+    mix = Mixture(WIDE)
+    cert = KindsCertifier(mix)
+    assert cert.meets() and not kind_atoms.fits(
+        [kind_atoms.group_atoms(m, c, kinds.LEVELS[0][1]) for m, c in WIDE])
+    acc = ExactAccountant(mix)
+    pts = delta(acc, [F(1)]).points
+    enc = certify_points(mix, "delta", [F(1)], pts, certifier=cert)[0]
+    assert enc.method == MITM_METHOD and enc.relative_width <= 1e-14
+    with pytest.raises(UncertifiedError, match="disagree"):
+        certify_points(mix, "delta", [F(1)], [_Point(pts[0].value * (1 - mpmath.mpf(10) ** -12))], certifier=cert)
+    eps = epsilon(acc, [F(1, 10**6)]).points
+    assert certify_points(mix, "epsilon", [F(1, 10**6)], eps, certifier=cert)[0].method == MITM_METHOD
+    with pytest.raises(UncertifiedError, match="disagree"):
+        certify_points(mix, "epsilon", [F(1, 10**6)], [_Point(eps[0].value * (1 - mpmath.mpf(10) ** -9))],
+                       certifier=cert)
+    beta = tradeoff(acc, [F(1, 10)]).points
+    assert certify_points(mix, "tradeoff", [F(1, 10)], beta, certifier=cert)[0].method == MITM_METHOD
+    with pytest.raises(UncertifiedError, match="disagree"):
+        certify_points(mix, "tradeoff", [F(1, 10)], [_Point(beta[0].value * (1 + mpmath.mpf(10) ** -9))],
+                       certifier=cert)
+
+
+def _one_line(exc) -> str:
+    msg = str(exc.value)
+    assert "\n" not in msg and "without --certify" in msg
+    return msg
+
+
+def test_beyond_reach_is_refused_in_one_line(monkeypatch):
+    monkeypatch.setattr(kinds_mitm, "MAX_HALF", 50)
+    with pytest.raises(UncertifiedError) as exc:
+        KindsCertifier(Mixture(WIDE)).delta(1)
+    assert "beyond the meet in the middle" in _one_line(exc) and "atoms in one half" in _one_line(exc)
+
+
+def test_continuous_gaussian_beside_a_met_discrete_part_is_refused_in_one_line(monkeypatch):
+    monkeypatch.setattr(kind_atoms, "MAX_GRID", 5)
+    monkeypatch.setattr(kind_atoms, "MAX_PRODUCTS", 5)
+    with pytest.raises(UncertifiedError) as exc:
+        KindsCertifier(Mixture(((Gaussian(4), 1), *SMALL[:3]))).delta(1)
+    assert "continuous Gaussians beside a discrete part" in _one_line(exc)
+
+
+@pytest.mark.parametrize("mech, word", [(RandomizedResponseNoise("1/2", 3), "noise parameter.*irrational loss ±log 4"),
+                                        (Laplace(2), "continuous Laplace.*density.*a discrete Laplace")])
+def test_kinds_without_an_exact_rational_loss_are_refused_in_one_line(mech, word):
+    with pytest.raises(UncertifiedError) as exc:
+        KindsCertifier(Mixture(((mech, 2), (DiscreteLaplace("5/2", 1), 1)))).delta(1)
+    assert re.search(word, _one_line(exc))
