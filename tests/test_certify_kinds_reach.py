@@ -180,9 +180,74 @@ def test_continuous_gaussian_beside_a_met_discrete_part_is_refused_in_one_line(m
     assert "continuous Gaussians beside a discrete part" in _one_line(exc)
 
 
-@pytest.mark.parametrize("mech, word", [(RandomizedResponseNoise("1/2", 3), "noise parameter.*irrational loss ±log 4"),
-                                        (Laplace(2), "continuous Laplace.*density.*a discrete Laplace")])
-def test_kinds_without_an_exact_rational_loss_are_refused_in_one_line(mech, word):
+def test_the_continuous_laplace_is_refused_in_one_line():
     with pytest.raises(UncertifiedError) as exc:
-        KindsCertifier(Mixture(((mech, 2), (DiscreteLaplace("5/2", 1), 1)))).delta(1)
-    assert re.search(word, _one_line(exc))
+        KindsCertifier(Mixture(((Laplace(2), 2), (DiscreteLaplace("5/2", 1), 1)))).delta(1)
+    assert re.search("continuous Laplace.*density.*a discrete Laplace", _one_line(exc))
+    with pytest.raises(UncertifiedError) as exc:
+        kind_atoms.group_atoms(RandomizedResponseNoise("1/2", 3), 1, 40.0)
+    assert re.search("noise parameter.*loss ±log 4 is irrational", _one_line(exc))
+
+
+#: randomized response by its noise parameter (loss ±log 4, irrational) beside rational kinds
+NOISY = ((RandomizedResponseNoise("1/2", 3), 4), (DiscreteLaplace("5/2", 1), 2), (RandomizedResponse("1/3"), 1))
+
+
+def _noisy_reference() -> list:
+    """``[(loss, P-mass), ...]`` of NOISY from its output distributions (mpmath, 50 digits): randomized
+    response's three outputs (true bucket ``1 − p + p/k``, each other ``p/k``), the discrete Laplace's
+    pmf on ``|x| ≤ 400`` (mass beyond below 1e-69), randomized response's two outputs."""
+    lr = mpmath.log(4)
+    noise = [(lr, mpmath.mpf(2) / 3), (mpmath.mpf(0), mpmath.mpf(1) / 6), (-lr, mpmath.mpf(1) / 6)]
+    r = mpmath.exp(-mpmath.mpf(2) / 5)
+    c0 = (1 - r) / (1 + r)
+    dlap = [((abs(x - 1) - abs(x)) * mpmath.mpf(2) / 5, c0 * r ** abs(x)) for x in range(-400, 401)]
+    e3 = mpmath.exp(mpmath.mpf(1) / 3)
+    rr = [(mpmath.mpf(1) / 3, e3 / (e3 + 1)), (-mpmath.mpf(1) / 3, 1 / (e3 + 1))]
+    joint = [(mpmath.mpf(0), mpmath.mpf(1))]
+    for one, count in ((noise, 4), (dlap, 2), (rr, 1)):
+        for _ in range(count):
+            acc: dict = {}
+            for la, pa in joint:
+                for lb, pb in one:
+                    got = acc.setdefault(mpmath.nstr(la + lb, 40), [la + lb, mpmath.mpf(0)])
+                    got[1] += pa * pb
+            joint = [tuple(v) for v in acc.values()]
+    return joint
+
+
+def test_randomized_response_by_noise_parameter_against_its_outputs():
+    with mpmath.workdps(50):
+        joint = _noisy_reference()
+
+        def ref_delta(e):
+            return mpmath.fsum(p * (1 - mpmath.exp(e - v)) for v, p in joint if v > e)
+
+        mix = Mixture(NOISY)
+        cert = KindsCertifier(mix)
+        for e in (F(0), F(1, 2), F(2), F(5)):
+            enc = cert.delta(e)
+            assert enc.method.endswith("+net-count") and enc.relative_width <= 1e-14
+            assert _contains(enc, ref_delta(mpmath.mpf(e.numerator) / e.denominator), absolute=mpmath.mpf(10) ** -60)
+        target = F(1, 10**4)
+        enc = cert.epsilon(target)
+        lo, hi = mpmath.mpf(enc.lower_exact.numerator) / enc.lower_exact.denominator, enc.upper
+        assert enc.relative_width <= 1e-14
+        assert ref_delta(lo * (1 - mpmath.mpf(10) ** -40)) > mpmath.mpf(1) / 10**4 >= ref_delta(hi)
+        # the engine's points pass; a perturbed one is caught
+        pts = delta(mix, [F(2)]).points
+        certify_points(mix, "delta", [F(2)], pts, certifier=cert)
+        with pytest.raises(UncertifiedError, match="disagree"):
+            certify_points(mix, "delta", [F(2)], [_Point(pts[0].value * (1 - mpmath.mpf(10) ** -10))],
+                           certifier=cert)
+        eps = epsilon(mix, [target]).points
+        certify_points(mix, "epsilon", [target], eps, certifier=cert)
+        with pytest.raises(UncertifiedError, match="disagree"):
+            certify_points(mix, "epsilon", [target], [_Point(eps[0].value * (1 - mpmath.mpf(10) ** -9))],
+                           certifier=cert)
+    with pytest.raises(UncertifiedError) as exc:
+        cert.tradeoff(F(1, 10))
+    assert "β(α)" in _one_line(exc)
+    with pytest.raises(UncertifiedError) as exc:
+        KindsCertifier(Mixture(((RandomizedResponseNoise("1/2", 3), 1), (RandomizedResponseNoise("1/3", 2), 1))))
+    assert "different ratios R" in _one_line(exc)

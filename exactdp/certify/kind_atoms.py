@@ -186,14 +186,14 @@ def group_atoms(mech, count: int, nats: float) -> GroupAtoms | None:
     elif name == "ApproxDP":
         one = _rr(mech.epsilon, 2)  # (its one-sided outputs: infinite_split)
     elif name == "RandomizedResponseNoise":
-        raise UncertifiedError(f"--certify: randomized response by its noise parameter (p = {mech.p}, k = {mech.k}) "
-                               f"has the irrational loss ±log {mech.ratio}, and this certificate enumerates exact "
-                               f"rational losses only; what would work: RandomizedResponse with its exact ε where "
-                               f"one is meant, or: {REMEDY}")
+        raise UncertifiedError(f"--certify: no independent certificate for randomized response by its noise parameter "
+                               f"(p = {mech.p}, k = {mech.k}): its loss ±log {mech.ratio} is irrational, and this "
+                               f"certificate enumerates exact rational losses only; what would work: "
+                               f"RandomizedResponse with its exact ε where one is meant, or: {REMEDY}")
     elif name == "Laplace":
-        raise UncertifiedError("--certify: the continuous Laplace's loss has a density, and this certificate "
-                               "enumerates atoms (it has no closed form of its own for that density yet); what would "
-                               f"work: a discrete Laplace, or: {REMEDY}")
+        raise UncertifiedError("--certify: no independent certificate for the continuous Laplace ('laplace'): its loss "
+                               "has a density, and this certificate enumerates atoms (it has no closed form of its own "
+                               f"for that density yet); what would work: a discrete Laplace, or: {REMEDY}")
     else:
         raise UncertifiedError(f"--certify: no independent certificate for the mechanism kind "
                                f"{getattr(mech, 'kind', name)!r} (as given: an exact rational loss is needed) yet; "

@@ -42,7 +42,7 @@ from fractions import Fraction
 
 from flint import arb
 
-from exactdp.certify import kinds_mitm
+from exactdp.certify import kinds_mitm, kinds_noise
 from exactdp.certify.balls import ball, endpoints, interval, precision
 from exactdp.certify.kind_atoms import REMEDY, Atoms, compose, fits, group_atoms, infinite_split, level
 from exactdp.certify.kinds_mitm import Pairs
@@ -127,7 +127,15 @@ class KindsCertifier:
                                        f"{getattr(m, 'kind', type(m).__name__)!r} yet; run the command without "
                                        f"--certify: the mixed route's numbers are certified Arb-ball brackets already")
         self.mu = sum((Fraction(m.rho) * c for m, c in design.continuous), Fraction(0))
-        self.discrete = tuple((m, c) for m, c in design.groups if (m, c) not in design.continuous)
+        discrete = tuple((m, c) for m, c in design.groups if (m, c) not in design.continuous)
+        noise = tuple((m, c) for m, c in discrete if type(m).__name__ == kinds_noise.KIND)
+        self.discrete = tuple(g for g in discrete if g not in noise)
+        #: the net count of the ±log R steps of randomized response by its noise parameter (None: none)
+        self.noise = kinds_noise.net_counts(noise) if noise else None
+        if self.noise is not None and self.mu:
+            raise UncertifiedError("--certify: randomized response by its noise parameter beside continuous "
+                                   "Gaussians: this certificate's Gaussian closed form takes rational thresholds only; "
+                                   f"what would work: either kind without the other, or: {REMEDY}")
 
         self._atoms: dict = {}
         self._meet: bool | None = None
@@ -140,7 +148,7 @@ class KindsCertifier:
 
     @property
     def full_method(self) -> str:
-        return METHOD + ("+gaussian-erfc" if self.mu else "")
+        return METHOD + ("+gaussian-erfc" if self.mu else "") + ("+net-count" if self.noise is not None else "")
 
     # -- machinery ----------------------------------------------------------------------
     def atoms(self, prec: int, nats: float) -> tuple[Atoms | Pairs, arb, arb]:
@@ -164,7 +172,7 @@ class KindsCertifier:
             prec, nats = self.levels[0]
             with precision(prec):
                 parts = [a for a in (group_atoms(m, c, nats) for m, c in self.discrete) if a is not None]
-            self._meet = USE_MITM and not self.mu and len(parts) >= 2 and not fits(parts)
+            self._meet = USE_MITM and not self.mu and self.noise is None and len(parts) >= 2 and not fits(parts)
         return self._meet
 
     def _window(self, prec: int, nats: float) -> float:
@@ -244,6 +252,9 @@ class KindsCertifier:
         """A ball of δ_F(e) (kept atoms plus ``[0, μ_P]``)."""
         if isinstance(A, Pairs):
             kept = kinds_mitm.delta_kept(A, e)
+        elif self.noise is not None:  # Σ_n w_n D(e − n log R)
+            eb, lr = ball(e), self.noise.log_ratio()
+            kept = sum((w * kinds_noise.hockey_stick_at(A, eb - n * lr) for n, w in self.noise.items()), arb(0))
         else:
             kept = self._delta_smooth(A, e, bits) if self.mu else self._delta_discrete(A, e)
         return kept + interval(arb(0), A.lost_up)
@@ -341,7 +352,7 @@ class KindsCertifier:
             if isinstance(A, Pairs):
                 lo, hi = kinds_mitm.epsilon_ends(A, (ball(dt) - p_inf) / kappa, prec,
                                                  lambda u: _hi(self.delta_ball(u, prec, nats)) <= dt)
-            elif self.mu:
+            elif self.mu or self.noise is not None:
                 lo, hi = self._epsilon_smooth(dt, prec, nats)
             else:
                 lo, hi = self._epsilon_discrete(A, kappa, p_inf, dt, prec, nats)
@@ -431,6 +442,10 @@ class KindsCertifier:
                 return self._enclosure("beta", arg, Fraction(0), Fraction(0), prec, A)
             if af == 0:
                 return self._enclosure("beta", arg, _lo(kappa), min(_hi(kappa), Fraction(1)), prec, A)
+            if self.noise is not None:
+                raise UncertifiedError("--certify: β(α) with randomized response by its noise parameter is not "
+                                       "enclosed (its irrational loss ±log R has no order with the rational atoms "
+                                       f"here yet); what would work: δ(ε) and ε(δ), or: {REMEDY}")
             ab = _unit(ball(af) / kappa)
             if isinstance(A, Pairs):
                 tests = kinds_mitm.threshold_tests(A, ab)
