@@ -139,6 +139,8 @@ class KindsCertifier:
 
         self._atoms: dict = {}
         self._meet: bool | None = None
+        self._group_key: tuple | None = None
+        self._group_parts: list = []
 
     def finest(self) -> KindsCertifier:
         """The same design at every level, returning the narrowest enclosure (shares the atoms)."""
@@ -159,7 +161,7 @@ class KindsCertifier:
         if key not in self._atoms:
             self._atoms.clear()
             with precision(prec):
-                parts = [a for a in (group_atoms(m, c, nats) for m, c in self.discrete) if a is not None]
+                parts = self._parts(prec, nats)
                 kappa, p_inf = infinite_split(self.discrete)
                 self._atoms[key] = (self._compose(parts, nats), kappa, p_inf)
         return self._atoms[key]
@@ -171,9 +173,17 @@ class KindsCertifier:
         if self._meet is None:
             prec, nats = self.levels[0]
             with precision(prec):
-                parts = [a for a in (group_atoms(m, c, nats) for m, c in self.discrete) if a is not None]
+                parts = self._parts(prec, nats)
             self._meet = USE_MITM and not self.mu and self.noise is None and len(parts) >= 2 and not fits(parts)
         return self._meet
+
+    def _parts(self, prec: int, nats: float) -> list:
+        """The groups' atoms at this precision and depth (the last set is kept: :meth:`meets` and the
+        first level share it)."""
+        if self._group_key != (prec, nats):
+            self._group_parts = [a for a in (group_atoms(m, c, nats) for m, c in self.discrete) if a is not None]
+            self._group_key = (prec, nats)
+        return self._group_parts
 
     def _window(self, prec: int, nats: float) -> float:
         """The window depth a query starts from: the level's, or for the meet in the middle the depth
