@@ -251,3 +251,31 @@ def test_randomized_response_by_noise_parameter_against_its_outputs():
     with pytest.raises(UncertifiedError) as exc:
         KindsCertifier(Mixture(((RandomizedResponseNoise("1/2", 3), 1), (RandomizedResponseNoise("1/3", 2), 1))))
     assert "different ratios R" in _one_line(exc)
+
+
+def test_hockey_stick_at_a_ball_threshold_on_and_between_atoms():
+    """``D(t) = Σ p_i (1 − e^{t − v_i})_+`` with t exactly at an atom, inside a wide ball around one,
+    and between atoms, against mpmath at 50 digits."""
+    from flint import arb
+
+    from exactdp.certify.kind_atoms import Atoms
+    from exactdp.certify.kinds_noise import hockey_stick_at
+
+    with precision(128), mpmath.workdps(50):
+        keys = list(range(-6, 7))
+        masses = [F(k * k + 1, 1000) for k in keys]
+        masses = [m / sum(masses) for m in masses]
+        A = Atoms(F(1, 3), F(1, 2), keys, [arb(m.numerator) / m.denominator for m in masses], arb(0))
+        vals = [mpmath.mpf(1) / 3 + mpmath.mpf(k) / 2 for k in keys]
+
+        def ref(t):
+            return mpmath.fsum(mpmath.mpf(m.numerator) / m.denominator * (1 - mpmath.exp(t - v))
+                               for m, v in zip(masses, vals) if v > t)
+
+        for t, rad in ((F(4, 3), 0), (F(4, 3), F(1, 10**6)), (F(1, 7), F(1, 10**30)), (F(-5, 2), 0)):
+            tb = arb(t.numerator) / t.denominator + (arb(0, float(rad)) if rad else 0)
+            got = hockey_stick_at(A, tb)
+            lo, hi = (mpmath.mpf(x.str(45, radius=False)) for x in (got.lower(), got.upper()))
+            want = ref(mpmath.mpf(t.numerator) / t.denominator)
+            assert lo <= want * (1 + mpmath.mpf(10) ** -40) and want * (1 - mpmath.mpf(10) ** -40) <= hi, (t, got)
+            assert hi - lo <= (4 * float(rad) + 1e-30) * (want + 1)
