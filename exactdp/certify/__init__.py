@@ -46,9 +46,12 @@ each kind's loss atoms enumerated from its output distributions (:mod:`.kind_ato
 exactly on one rational grid (or by a sparse merge), the (ε, δ) blocks' one-sided outputs split
 off, continuous Gaussians by Arb's ``erfc`` conditioned on the atoms; ``Enclosure.method`` is
 ``"arb/kinds-enumeration"`` (``+gaussian-erfc``), or ``"arb/kinds-mitm"`` for a discrete design
-beyond the full enumeration, met in the middle over two halves of its groups (:mod:`.kinds_mitm`).
-It shares nothing with the mixed route (:mod:`exactdp.engine.finite_loss`); a design beyond its
-budgets is refused (exit 3).
+beyond the full enumeration, met in the middle over two halves of its groups, each pruned below a
+level that follows the query by the Gaussian halves' own :class:`~exactdp.certify.mitm.Pruner`
+(:mod:`.kinds_mitm`); randomized response by its noise parameter (loss ±log R) by the net count of
+its steps (:mod:`.kinds_noise`, ``+net-count``).  It shares nothing with the mixed route
+(:mod:`exactdp.engine.finite_loss`); a design beyond its budgets is refused in one line naming the
+reason and what would work (exit 3).
 
 >>> from exactdp.mechanisms import Composition
 >>> from exactdp.certify import certify_delta

@@ -42,8 +42,8 @@ from exactdp.certify.dgball import DGBall
 from exactdp.mechanisms import DiscreteGaussian
 from exactdp.numerics.errors import UncertifiedError
 
-__all__ = ["Atoms", "GroupAtoms", "group_atoms", "compose", "infinite_split", "size_bound", "fits", "MAX_GRID",
-           "MAX_ATOMS", "MAX_PRODUCTS", "SPARSE_GAIN", "REMEDY"]
+__all__ = ["Atoms", "GroupAtoms", "group_atoms", "compose", "grid_gcd", "infinite_split", "size_bound", "fits",
+           "MAX_GRID", "MAX_ATOMS", "MAX_PRODUCTS", "SPARSE_GAIN", "REMEDY"]
 
 #: longest common grid multiplied as one Arb polynomial
 MAX_GRID = 4_000_000
@@ -185,6 +185,15 @@ def group_atoms(mech, count: int, nats: float) -> GroupAtoms | None:
         one = _rr(mech.epsilon, mech.k)
     elif name == "ApproxDP":
         one = _rr(mech.epsilon, 2)  # (its one-sided outputs: infinite_split)
+    elif name == "RandomizedResponseNoise":
+        raise UncertifiedError(f"--certify: no independent certificate for randomized response by its noise parameter "
+                               f"(p = {mech.p}, k = {mech.k}): its loss ±log {mech.ratio} is irrational, and this "
+                               f"certificate enumerates exact rational losses only; what would work: "
+                               f"RandomizedResponse with its exact ε where one is meant, or: {REMEDY}")
+    elif name == "Laplace":
+        raise UncertifiedError("--certify: no independent certificate for the continuous Laplace ('laplace'): its loss "
+                               "has a density, and this certificate enumerates atoms (it has no closed form of its own "
+                               f"for that density yet); what would work: a discrete Laplace, or: {REMEDY}")
     else:
         raise UncertifiedError(f"--certify: no independent certificate for the mechanism kind "
                                f"{getattr(mech, 'kind', name)!r} (as given: an exact rational loss is needed) yet; "
@@ -202,7 +211,8 @@ def infinite_split(groups) -> tuple[arb, arb]:
     return s.exp(), -s.expm1()
 
 
-def _gcd(a: Fraction, b: Fraction) -> Fraction:
+def grid_gcd(a: Fraction, b: Fraction) -> Fraction:
+    """The largest rational step g with a/g and b/g integers."""
     den = a.denominator * b.denominator // math.gcd(a.denominator, b.denominator)
     return Fraction(math.gcd(a.numerator * (den // a.denominator), b.numerator * (den // b.denominator)), den)
 
@@ -241,7 +251,7 @@ class Atoms:
 def _span(parts: list) -> int:
     g = parts[0].s
     for p in parts[1:]:
-        g = _gcd(g, p.s)
+        g = grid_gcd(g, p.s)
     return sum(int(p.s / g) * (len(p.coeffs) - 1) for p in parts) + 1
 
 
@@ -276,7 +286,7 @@ def compose(parts: list, tau: arb | None = None) -> Atoms:
         return Atoms(Fraction(0), Fraction(1), [0], [arb(1)], arb(0))
     g = parts[0].s
     for p in parts[1:]:
-        g = _gcd(g, p.s)
+        g = grid_gcd(g, p.s)
     C = sum((p.c for p in parts), Fraction(0))
     lost = sum((p.lost for p in parts), arb(0))
     strides = [int(p.s / g) for p in parts]
@@ -286,7 +296,7 @@ def compose(parts: list, tau: arb | None = None) -> Atoms:
         # coarse steps first: the product stays on a coarse grid (short) as long as it can
         poly, gp, first = arb_poly([1]), Fraction(0), 0
         for p in sorted(parts, key=lambda q: -q.s):
-            gn = p.s if gp == 0 else _gcd(gp, p.s)
+            gn = p.s if gp == 0 else grid_gcd(gp, p.s)
             if gp:
                 f = int(gp / gn)
                 poly, first = _stretch([poly[i] for i in range(poly.degree() + 1)], f), first * f

@@ -42,9 +42,9 @@ from fractions import Fraction
 
 from flint import arb
 
-from exactdp.certify import kinds_mitm
+from exactdp.certify import kinds_mitm, kinds_noise
 from exactdp.certify.balls import ball, endpoints, interval, precision
-from exactdp.certify.kind_atoms import Atoms, compose, fits, group_atoms, infinite_split, level
+from exactdp.certify.kind_atoms import REMEDY, Atoms, compose, fits, group_atoms, infinite_split, level
 from exactdp.certify.kinds_mitm import Pairs
 from exactdp.certify.result import Enclosure
 from exactdp.numerics.errors import InputError, UncertifiedError
@@ -127,19 +127,30 @@ class KindsCertifier:
                                        f"{getattr(m, 'kind', type(m).__name__)!r} yet; run the command without "
                                        f"--certify: the mixed route's numbers are certified Arb-ball brackets already")
         self.mu = sum((Fraction(m.rho) * c for m, c in design.continuous), Fraction(0))
-        self.discrete = tuple((m, c) for m, c in design.groups if (m, c) not in design.continuous)
+        discrete = tuple((m, c) for m, c in design.groups if (m, c) not in design.continuous)
+        noise = tuple((m, c) for m, c in discrete if type(m).__name__ == kinds_noise.KIND)
+        self.discrete = tuple(g for g in discrete if g not in noise)
+        #: the net count of the ±log R steps of randomized response by its noise parameter (None: none)
+        self.noise = kinds_noise.net_counts(noise) if noise else None
+        if self.noise is not None and self.mu:
+            raise UncertifiedError("--certify: randomized response by its noise parameter beside continuous "
+                                   "Gaussians: this certificate's Gaussian closed form takes rational thresholds only; "
+                                   f"what would work: either kind without the other, or: {REMEDY}")
 
         self._atoms: dict = {}
+        self._meet: bool | None = None
+        self._group_key: tuple | None = None
+        self._group_parts: list = []
 
     def finest(self) -> KindsCertifier:
         """The same design at every level, returning the narrowest enclosure (shares the atoms)."""
         other = KindsCertifier(self.design, rel_width=0.0, levels=self.levels)
-        other._atoms = self._atoms
+        other._atoms, other._meet = self._atoms, self._meet
         return other
 
     @property
     def full_method(self) -> str:
-        return METHOD + ("+gaussian-erfc" if self.mu else "")
+        return METHOD + ("+gaussian-erfc" if self.mu else "") + ("+net-count" if self.noise is not None else "")
 
     # -- machinery ----------------------------------------------------------------------
     def atoms(self, prec: int, nats: float) -> tuple[Atoms | Pairs, arb, arb]:
@@ -150,19 +161,55 @@ class KindsCertifier:
         if key not in self._atoms:
             self._atoms.clear()
             with precision(prec):
-                parts = [a for a in (group_atoms(m, c, nats) for m, c in self.discrete) if a is not None]
+                parts = self._parts(prec, nats)
                 kappa, p_inf = infinite_split(self.discrete)
-                self._atoms[key] = (self._compose(parts, level(nats)), kappa, p_inf)
+                self._atoms[key] = (self._compose(parts, nats), kappa, p_inf)
         return self._atoms[key]
 
-    def _compose(self, parts: list, tau: arb) -> Atoms | Pairs:
-        halves = kinds_mitm.split(parts) if USE_MITM and not self.mu and not fits(parts) else None
-        if halves is not None:
+    def meets(self) -> bool:
+        """Whether the discrete part is met in the middle: it is beyond the full enumeration's
+        budgets (:func:`~.kind_atoms.fits`) at the first level's window depth, and has no
+        continuous Gaussian beside it (decided once)."""
+        if self._meet is None:
+            prec, nats = self.levels[0]
+            with precision(prec):
+                parts = self._parts(prec, nats)
+            self._meet = USE_MITM and not self.mu and self.noise is None and len(parts) >= 2 and not fits(parts)
+        return self._meet
+
+    def _parts(self, prec: int, nats: float) -> list:
+        """The groups' atoms at this precision and depth (the last set is kept: :meth:`meets` and the
+        first level share it)."""
+        if self._group_key != (prec, nats):
+            self._group_parts = [a for a in (group_atoms(m, c, nats) for m, c in self.discrete) if a is not None]
+            self._group_key = (prec, nats)
+        return self._group_parts
+
+    def _window(self, prec: int, nats: float) -> float:
+        """The window depth a query starts from: the level's, or for the meet in the middle the depth
+        that leaves out ``2^{−prec/2}`` of an O(1) value (the queries deepen it for small values): the
+        halves' atoms grow with the depth as a power of half their groups' number."""
+        return min(nats, (prec // 2) * _LN2 + 24.0) if self.meets() else nats
+
+    def _compose(self, parts: list, nats: float) -> Atoms | Pairs:
+        tau = level(nats)
+        if self.meets():
             try:
-                return Pairs.of(halves, tau)
-            except UncertifiedError:
-                pass  # (the full enumeration may still fit: equal loss values merge)
-        return compose(parts, tau)
+                return Pairs.of(kinds_mitm.split(parts), math.exp(-nats - 7.0) if nats < 700 else 0.0)
+            except UncertifiedError as exc:
+                try:
+                    return compose(parts, tau)  # (the full enumeration may still fit: equal loss values merge)
+                except UncertifiedError:
+                    raise exc from None
+        try:
+            return compose(parts, tau)
+        except UncertifiedError:
+            if self.mu and USE_MITM and len(parts) >= 2:
+                raise UncertifiedError(
+                    "--certify: continuous Gaussians beside a discrete part beyond the full enumeration's budgets (its "
+                    "groups' loss grids share no short grid): the Gaussian's closed form needs every joint atom, which "
+                    f"the meet in the middle does not list; what would work: fewer such groups, or: {REMEDY}") from None
+            raise
 
     def _depth(self, nats: float, prec: int, small: Fraction) -> float:
         """Window depth (nats) that leaves out ``2^{−prec/2}`` of ``small`` (a target δ or α)."""
@@ -215,6 +262,9 @@ class KindsCertifier:
         """A ball of δ_F(e) (kept atoms plus ``[0, μ_P]``)."""
         if isinstance(A, Pairs):
             kept = kinds_mitm.delta_kept(A, e)
+        elif self.noise is not None:  # Σ_n w_n D(e − n log R)
+            eb, lr = ball(e), self.noise.log_ratio()
+            kept = sum((w * kinds_noise.hockey_stick_at(A, eb - n * lr) for n, w in self.noise.items()), arb(0))
         else:
             kept = self._delta_smooth(A, e, bits) if self.mu else self._delta_discrete(A, e)
         return kept + interval(arb(0), A.lost_up)
@@ -272,6 +322,7 @@ class KindsCertifier:
         arg = f"epsilon={fraction_str(e)}"
 
         def compute(prec, nats):
+            nats = self._window(prec, nats)
             A = self.atoms(prec, nats)[0]
             d = self.delta_ball(e, prec, nats)
             # the windows' left-out mass not small beside δ: deeper windows while within the budgets
@@ -299,7 +350,7 @@ class KindsCertifier:
         arg = f"delta={fraction_str(dt)}"
 
         def compute(prec, nats):
-            nats = self._depth(nats, prec, dt)
+            nats = self._depth(self._window(prec, nats), prec, dt)
             A, kappa, p_inf = self.atoms(prec, nats)
             if not p_inf < ball(dt):
                 if p_inf.lower() >= ball(dt).upper():
@@ -311,7 +362,7 @@ class KindsCertifier:
             if isinstance(A, Pairs):
                 lo, hi = kinds_mitm.epsilon_ends(A, (ball(dt) - p_inf) / kappa, prec,
                                                  lambda u: _hi(self.delta_ball(u, prec, nats)) <= dt)
-            elif self.mu:
+            elif self.mu or self.noise is not None:
                 lo, hi = self._epsilon_smooth(dt, prec, nats)
             else:
                 lo, hi = self._epsilon_discrete(A, kappa, p_inf, dt, prec, nats)
@@ -395,12 +446,16 @@ class KindsCertifier:
         arg = f"alpha={fraction_str(af)}"
 
         def compute(prec, nats):
-            nats = self._depth(nats, prec, min(af, 1 - af))
+            nats = self._depth(self._window(prec, nats), prec, min(af, 1 - af))
             A, kappa, _ = self.atoms(prec, nats)
             if af == 1 or ball(af) >= kappa:
                 return self._enclosure("beta", arg, Fraction(0), Fraction(0), prec, A)
             if af == 0:
                 return self._enclosure("beta", arg, _lo(kappa), min(_hi(kappa), Fraction(1)), prec, A)
+            if self.noise is not None:
+                raise UncertifiedError("--certify: β(α) with randomized response by its noise parameter is not "
+                                       "enclosed (its irrational loss ±log R has no order with the rational atoms "
+                                       f"here yet); what would work: δ(ε) and ε(δ), or: {REMEDY}")
             ab = _unit(ball(af) / kappa)
             if isinstance(A, Pairs):
                 tests = kinds_mitm.threshold_tests(A, ab)

@@ -3,9 +3,16 @@
 When the discrete part of a :class:`~exactdp.kinds.Mixture` has too many joint loss atoms for
 :func:`~exactdp.certify.kind_atoms.compose` (its groups' grids share no short common grid and
 the product of their atom counts is beyond the sparse merge's budget), the groups are split into
-two halves of balanced size (:func:`split`), each half composed on its own exact grid
-(``a_i = C_A + g_A·K_i``, ``b_j = C_B + g_B·K_j``, Arb balls of their P- and Q-masses, Q = e^{−v}P),
-and every query is a sum over the atoms of the smaller half A against prefix/suffix sums of B:
+two halves of balanced size (:func:`split`), each half the products of its groups' atoms whose
+float64 upper bound is at least a level ``τ`` (:func:`pruned`, by the same
+:class:`~exactdp.certify.mitm.Pruner` as the Gaussian halves: the products that matter fill about
+the inscribed ellipsoid of the box, the dropped ones' mass is bounded and left out), put on the
+half's own exact grid (``a_i = C_A + g_A·K_i``, ``b_j = C_B + g_B·K_j``, Arb balls of their P- and
+Q-masses, Q = e^{−v}P).  The windows and ``τ`` follow the query (:meth:`~.kinds.KindsCertifier.meets`:
+``2^{−prec/2}`` of the value asked, not the full enumeration's fixed e^{−760}): any number of
+incommensurate groups (decimal-variance discrete Gaussians beside discrete Laplace, randomized
+response, (ε, δ) blocks) within :data:`MAX_HALF` atoms a half.  Every query is a sum over the atoms
+of the smaller half A against prefix/suffix sums of B:
 
     P(L > t) = Σ_i p_i · Σ_{j: a_i + b_j > t} p_j,   Q(L > t) = Σ_i q_i · Σ_{j: a_i + b_j > t} q_j
 
@@ -41,11 +48,12 @@ import numpy as np
 from flint import arb
 
 from exactdp.certify.balls import ball, endpoints
-from exactdp.certify.kind_atoms import MAX_ATOMS, Atoms, GroupAtoms, compose, size_bound
+from exactdp.certify.kind_atoms import REMEDY, Atoms, GroupAtoms, compose, grid_gcd, size_bound
+from exactdp.certify.mitm import Pruner, exact_ball, float_uppers, split_halves
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import fraction_str
 
-__all__ = ["Pairs", "split", "delta_kept", "epsilon_ends", "threshold_tests", "MAX_HALF", "MAX_PAIRS"]
+__all__ = ["Pairs", "split", "pruned", "delta_kept", "epsilon_ends", "threshold_tests", "MAX_HALF", "MAX_PAIRS"]
 
 #: most atoms of one half (built as balls with their prefix/suffix sums)
 MAX_HALF = 1_200_000
@@ -54,18 +62,60 @@ MAX_PAIRS = 256
 
 
 def split(parts: list[GroupAtoms]) -> tuple[list, list] | None:
-    """Two halves of the groups with balanced :func:`size_bound` (largest groups first, each to the
-    half it grows least), or None when a half would exceed :data:`MAX_HALF`."""
+    """Two halves of the groups with balanced atom counts (the products of the groups' counts as
+    equal as the greedy rule of :func:`~exactdp.certify.mitm.split_halves` makes them), or None
+    for fewer than two groups.  A half's size is known only once it is pruned (:func:`pruned`)."""
     if len(parts) < 2:
         return None
-    one: list = []
-    two: list = []
-    for p in sorted(parts, key=lambda q: -len(q.coeffs)):
-        a, b = max(size_bound([*one, p]), size_bound(two)), max(size_bound(one), size_bound([*two, p]))
-        (one if a <= b else two).append(p)
-    if max(size_bound(one), size_bound(two)) > MAX_HALF:
-        return None
-    return one, two
+    ia, ib = split_halves([size_bound([p]) for p in parts])
+    return [parts[i] for i in ia], [parts[i] for i in ib]
+
+
+def pruned(parts: list[GroupAtoms], tau: float, limit: int | None = None) -> Atoms:
+    """The atoms of one half: the products of its groups' atoms whose float64 upper bound is at
+    least ``tau`` (:class:`~exactdp.certify.mitm.Pruner`, shared with the Gaussian halves), put on
+    the half's exact grid ``C + g·K`` (``g`` the gcd of the steps, ``K = Σ (s_u/g)·i_u`` an exact
+    integer) and equal keys merged.  Left out: the groups' own left-out mass plus the dropped
+    products' (a float64 upper bound rounded up).
+
+    Raises
+    ------
+    UncertifiedError
+        When the half keeps more than ``limit`` products (default :data:`MAX_HALF`; one line:
+        reason and remedy).
+    """
+    if not parts:
+        return compose([])
+    g = parts[0].s
+    for p in parts[1:]:
+        g = grid_gcd(g, p.s)
+    strides = [int(p.s / g) for p in parts]
+    wide = sum(m * (len(p.coeffs) - 1) for m, p in zip(strides, parts)) >= 2**62
+    keys = np.zeros(1, dtype=object if wide else np.int64)
+    P = [arb(1)]
+    pruner = Pruner(tau, MAX_HALF if limit is None else limit)
+    try:
+        for m, p in sorted(zip(strides, parts), key=lambda mp: len(mp[1].coeffs)):
+            ii, jj = pruner.step(float_uppers(p.coeffs))
+            co = p.coeffs
+            P = [P[i] * co[j] for i, j in zip(ii.tolist(), jj.tolist())]
+            keys = keys[ii] + (jj.astype(object) if wide else jj.astype(np.int64)) * m
+    except OverflowError as exc:
+        raise UncertifiedError(f"--certify: the mixed design is beyond the meet in the middle: {exc} (the groups' "
+                               f"atoms above e^{{{math.log(tau) if tau > 0 else -math.inf:.0f}}}); {REMEDY}") from None
+    order = np.argsort(keys, kind="stable").tolist()
+    klist = keys.tolist()
+    out_k: list = []
+    out_p: list = []
+    for i in order:
+        k = int(klist[i])
+        if out_k and out_k[-1] == k:
+            out_p[-1] += P[i]
+        else:
+            out_k.append(k)
+            out_p.append(P[i])
+    lost = sum((p.lost for p in parts), arb(0)) + exact_ball(pruner.lost)
+    return Atoms(sum((p.c for p in parts), Fraction(0)), g, out_k, out_p, lost)
 
 
 def _exact_mid(x: arb) -> Fraction:
@@ -103,13 +153,9 @@ class Pairs:
         self._rn, self._rd = r.numerator, r.denominator
 
     @classmethod
-    def of(cls, halves: tuple[list, list], tau: arb) -> Pairs:
-        """Compose each half (:func:`compose`, its trims at ``tau``); refuses beyond the budgets."""
-        A, B = (compose(h, tau) for h in halves)
-        if max(len(A), len(B)) > min(MAX_HALF, MAX_ATOMS):
-            raise UncertifiedError("--certify: a half of the mixed design's meet in the middle holds "
-                                   f"{max(len(A), len(B)):.3g} loss atoms (at most {MAX_HALF:.3g})")
-        return cls(A, B)
+    def of(cls, halves: tuple[list, list], tau: float) -> Pairs:
+        """Each half's products above ``tau`` (:func:`pruned`); refuses beyond :data:`MAX_HALF`."""
+        return cls(*(pruned(h, tau) for h in halves))
 
     def __len__(self) -> int:
         return len(self.A) * len(self.B)

@@ -41,8 +41,8 @@ from flint import arb
 from exactdp.certify.balls import ball, prefix_sums, suffix_sums
 from exactdp.certify.dgball import DGBall, float_variance
 
-__all__ = ["Unit", "units_of", "Halves", "Sums", "estimate_atoms", "half_estimate", "split_halves",
-           "MAX_HALF_ATOMS", "MAX_WINDOW_PAIRS"]
+__all__ = ["Unit", "units_of", "Halves", "Sums", "Pruner", "float_uppers", "exact_ball", "estimate_atoms",
+           "half_estimate", "split_halves", "MAX_HALF_ATOMS", "MAX_WINDOW_PAIRS"]
 
 #: most atoms one half may hold (memory: four Arb lists of this length), and most
 #: pairs decided in exact arithmetic for one threshold
@@ -188,6 +188,47 @@ def split_halves(sizes) -> tuple[list, list]:
     return a, b
 
 
+class Pruner:
+    """The products of independent factors' atoms, one factor at a time, less those whose
+    float64 upper bound is below ``tau``; the dropped mass is bounded from float64 upper bounds
+    (rounded up).  Shared by the Gaussian halves (:class:`_Half`) and the mixed-kinds halves
+    (:mod:`.kinds_mitm`): only the float64 bookkeeping of which products are kept.
+
+    Parameters
+    ----------
+    tau : float
+    limit : int
+        OverflowError when more products would be kept.
+
+    Attributes
+    ----------
+    lost : float
+        An upper bound (rounded up) of the weight of the dropped products.
+    """
+
+    def __init__(self, tau: float = 0.0, limit: int = MAX_HALF_ATOMS):
+        self.tau, self.limit = tau, limit
+        self.up = np.ones(1)
+        self.lost = 0.0
+
+    def step(self, uppers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(ii, jj)``: the kept products of kept product ``ii`` with the factor's atom ``jj``
+        (``uppers``: float64 upper bounds of the factor's weights, :func:`float_uppers`)."""
+        if len(self.up) * len(uppers) > MAX_CANDIDATES:
+            raise OverflowError(f"meet in the middle would weigh {len(self.up) * len(uppers):.3g} products in one "
+                                f"half (at most {MAX_CANDIDATES:.3g})")
+        cp = np.multiply.outer(self.up, uppers) * _INFLATE
+        keep = cp >= self.tau
+        if not keep.all():
+            self.lost = math.nextafter(self.lost + _upper_sum(cp[~keep]), math.inf)
+        ii, jj = np.nonzero(keep)
+        if len(ii) > self.limit:
+            raise OverflowError(f"meet in the middle needs at least {len(ii):.3g} atoms in one half "
+                                f"(at most {self.limit:.3g})")
+        self.up = cp[ii, jj]
+        return ii, jj
+
+
 class _Half:
     """The atoms of a set of units whose product tilted weight is not certainly below ``τ``;
     the tilted mass of the left-out products is bounded from float64 upper bounds (rounded up).
@@ -205,29 +246,18 @@ class _Half:
         self.units = units
         coords = np.zeros((1, 0), dtype=np.int64)
         P, Q = [arb(1)], [arb(1)]
-        up = np.ones(1)
         vals = np.zeros(1)
-        lost = 0.0
+        pruner = Pruner(tau, limit)
         for u in units:
-            if len(up) * len(u) > MAX_CANDIDATES:
-                raise OverflowError(f"meet in the middle would weigh {len(up) * len(u):.3g} products in one half "
-                                    f"(at most {MAX_CANDIDATES:.3g})")
-            cp = np.multiply.outer(up, _float_uppers(u.T)) * _INFLATE
-            keep = cp >= tau
-            lost = math.nextafter(lost + _upper_sum(cp[~keep]), math.inf)
-            ii, jj = np.nonzero(keep)
-            if len(ii) > limit:
-                raise OverflowError(f"meet in the middle needs at least {len(ii):.3g} atoms in one half "
-                                    f"(at most {limit:.3g})")
+            ii, jj = pruner.step(float_uppers(u.T))
             il, jl = ii.tolist(), jj.tolist()
             P = [P[i] * u.P[j] for i, j in zip(il, jl)]
             Q = [Q[i] * u.Q[j] for i, j in zip(il, jl)]
             coords = np.concatenate([coords[ii], jj[:, None].astype(np.int64)], axis=1)
-            up = cp[ii, jj]
             vals = vals[ii] + u.values[jj]
         self.values, self.P, self.Q, self.coords = vals, P, Q, coords
         #: an upper bound (a float, rounded up) of the tilted mass of the dropped products
-        self.lost = lost
+        self.lost = pruner.lost
 
     def __len__(self) -> int:
         return len(self.values)
@@ -249,7 +279,7 @@ class _Half:
 _INFLATE = 1.0 + 2.0**-50
 
 
-def _float_uppers(balls: list) -> np.ndarray:
+def float_uppers(balls: list) -> np.ndarray:
     """float64 numbers ≥ the upper ends of the balls (rounded up by one ulp)."""
     return np.array([math.nextafter(float(b.upper()), math.inf) for b in balls], dtype=float)
 
@@ -307,7 +337,7 @@ class Halves:
         self.pre_q: list = prefix_sums(QB) if lower_sums else []
         self.magnitude = 1.0 + sum(u.magnitude for u in units)
         self.lam = Fraction(lam)
-        self.lost = sum((u.lost for u in units), arb(0)) + _exact_ball(self.A.lost + B.lost)
+        self.lost = sum((u.lost for u in units), arb(0)) + exact_ball(self.A.lost + B.lost)
         self.log_mgf = sum((u.log_mgf for u in units), arb(0))
         # float64 images for the searches (planning only)
         fpa = np.array([float(p.mid()) for p in self.A.P])
@@ -411,6 +441,6 @@ class Halves:
         return Sums(gp, gq, lp, lq, eq, window)
 
 
-def _exact_ball(x: float) -> arb:
+def exact_ball(x: float) -> arb:
     """A ball ≥ the float x (floats add with rounding: one ulp up covers it)."""
     return arb(math.nextafter(x, math.inf)) if x > 0 else arb(0)
