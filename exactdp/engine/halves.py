@@ -57,10 +57,10 @@ TILES = 1024
 TILE_ATOMS = 512
 #: the tilted levels: depth (nats of tilted cost), the most atoms of a half, ladder step of the
 #: tilt λ, and how many levels are kept at once
-TILT_DEPTH = 46.0
+TILT_DEPTH = 40.0
 TILT_HALF_ATOMS = 14_000_000
-TILT_STEP = 1.0
-TILT_LEVELS = 2
+TILT_STEP = 2.0
+TILT_LEVELS = 3
 #: the omitted mass must be below this fraction of the lower end, else the next level; so
 #: must the bounds of A's blocks left out of a threshold's sum
 SKIP_REL = 1e-12
@@ -93,13 +93,17 @@ def halves_fit(groups) -> bool:
     most :data:`TILT_HALF_ATOMS` in the tilted ellipsoid of :data:`TILT_DEPTH` nats)."""
     if not 2 <= len(groups) <= MAX_GROUPS:
         return False
-    if _untilted_fit(groups):
-        return True
+    return _untilted_fit(groups) or _tilted_fit(groups)
+
+
+def _tilted_fit(groups) -> bool:
+    """Whether the tilted levels take ``groups`` (one mechanism a group, each half within
+    :data:`TILT_HALF_ATOMS` atoms)."""
     if not tilted_fit(groups):
         return False
     a, b = split_halves(groups)
-    return max(_spread(a, TILT_DEPTH), _spread(b, TILT_DEPTH)) <= MAX_SPREAD and _enumerable(a, _tilt_depth(a), TILT_HALF_ATOMS) \
-        and _enumerable(b, _tilt_depth(b), TILT_HALF_ATOMS)
+    return max(_spread(a, TILT_DEPTH), _spread(b, TILT_DEPTH)) <= MAX_SPREAD \
+        and _enumerable(a, _tilt_depth(a), TILT_HALF_ATOMS) and _enumerable(b, _tilt_depth(b), TILT_HALF_ATOMS)
 
 
 def _tilt_depth(half) -> float:
@@ -255,26 +259,40 @@ class HalvesProfile:
     ----------
     groups : sequence of Group
         The privacy-loss noise W (:func:`halves_fit` should hold).
+    tilted : bool, optional
+        Tilted levels (:mod:`exactdp.engine.tilted_atoms`; groups of one mechanism each) or
+        levels by depth; by default tilted wherever they fit (fewer atoms: a deep threshold
+        needs the atoms about its saddle, not a ball reaching it), the levels by depth for a
+        tilted level that cannot be built.
     """
 
     nodes_kept = 0
     method = "halves-enumeration"
 
-    def __init__(self, groups):
+    def __init__(self, groups, tilted: bool | None = None):
         self.groups = tuple(groups)
         self.halves = split_halves(self.groups)
-        self.tilted = not _untilted_fit(self.groups)
-        if self.tilted:  # levels by tilt (ladder index → level), built on demand
+        self.untilted_fits = _untilted_fit(self.groups)
+        self.tilted = _tilted_fit(self.groups) if tilted is None else bool(tilted)
+        self._levels: list = []
+        if self.tilted:  # levels by tilt (ladder index → level), the untilted one (λ = 0) at once
             self._var = math.fsum(float(g.weight) ** 2 * float(g.sigma2) for g in self.groups)
             self._tilts: dict = {}
-            self._levels = []
-        else:
-            self._levels: list = [_untilted_level(self.halves[0], self.halves[1], DEPTHS[0])]
+            try:
+                self._tilt_level(0)
+            except OverflowError:  # a half's tables beyond the float range: the levels by depth
+                if not self.untilted_fits:
+                    raise
+                self.tilted = False
+        if not self.tilted:
+            self._level(0)
 
     def _level(self, k: int):
         while len(self._levels) <= k:
             depth = DEPTHS[len(self._levels)] if len(self._levels) < len(DEPTHS) else None
-            if depth is None or max(ball_atom_count(h, depth) for h in self.halves) > DEEP_HALF_ATOMS:
+            if not self._levels and depth is not None:  # the first depth: halves_fit has checked it
+                self._levels.append(_untilted_level(self.halves[0], self.halves[1], depth))
+            elif depth is None or max(ball_atom_count(h, depth) for h in self.halves) > DEEP_HALF_ATOMS:
                 self._levels.append(None)
             else:
                 try:
@@ -288,7 +306,10 @@ class HalvesProfile:
         th_up = np.ascontiguousarray(th_up, dtype=float)
         if self.tilted:
             return self._tilted_sums(th_dn, th_up, complement)
-        lo, hi = self._levels[0].sums(th_dn, th_up, complement)
+        return self._untilted_sums(th_dn, th_up, complement)
+
+    def _untilted_sums(self, th_dn, th_up, complement: bool) -> tuple:
+        lo, hi = self._level(0).sums(th_dn, th_up, complement)
         todo = np.arange(th_dn.size)
         for k in range(1, len(DEPTHS)):
             prev = self._levels[k - 1]
@@ -316,8 +337,8 @@ class HalvesProfile:
         return self._tilts[j]
 
     def _tilted_sums(self, th_dn, th_up, complement: bool) -> tuple:
-        """Each threshold at a level already built when its left-out bound is below
-        :data:`SKIP_REL` of its lower end there, else at the level of its own saddle tilt
+        """Each threshold at the nearest level built when its left-out bound is below :data:`SKIP_REL` of its lower end there, else at the level
+        of its own saddle tilt
         ``λ* ≈ θ/Var W`` (ladder step :data:`TILT_STEP`; in [0, 16] for δ, [−1, 0] for 1 − δ)."""
         n = th_dn.size
         lo = np.full(n, -np.inf)
@@ -340,7 +361,11 @@ class HalvesProfile:
             sel = todo[own[todo] == j]
             try:
                 level = self._tilt_level(int(j))
-            except OverflowError:  # its tables would leave the float range: the bracket so far stays
+            except OverflowError:  # its tables would leave the float range: the untilted levels
+                if self.untilted_fits:  # where they fit, else the bracket so far stays
+                    l2, h2 = self._untilted_sums(th_dn[sel], th_up[sel], complement)
+                    lo[sel] = np.maximum(lo[sel], l2)
+                    hi[sel] = np.minimum(hi[sel], h2)
                 continue
             l2, h2 = level.sums(th_dn[sel], th_up[sel], complement)
             lo[sel] = np.maximum(lo[sel], l2)  # both brackets hold: the narrower ends

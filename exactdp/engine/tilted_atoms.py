@@ -6,7 +6,7 @@ is carried by atoms far from the mode — those of the tilted law ``p_a e^{λa}`
 saddle λ ≈ θ/Var W — so the untilted ellipsoid must reach ~100 nats, and a half of five groups
 of σ² ≈ 3 has ~5·10⁷ atoms there.  Here a half of groups of one mechanism each is listed in
 the ellipsoid of the tilted costs ``Σ_g c_g − ℓ_g(k_g) ≤ depth``, ``ℓ_g(k) = log p_g(k) + λw_g k``,
-``c_g = max_k ℓ_g`` (:func:`tilted_atoms`; ~10⁷ atoms at 46 nats), and what it leaves out is
+``c_g = max_k ℓ_g`` (:func:`tilted_atoms`; ~6·10⁶ atoms at 40 nats), and what it leaves out is
 bounded at each threshold (:class:`OmissionBound`), not once for all.
 
 **The bound.**  Every atom left out has tilted cost above ``D' = depth − slack`` (pruned
