@@ -224,6 +224,7 @@ def test_tilted_omission_bound_holds_when_it_matters(monkeypatch, tilt_depth):
         assert max(widths) > 1e-6
 
 
+@pytest.mark.slow
 def test_ten_shift_two_variances_inside_the_pld_sandwich():
     # the design of issue 33 that was refused ("design beyond every engine"): ten distinct
     # two-decimal σ² in [2.5, 4.5], shift 2; its halves of five groups are listed in tilted
