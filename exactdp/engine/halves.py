@@ -67,9 +67,11 @@ TILE_ATOMS = 512
 #: the tilted levels: depth (nats of tilted cost), the most atoms of a half, ladder step of the
 #: tilt λ, and how many levels are kept at once
 TILT_DEPTH = 40.0
-TILT_HALF_ATOMS = 14_000_000
+TILT_HALF_ATOMS = 8_000_000
 TILT_STEP = 2.0
 TILT_LEVELS = 4
+#: the levels kept at once hold at most this many atoms (both halves; ~90 bytes an atom)
+TILT_KEPT_ATOMS = 28_000_000
 #: the omitted mass must be below this fraction of the lower end, else the next level; so
 #: must the bounds of A's blocks left out of a threshold's sum
 SKIP_REL = 1e-12
@@ -338,9 +340,15 @@ class HalvesProfile:
         return self._sums(th_dn, th_up, complement=True)
 
     def _tilt_level(self, j: int) -> _Level:
-        """The level of tilt ``j·TILT_STEP`` (at most :data:`TILT_LEVELS` kept, the oldest dropped)."""
+        """The level of tilt ``j·TILT_STEP`` (at most :data:`TILT_LEVELS` kept, and at most
+        :data:`TILT_KEPT_ATOMS` atoms in all; the oldest dropped)."""
         if j not in self._tilts:
-            while len(self._tilts) >= TILT_LEVELS:
+            if self._tilts:
+                per_level = sum(next(iter(self._tilts.values())).size)
+                keep = max(1, min(TILT_LEVELS, TILT_KEPT_ATOMS // max(per_level, 1)))
+            else:
+                keep = TILT_LEVELS
+            while len(self._tilts) >= keep:
                 self._tilts.pop(next(iter(self._tilts)))
             self._tilts[j] = _tilted_level(self.halves[0], self.halves[1], j * TILT_STEP)
         return self._tilts[j]
