@@ -39,19 +39,20 @@ def _comp(design) -> Composition:
     return Composition(tuple((DiscreteGaussian(s2, d), m) for s2, d, m in design))
 
 
-def _halves_accountant(comp: Composition) -> LatticeFreeAccountant:
-    """The lattice-free accountant with the halves engine forced (whatever the planner picks)."""
+def _halves_accountant(comp: Composition, tilted=None) -> LatticeFreeAccountant:
+    """The lattice-free accountant with the halves engine forced (whatever the planner picks;
+    its tilted levels forced with ``tilted=True``)."""
     acc = LatticeFreeAccountant(comp)
     groups = groups_of(comp)
     assert halves_fit(groups)
-    acc.profile = HalvesProfile(groups)
+    acc.profile = HalvesProfile(groups, tilted=tilted)
     return acc
 
 
-def _check_against_brute(design, depth: int) -> None:
+def _check_against_brute(design, depth: int, tilted=None) -> None:
     ref = BruteDesign(design, L=REF_DEPTH)
     comp = _comp(design)
-    acc = _halves_accountant(comp)
+    acc = _halves_accountant(comp, tilted)
     target = F(1, 10**depth)
     with mpmath.workdps(60):
         e_bs = F(mpmath.nstr(bun_steinke_epsilon(comp.rho, target)(60), 40))
@@ -177,3 +178,69 @@ def test_narrow_ranges_against_brute_force(design):
     # the issue's class: distinct decimal variances in one narrow range (as many as the
     # reference enumerates), the halves engine forced, δ down to ≈ 1e-12 and ε(δ) there
     _check_against_brute(design, 12)
+
+
+# ---- tilted levels (exactdp.engine.tilted_atoms): halves listed in a tilted ellipsoid, what
+# they leave out bounded per threshold
+
+SHIFT2_TEN = ("2.53", "2.71", "2.96", "3.18", "3.37", "3.59", "3.82", "4.03", "4.26", "4.47")
+
+
+@pytest.mark.parametrize("design,depth", [
+    ([("2.53", 2, 1), ("3.18", 2, 1), ("4.47", 2, 1)], 20),
+    ([("2.71", 2, 1), ("3.59", -2, 1), ("4.03", 1, 1)], 8),
+    ([("0.57", 1, 1), ("2.96", 2, 1), ("3.82", 3, 1)], 14),
+])
+def test_tilted_levels_against_brute_force(design, depth):
+    # the tilted levels forced on small designs of one mechanism a group: δ at ε = 0, −1/3 and
+    # at δ ≈ 10^−depth, and ε(δ) there, each bracket holding the exact value, ≤ 1e-9 relative
+    _check_against_brute(design, depth, tilted=True)
+
+
+@pytest.mark.parametrize("tilt_depth", [6.0, 14.0])
+def test_tilted_omission_bound_holds_when_it_matters(monkeypatch, tilt_depth):
+    # a shallow tilted ellipsoid leaves out much of δ and 1 − δ: the per-threshold bound of
+    # what is left out (added to the upper ends) must still make every bracket hold the
+    # exact value, from δ near 1 to δ ≈ 1e-18 and at both signs of θ
+    import exactdp.engine.halves as halves
+
+    monkeypatch.setattr(halves, "TILT_DEPTH", tilt_depth)
+    design = [("2.53", 2, 1), ("3.18", 2, 1), ("4.47", -2, 1)]
+    ref = BruteDesign(design, L=REF_DEPTH)
+    acc = _halves_accountant(_comp(design), tilted=True)
+    eps = [k / 4 for k in range(-12, 140, 7)]  # dyadic: each float is its exact value
+    lo_d, hi_d = acc.log_delta_at(eps, eps)
+    lo_c, hi_c = acc.log_complement_at(eps, eps)
+    widths = []
+    with mpmath.workdps(60):
+        for k, e in enumerate(eps):
+            value, err = ref.delta(F(e))
+            d_lo, d_hi = mpmath.exp(lo_d[k]), mpmath.exp(hi_d[k])
+            assert d_lo <= value + err and value - err <= d_hi, (e, d_lo, d_hi, value)
+            c_lo, c_hi = mpmath.exp(lo_c[k]), mpmath.exp(hi_c[k])
+            assert c_lo <= 1 - value + err and 1 - value - err <= c_hi, (e, c_lo, c_hi, 1 - value)
+            widths.append(float((d_hi - d_lo) / value) if value > 0 else 0.0)
+    if tilt_depth < 10:  # the bound is not vacuous: somewhere it is what widens the bracket
+        assert max(widths) > 1e-6
+
+
+@pytest.mark.slow
+def test_ten_shift_two_variances_inside_the_pld_sandwich():
+    # the design of issue 33 that was refused ("design beyond every engine"): ten distinct
+    # two-decimal σ² in [2.5, 4.5], shift 2; its halves of five groups are listed in tilted
+    # ellipsoids.  δ and ε(δ) between PLD's optimistic and pessimistic values (δ ≥ 1e-8)
+    comp = _comp([(v, 2, 1) for v in SHIFT2_TEN])
+    acc = ExactAccountant(comp)
+    assert acc.diagnostics().method == "halves-enumeration"
+    opt, pess = pld_pair(comp)
+    targets = [F(1, 100), F(1, 10**5), F(1, 10**8)]
+    eps = [F(float(bun_steinke_epsilon(comp.rho, t)(30))) for t in targets]
+    for e, p in zip(eps, acc.delta(eps)):
+        assert opt.get_delta_for_epsilon(float(e)) <= p.lower <= p.upper <= pess.get_delta_for_epsilon(float(e))
+        with mpmath.workdps(40):
+            assert p.upper - p.lower <= REL * p.upper
+    for t, p in zip(targets, acc.epsilon(targets)):
+        d = float(t)
+        assert opt.get_epsilon_for_delta(d) <= p.lower <= p.upper <= pess.get_epsilon_for_delta(d)
+        with mpmath.workdps(40):
+            assert p.upper - p.lower <= REL * p.upper

@@ -20,6 +20,15 @@ a certified lower bound within its log error and the mass left out bounded: a pa
 omitted atom on either side adds at most ``ω_A + ω_B`` to δ (and to 1 − δ), added to the
 upper ends.  Levels are enumerated to :data:`DEPTHS` nats, a deeper one built only for the
 thresholds whose lower end is not far above the shallower one's omitted mass.
+
+Where every group is one mechanism (σ² ≥ 1/4), the levels are *tilted* instead
+(:mod:`exactdp.engine.tilted_atoms`): each half listed in the ellipsoid of :data:`TILT_DEPTH`
+nats about the mode of ``p·e^{λa}``, λ on a ladder of step :data:`TILT_STEP`, what is left out
+bounded per threshold (Chernoff); a threshold is summed at the nearest level built when that
+bound is below :data:`SKIP_REL` of its lower end, else at the level of its own saddle tilt
+``λ* ≈ θ/Var W``.  Deep thresholds need the atoms about their saddle, not a ball reaching it:
+ten σ² in [2.5, 4.5] with shift 2 have halves of 6.5·10⁶ atoms a level (5·10⁷ at 100 nats
+untilted, beyond the budget: the design was refused), eight σ² near 3 have 3·10⁵ (1.8·10⁶).
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ import numpy as np
 
 from exactdp.engine.coarse_split import ball_atom_count, coarse_atoms, group_atom_count
 from exactdp.engine.enumerated_rest import TAU_RANGE, WINDOW_ATOMS, _scaled_exp, table_scales
+from exactdp.engine.tilted_atoms import OmissionBound, tilted_atoms, tilted_fit
 from exactdp.kernels.enumeration import bucket_sort
 from exactdp.kernels.half_sums import block_sums, half_tables
 from exactdp.numerics.precision import EPS64
@@ -54,6 +64,14 @@ SHELL_NATS = 2.0
 #: each of at least TILE_ATOMS atoms
 TILES = 1024
 TILE_ATOMS = 512
+#: the tilted levels: depth (nats of tilted cost), the most atoms of a half, ladder step of the
+#: tilt λ, and how many levels are kept at once
+TILT_DEPTH = 40.0
+TILT_HALF_ATOMS = 8_000_000
+TILT_STEP = 2.0
+TILT_LEVELS = 4
+#: the levels kept at once hold at most this many atoms (both halves; ~90 bytes an atom)
+TILT_KEPT_ATOMS = 28_000_000
 #: the omitted mass must be below this fraction of the lower end, else the next level; so
 #: must the bounds of A's blocks left out of a threshold's sum
 SKIP_REL = 1e-12
@@ -82,29 +100,50 @@ def split_halves(groups) -> tuple:
 
 def halves_fit(groups) -> bool:
     """Whether :class:`HalvesProfile` takes ``groups`` (at least two groups, each half at most
-    :data:`HALF_ATOMS` atoms at the first depth)."""
+    :data:`HALF_ATOMS` atoms at the first depth; else, for groups of one mechanism each, at
+    most :data:`TILT_HALF_ATOMS` in the tilted ellipsoid of :data:`TILT_DEPTH` nats)."""
     if not 2 <= len(groups) <= MAX_GROUPS:
         return False
+    return _untilted_fit(groups) or _tilted_fit(groups)
+
+
+def _tilted_fit(groups) -> bool:
+    """Whether the tilted levels take ``groups`` (one mechanism a group, each half within
+    :data:`TILT_HALF_ATOMS` atoms)."""
+    if not tilted_fit(groups):
+        return False
+    a, b = split_halves(groups)
+    return max(_spread(a, TILT_DEPTH), _spread(b, TILT_DEPTH)) <= MAX_SPREAD \
+        and _enumerable(a, _tilt_depth(a), TILT_HALF_ATOMS) and _enumerable(b, _tilt_depth(b), TILT_HALF_ATOMS)
+
+
+def _tilt_depth(half) -> float:
+    """The untilted depth whose ellipsoid has about as many atoms as the tilted one of
+    :data:`TILT_DEPTH` (the costs of :func:`ball_atom_count` include ``½log(2πσ²)`` a group)."""
+    return TILT_DEPTH + sum(max(0.5 * math.log(2 * math.pi * g.count * float(g.sigma2)), 0.0) for g in half)
+
+
+def _untilted_fit(groups) -> bool:
     a, b = split_halves(groups)
     if max(_spread(a, DEPTHS[0]), _spread(b, DEPTHS[0])) > MAX_SPREAD:
         return False  # a half's tables would leave the float range (near-deterministic large weights)
     return _enumerable(a) and _enumerable(b)
 
 
-def _enumerable(half) -> bool:
+def _enumerable(half, depth: float = DEPTHS[0], budget: float = HALF_ATOMS) -> bool:
     """Whether :func:`coarse_atoms` lists ``half`` at the first depth within :data:`HALF_ATOMS`
     atoms, and every intermediate product of its group-by-group enumeration within
     :data:`PAIR_WORK` pairs (a prefix of many groups can be far larger than the whole, whose
     normalisers alone may push the centre beyond the depth)."""
     for k in range(1, len(half) + 1):
         prefix = half[:k]
-        n = ball_atom_count(prefix, DEPTHS[0])
-        if n > HALF_ATOMS:
+        n = ball_atom_count(prefix, depth)
+        if n > budget:
             return False
-        if k < len(half) and n * group_atom_count(half[k], DEPTHS[0]) > PAIR_WORK:
+        if k < len(half) and n * group_atom_count(half[k], depth) > PAIR_WORK:
             return False
     # the whole half's centre must lie inside the depth (else the enumeration omits most mass)
-    return sum(0.5 * math.log(2 * math.pi * g.count * float(g.sigma2)) for g in half) < 0.5 * DEPTHS[0]
+    return sum(0.5 * math.log(2 * math.pi * g.count * float(g.sigma2)) for g in half) < 0.5 * depth
 
 
 def _spread(groups, depth: float) -> float:
@@ -153,9 +192,10 @@ class _Level:
     """Both halves enumerated to one depth: A's atoms in blocks (a tile of values × a shell
     of probability), B's sorted atoms and tables."""
 
-    def __init__(self, a_groups, b_groups, depth: float):
-        at_a = coarse_atoms(a_groups, depth, margin=0.0, sort=True)
-        at_b = coarse_atoms(b_groups, depth, margin=0.0, sort=False)
+    def __init__(self, at_a, at_b, omission=None):
+        """``at_a`` sorted by value; ``omission``: None (the atoms' ``log_omitted`` bound what is
+        left out) or an :class:`~exactdp.engine.tilted_atoms.OmissionBound` (per threshold)."""
+        self.omission = omission
         self.tab = _BTables(at_b)
         lp_lo, lp_hi = at_a.log_p - at_a.log_err, at_a.log_p + at_a.log_err
         self.s_a = -float(np.max(lp_hi))
@@ -202,9 +242,24 @@ class _Level:
         slack_hi = 2 * EPS64 * (np.abs(np.where(np.isfinite(l_hi), l_hi, 0.0)) + abs(scale) + 2)
         l_lo = l_lo - scale - slack_lo
         core = l_hi - scale + slack_hi
-        l_hi = np.logaddexp(core, self.log_omitted)
+        omitted = self.log_omitted if self.omission is None else self.omission.log_bound(th_dn, th_up, complement)
+        l_hi = np.logaddexp(core, omitted)
         l_hi = l_hi + 8 * EPS64 * (np.abs(l_hi) + 1)
         return np.minimum(l_lo, 0.0), np.minimum(l_hi, 0.0)
+
+
+def _untilted_level(a_groups, b_groups, depth: float) -> _Level:
+    """Both halves listed above ``e^{−depth}`` (the ellipsoid about the mode)."""
+    return _Level(coarse_atoms(a_groups, depth, margin=0.0, sort=True),
+                  coarse_atoms(b_groups, depth, margin=0.0, sort=False))
+
+
+def _tilted_level(a_groups, b_groups, lam: float) -> _Level:
+    """Both halves listed in the tilted ellipsoid of :data:`TILT_DEPTH` nats about the mode of
+    ``p·e^{λa}`` (:mod:`exactdp.engine.tilted_atoms`), what they leave out bounded per threshold."""
+    at_a, d_a, c_a = tilted_atoms(a_groups, lam, TILT_DEPTH, sort=True)
+    at_b, d_b, c_b = tilted_atoms(b_groups, lam, TILT_DEPTH, sort=False)
+    return _Level(at_a, at_b, OmissionBound((a_groups, b_groups), lam, (d_a, d_b), (c_a, c_b)))
 
 
 class HalvesProfile:
@@ -215,24 +270,44 @@ class HalvesProfile:
     ----------
     groups : sequence of Group
         The privacy-loss noise W (:func:`halves_fit` should hold).
+    tilted : bool, optional
+        Tilted levels (:mod:`exactdp.engine.tilted_atoms`; groups of one mechanism each) or
+        levels by depth; by default tilted wherever they fit (fewer atoms: a deep threshold
+        needs the atoms about its saddle, not a ball reaching it), the levels by depth for a
+        tilted level that cannot be built.
     """
 
     nodes_kept = 0
     method = "halves-enumeration"
 
-    def __init__(self, groups):
+    def __init__(self, groups, tilted: bool | None = None):
         self.groups = tuple(groups)
         self.halves = split_halves(self.groups)
-        self._levels: list = [_Level(self.halves[0], self.halves[1], DEPTHS[0])]
+        self.untilted_fits = _untilted_fit(self.groups)
+        self.tilted = _tilted_fit(self.groups) if tilted is None else bool(tilted)
+        self._levels: list = []
+        if self.tilted:  # levels by tilt (ladder index → level), the untilted one (λ = 0) at once
+            self._var = math.fsum(float(g.weight) ** 2 * float(g.sigma2) for g in self.groups)
+            self._tilts: dict = {}
+            try:
+                self._tilt_level(0)
+            except OverflowError:  # a half's tables beyond the float range: the levels by depth
+                if not self.untilted_fits:
+                    raise
+                self.tilted = False
+        if not self.tilted:
+            self._level(0)
 
     def _level(self, k: int):
         while len(self._levels) <= k:
             depth = DEPTHS[len(self._levels)] if len(self._levels) < len(DEPTHS) else None
-            if depth is None or max(ball_atom_count(h, depth) for h in self.halves) > DEEP_HALF_ATOMS:
+            if not self._levels and depth is not None:  # the first depth: halves_fit has checked it
+                self._levels.append(_untilted_level(self.halves[0], self.halves[1], depth))
+            elif depth is None or max(ball_atom_count(h, depth) for h in self.halves) > DEEP_HALF_ATOMS:
                 self._levels.append(None)
             else:
                 try:
-                    self._levels.append(_Level(self.halves[0], self.halves[1], depth))
+                    self._levels.append(_untilted_level(self.halves[0], self.halves[1], depth))
                 except OverflowError:
                     self._levels.append(None)
         return self._levels[k]
@@ -240,7 +315,12 @@ class HalvesProfile:
     def _sums(self, th_dn, th_up, complement: bool) -> tuple:
         th_dn = np.ascontiguousarray(th_dn, dtype=float)
         th_up = np.ascontiguousarray(th_up, dtype=float)
-        lo, hi = self._levels[0].sums(th_dn, th_up, complement)
+        if self.tilted:
+            return self._tilted_sums(th_dn, th_up, complement)
+        return self._untilted_sums(th_dn, th_up, complement)
+
+    def _untilted_sums(self, th_dn, th_up, complement: bool) -> tuple:
+        lo, hi = self._level(0).sums(th_dn, th_up, complement)
         todo = np.arange(th_dn.size)
         for k in range(1, len(DEPTHS)):
             prev = self._levels[k - 1]
@@ -258,3 +338,53 @@ class HalvesProfile:
     def log_complement(self, th_dn, th_up) -> tuple:
         """Certified ``(log lo, log hi)`` of ``1 − δ(θ)`` for every θ in ``[th_dn, th_up]``."""
         return self._sums(th_dn, th_up, complement=True)
+
+    def _tilt_level(self, j: int) -> _Level:
+        """The level of tilt ``j·TILT_STEP`` (at most :data:`TILT_LEVELS` kept, and at most
+        :data:`TILT_KEPT_ATOMS` atoms in all; the oldest dropped)."""
+        if j not in self._tilts:
+            if self._tilts:
+                per_level = sum(next(iter(self._tilts.values())).size)
+                keep = max(1, min(TILT_LEVELS, TILT_KEPT_ATOMS // max(per_level, 1)))
+            else:
+                keep = TILT_LEVELS
+            while len(self._tilts) >= keep:
+                self._tilts.pop(next(iter(self._tilts)))
+            self._tilts[j] = _tilted_level(self.halves[0], self.halves[1], j * TILT_STEP)
+        return self._tilts[j]
+
+    def _tilted_sums(self, th_dn, th_up, complement: bool) -> tuple:
+        """Each threshold at the nearest level built when its left-out bound is below :data:`SKIP_REL` of its lower end there, else at the level
+        of its own saddle tilt
+        ``λ* ≈ θ/Var W`` (ladder step :data:`TILT_STEP`; in [0, 16] for δ, [−1, 0] for 1 − δ)."""
+        n = th_dn.size
+        lo = np.full(n, -np.inf)
+        hi = np.zeros(n)
+        mid = 0.5 * (th_dn + th_up)
+        lam = np.clip(mid / self._var, -1.0, 0.0) if complement else np.clip(mid / self._var, 0.0, 16.0)
+        own = np.rint(lam / TILT_STEP).astype(np.int64)
+        todo = np.arange(n)
+        if self._tilts and todo.size:  # the nearest level built
+            built = np.array(list(self._tilts))
+            near = built[np.argmin(np.abs(built[None, :] - own[:, None]), axis=1)]
+            for j in np.unique(near):
+                sel = np.flatnonzero(near == j)
+                lvl = self._tilts[int(j)]
+                lo[sel], hi[sel] = lvl.sums(th_dn[sel], th_up[sel], complement)
+                om = lvl.omission.log_bound(th_dn[sel], th_up[sel], complement)
+                ok = om <= lo[sel] + math.log(SKIP_REL)
+                todo = np.setdiff1d(todo, sel[ok | (own[sel] == j)])
+        for j in np.unique(own[todo]):
+            sel = todo[own[todo] == j]
+            try:
+                level = self._tilt_level(int(j))
+            except OverflowError:  # its tables would leave the float range: the untilted levels
+                if self.untilted_fits:  # where they fit, else the bracket so far stays
+                    l2, h2 = self._untilted_sums(th_dn[sel], th_up[sel], complement)
+                    lo[sel] = np.maximum(lo[sel], l2)
+                    hi[sel] = np.minimum(hi[sel], h2)
+                continue
+            l2, h2 = level.sums(th_dn[sel], th_up[sel], complement)
+            lo[sel] = np.maximum(lo[sel], l2)  # both brackets hold: the narrower ends
+            hi[sel] = np.minimum(hi[sel], h2)
+        return np.minimum(lo, hi), hi
