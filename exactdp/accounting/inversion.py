@@ -201,7 +201,7 @@ class _Search:
         if pos:
             recs = acc._profile_values([e for _, e, _ in pos], full=False, complement=high,
                                        pieces=[k for k, _, _ in pos])
-            for (k, e, fe), rec in zip(pos, recs):
+            for (k, _, fe), rec in zip(pos, recs):
                 self.raw[(k, high)] = rec
                 b = self.screen[(k, high)] = delta_bracket(rec, fe, eng.done, eng.log_chernoff)
                 if b is not None:

@@ -84,11 +84,11 @@ def kink_stencils(acc, centre: float) -> list:
     docstring); ``[]`` where δ has no kinks."""
     sign = 1 if centre >= 0 else -1
     c = abs(centre)
-    out = []
+    out: list = []
     with mpmath.workdps(_DPS):
         logs = [mpmath.log(mpmath.mpf(r.numerator) / r.denominator) for r in acc.rr.ratios]
         for count in KINK_COUNTS:
-            exact = {}
+            exact: dict = {}
             for v, bs in _candidates(acc, c, count):
                 k = mpmath.mpf(v.numerator) / v.denominator + mpmath.fsum(b * lg for b, lg in zip(bs, logs))
                 exact.setdefault(mpmath.nstr(k, 50), k)  # (equal kinks of distinct net counts: one point)

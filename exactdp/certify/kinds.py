@@ -195,7 +195,9 @@ class KindsCertifier:
         tau = level(nats)
         if self.meets():
             try:
-                return Pairs.of(kinds_mitm.split(parts), math.exp(-nats - 7.0) if nats < 700 else 0.0)
+                halves = kinds_mitm.split(parts)
+                assert halves is not None  # (meets(): at least two groups)
+                return Pairs.of(halves, math.exp(-nats - 7.0) if nats < 700 else 0.0)
             except UncertifiedError as exc:
                 try:
                     return compose(parts, tau)  # (the full enumeration may still fit: equal loss values merge)

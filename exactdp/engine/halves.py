@@ -354,8 +354,8 @@ class HalvesProfile:
         return self._tilts[j]
 
     def _tilted_sums(self, th_dn, th_up, complement: bool) -> tuple:
-        """Each threshold at the nearest level built when its left-out bound is below :data:`SKIP_REL` of its lower end there, else at the level
-        of its own saddle tilt
+        """Each threshold at the nearest level built when its left-out bound is below
+        :data:`SKIP_REL` of its lower end there, else at the level of its own saddle tilt
         ``λ* ≈ θ/Var W`` (ladder step :data:`TILT_STEP`; in [0, 16] for δ, [−1, 0] for 1 − δ)."""
         n = th_dn.size
         lo = np.full(n, -np.inf)

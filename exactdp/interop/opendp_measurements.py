@@ -169,7 +169,7 @@ def _randomized_response(name: str, kwargs: dict, d) -> list[list]:
     if name == "make_randomized_response":
         cats = kwargs.get("categories")
         try:
-            k = len(set(cats))
+            k = len(set(cats))  # type: ignore[arg-type]  # (None and other non-iterables: TypeError)
         except TypeError:
             raise InputError("categories", _short(cats), f"{name}: the categories are not a readable list") from None
     else:
