@@ -126,9 +126,12 @@ class ConditionedProfile:
     ----------
     groups : sequence of Group
         The privacy-loss noise W.
+    wide : bool
+        The last resort: no conditioning beyond the first split, the rest by the smoothed
+        inversion under its wide budget (:meth:`FineProfile.wide`; TooCostly beyond it).
     """
 
-    def __init__(self, groups):
+    def __init__(self, groups, wide: bool = False):
         self.groups = tuple(groups)
         self.depth = DEPTHS[0]
         order = coarse_candidates(self.groups, self.depth)
@@ -139,6 +142,9 @@ class ConditionedProfile:
         fine = [g for g in self.groups if g not in coarse]
         while True:
             v_rest = float(exact_sum(g.count * g.weight**2 * g.sigma2 for g in fine))
+            if wide and fine:
+                rest = FineProfile.wide(fine)  # TooCostly: beyond the wide budget too
+                break
             rest = _rest_engine(fine, v_rest) if fine else None
             if rest is not None or not fine:
                 break
@@ -360,4 +366,8 @@ def profile_for(groups):
                 return HalvesProfile(groups)
             except OverflowError:
                 pass
+        try:  # the last resort: the smoothed rest under its wide budget (ten close decimal σ²: ~5 s)
+            return ConditionedProfile(groups, wide=True)
+        except TooCostly:
+            pass
         raise

@@ -23,13 +23,19 @@ import numpy as np
 from exactdp.engine.smoothed_profile import GroupConsts, SmoothedProfile, TooCostly, log_sub
 from exactdp.numerics.precision import EPS64
 
-__all__ = ["FineProfile", "TARGET_WIDTH", "TooCostly", "far_left_brackets", "far_left_complement",
+__all__ = ["FineProfile", "TARGET_WIDTH", "WIDE_NODE_WORK", "WIDE_SIEVE_VISITS", "TooCostly", "far_left_brackets", "far_left_complement",
            "complement_from_delta"]
 
 #: relative bracket width aimed at (the promise is 1e-9)
 TARGET_WIDTH = 2.5e-10
 #: the finest smoothing level tried (s = 2^{−MAX_LEVEL/2})
 MAX_LEVEL = 70
+#: node-group work per smoothing level of the *wide* budget (:meth:`FineProfile.wide`): the
+#: last resort for a design no split fits at the ordinary budget (many groups of close
+#: decimal σ², whose frequency sieve keeps ~1/s coincidence nodes)
+WIDE_NODE_WORK = 4_000_000
+#: intervals the sieve of one level may visit under the wide budget (~15 per kept node)
+WIDE_SIEVE_VISITS = 8_000_000
 
 
 def _log1m_exp(a):
@@ -63,15 +69,20 @@ class FineProfile:
     node_budget : int, optional
         Largest node set of any smoothing level (a larger one: TooCostly at construction,
         or a wider bracket later).
+    sieve_budget : int, optional
+        Intervals the sieve of one level may visit (default
+        :data:`~exactdp.engine.smoothed_profile.SIEVE_BUDGET`).
     """
 
-    def __init__(self, groups, target: float = TARGET_WIDTH, node_budget: int | None = None):
+    def __init__(self, groups, target: float = TARGET_WIDTH, node_budget: int | None = None,
+                 sieve_budget: int | None = None):
         self.groups = tuple(groups)
         self.target = float(target)
         self.consts = GroupConsts(self.groups)  # shared by every smoothing level
         self.vproxy = self.consts.vproxy
         self.sd = math.sqrt(self.vproxy)
         self.node_budget = node_budget
+        self.sieve_budget = sieve_budget
         self._levels: dict = {}
         # the probe: the level a tilt of 10/sd needs (a δ near 1e-20); too many nodes there
         # raises TooCostly, and the caller conditions on a coarse group instead
@@ -91,12 +102,21 @@ class FineProfile:
                 raise TooCostly(f"smoothing level {j} exceeds the node budget")
             return prof
         try:
-            prof = SmoothedProfile(self.groups, 2.0 ** (-j / 2), self.node_budget, self.consts)
+            prof = SmoothedProfile(self.groups, 2.0 ** (-j / 2), self.node_budget, self.consts, self.sieve_budget)
         except TooCostly:
             self._levels[j] = None
             raise
         self._levels[j] = prof
         return prof
+
+    @classmethod
+    def wide(cls, groups, target: float = TARGET_WIDTH) -> "FineProfile":
+        """The profile under the wide budget (:data:`WIDE_NODE_WORK` node-group evaluations
+        per level, :data:`WIDE_SIEVE_VISITS` sieve intervals): the same certified brackets,
+        seconds of work where the ordinary budget refuses (TooCostly beyond it)."""
+        groups = tuple(groups)
+        return cls(groups, target, node_budget=max(2000, WIDE_NODE_WORK // max(len(groups), 1)),
+                   sieve_budget=WIDE_SIEVE_VISITS)
 
     @property
     def nodes_kept(self) -> int:

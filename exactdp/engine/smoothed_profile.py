@@ -278,6 +278,9 @@ class SmoothedProfile:
 
     node_budget : int, optional
         Refuse (TooCostly) a node set larger than this.
+    sieve_budget : int, optional
+        Refuse (TooCostly) when the sieve visits more intervals than this (default
+        :data:`SIEVE_BUDGET`).
 
     Raises
     ------
@@ -290,7 +293,8 @@ class SmoothedProfile:
     design and s only (never on earlier queries), so every number is reproducible.
     """
 
-    def __init__(self, groups, s: float, node_budget: int | None = None, consts: GroupConsts | None = None):
+    def __init__(self, groups, s: float, node_budget: int | None = None, consts: GroupConsts | None = None,
+                 sieve_budget: int | None = None):
         self.groups = tuple(groups)
         c = consts if consts is not None else GroupConsts(self.groups)
         self.consts = c
@@ -314,13 +318,14 @@ class SmoothedProfile:
         t_cap = self.T0 + self.slope * math.log1p(self.n_max) + 1.0
         order = c.order
         tab, scale = self._penalty_tables(t_cap)
+        visits = SIEVE_BUDGET if sieve_budget is None else int(sieve_budget)
         nodes, visited = sieve_nodes(self.tau_hi[order], self.tau_lo[order], tab[order], scale[order], self.n_max,
-                                     float(P), self.sk2, self.T0, self.slope, 16, SIEVE_BUDGET,
+                                     float(P), self.sk2, self.T0, self.slope, 16, visits,
                                      node_budget if node_budget is not None else 2**62)
         if node_budget is not None and nodes.size > node_budget:
             raise TooCostly(f"the frequency sieve keeps more than {node_budget} nodes at s = {self.s:.3g}")
         if visited < 0:
-            raise TooCostly(f"the frequency sieve visited more than {SIEVE_BUDGET} intervals at s = {self.s:.3g}")
+            raise TooCostly(f"the frequency sieve visited more than {visits} intervals at s = {self.s:.3g}")
         self.visited = visited
         self.nodes = np.ascontiguousarray(nodes)
         u_last = 2 * math.pi * self.n_max / P
