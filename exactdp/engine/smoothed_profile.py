@@ -281,6 +281,9 @@ class SmoothedProfile:
     sieve_budget : int, optional
         Refuse (TooCostly) when the sieve visits more intervals than this (default
         :data:`SIEVE_BUDGET`).
+    drop_tol : float, optional
+        Bound of the dropped nodes in normalised units (default :data:`DROP_TOL`; a larger
+        one keeps fewer nodes and adds its value to every sum's certified error).
 
     Raises
     ------
@@ -294,7 +297,7 @@ class SmoothedProfile:
     """
 
     def __init__(self, groups, s: float, node_budget: int | None = None, consts: GroupConsts | None = None,
-                 sieve_budget: int | None = None):
+                 sieve_budget: int | None = None, drop_tol: float | None = None):
         self.groups = tuple(groups)
         c = consts if consts is not None else GroupConsts(self.groups)
         self.consts = c
@@ -313,7 +316,7 @@ class SmoothedProfile:
         self.tau_hi, self.tau_lo = c.taus(P)
         u_max = math.sqrt(2 * T_GAUSS) / self.s
         self.n_max = int(u_max * P / (2 * math.pi)) + 1
-        self.T0 = math.log(2 * (1 + 1 / SIEVE_EPS) / DROP_TOL)
+        self.T0 = math.log(2 * (1 + 1 / SIEVE_EPS) / (DROP_TOL if drop_tol is None else float(drop_tol)))
         self.slope = 1 + SIEVE_EPS
         t_cap = self.T0 + self.slope * math.log1p(self.n_max) + 1.0
         order = c.order
