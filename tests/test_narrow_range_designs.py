@@ -5,8 +5,11 @@ on and the frequency sieve keeps ~1/s coincidence nodes, beyond the ordinary nod
 the smoothed inversion's wide budget (:meth:`exactdp.engine.fine_profile.FineProfile.wide`)
 answers it.  Checks, each against a reference written here:
 
-* a four-group analogue (three-decimal σ² in [10, 11]) at the wide budget's dropped-node
-  bound: the certified bracket of ``D(x) = E(1 − e^{x−W})₊`` contains a meet-in-the-middle
+* the flat-level sieve's a-posteriori dropped mass bounds the dropped nodes' integrand
+  moduli, each computed here by Poisson summation (``|E e^{itX}| = Σ_k e^{−σ²(t−2πk)²/2} /
+  Σ_k e^{−2π²σ²k²}``, positive terms);
+* a four-group analogue (three-decimal σ² in [10, 11]) at the wide budget's flat sieve
+  level: the certified bracket of ``D(x) = E(1 − e^{x−W})₊`` contains a meet-in-the-middle
   enumeration in mpmath (40 digits; truncation bounded) and is ≤ 1e-9 relative wide;
 * the ten-group design through the public accountant: δ(ε) and ε(δ) inside
   dp_accounting's optimistic/pessimistic PLD sandwich at δ ≥ 1e-8, and δ, ε(δ), β(α)
@@ -24,7 +27,7 @@ import numpy as np
 
 from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
 from exactdp.engine.families import groups_of
-from exactdp.engine.fine_profile import WIDE_DROP_TOL
+from exactdp.engine.fine_profile import WIDE_LEVEL
 from exactdp.engine.smoothed_profile import SmoothedProfile
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
@@ -89,9 +92,9 @@ def _brute_profile(sigma2s, xs) -> list:
         return out
 
 
-def test_four_group_analogue_contains_the_enumeration_at_the_wide_drop_bound():
+def test_four_group_analogue_contains_the_enumeration_at_the_flat_sieve_level():
     groups = groups_of(_design(FOUR))
-    prof = SmoothedProfile(groups, 2.0**-17, None, None, 10**8, WIDE_DROP_TOL)
+    prof = SmoothedProfile(groups, 2.0**-17, None, None, 10**8, flat_level=WIDE_LEVEL)
     sd = math.sqrt(prof.vproxy)
     xs = np.array([0.5 * sd, 1.5 * sd, 2.5 * sd])
     lo, hi, _ = prof.log_brackets(xs)
@@ -125,3 +128,28 @@ def test_ten_group_design_is_answered_inside_the_pld_sandwich():
             assert 0 < e.lower <= e.upper and e.upper - e.lower <= REL * e.upper
         for b in betas:
             assert 0 < b.lower <= b.upper <= 1 - b.alpha and b.upper - b.lower <= REL * b.upper
+
+
+def _log_abs_cf(t: np.ndarray, s2: float) -> np.ndarray:
+    """log |E e^{itX}|, X ~ N_Z(0, σ²), by Poisson summation (positive terms, |k| ≤ 6 around
+    the nearest lattice point: the rest are below e^{−2π²σ²·25} relative)."""
+    k0 = np.round(t / (2 * math.pi))
+    terms = [-(s2 / 2) * (t - 2 * math.pi * (k0 + k)) ** 2 for k in range(-6, 7)]
+    num = np.logaddexp.reduce(np.array(terms), axis=0)
+    den = math.log(sum(math.exp(-2 * math.pi**2 * s2 * k * k) for k in range(-6, 7)))
+    return num - den
+
+
+def test_flat_sieve_mass_bounds_every_dropped_node():
+    groups = groups_of(_design(FOUR[:3]))
+    prof = SmoothedProfile(groups, 0.02, None, None, 10**8, flat_level=12.0)  # a low level: many drops
+    n = np.arange(prof.n_max + 1)
+    u = 2 * math.pi * n / prof.period
+    log_mod = -0.5 * prof.s**2 * u**2
+    for g in groups:
+        log_mod = log_mod + g.count * _log_abs_cf(u * float(g.weight), float(g.sigma2))
+    dropped = np.setdiff1d(n, prof.nodes)
+    assert prof.nodes.size > 10 and dropped.size > prof.nodes.size
+    assert np.all(log_mod[dropped] <= -prof.flat_level + 1e-9)  # only nodes below the level are dropped
+    mass = math.fsum(np.exp(log_mod[dropped]).tolist())
+    assert mass <= prof.dropped_mass <= 1e3 * mass, (mass, prof.dropped_mass)  # a bound, not vacuous

@@ -341,11 +341,11 @@ class ConditionedProfile:
         return _final_sums(lo_t, hi_t, np.logaddexp(skipped, at.log_omitted))
 
 
-def profile_for(groups):
+def profile_for(groups, wide: bool = True):
     """The profile engine of ``groups``: :class:`ConditionedProfile` where an atom-table split
     exists, else the two-half enumeration (:class:`exactdp.engine.halves.HalvesProfile`) where
-    its halves fit, else :class:`ConditionedProfile` (a smoothed or lattice rest); TooCostly
-    when none fits."""
+    its halves fit, else :class:`ConditionedProfile` (a smoothed or lattice rest), else (when
+    ``wide``) its smoothed rest under the wide budget; TooCostly when none fits."""
     from exactdp.engine.halves import HalvesProfile, halves_fit
 
     groups = tuple(groups)
@@ -366,8 +366,9 @@ def profile_for(groups):
                 return HalvesProfile(groups)
             except OverflowError:
                 pass
-        try:  # the last resort: the smoothed rest under its wide budget (ten close decimal σ²: ~5 s)
-            return ConditionedProfile(groups, wide=True)
-        except TooCostly:
-            pass
+        if wide:  # the last resort: the smoothed rest under its wide budget (ten close decimal σ²: ~2 s)
+            try:
+                return ConditionedProfile(groups, wide=True)
+            except TooCostly:
+                pass
         raise

@@ -23,7 +23,7 @@ import numpy as np
 from exactdp.engine.smoothed_profile import GroupConsts, SmoothedProfile, TooCostly, log_sub
 from exactdp.numerics.precision import EPS64
 
-__all__ = ["FineProfile", "TARGET_WIDTH", "WIDE_NODE_WORK", "WIDE_SIEVE_VISITS", "WIDE_DROP_TOL", "TooCostly",
+__all__ = ["FineProfile", "TARGET_WIDTH", "WIDE_NODE_WORK", "WIDE_SIEVE_VISITS", "WIDE_LEVEL", "TooCostly",
            "far_left_brackets", "far_left_complement",
            "complement_from_delta"]
 
@@ -37,11 +37,11 @@ MAX_LEVEL = 70
 WIDE_NODE_WORK = 4_000_000
 #: intervals the sieve of one level may visit under the wide budget (~15 per kept node)
 WIDE_SIEVE_VISITS = 8_000_000
-#: the dropped nodes' bound under the wide budget, in the sums' normalised units (~P/√(2πV)
-#: at the saddle, ≳ 0.1 where the far-left bounds take over): ≲ 1e-11 relative, against
-#: :data:`~exactdp.engine.smoothed_profile.DROP_TOL` = 1e-15; the sieve level drops by
-#: 6.9 nats and keeps about half the nodes of ten groups
-WIDE_DROP_TOL = 1e-12
+#: the flat sieve level (nats) under the wide budget; the dropped nodes are bounded a
+#: posteriori (:func:`exactdp.kernels.mass_sieve.sieve_nodes_flat`; ten σ² ≈ 11: 2e-13 in the
+#: sums' normalised units, ~P/√(2πV) at the saddle, ≳ 0.1 where the far-left bounds take
+#: over), and the sieve keeps a third to a fifth of the ordinary level's nodes
+WIDE_LEVEL = 38.0
 
 
 def _log1m_exp(a):
@@ -78,13 +78,13 @@ class FineProfile:
     sieve_budget : int, optional
         Intervals the sieve of one level may visit (default
         :data:`~exactdp.engine.smoothed_profile.SIEVE_BUDGET`).
-    drop_tol : float, optional
-        The sieve's dropped-node bound (default
-        :data:`~exactdp.engine.smoothed_profile.DROP_TOL`).
+    flat_level : float, optional
+        Sieve each level at this flat level, the dropped nodes bounded a posteriori
+        (default: the ordinary sieve of :mod:`~exactdp.engine.smoothed_profile`).
     """
 
     def __init__(self, groups, target: float = TARGET_WIDTH, node_budget: int | None = None,
-                 sieve_budget: int | None = None, drop_tol: float | None = None):
+                 sieve_budget: int | None = None, flat_level: float | None = None):
         self.groups = tuple(groups)
         self.target = float(target)
         self.consts = GroupConsts(self.groups)  # shared by every smoothing level
@@ -92,7 +92,7 @@ class FineProfile:
         self.sd = math.sqrt(self.vproxy)
         self.node_budget = node_budget
         self.sieve_budget = sieve_budget
-        self.drop_tol = drop_tol
+        self.flat_level = flat_level
         self._levels: dict = {}
         # the probe: the level a tilt of 10/sd needs (a δ near 1e-20); too many nodes there
         # raises TooCostly, and the caller conditions on a coarse group instead
@@ -113,7 +113,7 @@ class FineProfile:
             return prof
         try:
             prof = SmoothedProfile(self.groups, 2.0 ** (-j / 2), self.node_budget, self.consts, self.sieve_budget,
-                                   self.drop_tol)
+                                   flat_level=self.flat_level)
         except TooCostly:
             self._levels[j] = None
             raise
@@ -123,12 +123,12 @@ class FineProfile:
     @classmethod
     def wide(cls, groups, target: float = TARGET_WIDTH) -> "FineProfile":
         """The profile under the wide budget (:data:`WIDE_NODE_WORK` node-group evaluations
-        per level, :data:`WIDE_SIEVE_VISITS` sieve intervals, dropped nodes bounded by
-        :data:`WIDE_DROP_TOL`): the same certified brackets,
+        per level, :data:`WIDE_SIEVE_VISITS` sieve intervals, the flat sieve level
+        :data:`WIDE_LEVEL`): the same certified brackets,
         seconds of work where the ordinary budget refuses (TooCostly beyond it)."""
         groups = tuple(groups)
         return cls(groups, target, node_budget=max(2000, WIDE_NODE_WORK // max(len(groups), 1)),
-                   sieve_budget=WIDE_SIEVE_VISITS, drop_tol=WIDE_DROP_TOL)
+                   sieve_budget=WIDE_SIEVE_VISITS, flat_level=WIDE_LEVEL)
 
     @property
     def nodes_kept(self) -> int:

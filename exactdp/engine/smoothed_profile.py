@@ -59,6 +59,7 @@ from exactdp.kernels.profile import (
     saddles_strip,
     sieve_nodes,
 )
+from exactdp.kernels.mass_sieve import sieve_nodes_flat
 from exactdp.kernels.ratio_factors import ratio_logs, smoothed_factors
 from exactdp.numerics.precision import EPS64
 
@@ -72,6 +73,9 @@ T_GAUSS = 60.0
 SIEVE_EPS = 0.1
 #: absolute target of the dropped nodes in units of the normalised sums (which are ~P/√(2πV))
 DROP_TOL = 1e-15
+#: a flat-level sieve's dropped nodes (twice its a-posteriori sum, normalised units) above
+#: this: sieved again 4 nats higher
+FLAT_DROP = 1e-11
 #: entries of a group's penalty table
 PEN_TABLE = 256
 #: sieve intervals visited before the design is called too costly for this resolution
@@ -281,9 +285,10 @@ class SmoothedProfile:
     sieve_budget : int, optional
         Refuse (TooCostly) when the sieve visits more intervals than this (default
         :data:`SIEVE_BUDGET`).
-    drop_tol : float, optional
-        Bound of the dropped nodes in normalised units (default :data:`DROP_TOL`; a larger
-        one keeps fewer nodes and adds its value to every sum's certified error).
+    flat_level : float, optional
+        Sieve at this flat level instead, the dropped nodes bounded a posteriori by the sum
+        :func:`exactdp.kernels.mass_sieve.sieve_nodes_flat` returns (raised by 4 nats, up to
+        twice, while twice that sum exceeds 1e-11 normalised units).
 
     Raises
     ------
@@ -297,7 +302,7 @@ class SmoothedProfile:
     """
 
     def __init__(self, groups, s: float, node_budget: int | None = None, consts: GroupConsts | None = None,
-                 sieve_budget: int | None = None, drop_tol: float | None = None):
+                 sieve_budget: int | None = None, flat_level: float | None = None):
         self.groups = tuple(groups)
         c = consts if consts is not None else GroupConsts(self.groups)
         self.consts = c
@@ -316,15 +321,27 @@ class SmoothedProfile:
         self.tau_hi, self.tau_lo = c.taus(P)
         u_max = math.sqrt(2 * T_GAUSS) / self.s
         self.n_max = int(u_max * P / (2 * math.pi)) + 1
-        self.T0 = math.log(2 * (1 + 1 / SIEVE_EPS) / (DROP_TOL if drop_tol is None else float(drop_tol)))
+        self.T0 = math.log(2 * (1 + 1 / SIEVE_EPS) / DROP_TOL)
         self.slope = 1 + SIEVE_EPS
         t_cap = self.T0 + self.slope * math.log1p(self.n_max) + 1.0
         order = c.order
-        tab, scale = self._penalty_tables(t_cap)
         visits = SIEVE_BUDGET if sieve_budget is None else int(sieve_budget)
-        nodes, visited = sieve_nodes(self.tau_hi[order], self.tau_lo[order], tab[order], scale[order], self.n_max,
-                                     float(P), self.sk2, self.T0, self.slope, 16, visits,
-                                     node_budget if node_budget is not None else 2**62)
+        cap = node_budget if node_budget is not None else 2**62
+        mass = None
+        self.flat_level = None  # the flat level finally sieved at (None: the ordinary sieve)
+        if flat_level is None:
+            tab, scale = self._penalty_tables(t_cap)
+            nodes, visited = sieve_nodes(self.tau_hi[order], self.tau_lo[order], tab[order], scale[order], self.n_max,
+                                         float(P), self.sk2, self.T0, self.slope, 16, visits, cap)
+        else:
+            for level in (flat_level, flat_level + 4.0, flat_level + 8.0):
+                tab, scale = self._penalty_tables(level + math.log1p(self.n_max) + 1.0)
+                nodes, visited, mass = sieve_nodes_flat(self.tau_hi[order], self.tau_lo[order], tab[order],
+                                                        scale[order], self.n_max, float(P), self.sk2, level, 16,
+                                                        visits, cap)
+                self.flat_level = level
+                if visited < 0 or 2 * mass <= FLAT_DROP:
+                    break
         if node_budget is not None and nodes.size > node_budget:
             raise TooCostly(f"the frequency sieve keeps more than {node_budget} nodes at s = {self.s:.3g}")
         if visited < 0:
@@ -332,8 +349,9 @@ class SmoothedProfile:
         self.visited = visited
         self.nodes = np.ascontiguousarray(nodes)
         u_last = 2 * math.pi * self.n_max / P
-        self.e_drop = 2 * (1 + 1 / SIEVE_EPS) * math.exp(-self.T0) + (P / math.pi) * math.exp(
-            -0.5 * self.sk2 * u_last**2) / (self.sk2 * u_last)
+        self.dropped_mass = mass  # the flat sieve's a-posteriori bound (None: the a-priori one)
+        head = 2 * (1 + 1 / SIEVE_EPS) * math.exp(-self.T0) if mass is None else 2 * mass
+        self.e_drop = head + (P / math.pi) * math.exp(-0.5 * self.sk2 * u_last**2) / (self.sk2 * u_last)
         self._factors: dict = {}
 
     @property
