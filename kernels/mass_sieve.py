@@ -9,7 +9,7 @@ dropped node lies far below the level, and an a-posteriori sum is much smaller: 
 level is flat and each dropped interval ``[a, b]`` adds ``(b − a + 1)·e^{−lb}`` to the
 returned mass (``lb`` the same certified lower bound of ``Σ_g pen_g + s²u²/2`` over it);
 an interval is dropped only when that term is at most ``e^{−T}``, each dropped node of a
-leaf adds ``e^{−pen}`` (penalties summed until 25 nats above the level: a partial sum is a
+leaf adds ``e^{−pen}`` (penalties summed until 10 nats above the level: a partial sum is a
 lower bound).  The caller charges ``2·mass`` (the nodes ±n) to every sum.
 """
 
@@ -27,7 +27,7 @@ __all__ = ["sieve_nodes_flat"]
 TWO_PI = 2.0 * math.pi
 #: the penalties of a dropped interval or node are summed until this many nats above its
 #: level (a partial sum is a lower bound: ``e^{−partial}`` bounds the term)
-_MORE = 25.0
+_MORE = 10.0
 
 
 @kernel("Tuple((int64[:], int64, float64))(float64[:], float64[:], float64[:, :], float64[:], int64, float64, "
