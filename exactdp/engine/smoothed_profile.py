@@ -30,7 +30,8 @@ the hockey-stick profile at ``x = ε − ρ``.  Let ``Z ~ N(0, s²)`` be indepen
   ``exp(−Σ_g pen_g(dist(w_g u/2π, ℤ)) − s²u²/2)`` (:mod:`exactdp.engine.families`,
   independent of λ), so one node set serves every tilt and threshold.
 * **Error bound** of each sum: dropped nodes (``≤ 2(1 + 1/ε)e^{−T0}`` with the level
-  ``T0 + (1+ε)log(1+n)``), the Gaussian tail beyond ``U = √(2·T_GAUSS)/s``, aliasing
+  ``T0 + (1+ε)log(1+n)``; or, at a flat level, twice the dropped intervals' summed bound,
+  :func:`exactdp.kernels.mass_sieve.sieve_nodes_flat`), the Gaussian tail beyond ``U = √(2·T_GAUSS)/s``, aliasing
   (``j = −1``: ``e^{−λP}``; ``j ≥ 1``: Chernoff at ``λ' = λ + P/V``), the node values'
   own bounds (:func:`exactdp.kernels.ratio_factors.smoothed_factors`), the threshold phases,
   the compensated sums, and the prefactor ``M_R(λ)`` (:func:`exactdp.kernels.profile.log_mgf`).
