@@ -30,11 +30,12 @@ TWO_PI = 2.0 * math.pi
 _MORE = 10.0
 
 
-@kernel("Tuple((int64[:], int64, float64))(float64[:], float64[:], float64[:, :], float64[:], int64, float64, "
-        "float64, float64, int64, int64, int64)")
+@kernel("Tuple((int64[:], float64[:], int64, float64))(float64[:], float64[:], float64[:, :], float64[:], int64, "
+        "float64, float64, float64, int64, int64, int64)")
 def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf, budget, node_cap):
-    """``(nodes, visited, mass)``: the node indices n ∈ [0, n_max] kept (increasing), the
-    number of intervals visited (negated when ``budget`` intervals or more than ``node_cap``
+    """``(nodes, pens, visited, mass)``: the node indices n ∈ [0, n_max] kept (increasing),
+    each one's certified lower bound of ``Σ_g pen_g`` (the groups' part, for filtering a
+    coarser smoothing from these nodes), the number of intervals visited (negated when ``budget`` intervals or more than ``node_cap``
     nodes were reached), and an upper bound of ``Σ_{n dropped} exp(−Σ_g pen_g(dist(n·τ_g,
     ℤ)) − s²u_n²/2)`` (rounded up by a relative 1e-12; −1 when the sieve stopped early).
 
@@ -44,6 +45,7 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf,
     G = tau_hi.shape[0]
     cap = 1024
     out = np.empty(cap, dtype=np.int64)
+    pens = np.empty(cap, dtype=np.float64)
     n_out = 0
     stack_a = np.empty(256, dtype=np.int64)
     stack_b = np.empty(256, dtype=np.int64)
@@ -59,7 +61,7 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf,
         b = stack_b[top]
         visited += 1
         if visited > budget:
-            return out[:n_out], -visited, -1.0
+            return out[:n_out], pens[:n_out], -visited, -1.0
         af = float(a)
         ua = c_u * af
         span = float(b - a)
@@ -89,11 +91,14 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf,
             for n in range(a, b + 1):
                 nf = float(n)
                 un = c_u * nf
-                pen = 0.5 * sk2 * un * un * (1.0 - 4.0 * EPS64)
+                gauss = 0.5 * sk2 * un * un * (1.0 - 4.0 * EPS64)
+                gp = 0.0
+                pen = gauss
                 for g in range(G):
                     h, l = dd_frac2(nf, tau_hi[g], tau_lo[g])
                     d = abs(h + l) - EPS64 - 2.0**-100 * (1.0 + nf * abs(tau_hi[g]))
-                    pen += _pen_lookup(d, pen_tab[g], pen_scale[g])
+                    gp += _pen_lookup(d, pen_tab[g], pen_scale[g])
+                    pen = gauss + gp
                     if pen > T + _MORE:
                         break
                 if pen > T:
@@ -103,19 +108,23 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf,
                     new = np.empty(2 * cap, dtype=np.int64)
                     new[:cap] = out
                     out = new
+                    newp = np.empty(2 * cap, dtype=np.float64)
+                    newp[:cap] = pens
+                    pens = newp
                     cap *= 2
                 out[n_out] = n
+                pens[n_out] = gp * (1.0 - 4.0 * EPS64 * G)  # the sum's rounding, rounded down
                 n_out += 1
                 if n_out > node_cap:
-                    return out[:n_out], -visited, -1.0
+                    return out[:n_out], pens[:n_out], -visited, -1.0
             continue
         mid = a + (b - a) // 2
         if top + 2 > stack_a.shape[0]:
-            return out[:n_out], -visited, -1.0
+            return out[:n_out], pens[:n_out], -visited, -1.0
         stack_a[top] = mid + 1
         stack_b[top] = b
         stack_a[top + 1] = a
         stack_b[top + 1] = mid
         top += 2
     # the sum's own rounding: at most visited·leaf additions of positive terms
-    return out[:n_out], visited, mass * (1.0 + 4.0 * EPS64 * (float(visited) * float(leaf) + 1.0)) + 1e-300
+    return out[:n_out], pens[:n_out], visited, mass * (1.0 + 4.0 * EPS64 * (float(visited) * float(leaf) + 1.0)) + 1e-300

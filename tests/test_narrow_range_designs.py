@@ -5,11 +5,12 @@ on and the frequency sieve keeps ~1/s coincidence nodes, beyond the ordinary nod
 the smoothed inversion's wide budget (:meth:`exactdp.engine.fine_profile.FineProfile.wide`)
 answers it.  Checks, each against a reference written here:
 
-* the flat-level sieve's a-posteriori dropped mass bounds the dropped nodes' integrand
+* the flat-level sieve's a-posteriori dropped mass (sieved, or filtered from a finer level)
+  bounds the dropped nodes' integrand
   moduli, each computed here by Poisson summation (``|E e^{itX}| = Σ_k e^{−σ²(t−2πk)²/2} /
   Σ_k e^{−2π²σ²k²}``, positive terms);
 * a four-group analogue (three-decimal σ² in [10, 11]) at the wide budget's flat sieve
-  level: the certified bracket of ``D(x) = E(1 − e^{x−W})₊`` contains a meet-in-the-middle
+  level (sieved, or filtered from a finer level): the certified bracket of ``D(x) = E(1 − e^{x−W})₊`` contains a meet-in-the-middle
   enumeration in mpmath (40 digits; truncation bounded) and is ≤ 1e-9 relative wide;
 * the ten-group design through the public accountant: δ(ε) and ε(δ) inside
   dp_accounting's optimistic/pessimistic PLD sandwich at δ ≥ 1e-8, and δ, ε(δ), β(α)
@@ -19,11 +20,13 @@ answers it.  Checks, each against a reference written here:
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from fractions import Fraction as F
 
 import mpmath
 import numpy as np
+import pytest
 
 from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
 from exactdp.engine.families import groups_of
@@ -63,7 +66,8 @@ def _half(tables) -> tuple:
     return vals, probs
 
 
-def _brute_profile(sigma2s, xs) -> list:
+@functools.lru_cache(maxsize=4)  # the same reference for the sieved and the filtered level
+def _brute_profile(sigma2s: tuple, xs: tuple) -> list:
     """``[(D(x) of the truncated sum, omitted mass bound)]``: ``D_trunc ≤ D(x) ≤ D_trunc +
     omitted`` (every term of D lies in [0, 1]) — two halves, the second sorted, with suffix
     sums of p and p·e^{−b}: ``Σ_{a+b>x} p_a p_b (1 − e^{x−a−b})``."""
@@ -92,13 +96,16 @@ def _brute_profile(sigma2s, xs) -> list:
         return out
 
 
-def test_four_group_analogue_contains_the_enumeration_at_the_flat_sieve_level():
+@pytest.mark.parametrize("filtered", [False, True], ids=["sieved", "filtered"])
+def test_four_group_analogue_contains_the_enumeration_at_the_flat_sieve_level(filtered):
     groups = groups_of(_design(FOUR))
-    prof = SmoothedProfile(groups, 2.0**-17, None, None, 10**8, flat_level=WIDE_LEVEL)
+    src = SmoothedProfile(groups, 2.0**-17.5, None, None, 10**8, flat_level=WIDE_LEVEL) if filtered else None
+    prof = SmoothedProfile(groups, 2.0**-17, None, None, 10**8, flat_level=WIDE_LEVEL, source=src)
+    assert (prof.visited == 0) == filtered  # a filtered level sieves nothing
     sd = math.sqrt(prof.vproxy)
     xs = np.array([0.5 * sd, 1.5 * sd, 2.5 * sd])
     lo, hi, _ = prof.log_brackets(xs)
-    ref = _brute_profile(FOUR, xs.tolist())
+    ref = _brute_profile(tuple(FOUR), tuple(xs.tolist()))
     with mpmath.workdps(40):
         for x, l, u, (d, om) in zip(xs, lo, hi, ref):
             lo_m, hi_m = mpmath.exp(mpmath.mpf(float(l))), mpmath.exp(mpmath.mpf(float(u)))
@@ -140,9 +147,12 @@ def _log_abs_cf(t: np.ndarray, s2: float) -> np.ndarray:
     return num - den
 
 
-def test_flat_sieve_mass_bounds_every_dropped_node():
+@pytest.mark.parametrize("filtered", [False, True], ids=["sieved", "filtered"])
+def test_flat_sieve_mass_bounds_every_dropped_node(filtered):
     groups = groups_of(_design(FOUR[:3]))
-    prof = SmoothedProfile(groups, 0.02, None, None, 10**8, flat_level=12.0)  # a low level: many drops
+    src = SmoothedProfile(groups, 0.01, None, None, 10**8, flat_level=12.0) if filtered else None
+    prof = SmoothedProfile(groups, 0.02, None, None, 10**8, flat_level=12.0, source=src)  # a low level: many drops
+    assert (prof.visited == 0) == filtered
     n = np.arange(prof.n_max + 1)
     u = 2 * math.pi * n / prof.period
     log_mod = -0.5 * prof.s**2 * u**2

@@ -42,6 +42,9 @@ WIDE_SIEVE_VISITS = 8_000_000
 #: sums' normalised units, ~P/√(2πV) at the saddle, ≳ 0.1 where the far-left bounds take
 #: over), and the sieve keeps a third to a fifth of the ordinary level's nodes
 WIDE_LEVEL = 38.0
+#: a flat-level profile's source level: this many levels finer than its probe (the deepest
+#: δ of a query usually needs one or two)
+SOURCE_STEPS = 2
 
 
 def _log1m_exp(a):
@@ -93,10 +96,20 @@ class FineProfile:
         self.node_budget = node_budget
         self.sieve_budget = sieve_budget
         self.flat_level = flat_level
+        self._source = None
         self._levels: dict = {}
         # the probe: the level a tilt of 10/sd needs (a δ near 1e-20); too many nodes there
         # raises TooCostly, and the caller conditions on a coarse group instead
-        self._any = self._level(self._level_for(10.0 / max(self.sd, 1e-300)))
+        probe = self._level_for(10.0 / max(self.sd, 1e-300))
+        if flat_level is not None and probe + SOURCE_STEPS <= MAX_LEVEL:
+            # a flat-level profile sieves one level SOURCE_STEPS finer than the probe (fixed by the
+            # design: every node set still depends on the design and s only); the coarser
+            # levels are filtered from its nodes instead of sieved again
+            try:
+                self._source = self._level(probe + SOURCE_STEPS)
+            except TooCostly:
+                self._source = None
+        self._any = self._level(probe)
 
     # -- smoothing levels --------------------------------------------------------------
     def _level_for(self, lam: float) -> int:
@@ -112,8 +125,9 @@ class FineProfile:
                 raise TooCostly(f"smoothing level {j} exceeds the node budget")
             return prof
         try:
+            src = self._source if self._source is not None and self._source.s <= 2.0 ** (-j / 2) else None
             prof = SmoothedProfile(self.groups, 2.0 ** (-j / 2), self.node_budget, self.consts, self.sieve_budget,
-                                   flat_level=self.flat_level)
+                                   flat_level=self.flat_level, source=src)
         except TooCostly:
             self._levels[j] = None
             raise

@@ -290,6 +290,11 @@ class SmoothedProfile:
         Sieve at this flat level instead, the dropped nodes bounded a posteriori by the sum
         :func:`exactdp.kernels.mass_sieve.sieve_nodes_flat` returns (raised by 4 nats, up to
         twice, while twice that sum exceeds 1e-11 normalised units).
+    source : SmoothedProfile, optional
+        A flat-level profile of the same groups and period at a smoothing ``s' ≤ s`` whose
+        nodes cover this one's range: this level's nodes are filtered from its nodes (their
+        groups' penalties kept), the dropped ones bounded by its dropped mass (its integrand
+        bound ``e^{−pen − s'²u²/2}`` is the larger) plus the filtered-out nodes' own bounds.
 
     Raises
     ------
@@ -303,7 +308,7 @@ class SmoothedProfile:
     """
 
     def __init__(self, groups, s: float, node_budget: int | None = None, consts: GroupConsts | None = None,
-                 sieve_budget: int | None = None, flat_level: float | None = None):
+                 sieve_budget: int | None = None, flat_level: float | None = None, source=None):
         self.groups = tuple(groups)
         c = consts if consts is not None else GroupConsts(self.groups)
         self.consts = c
@@ -329,17 +334,23 @@ class SmoothedProfile:
         visits = SIEVE_BUDGET if sieve_budget is None else int(sieve_budget)
         cap = node_budget if node_budget is not None else 2**62
         mass = None
+        self.node_pens = None
         self.flat_level = None  # the flat level finally sieved at (None: the ordinary sieve)
         if flat_level is None:
             tab, scale = self._penalty_tables(t_cap)
             nodes, visited = sieve_nodes(self.tau_hi[order], self.tau_lo[order], tab[order], scale[order], self.n_max,
                                          float(P), self.sk2, self.T0, self.slope, 16, visits, cap)
+        elif source is not None and source.period == P and source.s <= self.s and source.n_max >= self.n_max \
+                and source.dropped_mass is not None:
+            nodes, self.node_pens, mass = self._filtered(source)
+            visited = 0
+            self.flat_level = source.flat_level
         else:
             for level in (flat_level, flat_level + 4.0, flat_level + 8.0):
                 tab, scale = self._penalty_tables(level + math.log1p(self.n_max) + 1.0)
-                nodes, visited, mass = sieve_nodes_flat(self.tau_hi[order], self.tau_lo[order], tab[order],
-                                                        scale[order], self.n_max, float(P), self.sk2, level, 16,
-                                                        visits, cap)
+                nodes, self.node_pens, visited, mass = sieve_nodes_flat(
+                    self.tau_hi[order], self.tau_lo[order], tab[order], scale[order], self.n_max, float(P), self.sk2,
+                    level, 16, visits, cap)
                 self.flat_level = level
                 if visited < 0 or 2 * mass <= FLAT_DROP:
                     break
@@ -354,6 +365,21 @@ class SmoothedProfile:
         head = 2 * (1 + 1 / SIEVE_EPS) * math.exp(-self.T0) if mass is None else 2 * mass
         self.e_drop = head + (P / math.pi) * math.exp(-0.5 * self.sk2 * u_last**2) / (self.sk2 * u_last)
         self._factors: dict = {}
+
+    def _filtered(self, src) -> tuple:
+        """``(nodes, pens, mass)`` of this smoothing from the finer flat-level profile ``src``:
+        its nodes n ≤ n_max whose ``pen + s²u²/2`` (rounded down) is at most its level, and
+        its dropped mass plus ``Σ e^{−pen − s²u²/2}`` over the nodes filtered out (rounded up)."""
+        n = src.nodes
+        pens = src.node_pens
+        u = (2 * math.pi / self.period) * n.astype(float)
+        tot = pens + 0.5 * self.sk2 * u * u * (1 - 8 * EPS64)
+        inside = n <= self.n_max
+        keep = inside & (tot <= src.flat_level)
+        out = inside & ~keep
+        extra = math.fsum(np.exp(-tot[out]).tolist()) * (1 + 1e-12) * (1 + 4 * EPS64 * (int(out.sum()) + 1))
+        return (np.ascontiguousarray(n[keep]), np.ascontiguousarray(pens[keep]),
+                src.dropped_mass + extra + 1e-300)
 
     @property
     def rho(self) -> Fraction:
