@@ -35,9 +35,10 @@ _MORE = 10.0
 def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf, budget, node_cap):
     """``(nodes, pens, visited, mass)``: the node indices n ∈ [0, n_max] kept (increasing),
     each one's certified lower bound of ``Σ_g pen_g`` (the groups' part, for filtering a
-    coarser smoothing from these nodes), the number of intervals visited (negated when ``budget`` intervals or more than ``node_cap``
-    nodes were reached), and an upper bound of ``Σ_{n dropped} exp(−Σ_g pen_g(dist(n·τ_g,
-    ℤ)) − s²u_n²/2)`` (rounded up by a relative 1e-12; −1 when the sieve stopped early).
+    coarser smoothing from these nodes), the number of intervals visited (negated when
+    ``budget`` intervals or more than ``node_cap`` nodes were reached), and an upper bound
+    of ``Σ_{n dropped} exp(−Σ_g pen_g(dist(n·τ_g, ℤ)) − s²u_n²/2)`` (rounded up; −1 when the
+    sieve stopped early).
 
     Interval ``[a, b]``: dropped when its lower bound ``lb`` (as in ``sieve_nodes``) exceeds
     ``T + log(b − a + 1)``; a leaf's node n is kept when its own lower bound is at most T.
@@ -127,4 +128,5 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf,
         stack_b[top + 1] = mid
         top += 2
     # the sum's own rounding: at most visited·leaf additions of positive terms
-    return out[:n_out], pens[:n_out], visited, mass * (1.0 + 4.0 * EPS64 * (float(visited) * float(leaf) + 1.0)) + 1e-300
+    rounding = 1.0 + 4.0 * EPS64 * (float(visited) * float(leaf) + 1.0)
+    return out[:n_out], pens[:n_out], visited, mass * rounding + 1e-300

@@ -10,8 +10,9 @@ answers it.  Checks, each against a reference written here:
   moduli, each computed here by Poisson summation (``|E e^{itX}| = Σ_k e^{−σ²(t−2πk)²/2} /
   Σ_k e^{−2π²σ²k²}``, positive terms);
 * a four-group analogue (three-decimal σ² in [10, 11]) at the wide budget's flat sieve
-  level (sieved, or filtered from a finer level): the certified bracket of ``D(x) = E(1 − e^{x−W})₊`` contains a meet-in-the-middle
-  enumeration in mpmath (40 digits; truncation bounded) and is ≤ 1e-9 relative wide;
+  level (sieved, or filtered from a finer level): the certified bracket of
+  ``D(x) = E(1 − e^{x−W})₊`` contains a meet-in-the-middle enumeration in mpmath (40
+  digits; truncation bounded) and is ≤ 1e-9 relative wide;
 * the ten-group design through the public accountant: δ(ε) and ε(δ) inside
   dp_accounting's optimistic/pessimistic PLD sandwich at δ ≥ 1e-8, and δ, ε(δ), β(α)
   certified to 1e-9 relative.

@@ -135,7 +135,7 @@ class FineProfile:
         return prof
 
     @classmethod
-    def wide(cls, groups, target: float = TARGET_WIDTH) -> "FineProfile":
+    def wide(cls, groups, target: float = TARGET_WIDTH) -> FineProfile:
         """The profile under the wide budget (:data:`WIDE_NODE_WORK` node-group evaluations
         per level, :data:`WIDE_SIEVE_VISITS` sieve intervals, the flat sieve level
         :data:`WIDE_LEVEL`): the same certified brackets,

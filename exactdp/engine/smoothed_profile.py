@@ -51,6 +51,7 @@ import numpy as np
 
 from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.families import log_d
+from exactdp.kernels.mass_sieve import sieve_nodes_flat
 from exactdp.kernels.profile import (
     log_mgf_sum,
     moment_table,
@@ -60,7 +61,6 @@ from exactdp.kernels.profile import (
     saddles_strip,
     sieve_nodes,
 )
-from exactdp.kernels.mass_sieve import sieve_nodes_flat
 from exactdp.kernels.ratio_factors import ratio_logs, smoothed_factors
 from exactdp.numerics.precision import EPS64
 
