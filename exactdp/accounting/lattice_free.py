@@ -62,6 +62,9 @@ class LatticeFreeAccountant(Accountant):
     composition : Composition
     rel_tol : float
         Accepted for the common interface; the brackets aim at 2.5e-10 relative.
+    wide : bool
+        Whether the smoothed inversion's wide budget may answer a design beyond the ordinary
+        one (:func:`exactdp.engine.conditioned_profile.profile_for`; seconds of work).
 
     Notes
     -----
@@ -75,7 +78,7 @@ class LatticeFreeAccountant(Accountant):
 
     certification = "bracket"
 
-    def __init__(self, composition: Composition, rel_tol: float = 1e-10):
+    def __init__(self, composition: Composition, rel_tol: float = 1e-10, wide: bool = True):
         if not isinstance(composition, Composition):
             raise InputError("composition", composition, "expected an exactdp.Composition")
         self.composition = composition
@@ -83,7 +86,7 @@ class LatticeFreeAccountant(Accountant):
         self.rel_tol = float(rel_tol)
         self.identical = all(m.shift == 0 for m, _ in composition.groups)
         try:
-            self.profile = None if self.identical else profile_for(groups_of(composition))
+            self.profile = None if self.identical else profile_for(groups_of(composition), wide)
         except TooCostly as exc:  # public face: an uncertifiable design is an UncertifiedError (still a TooCostly)
             raise DesignTooCostly(str(exc)) from None
         dn, up = float_enclosure([self.rho])

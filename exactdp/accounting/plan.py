@@ -152,10 +152,10 @@ def _free_cost(d: Design, queries: int) -> float:
     return 128.0 * d.n_groups * (6 + queries)
 
 
-def _free_build(d: Design, rel_tol: float) -> Accountant:
+def _free_build(d: Design, rel_tol: float, wide: bool = True) -> Accountant:
     from exactdp.accounting.lattice_free import LatticeFreeAccountant
 
-    return LatticeFreeAccountant(d.composition, rel_tol)
+    return LatticeFreeAccountant(d.composition, rel_tol, wide)
 
 
 #: the routes, in order of preference
@@ -239,7 +239,7 @@ def plan(composition: Composition, rel_tol: float = 1e-10, method: str | None = 
         if isinstance(acc, LatticeAccountant) and acc.engine is not None:
             built = acc.engine.cost
             if built > LATTICE_FREE_ABOVE:  # the declared demotion
-                alt = _fallback_accountant(d, tol, "lattice")
+                alt = _fallback_accountant(d, tol, "lattice", wide=False)  # not the wide budget's seconds
                 if alt is not None:
                     return alt, Plan("lattice-free", _free_cost(d, queries),
                                      f"the lattice engine, built, is estimated at {built:.3g} node-group "
@@ -278,12 +278,13 @@ def _forced(d: Design, route: Route, tol: float, queries: int) -> tuple[Accounta
                                            f"{', '.join(['auto', *others])}")
 
 
-def _fallback_accountant(d: Design, tol: float, name: str) -> Accountant | None:
-    """The declared fallback route of ``name`` built for the design, or None if it cannot be."""
+def _fallback_accountant(d: Design, tol: float, name: str, wide: bool = True) -> Accountant | None:
+    """The declared fallback route of ``name`` built for the design, or None if it cannot be
+    (``wide=False``: the lattice-free route without its wide budget, for the demotion)."""
     route = _BY_NAME[FALLBACK[name]]
     too_costly = _too_costly() if route.name == "lattice-free" else None
     try:
-        return route.build(d, tol)
+        return route.build(d, tol) if wide or route.build is not _free_build else _free_build(d, tol, wide=False)
     except (UncertifiedError, LatticeTooLarge, OverflowError):
         return None
     except ArithmeticError as exc:

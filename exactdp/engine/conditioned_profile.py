@@ -126,9 +126,12 @@ class ConditionedProfile:
     ----------
     groups : sequence of Group
         The privacy-loss noise W.
+    wide : bool
+        The last resort: no conditioning beyond the first split, the rest by the smoothed
+        inversion under its wide budget (:meth:`FineProfile.wide`; TooCostly beyond it).
     """
 
-    def __init__(self, groups):
+    def __init__(self, groups, wide: bool = False):
         self.groups = tuple(groups)
         self.depth = DEPTHS[0]
         order = coarse_candidates(self.groups, self.depth)
@@ -139,6 +142,9 @@ class ConditionedProfile:
         fine = [g for g in self.groups if g not in coarse]
         while True:
             v_rest = float(exact_sum(g.count * g.weight**2 * g.sigma2 for g in fine))
+            if wide and fine:
+                rest = FineProfile.wide(fine)  # TooCostly: beyond the wide budget too
+                break
             rest = _rest_engine(fine, v_rest) if fine else None
             if rest is not None or not fine:
                 break
@@ -335,11 +341,11 @@ class ConditionedProfile:
         return _final_sums(lo_t, hi_t, np.logaddexp(skipped, at.log_omitted))
 
 
-def profile_for(groups):
+def profile_for(groups, wide: bool = True):
     """The profile engine of ``groups``: :class:`ConditionedProfile` where an atom-table split
     exists, else the two-half enumeration (:class:`exactdp.engine.halves.HalvesProfile`) where
-    its halves fit, else :class:`ConditionedProfile` (a smoothed or lattice rest); TooCostly
-    when none fits."""
+    its halves fit, else :class:`ConditionedProfile` (a smoothed or lattice rest), else (when
+    ``wide``) its smoothed rest under the wide budget; TooCostly when none fits."""
     from exactdp.engine.halves import HalvesProfile, halves_fit
 
     groups = tuple(groups)
@@ -359,5 +365,10 @@ def profile_for(groups):
             try:
                 return HalvesProfile(groups)
             except OverflowError:
+                pass
+        if wide:  # the last resort: the smoothed rest under its wide budget (ten close decimal σ²: ~2 s)
+            try:
+                return ConditionedProfile(groups, wide=True)
+            except TooCostly:
                 pass
         raise

@@ -23,13 +23,28 @@ import numpy as np
 from exactdp.engine.smoothed_profile import GroupConsts, SmoothedProfile, TooCostly, log_sub
 from exactdp.numerics.precision import EPS64
 
-__all__ = ["FineProfile", "TARGET_WIDTH", "TooCostly", "far_left_brackets", "far_left_complement",
+__all__ = ["FineProfile", "TARGET_WIDTH", "WIDE_NODE_WORK", "WIDE_SIEVE_VISITS", "WIDE_LEVEL", "TooCostly",
+           "far_left_brackets", "far_left_complement",
            "complement_from_delta"]
 
 #: relative bracket width aimed at (the promise is 1e-9)
 TARGET_WIDTH = 2.5e-10
 #: the finest smoothing level tried (s = 2^{−MAX_LEVEL/2})
 MAX_LEVEL = 70
+#: node-group work per smoothing level of the *wide* budget (:meth:`FineProfile.wide`): the
+#: last resort for a design no split fits at the ordinary budget (many groups of close
+#: decimal σ², whose frequency sieve keeps ~1/s coincidence nodes)
+WIDE_NODE_WORK = 4_000_000
+#: intervals the sieve of one level may visit under the wide budget (~15 per kept node)
+WIDE_SIEVE_VISITS = 8_000_000
+#: the flat sieve level (nats) under the wide budget; the dropped nodes are bounded a
+#: posteriori (:func:`exactdp.kernels.mass_sieve.sieve_nodes_flat`; ten σ² ≈ 11: 2e-13 in the
+#: sums' normalised units, ~P/√(2πV) at the saddle, ≳ 0.1 where the far-left bounds take
+#: over), and the sieve keeps a third to a fifth of the ordinary level's nodes
+WIDE_LEVEL = 38.0
+#: a flat-level profile's source level: this many levels finer than its probe (the deepest
+#: δ of a query usually needs one or two)
+SOURCE_STEPS = 2
 
 
 def _log1m_exp(a):
@@ -63,19 +78,38 @@ class FineProfile:
     node_budget : int, optional
         Largest node set of any smoothing level (a larger one: TooCostly at construction,
         or a wider bracket later).
+    sieve_budget : int, optional
+        Intervals the sieve of one level may visit (default
+        :data:`~exactdp.engine.smoothed_profile.SIEVE_BUDGET`).
+    flat_level : float, optional
+        Sieve each level at this flat level, the dropped nodes bounded a posteriori
+        (default: the ordinary sieve of :mod:`~exactdp.engine.smoothed_profile`).
     """
 
-    def __init__(self, groups, target: float = TARGET_WIDTH, node_budget: int | None = None):
+    def __init__(self, groups, target: float = TARGET_WIDTH, node_budget: int | None = None,
+                 sieve_budget: int | None = None, flat_level: float | None = None):
         self.groups = tuple(groups)
         self.target = float(target)
         self.consts = GroupConsts(self.groups)  # shared by every smoothing level
         self.vproxy = self.consts.vproxy
         self.sd = math.sqrt(self.vproxy)
         self.node_budget = node_budget
+        self.sieve_budget = sieve_budget
+        self.flat_level = flat_level
+        self._source = None
         self._levels: dict = {}
         # the probe: the level a tilt of 10/sd needs (a δ near 1e-20); too many nodes there
         # raises TooCostly, and the caller conditions on a coarse group instead
-        self._any = self._level(self._level_for(10.0 / max(self.sd, 1e-300)))
+        probe = self._level_for(10.0 / max(self.sd, 1e-300))
+        if flat_level is not None and probe + SOURCE_STEPS <= MAX_LEVEL:
+            # a flat-level profile sieves one level SOURCE_STEPS finer than the probe (fixed by the
+            # design: every node set still depends on the design and s only); the coarser
+            # levels are filtered from its nodes instead of sieved again
+            try:
+                self._source = self._level(probe + SOURCE_STEPS)
+            except TooCostly:
+                self._source = None
+        self._any = self._level(probe)
 
     # -- smoothing levels --------------------------------------------------------------
     def _level_for(self, lam: float) -> int:
@@ -91,12 +125,24 @@ class FineProfile:
                 raise TooCostly(f"smoothing level {j} exceeds the node budget")
             return prof
         try:
-            prof = SmoothedProfile(self.groups, 2.0 ** (-j / 2), self.node_budget, self.consts)
+            src = self._source if self._source is not None and self._source.s <= 2.0 ** (-j / 2) else None
+            prof = SmoothedProfile(self.groups, 2.0 ** (-j / 2), self.node_budget, self.consts, self.sieve_budget,
+                                   flat_level=self.flat_level, source=src)
         except TooCostly:
             self._levels[j] = None
             raise
         self._levels[j] = prof
         return prof
+
+    @classmethod
+    def wide(cls, groups, target: float = TARGET_WIDTH) -> FineProfile:
+        """The profile under the wide budget (:data:`WIDE_NODE_WORK` node-group evaluations
+        per level, :data:`WIDE_SIEVE_VISITS` sieve intervals, the flat sieve level
+        :data:`WIDE_LEVEL`): the same certified brackets,
+        seconds of work where the ordinary budget refuses (TooCostly beyond it)."""
+        groups = tuple(groups)
+        return cls(groups, target, node_budget=max(2000, WIDE_NODE_WORK // max(len(groups), 1)),
+                   sieve_budget=WIDE_SIEVE_VISITS, flat_level=WIDE_LEVEL)
 
     @property
     def nodes_kept(self) -> int:

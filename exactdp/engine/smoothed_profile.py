@@ -30,7 +30,8 @@ the hockey-stick profile at ``x = ε − ρ``.  Let ``Z ~ N(0, s²)`` be indepen
   ``exp(−Σ_g pen_g(dist(w_g u/2π, ℤ)) − s²u²/2)`` (:mod:`exactdp.engine.families`,
   independent of λ), so one node set serves every tilt and threshold.
 * **Error bound** of each sum: dropped nodes (``≤ 2(1 + 1/ε)e^{−T0}`` with the level
-  ``T0 + (1+ε)log(1+n)``), the Gaussian tail beyond ``U = √(2·T_GAUSS)/s``, aliasing
+  ``T0 + (1+ε)log(1+n)``; or, at a flat level, twice the dropped intervals' summed bound,
+  :func:`exactdp.kernels.mass_sieve.sieve_nodes_flat`), the Gaussian tail beyond ``U = √(2·T_GAUSS)/s``, aliasing
   (``j = −1``: ``e^{−λP}``; ``j ≥ 1``: Chernoff at ``λ' = λ + P/V``), the node values'
   own bounds (:func:`exactdp.kernels.ratio_factors.smoothed_factors`), the threshold phases,
   the compensated sums, and the prefactor ``M_R(λ)`` (:func:`exactdp.kernels.profile.log_mgf`).
@@ -50,6 +51,7 @@ import numpy as np
 
 from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.families import log_d
+from exactdp.kernels.mass_sieve import sieve_nodes_flat
 from exactdp.kernels.profile import (
     log_mgf_sum,
     moment_table,
@@ -72,6 +74,9 @@ T_GAUSS = 60.0
 SIEVE_EPS = 0.1
 #: absolute target of the dropped nodes in units of the normalised sums (which are ~P/√(2πV))
 DROP_TOL = 1e-15
+#: a flat-level sieve's dropped nodes (twice its a-posteriori sum, normalised units) above
+#: this: sieved again 4 nats higher
+FLAT_DROP = 1e-11
 #: entries of a group's penalty table
 PEN_TABLE = 256
 #: sieve intervals visited before the design is called too costly for this resolution
@@ -278,6 +283,18 @@ class SmoothedProfile:
 
     node_budget : int, optional
         Refuse (TooCostly) a node set larger than this.
+    sieve_budget : int, optional
+        Refuse (TooCostly) when the sieve visits more intervals than this (default
+        :data:`SIEVE_BUDGET`).
+    flat_level : float, optional
+        Sieve at this flat level instead, the dropped nodes bounded a posteriori by the sum
+        :func:`exactdp.kernels.mass_sieve.sieve_nodes_flat` returns (raised by 4 nats, up to
+        twice, while twice that sum exceeds 1e-11 normalised units).
+    source : SmoothedProfile, optional
+        A flat-level profile of the same groups and period at a smoothing ``s' ≤ s`` whose
+        nodes cover this one's range: this level's nodes are filtered from its nodes (their
+        groups' penalties kept), the dropped ones bounded by its dropped mass (its integrand
+        bound ``e^{−pen − s'²u²/2}`` is the larger) plus the filtered-out nodes' own bounds.
 
     Raises
     ------
@@ -290,7 +307,8 @@ class SmoothedProfile:
     design and s only (never on earlier queries), so every number is reproducible.
     """
 
-    def __init__(self, groups, s: float, node_budget: int | None = None, consts: GroupConsts | None = None):
+    def __init__(self, groups, s: float, node_budget: int | None = None, consts: GroupConsts | None = None,
+                 sieve_budget: int | None = None, flat_level: float | None = None, source=None):
         self.groups = tuple(groups)
         c = consts if consts is not None else GroupConsts(self.groups)
         self.consts = c
@@ -313,20 +331,55 @@ class SmoothedProfile:
         self.slope = 1 + SIEVE_EPS
         t_cap = self.T0 + self.slope * math.log1p(self.n_max) + 1.0
         order = c.order
-        tab, scale = self._penalty_tables(t_cap)
-        nodes, visited = sieve_nodes(self.tau_hi[order], self.tau_lo[order], tab[order], scale[order], self.n_max,
-                                     float(P), self.sk2, self.T0, self.slope, 16, SIEVE_BUDGET,
-                                     node_budget if node_budget is not None else 2**62)
+        visits = SIEVE_BUDGET if sieve_budget is None else int(sieve_budget)
+        cap = node_budget if node_budget is not None else 2**62
+        mass = None
+        self.node_pens = None
+        self.flat_level = None  # the flat level finally sieved at (None: the ordinary sieve)
+        if flat_level is None:
+            tab, scale = self._penalty_tables(t_cap)
+            nodes, visited = sieve_nodes(self.tau_hi[order], self.tau_lo[order], tab[order], scale[order], self.n_max,
+                                         float(P), self.sk2, self.T0, self.slope, 16, visits, cap)
+        elif source is not None and source.period == P and source.s <= self.s and source.n_max >= self.n_max \
+                and source.dropped_mass is not None:
+            nodes, self.node_pens, mass = self._filtered(source)
+            visited = 0
+            self.flat_level = source.flat_level
+        else:
+            for level in (flat_level, flat_level + 4.0, flat_level + 8.0):
+                tab, scale = self._penalty_tables(level + math.log1p(self.n_max) + 1.0)
+                nodes, self.node_pens, visited, mass = sieve_nodes_flat(
+                    self.tau_hi[order], self.tau_lo[order], tab[order], scale[order], self.n_max, float(P), self.sk2,
+                    level, 16, visits, cap)
+                self.flat_level = level
+                if visited < 0 or 2 * mass <= FLAT_DROP:
+                    break
         if node_budget is not None and nodes.size > node_budget:
             raise TooCostly(f"the frequency sieve keeps more than {node_budget} nodes at s = {self.s:.3g}")
         if visited < 0:
-            raise TooCostly(f"the frequency sieve visited more than {SIEVE_BUDGET} intervals at s = {self.s:.3g}")
+            raise TooCostly(f"the frequency sieve visited more than {visits} intervals at s = {self.s:.3g}")
         self.visited = visited
         self.nodes = np.ascontiguousarray(nodes)
         u_last = 2 * math.pi * self.n_max / P
-        self.e_drop = 2 * (1 + 1 / SIEVE_EPS) * math.exp(-self.T0) + (P / math.pi) * math.exp(
-            -0.5 * self.sk2 * u_last**2) / (self.sk2 * u_last)
+        self.dropped_mass = mass  # the flat sieve's a-posteriori bound (None: the a-priori one)
+        head = 2 * (1 + 1 / SIEVE_EPS) * math.exp(-self.T0) if mass is None else 2 * mass
+        self.e_drop = head + (P / math.pi) * math.exp(-0.5 * self.sk2 * u_last**2) / (self.sk2 * u_last)
         self._factors: dict = {}
+
+    def _filtered(self, src) -> tuple:
+        """``(nodes, pens, mass)`` of this smoothing from the finer flat-level profile ``src``:
+        its nodes n ≤ n_max whose ``pen + s²u²/2`` (rounded down) is at most its level, and
+        its dropped mass plus ``Σ e^{−pen − s²u²/2}`` over the nodes filtered out (rounded up)."""
+        n = src.nodes
+        pens = src.node_pens
+        u = (2 * math.pi / self.period) * n.astype(float)
+        tot = pens + 0.5 * self.sk2 * u * u * (1 - 8 * EPS64)
+        inside = n <= self.n_max
+        keep = inside & (tot <= src.flat_level)
+        out = inside & ~keep
+        extra = math.fsum(np.exp(-tot[out]).tolist()) * (1 + 1e-12) * (1 + 4 * EPS64 * (int(out.sum()) + 1))
+        return (np.ascontiguousarray(n[keep]), np.ascontiguousarray(pens[keep]),
+                src.dropped_mass + extra + 1e-300)
 
     @property
     def rho(self) -> Fraction:

@@ -1,0 +1,132 @@
+"""Kernel of the smoothed inversion's frequency sieve at a flat level, with the dropped mass
+summed as it goes (:mod:`exactdp.engine.smoothed_profile`, the wide budget).
+
+:func:`exactdp.kernels.profile.sieve_nodes` drops node n below the level ``T0 + slope·log(1+n)``
+and bounds the dropped nodes a priori by ``Σ_n e^{−T(n)}``: every node up to ``n_max`` is
+charged as if it sat at the level, so the level grows by ~18 nats at ~10⁸ nodes.  Where
+the kept nodes are sparse coincidence windows (many groups of close σ²), almost every
+dropped node lies far below the level, and an a-posteriori sum is much smaller: here the
+level is flat and each dropped interval ``[a, b]`` adds ``(b − a + 1)·e^{−lb}`` to the
+returned mass (``lb`` the same certified lower bound of ``Σ_g pen_g + s²u²/2`` over it);
+an interval is dropped only when that term is at most ``e^{−T}``, each dropped node of a
+leaf adds ``e^{−pen}`` (penalties summed until 10 nats above the level: a partial sum is a
+lower bound).  The caller charges ``2·mass`` (the nodes ±n) to every sum.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from exactdp.kernels.jit import kernel
+from exactdp.kernels.profile import _pen_lookup, dd_frac2
+from exactdp.kernels.units import EPS64
+
+__all__ = ["sieve_nodes_flat"]
+
+TWO_PI = 2.0 * math.pi
+#: the penalties of a dropped interval or node are summed until this many nats above its
+#: level (a partial sum is a lower bound: ``e^{−partial}`` bounds the term)
+_MORE = 10.0
+
+
+@kernel("Tuple((int64[:], float64[:], int64, float64))(float64[:], float64[:], float64[:, :], float64[:], int64, "
+        "float64, float64, float64, int64, int64, int64)")
+def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf, budget, node_cap):
+    """``(nodes, pens, visited, mass)``: the node indices n ∈ [0, n_max] kept (increasing),
+    each one's certified lower bound of ``Σ_g pen_g`` (the groups' part, for filtering a
+    coarser smoothing from these nodes), the number of intervals visited (negated when
+    ``budget`` intervals or more than ``node_cap`` nodes were reached), and an upper bound
+    of ``Σ_{n dropped} exp(−Σ_g pen_g(dist(n·τ_g, ℤ)) − s²u_n²/2)`` (rounded up; −1 when the
+    sieve stopped early).
+
+    Interval ``[a, b]``: dropped when its lower bound ``lb`` (as in ``sieve_nodes``) exceeds
+    ``T + log(b − a + 1)``; a leaf's node n is kept when its own lower bound is at most T.
+    The phases are those of :func:`exactdp.kernels.profile.sieve_nodes` (the same padding)."""
+    G = tau_hi.shape[0]
+    cap = 1024
+    out = np.empty(cap, dtype=np.int64)
+    pens = np.empty(cap, dtype=np.float64)
+    n_out = 0
+    stack_a = np.empty(256, dtype=np.int64)
+    stack_b = np.empty(256, dtype=np.int64)
+    stack_a[0] = 0
+    stack_b[0] = n_max
+    top = 1
+    visited = 0
+    mass = 0.0
+    c_u = TWO_PI / P
+    while top > 0:
+        top -= 1
+        a = stack_a[top]
+        b = stack_b[top]
+        visited += 1
+        if visited > budget:
+            return out[:n_out], pens[:n_out], -visited, -1.0
+        af = float(a)
+        ua = c_u * af
+        span = float(b - a)
+        level = T + math.log(span + 1.0) * (1.0 - 4.0 * EPS64)
+        lb = 0.5 * sk2 * ua * ua * (1.0 - 4.0 * EPS64)
+        if lb <= level:
+            for g in range(G):
+                h, l = dd_frac2(af, tau_hi[g], tau_lo[g])
+                length = span * (abs(tau_hi[g]) + abs(tau_lo[g])) * (1.0 + 4.0 * EPS64)
+                if length >= 1.0:
+                    continue
+                slack = EPS64 + 2.0**-100 * (1.0 + af * abs(tau_hi[g]))
+                x0 = h + l - slack
+                x1 = h + l + length + slack
+                if math.floor(x1) >= math.ceil(x0):
+                    continue
+                d0 = abs(x0 - math.floor(x0 + 0.5))
+                d1 = abs(x1 - math.floor(x1 + 0.5))
+                d = min(d0, d1) - 4.0 * EPS64
+                lb += _pen_lookup(d, pen_tab[g], pen_scale[g])
+                if lb > level + _MORE:
+                    break
+        if lb > level:
+            mass += (span + 1.0) * math.exp(-lb) * (1.0 + 1e-12)
+            continue
+        if b - a + 1 <= leaf:
+            for n in range(a, b + 1):
+                nf = float(n)
+                un = c_u * nf
+                gauss = 0.5 * sk2 * un * un * (1.0 - 4.0 * EPS64)
+                gp = 0.0
+                pen = gauss
+                for g in range(G):
+                    h, l = dd_frac2(nf, tau_hi[g], tau_lo[g])
+                    d = abs(h + l) - EPS64 - 2.0**-100 * (1.0 + nf * abs(tau_hi[g]))
+                    gp += _pen_lookup(d, pen_tab[g], pen_scale[g])
+                    pen = gauss + gp
+                    if pen > T + _MORE:
+                        break
+                if pen > T:
+                    mass += math.exp(-pen) * (1.0 + 1e-12)
+                    continue
+                if n_out == cap:
+                    new = np.empty(2 * cap, dtype=np.int64)
+                    new[:cap] = out
+                    out = new
+                    newp = np.empty(2 * cap, dtype=np.float64)
+                    newp[:cap] = pens
+                    pens = newp
+                    cap *= 2
+                out[n_out] = n
+                pens[n_out] = gp * (1.0 - 4.0 * EPS64 * G)  # the sum's rounding, rounded down
+                n_out += 1
+                if n_out > node_cap:
+                    return out[:n_out], pens[:n_out], -visited, -1.0
+            continue
+        mid = a + (b - a) // 2
+        if top + 2 > stack_a.shape[0]:
+            return out[:n_out], pens[:n_out], -visited, -1.0
+        stack_a[top] = mid + 1
+        stack_b[top] = b
+        stack_a[top + 1] = a
+        stack_b[top + 1] = mid
+        top += 2
+    # the sum's own rounding: at most visited·leaf additions of positive terms
+    rounding = 1.0 + 4.0 * EPS64 * (float(visited) * float(leaf) + 1.0)
+    return out[:n_out], pens[:n_out], visited, mass * rounding + 1e-300
