@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from flint import acb, arb, fmpq
+from flint import acb, arb, ctx, fmpq
 
 from exactdp.certify.balls import interval
 from exactdp.certify.dgball import DGBall, float_log_mgf, float_tilted_mean, float_variance
@@ -47,6 +47,8 @@ from exactdp.certify.nodes import SieveGroup, choose_n_nodes, select_nodes
 __all__ = ["TrapezoidTails", "kappa_for"]
 
 _MAX_REFINE = 4
+#: most Poisson terms ``|k| ≤ K`` a group is summed with before Arb's theta ball is used
+POISSON_MAX_K = 3
 
 
 def kappa_for(log_inv_eta: float) -> float:
@@ -86,6 +88,7 @@ class TrapezoidTails:
                              for (a, m, s2), c in zip(self.groups, consts)]
         self._cache: dict = {}
         self._saddles: dict = {}
+        self._plans: dict = {}
         self.vproxy_f = float(self.vproxy)
         self._max_candidates = max_candidates
         self._build(kappa, self.log_inv_eta + math.log(max(self.sd, 1.0)) + 14.0)
@@ -152,7 +155,36 @@ class TrapezoidTails:
         j_min = int(math.ceil(need / self.N * self.lam_den))
         return max(j, j_min, 1)
 
+    def _poisson_plan(self):
+        """Per group, at this N and precision: the reaches ``r_K`` of the Poisson terms
+        ``|k| ≤ K`` (K ≤ :data:`POISSON_MAX_K`, :meth:`DGBall.poisson_reach`; −1 where none)
+        with their error bounds, and ``m s²`` and ``m s² a`` as integer numerators over one
+        common denominator D."""
+        key = (self.N, ctx.prec)
+        hit = self._plans.get(key)
+        if hit is not None:
+            return hit
+        N, bits = self.N, ctx.prec + 16
+        reach, errs = [], []
+        for d in self.dg:
+            rs = [d.poisson_reach(N, bits, K) for K in range(POISSON_MAX_K + 1)]
+            reach.append(rs)
+            errs.append([arb(d.poisson_error(r, N, K).upper()) if r >= 0 else None for K, r in enumerate(rs)])
+        D = math.lcm(*(s2.denominator for _, _, s2 in self.groups))
+        p = [m * s2.numerator * (D // s2.denominator) for _, m, s2 in self.groups]
+        q = [pg * a for pg, (a, _, _) in zip(p, self.groups)]
+        out = self._plans[key] = (reach, errs, D, p, q)
+        return out
+
     def _node_factors(self, j: int):
+        """Per kept node n: ``G_n`` as a ball (see the module docstring).
+
+        A group whose reduced phase ``b = 2πr/N`` lies within the reach of K Poisson terms
+        (:mod:`.dgball`) contributes ``(e₀ (Σ_{|k|≤K} γ_k y^k + ξ))^m`` over its
+        prefactor-scaled ``Θ(a_gλ)^m``: the ``e₀`` exponents are summed exactly (integers over
+        one denominator, the phase reduced mod 2π exactly) into one complex exponential per
+        node, and ``ξ`` (bounded by :meth:`DGBall.poisson_error`) goes into the ball.  A group
+        beyond every reach is Arb's theta ball at its exact phase."""
         hit = self._factors.get(j)
         if hit is not None:
             return hit
@@ -166,17 +198,75 @@ class TrapezoidTails:
         log_m = arb(0)
         for (_, m, _), d, dn in zip(self.groups, self.dg, den):
             log_m += m * (dn / d.theta0).log()
+        reach, errs, D, p, q = self._poisson_plan()
+        pi = arb.pi()
+        pi2 = pi * pi
+        re_den = N * N * D  # Σ m(−s²b²/2) = −2π²A/(N²D)
+        ph_den = self.lam_den * N * D  # Σ m s²(aλ)b = π · 2jB/(lam_den N D)
+        consts: dict = {}
+
+        def const(mask: int) -> acb:
+            """Π over groups of dn^{−m}, times the Poisson prefactors of the groups in mask."""
+            k = arb(1)
+            for i, ((_, m, _), d, x, dn) in enumerate(zip(self.groups, self.dg, a_lam, den)):
+                k = k * (d.poisson_scale(x) / dn) ** m if mask >> i & 1 else k / dn ** m
+            return acb(k)
+
+        rows = []
+        for (a, m, s2), d, x, rs, es, pg, qg in zip(self.groups, self.dg, a_lam, reach, errs, p, q):
+            boxes = [None if e is None else acb(arb(0, e), arb(0, e)) for e in es]
+            # γ_k = e^{−2π²s²k²} e^{−2πi s²(aλ)k}, the phase reduced exactly
+            gam = []
+            for k in range(1, POISSON_MAX_K + 1):
+                ph = fmpq(s2.numerator * a * j * k, s2.denominator * self.lam_den)
+                ps, pc = arb.sin_cos_pi_fmpq(-2 * (ph - ph.floor()))
+                gam.append(acb(pc, ps) * (-2 * pi2 * d.s2b * k * k).exp())
+            cy = 4 * pi2 * d.s2b / N  # y = e^{2πs²b} = e^{cy·r}
+            rows.append((a, m, d, acb(0, -x / d.two_pi), rs, boxes, gam, cy, pg, qg))
         Gs = []
         for n in self.nodes:
             if n == 0:
                 Gs.append((0, 1, acb(1)))
                 continue
-            prod = acb(1)
-            for (a, m, _), d, x, dn in zip(self.groups, self.dg, a_lam, den):
+            prod = None
+            A = B = mask = 0
+            for i, (a, m, d, xi, rs, boxes, gam, cy, pg, qg) in enumerate(rows):
                 r = (a * n) % N
                 if 2 * r > N:
                     r -= N
-                prod *= (d.theta_node(fmpq(r, N), x) / dn) ** m
+                ar = abs(r)
+                K = 0
+                while K <= POISSON_MAX_K and ar > rs[K]:
+                    K += 1
+                if K > POISSON_MAX_K:
+                    th = d.theta_w(xi + fmpq(r, N)) ** m
+                    prod = th if prod is None else prod * th
+                    continue
+                A += pg * r * r
+                B += qg * r
+                mask |= 1 << i
+                if K == 0:
+                    t = 1 + boxes[0]
+                else:
+                    y = (cy * r).exp()
+                    yi = 1 / y
+                    yk, yik = y, yi
+                    t = 1 + boxes[K]
+                    for k in range(K):
+                        g = gam[k]
+                        t += g * yk + g.conjugate() * yik
+                        if k + 1 < K:
+                            yk *= y
+                            yik *= yi
+                t = t ** m
+                prod = t if prod is None else prod * t
+            k = consts.get(mask)
+            if k is None:
+                k = consts[mask] = const(mask)
+            if mask:
+                ps, pc = arb.sin_cos_pi_fmpq(fmpq((2 * j * B) % (2 * ph_den), ph_den))
+                k = (arb(fmpq(-2 * A, re_den)) * pi2).exp() * acb(pc, ps) * k
+            prod = k if prod is None else prod * k
             sin, cos = arb.sin_cos_pi_fmpq(fmpq(2 * n, N))
             G = prod * one_minus / (1 - e_lam * acb(cos, -sin))
             Gs.append((n, 1 if 2 * n == N else 2, G))
