@@ -11,8 +11,12 @@ any ``λ > 0``, integer ``t`` and even ``N``, with ``f(θ) = M(λ+iθ) e^{−(λ
 * ``Q = R · (1/N) Σ_{kept n ≤ N/2} w_n Re[G_n e^{−iθ_n t}]`` over the kept nodes, ``w_n = 1``
   for n ∈ {0, N/2} and 2 otherwise (``f(−θ) = conj f(θ)``); ``R = M(λ)e^{−λt}/(1 − e^{−λ})``,
   ``G_n = Π_g [Θ_g(a_g(λ+iθ_n))/Θ_g(a_gλ)]^{m_g} · (1 − e^{−λ})/(1 − e^{−λ−iθ_n})``, each
-  factor an Arb theta ball at the exactly reduced phase ``(a_g n mod N)/N`` and every
-  ``e^{−iθ_n t}`` from ``sin/cos(π·2(n t mod N)/N)`` — integers all the way, no 64-bit limit;
+  factor at the exactly reduced phase ``b = 2π(a_g n mod N)/N``: from the Poisson form
+  (:mod:`.dgball`) with ``|k| ≤ K ≤ 3`` terms where their neglected rest is below
+  ``2^{−prec−16}`` — the ``k = 0`` exponents ``Σ_g m_g(−s²b²/2 + i s²a_gλb)`` summed as exact
+  rationals (phase reduced mod 2π exactly) into one exponential per node, the rest bounded
+  into the ball — else an Arb theta ball; every ``e^{−iθ_n t}`` from
+  ``sin/cos(π·2(n t mod N)/N)`` — integers all the way, no 64-bit limit;
 * **sieve**: the dropped nodes add at most ``R e^{−T}`` in modulus (:mod:`.nodes`);
 * **aliasing below**: ``0 ≤ E₋ = Σ_{j≥1} e^{−λjN} P(F ≥ t − jN) ≤ e^{−λN}/(1 − e^{−λN})``;
 * **aliasing above**: ``0 ≤ E₊ = Σ_{j≥1} e^{λjN} P(F ≥ t + jN)``; with the sub-Gaussian tail
@@ -205,22 +209,27 @@ class TrapezoidTails:
         ph_den = self.lam_den * N * D  # Σ m s²(aλ)b = π · 2jB/(lam_den N D)
         consts: dict = {}
 
-        def const(mask: int) -> acb:
-            """Π over groups of dn^{−m}, times the Poisson prefactors of the groups in mask."""
-            k = arb(1)
+        def const(mask: int, mask0: int) -> acb:
+            """Π over groups of dn^{−m}, times the Poisson prefactors of the groups in mask, in
+            a box for the neglected terms of the one-term groups (mask0)."""
+            k, grow = arb(1), arb(1)
             for i, ((_, m, _), d, x, dn) in enumerate(zip(self.groups, self.dg, a_lam, den)):
                 k = k * (d.poisson_scale(x) / dn) ** m if mask >> i & 1 else k / dn ** m
-            return acb(k)
+                if mask0 >> i & 1:
+                    grow *= (1 + errs[i][0]) ** m
+            e = (grow - 1).upper()
+            return acb(k) * acb(arb(1, e), arb(0, e)) if mask0 else acb(k)
 
         rows = []
         for (a, m, s2), d, x, rs, es, pg, qg in zip(self.groups, self.dg, a_lam, reach, errs, p, q):
-            boxes = [None if e is None else acb(arb(0, e), arb(0, e)) for e in es]
-            # γ_k = e^{−2π²s²k²} e^{−2πi s²(aλ)k}, the phase reduced exactly
+            # γ_k = e^{−2π²s²k²} e^{−2πi s²(aλ)k} (the phase reduced exactly); γ_{−k} = conj γ_k
             gam = []
             for k in range(1, POISSON_MAX_K + 1):
                 ph = fmpq(s2.numerator * a * j * k, s2.denominator * self.lam_den)
                 ps, pc = arb.sin_cos_pi_fmpq(-2 * (ph - ph.floor()))
-                gam.append(acb(pc, ps) * (-2 * pi2 * d.s2b * k * k).exp())
+                mag = (-2 * pi2 * d.s2b * k * k).exp()
+                gam.append((pc * mag, ps * mag))
+            boxes = [None if e is None else arb(0, e) for e in es]
             cy = 4 * pi2 * d.s2b / N  # y = e^{2πs²b} = e^{cy·r}
             rows.append((a, m, d, acb(0, -x / d.two_pi), rs, boxes, gam, cy, pg, qg))
         Gs = []
@@ -229,7 +238,7 @@ class TrapezoidTails:
                 Gs.append((0, 1, acb(1)))
                 continue
             prod = None
-            A = B = mask = 0
+            A = B = mask = mask0 = 0
             for i, (a, m, d, xi, rs, boxes, gam, cy, pg, qg) in enumerate(rows):
                 r = (a * n) % N
                 if 2 * r > N:
@@ -246,23 +255,25 @@ class TrapezoidTails:
                 B += qg * r
                 mask |= 1 << i
                 if K == 0:
-                    t = 1 + boxes[0]
-                else:
-                    y = (cy * r).exp()
-                    yi = 1 / y
-                    yk, yik = y, yi
-                    t = 1 + boxes[K]
-                    for k in range(K):
-                        g = gam[k]
-                        t += g * yk + g.conjugate() * yik
-                        if k + 1 < K:
-                            yk *= y
-                            yik *= yi
-                t = t ** m
+                    mask0 |= 1 << i
+                    continue
+                # Σ_{|k|≤K} γ_k y^k + ξ = 1 + Σ_{k≥1} [Re γ_k (y^k + y^−k) + i Im γ_k (y^k − y^−k)] + ξ
+                y = (cy * r).exp()
+                yi = 1 / y
+                yk, yik = y, yi
+                t_re, t_im = 1 + boxes[K], boxes[K]
+                for k in range(K):
+                    g_re, g_im = gam[k]
+                    t_re += g_re * (yk + yik)
+                    t_im += g_im * (yk - yik)
+                    if k + 1 < K:
+                        yk *= y
+                        yik *= yi
+                t = acb(t_re, t_im) ** m
                 prod = t if prod is None else prod * t
-            k = consts.get(mask)
+            k = consts.get((mask, mask0))
             if k is None:
-                k = consts[mask] = const(mask)
+                k = consts[mask, mask0] = const(mask, mask0)
             if mask:
                 ps, pc = arb.sin_cos_pi_fmpq(fmpq((2 * j * B) % (2 * ph_den), ph_den))
                 k = (arb(fmpq(-2 * A, re_den)) * pi2).exp() * acb(pc, ps) * k
