@@ -171,9 +171,16 @@ class TrapezoidTails:
         N, bits = self.N, ctx.prec + 16
         reach, errs = [], []
         for d in self.dg:
-            rs = [d.poisson_reach(N, bits, K) for K in range(POISSON_MAX_K + 1)]
+            rs, es = [], []
+            for K in range(POISSON_MAX_K + 1):
+                r = d.poisson_reach(N, bits, K)
+                e = d.poisson_error(r, N, K) if r >= 0 else None
+                if e is None or not (e.is_finite() and e > 0 and e < 1):  # a void bound: not used
+                    r, e = -1, None
+                rs.append(r)
+                es.append(None if e is None else arb(e.upper()))
             reach.append(rs)
-            errs.append([arb(d.poisson_error(r, N, K).upper()) if r >= 0 else None for K, r in enumerate(rs)])
+            errs.append(es)
         D = math.lcm(*(s2.denominator for _, _, s2 in self.groups))
         p = [m * s2.numerator * (D // s2.denominator) for _, m, s2 in self.groups]
         q = [pg * a for pg, (a, _, _) in zip(p, self.groups)]
