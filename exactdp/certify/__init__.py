@@ -15,6 +15,7 @@ trapezoid nodes dropped by the sieve   ``R·e^{−T}``: Poisson form of Θ, wrap
 aliasing from below (``j < 0``)        ``e^{−λN}/(1 − e^{−λN})`` — :mod:`.trapezoid`
 aliasing from above (``j > 0``)        sub-Gaussian tails, geometric series — :mod:`.trapezoid`
 theta series truncation                inside Arb's ``acb_modular_theta`` ball
+Poisson terms of Θ beyond ``|k| ≤ K``  geometric tail, per group — :mod:`.dgball`
 truncated support of enumerated groups ``Σ m_g P(|X_g| > W_g)`` — :mod:`.enumeration`
 conditioned atoms not integrated       sub-Gaussian bound per atom — :mod:`.enumeration`
 =====================================  ===================================================

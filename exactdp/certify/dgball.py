@@ -19,6 +19,12 @@ Facts used by the certificate (proved in ``docs/certificates.rst``):
   ``−log(|Θ(a+ib)|/Θ(a)) ≥ s² min(u, u_c)²/2 − c`` with a certified ``c``.
 * **Sub-Gaussian.** ``Θ(t) ≤ e^{s²t²/2} Θ(0)`` (the Poisson form with ``|cos| ≤ 1``), so
   ``P(X ≥ x) ≤ e^{−x²/(2s²)}`` and sums are sub-Gaussian with variance proxy ``Σ m a² s²``.
+* **Few Poisson terms.** With ``e_k = exp(−s²(b−2πk)²/2 + i s²a(b−2πk))`` and ``|b| ≤ π``,
+  ``e_k/e₀ = γ_k y^k`` with ``y = e^{2πs²b}``, ``γ_k = e^{−2π²s²k²} e^{−2πi s²ak}`` and
+  ``|e_k/e₀| = e^{−2πs²(πk² − kb)} ≤ 1``; the terms ``|k| > K`` are bounded by
+  :meth:`poisson_error` (a geometric tail), so
+  ``Θ(a+ib) = sqrt(2πs²) e^{s²a²/2} e₀ (Σ_{|k|≤K} γ_k y^k + ξ)`` with ``|ξ|`` at most that bound
+  (:meth:`poisson_reach` picks K).
 * **Truncation.** ``Σ_{x>W} e^{−x²/(2s²)} ≤ e^{−(W+1)²/(2s²)} / (1 − e^{−(2W+3)/(2s²)})``
   (ratio of consecutive terms), and ``Θ(0) ≥ 1``.
 """
@@ -28,7 +34,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from flint import acb, arb, arb_poly
+from flint import acb, arb, arb_poly, fmpq
 
 from exactdp.certify.balls import ball
 
@@ -65,6 +71,35 @@ class DGBall:
     def theta_node(self, r, a: arb) -> acb:
         """``Θ(a + 2πi r)`` for an exact rational ``r`` (fmpq) and real ``a``."""
         return self.theta_w(acb(arb(r), -a / self.two_pi))
+
+    # -- one Poisson term ------------------------------------------------------------------
+    def poisson_reach(self, N: int, bits: int, K: int = 0) -> int:
+        """The largest ``0 ≤ r ≤ N/2`` (−1 if none) such that the Poisson terms ``|k| ≤ K``
+        at ``|b| ≤ 2πr/N`` leave about ``2^−bits`` (relative to ``e₀``) or less (float64:
+        it only chooses where they are used; :meth:`poisson_error` bounds the rest)."""
+        u = math.pi * (K + 1) - bits * math.log(2.0) / (2.0 * math.pi * float(self.s2) * (K + 1))
+        if u <= 0.0:
+            return -1
+        if u >= math.pi:
+            return N // 2 if K > 0 else (N - 1) // 2
+        return min(int(u * N / (2.0 * math.pi)), (N - 1) // 2)
+
+    def poisson_error(self, r: int, N: int, K: int = 0) -> arb:
+        """A ball whose upper end bounds ``|Σ_{|k|>K} e_k/e₀|`` (the Poisson terms beyond K,
+        relative to ``e₀``) for every real a and ``|b| ≤ u = 2πr/N ≤ π`` (``u < π`` when
+        K = 0): with ``f(j) = j(πj − u)``, convex in j, ``|e_{±j}/e₀| ≤ e^{−2πs²f(j)}`` and
+        ``f(j+1) − f(j) ≥ π(2K+3) − u`` for j > K, so the sum is at most
+        ``2e^{−2πs²f(K+1)}/(1 − e^{−2πs²(π(2K+3) − u)})``."""
+        if not 0 <= 2 * r <= N or (K == 0 and 2 * r == N):
+            raise ValueError("need 0 <= 2r <= N (2r < N when K = 0)")
+        pi = arb.pi()
+        u = pi * arb(fmpq(2 * r, N))
+        c = -2 * pi * self.s2b
+        return 2 * (c * (K + 1) * (pi * (K + 1) - u)).exp() / (1 - (c * (pi * (2 * K + 3) - u)).exp())
+
+    def poisson_scale(self, a: arb) -> arb:
+        """``sqrt(2πs²) e^{s²a²/2}`` (the Poisson form's prefactor at real part a)."""
+        return (self.two_pi * self.s2b).sqrt() * (self.s2b * a * a / 2).exp()
 
     # -- truncated pmf -------------------------------------------------------------------
     def width(self, log_inv_tau: float) -> int:

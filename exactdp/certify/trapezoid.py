@@ -11,8 +11,12 @@ any ``λ > 0``, integer ``t`` and even ``N``, with ``f(θ) = M(λ+iθ) e^{−(λ
 * ``Q = R · (1/N) Σ_{kept n ≤ N/2} w_n Re[G_n e^{−iθ_n t}]`` over the kept nodes, ``w_n = 1``
   for n ∈ {0, N/2} and 2 otherwise (``f(−θ) = conj f(θ)``); ``R = M(λ)e^{−λt}/(1 − e^{−λ})``,
   ``G_n = Π_g [Θ_g(a_g(λ+iθ_n))/Θ_g(a_gλ)]^{m_g} · (1 − e^{−λ})/(1 − e^{−λ−iθ_n})``, each
-  factor an Arb theta ball at the exactly reduced phase ``(a_g n mod N)/N`` and every
-  ``e^{−iθ_n t}`` from ``sin/cos(π·2(n t mod N)/N)`` — integers all the way, no 64-bit limit;
+  factor at the exactly reduced phase ``b = 2π(a_g n mod N)/N``: from the Poisson form
+  (:mod:`.dgball`) with ``|k| ≤ K ≤ 3`` terms where their neglected rest is below
+  ``2^{−prec−16}`` — the ``k = 0`` exponents ``Σ_g m_g(−s²b²/2 + i s²a_gλb)`` summed as exact
+  rationals (phase reduced mod 2π exactly) into one exponential per node, the rest bounded
+  into the ball — else an Arb theta ball; every ``e^{−iθ_n t}`` from
+  ``sin/cos(π·2(n t mod N)/N)`` — integers all the way, no 64-bit limit;
 * **sieve**: the dropped nodes add at most ``R e^{−T}`` in modulus (:mod:`.nodes`);
 * **aliasing below**: ``0 ≤ E₋ = Σ_{j≥1} e^{−λjN} P(F ≥ t − jN) ≤ e^{−λN}/(1 − e^{−λN})``;
 * **aliasing above**: ``0 ≤ E₊ = Σ_{j≥1} e^{λjN} P(F ≥ t + jN)``; with the sub-Gaussian tail
@@ -38,7 +42,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from flint import acb, arb, fmpq
+from flint import acb, arb, ctx, fmpq
 
 from exactdp.certify.balls import interval
 from exactdp.certify.dgball import DGBall, float_log_mgf, float_tilted_mean, float_variance
@@ -47,6 +51,8 @@ from exactdp.certify.nodes import SieveGroup, choose_n_nodes, select_nodes
 __all__ = ["TrapezoidTails", "kappa_for"]
 
 _MAX_REFINE = 4
+#: most Poisson terms ``|k| ≤ K`` a group is summed with before Arb's theta ball is used
+POISSON_MAX_K = 3
 
 
 def kappa_for(log_inv_eta: float) -> float:
@@ -86,6 +92,7 @@ class TrapezoidTails:
                              for (a, m, s2), c in zip(self.groups, consts)]
         self._cache: dict = {}
         self._saddles: dict = {}
+        self._plans: dict = {}
         self.vproxy_f = float(self.vproxy)
         self._max_candidates = max_candidates
         self._build(kappa, self.log_inv_eta + math.log(max(self.sd, 1.0)) + 14.0)
@@ -152,7 +159,43 @@ class TrapezoidTails:
         j_min = int(math.ceil(need / self.N * self.lam_den))
         return max(j, j_min, 1)
 
+    def _poisson_plan(self):
+        """Per group, at this N and precision: the reaches ``r_K`` of the Poisson terms
+        ``|k| ≤ K`` (K ≤ :data:`POISSON_MAX_K`, :meth:`DGBall.poisson_reach`; −1 where none)
+        with their error bounds, and ``m s²`` and ``m s² a`` as integer numerators over one
+        common denominator D."""
+        key = (self.N, ctx.prec)
+        hit = self._plans.get(key)
+        if hit is not None:
+            return hit
+        N, bits = self.N, ctx.prec + 16
+        reach, errs = [], []
+        for d in self.dg:
+            rs, es = [], []
+            for K in range(POISSON_MAX_K + 1):
+                r = d.poisson_reach(N, bits, K)
+                e = d.poisson_error(r, N, K) if r >= 0 else None
+                if e is None or not (e.is_finite() and e > 0 and e < 1):  # a void bound: not used
+                    r, e = -1, None
+                rs.append(r)
+                es.append(None if e is None else arb(e.upper()))
+            reach.append(rs)
+            errs.append(es)
+        D = math.lcm(*(s2.denominator for _, _, s2 in self.groups))
+        p = [m * s2.numerator * (D // s2.denominator) for _, m, s2 in self.groups]
+        q = [pg * a for pg, (a, _, _) in zip(p, self.groups)]
+        out = self._plans[key] = (reach, errs, D, p, q)
+        return out
+
     def _node_factors(self, j: int):
+        """Per kept node n: ``G_n`` as a ball (see the module docstring).
+
+        A group whose reduced phase ``b = 2πr/N`` lies within the reach of K Poisson terms
+        (:mod:`.dgball`) contributes ``(e₀ (Σ_{|k|≤K} γ_k y^k + ξ))^m`` over its
+        prefactor-scaled ``Θ(a_gλ)^m``: the ``e₀`` exponents are summed exactly (integers over
+        one denominator, the phase reduced mod 2π exactly) into one complex exponential per
+        node, and ``ξ`` (bounded by :meth:`DGBall.poisson_error`) goes into the ball.  A group
+        beyond every reach is Arb's theta ball at its exact phase."""
         hit = self._factors.get(j)
         if hit is not None:
             return hit
@@ -166,17 +209,82 @@ class TrapezoidTails:
         log_m = arb(0)
         for (_, m, _), d, dn in zip(self.groups, self.dg, den):
             log_m += m * (dn / d.theta0).log()
+        reach, errs, D, p, q = self._poisson_plan()
+        pi = arb.pi()
+        pi2 = pi * pi
+        re_den = N * N * D  # Σ m(−s²b²/2) = −2π²A/(N²D)
+        ph_den = self.lam_den * N * D  # Σ m s²(aλ)b = π · 2jB/(lam_den N D)
+        consts: dict = {}
+
+        def const(mask: int, mask0: int) -> acb:
+            """Π over groups of dn^{−m}, times the Poisson prefactors of the groups in mask, in
+            a box for the neglected terms of the one-term groups (mask0)."""
+            k, grow = arb(1), arb(1)
+            for i, ((_, m, _), d, x, dn) in enumerate(zip(self.groups, self.dg, a_lam, den)):
+                k = k * (d.poisson_scale(x) / dn) ** m if mask >> i & 1 else k / dn ** m
+                if mask0 >> i & 1:
+                    grow *= (1 + errs[i][0]) ** m
+            e = (grow - 1).upper()
+            return acb(k) * acb(arb(1, e), arb(0, e)) if mask0 else acb(k)
+
+        rows = []
+        for (a, m, s2), d, x, rs, es, pg, qg in zip(self.groups, self.dg, a_lam, reach, errs, p, q):
+            # γ_k = e^{−2π²s²k²} e^{−2πi s²(aλ)k} (the phase reduced exactly); γ_{−k} = conj γ_k
+            gam = []
+            for k in range(1, POISSON_MAX_K + 1):
+                ph = fmpq(s2.numerator * a * j * k, s2.denominator * self.lam_den)
+                ps, pc = arb.sin_cos_pi_fmpq(-2 * (ph - ph.floor()))
+                mag = (-2 * pi2 * d.s2b * k * k).exp()
+                gam.append((pc * mag, ps * mag))
+            boxes = [None if e is None else arb(0, e) for e in es]
+            cy = 4 * pi2 * d.s2b / N  # y = e^{2πs²b} = e^{cy·r}
+            rows.append((a, m, d, acb(0, -x / d.two_pi), rs, boxes, gam, cy, pg, qg))
         Gs = []
         for n in self.nodes:
             if n == 0:
                 Gs.append((0, 1, acb(1)))
                 continue
-            prod = acb(1)
-            for (a, m, _), d, x, dn in zip(self.groups, self.dg, a_lam, den):
+            prod = None
+            A = B = mask = mask0 = 0
+            for i, (a, m, d, xi, rs, boxes, gam, cy, pg, qg) in enumerate(rows):
                 r = (a * n) % N
                 if 2 * r > N:
                     r -= N
-                prod *= (d.theta_node(fmpq(r, N), x) / dn) ** m
+                ar = abs(r)
+                K = 0
+                while K <= POISSON_MAX_K and ar > rs[K]:
+                    K += 1
+                if K > POISSON_MAX_K:
+                    th = d.theta_w(xi + fmpq(r, N)) ** m
+                    prod = th if prod is None else prod * th
+                    continue
+                A += pg * r * r
+                B += qg * r
+                mask |= 1 << i
+                if K == 0:
+                    mask0 |= 1 << i
+                    continue
+                # Σ_{|k|≤K} γ_k y^k + ξ = 1 + Σ_{k≥1} [Re γ_k (y^k + y^−k) + i Im γ_k (y^k − y^−k)] + ξ
+                y = (cy * r).exp()
+                yi = 1 / y
+                yk, yik = y, yi
+                t_re, t_im = 1 + boxes[K], boxes[K]
+                for k in range(K):
+                    g_re, g_im = gam[k]
+                    t_re += g_re * (yk + yik)
+                    t_im += g_im * (yk - yik)
+                    if k + 1 < K:
+                        yk *= y
+                        yik *= yi
+                t = acb(t_re, t_im) ** m
+                prod = t if prod is None else prod * t
+            k = consts.get((mask, mask0))
+            if k is None:
+                k = consts[mask, mask0] = const(mask, mask0)
+            if mask:
+                ps, pc = arb.sin_cos_pi_fmpq(fmpq((2 * j * B) % (2 * ph_den), ph_den))
+                k = (arb(fmpq(-2 * A, re_den)) * pi2).exp() * acb(pc, ps) * k
+            prod = k if prod is None else prod * k
             sin, cos = arb.sin_cos_pi_fmpq(fmpq(2 * n, N))
             G = prod * one_minus / (1 - e_lam * acb(cos, -sin))
             Gs.append((n, 1 if 2 * n == N else 2, G))
