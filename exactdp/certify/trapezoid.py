@@ -244,7 +244,7 @@ class TrapezoidTails:
             if n == 0:
                 Gs.append((0, 1, acb(1)))
                 continue
-            prod = None
+            prod: acb | None = None
             A = B = mask = mask0 = 0
             for i, (a, m, d, xi, rs, boxes, gam, cy, pg, qg) in enumerate(rows):
                 r = (a * n) % N
@@ -268,7 +268,9 @@ class TrapezoidTails:
                 y = (cy * r).exp()
                 yi = 1 / y
                 yk, yik = y, yi
-                t_re, t_im = 1 + boxes[K], boxes[K]
+                box = boxes[K]
+                assert box is not None  # (K ≤ POISSON_MAX_K: its error box exists)
+                t_re, t_im = 1 + box, box
                 for k in range(K):
                     g_re, g_im = gam[k]
                     t_re += g_re * (yk + yik)
@@ -278,13 +280,13 @@ class TrapezoidTails:
                         yik *= yi
                 t = acb(t_re, t_im) ** m
                 prod = t if prod is None else prod * t
-            k = consts.get((mask, mask0))
-            if k is None:
-                k = consts[mask, mask0] = const(mask, mask0)
+            kc = consts.get((mask, mask0))
+            if kc is None:
+                kc = consts[mask, mask0] = const(mask, mask0)
             if mask:
                 ps, pc = arb.sin_cos_pi_fmpq(fmpq((2 * j * B) % (2 * ph_den), ph_den))
-                k = (arb(fmpq(-2 * A, re_den)) * pi2).exp() * acb(pc, ps) * k
-            prod = k if prod is None else prod * k
+                kc = (arb(fmpq(-2 * A, re_den)) * pi2).exp() * acb(pc, ps) * kc
+            prod = kc if prod is None else prod * kc
             sin, cos = arb.sin_cos_pi_fmpq(fmpq(2 * n, N))
             G = prod * one_minus / (1 - e_lam * acb(cos, -sin))
             Gs.append((n, 1 if 2 * n == N else 2, G))

@@ -142,6 +142,7 @@ class ConditionedProfile:
         fine = [g for g in self.groups if g not in coarse]
         while True:
             v_rest = float(exact_sum(g.count * g.weight**2 * g.sigma2 for g in fine))
+            rest: object | None
             if wide and fine:
                 rest = FineProfile.wide(fine)  # TooCostly: beyond the wide budget too
                 break
