@@ -115,3 +115,19 @@ def test_piece_queries_are_the_dataclass_queries():
         ref = [WeightedQuery(k + 1, -fb, 0.0, fb) for k in ks]
         assert got == ref and [hash(q) for q in got] == [hash(q) for q in ref]
         assert [q.__reduce__() for q in got] == [q.__reduce__() for q in ref]
+
+
+def test_a_full_memo_is_cleared_before_its_misses_are_chosen(monkeypatch):
+    """The searches' memo of loose tail values, emptied when over its size, still answers every
+    threshold asked (it once dropped values it had just counted as known: a KeyError)."""
+    from exactdp.accounting.lattice_route import LatticeAccountant
+
+    monkeypatch.setattr(LatticeAccountant, "MEMO_SIZE", 3)
+    comp = Composition.of([DiscreteGaussian(Fraction(5, 2), 1), DiscreteGaussian(Fraction(7, 4), -2)])
+    targets = [Fraction(1, 10**e) for e in (2, 5, 9, 14)]
+    small = ExactAccountant(comp).epsilon(targets)
+    monkeypatch.setattr(LatticeAccountant, "MEMO_SIZE", 50_000)
+    assert [_key(p) for p in small] == [_key(p) for p in ExactAccountant(comp).epsilon(targets)]
+    for t, p in zip(targets, small):
+        ref = epsilon_brute([(Fraction(5, 2), 1), (Fraction(7, 4), -2)], t)
+        assert p.lower <= ref <= p.upper

@@ -251,20 +251,20 @@ class LatticeAccountant(ProfileInversion, TradeoffCurve, Accountant):
         """``engine.tails(ks, strict=False)``, each threshold computed once per accountant
         (a value is a pure function of its threshold: the searches re-ask the same ones)."""
         memo = self._memo_tails
+        if len(memo) > self.MEMO_SIZE:  # (cleared before the values to compute are chosen: all of ks are then in it)
+            memo.clear()
         todo = sorted({int(k) for k in ks} - memo.keys())
         if todo:
-            if len(memo) > self.MEMO_SIZE:
-                memo.clear()
             memo.update(zip(todo, self._eng.tails(todo, strict=False)))
         return [memo[int(k)] for k in ks]
 
     def _loose_weighted(self, queries) -> list[TailValue]:
         """``engine.weighted(queries, strict=False)``, each query computed once per accountant."""
         memo = self._memo_weighted
+        if len(memo) > self.MEMO_SIZE:
+            memo.clear()
         todo = list(dict.fromkeys(q for q in queries if q not in memo))
         if todo:
-            if len(memo) > self.MEMO_SIZE:
-                memo.clear()
             memo.update(zip(todo, self._eng.weighted(todo, strict=False)))
         return [memo[q] for q in queries]
 
