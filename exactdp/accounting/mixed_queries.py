@@ -188,6 +188,7 @@ def _epsilon_search(acc, target: Fraction) -> tuple:
         if g > b and acc.zcdp_upper(g).upper() <= tb:
             b = g
     fb = _logmid(acc, b) - lt
+    a_cert, b_cert = a, b  # (certified: δ(a) > target ≥ δ(b) decided on balls; the secant's ends are estimates)
     x, side = a, 0
     for _ in range(60):  # estimates only: a safeguarded secant on log δ (regula falsi, Illinois)
         if not (fa - fb > 0 and math.isfinite(fa - fb)):
@@ -204,7 +205,7 @@ def _epsilon_search(acc, target: Fraction) -> tuple:
             a, fa, fb, side = x, fx, fb / 2 if side > 0 else fb, 1
         else:
             b, fb, fa, side = x, fx, fa / 2 if side < 0 else fa, -1
-    a, b = _certify(acc, x, target, a, b)
+    a, b = _certify(acc, x, target, a_cert, b_cert)
     lo, hi = _mpf(a, False), _mpf(b, True)
     if hi - lo > 1e-6 * hi:
         raise UncertifiedError(f"ε(δ={float(target):.6g}) is bracketed only in [{mpmath.nstr(lo, 8)}, "
@@ -234,8 +235,18 @@ def _certify(acc, x: Fraction, target: Fraction, a: Fraction, b: Fraction) -> tu
         if hi < b and _decide(acc, hi, target) < 0:
             b = hi
         if b - a <= Fraction(EPS_WIDTH) * b:
-            break
+            return a, b
         w *= 8
+    for _ in range(200):  # (x far off: a certified bisection of [a, b], one decision a step)
+        m = Fraction(float((a + b) / 2))
+        if not a < m < b:
+            m = (a + b) / 2
+        s = _decide(acc, m, target)
+        if s == 0:
+            break
+        a, b = (m, b) if s > 0 else (a, m)
+        if b - a <= Fraction(EPS_WIDTH) * b:
+            break
     return a, b
 
 
