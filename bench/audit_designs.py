@@ -687,9 +687,15 @@ def run(args):
         except (OverflowError, NotImplementedError) as exc:
             ref_err = str(exc)
             ref_info = {"ref": "pld", "why": ref_err}
+        hangs = 0
         for query, value in queries:
             rec = {"n": n, "design": design, "query": query, "value": value, **ref_info}
+            if hangs >= 2:  # a design that hung twice: its other queries are not run (time)
+                rec.update({"class": "SKIPPED", "exactdp": {"status": "skipped", "msg": "after two hangs"}})
+                out.write(json.dumps(rec, default=str) + "\n")
+                continue
             ans = w.ask(design, query, value, timeout=args.timeout)
+            hangs += ans["status"] == "hang"
             rec["exactdp"] = ans
             st = ans["status"]
             if st == "hang":
@@ -913,7 +919,7 @@ def summary(files):
         print(f"  exactdp CPU s per answered query: median {sorted(cpu)[len(cpu) // 2]:.2f}, max {max(cpu):.1f}")
     groups = collections.defaultdict(list)
     for r in recs:
-        if r["class"] in ("REFUSED", "CRASH", "HANG", "WRONG SIDE", "UNDECIDED", "NOREF", "WIDE"):
+        if r["class"] in ("REFUSED", "CRASH", "HANG", "WRONG SIDE", "UNDECIDED", "NOREF", "WIDE", "SKIPPED"):
             msg = r["exactdp"].get("msg", "") or r.get("note", "")
             key = (r["class"], r["exactdp"].get("type", ""), re.sub(r"[-+0-9.e]+", "#", msg)[:90])
             groups[key].append(r)
