@@ -1,0 +1,982 @@
+"""An independent audit of exactdp on random designs nobody tuned on (issues 33 and 35).
+
+    python bench/audit_designs.py --selftest            # the reference against closed forms
+    python bench/audit_designs.py --designs 80 --seed 20261207 --out /tmp/audit.jsonl
+
+Draws random designs (discrete Gaussian groups with one- to four-decimal σ² in [1/1000, 1e5],
+shifts −8..8, counts 1..40, mixed with discrete Laplace, randomized response by ε and by noise
+parameter, (ε, δ) blocks, continuous Gaussian and Laplace), asks exactdp δ(ε), ε(δ) and β(α)
+(each query in a worker process killed after 60 s) and classifies every answer against a
+reference written here, which uses nothing of exactdp:
+
+* exact: every group's privacy-loss atoms (loss, P-mass, Q-mass) in Arb balls (python-flint,
+  320 bits), the discrete Gaussian's pmf truncated with a rigorous tail bound and its c-fold sum
+  by an Arb polynomial power; atoms with P- and Q-mass below a level are dropped and their
+  masses added up; the groups are split into two halves, each enumerated, and met in the middle
+  (δ(ε) = Σ_a p_a·P_B[L_B > ε − l_a] − e^ε q_a·Q_B[L_B > ε − l_a], exact integer thresholds on
+  a common loss denominator).  The dropped P-mass τ_P bounds what the dropped atoms add to δ, so
+  the reference is the bracket [S, S + τ_P]; β(α) by Neyman–Pearson on the kept joint atoms is
+  bracketed by [f' − τ_Q, f'].  Continuous Gaussian / one continuous Laplace: a closed-form
+  kernel summed over the joint atoms.  Randomized response by noise parameter p: its loss is
+  j·log R (R rational, irrational loss); the thresholds ε − j log R are floored in Arb.
+* pld: dp_accounting's optimistic/pessimistic PLD pair (δ ≥ 1e-8 only) where the exact
+  reference is beyond reach.  A bound by construction only where its discrete-Gaussian
+  truncation (its default, mass ~1e-15 ... ) is negligible against δ: such answers are marked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import json
+import math
+import os
+import random
+import select
+import subprocess
+import sys
+import time
+import traceback
+from fractions import Fraction
+
+import flint
+
+PREC = 320
+sys.set_int_max_str_digits(0)
+INF = 10**80  # sentinel multiple for the ±∞ losses of (ε, δ) blocks
+
+
+def _fr(x) -> Fraction:
+    """An exact arb (an endpoint) as a Fraction."""
+    m, e = x.man_exp()
+    m, e = int(m), int(e)
+    return Fraction(m * 2**e) if e >= 0 else Fraction(m, 2**-e)
+
+
+def arb_bounds(x) -> tuple:
+    return _fr(x.lower()), _fr(x.upper())
+
+
+def A(q) -> flint.arb:
+    q = Fraction(q)
+    return flint.arb(q.numerator) / q.denominator
+
+
+# ---------------------------------------------------------------------------------------------
+# the reference: each group's loss atoms
+# ---------------------------------------------------------------------------------------------
+
+def _dg_tail(R: int, s2: Fraction) -> flint.arb:
+    """Upper bound on Σ_{|x|>R} exp(−x²/(2σ²)) (a geometric majorant of each side)."""
+    a = A(Fraction((R + 1) ** 2) / (2 * s2))
+    ratio = (-A(Fraction(2 * R + 3) / (2 * s2))).exp()
+    return 2 * (-a).exp() / (1 - ratio)
+
+
+def dg_atoms(s2: Fraction, shift: int, count: int, lt: float):
+    """Atoms of c discrete Gaussians N_Z(0, σ²) vs N_Z(shift, σ²): the sum S is sufficient,
+    loss(S) = (cΔ² − 2ΔS)/(2σ²).  Returns (atoms [(Fraction loss, p, q)], dropped P, dropped Q)."""
+    sigma = math.sqrt(float(s2))
+    lt = lt + math.log(4 * count + 4)
+    R = int(math.ceil(sigma * math.sqrt(2 * lt))) + abs(shift) + 2
+    if count * (2 * R + 1) > 1_500_000:
+        raise OverflowError(f"discrete Gaussian of {count * (2 * R + 1)} atoms at depth e^-{lt:.0f}")
+    w = [(-A(Fraction(x * x) / (2 * s2))).exp() for x in range(-R, R + 1)]
+    T = _dg_tail(R, s2)
+    Z0 = sum(w[1:], w[0])
+    Z = Z0 + flint.arb(0, 1) * T / 2 + T / 2  # [Z0, Z0 + T]
+    pmf = flint.arb_poly([x / Z for x in w])
+    # dropped P-mass of one: ≤ T/Z0; Q = P shifted by Δ: its mass outside [-R, R] ≤ tail at R − |Δ|
+    dropP1 = T / Z0
+    dropQ1 = _dg_tail(R - abs(shift), s2) / Z0
+    poly = pmf ** count if count > 1 else pmf
+    coeffs = [poly[i] for i in range(poly.degree() + 1)]
+    off = -count * R
+    d = shift
+    atoms = []
+    for i, p in enumerate(coeffs):
+        s = off + i
+        j = i - count * d  # q(s) = p(s − cΔ)
+        if 0 <= j < len(coeffs):
+            q = coeffs[j]
+        else:
+            q = p * (-A(Fraction(count * d * d - 2 * d * s) / (2 * s2))).exp()
+        atoms.append((Fraction(count * d * d - 2 * d * s) / (2 * s2), p, q))
+    return atoms, count * dropP1, count * dropQ1
+
+
+def _compose_atoms(a, b):
+    out = {}
+    for la, pa, qa in a:
+        for lb, pb, qb in b:
+            l = la + lb
+            if l in out:
+                P, Q = out[l]
+                out[l] = (P + pa * pb, Q + qa * qb)
+            else:
+                out[l] = (pa * pb, qa * qb)
+    return [(l, P, Q) for l, (P, Q) in out.items()]
+
+
+def _power_atoms(a, c):
+    res = [(Fraction(0), flint.arb(1), flint.arb(1))]
+    base = a
+    while c:
+        if c & 1:
+            res = _compose_atoms(res, base)
+        c >>= 1
+        if c:
+            base = _compose_atoms(base, base)
+    return res
+
+
+def dlap_atoms(b: Fraction, shift: int, count: int):
+    m = abs(shift)
+    if m == 0:
+        return [(Fraction(0), flint.arb(1), flint.arb(1))]
+    r = (-A(1 / b)).exp()
+    one = []
+    # direct from the pmfs: P(x) ∝ r^|x|, Q(x) ∝ r^|x − m|; loss (|x − m| − |x|)/b
+    # x ≤ 0: loss m/b, P-mass Σ_{x≤0} r^{-x}(1−r)/(1+r) = 1/(1+r)
+    one.append((Fraction(m) / b, 1 / (1 + r), r**m / (1 + r)))
+    for x in range(1, m):
+        px = (1 - r) / (1 + r) * r**x
+        qx = (1 - r) / (1 + r) * r**(m - x)
+        one.append((Fraction(m - 2 * x) / b, px, qx))
+    one.append((Fraction(-m) / b, r**m / (1 + r), 1 / (1 + r)))
+    return _power_atoms(one, count)
+
+
+def rr_atoms(e0: Fraction, k: int, count: int):
+    ee = A(e0).exp()
+    den = ee + (k - 1)
+    one = [(e0, ee / den, 1 / den), (-e0, 1 / den, ee / den)]
+    if k > 2:
+        one.append((Fraction(0), (k - 2) / den, (k - 2) / den))
+    return _power_atoms(one, count)
+
+
+def approx_atoms(e0: Fraction, d0: Fraction, count: int):
+    keep = 1 - A(d0)
+    ee = A(e0).exp()
+    one = [(e0, keep * ee / (1 + ee), keep / (1 + ee)), (-e0, keep / (1 + ee), keep * ee / (1 + ee))]
+    if d0:
+        one += [(Fraction(INF), A(d0), flint.arb(0)), (Fraction(-INF), flint.arb(0), A(d0))]
+    return _power_atoms(one, count)
+
+
+def rrn_atoms(p: Fraction, k: int, count: int):
+    """Randomized response by noise p: loss j·log R; returns [(j, P_j, Q_j)] exact Fractions."""
+    q2 = p / k
+    q1 = 1 - p + q2
+    q0 = (k - 2) * q2
+    one = {1: (q1, q2), -1: (q2, q1)}
+    if q0:
+        one[0] = (q0, q0)
+    res = {0: (Fraction(1), Fraction(1))}
+    for _ in range(count):
+        nxt = {}
+        for j, (P, Q) in res.items():
+            for dj, (pp, qq) in one.items():
+                a, b = nxt.get(j + dj, (0, 0))
+                nxt[j + dj] = (a + P * pp, b + Q * qq)
+        res = nxt
+    return sorted((j, P, Q) for j, (P, Q) in res.items()), q1 / q2
+
+
+def prune(atoms, eta):
+    """Drop atoms with P- and Q-mass below eta; return kept, dropped P, dropped Q (balls)."""
+    kept, dP, dQ = [], flint.arb(0), flint.arb(0)
+    for l, p, q in atoms:
+        if p.upper() < eta and q.upper() < eta:
+            dP += p
+            dQ += q
+        else:
+            kept.append((l, p, q))
+    return kept, dP, dQ
+
+
+class Reference:
+    """The independent reference of one design at one truncation level ``tail``."""
+
+    def __init__(self, design, lt=92.0, max_half=400_000):
+        """``lt``: the atoms dropped weigh ≤ ~e^{−lt} in all."""
+        flint.ctx.prec = PREC
+        self.design = design
+        self.lt = lt
+        groups = []  # lists of (Fraction loss, p, q)
+        dropP, dropQ = flint.arb(0), flint.arb(0)
+        self.rrn = None
+        self.kernel = None
+        eta = (-flint.arb(lt)).exp() / 100
+        for g in design:
+            k = g["kind"]
+            if k == "dg":
+                at, dp_, dq_ = dg_atoms(Fraction(g["sigma2"]), g["shift"], g["count"], lt + 2.31)
+                dropP += dp_
+                dropQ += dq_
+            elif k == "dlap":
+                at = dlap_atoms(Fraction(g["scale"]), g["shift"], g["count"])
+            elif k == "rr":
+                at = rr_atoms(Fraction(g["epsilon"]), g["k"], g["count"])
+            elif k == "approx":
+                at = approx_atoms(Fraction(g["epsilon"]), Fraction(g["delta"]), g["count"])
+            elif k == "rrn":
+                if self.rrn is not None:
+                    raise NotImplementedError("one randomized-response-noise group per design")
+                self.rrn = rrn_atoms(Fraction(g["p"]), g["k"], g["count"])
+                continue
+            elif k == "gauss":
+                mu2 = Fraction(g["shift"]) ** 2 / Fraction(g["sigma2"]) * g["count"]
+                self.kernel = ("gauss", (self.kernel[1] if self.kernel else 0) + mu2)
+                continue
+            elif k == "lap":
+                if g["count"] != 1 or self.kernel:
+                    raise NotImplementedError("one continuous Laplace (count 1) only")
+                self.kernel = ("lap", abs(Fraction(g["shift"])) / Fraction(g["scale"]))
+                continue
+            else:
+                raise ValueError(k)
+            at, p_, q_ = prune(at, eta / 1000)
+            dropP += p_
+            dropQ += q_
+            groups.append(at)
+        if not groups:
+            groups.append([(Fraction(0), flint.arb(1), flint.arb(1))])
+        self.D = 1
+        for at in groups:
+            for l, _, _ in at:
+                if abs(l) < INF:
+                    self.D = math.lcm(self.D, l.denominator)
+        if self.kernel and self.kernel[0] == "lap":
+            self.D = math.lcm(self.D, self.kernel[1].denominator)
+        # two halves: greedy on the log sizes
+        sizes = sorted(((len(at), i) for i, at in enumerate(groups)), reverse=True)
+        halves = [[], []]
+        logs = [0.0, 0.0]
+        for n, i in sizes:
+            h = 0 if logs[0] <= logs[1] else 1
+            if self.kernel:
+                h = 0
+            halves[h].append(i)
+            logs[h] += math.log(n)
+        self.halves = []
+        for h in halves:
+            cur = [(Fraction(0), flint.arb(1), flint.arb(1))]
+            for i in h:
+                if len(cur) * len(groups[i]) > 4 * max_half:
+                    raise OverflowError(f"half of {len(cur)}×{len(groups[i])} atoms: beyond the reference")
+                cur = _compose_atoms(cur, groups[i])
+                cur, p_, q_ = prune(cur, eta / 1000)
+                dropP += p_
+                dropQ += q_
+            if len(cur) > max_half:
+                raise OverflowError(f"half of {len(cur)} atoms: beyond the reference")
+            D = self.D
+            ints = sorted((int(l * D), p, q) for l, p, q in cur)
+            self.halves.append(ints)
+        self.dropP, self.dropQ = dropP, dropQ
+        B = self.halves[1]
+        self.LB = [l for l, _, _ in B]
+        # suffix sums from the top (relative accuracy for small tails)
+        n = len(B)
+        self.TP = [flint.arb(0)] * (n + 1)
+        self.TQ = [flint.arb(0)] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            self.TP[i] = self.TP[i + 1] + B[i][1]
+            self.TQ[i] = self.TQ[i + 1] + B[i][2]
+        self.sizes = (len(self.halves[0]), len(self.halves[1]))
+
+    # ---- δ(ε) -------------------------------------------------------------------------
+    def _finite(self, thrD: int, e_eps) -> flint.arb:
+        """Σ over kept atoms with l_a + l_b > thr (thr·D in (thrD, thrD + 1]): p − e^ε q."""
+        tot = flint.arb(0)
+        LB, TP, TQ = self.LB, self.TP, self.TQ
+        for la, pa, qa in self.halves[0]:
+            i = bisect.bisect_right(LB, thrD - la)
+            if i < len(LB):
+                tot += pa * TP[i] - e_eps * qa * TQ[i]
+        return tot
+
+    def _floor_D(self, t: flint.arb) -> int:
+        x = (t * self.D).floor()
+        z = x.unique_fmpz()
+        if z is None:
+            raise ArithmeticError("threshold ball straddles a lattice point")
+        return int(z)
+
+    def delta(self, eps: Fraction):
+        """[lo, hi] Fractions bracketing δ(ε)."""
+        eps = Fraction(eps)
+        e_eps = A(eps).exp()
+        if self.kernel:
+            val = self._kernel_delta(eps, e_eps)
+        elif self.rrn is None:
+            thrD = math.floor(eps * self.D)
+            val = self._finite(thrD, e_eps)
+        else:
+            atoms, R = self.rrn
+            LR = A(R).log()
+            val = flint.arb(0)
+            for j, Pj, Qj in atoms:
+                if j == 0:
+                    thrD = math.floor(eps * self.D)
+                else:
+                    thrD = self._floor_D(A(eps) - j * LR)
+                # Σ P_j p_a p_b − e^ε Q_j q_a q_b over l_a + l_b > ε − j log R
+                tot = flint.arb(0)
+                LB, TP, TQ = self.LB, self.TP, self.TQ
+                for la, pa, qa in self.halves[0]:
+                    i = bisect.bisect_right(LB, thrD - la)
+                    if i < len(LB):
+                        tot += A(Pj) * pa * TP[i] - e_eps * A(Qj) * qa * TQ[i]
+                val += tot
+        lo, hi = arb_bounds(val)
+        _, dp_hi = arb_bounds(self.dropP)
+        return max(lo, Fraction(0)), min(hi + dp_hi, Fraction(1))
+
+    def _kernel_delta(self, eps, e_eps):
+        kind, par = self.kernel
+        tot = flint.arb(0)
+        assert len(self.halves[1]) == 1
+        if kind == "gauss":
+            mu = A(par).sqrt()
+            for la, pa, qa in self.halves[0]:
+                t = A(eps) - A(Fraction(la, self.D))
+                # p Φ(μ/2 − t/μ) − e^ε q Φ(−μ/2 − t/μ), Φ(x) = erfc(−x/√2)/2
+                s2 = flint.arb(2).sqrt()
+                tot += pa * (-(mu / 2 - t / mu) / s2).erfc() / 2 - e_eps * qa * (-(-mu / 2 - t / mu) / s2).erfc() / 2
+        else:
+            mu = par
+            for la, pa, qa in self.halves[0]:
+                t = eps - Fraction(la, self.D)
+                if t <= -mu:
+                    tot += pa - e_eps * qa
+                elif t < mu:
+                    tot += pa * (1 - ((A(t) - A(mu)) / 2).exp())
+        return tot
+
+    # ---- β(α) ---------------------------------------------------------------------------
+    def tradeoff(self, alpha: Fraction):
+        """[lo, hi] bracketing f(α) = inf{1 − E_Q φ : E_P φ ≤ α} (Neyman–Pearson on the kept atoms).
+
+        The test accepts the highest-loss atoms: f(α) = Q[accepted] with P[accepted] = 1 − α.
+        With kept measures P', Q' (dropped P-mass ≤ τ_P, Q-mass ≤ τ_Q):
+        f ∈ [acc_Q'(1 − α − τ_P), acc_Q'(1 − α) + τ_Q], acc_Q'(m) the Q'-mass of the top
+        P'-mass m (suffix sums from the top: relative accuracy for tiny β).
+        """
+        if self.kernel or self.rrn is not None:
+            raise NotImplementedError("tradeoff reference: finite designs only")
+        A0, B0 = self.halves
+        if len(A0) * len(B0) > 300_000:
+            raise OverflowError("joint too large for the trade-off reference")
+        joint = {}
+        for la, pa, qa in A0:
+            for lb, pb, qb in B0:
+                P, Q = joint.get(la + lb, (flint.arb(0), flint.arb(0)))
+                joint[la + lb] = (P + pa * pb, Q + qa * qb)
+        order = sorted(joint, reverse=True)
+        _, tP = arb_bounds(self.dropP)
+        _, tQ = arb_bounds(self.dropQ)
+
+        def acc_q(m: Fraction, upper: bool):
+            if m <= 0:
+                return Fraction(0)
+            need = A(m)
+            sP, sQ = flint.arb(0), flint.arb(0)
+            for l in order:
+                P, Q = joint[l]
+                if (sP + P).upper() <= need.lower():
+                    sP, sQ = sP + P, sQ + Q
+                    continue
+                if not (sP.upper() <= need.lower()):
+                    raise ArithmeticError("NP boundary ambiguous")
+                val = sQ + (need - sP) / P * Q
+                lo, hi = arb_bounds(val)
+                return hi if upper else max(lo, Fraction(0))
+            lo, hi = arb_bounds(sQ)  # kept mass exhausted: the rest is dropped
+            return hi + tQ if upper else lo
+
+        a = Fraction(alpha)
+        lo = acc_q(1 - a - tP, False)
+        hi = min(acc_q(1 - a, True) + tQ, Fraction(1))
+        return lo, hi
+
+
+# ---------------------------------------------------------------------------------------------
+# dp_accounting's PLD sandwich (larger designs, δ ≥ 1e-8)
+# ---------------------------------------------------------------------------------------------
+
+def pld_pair(design, interval=1e-4):
+    from dp_accounting.pld import privacy_loss_distribution as pld
+    from dp_accounting.pld import common
+    out = []
+    for pess in (False, True):
+        acc = None
+        for g in design:
+            k, c = g["kind"], g["count"]
+            kw = dict(pessimistic_estimate=pess, value_discretization_interval=interval)
+            if k == "dg":
+                if g["shift"] == 0:
+                    continue
+                one = pld.from_discrete_gaussian_mechanism(math.sqrt(float(Fraction(g["sigma2"]))),
+                                                           sensitivity=abs(g["shift"]), **kw)
+            elif k == "dlap":
+                if g["shift"] == 0:
+                    continue
+                one = pld.from_discrete_laplace_mechanism(1 / float(Fraction(g["scale"])),
+                                                          sensitivity=abs(g["shift"]), **kw)
+            elif k == "rr":
+                e0, kk = float(Fraction(g["epsilon"])), g["k"]
+                one = pld.from_randomized_response(kk / (math.exp(e0) + kk - 1), kk, **kw)
+            elif k == "rrn":
+                one = pld.from_randomized_response(float(Fraction(g["p"])), g["k"], **kw)
+            elif k == "approx":
+                one = pld.from_privacy_parameters(common.DifferentialPrivacyParameters(
+                    float(Fraction(g["epsilon"])), float(Fraction(g["delta"]))), value_discretization_interval=interval)
+            elif k == "gauss":
+                one = pld.from_gaussian_mechanism(math.sqrt(float(Fraction(g["sigma2"]))),
+                                                  sensitivity=float(abs(Fraction(g["shift"]))), **kw)
+            elif k == "lap":
+                one = pld.from_laplace_mechanism(float(Fraction(g["scale"])),
+                                                 sensitivity=float(abs(Fraction(g["shift"]))), **kw)
+            one = one.self_compose(c) if c > 1 else one
+            acc = one if acc is None else acc.compose(one)
+        out.append(acc)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# exactdp, in a worker process
+# ---------------------------------------------------------------------------------------------
+
+def build_design(design):
+    from exactdp import Composition, DiscreteGaussian
+    from exactdp.kinds import (ApproxDP, DiscreteLaplace, Gaussian, Laplace, Mixture, RandomizedResponse,
+                               RandomizedResponseNoise)
+    groups = []
+    for g in design:
+        k, c = g["kind"], g["count"]
+        m = {"dg": lambda: DiscreteGaussian(g["sigma2"], g["shift"]),
+             "dlap": lambda: DiscreteLaplace(g["scale"], g["shift"]),
+             "rr": lambda: RandomizedResponse(g["epsilon"], g["k"]),
+             "rrn": lambda: RandomizedResponseNoise(g["p"], g["k"]),
+             "approx": lambda: ApproxDP(g["epsilon"], g["delta"]),
+             "gauss": lambda: Gaussian(g["sigma2"], g["shift"]),
+             "lap": lambda: Laplace(g["scale"], g["shift"])}[k]()
+        groups.append((m, c))
+    if all(g["kind"] == "dg" for g in design):
+        return Composition(tuple(groups))
+    return Mixture(tuple(groups))
+
+
+def _exact_str(x) -> str:
+    import mpmath
+    if isinstance(x, (int, Fraction)):
+        return str(Fraction(x))
+    if not isinstance(x, mpmath.mpf):
+        x = mpmath.mpf(x)  # NB: never re-wrap an mpf (that rounds it to the context's 53 bits)
+    if not mpmath.isfinite(x):
+        return "nan" if mpmath.isnan(x) else str(x)
+    m, e = x.man_exp
+    return str(Fraction(int(m)) * Fraction(2) ** int(e))
+
+
+def worker():
+    os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..", ".numba-cache"))
+    from exactdp import ExactAccountant
+    sys.set_int_max_str_digits(0)
+    cache = {}
+    for line in sys.stdin:
+        req = json.loads(line)
+        t0 = time.process_time()
+        w0 = time.time()
+        try:
+            key = json.dumps(req["design"], sort_keys=True)
+            if key not in cache:
+                cache.clear()
+                cache[key] = ExactAccountant(build_design(req["design"]))
+            acc = cache[key]
+            q, v = req["query"], req["value"]
+            pt = getattr(acc, q)([v])[0]
+            out = {"status": "ok", "lower": _exact_str(pt.lower), "upper": _exact_str(pt.upper),
+                   "route": getattr(acc, "route", "?")}
+        except Exception as exc:  # noqa: BLE001 — classified by the parent
+            name = type(exc).__name__
+            kind = "refused" if name in ("UncertifiedError", "InputError", "UnsupportedEventError") else "crash"
+            out = {"status": kind, "type": name, "msg": str(exc)[:400],
+                   "tb": traceback.format_exc()[-1500:] if kind == "crash" else ""}
+        out["cpu"] = time.process_time() - t0
+        out["wall"] = time.time() - w0
+        sys.stdout.write(json.dumps(out) + "\n")
+        sys.stdout.flush()
+
+
+class Worker:
+    def __init__(self):
+        self.proc = None
+
+    def start(self):
+        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    def ask(self, design, query, value, timeout=60.0):
+        if self.proc is None or self.proc.poll() is not None:
+            self.start()
+        self.proc.stdin.write(json.dumps({"design": design, "query": query, "value": value}) + "\n")
+        self.proc.stdin.flush()
+        t0 = time.time()
+        r, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not r:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+            return {"status": "hang", "wall": time.time() - t0}
+        line = self.proc.stdout.readline()
+        if not line:
+            rc = self.proc.wait()
+            self.proc = None
+            return {"status": "crash", "type": f"exit {rc}", "msg": "worker died", "wall": time.time() - t0}
+        return json.loads(line)
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=10)
+
+
+# ---------------------------------------------------------------------------------------------
+# random designs
+# ---------------------------------------------------------------------------------------------
+
+def _decimal_sigma2(rng, lo=1e-3, hi=1e5) -> str:
+    x = math.exp(rng.uniform(math.log(lo), math.log(hi)))
+    nd = rng.randint(1, 4)
+    v = Fraction(round(x * 10**nd), 10**nd)
+    if v <= 0:
+        v = Fraction(1, 10**nd)
+    return f"{float(v):.{nd}f}"
+
+
+def draw_design(rng):
+    design = []
+    style = rng.choice(["dg", "dg", "mixed", "mixed", "mixed", "cont"])
+    ndg = rng.randint(1, 4) if style == "dg" else rng.randint(0, 2)
+    for _ in range(ndg):
+        # keep most designs in the exact reference's reach: a wide group's atoms ∝ σ√count
+        s2 = _decimal_sigma2(rng, 1e-3, rng.choice([1e2, 1e3, 1e5]))
+        shift = rng.choice([s for s in range(-8, 9) if s != 0])
+        design.append({"kind": "dg", "sigma2": s2, "shift": shift, "count": rng.randint(1, 40)})
+    if style in ("mixed", "cont"):
+        kinds = ["dlap", "rr", "rrn", "approx"]
+        used_rrn = False
+        for _ in range(rng.randint(1, 3)):
+            k = rng.choice(kinds)
+            if k == "dlap":
+                design.append({"kind": "dlap", "scale": rng.choice(["1/2", "5/2", "3", "0.37", "50", "7/3", "1.25"]),
+                               "shift": rng.randint(-8, 8), "count": rng.randint(1, 40)})
+            elif k == "rr":
+                design.append({"kind": "rr", "epsilon": rng.choice(["0", "1/1000", "1/2", "1", "3", "0.05"]),
+                               "k": rng.choice([2, 2, 3, 7]), "count": rng.randint(1, 30)})
+            elif k == "rrn" and not used_rrn:
+                used_rrn = True
+                design.append({"kind": "rrn", "p": rng.choice(["1/2", "1/3", "0.9", "0.05", "1"]),
+                               "k": rng.choice([2, 2, 3, 5]), "count": rng.randint(1, 20)})
+            elif k == "approx":
+                design.append({"kind": "approx", "epsilon": rng.choice(["0", "1/10", "1/2", "2"]),
+                               "delta": rng.choice(["0", "1e-9", "1e-5", "1e-300"]), "count": rng.randint(1, 5)})
+    if style == "cont":
+        # a continuous kind beside finite ones (no RRN: the reference's kernel sums the joint atoms)
+        design = [g for g in design if g["kind"] != "rrn"]
+        if rng.random() < 0.5:
+            design.append({"kind": "gauss", "sigma2": rng.choice(["1/2", "4", "2.25", "100"]),
+                           "shift": rng.choice(["1", "1/2", "3"]), "count": rng.randint(1, 10)})
+        else:
+            design.append({"kind": "lap", "scale": rng.choice(["1", "2.5", "1/3"]), "shift": rng.choice(["1", "2", "1/2"]),
+                           "count": 1})
+    if not design:
+        design.append({"kind": "dg", "sigma2": _decimal_sigma2(rng), "shift": 1, "count": 1})
+    return design
+
+
+def draw_queries(rng, design):
+    q = [("delta", "0"), ("delta", rng.choice(["1/1000", "1e-6", "0.3"])),
+         ("delta", rng.choice(["2", "5", "13.7", "40", "300", "-1/3"])),
+         ("epsilon", rng.choice(["1e-6", "1e-10", "1e-3"])),
+         ("epsilon", rng.choice(["1e-30", "1e-100", "1e-300"])),
+         ("tradeoff", rng.choice(["1e-12", "1/2", "0.999999999", "1e-3"]))]
+    return q
+
+
+# ---------------------------------------------------------------------------------------------
+# classification
+# ---------------------------------------------------------------------------------------------
+
+REL = Fraction(1, 10**9)
+
+
+def classify_bracket(lo, hi, rlo, rhi):
+    if hi < rlo or lo > rhi:
+        return "WRONG SIDE"
+    if not (lo <= rlo and rhi <= hi):
+        return "UNDECIDED"
+    scale = max(abs(hi), abs(lo))
+    return "OK" if hi - lo <= REL * scale else "WIDE"
+
+
+LT0 = 92.0        # first truncation level: dropped mass ≤ ~e^-92 ≈ 1e-40
+LT_MAX = 60000.0  # deepest level tried (the atoms' count is capped in dg_atoms / the halves)
+
+
+def _ln(x: Fraction) -> float:
+    if x <= 0:
+        return -1e9
+    return (x.numerator.bit_length() - x.denominator.bit_length()) * math.log(2)
+
+
+def _ref(refs, design, lt):
+    if lt not in refs:
+        refs[lt] = Reference(design, lt)
+    return refs[lt]
+
+
+def _refine(refs, design, f, rel_digits):
+    """f(ref) → (lo, hi); deepen the truncation until hi − lo ≤ 10^-rel_digits·hi, or as deep
+    as the reference reaches (then the last bracket: still a bracket)."""
+    lt = LT0
+    best = None
+    while True:
+        try:
+            lo, hi = f(_ref(refs, design, lt))
+        except OverflowError:
+            if best is None:
+                raise
+            return best
+        best = (lo, hi)
+        if hi - lo <= Fraction(1, 10**rel_digits) * hi or lt >= LT_MAX:
+            return best
+        need = -_ln(hi) + 2.31 * rel_digits + 10 if hi > 0 else 2 * lt
+        lt = min(max(need, lt * 1.5), LT_MAX)
+
+
+def ref_delta(refs, design, eps, rel_digits=15):
+    return _refine(refs, design, lambda r: r.delta(eps), rel_digits)
+
+
+def ref_tradeoff(refs, design, alpha, rel_digits=15):
+    return _refine(refs, design, lambda r: r.tradeoff(alpha), rel_digits)
+
+
+def run(args):
+    rng = random.Random(args.seed)
+    w = Worker()
+    out = open(args.out, "a")
+    t_start = time.time()
+    for n in range(args.designs):
+        design = draw_design(rng)
+        queries = draw_queries(rng, design)
+        if n < args.skip or (args.only and n not in args.only):
+            continue
+        if time.time() - t_start > args.minutes * 60:
+            break
+        refs = {}
+        ref_err = None
+        try:
+            rt = time.process_time()
+            ref_info = {"ref": "exact", "sizes": _ref(refs, design, LT0).sizes, "ref_cpu": time.process_time() - rt}
+        except (OverflowError, NotImplementedError) as exc:
+            ref_err = str(exc)
+            ref_info = {"ref": "pld", "why": ref_err}
+        hangs = 0
+        for query, value in queries:
+            rec = {"n": n, "design": design, "query": query, "value": value, **ref_info}
+            if hangs >= 2:  # a design that hung twice: its other queries are not run (time)
+                rec.update({"class": "SKIPPED", "exactdp": {"status": "skipped", "msg": "after two hangs"}})
+                out.write(json.dumps(rec, default=str) + "\n")
+                continue
+            ans = w.ask(design, query, value, timeout=args.timeout)
+            hangs += ans["status"] == "hang"
+            rec["exactdp"] = ans
+            st = ans["status"]
+            if st == "hang":
+                rec["class"] = "HANG"
+            elif st == "refused":
+                rec["class"] = "REFUSED"
+            elif st == "crash":
+                rec["class"] = "CRASH"
+            else:
+                lo, hi = Fraction(ans["lower"]) if ans["lower"] not in ("nan", "+inf", "-inf") else None, \
+                    Fraction(ans["upper"]) if ans["upper"] not in ("nan", "+inf", "-inf") else None
+                if lo is None or hi is None or lo > hi:
+                    rec["class"] = "CRASH"
+                    rec["note"] = "non-finite or inverted bracket"
+                else:
+                    try:
+                        rec.update(judge(refs, design, query, value, lo, hi, ref_err))
+                    except Exception as exc:  # noqa: BLE001
+                        rec["class"] = "NOREF"
+                        rec["note"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+            out.write(json.dumps(rec, default=str) + "\n")
+            out.flush()
+            print(n, query, value, rec["class"], rec.get("note", ""), f"{ans.get('wall', 0):.1f}s",
+                  ans.get("msg", "")[:120], flush=True)
+    w.close()
+
+
+def judge(refs, design, query, value, lo, hi, ref_err):
+    v = Fraction(value)
+    if ref_err is None:
+        if query in ("delta", "tradeoff"):
+            f = ref_delta if query == "delta" else ref_tradeoff
+            rlo, rhi = f(refs, design, v)
+            cls = classify_bracket(lo, hi, rlo, rhi)
+            if cls == "UNDECIDED":
+                rlo, rhi = f(refs, design, v, 60)
+                cls = classify_bracket(lo, hi, rlo, rhi)
+                if cls == "UNDECIDED" and rhi - rlo <= Fraction(1, 10**40) * rhi:
+                    cls = "OK~"  # overlapping, the reference 1e-40 wide: agree to its resolution
+            return {"class": cls, "ref_lo": str(rlo), "ref_hi": str(rhi)}
+        if query == "epsilon":
+            # ε_hi valid ⇔ δ(ε_hi) ≤ δt; ε_lo valid ⇔ δ(ε_lo) ≥ δt
+            for digits in (15, 60):
+                dlo_hi = ref_delta(refs, design, hi, digits)
+                dlo_lo = ref_delta(refs, design, lo, digits)
+                if not (dlo_hi[0] <= v <= dlo_hi[1] or dlo_lo[0] <= v <= dlo_lo[1]):
+                    break
+            # ε(δ) is reported ≥ 0: a 0 is right whenever δ(0) ≤ δt (the true ε is then ≤ 0)
+            clamp = lo == 0 and dlo_lo[1] <= v
+            wrong = dlo_hi[0] > v or (dlo_lo[1] <= v and not clamp)
+            undecided = dlo_hi[1] > v or (dlo_lo[0] <= v and not clamp)
+            width_ok = hi - lo <= REL * max(abs(hi), abs(lo), Fraction(1, 10**30))
+            cls = "WRONG SIDE" if wrong else ("UNDECIDED" if undecided else ("OK" if width_ok else "WIDE"))
+            if cls == "UNDECIDED" and width_ok and all(b - a <= Fraction(1, 10**40) * b for a, b in (dlo_hi, dlo_lo)):
+                cls = "OK~"  # δ at both ends within 1e-40 of the target: agree to the reference's resolution
+            return {"class": cls, "ref_delta_at_hi": [str(x) for x in dlo_hi], "ref_delta_at_lo": [str(x) for x in dlo_lo]}
+    # PLD sandwich
+    if "pld" not in refs:
+        refs["pld"] = pld_pair(design)
+    opt, pes = refs["pld"]
+    dg_trunc = any(g["kind"] == "dg" for g in design)
+    note = "pld (DG truncated by dp_accounting: a bound only where its truncated mass ≪ δ)" if dg_trunc else "pld"
+    if query == "delta":
+        d_lo, d_hi = Fraction(opt.get_delta_for_epsilon(float(v))), Fraction(pes.get_delta_for_epsilon(float(v)))
+        if d_hi < Fraction(1, 10**8):
+            return {"class": "NOREF", "note": "pld: δ < 1e-8"}
+        cls = "WRONG SIDE" if (hi < d_lo or lo > d_hi) else "CONTAINS-PLD"
+        return {"class": cls, "note": note, "ref_lo": str(float(d_lo)), "ref_hi": str(float(d_hi)),
+                "lo": str(float(lo)), "hi": str(float(hi)),
+                "width_ok": bool(hi - lo <= REL * hi)}
+    if query == "epsilon":
+        if v < Fraction(1, 10**8):
+            return {"class": "NOREF", "note": "pld: δ < 1e-8"}
+        e_lo, e_hi = Fraction(opt.get_epsilon_for_delta(float(v))), Fraction(pes.get_epsilon_for_delta(float(v)))
+        cls = "WRONG SIDE" if (hi < e_lo or lo > e_hi) else "CONTAINS-PLD"
+        return {"class": cls, "note": note, "ref_lo": str(float(e_lo)), "ref_hi": str(float(e_hi)),
+                "lo": str(float(lo)), "hi": str(float(hi)), "width_ok": bool(hi - lo <= REL * abs(hi))}
+    return {"class": "NOREF", "note": "no trade-off reference beyond exact reach"}
+
+
+# ---------------------------------------------------------------------------------------------
+# self-test of the reference against closed forms
+# ---------------------------------------------------------------------------------------------
+
+def selftest():
+    import mpmath
+    mpmath.mp.dps = 60
+    ok = True
+
+    def check(name, ref, exact):
+        nonlocal ok
+        lo, hi = ref
+        good = lo <= exact <= hi or (abs(exact - float(lo)) <= 1e-50)
+        exact_f = Fraction(mpmath.nstr(exact, 55)) if not isinstance(exact, Fraction) else exact
+        good = (lo - abs(lo) * Fraction(1, 10**45) <= exact_f <= hi + abs(hi) * Fraction(1, 10**45))
+        ok &= good
+        print(f"{'ok ' if good else 'BAD'} {name}: ref [{float(lo):.15e}, {float(hi):.15e}] exact {mpmath.nstr(exact, 16)}")
+
+    # single discrete Gaussian: δ by a direct sum over x at 60 digits
+    for s2, d, eps in [("0.37", 3, "1/2"), ("12.25", 1, "0"), ("1e-3", 2, "5"), ("2500", 7, "1/10"), ("1.5", 1, "9")]:
+        S2 = mpmath.mpf(Fraction(s2).numerator) / Fraction(s2).denominator
+        R = int(40 * mpmath.sqrt(S2)) + 10
+        Z = mpmath.fsum(mpmath.exp(-mpmath.mpf(x * x) / (2 * S2)) for x in range(-R, R + 1))
+        E = mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator
+        tot = mpmath.fsum(max(0, mpmath.exp(-mpmath.mpf(x * x) / (2 * S2)) / Z
+                              - mpmath.exp(E) * mpmath.exp(-mpmath.mpf((x - d) ** 2) / (2 * S2)) / Z)
+                          for x in range(-R, R + 1))
+        r = Reference([{"kind": "dg", "sigma2": s2, "shift": d, "count": 1}], 140.0)
+        check(f"DG σ²={s2} Δ={d} δ({eps})", r.delta(Fraction(eps)), tot)
+    # two DGs (count 2) against the double sum
+    s2, d, eps = Fraction(3, 2), 2, Fraction(1)
+    S2 = mpmath.mpf(3) / 2
+    R = 60
+    Z = mpmath.fsum(mpmath.exp(-mpmath.mpf(x * x) / (2 * S2)) for x in range(-R, R + 1))
+    p = {x: mpmath.exp(-mpmath.mpf(x * x) / (2 * S2)) / Z for x in range(-R, R + 1)}
+    q = {x: mpmath.exp(-mpmath.mpf((x - d) ** 2) / (2 * S2)) / Z for x in range(-R, R + 1)}
+    tot = mpmath.fsum(max(0, p[x] * p[y] - mpmath.e * q[x] * q[y]) for x in p for y in p)
+    check("DG σ²=3/2 Δ=2 ×2 δ(1)", Reference([{"kind": "dg", "sigma2": "3/2", "shift": 2, "count": 2}], 140.0).delta(eps), tot)
+    # discrete Laplace: direct sum over the pmfs
+    for b, m, eps in [("5/2", 1, "0"), ("0.37", 3, "1"), ("7/3", 8, "2")]:
+        B = mpmath.mpf(Fraction(b).numerator) / Fraction(b).denominator
+        r_ = mpmath.exp(-1 / B)
+        c = (1 - r_) / (1 + r_)
+        E = mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator
+        tot = mpmath.fsum(max(0, c * r_ ** abs(x) - mpmath.exp(E) * c * r_ ** abs(x - m)) for x in range(-3000, 3000))
+        check(f"DLap b={b} s={m} δ({eps})", Reference([{"kind": "dlap", "scale": b, "shift": m, "count": 1}]).delta(Fraction(eps)), tot)
+    # RR closed form: δ(ε) = (e^ε0 − e^ε)/(e^ε0 + k − 1) for ε < ε0
+    for e0, k, eps in [("1", 2, "1/2"), ("3", 7, "0"), ("1/2", 3, "-1/4")]:
+        E0 = mpmath.mpf(Fraction(e0).numerator) / Fraction(e0).denominator
+        E = mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator
+        Pp = [mpmath.exp(E0)] + [1] * (k - 1)
+        Qq = [1, mpmath.exp(E0)] + [1] * (k - 2)
+        den = mpmath.exp(E0) + k - 1
+        tot = mpmath.fsum(max(0, (a - mpmath.exp(E) * b_) / den) for a, b_ in zip(Pp, Qq))
+        check(f"RR ε0={e0} k={k} δ({eps})", Reference([{"kind": "rr", "epsilon": e0, "k": k, "count": 1}]).delta(Fraction(eps)), tot)
+    # RR by noise p (binary): the same closed form with e^ε0 = R
+    for p_, k, c, eps in [("1/3", 2, 1, "1/2"), ("1/2", 3, 3, "1")]:
+        P = mpmath.mpf(Fraction(p_).numerator) / Fraction(p_).denominator
+        q1, q2 = 1 - P + P / k, P / k
+        probsP = [q1] + [q2] * (k - 1)
+        probsQ = [q2, q1] + [q2] * (k - 2)
+        import itertools
+        E = mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator
+        tot = mpmath.fsum(max(0, mpmath.fprod(probsP[i] for i in o) - mpmath.exp(E) * mpmath.fprod(probsQ[i] for i in o))
+                          for o in itertools.product(range(k), repeat=c))
+        check(f"RRN p={p_} k={k} ×{c} δ({eps})",
+              Reference([{"kind": "rrn", "p": p_, "k": k, "count": c}]).delta(Fraction(eps)), tot)
+    # approx: δ(ε) of one (ε0, δ0) block: δ0 + (1−δ0)(e^ε0 − e^ε)/(1+e^ε0)
+    e0, d0, eps = Fraction(1, 2), Fraction(1, 10**9), Fraction(1, 10)
+    tot = mpmath.mpf(1) / 10**9 + (1 - mpmath.mpf(1) / 10**9) * (mpmath.exp(0.5) - mpmath.exp(mpmath.mpf(1) / 10)) / (1 + mpmath.exp(0.5))
+    check("approx (1/2, 1e-9) δ(1/10)", Reference([{"kind": "approx", "epsilon": "1/2", "delta": "1e-9", "count": 1}]).delta(eps), tot)
+    # continuous Gaussian alone: the Balle–Wang closed form
+    mu = mpmath.mpf(1) / mpmath.sqrt(2)
+    E = mpmath.mpf(1)
+    tot = mpmath.ncdf(mu / 2 - E / mu) - mpmath.e * mpmath.ncdf(-mu / 2 - E / mu)
+    check("Gaussian σ²=2 δ(1)", Reference([{"kind": "gauss", "sigma2": "2", "shift": "1", "count": 1}]).delta(Fraction(1)), tot)
+    # continuous Laplace: 1 − e^{(ε−μ)/2}
+    check("Laplace b=1/3 δ(1)", Reference([{"kind": "lap", "scale": "1/3", "shift": "1", "count": 1}]).delta(Fraction(1)),
+          1 - mpmath.exp((1 - mpmath.mpf(3)) / 2))
+    # trade-off of binary RR: f(α) = max(0, 1 − e^ε0 α, e^{−ε0}(1 − α))
+    e0 = mpmath.mpf(1)
+    for al in ["1/10", "1/2"]:
+        a_ = mpmath.mpf(Fraction(al).numerator) / Fraction(al).denominator
+        tot = max(0, 1 - mpmath.e * a_, (1 - a_) / mpmath.e)
+        check(f"RR ε0=1 β({al})", Reference([{"kind": "rr", "epsilon": "1", "k": 2, "count": 1}]).tradeoff(Fraction(al)), tot)
+    # (0, δ0) block: f(α) = (1 − δ0)(1 − α)
+    tot = (1 - Fraction(1, 10**300)) * Fraction(1, 10**9)
+    check("approx (0, 1e-300) β(1 − 1e-9)", Reference([{"kind": "approx", "epsilon": "0", "delta": "1e-300", "count": 1}])
+          .tradeoff(1 - Fraction(1, 10**9)), tot)
+    # one discrete Gaussian: Neyman–Pearson over x sorted by loss (mpmath, 60 digits)
+    for s2, d, al in [("0.37", 3, "1/2"), ("2.5", 1, "1e-12"), ("0.37", 3, "0.999999999")]:
+        S2 = mpmath.mpf(Fraction(s2).numerator) / Fraction(s2).denominator
+        R = 80
+        Z = mpmath.fsum(mpmath.exp(-mpmath.mpf(x * x) / (2 * S2)) for x in range(-R, R + 1))
+        xs = sorted(range(-R, R + 1), key=lambda x: -(d * d - 2 * d * x))  # highest loss first
+        need = 1 - mpmath.mpf(Fraction(al).numerator) / Fraction(al).denominator
+        sq = mpmath.mpf(0)
+        for x in xs:
+            px = mpmath.exp(-mpmath.mpf(x * x) / (2 * S2)) / Z
+            qx = mpmath.exp(-mpmath.mpf((x - d) ** 2) / (2 * S2)) / Z
+            if px < need:
+                need -= px
+                sq += qx
+            else:
+                sq += need / px * qx
+                break
+        check(f"DG σ²={s2} Δ={d} β({al})", Reference([{"kind": "dg", "sigma2": s2, "shift": d, "count": 1}], 140.0)
+              .tradeoff(Fraction(al)), sq)
+    print("SELFTEST", "PASSED" if ok else "FAILED")
+    return ok
+
+
+def summary(files):
+    """Tally the classes of one or more result files; group refusals and crashes by message."""
+    import collections
+    import re
+    recs = [json.loads(line) for f in files for line in open(f)]
+    designs = {(r["n"]) for r in recs}
+    print(f"{len(recs)} queries over {len(designs)} designs")
+    by = collections.Counter(r["class"] for r in recs)
+    print("classes:", dict(by.most_common()))
+    byq = collections.defaultdict(collections.Counter)
+    for r in recs:
+        byq[r["query"]][r["class"]] += 1
+    for q, c in byq.items():
+        print(f"  {q}: {dict(c.most_common())}")
+    refs = collections.Counter(r.get("ref") for r in recs)
+    print("reference:", dict(refs))
+    worst = {}
+    for r in recs:
+        e = r["exactdp"]
+        if e.get("status") == "ok" and r["class"] in ("OK", "OK~", "WIDE"):
+            lo, hi = Fraction(e["lower"]), Fraction(e["upper"])
+            w = (hi - lo) / max(abs(hi), abs(lo)) if hi else Fraction(0)
+            if w > worst.get(r["query"], (-1,))[0]:
+                worst[r["query"]] = (w, r["n"], r["value"])
+    for q, (w, n, v) in worst.items():
+        print(f"  widest certified {q}: {float(w):.2e} relative (design {n}, {v})")
+    cpu = [r["exactdp"].get("cpu", 0) for r in recs if r["exactdp"].get("status") == "ok"]
+    if cpu:
+        print(f"  exactdp CPU s per answered query: median {sorted(cpu)[len(cpu) // 2]:.2f}, max {max(cpu):.1f}")
+    groups = collections.defaultdict(list)
+    for r in recs:
+        if r["class"] in ("REFUSED", "CRASH", "HANG", "WRONG SIDE", "UNDECIDED", "NOREF", "WIDE", "SKIPPED"):
+            msg = r["exactdp"].get("msg", "") or r.get("note", "")
+            key = (r["class"], r["exactdp"].get("type", ""), re.sub(r"[-+0-9.e]+", "#", msg)[:90])
+            groups[key].append(r)
+    for key, rs in sorted(groups.items(), key=lambda kv: kv[0]):
+        r = rs[0]
+        print(f"\n[{key[0]}] ×{len(rs)} {key[1]}: {(r['exactdp'].get('msg') or r.get('note', ''))[:300]}")
+        print(f"   e.g. design {r['n']} {r['query']}({r['value']}): {json.dumps(r['design'])}")
+        print(f"   designs: {sorted({x['n'] for x in rs})}")
+
+
+def repro(design_json, query, value):
+    """One query, exactdp in-process (no timeout) and the reference: a reproducer."""
+    from exactdp import ExactAccountant
+    sys.set_int_max_str_digits(0)
+    design = json.loads(design_json)
+    t0 = time.process_time()
+    try:
+        pt = getattr(ExactAccountant(build_design(design)), query)([value])[0]
+        print(f"exactdp: [{float(Fraction(_exact_str(pt.lower))):.17g}, {float(Fraction(_exact_str(pt.upper))):.17g}]"
+              f" ({time.process_time() - t0:.1f} CPU s)")
+    except Exception as exc:  # noqa: BLE001
+        print(f"exactdp: {type(exc).__name__}: {exc} ({time.process_time() - t0:.1f} CPU s)")
+    refs = {}
+    try:
+        if query == "delta":
+            print("reference δ:", [float(x) for x in ref_delta(refs, design, Fraction(value))])
+        elif query == "tradeoff":
+            print("reference β:", [float(x) for x in ref_tradeoff(refs, design, Fraction(value))])
+    except Exception as exc:  # noqa: BLE001
+        print(f"reference: {type(exc).__name__}: {exc}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--worker", action="store_true")
+    ap.add_argument("--repro", nargs=3, metavar=("DESIGN_JSON", "QUERY", "VALUE"), default=None)
+    ap.add_argument("--summary", nargs="*", default=None, help="tally result files instead of running")
+    ap.add_argument("--selftest", action="store_true")
+    ap.add_argument("--designs", type=int, default=80)
+    ap.add_argument("--skip", type=int, default=0)
+    ap.add_argument("--only", type=int, nargs="*", default=None)
+    ap.add_argument("--seed", type=int, default=20261207)
+    ap.add_argument("--minutes", type=float, default=60)
+    ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--out", default="/tmp/audit.jsonl")
+    a = ap.parse_args()
+    if a.worker:
+        return worker()
+    if a.repro:
+        return repro(*a.repro)
+    if a.summary is not None:
+        return summary(a.summary)
+    if a.selftest:
+        return 0 if selftest() else 1
+    run(a)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
