@@ -66,6 +66,7 @@ def A(q) -> flint.arb:
 # the reference: each group's loss atoms
 # ---------------------------------------------------------------------------------------------
 
+
 def _dg_tail(R: int, s2: Fraction) -> flint.arb:
     """Upper bound on Σ_{|x|>R} exp(−x²/(2σ²)) (a geometric majorant of each side)."""
     a = A(Fraction((R + 1) ** 2) / (2 * s2))
@@ -89,7 +90,7 @@ def dg_atoms(s2: Fraction, shift: int, count: int, lt: float):
     # dropped P-mass of one: ≤ T/Z0; Q = P shifted by Δ: its mass outside [-R, R] ≤ tail at R − |Δ|
     dropP1 = T / Z0
     dropQ1 = _dg_tail(R - abs(shift), s2) / Z0
-    poly = pmf ** count if count > 1 else pmf
+    poly = pmf**count if count > 1 else pmf
     coeffs = [poly[i] for i in range(poly.degree() + 1)]
     off = -count * R
     d = shift
@@ -141,7 +142,7 @@ def dlap_atoms(b: Fraction, shift: int, count: int):
     one.append((Fraction(m) / b, 1 / (1 + r), r**m / (1 + r)))
     for x in range(1, m):
         px = (1 - r) / (1 + r) * r**x
-        qx = (1 - r) / (1 + r) * r**(m - x)
+        qx = (1 - r) / (1 + r) * r ** (m - x)
         one.append((Fraction(m - 2 * x) / b, px, qx))
     one.append((Fraction(-m) / b, r**m / (1 + r), 1 / (1 + r)))
     return _power_atoms(one, count)
@@ -407,9 +408,11 @@ class Reference:
 # dp_accounting's PLD sandwich (larger designs, δ ≥ 1e-8)
 # ---------------------------------------------------------------------------------------------
 
+
 def pld_pair(design, interval=1e-4):
-    from dp_accounting.pld import privacy_loss_distribution as pld
     from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
     out = []
     for pess in (False, True):
         acc = None
@@ -419,27 +422,33 @@ def pld_pair(design, interval=1e-4):
             if k == "dg":
                 if g["shift"] == 0:
                     continue
-                one = pld.from_discrete_gaussian_mechanism(math.sqrt(float(Fraction(g["sigma2"]))),
-                                                           sensitivity=abs(g["shift"]), **kw)
+                one = pld.from_discrete_gaussian_mechanism(
+                    math.sqrt(float(Fraction(g["sigma2"]))), sensitivity=abs(g["shift"]), **kw
+                )
             elif k == "dlap":
                 if g["shift"] == 0:
                     continue
-                one = pld.from_discrete_laplace_mechanism(1 / float(Fraction(g["scale"])),
-                                                          sensitivity=abs(g["shift"]), **kw)
+                one = pld.from_discrete_laplace_mechanism(
+                    1 / float(Fraction(g["scale"])), sensitivity=abs(g["shift"]), **kw
+                )
             elif k == "rr":
                 e0, kk = float(Fraction(g["epsilon"])), g["k"]
                 one = pld.from_randomized_response(kk / (math.exp(e0) + kk - 1), kk, **kw)
             elif k == "rrn":
                 one = pld.from_randomized_response(float(Fraction(g["p"])), g["k"], **kw)
             elif k == "approx":
-                one = pld.from_privacy_parameters(common.DifferentialPrivacyParameters(
-                    float(Fraction(g["epsilon"])), float(Fraction(g["delta"]))), value_discretization_interval=interval)
+                one = pld.from_privacy_parameters(
+                    common.DifferentialPrivacyParameters(float(Fraction(g["epsilon"])), float(Fraction(g["delta"]))),
+                    value_discretization_interval=interval,
+                )
             elif k == "gauss":
-                one = pld.from_gaussian_mechanism(math.sqrt(float(Fraction(g["sigma2"]))),
-                                                  sensitivity=float(abs(Fraction(g["shift"]))), **kw)
+                one = pld.from_gaussian_mechanism(
+                    math.sqrt(float(Fraction(g["sigma2"]))), sensitivity=float(abs(Fraction(g["shift"]))), **kw
+                )
             elif k == "lap":
-                one = pld.from_laplace_mechanism(float(Fraction(g["scale"])),
-                                                 sensitivity=float(abs(Fraction(g["shift"]))), **kw)
+                one = pld.from_laplace_mechanism(
+                    float(Fraction(g["scale"])), sensitivity=float(abs(Fraction(g["shift"]))), **kw
+                )
             one = one.self_compose(c) if c > 1 else one
             acc = one if acc is None else acc.compose(one)
         out.append(acc)
@@ -450,20 +459,31 @@ def pld_pair(design, interval=1e-4):
 # exactdp, in a worker process
 # ---------------------------------------------------------------------------------------------
 
+
 def build_design(design):
     from exactdp import Composition, DiscreteGaussian
-    from exactdp.kinds import (ApproxDP, DiscreteLaplace, Gaussian, Laplace, Mixture, RandomizedResponse,
-                               RandomizedResponseNoise)
+    from exactdp.kinds import (
+        ApproxDP,
+        DiscreteLaplace,
+        Gaussian,
+        Laplace,
+        Mixture,
+        RandomizedResponse,
+        RandomizedResponseNoise,
+    )
+
     groups = []
     for g in design:
         k, c = g["kind"], g["count"]
-        m = {"dg": lambda: DiscreteGaussian(g["sigma2"], g["shift"]),
-             "dlap": lambda: DiscreteLaplace(g["scale"], g["shift"]),
-             "rr": lambda: RandomizedResponse(g["epsilon"], g["k"]),
-             "rrn": lambda: RandomizedResponseNoise(g["p"], g["k"]),
-             "approx": lambda: ApproxDP(g["epsilon"], g["delta"]),
-             "gauss": lambda: Gaussian(g["sigma2"], g["shift"]),
-             "lap": lambda: Laplace(g["scale"], g["shift"])}[k]()
+        m = {
+            "dg": lambda g=g: DiscreteGaussian(g["sigma2"], g["shift"]),
+            "dlap": lambda g=g: DiscreteLaplace(g["scale"], g["shift"]),
+            "rr": lambda g=g: RandomizedResponse(g["epsilon"], g["k"]),
+            "rrn": lambda g=g: RandomizedResponseNoise(g["p"], g["k"]),
+            "approx": lambda g=g: ApproxDP(g["epsilon"], g["delta"]),
+            "gauss": lambda g=g: Gaussian(g["sigma2"], g["shift"]),
+            "lap": lambda g=g: Laplace(g["scale"], g["shift"]),
+        }[k]()
         groups.append((m, c))
     if all(g["kind"] == "dg" for g in design):
         return Composition(tuple(groups))
@@ -472,6 +492,7 @@ def build_design(design):
 
 def _exact_str(x) -> str:
     import mpmath
+
     if isinstance(x, (int, Fraction)):
         return str(Fraction(x))
     if not isinstance(x, mpmath.mpf):
@@ -485,6 +506,7 @@ def _exact_str(x) -> str:
 def worker():
     os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..", ".numba-cache"))
     from exactdp import ExactAccountant
+
     sys.set_int_max_str_digits(0)
     cache = {}
     for line in sys.stdin:
@@ -499,13 +521,21 @@ def worker():
             acc = cache[key]
             q, v = req["query"], req["value"]
             pt = getattr(acc, q)([v])[0]
-            out = {"status": "ok", "lower": _exact_str(pt.lower), "upper": _exact_str(pt.upper),
-                   "route": getattr(acc, "route", "?")}
+            out = {
+                "status": "ok",
+                "lower": _exact_str(pt.lower),
+                "upper": _exact_str(pt.upper),
+                "route": getattr(acc, "route", "?"),
+            }
         except Exception as exc:  # noqa: BLE001 — classified by the parent
             name = type(exc).__name__
             kind = "refused" if name in ("UncertifiedError", "InputError", "UnsupportedEventError") else "crash"
-            out = {"status": kind, "type": name, "msg": str(exc)[:400],
-                   "tb": traceback.format_exc()[-1500:] if kind == "crash" else ""}
+            out = {
+                "status": kind,
+                "type": name,
+                "msg": str(exc)[:400],
+                "tb": traceback.format_exc()[-1500:] if kind == "crash" else "",
+            }
         out["cpu"] = time.process_time() - t0
         out["wall"] = time.time() - w0
         sys.stdout.write(json.dumps(out) + "\n")
@@ -517,8 +547,13 @@ class Worker:
         self.proc = None
 
     def start(self):
-        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "--worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
 
     def ask(self, design, query, value, timeout=60.0):
         if self.proc is None or self.proc.poll() is not None:
@@ -549,6 +584,7 @@ class Worker:
 # random designs
 # ---------------------------------------------------------------------------------------------
 
+
 def _decimal_sigma2(rng, lo=1e-3, hi=1e5) -> str:
     x = math.exp(rng.uniform(math.log(lo), math.log(hi)))
     nd = rng.randint(1, 4)
@@ -573,38 +609,77 @@ def draw_design(rng):
         for _ in range(rng.randint(1, 3)):
             k = rng.choice(kinds)
             if k == "dlap":
-                design.append({"kind": "dlap", "scale": rng.choice(["1/2", "5/2", "3", "0.37", "50", "7/3", "1.25"]),
-                               "shift": rng.randint(-8, 8), "count": rng.randint(1, 40)})
+                design.append(
+                    {
+                        "kind": "dlap",
+                        "scale": rng.choice(["1/2", "5/2", "3", "0.37", "50", "7/3", "1.25"]),
+                        "shift": rng.randint(-8, 8),
+                        "count": rng.randint(1, 40),
+                    }
+                )
             elif k == "rr":
-                design.append({"kind": "rr", "epsilon": rng.choice(["0", "1/1000", "1/2", "1", "3", "0.05"]),
-                               "k": rng.choice([2, 2, 3, 7]), "count": rng.randint(1, 30)})
+                design.append(
+                    {
+                        "kind": "rr",
+                        "epsilon": rng.choice(["0", "1/1000", "1/2", "1", "3", "0.05"]),
+                        "k": rng.choice([2, 2, 3, 7]),
+                        "count": rng.randint(1, 30),
+                    }
+                )
             elif k == "rrn" and not used_rrn:
                 used_rrn = True
-                design.append({"kind": "rrn", "p": rng.choice(["1/2", "1/3", "0.9", "0.05", "1"]),
-                               "k": rng.choice([2, 2, 3, 5]), "count": rng.randint(1, 20)})
+                design.append(
+                    {
+                        "kind": "rrn",
+                        "p": rng.choice(["1/2", "1/3", "0.9", "0.05", "1"]),
+                        "k": rng.choice([2, 2, 3, 5]),
+                        "count": rng.randint(1, 20),
+                    }
+                )
             elif k == "approx":
-                design.append({"kind": "approx", "epsilon": rng.choice(["0", "1/10", "1/2", "2"]),
-                               "delta": rng.choice(["0", "1e-9", "1e-5", "1e-300"]), "count": rng.randint(1, 5)})
+                design.append(
+                    {
+                        "kind": "approx",
+                        "epsilon": rng.choice(["0", "1/10", "1/2", "2"]),
+                        "delta": rng.choice(["0", "1e-9", "1e-5", "1e-300"]),
+                        "count": rng.randint(1, 5),
+                    }
+                )
     if style == "cont":
         # a continuous kind beside finite ones (no RRN: the reference's kernel sums the joint atoms)
         design = [g for g in design if g["kind"] != "rrn"]
         if rng.random() < 0.5:
-            design.append({"kind": "gauss", "sigma2": rng.choice(["1/2", "4", "2.25", "100"]),
-                           "shift": rng.choice(["1", "1/2", "3"]), "count": rng.randint(1, 10)})
+            design.append(
+                {
+                    "kind": "gauss",
+                    "sigma2": rng.choice(["1/2", "4", "2.25", "100"]),
+                    "shift": rng.choice(["1", "1/2", "3"]),
+                    "count": rng.randint(1, 10),
+                }
+            )
         else:
-            design.append({"kind": "lap", "scale": rng.choice(["1", "2.5", "1/3"]), "shift": rng.choice(["1", "2", "1/2"]),
-                           "count": 1})
+            design.append(
+                {
+                    "kind": "lap",
+                    "scale": rng.choice(["1", "2.5", "1/3"]),
+                    "shift": rng.choice(["1", "2", "1/2"]),
+                    "count": 1,
+                }
+            )
     if not design:
         design.append({"kind": "dg", "sigma2": _decimal_sigma2(rng), "shift": 1, "count": 1})
     return design
 
 
 def draw_queries(rng, design):
-    q = [("delta", "0"), ("delta", rng.choice(["1/1000", "1e-6", "0.3"])),
-         ("delta", rng.choice(["2", "5", "13.7", "40", "300", "-1/3"])),
-         ("epsilon", rng.choice(["1e-6", "1e-10", "1e-3"])),
-         ("epsilon", rng.choice(["1e-30", "1e-100", "1e-300"])),
-         ("tradeoff", rng.choice(["1e-12", "1/2", "0.999999999", "1e-3"]))]
+    q = [
+        ("delta", "0"),
+        ("delta", rng.choice(["1/1000", "1e-6", "0.3"])),
+        ("delta", rng.choice(["2", "5", "13.7", "40", "300", "-1/3"])),
+        ("epsilon", rng.choice(["1e-6", "1e-10", "1e-3"])),
+        ("epsilon", rng.choice(["1e-30", "1e-100", "1e-300"])),
+        ("tradeoff", rng.choice(["1e-12", "1/2", "0.999999999", "1e-3"])),
+    ]
     return q
 
 
@@ -624,7 +699,7 @@ def classify_bracket(lo, hi, rlo, rhi):
     return "OK" if hi - lo <= REL * scale else "WIDE"
 
 
-LT0 = 92.0        # first truncation level: dropped mass ≤ ~e^-92 ≈ 1e-40
+LT0 = 92.0  # first truncation level: dropped mass ≤ ~e^-92 ≈ 1e-40
 LT_MAX = 60000.0  # deepest level tried (the atoms' count is capped in dg_atoms / the halves)
 
 
@@ -705,8 +780,10 @@ def run(args):
             elif st == "crash":
                 rec["class"] = "CRASH"
             else:
-                lo, hi = Fraction(ans["lower"]) if ans["lower"] not in ("nan", "+inf", "-inf") else None, \
-                    Fraction(ans["upper"]) if ans["upper"] not in ("nan", "+inf", "-inf") else None
+                lo, hi = (
+                    Fraction(ans["lower"]) if ans["lower"] not in ("nan", "+inf", "-inf") else None,
+                    Fraction(ans["upper"]) if ans["upper"] not in ("nan", "+inf", "-inf") else None,
+                )
                 if lo is None or hi is None or lo > hi:
                     rec["class"] = "CRASH"
                     rec["note"] = "non-finite or inverted bracket"
@@ -718,8 +795,16 @@ def run(args):
                         rec["note"] = f"{type(exc).__name__}: {str(exc)[:200]}"
             out.write(json.dumps(rec, default=str) + "\n")
             out.flush()
-            print(n, query, value, rec["class"], rec.get("note", ""), f"{ans.get('wall', 0):.1f}s",
-                  ans.get("msg", "")[:120], flush=True)
+            print(
+                n,
+                query,
+                value,
+                rec["class"],
+                rec.get("note", ""),
+                f"{ans.get('wall', 0):.1f}s",
+                ans.get("msg", "")[:120],
+                flush=True,
+            )
     w.close()
 
 
@@ -751,7 +836,11 @@ def judge(refs, design, query, value, lo, hi, ref_err):
             cls = "WRONG SIDE" if wrong else ("UNDECIDED" if undecided else ("OK" if width_ok else "WIDE"))
             if cls == "UNDECIDED" and width_ok and all(b - a <= Fraction(1, 10**40) * b for a, b in (dlo_hi, dlo_lo)):
                 cls = "OK~"  # δ at both ends within 1e-40 of the target: agree to the reference's resolution
-            return {"class": cls, "ref_delta_at_hi": [str(x) for x in dlo_hi], "ref_delta_at_lo": [str(x) for x in dlo_lo]}
+            return {
+                "class": cls,
+                "ref_delta_at_hi": [str(x) for x in dlo_hi],
+                "ref_delta_at_lo": [str(x) for x in dlo_lo],
+            }
     # PLD sandwich
     if "pld" not in refs:
         refs["pld"] = pld_pair(design)
@@ -763,16 +852,29 @@ def judge(refs, design, query, value, lo, hi, ref_err):
         if d_hi < Fraction(1, 10**8):
             return {"class": "NOREF", "note": "pld: δ < 1e-8"}
         cls = "WRONG SIDE" if (hi < d_lo or lo > d_hi) else "CONTAINS-PLD"
-        return {"class": cls, "note": note, "ref_lo": str(float(d_lo)), "ref_hi": str(float(d_hi)),
-                "lo": str(float(lo)), "hi": str(float(hi)),
-                "width_ok": bool(hi - lo <= REL * hi)}
+        return {
+            "class": cls,
+            "note": note,
+            "ref_lo": str(float(d_lo)),
+            "ref_hi": str(float(d_hi)),
+            "lo": str(float(lo)),
+            "hi": str(float(hi)),
+            "width_ok": bool(hi - lo <= REL * hi),
+        }
     if query == "epsilon":
         if v < Fraction(1, 10**8):
             return {"class": "NOREF", "note": "pld: δ < 1e-8"}
         e_lo, e_hi = Fraction(opt.get_epsilon_for_delta(float(v))), Fraction(pes.get_epsilon_for_delta(float(v)))
         cls = "WRONG SIDE" if (hi < e_lo or lo > e_hi) else "CONTAINS-PLD"
-        return {"class": cls, "note": note, "ref_lo": str(float(e_lo)), "ref_hi": str(float(e_hi)),
-                "lo": str(float(lo)), "hi": str(float(hi)), "width_ok": bool(hi - lo <= REL * abs(hi))}
+        return {
+            "class": cls,
+            "note": note,
+            "ref_lo": str(float(e_lo)),
+            "ref_hi": str(float(e_hi)),
+            "lo": str(float(lo)),
+            "hi": str(float(hi)),
+            "width_ok": bool(hi - lo <= REL * abs(hi)),
+        }
     return {"class": "NOREF", "note": "no trade-off reference beyond exact reach"}
 
 
@@ -780,8 +882,10 @@ def judge(refs, design, query, value, lo, hi, ref_err):
 # self-test of the reference against closed forms
 # ---------------------------------------------------------------------------------------------
 
+
 def selftest():
     import mpmath
+
     mpmath.mp.dps = 60
     ok = True
 
@@ -790,9 +894,12 @@ def selftest():
         lo, hi = ref
         good = lo <= exact <= hi or (abs(exact - float(lo)) <= 1e-50)
         exact_f = Fraction(mpmath.nstr(exact, 55)) if not isinstance(exact, Fraction) else exact
-        good = (lo - abs(lo) * Fraction(1, 10**45) <= exact_f <= hi + abs(hi) * Fraction(1, 10**45))
+        good = lo - abs(lo) * Fraction(1, 10**45) <= exact_f <= hi + abs(hi) * Fraction(1, 10**45)
         ok &= good
-        print(f"{'ok ' if good else 'BAD'} {name}: ref [{float(lo):.15e}, {float(hi):.15e}] exact {mpmath.nstr(exact, 16)}")
+        print(
+            f"{'ok ' if good else 'BAD'} {name}: ref [{float(lo):.15e}, {float(hi):.15e}] "
+            f"exact {mpmath.nstr(exact, 16)}"
+        )
 
     # single discrete Gaussian: δ by a direct sum over x at 60 digits
     for s2, d, eps in [("0.37", 3, "1/2"), ("12.25", 1, "0"), ("1e-3", 2, "5"), ("2500", 7, "1/10"), ("1.5", 1, "9")]:
@@ -800,9 +907,14 @@ def selftest():
         R = int(40 * mpmath.sqrt(S2)) + 10
         Z = mpmath.fsum(mpmath.exp(-mpmath.mpf(x * x) / (2 * S2)) for x in range(-R, R + 1))
         E = mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator
-        tot = mpmath.fsum(max(0, mpmath.exp(-mpmath.mpf(x * x) / (2 * S2)) / Z
-                              - mpmath.exp(E) * mpmath.exp(-mpmath.mpf((x - d) ** 2) / (2 * S2)) / Z)
-                          for x in range(-R, R + 1))
+        tot = mpmath.fsum(
+            max(
+                0,
+                mpmath.exp(-mpmath.mpf(x * x) / (2 * S2)) / Z
+                - mpmath.exp(E) * mpmath.exp(-mpmath.mpf((x - d) ** 2) / (2 * S2)) / Z,
+            )
+            for x in range(-R, R + 1)
+        )
         r = Reference([{"kind": "dg", "sigma2": s2, "shift": d, "count": 1}], 140.0)
         check(f"DG σ²={s2} Δ={d} δ({eps})", r.delta(Fraction(eps)), tot)
     # two DGs (count 2) against the double sum
@@ -813,7 +925,11 @@ def selftest():
     p = {x: mpmath.exp(-mpmath.mpf(x * x) / (2 * S2)) / Z for x in range(-R, R + 1)}
     q = {x: mpmath.exp(-mpmath.mpf((x - d) ** 2) / (2 * S2)) / Z for x in range(-R, R + 1)}
     tot = mpmath.fsum(max(0, p[x] * p[y] - mpmath.e * q[x] * q[y]) for x in p for y in p)
-    check("DG σ²=3/2 Δ=2 ×2 δ(1)", Reference([{"kind": "dg", "sigma2": "3/2", "shift": 2, "count": 2}], 140.0).delta(eps), tot)
+    check(
+        "DG σ²=3/2 Δ=2 ×2 δ(1)",
+        Reference([{"kind": "dg", "sigma2": "3/2", "shift": 2, "count": 2}], 140.0).delta(eps),
+        tot,
+    )
     # discrete Laplace: direct sum over the pmfs
     for b, m, eps in [("5/2", 1, "0"), ("0.37", 3, "1"), ("7/3", 8, "2")]:
         B = mpmath.mpf(Fraction(b).numerator) / Fraction(b).denominator
@@ -821,7 +937,11 @@ def selftest():
         c = (1 - r_) / (1 + r_)
         E = mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator
         tot = mpmath.fsum(max(0, c * r_ ** abs(x) - mpmath.exp(E) * c * r_ ** abs(x - m)) for x in range(-3000, 3000))
-        check(f"DLap b={b} s={m} δ({eps})", Reference([{"kind": "dlap", "scale": b, "shift": m, "count": 1}]).delta(Fraction(eps)), tot)
+        check(
+            f"DLap b={b} s={m} δ({eps})",
+            Reference([{"kind": "dlap", "scale": b, "shift": m, "count": 1}]).delta(Fraction(eps)),
+            tot,
+        )
     # RR closed form: δ(ε) = (e^ε0 − e^ε)/(e^ε0 + k − 1) for ε < ε0
     for e0, k, eps in [("1", 2, "1/2"), ("3", 7, "0"), ("1/2", 3, "-1/4")]:
         E0 = mpmath.mpf(Fraction(e0).numerator) / Fraction(e0).denominator
@@ -830,7 +950,11 @@ def selftest():
         Qq = [1, mpmath.exp(E0)] + [1] * (k - 2)
         den = mpmath.exp(E0) + k - 1
         tot = mpmath.fsum(max(0, (a - mpmath.exp(E) * b_) / den) for a, b_ in zip(Pp, Qq))
-        check(f"RR ε0={e0} k={k} δ({eps})", Reference([{"kind": "rr", "epsilon": e0, "k": k, "count": 1}]).delta(Fraction(eps)), tot)
+        check(
+            f"RR ε0={e0} k={k} δ({eps})",
+            Reference([{"kind": "rr", "epsilon": e0, "k": k, "count": 1}]).delta(Fraction(eps)),
+            tot,
+        )
     # RR by noise p (binary): the same closed form with e^ε0 = R
     for p_, k, c, eps in [("1/3", 2, 1, "1/2"), ("1/2", 3, 3, "1")]:
         P = mpmath.mpf(Fraction(p_).numerator) / Fraction(p_).denominator
@@ -838,33 +962,59 @@ def selftest():
         probsP = [q1] + [q2] * (k - 1)
         probsQ = [q2, q1] + [q2] * (k - 2)
         import itertools
+
         E = mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator
-        tot = mpmath.fsum(max(0, mpmath.fprod(probsP[i] for i in o) - mpmath.exp(E) * mpmath.fprod(probsQ[i] for i in o))
-                          for o in itertools.product(range(k), repeat=c))
-        check(f"RRN p={p_} k={k} ×{c} δ({eps})",
-              Reference([{"kind": "rrn", "p": p_, "k": k, "count": c}]).delta(Fraction(eps)), tot)
+        tot = mpmath.fsum(
+            max(0, mpmath.fprod(probsP[i] for i in o) - mpmath.exp(E) * mpmath.fprod(probsQ[i] for i in o))
+            for o in itertools.product(range(k), repeat=c)
+        )
+        check(
+            f"RRN p={p_} k={k} ×{c} δ({eps})",
+            Reference([{"kind": "rrn", "p": p_, "k": k, "count": c}]).delta(Fraction(eps)),
+            tot,
+        )
     # approx: δ(ε) of one (ε0, δ0) block: δ0 + (1−δ0)(e^ε0 − e^ε)/(1+e^ε0)
-    e0, d0, eps = Fraction(1, 2), Fraction(1, 10**9), Fraction(1, 10)
-    tot = mpmath.mpf(1) / 10**9 + (1 - mpmath.mpf(1) / 10**9) * (mpmath.exp(0.5) - mpmath.exp(mpmath.mpf(1) / 10)) / (1 + mpmath.exp(0.5))
-    check("approx (1/2, 1e-9) δ(1/10)", Reference([{"kind": "approx", "epsilon": "1/2", "delta": "1e-9", "count": 1}]).delta(eps), tot)
+    eps = Fraction(1, 10)  # (ε0 = 1/2, δ0 = 1e-9)
+    tot = mpmath.mpf(1) / 10**9 + (1 - mpmath.mpf(1) / 10**9) * (mpmath.exp(0.5) - mpmath.exp(mpmath.mpf(1) / 10)) / (
+        1 + mpmath.exp(0.5)
+    )
+    check(
+        "approx (1/2, 1e-9) δ(1/10)",
+        Reference([{"kind": "approx", "epsilon": "1/2", "delta": "1e-9", "count": 1}]).delta(eps),
+        tot,
+    )
     # continuous Gaussian alone: the Balle–Wang closed form
     mu = mpmath.mpf(1) / mpmath.sqrt(2)
     E = mpmath.mpf(1)
     tot = mpmath.ncdf(mu / 2 - E / mu) - mpmath.e * mpmath.ncdf(-mu / 2 - E / mu)
-    check("Gaussian σ²=2 δ(1)", Reference([{"kind": "gauss", "sigma2": "2", "shift": "1", "count": 1}]).delta(Fraction(1)), tot)
+    check(
+        "Gaussian σ²=2 δ(1)",
+        Reference([{"kind": "gauss", "sigma2": "2", "shift": "1", "count": 1}]).delta(Fraction(1)),
+        tot,
+    )
     # continuous Laplace: 1 − e^{(ε−μ)/2}
-    check("Laplace b=1/3 δ(1)", Reference([{"kind": "lap", "scale": "1/3", "shift": "1", "count": 1}]).delta(Fraction(1)),
-          1 - mpmath.exp((1 - mpmath.mpf(3)) / 2))
+    check(
+        "Laplace b=1/3 δ(1)",
+        Reference([{"kind": "lap", "scale": "1/3", "shift": "1", "count": 1}]).delta(Fraction(1)),
+        1 - mpmath.exp((1 - mpmath.mpf(3)) / 2),
+    )
     # trade-off of binary RR: f(α) = max(0, 1 − e^ε0 α, e^{−ε0}(1 − α))
     e0 = mpmath.mpf(1)
     for al in ["1/10", "1/2"]:
         a_ = mpmath.mpf(Fraction(al).numerator) / Fraction(al).denominator
         tot = max(0, 1 - mpmath.e * a_, (1 - a_) / mpmath.e)
-        check(f"RR ε0=1 β({al})", Reference([{"kind": "rr", "epsilon": "1", "k": 2, "count": 1}]).tradeoff(Fraction(al)), tot)
+        check(
+            f"RR ε0=1 β({al})",
+            Reference([{"kind": "rr", "epsilon": "1", "k": 2, "count": 1}]).tradeoff(Fraction(al)),
+            tot,
+        )
     # (0, δ0) block: f(α) = (1 − δ0)(1 − α)
     tot = (1 - Fraction(1, 10**300)) * Fraction(1, 10**9)
-    check("approx (0, 1e-300) β(1 − 1e-9)", Reference([{"kind": "approx", "epsilon": "0", "delta": "1e-300", "count": 1}])
-          .tradeoff(1 - Fraction(1, 10**9)), tot)
+    check(
+        "approx (0, 1e-300) β(1 − 1e-9)",
+        Reference([{"kind": "approx", "epsilon": "0", "delta": "1e-300", "count": 1}]).tradeoff(1 - Fraction(1, 10**9)),
+        tot,
+    )
     # one discrete Gaussian: Neyman–Pearson over x sorted by loss (mpmath, 60 digits)
     for s2, d, al in [("0.37", 3, "1/2"), ("2.5", 1, "1e-12"), ("0.37", 3, "0.999999999")]:
         S2 = mpmath.mpf(Fraction(s2).numerator) / Fraction(s2).denominator
@@ -882,8 +1032,11 @@ def selftest():
             else:
                 sq += need / px * qx
                 break
-        check(f"DG σ²={s2} Δ={d} β({al})", Reference([{"kind": "dg", "sigma2": s2, "shift": d, "count": 1}], 140.0)
-              .tradeoff(Fraction(al)), sq)
+        check(
+            f"DG σ²={s2} Δ={d} β({al})",
+            Reference([{"kind": "dg", "sigma2": s2, "shift": d, "count": 1}], 140.0).tradeoff(Fraction(al)),
+            sq,
+        )
     print("SELFTEST", "PASSED" if ok else "FAILED")
     return ok
 
@@ -892,6 +1045,7 @@ def summary(files):
     """Tally the classes of one or more result files; group refusals and crashes by message."""
     import collections
     import re
+
     recs = [json.loads(line) for f in files for line in open(f)]
     designs = {(r["n"]) for r in recs}
     print(f"{len(recs)} queries over {len(designs)} designs")
@@ -933,13 +1087,16 @@ def summary(files):
 def repro(design_json, query, value):
     """One query, exactdp in-process (no timeout) and the reference: a reproducer."""
     from exactdp import ExactAccountant
+
     sys.set_int_max_str_digits(0)
     design = json.loads(design_json)
     t0 = time.process_time()
     try:
         pt = getattr(ExactAccountant(build_design(design)), query)([value])[0]
-        print(f"exactdp: [{float(Fraction(_exact_str(pt.lower))):.17g}, {float(Fraction(_exact_str(pt.upper))):.17g}]"
-              f" ({time.process_time() - t0:.1f} CPU s)")
+        print(
+            f"exactdp: [{float(Fraction(_exact_str(pt.lower))):.17g}, {float(Fraction(_exact_str(pt.upper))):.17g}]"
+            f" ({time.process_time() - t0:.1f} CPU s)"
+        )
     except Exception as exc:  # noqa: BLE001
         print(f"exactdp: {type(exc).__name__}: {exc} ({time.process_time() - t0:.1f} CPU s)")
     refs = {}

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import mixed_brute
 import mpmath
 import pytest
 
 import exactdp.accounting.mixed_queries as mixed_queries
-import mixed_brute
 from exactdp import DiscreteGaussian, ExactAccountant
 from exactdp.kinds import DiscreteLaplace, Gaussian, Mixture
 
