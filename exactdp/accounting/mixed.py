@@ -47,6 +47,8 @@ from exactdp.numerics.exact import InputError, as_real
 __all__ = ["MixedAccountant", "WIDTH", "to_mpf"]
 
 _DPS = 60
+#: beside continuous Gaussians, finite parts of more atoms are summed pruned (:meth:`MixedAccountant._pruned`)
+_PRUNE_ABOVE = 256
 #: the grain 2^100 of the thresholds at which the Gaussian oracle is asked beside randomized
 #: responses (:meth:`MixedAccountant._rest_at`)
 _GRAIN = 2**100
@@ -248,17 +250,29 @@ class MixedAccountant(Accountant):
         ``δ_N(t) = ½erfc((t − μ)/(2√μ)) − ½e^t erfc((t + μ)/(2√μ))`` (balls)."""
         fin = self.finite
         idx, masses = fin.atoms(prec)
+        if self.laplace is None and len(idx) > _PRUNE_ABOVE:  # (the atoms that matter, the rest bounded)
+            return self._pruned(lo, hi, eb, prec, fin.deficit(prec), lambda ids, ms: self._erfc_sum(ids, ms, eb, prec))
         p_inf = fin.tables(prec)[3]
+        with prec_ctx(prec):
+            total = p_inf + fin.deficit(prec)
+            if self.laplace is None:
+                return total + self._erfc_sum(idx, masses, eb, prec)
+            for i, m in zip(idx, masses):  # (the Laplaces' closed form D(t), exact t when ε is)
+                v = fin.value(i)
+                t = eb - flint.arb(flint.fmpq(v.numerator, v.denominator))
+                total += m * self.laplace.delta(lo - v, hi - v, t, prec)
+            return total
+
+    def _erfc_sum(self, idx, masses, eb: flint.arb, prec: int) -> flint.arb:
+        """``Σ p_i δ_N(ε − v_i)`` over the given atoms (the continuous Gaussians' closed form, balls)."""
+        fin = self.finite
         with prec_ctx(prec):
             mu = flint.arb(flint.fmpq(self.mu.numerator, self.mu.denominator))
             root = 2 * mu.sqrt()
-            total = p_inf + fin.deficit(prec)
+            total = flint.arb(0)
             for i, m in zip(idx, masses):
                 v = fin.value(i)
                 t = eb - flint.arb(flint.fmpq(v.numerator, v.denominator))
-                if self.laplace is not None:  # (the Laplaces' closed form D(t), exact t when ε is)
-                    total += m * self.laplace.delta(lo - v, hi - v, t, prec)
-                    continue
                 d = (((t - mu) / root).erfc() - t.exp() * ((t + mu) / root).erfc()) / 2
                 if d.lower() < 0:
                     d = d.nonnegative_part() if d.upper() > 0 else flint.arb(0)
@@ -266,21 +280,29 @@ class MixedAccountant(Accountant):
             return total
 
     def _mixed(self, lo: Fraction, hi: Fraction, eb: flint.arb, e, prec: int) -> flint.arb:
-        """``p_∞ + Σ p_i δ_G(ε − v_i)`` with the pruning of the module docstring: after a first
-        batch, the next batch is the shortest prefix of the order whose certified rest bound
-        is below the goal (doubling when the bound of the rest cannot reach it yet)."""
+        """``p_∞ + Σ p_i δ_G(ε − v_i)`` with the pruning of the module docstring (:meth:`_pruned`)."""
+        return self._pruned(lo, hi, eb, prec, flint.arb(0), lambda ids, ms: self._gauss_sum(ids, ms, lo, hi, e, prec),
+                            deep=isinstance(e, Fraction))
+
+    def _pruned(self, lo: Fraction, hi: Fraction, eb: flint.arb, prec: int, base: flint.arb, summed,
+                deep: bool = True) -> flint.arb:
+        """``p_∞ + base + Σ p_i δ_ρ(ε − v_i)``, δ_ρ the Gaussian part's curve (``summed(atoms,
+        masses)`` its ball over the given atoms), pruned: after a first batch, the next batch is
+        the shortest prefix of the order whose certified rest bound (the zCDP bound of δ_ρ,
+        :meth:`_rest_bounds`) is below the goal (doubling when it cannot reach it yet); with
+        ``deep``, the atoms beyond :meth:`_deep`'s cut from the prefix sums."""
         idx, masses = self.finite.atoms(prec)
         p_inf = self.finite.tables(prec)[3]
-        limit, deep = self._deep(hi, eb, prec) if isinstance(e, Fraction) else (len(idx), flint.arb(0))
+        limit, deep_part = self._deep(hi, eb, prec) if deep else (len(idx), flint.arb(0))
         order, est, rest, rest_f = self._rest_bounds(lo, prec, limit)
         n = len(order)
         with prec_ctx(prec):
-            total = p_inf + deep
+            total = p_inf + base + deep_part
             # (a first batch of the atoms whose estimated bound is not negligible beside the largest)
             done, take = 0, max(1, min(32, int(numpy.count_nonzero(est >= est[0] * 1e-20)))) if n else 0
             while n:
                 new = order[done:take]
-                total += self._gauss_sum([idx[k] for k in new], [masses[k] for k in new], lo, hi, e, prec)
+                total += summed([idx[k] for k in new], [masses[k] for k in new])
                 done = take
                 if done == n:
                     return total
@@ -354,14 +376,15 @@ class MixedAccountant(Accountant):
         return order, bound[order], _Rest(rest_f), rest_f
 
     def zcdp_upper(self, e: Fraction, prec: int = 128) -> flint.arb:
-        """A ball above δ(e) from the zCDP bound of δ_G alone, ``p_∞ + Σ p_i min(1, e^{−(t_i−ρ)²/(4ρ)})``
-        (no oracle call; with a Gaussian part)."""
+        """A ball above δ(e) from the zCDP bound of the Gaussian part alone, ``p_∞ + D +
+        Σ p_i min(1, e^{−(t_i−ρ)²/(4ρ)})`` (no oracle call; with a Gaussian part: the discrete
+        Gaussians' oracle, or continuous Gaussians, D the windows' deficit)."""
         if self.rr is not None:  # (the ±log R losses are not in the bound: no early decision)
             return flint.arb(0).union(flint.arb(1))
         p_inf = self.finite.tables(prec)[3]
         rest = self._rest_bounds(e, prec)[2]
         with prec_ctx(prec):
-            return p_inf + rest[0]
+            return p_inf + self.finite.deficit(prec) + rest[0]  # (the windows' deficit: beside continuous Gaussians)
 
     def _gauss_sum(self, idx: list, masses: list, lo: Fraction, hi: Fraction, e, prec: int) -> flint.arb:
         """``Σ p_i δ_G(ε − v_i)`` over the given atoms (one batched call of the Gaussian route).

@@ -175,7 +175,8 @@ def _epsilon_search(acc, target: Fraction) -> tuple:
         b *= 2
         if b > 10**50:
             raise UncertifiedError(f"ε(δ={float(target):.6g}) lies beyond 1e50")
-    if acc.gauss is not None:  # the least b (to 1/256 of [a, b]) that the zCDP bound alone certifies,
+    if acc.gauss is not None or (acc.mu and acc.laplace is None and acc.rr is None):
+        # the least b (to 1/256 of [a, b]) that the zCDP bound alone certifies,
         lo_z, tb = a, _q(target)  # so that the oracle is not asked deep in its tail at b
         for _ in range(8):
             m = (lo_z + b) / 2
@@ -251,7 +252,9 @@ def _certify(acc, x: Fraction, target: Fraction, a: Fraction, b: Fraction) -> tu
 
 
 def _logmid(acc, e: Fraction) -> float:
-    b = acc.delta_ball(e, 128)
+    # (an estimate: beside continuous parts the 128-bit ball, however wide — a deep δ below the
+    # windows' deficit never narrows, and each precision rebuilds the finite part's tables)
+    b = acc.delta_ball(e, 128, once=acc.gauss is None and acc.smooth)
     m = to_mpf(b, True)
     return float(mpmath.log(m)) if m > 0 else -1e6
 
