@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 from exactdp.kernels.jit import kernel
-from exactdp.kernels.profile import _pen_lookup, dd_frac2
+from exactdp.kernels.profile import interval_pen, node_pen
 from exactdp.kernels.units import EPS64
 
 __all__ = ["sieve_nodes_flat"]
@@ -70,19 +70,7 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf,
         lb = 0.5 * sk2 * ua * ua * (1.0 - 4.0 * EPS64)
         if lb <= level:
             for g in range(G):
-                h, l = dd_frac2(af, tau_hi[g], tau_lo[g])
-                length = span * (abs(tau_hi[g]) + abs(tau_lo[g])) * (1.0 + 4.0 * EPS64)
-                if length >= 1.0:
-                    continue
-                slack = EPS64 + 2.0**-100 * (1.0 + af * abs(tau_hi[g]))
-                x0 = h + l - slack
-                x1 = h + l + length + slack
-                if math.floor(x1) >= math.ceil(x0):
-                    continue
-                d0 = abs(x0 - math.floor(x0 + 0.5))
-                d1 = abs(x1 - math.floor(x1 + 0.5))
-                d = min(d0, d1) - 4.0 * EPS64
-                lb += _pen_lookup(d, pen_tab[g], pen_scale[g])
+                lb += interval_pen(af, span, tau_hi[g], tau_lo[g], pen_tab[g], pen_scale[g])
                 if lb > level + _MORE:
                     break
         if lb > level:
@@ -96,9 +84,7 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf,
                 gp = 0.0
                 pen = gauss
                 for g in range(G):
-                    h, l = dd_frac2(nf, tau_hi[g], tau_lo[g])
-                    d = abs(h + l) - EPS64 - 2.0**-100 * (1.0 + nf * abs(tau_hi[g]))
-                    gp += _pen_lookup(d, pen_tab[g], pen_scale[g])
+                    gp += node_pen(nf, tau_hi[g], tau_lo[g], pen_tab[g], pen_scale[g])
                     pen = gauss + gp
                     if pen > T + _MORE:
                         break

@@ -74,6 +74,33 @@ def _pen_lookup(d, tab, scale):
     return tab[int(x)]
 
 
+@kernel("float64(float64, float64, float64, float64, float64[:], float64)")
+def interval_pen(af, span, th, tl, tab, scale):
+    """A lower bound of a group's penalty at every node of ``[a, a + span]`` (``af = a``; the
+    group's phase step ``th + tl`` in double-double): 0 when the phases of the interval may
+    cross an integer, else the table's bound at their least distance to one (rounding bounded)."""
+    h, l = dd_frac2(af, th, tl)
+    length = span * (abs(th) + abs(tl)) * (1.0 + 4.0 * EPS64)
+    if length >= 1.0:
+        return 0.0
+    slack = EPS64 + 2.0**-100 * (1.0 + af * abs(th))
+    x0 = h + l - slack
+    x1 = h + l + length + slack
+    if math.floor(x1) >= math.ceil(x0):
+        return 0.0
+    d0 = abs(x0 - math.floor(x0 + 0.5))
+    d1 = abs(x1 - math.floor(x1 + 0.5))
+    return _pen_lookup(min(d0, d1) - 4.0 * EPS64, tab, scale)
+
+
+@kernel("float64(float64, float64, float64, float64[:], float64)")
+def node_pen(nf, th, tl, tab, scale):
+    """A lower bound of a group's penalty at node ``nf`` (its phase's distance to the integers,
+    rounding bounded)."""
+    h, l = dd_frac2(nf, th, tl)
+    return _pen_lookup(abs(h + l) - EPS64 - 2.0**-100 * (1.0 + nf * abs(th)), tab, scale)
+
+
 @kernel("Tuple((int64[:], int64))(float64[:], float64[:], float64[:, :], float64[:], int64, float64, float64, "
         "float64, float64, int64, int64, int64)")
 def sieve_nodes(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T0, slope, leaf, budget, node_cap):
@@ -114,19 +141,7 @@ def sieve_nodes(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T0, slope, le
             continue
         span = float(b - a)
         for g in range(G):
-            h, l = dd_frac2(af, tau_hi[g], tau_lo[g])
-            length = span * (abs(tau_hi[g]) + abs(tau_lo[g])) * (1.0 + 4.0 * EPS64)
-            if length >= 1.0:
-                continue
-            slack = EPS64 + 2.0**-100 * (1.0 + af * abs(tau_hi[g]))
-            x0 = h + l - slack
-            x1 = h + l + length + slack
-            if math.floor(x1) >= math.ceil(x0):
-                continue
-            d0 = abs(x0 - math.floor(x0 + 0.5))
-            d1 = abs(x1 - math.floor(x1 + 0.5))
-            d = min(d0, d1) - 4.0 * EPS64
-            lb += _pen_lookup(d, pen_tab[g], pen_scale[g])
+            lb += interval_pen(af, span, tau_hi[g], tau_lo[g], pen_tab[g], pen_scale[g])
             if lb > level:
                 break
         if lb > level:
@@ -138,9 +153,7 @@ def sieve_nodes(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T0, slope, le
                 lv = T0 + slope * math.log1p(nf)
                 pen = 0.5 * sk2 * un * un * (1.0 - 4.0 * EPS64)
                 for g in range(G):
-                    h, l = dd_frac2(nf, tau_hi[g], tau_lo[g])
-                    d = abs(h + l) - EPS64 - 2.0**-100 * (1.0 + nf * abs(tau_hi[g]))
-                    pen += _pen_lookup(d, pen_tab[g], pen_scale[g])
+                    pen += node_pen(nf, tau_hi[g], tau_lo[g], pen_tab[g], pen_scale[g])
                     if pen > lv:
                         break
                 if pen <= lv:

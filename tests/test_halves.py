@@ -110,12 +110,12 @@ def test_clumpy_designs_against_brute_force(design, depth):
     _check_against_brute(design, depth)
 
 
-def test_eight_two_decimal_variances_inside_the_pld_sandwich():
-    comp = _comp([(v, 1, 1) for v in EIGHT])
+def _inside_the_pld_sandwich(comp: Composition, targets: list) -> ExactAccountant:
+    """A fresh accountant of ``comp`` on the two-half enumeration whose δ (at the Bun–Steinke ε
+    of each target) and ε(δ) lie between PLD's optimistic and pessimistic values, ≤ REL wide."""
     acc = ExactAccountant(comp)
     assert acc.diagnostics().method == "halves-enumeration"
     opt, pess = pld_pair(comp)
-    targets = [F(1, 100), F(1, 10**6), F(1, 10**10)]
     eps = [F(float(bun_steinke_epsilon(comp.rho, t)(30))) for t in targets]
     for e, p in zip(eps, acc.delta(eps)):
         assert opt.get_delta_for_epsilon(float(e)) <= p.lower <= p.upper <= pess.get_delta_for_epsilon(float(e))
@@ -126,6 +126,11 @@ def test_eight_two_decimal_variances_inside_the_pld_sandwich():
         assert opt.get_epsilon_for_delta(d) <= p.lower <= p.upper <= pess.get_epsilon_for_delta(d)
         with mpmath.workdps(40):
             assert p.upper - p.lower <= REL * p.upper
+    return acc
+
+
+def test_eight_two_decimal_variances_inside_the_pld_sandwich():
+    acc = _inside_the_pld_sandwich(_comp([(v, 1, 1) for v in EIGHT]), [F(1, 100), F(1, 10**6), F(1, 10**10)])
     for p in acc.tradeoff(["0.01", "0.5"]):
         with mpmath.workdps(40):
             assert 0 <= p.lower <= p.upper and p.upper - p.lower <= REL * p.upper
@@ -229,18 +234,4 @@ def test_ten_shift_two_variances_inside_the_pld_sandwich():
     # the design of issue 33 that was refused ("design beyond every engine"): ten distinct
     # two-decimal σ² in [2.5, 4.5], shift 2; its halves of five groups are listed in tilted
     # ellipsoids.  δ and ε(δ) between PLD's optimistic and pessimistic values (δ ≥ 1e-8)
-    comp = _comp([(v, 2, 1) for v in SHIFT2_TEN])
-    acc = ExactAccountant(comp)
-    assert acc.diagnostics().method == "halves-enumeration"
-    opt, pess = pld_pair(comp)
-    targets = [F(1, 100), F(1, 10**5), F(1, 10**8)]
-    eps = [F(float(bun_steinke_epsilon(comp.rho, t)(30))) for t in targets]
-    for e, p in zip(eps, acc.delta(eps)):
-        assert opt.get_delta_for_epsilon(float(e)) <= p.lower <= p.upper <= pess.get_delta_for_epsilon(float(e))
-        with mpmath.workdps(40):
-            assert p.upper - p.lower <= REL * p.upper
-    for t, p in zip(targets, acc.epsilon(targets)):
-        d = float(t)
-        assert opt.get_epsilon_for_delta(d) <= p.lower <= p.upper <= pess.get_epsilon_for_delta(d)
-        with mpmath.workdps(40):
-            assert p.upper - p.lower <= REL * p.upper
+    _inside_the_pld_sandwich(_comp([(v, 2, 1) for v in SHIFT2_TEN]), [F(1, 100), F(1, 10**5), F(1, 10**8)])
