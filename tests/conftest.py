@@ -34,3 +34,13 @@ def shared() -> Path:
 @pytest.fixture(scope="session")
 def seed002(shared) -> Path:
     return shared / "seed002_data"
+
+
+@pytest.fixture
+def opendp():
+    """OpenDP's prelude with the features exactdp's adapters need ("contrib",
+    "honest-but-curious") enabled for the test, disabled after it; skipped without OpenDP."""
+    dp = pytest.importorskip("opendp.prelude")
+    dp.enable_features("contrib", "honest-but-curious")
+    yield dp
+    dp.disable_features("contrib", "honest-but-curious")

@@ -99,11 +99,8 @@ S2 = "9"  # small enough for the brute-force loss distributions
 
 
 @pytest.fixture
-def dp():
-    dp = pytest.importorskip("opendp.prelude")
-    dp.enable_features("contrib", "honest-but-curious")
-    yield dp
-    dp.disable_features("contrib", "honest-but-curious")
+def dp(opendp):  # (conftest's OpenDP prelude, features enabled)
+    return opendp
 
 
 def _brute_max(patterns, eps) -> Fraction:

@@ -165,14 +165,6 @@ def test_dp_accounting_randomized_response_event():
 
 
 # ----------------------------------------------------------------------------- OpenDP
-@pytest.fixture
-def opendp():
-    dp = pytest.importorskip("opendp.prelude")
-    dp.enable_features("contrib", "honest-but-curious")
-    yield dp
-    dp.disable_features("contrib", "honest-but-curious")
-
-
 def test_opendp_measurements_map_to_the_design_by_hand(opendp):
     dp = opendp
     from exactdp.interop.opendp_measurements import design_of, designs_of

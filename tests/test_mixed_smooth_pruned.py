@@ -46,7 +46,7 @@ def test_delta_contains_the_enumeration(design, eps):
     assert p.upper - p.lower <= mpmath.mpf("1e-9") * p.upper
 
 
-@pytest.mark.parametrize("target", ["1e-3", "1e-10", "1e-60"])
+@pytest.mark.parametrize("target", ["0.5", "1e-3", "1e-10", "1e-60", "1e-300"])
 def test_epsilon_ends_are_judged_right_by_the_enumeration(design, target):
     acc, atoms = design
     p = acc.epsilon([target])[0]

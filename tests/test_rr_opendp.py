@@ -22,11 +22,8 @@ DPS = 70
 
 
 @pytest.fixture
-def dp():
-    dp = pytest.importorskip("opendp.prelude")
-    dp.enable_features("contrib", "honest-but-curious")
-    yield dp
-    dp.disable_features("contrib", "honest-but-curious")
+def dp(opendp):  # (conftest's OpenDP prelude, features enabled)
+    return opendp
 
 
 def _ref_delta(prob: float, k: int, n: int, eps: Fraction) -> mpmath.mpf:
