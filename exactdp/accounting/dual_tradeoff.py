@@ -126,11 +126,10 @@ class _G:
                 c_lo, c_hi = cm_lo - ee * self.a, cm_hi - ee * self.a
                 c_size = min(size, cm_hi + ee * self.a)
             else:  # G = e^ε((1 − α) − δ(−ε)) = e^ε(C(−ε) − α)
-                g_lo = ee * max(self.one_minus - dh, cm_lo - self.a)
-                g_hi = ee * min(self.one_minus - dl, cm_hi - self.a)
-                size = ee * (self.one_minus + dh)  # (α near 1: relative to 1 − α, not to 1)
+                g_lo, g_hi = ee * (self.one_minus - dh), ee * (self.one_minus - dl)  # (the direct form
+                size = ee * (self.one_minus + dh)  # alone: its rounding acts on 1 − α + δ, far below 1 near α = 1)
                 c_lo, c_hi = ee * (cm_lo - self.a), ee * (cm_hi - self.a)
-                c_size = min(size, ee * (cm_hi + self.a))
+                c_size = ee * (cm_hi + self.a)
             # the complement's form alone acts on magnitudes C + α only: with C far below 1
             # (α below the lowest atoms' mass) its rounding slack is that much smaller
             self.cache[e] = (ee, max(g_lo - slack * size, c_lo - slack * c_size),

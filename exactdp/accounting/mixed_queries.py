@@ -479,12 +479,12 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool, rel: float | None) -> t
             (fine is not None and width < 3 * float(fine))
 
     centre = brent_max(est, lo_e, hi_e, stop)
-    near_one = near_one and acc.smooth is False
     floor = abs(_g(acc, Fraction(centre), alpha, _EST_REL)[1]) if acc.smooth else 0  # (smooth designs: G's radius
     # at every stencil point relative to the maximum's estimate)
     stencils = []
-    if grid is not None and grid[1] > (1e-12 if near_one else 1e-9) * (1 + abs(centre)):  # G is piecewise linear
-        # in x between kinks (near α = 1 the centre is far out, −485 at 1 − α = 1e-9, the kinks 9e-8 apart)
+    rel_grid = 1e-12 if near_one and not acc.smooth else 1e-9  # (near α = 1 the centre is far out: −485 at
+    # 1 − α = 1e-9 on audit design 20, its kinks 9e-8 apart)
+    if grid is not None and grid[1] > rel_grid * (1 + abs(centre)):  # G is piecewise linear in x between kinks
         offset, step = grid  # (for ε < 0, G's kinks are at −ε on the grid)
         sign = 1 if centre >= 0 else -1
         k = round((Fraction(sign * centre) - offset) / step)
@@ -527,7 +527,7 @@ def _stencils(acc, alpha: Fraction, snapped: bool, grid, centre: float, stencils
             # between kinks; the finest for a kink at 1e-9 relative whatever the grid, e.g. 2000 at scale 1/1000)
             pts = sorted(pts + [gm(kink + j * sub) for sub in subs for j in (-2, -1, 1, 2)])
         lower = max(max(p[1] for p in pts), mpmath.mpf(0))
-        eps_max = abs(centre) + 4 * float(grid[1] if grid else 0) + 1
+        eps_max = max(abs(centre) + 4 * float(grid[1] if grid else 0), max(abs(float(p[3])) for p in pts)) + 1
         if acc.smooth:
             upper = _smooth_envelope(pts, eps_max)
         else:
