@@ -440,9 +440,9 @@ def _kink_max(pts: list) -> tuple | None:
 def _beta_dual_once(acc, alpha: Fraction, snapped: bool, rel: float | None) -> tuple:
     fin = acc.finite
     rho = float(acc.rho)
-    m = min(float(alpha), 1 - float(alpha))
+    m = min(alpha, 1 - alpha)  # (exact: α = 1 − 1e-300 is not 1)
     top = float(fin.value(fin.size - 1) + acc.extent)  # (the finite part's and the continuous Laplaces' largest loss)
-    lg = math.log(2 / m) if m > 0 else float(mpmath.log(2 / _mpf(min(alpha, 1 - alpha))))  # (α = 1 − 1e-300)
+    lg = math.log(2 * m.denominator) - math.log(m.numerator) if m > 0 else 691.0
     reach = top + rho + math.sqrt(4 * max(rho, 1e-300) * (lg + 1)) + 1
     lo_e, hi_e = -reach - 1, reach + 1
 
