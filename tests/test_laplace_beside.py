@@ -67,7 +67,7 @@ def ref_kernel(mu_q: Fraction, count: int, rho_q: Fraction, t: Fraction, dps: in
                     return k1**c * mpmath.exp(u / 2) * (2 * mu) ** (c - 1) * _irwin_hall((u + c * mu) / (2 * mu), c)
 
                 pts = [-c * mu + 2 * mu * mpmath.mpf(k) / pieces for k in range(pieces * c + 1)]
-                val, e = mpmath.quad(lambda u: dens(u) * d_n(tt - u), pts, error=True)
+                val, e = mpmath.quad(lambda u, tt=tt: dens(u) * d_n(tt - u), pts, error=True)
                 total += mass * val
                 err += mass * abs(e)
         slack = 100 * err + abs(total) * mpmath.mpf(10) ** (10 - dps)

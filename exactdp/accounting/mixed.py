@@ -37,7 +37,7 @@ from exactdp.accounting.mixed_rr import rr_part
 from exactdp.accounting.results import BracketedDelta, Diagnostics, centred
 from exactdp.engine.finite_loss import FiniteLoss, prec_ctx
 from exactdp.kinds.dgauss_window import GaussianWindow
-from exactdp.kinds.laplace import laplace_part
+from exactdp.kinds.laplace import LaplaceLoss, laplace_part
 from exactdp.kinds.laplace_gauss import LaplaceGaussLoss
 from exactdp.kinds.mixture import Mixture
 from exactdp.kinds.protocol import grid_step
@@ -115,7 +115,7 @@ class MixedAccountant(Accountant):
         self.rr, others = rr_part(mixture.others)
         fin = _windowed(others, moving)
         #: the continuous Laplaces' composed loss (closed form, :mod:`exactdp.kinds.laplace`), or None
-        self.laplace = laplace_part(mixture.laplaces)
+        self.laplace: LaplaceLoss | LaplaceGaussLoss | None = laplace_part(mixture.laplaces)
         if self.laplace is not None and fin is None:
             raise InputError("mechanisms", "laplace", "continuous Laplaces beside discrete Gaussians too fine for "
                                                       "exact windows are not composed exactly")
