@@ -166,14 +166,21 @@ def _epsilon_search(acc, target: Fraction) -> tuple:
     lt = math.log(float(target)) if target > Fraction(1, 10**300) else float(mpmath.log(_mpf(target)))
     a, fa = Fraction(0), _logmid(acc, Fraction(0)) - lt
     b = Fraction(max(1.0, 2 * float(acc.rho) + float(acc.finite.value(acc.finite.size - 1) + acc.extent)))
+    undecided = None  # (the first ε where δ could not be told from the target)
     while True:
         s = _decide(acc, b, target)
         if s < 0:
             break
         if s > 0:
             a, fa = b, _logmid(acc, b) - lt
+        elif undecided is None:
+            undecided = b
         b *= 2
         if b > 10**50:
+            if undecided is not None:  # (not "beyond": δ ≤ target was not certified there)
+                raise UncertifiedError(f"ε(δ={float(target):.6g}): δ at ε ≥ {float(undecided):.6g} cannot be told "
+                                       "from the target at the balls' precision (δ(ε) > target is certified up to "
+                                       f"ε = {float(a):.6g})")
             raise UncertifiedError(f"ε(δ={float(target):.6g}) lies beyond 1e50")
     if acc.gauss is not None or (acc.mu and acc.laplace is None and acc.rr is None):
         # the least b (to 1/256 of [a, b]) that the zCDP bound alone certifies,

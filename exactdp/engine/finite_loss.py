@@ -295,13 +295,18 @@ class FiniteLoss:
             coeffs[int(i)] += m
         return coeffs
 
-    def _keep(self) -> flint.arb:
-        """``Π(1 − δ_g)^{n_g}`` at the context's precision."""
-        keep = flint.arb(1)
+    def _p_inf(self) -> flint.arb:
+        """``P[L = +∞] = 1 − Π(1 − δ_g)^{n_g}`` at the context's precision, computed directly as
+        ``−expm1(Σ n_g log1p(−δ_g))``: relative accuracy for any δ_g (the complement of the
+        product would carry an absolute error of 2^−prec, and a floor of 1e-300 would be lost)."""
+        s = flint.arb(0)
         for g, c in self.groups:
             if g.has_infinite_mass:
-                keep *= (1 - g.infinite_mass(flint.ctx.prec)) ** c
-        return keep
+                s += (-g.infinite_mass(flint.ctx.prec)).log1p() * c
+        if s.is_zero():
+            return flint.arb(0)
+        out = -(s.expm1())
+        return out if out.lower() >= 0 else flint.arb(0).union(out.upper())
 
     def _build_float(self, prec: int) -> tuple | None:
         """The tables from float64 convolutions (:mod:`exactdp.engine.float_conv`), or None
@@ -334,7 +339,7 @@ class FiniteLoss:
                 vec.length = c * (len(coeffs) - 1) + 1
                 total = vec if total is None else float_conv.conv(total, vec)
             assert total is not None
-            p_inf = 1 - self._keep()
+            p_inf = self._p_inf()
         return (*_FloatTables(total, self.size, lattice, prec).sequences(), p_inf)
 
     def _build_sparse(self, prec: int) -> tuple:
@@ -361,7 +366,7 @@ class FiniteLoss:
                             got = out.get(k)
                             out[k] = m * w if got is None else got + m * w
                 acc = out
-            p_inf = 1 - self._keep()
+            p_inf = self._p_inf()
             return (*_SparseTables(acc, self.size, prec).sequences(), p_inf)
 
     def _build(self, prec: int) -> tuple:
@@ -371,7 +376,7 @@ class FiniteLoss:
                 total *= flint.arb_poly(self._group_coeffs(g)) ** c
             masses = total.coeffs()
             masses += [flint.arb(0)] * (self.size - len(masses))
-            return masses, _cumulative(masses), _cumulative(masses[::-1])[::-1], 1 - self._keep()
+            return masses, _cumulative(masses), _cumulative(masses[::-1])[::-1], self._p_inf()
 
     # ------------------------------------------------------------------ δ(ε)
     def first_above(self, e: Fraction) -> int:
