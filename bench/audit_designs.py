@@ -514,7 +514,7 @@ def _cpu_used() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def _on_xcpu(signum, frame):
+def _on_xcpu(_signum, _frame):
     raise CpuLimit()
 
 
@@ -612,7 +612,8 @@ class Worker:
             rc = self.proc.wait()
             self.proc = None
             if self.cpu_limit and rc == -signal.SIGXCPU:  # the CPU limit hit outside the handler
-                return {"status": "hang", "msg": f"killed at the CPU limit {self.cpu_limit} s", "wall": time.time() - t0}
+                return {"status": "hang", "msg": f"killed at the CPU limit {self.cpu_limit} s",
+                        "wall": time.time() - t0}
             return {"status": "crash", "type": f"exit {rc}", "msg": "worker died", "wall": time.time() - t0}
         return json.loads(line)
 

@@ -146,7 +146,8 @@ def threshold_tests(A: Atoms, noise: NetCounts, ab: arb, prec: int) -> list:
             lo = mid
         else:
             hi = mid
-    mid, out = (lo + hi) / 2, []
+    mid = (lo + hi) / 2
+    out: list = []
     for k in (0, 1, 2):
         eta = (abs(mid) + 1) * Fraction(1, 2 ** (half - 12 * k))
         out.extend((ell, *test_at(A, noise, ell)) for ell in (mid - eta, mid + eta))
