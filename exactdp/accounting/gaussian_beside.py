@@ -9,7 +9,7 @@ independent ``N(μ, 2μ)`` to the loss under P, so the oracle beside them is the
     δ_{G+N}(t) = E(1 − e^{x − (R + Z)})₊ = D_s(x),   x = t − ρ_G − μ,  s² = 2μ,
 
 exactly the Gaussian-smoothed profile ``D_s`` the lattice-free route inverts
-(:meth:`exactdp.engine.smoothed_profile.SmoothedProfile.log_smoothed`).  There the smoothing
+(its term ``d``, :class:`exactdp.engine.smoothed_profile.SmoothedProfile`).  There the smoothing
 is a device whose bias must be bracketed; here it is the continuous Gaussians' own loss, so
 there is no bias, and its sd ``√(2μ)`` (not ~1e-5) keeps the frequency range small (a few
 hundred nodes).  The atoms, the pruning, the reflection ``δ(t) = 1 − e^t + e^t δ(−t)`` and the
@@ -112,7 +112,9 @@ class GaussianSmoothedProfile:
                                                    lm1 + e1 + self._mu_up + slack)
         todo = np.flatnonzero(np.where(np.isfinite(hi), -np.expm1(lo - hi), np.inf) > 1e-13)
         if todo.size:
-            d_lo, d_hi, lam = self.inner.log_smoothed(x[todo])
+            # (D_s itself, without its smoothing bracket's κ̄: it overflows at λs ≫ 1 and is not needed)
+            t = self.inner._log_terms(x[todo], bias=False)
+            d_lo, d_hi, lam = t["d_lo"], t["d_hi"], t["lam"]
             if self._log_gap > -math.inf:  # (the float variance's gap to 2μ, by the heat equation)
                 err = np.empty(todo.size)
                 extra = math.log1p(1 / math.sqrt(2 * math.pi * self._v_lo)) + 1e-12
