@@ -10,7 +10,8 @@ whose certified δ_G is the oracle.  By independence and symmetry of every part,
 (δ_G at a negative argument is the Gaussian route's own answer there, ``1 − e^t + e^t
 δ_G(−t)``; below t = −ρ, where the zCDP bound of ``e^t δ_G(−t)`` is under 1e-15 of ``1 − e^t``,
 that bound is the bracket and the oracle is not asked).  The oracle is the lattice-free route
-where the lattice engine's estimate per value is far above it.  Atoms are taken in
+where the lattice engine's estimate per value is far above it; beside continuous Gaussians it is
+δ of the discrete Gaussians and those together (:mod:`~exactdp.accounting.gaussian_beside`).  Atoms are taken in
 decreasing order of the bound ``p_i·min(1, e^{−(t−ρ)²/(4ρ)})`` (the zCDP bound of δ_G at
 t = ε − v_i ≥ ρ); the rest is bounded by the sum of those bounds (certified once per ε, in
 balls) and added to the upper end once it is below a thousandth of the width aimed at.  With no
@@ -32,6 +33,7 @@ import numpy
 
 from exactdp.accounting import mixed_balls
 from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_values
+from exactdp.accounting.gaussian_beside import gaussian_oracle
 from exactdp.accounting.mixed_balls import FLOOR, PRECS, WIDTH, to_mpf
 from exactdp.accounting.mixed_rr import rr_part
 from exactdp.accounting.results import BracketedDelta, Diagnostics, centred
@@ -121,17 +123,17 @@ class MixedAccountant(Accountant):
                                                       "exact windows are not composed exactly")
         if self.laplace is not None and mixture.continuous:  # (their joint δ by quadrature: kinds/laplace_gauss)
             self.laplace = LaplaceGaussLoss(self.laplace, sum((m.rho * c for m, c in mixture.continuous), Fraction(0)))
-        if fin is None:  # the Gaussian part's own route is the oracle of δ_G
-            fin = FiniteLoss(others)
-            self.gauss, decision = plan(Composition(moving), rel_tol, None)
-            self.gauss_route = decision.route
-            self._prefer_free(moving, rel_tol)
-        self.finite: FiniteLoss = fin
         #: the continuous Gaussians' total ρ (their composed loss is N(μ, 2μ))
         self.mu = sum((m.rho * c for m, c in mixture.continuous), Fraction(0))
-        if self.mu and self.gauss is not None:
-            raise InputError("mechanisms", "gaussian", "continuous Gaussians beside discrete Gaussians whose common "
-                                                       "grid is too fine for exact windows are not supported yet")
+        if fin is None:  # the Gaussian part's own route is the oracle of δ_G
+            fin = FiniteLoss(others)
+            if self.mu:  # (beside continuous Gaussians: δ of both by one unbiased inversion)
+                self.gauss, self.gauss_route = gaussian_oracle(moving, self.mu, rel_tol)
+            else:
+                self.gauss, decision = plan(Composition(moving), rel_tol, None)
+                self.gauss_route = decision.route
+                self._prefer_free(moving, rel_tol)
+        self.finite: FiniteLoss = fin
         #: the largest loss of the continuous Laplaces (0 without): the queries' search range
         self.extent = (Fraction(0) if self.laplace is None else self.laplace.extent) + \
             (Fraction(0) if self.rr is None else self.rr.extent)
@@ -175,11 +177,11 @@ class MixedAccountant(Accountant):
     def method(self) -> str:
         if self.rr is not None:
             return "finite-loss+rr-trinomial" + (f"+{self._laplace_method}" if self.laplace is not None else
-                                                  "+gaussian-erfc" if self.mu else
-                                                  "" if self.gauss is None else f"+{self.gauss_route}")
+                                                  "" if self.gauss is None and not self.mu else
+                                                  "+gaussian-erfc" if self.gauss is None else f"+{self.gauss_route}")
         if self.laplace is not None:
             return f"finite-loss+{self._laplace_method}"
-        if self.mu:
+        if self.mu and self.gauss is None:
             return "finite-loss+gaussian-erfc"
         return "finite-loss" if self.gauss is None else f"finite-loss+{self.gauss_route}"
 
@@ -225,7 +227,7 @@ class MixedAccountant(Accountant):
             lo, hi, eb = ball_of(e, p)
             if self.rr is not None:  # (Σ_b P[b] δ_rest(ε − b·log R))
                 b = self.rr.delta(eb, p, lambda lo_t, hi_t, tb, p=p: self._rest_at(lo_t, hi_t, tb, p, kept))
-            elif self._curved:
+            elif self._curved and self.gauss is None:
                 b = self._smooth(lo, hi, eb, p)
             else:
                 b = self.finite.delta(lo, hi, eb, p, kept) if self.gauss is None else self._mixed(lo, hi, eb, e, p)
@@ -239,10 +241,8 @@ class MixedAccountant(Accountant):
         values at the exact ends, rounded outward to multiples of :data:`_GRAIN` (the thresholds
         then repeat between precisions: the oracle's answers are cached by threshold), bound it:
         ``δ(t) ∈ [δ_lo(hi'), δ_hi(lo')]``."""
-        if self._curved:
-            return self._smooth(lo, hi, tb, prec)
         if self.gauss is None:
-            return self.finite.delta(lo, hi, tb, prec, kept)
+            return self._smooth(lo, hi, tb, prec) if self._curved else self.finite.delta(lo, hi, tb, prec, kept)
         lo2, hi2 = Fraction(math.floor(lo * _GRAIN), _GRAIN), Fraction(math.ceil(hi * _GRAIN), _GRAIN)
         with prec_ctx(prec):
             at_hi = self._mixed(hi2, hi2, flint.arb(flint.fmpq(hi2.numerator, hi2.denominator)), hi2, prec)

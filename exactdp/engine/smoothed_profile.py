@@ -475,7 +475,7 @@ class SmoothedProfile:
         t["kappa"] = np.minimum(t["kappa"], np.logaddexp(kappa_tail, t["kappa_far"]))
         return t
 
-    def _log_terms(self, x: np.ndarray) -> dict:
+    def _log_terms(self, x: np.ndarray, bias: bool = True) -> dict:  # (bias=False: κ̄ no bound, never overflows)
         n = x.size
         out = {k: np.full(n, -np.inf) for k in ("d_lo", "p_hi", "t_mid", "kappa", "kappa_far")}
         out["t_hi"] = np.zeros(n)
@@ -518,7 +518,7 @@ class SmoothedProfile:
                 else:
                     out["d_lo"][idx] = l_lo
                     out["d_hi"][idx] = np.minimum(l_hi, 0.0)
-            coef = math.expm1(0.5 * self.sk2) + math.expm1(0.5 * lam * lam * self.sk2) / (lam * lam)
+            coef = math.expm1(self.sk2 * bias / 2) + math.expm1(lam**2 * self.sk2 * bias / 2) / lam**2 + (1 - bias)
             out["kappa"][idx] = logm + logm_err - lam * xi + math.log(coef) + 8 * EPS64 * (np.abs(lam * xi) + 1)
             # ∫_{t>8s} K(t)·P(R > x − t) dt ≤ s²e^{λ²s²/2}Φ̄(8 − λs)·M_R(λ)e^{−λx} (K(t) ≤ sφ(t/s))
             phibar = 0.5 * math.erfc((8.0 - lam * s) / math.sqrt(2.0)) * (1 + 1e-12)
