@@ -162,3 +162,28 @@ def test_huge_exponents_convert_without_building_the_exact_ratio():
         assert Fraction(down) <= exact <= Fraction(up)
         for got, ref in ((up, directed_decimal(v, True, digits)), (down, directed_decimal(v, False, digits))):
             assert abs(Fraction(got) - Fraction(ref)) <= abs(Fraction(ref)) * Fraction(10) ** (2 - digits)
+
+
+def _q(x: mpmath.mpf) -> Fraction:
+    return Fraction(*x.as_integer_ratio())
+
+
+@pytest.mark.parametrize("k", [150, 180, 300])
+def test_derived_ends_are_rounded_outward_not_to_nearest(k):
+    """``lower``/``upper``/``value`` of a point whose estimate has more bits than the derived
+    arithmetic keeps: 1 − 2^−k ∓ 2^−400 at 50 digits rounds to 1 when rounded to nearest,
+    which would put a lower end above the truth (exact rationals judge)."""
+    from exactdp.accounting.results import BracketedDelta, BracketedTradeoff, EpsilonPoint
+
+    with mpmath.workprec(600):
+        est, err = 1 - mpmath.mpf(2) ** -k, mpmath.mpf(2) ** -400
+    exact_lo, exact_hi = _q(est) - _q(err), _q(est) + _q(err)
+    beta = BracketedTradeoff(mpmath.mpf(0), est, err, 0, "bracket")
+    assert _q(beta.lower) <= exact_lo and _q(beta.value) <= exact_lo
+    assert _q(beta.upper) >= min(exact_hi, Fraction(1))
+    delta = BracketedDelta(mpmath.mpf(1), est, err, est, mpmath.mpf(0), (), "bracket")
+    assert _q(delta.lower) <= exact_lo and _q(delta.upper) >= exact_hi and _q(delta.value) >= exact_hi
+    with mpmath.workprec(600):
+        hi = 1 + mpmath.mpf(2) ** -k
+    eps = EpsilonPoint(mpmath.mpf(0), est, est, hi, 0)
+    assert _q(eps.error_bound) >= _q(hi) - _q(est)

@@ -28,8 +28,9 @@ import mpmath
 from exactdp.numerics.bracket import Bracket
 from exactdp.numerics.precision import DPS_RESULT
 
-#: digits of the arithmetic of the derived properties (value, lower, upper): the global
-#: mpmath precision (15 digits by default) would round bounds to the unsafe side
+#: digits of the arithmetic of the derived properties (value, lower, upper), each rounded
+#: outward (the global mpmath precision, 15 digits by default, would round bounds to the unsafe
+#: side, and even at these digits a nearest rounding could move an end inward by half an ulp)
 _DPS = DPS_RESULT + 10
 
 __all__ = ["centred", "Diagnostics", "DeltaPoint", "EpsilonPoint", "TradeoffPoint", "AccountingResult",
@@ -98,12 +99,12 @@ class DeltaPoint(Bracket):
     @property
     def value(self) -> mpmath.mpf:
         with mpmath.workdps(_DPS):
-            return self.estimate + self.error_bound
+            return mpmath.fadd(self.estimate, self.error_bound, rounding="c")
 
     @property
     def lower(self) -> mpmath.mpf:
         with mpmath.workdps(_DPS):
-            return max(self.estimate - self.error_bound, mpmath.mpf(0))
+            return max(mpmath.fsub(self.estimate, self.error_bound, rounding="f"), mpmath.mpf(0))
 
     @property
     def upper(self) -> mpmath.mpf:
@@ -143,7 +144,7 @@ class EpsilonPoint(Bracket):
     @property
     def error_bound(self) -> mpmath.mpf:
         with mpmath.workdps(_DPS):
-            return self.upper - self.lower
+            return mpmath.fsub(self.upper, self.lower, rounding="c")
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ class TradeoffPoint(Bracket):
     @property
     def value(self) -> mpmath.mpf:
         with mpmath.workdps(_DPS):
-            return max(self.estimate - self.error_bound, mpmath.mpf(0))
+            return max(mpmath.fsub(self.estimate, self.error_bound, rounding="f"), mpmath.mpf(0))
 
     @property
     def lower(self) -> mpmath.mpf:
@@ -174,7 +175,7 @@ class TradeoffPoint(Bracket):
     @property
     def upper(self) -> mpmath.mpf:
         with mpmath.workdps(_DPS):
-            return min(self.estimate + self.error_bound, mpmath.mpf(1))
+            return min(mpmath.fadd(self.estimate, self.error_bound, rounding="c"), mpmath.mpf(1))
 
     @property
     def beta(self) -> mpmath.mpf:
