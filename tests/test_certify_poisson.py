@@ -62,7 +62,7 @@ def check_nodes(groups, j_of_sd: float, picks: int = 6):
         tt = TrapezoidTails(groups, 64 * math.log(2.0))
         j = max(1, int(round(j_of_sd * tt.lam_den / tt.sd)))
         lam = F(j, tt.lam_den)
-        _, _, _, _, Gs = tt._node_factors(j)
+        Gs = tt.node_factor_balls(j)
         idx = sorted({0, 1, 2, len(Gs) // 3, len(Gs) // 2, len(Gs) - 2, len(Gs) - 1}
                      | set(range(0, len(Gs), max(1, len(Gs) // picks))))
         seen = set()
@@ -126,3 +126,30 @@ def test_poisson_error_bounds_the_neglected_terms(s2):
             bound = dg.poisson_error(r, N, K)
             assert rest <= mp_of(arb(bound.upper())), (K, rest, bound)
             assert bound.upper() < arb(2) ** -100  # the reach keeps it negligible
+
+
+def test_tabulated_turns_and_powers_contain_the_direct_values():
+    """``e^{2πir/N}`` and ``e^{±cy·r}`` (``cy = 4π²s²/N``) as products of two table balls, on
+    both sides of the table's step M (r = 0, M − 1, M, M + 1, ..., up to N − 1 and ±N/2),
+    each ball against mpmath at 60 digits, and narrow."""
+    groups = [(1, 3, F(40)), (3, 2, F(5, 2))]
+    with precision(128), mpmath.workdps(60):
+        tt = TrapezoidTails(groups, 64 * math.log(2.0))
+        N = tt.N
+        M = math.isqrt(N - 1) + 1
+        for r in sorted({0, 1, M - 1, M, M + 1, 2 * M - 1, N // 2, N - M, N - 1, 12345 % N}):
+            z = tt._turn(r)
+            want = mpmath.expjpi(mpmath.mpf(2 * r) / N)
+            for part, w in ((z.real, mpmath.re(want)), (z.imag, mpmath.im(want))):
+                assert abs(mp_of(part) - w) <= mp_of(arb(part.rad())) + mpmath.mpf(10) ** -55, (r, z, want)
+                assert float(part.rad()) < 1e-35
+        s2 = F(5, 2)
+        cy = 4 * arb.pi() ** 2 * arb(s2.numerator) / s2.denominator / N
+        Mp = math.isqrt(N // 2) + 1
+        for r in sorted({0, 1, -1, Mp - 1, Mp, -Mp, Mp + 3, -(Mp + 3), N // 2, -(N // 2), 777 % (N // 2),
+                         -(778 % (N // 2))}):  # |r| ≤ N/2: the reduced phases
+            up, down = tt._powers(1, cy, r)
+            e = 4 * mpmath.pi ** 2 * mpmath.mpf(5) / 2 * r / N
+            for ball, w in ((up, mpmath.exp(e)), (down, mpmath.exp(-e))):
+                assert abs(mp_of(ball) - w) <= mp_of(arb(ball.rad())) + w * mpmath.mpf(10) ** -55, (r, ball, w)
+                assert float(ball.rad()) <= 1e-33 * float(w)

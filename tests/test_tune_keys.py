@@ -65,3 +65,29 @@ def test_node_tables_stay_within_their_budget(monkeypatch):
     assert sizes[0] == 1 and min(sizes[1:]) >= 1 and sizes[-1] < 12  # kept, and evicted
     node_kernels.clear_tables()
     assert node_kernels._TABLES_SIZE[0] == 0
+
+
+def test_tuner_pair_keys_are_the_sorted_multisets(tmp_path):
+    """The tuner's per-path keys (``Tuner.rhos_of(design).key``) of every pair of a toy
+    allocation, for its input and for a design with long exact ρ and a value shared across
+    levels: the ``Counter`` of the pair's ρ, and equal hashes to the plain tuples."""
+    from tune_toys import THREE_LEVELS
+
+    from exactdp.census.allocations import load_allocation
+    from exactdp.tune.problem import Problem
+    from exactdp.tune.search import Tuner
+
+    path = tmp_path / "toy.toml"
+    path.write_text(THREE_LEVELS)
+    prob = Problem(load_allocation(path), "cell")
+    tuner = Tuner(prob, None, None, None)
+    odd = {lev: tuple(v * Fraction(10**40 + 7, 10**40 + 3 * k) for k, v in enumerate(row))
+           for lev, row in prob.input_design().items()}
+    odd["C"] = (odd["A"][0], odd["C"][1])  # one ρ on two levels
+    for design in (prob.input_design(), odd):
+        rhos = tuner.rhos_of(design)
+        for i, j in tuner.pairs:
+            ref = tuple(sorted(Counter(Fraction(r) for r in rhos(i, j) if r).items()))
+            key = rhos.key(i, j)
+            assert key == ref and hash(key) == hash(ref) == hash(key)
+            assert all(type(r) is Fraction for r, _ in key)

@@ -59,6 +59,35 @@ def test_spine_rebuild_moves_the_changed_totals_and_keeps_equal_path_totals(toy)
     assert new_a_y >= old_a_y
 
 
+@pytest.mark.parametrize("base", [
+    {"A": (F(1, 4), F(1, 4)), "B": (F(1, 8), F(3, 8)), "C": (F(1, 16), F(3, 16))},
+    {"A": (F(1, 5), F(2, 7)), "B": (F(1, 3), F(1, 9)), "C": (F(1, 16), F(5, 16))},
+    {"A": (F(3, 8), F(1, 8)), "B": (F(1, 4), F(1, 4)), "C": (F(1, 8), F(1, 8))},  # the input's proportions
+])
+def test_least_ratios_are_the_least_path_ratios(toy, base):
+    """The ``--no-worse`` check's least ratio per cell: every path's ρ'_klq/ρ_klq enumerated
+    here from the paths' multipliers (the spine rule's sums written out) and the tables."""
+    spine = Spine.of(toy)
+    totals = {lev: sum(base[lev]) for lev in toy.levels}
+    levels = list(toy.levels)
+    want: dict = {}
+    for old_m, absorbed in zip(toy.paths, spine.absorbed):
+        new_m = [F(0)] * len(levels)
+        for x, ys in absorbed:
+            new_m[x] = sum(totals[levels[y]] for y in ys) / totals[levels[x]]
+        for x, lev in enumerate(levels):
+            for q, (a, b) in enumerate(zip(toy.base[lev], base[lev])):
+                before, after = old_m[x] * a, new_m[x] * b
+                if after < before:
+                    want[x, q] = min(want.get((x, q), F(1)), after / before)
+    got = spine.least_ratios(toy, base)
+    assert got == want
+    new = spine.rebuild(toy, base, name="t", description="d", provenance={"source": "s"})
+    assert {(levels.index(lev), q) for _, lev, q, _ in spine.path_shortfalls(toy, new)} == set(want)
+    with pytest.raises(InputError, match="cannot be emptied"):
+        spine.least_ratios(toy, {**base, "A": (F(0), F(0))})
+
+
 def test_spine_refuses_multipliers_it_cannot_read(toy):
     bad = Allocation("bad", "d", {"source": "s"}, toy.levels, toy.queries, dict(toy.base),
                      ((1, 1, 1), (2, 0, F(1, 2))))

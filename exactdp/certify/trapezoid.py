@@ -14,9 +14,12 @@ any ``λ > 0``, integer ``t`` and even ``N``, with ``f(θ) = M(λ+iθ) e^{−(λ
   factor at the exactly reduced phase ``b = 2π(a_g n mod N)/N``: from the Poisson form
   (:mod:`.dgball`) with ``|k| ≤ K ≤ 3`` terms where their neglected rest is below
   ``2^{−prec−16}`` — the ``k = 0`` exponents ``Σ_g m_g(−s²b²/2 + i s²a_gλb)`` summed as exact
-  rationals (phase reduced mod 2π exactly) into one exponential per node, the rest bounded
-  into the ball — else an Arb theta ball; every ``e^{−iθ_n t}`` from
-  ``sin/cos(π·2(n t mod N)/N)`` — integers all the way, no 64-bit limit;
+  rationals: the real ones into one real exponential per node, the phase (an exact
+  rational) added to the threshold's ``−θ_n t`` (``2π(n t mod N)/N``) and reduced mod 2π
+  exactly before one ``sin/cos`` per node and threshold; the rest bounded into the ball —
+  else an Arb theta ball — integers all the way, no 64-bit limit.  ``e^{iθ_n}`` and the
+  powers ``e^{±2πs²b}`` of the Poisson terms are products of two tabulated balls (``√N``
+  entries each); the sum over the nodes is formed with :data:`GUARD_BITS` more bits;
 * **sieve**: the dropped nodes add at most ``R e^{−T}`` in modulus (:mod:`.nodes`);
 * **aliasing below**: ``0 ≤ E₋ = Σ_{j≥1} e^{−λjN} P(F ≥ t − jN) ≤ e^{−λN}/(1 − e^{−λN})``;
 * **aliasing above**: ``0 ≤ E₊ = Σ_{j≥1} e^{λjN} P(F ≥ t + jN)``; with the sub-Gaussian tail
@@ -44,7 +47,7 @@ from fractions import Fraction
 
 from flint import acb, arb, ctx, fmpq
 
-from exactdp.certify.balls import interval
+from exactdp.certify.balls import interval, precision
 from exactdp.certify.dgball import DGBall, float_log_mgf, float_tilted_mean, float_variance
 from exactdp.certify.nodes import SieveGroup, choose_n_nodes, select_nodes
 
@@ -53,6 +56,9 @@ __all__ = ["TrapezoidTails", "kappa_for"]
 _MAX_REFINE = 4
 #: most Poisson terms ``|k| ≤ K`` a group is summed with before Arb's theta ball is used
 POISSON_MAX_K = 3
+#: bits above the working precision at which the node factors are summed (a tail's ball then
+#: carries the factors' own radii, not 10⁵ roundings of the sum at the working precision)
+GUARD_BITS = 32
 
 
 def kappa_for(log_inv_eta: float) -> float:
@@ -93,6 +99,8 @@ class TrapezoidTails:
         self._cache: dict = {}
         self._saddles: dict = {}
         self._plans: dict = {}
+        self._turns: dict = {}
+        self._ytabs: dict = {}
         self.vproxy_f = float(self.vproxy)
         self._max_candidates = max_candidates
         self._build(kappa, self.log_inv_eta + math.log(max(self.sd, 1.0)) + 14.0)
@@ -187,18 +195,64 @@ class TrapezoidTails:
         out = self._plans[key] = (reach, errs, D, p, q)
         return out
 
+    def _turn(self, r: int) -> acb:
+        """``e^{2πi r/N}`` (0 ≤ r < N) as the product of two tabulated balls: ``r = hM + l``
+        with ``M = ⌈√N⌉``, each table entry ``sin/cos(π·2x/N)`` of an exact rational (Arb's
+        ``sin_cos_pi_fmpq``); 2√N entries per N and precision, built once."""
+        key = (self.N, ctx.prec)
+        tab = self._turns.get(key)
+        if tab is None:
+            N = self.N
+            M = math.isqrt(N - 1) + 1
+
+            def cis(x: int) -> acb:
+                s, c = arb.sin_cos_pi_fmpq(fmpq(2 * x, N))
+                return acb(c, s)
+
+            tab = self._turns[key] = (M, [cis(x) for x in range(M)], [cis(h * M % N) for h in range(M)])
+        M, lo, hi = tab
+        h, l = divmod(r, M)
+        return hi[h] * lo[l] if h else lo[l]
+
+    def _powers(self, g: int, cy: arb, r: int) -> tuple[arb, arb]:
+        """``(e^{cy·r}, e^{−cy·r})`` of group g (``cy = 4π²s_g²/N``, independent of the tilt)
+        as products of two tabulated balls: ``|r| = hM + l`` with ``M = ⌈√(N/2)⌉``, each
+        entry ``e^{±cy·x}`` one Arb exponential; built once per group, N and precision."""
+        key = (g, self.N, ctx.prec)
+        tab = self._ytabs.get(key)
+        if tab is None:
+            M = math.isqrt(self.N // 2) + 1
+            step = cy * M
+            tab = self._ytabs[key] = (M, [(cy * x).exp() for x in range(M)], [(-cy * x).exp() for x in range(M)],
+                                      [(step * h).exp() for h in range(M + 1)],
+                                      [(-step * h).exp() for h in range(M + 1)])
+        M, lo, lo_inv, hi, hi_inv = tab
+        h, l = divmod(r if r >= 0 else -r, M)
+        up = hi[h] * lo[l] if h else lo[l]
+        down = hi_inv[h] * lo_inv[l] if h else lo_inv[l]
+        return (up, down) if r >= 0 else (down, up)
+
     def _node_factors(self, j: int):
-        """Per kept node n: ``G_n`` as a ball (see the module docstring).
+        """Per kept node n: ``G_n`` as ``(n, w, H_n, P_n)`` with ``G_n = H_n e^{iπ P_n/D_φ}``,
+        ``D_φ = lam_den·N·D`` (the last of the returned tuple; see the module docstring).
 
         A group whose reduced phase ``b = 2πr/N`` lies within the reach of K Poisson terms
         (:mod:`.dgball`) contributes ``(e₀ (Σ_{|k|≤K} γ_k y^k + ξ))^m`` over its
         prefactor-scaled ``Θ(a_gλ)^m``: the ``e₀`` exponents are summed exactly (integers over
-        one denominator, the phase reduced mod 2π exactly) into one complex exponential per
-        node, and ``ξ`` (bounded by :meth:`DGBall.poisson_error`) goes into the ball.  A group
-        beyond every reach is Arb's theta ball at its exact phase."""
+        one denominator) — the real ones into one real exponential per node, the phases into
+        the exact integer ``P_n`` (reduced mod ``2D_φ``), which :meth:`_tail_at` adds to the
+        threshold's phase before one ``sin_cos_pi`` — and ``ξ`` (bounded by
+        :meth:`DGBall.poisson_error`) goes into the ball.  A group beyond every reach is
+        Arb's theta ball at its exact phase (in ``H_n``)."""
         hit = self._factors.get(j)
         if hit is not None:
             return hit
+        plan = self._poisson_plan()  # at the working precision (its reaches are chosen for it)
+        out = self._factors[j] = self._node_factors_at(j, plan)
+        return out
+
+    def _node_factors_at(self, j: int, plan):
+        """:meth:`_node_factors` (uncached) with the Poisson plan ``plan``."""
         lam = fmpq(j, self.lam_den)
         lam_b = arb(lam)
         e_lam = (-lam_b).exp()
@@ -209,11 +263,12 @@ class TrapezoidTails:
         log_m = arb(0)
         for (_, m, _), d, dn in zip(self.groups, self.dg, den):
             log_m += m * (dn / d.theta0).log()
-        reach, errs, D, p, q = self._poisson_plan()
+        reach, errs, D, p, q = plan
         pi = arb.pi()
         pi2 = pi * pi
-        re_den = N * N * D  # Σ m(−s²b²/2) = −2π²A/(N²D)
+        re_c = -2 * pi2 / (N * N * D)  # Σ m(−s²b²/2) = −2π²A/(N²D) = A·re_c
         ph_den = self.lam_den * N * D  # Σ m s²(aλ)b = π · 2jB/(lam_den N D)
+        ph_mod = 2 * ph_den
         consts: dict = {}
 
         def const(mask: int, mask0: int) -> acb:
@@ -238,20 +293,29 @@ class TrapezoidTails:
                 gam.append((pc * mag, ps * mag))
             boxes = [None if e is None else arb(0, e) for e in es]
             cy = 4 * pi2 * d.s2b / N  # y = e^{2πs²b} = e^{cy·r}
-            rows.append((a, m, d, acb(0, -x / d.two_pi), rs, boxes, gam, cy, pg, qg))
+            # the phase numerator of one unit of r, 2j·q_g, reduced mod 2D_φ (B enters as 2jB)
+            rows.append((a, m, d, acb(0, -x / d.two_pi), rs[0], rs, boxes, gam, cy, pg, (2 * j * qg) % ph_mod))
+        one = acb(1)
+        turn = self._turn
         Gs = []
         for n in self.nodes:
             if n == 0:
-                Gs.append((0, 1, acb(1)))
+                Gs.append((0, 1, one, 0))
                 continue
             prod: acb | None = None
             A = B = mask = mask0 = 0
-            for i, (a, m, d, xi, rs, boxes, gam, cy, pg, qg) in enumerate(rows):
+            for i, (a, m, d, xi, r0, rs, boxes, gam, cy, pg, qg) in enumerate(rows):
                 r = (a * n) % N
                 if 2 * r > N:
                     r -= N
-                ar = abs(r)
-                K = 0
+                ar = r if r >= 0 else -r
+                if ar <= r0:  # K = 0 (the common case)
+                    A += pg * r * r
+                    B += qg * r
+                    mask |= 1 << i
+                    mask0 |= 1 << i
+                    continue
+                K = 1
                 while K <= POISSON_MAX_K and ar > rs[K]:
                     K += 1
                 if K > POISSON_MAX_K:
@@ -261,12 +325,8 @@ class TrapezoidTails:
                 A += pg * r * r
                 B += qg * r
                 mask |= 1 << i
-                if K == 0:
-                    mask0 |= 1 << i
-                    continue
                 # Σ_{|k|≤K} γ_k y^k + ξ = 1 + Σ_{k≥1} [Re γ_k (y^k + y^−k) + i Im γ_k (y^k − y^−k)] + ξ
-                y = (cy * r).exp()
-                yi = 1 / y
+                y, yi = self._powers(i, cy, r)
                 yk, yik = y, yi
                 box = boxes[K]
                 assert box is not None  # (K ≤ POISSON_MAX_K: its error box exists)
@@ -284,14 +344,21 @@ class TrapezoidTails:
             if kc is None:
                 kc = consts[mask, mask0] = const(mask, mask0)
             if mask:
-                ps, pc = arb.sin_cos_pi_fmpq(fmpq((2 * j * B) % (2 * ph_den), ph_den))
-                kc = (arb(fmpq(-2 * A, re_den)) * pi2).exp() * acb(pc, ps) * kc
+                kc = kc * (re_c * A).exp()
             prod = kc if prod is None else prod * kc
-            sin, cos = arb.sin_cos_pi_fmpq(fmpq(2 * n, N))
-            G = prod * one_minus / (1 - e_lam * acb(cos, -sin))
-            Gs.append((n, 1 if 2 * n == N else 2, G))
-        out = (lam, lam_b, log_m, one_minus, Gs)
-        self._factors[j] = out
+            # (1 − e^{−λ})/(1 − e^{−λ−iθ_n}), e^{−iθ_n} the conjugate of the tabulated turn
+            G = prod * one_minus / (one - e_lam * turn(n).conjugate())
+            Gs.append((n, 1 if 2 * n == N else 2, G, B % ph_mod))
+        return lam, lam_b, log_m, one_minus, Gs, ph_den
+
+    def node_factor_balls(self, j: int) -> list:
+        """``(n, w, G_n)`` of every kept node at tilt index j, each ``G_n`` one ball (the
+        factors of :meth:`_node_factors` with their phase multiplied in; for tests)."""
+        *_, Gs, ph_den = self._node_factors(j)
+        out = []
+        for n, w, H, P in Gs:
+            s, c = arb.sin_cos_pi_fmpq(fmpq(P, ph_den))
+            out.append((n, w, H * acb(c, s)))
         return out
 
     # -- tails ------------------------------------------------------------------------
@@ -327,12 +394,22 @@ class TrapezoidTails:
         return val
 
     def _tail_at(self, t: int, j: int):
-        lam, lam_b, log_m, one_minus, Gs = self._node_factors(j)
+        lam, lam_b, log_m, one_minus, Gs, ph_den = self._node_factors(j)
         N = self.N
-        acc = arb(0)
-        for n, w, G in Gs:
-            sin, cos = arb.sin_cos_pi_fmpq(fmpq(2 * ((n * t) % N), N))
-            acc += w * (G.real * cos + G.imag * sin)
+        # Re[G_n e^{−iθ_n t}] = Re[H_n e^{iπψ}] with ψ = P_n/D_φ − 2(nt mod N)/N, summed
+        # exactly over D_φ = lam_den·N·D and reduced mod 2; the terms at the working
+        # precision, their sum with GUARD_BITS more
+        t_ph = 2 * (ph_den // N)
+        ph_mod = 2 * ph_den
+        terms = []
+        for n, w, H, P in Gs:
+            s, c = arb.sin_cos_pi_fmpq(fmpq((P - t_ph * ((n * t) % N)) % ph_mod, ph_den))
+            v = H.real * c - H.imag * s
+            terms.append(v if w == 1 else 2 * v)
+        with precision(ctx.prec + GUARD_BITS):
+            acc = arb(0)
+            for v in terms:
+                acc += v
         R = (log_m - lam_b * t).exp() / one_minus
         q = R * acc / N
         sieve = R * arb(-self.T).exp()

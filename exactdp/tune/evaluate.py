@@ -25,7 +25,7 @@ from exactdp.numerics.bracket import RationalBracket
 from exactdp.numerics.exact import InputError, decimal_exponent, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_GUARD
 
-__all__ = ["Target", "DeltaBound", "delta_bound", "composition_key", "BatchEvaluator"]
+__all__ = ["Target", "DeltaBound", "delta_bound", "composition_key", "CompositionKey", "BatchEvaluator"]
 
 
 #: the largest target ε (the accountants refuse |ε| above it)
@@ -137,6 +137,19 @@ class DeltaBound(RationalBracket):
         return cls(*(Fraction(v) for v in values))
 
 
+class CompositionKey(tuple):
+    """A :func:`composition_key` (a tuple, equal to and hashing as the plain tuple) that
+    computes its hash once: the trace's dictionaries hash a key several times, and a
+    Fraction's hash inverts its denominator modulo a prime each time."""
+
+    def __hash__(self) -> int:
+        d = self.__dict__
+        h = d.get("h")
+        if h is None:
+            h = d["h"] = tuple.__hash__(self)
+        return h
+
+
 def composition_key(rhos) -> tuple:
     """Two pairs with the same multiset of non-zero ρ have the same δ: the key of that multiset,
     ``((ρ, count), ...)`` with ρ ascending (each ρ a Fraction).
@@ -156,7 +169,7 @@ def composition_key(rhos) -> tuple:
             seen[nd] = [r, 1]
         else:
             hit[1] += 1
-    return tuple(sorted((r, m) for r, m in seen.values()))
+    return CompositionKey(sorted((r, m) for r, m in seen.values()))
 
 
 def delta_bound(rhos, target: Target, rel_tol: float = 1e-10) -> DeltaBound:

@@ -211,11 +211,9 @@ class Grid:
             elif m < lo:
                 fix[k] = m / lo * Fraction(999, 1000)
         if problem.no_worse and problem.spine.has_receivers and not fix:
-            alloc = problem.allocation(design)
             index = {c: k for k, c in enumerate(problem.cells)}
-            for _, lev, q, ratio in problem.spine.path_shortfalls(problem.alloc, alloc):
-                k = index[(problem.alloc.levels.index(lev), q)]
-                fix[k] = max(fix.get(k, Fraction(1)), 1 / ratio * Fraction(1001, 1000))
+            for cell, ratio in problem.spine.least_ratios(problem.alloc, design).items():
+                fix[index[cell]] = 1 / ratio * Fraction(1001, 1000)
         return fix
 
 

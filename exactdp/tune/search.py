@@ -28,6 +28,7 @@ from fractions import Fraction
 
 from exactdp.calibration.calibrate import simplest_between
 from exactdp.numerics.search import SearchError, expand, secant_narrow
+from exactdp.tune.evaluate import CompositionKey
 from exactdp.tune.trace import design_id
 
 __all__ = ["Tuner", "Settled", "shape_family", "scale_family", "Unreachable"]
@@ -109,12 +110,15 @@ class Tuner:
 
     # -- evaluation ---------------------------------------------------------------------
     def rhos_of(self, design):
+        """``rhos(i, j)``: the ρ of pair (i, j) of ``design``; ``rhos.key(i, j)`` is
+        :func:`~exactdp.tune.evaluate.composition_key` of them, from each path's multiset
+        counted once (over the ranks of the design's distinct ρ, sorted once)."""
         did = design_id(design, self.problem.alloc.levels)
         if did not in self._paths:
             if len(self._paths) > 64:
                 self._paths.clear()
-            self._paths[did] = (self.problem.allocation(design), {})
-        alloc, memo = self._paths[did]
+            self._paths[did] = (self.problem.allocation(design), {}, {}, [])
+        alloc, memo, counts, ranked = self._paths[did]
 
         def rhos(i, j):
             for p in (i, j):
@@ -122,6 +126,35 @@ class Tuner:
                     memo[p] = alloc.path_rhos(p)
             return memo[i] + memo[j]
 
+        def path_counts(p):
+            hit = counts.get(p)
+            if hit is None:
+                if not ranked:  # every path's distinct non-zero ρ, ascending, and their ranks
+                    seen = {}
+                    for k in range(1, alloc.n_paths + 1):
+                        for r in alloc.path_rhos(k):
+                            if r:
+                                seen.setdefault((r.numerator, r.denominator), Fraction(r))
+                    values = sorted(seen.values())
+                    ranked.append(values)
+                    ranked.append({(r.numerator, r.denominator): k for k, r in enumerate(values)})
+                rank = ranked[1]
+                hit = {}
+                for r in (memo[p] if p in memo else alloc.path_rhos(p)):
+                    if r:
+                        k = rank[r.numerator, r.denominator]
+                        hit[k] = hit.get(k, 0) + 1
+                counts[p] = hit
+            return hit
+
+        def key(i, j):
+            both = dict(path_counts(i))
+            for k, m in path_counts(j).items():
+                both[k] = both.get(k, 0) + m
+            values = ranked[0]
+            return CompositionKey((values[k], both[k]) for k in sorted(both))
+
+        rhos.key = key  # type: ignore[attr-defined]
         return rhos
 
     def check(self, design, pairs, purpose, note):

@@ -143,18 +143,52 @@ class Spine:
             out.append(tuple(m))
         return tuple(out)
 
-    def rebuild(self, alloc: Allocation, base: dict, *, name: str, description: str,
-                provenance: dict) -> Allocation:
-        """The allocation with base table ``base`` (level → per-query ρ) and the paths the
-        spine rule gives for it (every path spends ``Σ_l T'_l``)."""
+    def _totals(self, base: dict) -> list:
+        """Level totals ``T'_l`` of a base table (refused when a level that carries budget
+        on some path is emptied)."""
         totals = [sum(base[lev], Fraction(0)) for lev in self.levels]
         for path in self.absorbed:
             for x, _ in path:
                 if totals[x] == 0:
                     raise InputError(f"base.{self.levels[x]}", "0",
                                      "a level that carries budget on some path cannot be emptied")
+        return totals
+
+    def rebuild(self, alloc: Allocation, base: dict, *, name: str, description: str,
+                provenance: dict) -> Allocation:
+        """The allocation with base table ``base`` (level → per-query ρ) and the paths the
+        spine rule gives for it (every path spends ``Σ_l T'_l``)."""
+        totals = self._totals(base)
         return Allocation(name, description, provenance, alloc.levels, alloc.queries, base,
                           self.multipliers(totals))
+
+    def least_ratios(self, before: Allocation, base: dict) -> dict[tuple[int, int], Fraction]:
+        """Per cell that lost budget on some path of the rebuilt allocation with base table
+        ``base``: ``{(level index, query index): min_k ρ'_klq/ρ_klq}`` (< 1), the least
+        ratio of :meth:`path_shortfalls` over the paths, keyed in level then query order.
+
+        ``ρ'_klq/ρ_klq = (m'_kl/m_kl)·(ρ'_lq/ρ_lq)`` (m the path multipliers; cells with
+        ``ρ_klq = 0`` never lose budget), so the least ratio of a cell is its level's least
+        multiplier ratio times its own ratio: one exact product per cell instead of a
+        comparison per (path, cell).  The same exact values as :meth:`path_shortfalls` on
+        :meth:`rebuild`'s allocation (and the same refusal of an emptied level)."""
+        new = self.multipliers(self._totals(base))
+        out: dict = {}
+        for x, lev in enumerate(self.levels):
+            least = None
+            for old_m, new_m in zip(before.paths, new):
+                if old_m[x] != 0:
+                    c = new_m[x] / old_m[x]
+                    if least is None or c < least:
+                        least = c
+            if least is None:
+                continue
+            for q, (a, b) in enumerate(zip(before.base[lev], base[lev])):
+                if a != 0:
+                    ratio = least * (b / a)
+                    if ratio < 1:
+                        out[x, q] = ratio
+        return out
 
     def path_shortfalls(self, before: Allocation, after: Allocation) -> list[tuple[int, str, int, Fraction]]:
         """Cells whose budget shrank on some path: ``(path, level, query index, ρ_after/ρ_before)``

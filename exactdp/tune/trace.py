@@ -210,11 +210,14 @@ class Trace:
     def evaluate(self, design, pairs, rhos_of, purpose: str, note: dict | None = None) -> dict:
         """Certified δ of ``design`` on ``pairs``: ``{(i, j): DeltaBound}``.
 
-        ``rhos_of(i, j)`` gives a pair's ρ; ``note`` (JSON-ready) is stored with the batch."""
+        ``rhos_of(i, j)`` gives a pair's ρ (and ``rhos_of.key(i, j)``, if there, their
+        :func:`~exactdp.tune.evaluate.composition_key`); ``note`` (JSON-ready) is stored
+        with the batch."""
         did = design_id(design, self.levels)
         n = len(self.records) + 1
         labels = [f"{i}-{j}" for i, j in pairs]
-        keys = {p: composition_key(rhos_of(*p)) for p in pairs}
+        key_of = getattr(rhos_of, "key", None)  # the tuner's per-path counts (the same keys)
+        keys = {p: key_of(*p) if key_of is not None else composition_key(rhos_of(*p)) for p in pairs}
         results = self._stored(n, did, pairs, labels, purpose)
         if results is not None:
             self.reused += 1
