@@ -73,7 +73,7 @@ TILT_STEP = 2.0
 #: the ladder is widened (beyond TILT_STEP) up to where a threshold's saddle tilt λ* half a
 #: step from its level costs this many nats of tilted cost, (Δλ)²·Var W/2: low-variance
 #: designs need fewer levels
-TILT_MISMATCH = 5.0
+TILT_MISMATCH = 6.0
 TILT_LEVELS = 4
 #: the levels kept at once hold at most this many atoms (both halves; ~90 bytes an atom)
 TILT_KEPT_ATOMS = 28_000_000
