@@ -26,9 +26,14 @@ Where every group is one mechanism (σ² ≥ 1/4), the levels are *tilted* inste
 nats about the mode of ``p·e^{λa}``, λ on a ladder of step :func:`tilt_step`, what is left out
 bounded per threshold (Chernoff); a threshold is summed at the nearest level built when that
 bound is below :data:`SKIP_REL` of its lower end, else at the level of its own saddle tilt
-``λ* ≈ θ/Var W``.  Deep thresholds need the atoms about their saddle, not a ball reaching it:
-ten σ² in [2.5, 4.5] with shift 2 have halves of 6.5·10⁶ atoms a level (5·10⁷ at 100 nats
-untilted, beyond the budget: the design was refused), eight σ² near 3 have 3·10⁵ (1.8·10⁶).
+``λ* ≈ θ/Var W``.  Which built level is tried first is steered by Chernoff's bound of the
+value (:meth:`HalvesProfile._log_hint`: a guess that only saves summing a threshold twice);
+the ladder's step widens for designs of small ``Var W`` (:func:`tilt_step`: fewer levels where
+a tilt half a step away costs few nats).  A level is built in single passes over its atoms
+(:mod:`exactdp.kernels.half_build`).  Deep thresholds need the atoms about their saddle, not a
+ball reaching it: ten σ² in [2.5, 4.5] with shift 2 have halves of 6.5·10⁶ atoms a level
+(5·10⁷ at 100 nats untilted, beyond the budget: the design was refused), eight σ² near 3
+have 3·10⁵ (1.8·10⁶).
 """
 
 from __future__ import annotations
@@ -348,8 +353,8 @@ class HalvesProfile:
         return self._sums(th_dn, th_up, complement=True)
 
     def _tilt_level(self, j: int) -> _Level:
-        """The level of tilt ``j·step`` (:func:`tilt_step`; at most :data:`TILT_LEVELS` kept, and at most
-        :data:`TILT_KEPT_ATOMS` atoms in all; the oldest dropped)."""
+        """The level of tilt ``j·step`` (:func:`tilt_step`; at most :data:`TILT_LEVELS` kept, and
+        at most :data:`TILT_KEPT_ATOMS` atoms in all; the oldest dropped)."""
         if j not in self._tilts:
             if self._tilts:
                 per_level = sum(next(iter(self._tilts.values())).size)
