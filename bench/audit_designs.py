@@ -32,7 +32,9 @@ import json
 import math
 import os
 import random
+import resource
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -503,7 +505,22 @@ def _exact_str(x) -> str:
     return str(Fraction(int(m)) * Fraction(2) ** int(e))
 
 
-def worker():
+class CpuLimit(Exception):
+    """The query's CPU seconds ran out (``--cpu-limit``): classified HANG by the parent."""
+
+
+def _cpu_used() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def _on_xcpu(signum, frame):
+    raise CpuLimit()
+
+
+def worker(cpu_limit=None):
+    if cpu_limit:
+        signal.signal(signal.SIGXCPU, _on_xcpu)
     os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..", ".numba-cache"))
     from exactdp import ExactAccountant
 
@@ -513,6 +530,9 @@ def worker():
         req = json.loads(line)
         t0 = time.process_time()
         w0 = time.time()
+        if cpu_limit:  # soft limit: SIGXCPU, raised between bytecodes (a kernel: the wall timeout)
+            soft = int(_cpu_used() + cpu_limit) + 1
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
         try:
             key = json.dumps(req["design"], sort_keys=True)
             if key not in cache:
@@ -527,6 +547,9 @@ def worker():
                 "upper": _exact_str(pt.upper),
                 "route": getattr(acc, "route", "?"),
             }
+        except CpuLimit:
+            cache.clear()  # the accountant may be half-updated
+            out = {"status": "hang", "msg": f"CPU limit {cpu_limit} s"}
         except Exception as exc:  # noqa: BLE001 — classified by the parent
             name = type(exc).__name__
             kind = "refused" if name in ("UncertifiedError", "InputError", "UnsupportedEventError") else "crash"
@@ -536,19 +559,33 @@ def worker():
                 "msg": str(exc)[:400],
                 "tb": traceback.format_exc()[-1500:] if kind == "crash" else "",
             }
+        if cpu_limit:
+            resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
         out["cpu"] = time.process_time() - t0
         out["wall"] = time.time() - w0
         sys.stdout.write(json.dumps(out) + "\n")
         sys.stdout.flush()
 
 
+def _proc_cpu(pid: int):
+    """User + system CPU seconds of a live process (Linux /proc), or None."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class Worker:
-    def __init__(self):
+    def __init__(self, cpu_limit=None):
         self.proc = None
+        self.cpu_limit = cpu_limit
 
     def start(self):
+        extra = ["--cpu-limit", str(self.cpu_limit)] if self.cpu_limit else []
         self.proc = subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), "--worker"],
+            [sys.executable, os.path.abspath(__file__), "--worker", *extra],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -558,19 +595,24 @@ class Worker:
     def ask(self, design, query, value, timeout=60.0):
         if self.proc is None or self.proc.poll() is not None:
             self.start()
+        cpu0 = _proc_cpu(self.proc.pid)
         self.proc.stdin.write(json.dumps({"design": design, "query": query, "value": value}) + "\n")
         self.proc.stdin.flush()
         t0 = time.time()
         r, _, _ = select.select([self.proc.stdout], [], [], timeout)
         if not r:
+            cpu = _proc_cpu(self.proc.pid)  # the query's CPU seconds (the worker's, less before it)
+            cpu = cpu - cpu0 if cpu is not None and cpu0 is not None else None
             self.proc.kill()
             self.proc.wait()
             self.proc = None
-            return {"status": "hang", "wall": time.time() - t0}
+            return {"status": "hang", "wall": time.time() - t0, "cpu": cpu}
         line = self.proc.stdout.readline()
         if not line:
             rc = self.proc.wait()
             self.proc = None
+            if self.cpu_limit and rc == -signal.SIGXCPU:  # the CPU limit hit outside the handler
+                return {"status": "hang", "msg": f"killed at the CPU limit {self.cpu_limit} s", "wall": time.time() - t0}
             return {"status": "crash", "type": f"exit {rc}", "msg": "worker died", "wall": time.time() - t0}
         return json.loads(line)
 
@@ -744,7 +786,7 @@ def ref_tradeoff(refs, design, alpha, rel_digits=15):
 
 def run(args):
     rng = random.Random(args.seed)
-    w = Worker()
+    w = Worker(args.cpu_limit)
     out = open(args.out, "a")
     t_start = time.time()
     for n in range(args.designs):
@@ -808,6 +850,22 @@ def run(args):
     w.close()
 
 
+PLD_ABS = Fraction(1, 10**12)  # dp_accounting's δ is a float64 sum: not resolved finer than this
+
+
+def pld_delta_class(lo, hi, d_lo, d_hi):
+    """exactdp's δ bracket [lo, hi] against the PLD pair [d_lo, d_hi] (optimistic, pessimistic).
+
+    WRONG SIDE only when the bracket excludes the pair widened by PLD_ABS; a miss inside that
+    slack (e.g. δ within 1e-13 of 1, where the float64 pair may even come out inverted) is UNDECIDED.
+    """
+    if hi < d_lo - PLD_ABS or lo > d_hi + PLD_ABS:
+        return "WRONG SIDE"
+    if hi < d_lo or lo > d_hi or d_lo > d_hi:
+        return "UNDECIDED"
+    return "CONTAINS-PLD"
+
+
 def judge(refs, design, query, value, lo, hi, ref_err):
     v = Fraction(value)
     if ref_err is None:
@@ -851,7 +909,7 @@ def judge(refs, design, query, value, lo, hi, ref_err):
         d_lo, d_hi = Fraction(opt.get_delta_for_epsilon(float(v))), Fraction(pes.get_delta_for_epsilon(float(v)))
         if d_hi < Fraction(1, 10**8):
             return {"class": "NOREF", "note": "pld: δ < 1e-8"}
-        cls = "WRONG SIDE" if (hi < d_lo or lo > d_hi) else "CONTAINS-PLD"
+        cls = pld_delta_class(lo, hi, d_lo, d_hi)
         return {
             "class": cls,
             "note": note,
@@ -1122,9 +1180,15 @@ def main():
     ap.add_argument("--minutes", type=float, default=60)
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--out", default="/tmp/audit.jsonl")
+    ap.add_argument(
+        "--cpu-limit",
+        type=float,
+        default=None,
+        help="a query's CPU seconds (RLIMIT_CPU in the worker) before it is a HANG; set --timeout above it",
+    )
     a = ap.parse_args()
     if a.worker:
-        return worker()
+        return worker(a.cpu_limit)
     if a.repro:
         return repro(*a.repro)
     if a.summary is not None:

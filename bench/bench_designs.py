@@ -89,6 +89,9 @@ def designs() -> list:
          _design([(v, 1, 1) for v in ("2.91", "3.14", "3.47", "3.02", "2.58", "4.12", "3.77", "2.83")])),
         ("10 distinct three-decimal σ² in [10, 12]",
          _design([(f"{10 + 0.213 * j + 0.001 * (j * j % 7):.3f}", 1, 1) for j in range(10)])),
+        *[(f"10 distinct three-decimal σ² near {b} ({b} + {step}j + 0.001(j² mod 7))",
+           _design([(f"{b + step * j + 0.001 * (j * j % 7):.3f}", 1, 1) for j in range(10)]))
+          for b, step in ((5, 0.1), (7, 0.15), (8, 0.15), (20, 0.2))],
         ("9 distinct two-decimal σ² in [0.5, 0.9]",
          _design([(v, 1, 1) for v in ("0.51", "0.57", "0.62", "0.66", "0.71", "0.74", "0.79", "0.83", "0.88")])),
         ("8 distinct two-decimal σ² in [40, 45]",

@@ -11,6 +11,12 @@ returned mass (``lb`` the same certified lower bound of ``Σ_g pen_g + s²u²/2`
 an interval is dropped only when that term is at most ``e^{−T}``, each dropped node of a
 leaf adds ``e^{−pen}`` (penalties summed until 10 nats above the level: a partial sum is a
 lower bound).  The caller charges ``2·mass`` (the nodes ±n) to every sum.
+
+The range is cut into blocks of :func:`block_length` nodes (each group's phase moves by at
+most :data:`BLOCK_CYCLES` of a cycle over one), each bisected on its own: an interval whose
+phases may cross an integer for every group bounds nothing, and the bisection from
+``[0, n_max]`` visited ~2·n_max·max|τ| of them (a third of its visits for ten σ² ≈ 11)
+before any could be dropped.
 """
 
 from __future__ import annotations
@@ -22,12 +28,27 @@ from exactdp.kernels.jit import kernel
 from exactdp.kernels.profile import interval_pen, node_pen
 from exactdp.kernels.units import EPS64
 
-__all__ = ["sieve_nodes_flat"]
+__all__ = ["sieve_nodes_flat", "block_length"]
 
 TWO_PI = 2.0 * math.pi
+#: a block's phase sweep (cycles) for the group of the largest |τ|
+BLOCK_CYCLES = 0.3
 #: the penalties of a dropped interval or node are summed until this many nats above its
 #: level (a partial sum is a lower bound: ``e^{−partial}`` bounds the term)
 _MORE = 10.0
+
+
+@kernel("int64(float64[:], int64, int64)")
+def block_length(tau_hi, leaf, n_max):
+    """The sieve's block length: the largest power of two ``L ≥ leaf`` with ``L·max|τ| ≤``
+    :data:`BLOCK_CYCLES` (``leaf`` at least; ``n_max + 1`` at most)."""
+    t = 0.0
+    for g in range(tau_hi.shape[0]):
+        t = max(t, abs(tau_hi[g]))
+    L = leaf
+    while 2 * L * t <= BLOCK_CYCLES and 2 * L <= n_max + 1:
+        L *= 2
+    return L
 
 
 @kernel("Tuple((int64[:], float64[:], int64, float64))(float64[:], float64[:], float64[:, :], float64[:], int64, "
@@ -42,7 +63,8 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf,
 
     Interval ``[a, b]``: dropped when its lower bound ``lb`` (as in ``sieve_nodes``) exceeds
     ``T + log(b − a + 1)``; a leaf's node n is kept when its own lower bound is at most T.
-    The phases are those of :func:`exactdp.kernels.profile.sieve_nodes` (the same padding)."""
+    The phases are those of :func:`exactdp.kernels.profile.sieve_nodes` (the same padding).
+    The blocks of :func:`block_length` nodes are bisected in increasing order."""
     G = tau_hi.shape[0]
     cap = 1024
     out = np.empty(cap, dtype=np.int64)
@@ -50,13 +72,25 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf,
     n_out = 0
     stack_a = np.empty(256, dtype=np.int64)
     stack_b = np.empty(256, dtype=np.int64)
-    stack_a[0] = 0
-    stack_b[0] = n_max
-    top = 1
+    top = 0
     visited = 0
     mass = 0.0
     c_u = TWO_PI / P
-    while top > 0:
+    blen = block_length(tau_hi, leaf, n_max)
+    start = 0
+    while top > 0 or start <= n_max:
+        if top == 0:  # the next block, unless the Gaussian part alone drops the rest of the range
+            us = c_u * float(start)
+            rest = float(n_max - start) + 1.0
+            lb = 0.5 * sk2 * us * us * (1.0 - 4.0 * EPS64)
+            if lb > T + math.log(rest) * (1.0 - 4.0 * EPS64):
+                visited += 1
+                mass += rest * math.exp(-lb) * (1.0 + 1e-12)
+                break
+            stack_a[0] = start
+            stack_b[0] = min(n_max, start + blen - 1)
+            start = stack_b[0] + 1
+            top = 1
         top -= 1
         a = stack_a[top]
         b = stack_b[top]

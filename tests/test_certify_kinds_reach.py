@@ -216,6 +216,19 @@ def _noisy_reference() -> list:
     return joint
 
 
+def _np_beta(joint: list, alpha: F) -> mpmath.mpf:
+    """The Neyman–Pearson β: accept the largest losses until their P-mass is 1 − α (the last one
+    randomised); β their Q-mass ``P·e^{−loss}``."""
+    left, beta = 1 - mpmath.mpf(alpha.numerator) / alpha.denominator, mpmath.mpf(0)
+    for v, p in sorted(joint, key=lambda t: t[0], reverse=True):
+        if left <= 0:
+            break
+        take = min(mpmath.mpf(1), left / p)
+        beta += take * p * mpmath.exp(-v)
+        left -= take * p
+    return beta
+
+
 def test_randomized_response_by_noise_parameter_against_its_outputs():
     with mpmath.workdps(50):
         joint = _noisy_reference()
@@ -245,9 +258,15 @@ def test_randomized_response_by_noise_parameter_against_its_outputs():
         with pytest.raises(UncertifiedError, match="disagree"):
             certify_points(mix, "epsilon", [target], [_Point(eps[0].value * (1 - mpmath.mpf(10) ** -9))],
                            certifier=cert)
-    with pytest.raises(UncertifiedError) as exc:
-        cert.tradeoff(F(1, 10))
-    assert "β(α)" in _one_line(exc)
+        for a in (F(1, 10), F(1, 2), F(1, 10**6), 1 - F(1, 10**9)):  # β by Neyman–Pearson on the joint outputs
+            enc = cert.tradeoff(a)
+            assert enc.relative_width <= 1e-9, (a, enc)
+            assert _contains(enc, _np_beta(joint, a), absolute=mpmath.mpf(10) ** -60), a
+        beta = tradeoff(mix, [F(1, 10)]).points  # the engine's point passes; a perturbed one is caught
+        certify_points(mix, "tradeoff", [F(1, 10)], beta, certifier=cert)
+        with pytest.raises(UncertifiedError, match="disagree"):
+            certify_points(mix, "tradeoff", [F(1, 10)], [_Point(beta[0].value * (1 + mpmath.mpf(10) ** -8))],
+                           certifier=cert)
     with pytest.raises(UncertifiedError) as exc:
         KindsCertifier(Mixture(((RandomizedResponseNoise("1/2", 3), 1), (RandomizedResponseNoise("1/3", 2), 1))))
     assert "different ratios R" in _one_line(exc)

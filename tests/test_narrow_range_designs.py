@@ -32,7 +32,7 @@ import pytest
 from exactdp.accounting.accountant import ExactAccountant, bun_steinke_epsilon
 from exactdp.engine.families import groups_of
 from exactdp.engine.fine_profile import WIDE_LEVEL
-from exactdp.engine.smoothed_profile import SmoothedProfile
+from exactdp.engine.smoothed_profile import FILTER_MASS, SmoothedProfile
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
 from harness import pld_pair
@@ -164,3 +164,25 @@ def test_flat_sieve_mass_bounds_every_dropped_node(filtered):
     assert np.all(log_mod[dropped] <= -prof.flat_level + 1e-9)  # only nodes below the level are dropped
     mass = math.fsum(np.exp(log_mod[dropped]).tolist())
     assert mass <= prof.dropped_mass <= 1e3 * mass, (mass, prof.dropped_mass)  # a bound, not vacuous
+
+
+def test_filtered_level_drops_its_least_nodes_within_the_filter_mass():
+    """A filtered level whose source leaves room below FILTER_MASS drops its least nodes too
+    (some above the flat level's cut): the dropped mass still bounds every dropped node's
+    integrand modulus (Poisson summation, here), stays within FILTER_MASS, and the kept nodes
+    are the largest ones."""
+    groups = groups_of(_design(FOUR[:3]))
+    src = SmoothedProfile(groups, 0.01, None, None, 10**8, flat_level=25.0)  # sieved at 33: mass ≪ FILTER_MASS
+    prof = SmoothedProfile(groups, 0.02, None, None, 10**8, flat_level=25.0, source=src)
+    n = np.arange(prof.n_max + 1)
+    u = 2 * math.pi * n / prof.period
+    log_mod = -0.5 * prof.s**2 * u**2
+    for g in groups:
+        log_mod = log_mod + g.count * _log_abs_cf(u * float(g.weight), float(g.sigma2))
+    dropped = np.setdiff1d(n, prof.nodes)
+    above = dropped[log_mod[dropped] > -prof.flat_level + 1e-9]
+    assert above.size > 10  # the cut dropped nodes the flat level keeps
+    mass = math.fsum(np.exp(log_mod[dropped]).tolist())
+    assert mass <= prof.dropped_mass <= FILTER_MASS * (1 + 1e-9), (mass, prof.dropped_mass)
+    assert mass >= 1e-3 * FILTER_MASS  # the room was used, not vacuous
+    assert np.min(log_mod[prof.nodes]) >= np.max(log_mod[above]) - 1e-6  # the least nodes went first

@@ -74,6 +74,30 @@ def test_tails_left_and_right_against_enumeration():
         assert (s <= 0) == tv.method.endswith("+complement")
 
 
+def test_tails_in_any_order_with_repeats_against_enumeration():
+    """A batch of thresholds in any order, repeated, both sides of the centre and far
+    (mp logs): each value is the one its threshold gets alone (bit for bit; a left one
+    is the complement of its mirror tail, ``_complement``), and each bracket within
+    the enumeration's reach contains the enumerated value."""
+    w, c, s2 = DESIGNS["tiny-s2"]
+    parts = [(a, v) for a, m, v in zip(w, c, s2) for _ in range(m)]
+    eng = TailEngine(_lattice("tiny-s2"))
+    thr = [7, -3, 0, 7, -3, 1, -40, 0, 40, 10**7, 1 - 10**7]
+    got = eng.tails(thr, strict=False)
+    asked = dict.fromkeys(thr + [1 - s for s in thr if s <= 0])
+    alone = {s: TailEngine(_lattice("tiny-s2")).tails([s], strict=False)[0] for s in asked}
+    for s, tv in zip(thr, got):
+        assert _bits(tv) == _bits(alone[s]), s
+        if s <= 0:
+            assert _bits(tv) == _bits(TailEngine._complement(alone[1 - s])), s
+        assert eng.done(tv), s
+        if abs(s) < 1000:  # the enumeration (factors to e^-300) reaches these
+            ref = tail_brute(parts, s, depth=300)
+            with mpmath.workdps(40):
+                v = mpmath.exp(tv.log_mp)
+                assert abs(v - ref) <= mpmath.mpf(tv.rel_error) * v * (1 + mpmath.mpf(10) ** -12), (s, v, ref)
+
+
 @pytest.mark.parametrize("lv", [-0.7, -1e-3, -1e-300, 0.0, -math.inf, -40.0])
 @pytest.mark.parametrize("rel", [0.0, 1e-12, 1e-3])
 def test_a_complement_brackets_one_minus_the_tail(lv, rel):

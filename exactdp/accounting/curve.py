@@ -23,7 +23,7 @@ from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.tails import TailEngine, TailValue
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import UncertifiedError
-from exactdp.numerics.exact import InputError, to_fraction
+from exactdp.numerics.exact import InputError, alpha_display, to_fraction
 from exactdp.numerics.precision import DPS_GUARD, DPS_RESULT, to_mpf, workdps
 from exactdp.numerics.search import first_true
 
@@ -146,7 +146,7 @@ class TradeoffCurve(LatticeAccountantState):
                 break
             segs.append(segs[-1] - 1)
         else:
-            raise self._uncertified(f"the trade-off segment at α = {float(af):.6g}")
+            raise self._uncertified(f"the trade-off segment at α = {alpha_display(af)}")
         los, his = [], []
         for j in segs:
             lo_j, hi_j = self._segment_line(j, af, target, low_side)
@@ -171,7 +171,7 @@ class TradeoffCurve(LatticeAccountantState):
         a1 = self._alpha_side(j, af)
         tb0, tb1 = self._eng.tails([K - j + 2, K - j + 1], strict=False)
         if not (self._eng.done(tb0) and self._eng.done(tb1)):
-            raise self._uncertified(f"β at α = {float(af):.6g}")
+            raise self._uncertified(f"β at α = {alpha_display(af)}")
         with workdps(DPS_RESULT + DPS_GUARD):
             slope = mpmath.exp(to_mpf(Fraction(j - 1) / self._lat.scale - self._lat.c))
             b0, b1 = tail_bounds(tb0), tail_bounds(tb1)

@@ -62,6 +62,7 @@ from exactdp.accounting.profile_search import gaussian_log_delta, gaussian_log_d
 from exactdp.accounting.results import BracketedTradeoff, centred
 from exactdp.accounting.tradeoff_batch import ORACLE_SHARE, batch_brackets, oracle_width, point
 from exactdp.numerics.errors import UncertifiedError
+from exactdp.numerics.exact import alpha_display
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf, workdps
 from exactdp.numerics.search import BrentMax, golden_max
 
@@ -125,11 +126,10 @@ class _G:
                 c_lo, c_hi = cm_lo - ee * self.a, cm_hi - ee * self.a
                 c_size = min(size, cm_hi + ee * self.a)
             else:  # G = e^ε((1 − α) − δ(−ε)) = e^ε(C(−ε) − α)
-                g_lo = ee * max(self.one_minus - dh, cm_lo - self.a)
-                g_hi = ee * min(self.one_minus - dl, cm_hi - self.a)
-                size = ee * (1 + dh)
+                g_lo, g_hi = ee * (self.one_minus - dh), ee * (self.one_minus - dl)  # (the direct form
+                size = ee * (self.one_minus + dh)  # alone: its rounding acts on 1 − α + δ, far below 1 near α = 1)
                 c_lo, c_hi = ee * (cm_lo - self.a), ee * (cm_hi - self.a)
-                c_size = min(size, ee * (cm_hi + self.a))
+                c_size = ee * (cm_hi + self.a)
             # the complement's form alone acts on magnitudes C + α only: with C far below 1
             # (α below the lowest atoms' mass) its rounding slack is that much smaller
             self.cache[e] = (ee, max(g_lo - slack * size, c_lo - slack * c_size),
@@ -146,11 +146,11 @@ def _upper(points) -> mpmath.mpf:
     return chord_envelope(points)[0]
 
 
-def _range(rho: float, alpha: float) -> tuple:
+def _range(rho: float, alpha: Fraction) -> tuple:
     """An ε interval containing the maximiser: the stationary point has ``P(W > ε + ρ) =
-    α``, and W is 2ρ-sub-Gaussian, so ``|ε + ρ| ≤ √(4ρ·log(1/min(α, 1−α)))`` (widened)."""
-    m = min(alpha, 1.0 - alpha)
-    r = math.sqrt(4 * max(rho, 1e-300) * (math.log(2 / max(m, 1e-300)) + 1)) + 1.0
+    α``, and W is 2ρ-sub-Gaussian, so ``|ε + ρ| ≤ √(4ρ·log(1/min(α, 1−α)))`` (widened; 1 − α exact)."""
+    m = min(alpha, 1 - alpha)
+    r = math.sqrt(4 * max(rho, 1e-300) * ((math.log(2 * m.denominator) - math.log(m.numerator) if m else 691) + 1)) + 1
     return -rho - r, rho + r
 
 
@@ -193,7 +193,7 @@ def _search(acc, alphas, inner: list, out: list) -> None:
     """Fill ``out[i]`` for every i in ``inner``: the batched exact search first
     (:func:`exactdp.accounting.tradeoff_batch.batch_brackets`), then the per-α search below
     for any α it left open."""
-    rng = np.array([_range(float(acc.rho), float(alphas[i])) for i in inner], dtype=float)
+    rng = np.array([_range(float(acc.rho), Fraction(alphas[i])) for i in inner], dtype=float)
     # the batched search assumes a smooth profile near each maximiser: a smoothed-inversion
     # rest (the 2020 release); atom sums and lattice rests have kinks (Kelley steps below)
     smooth = acc.method.endswith("smoothed-inversion")
@@ -209,7 +209,7 @@ def _search(acc, alphas, inner: list, out: list) -> None:
         return
     with workdps(DPS_LOW):
         mu = mpmath.sqrt(2 * to_mpf(acc.rho))
-    states = [_Alpha(_G(acc, alphas[i]), mu, _range(float(acc.rho), float(alphas[i])), locate=not smooth)
+    states = [_Alpha(_G(acc, alphas[i]), mu, _range(float(acc.rho), Fraction(alphas[i])), locate=not smooth)
               for i in inner]
     if acc.method == "atom-sum" and float(acc.rho) > KINK_FIRST_RHO:
         # the loss is the rest's atoms alone: G is piecewise linear in e^ε, its maximum at a
@@ -461,14 +461,13 @@ def _spacing(br: BrentMax) -> float | None:
 
 def _result(alpha: Fraction, lo, up) -> BracketedTradeoff:
     """The reported point, or a refusal when the bracket is wider than MAX_REPORTED_WIDTH."""
-    am = to_mpf(alpha)
     if up == mpmath.inf or not (up - lo <= MAX_REPORTED_WIDTH * abs(up) or up == 0):
-        raise UncertifiedError(f"β(α={mpmath.nstr(am, 6)}): the dual bracket is [{mpmath.nstr(lo, 6)}, "
+        raise UncertifiedError(f"β(α = {alpha_display(alpha)}): the dual bracket is [{mpmath.nstr(lo, 6)}, "
                                f"{mpmath.nstr(up, 6)}]")
     lo = max(lo, mpmath.mpf(0))
     up = min(up, to_mpf(1 - alpha))
     est, err = centred(lo, up)
-    return BracketedTradeoff(am, est, err, 0, "bracket")
+    return BracketedTradeoff(to_mpf(alpha), est, err, 0, "bracket")
 
 
 def _fill(acc, gs: list, wanted: list) -> None:

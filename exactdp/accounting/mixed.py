@@ -37,7 +37,8 @@ from exactdp.accounting.mixed_rr import rr_part
 from exactdp.accounting.results import BracketedDelta, Diagnostics, centred
 from exactdp.engine.finite_loss import FiniteLoss, prec_ctx
 from exactdp.kinds.dgauss_window import GaussianWindow
-from exactdp.kinds.laplace import laplace_part
+from exactdp.kinds.laplace import LaplaceLoss, laplace_part
+from exactdp.kinds.laplace_gauss import LaplaceGaussLoss
 from exactdp.kinds.mixture import Mixture
 from exactdp.kinds.protocol import grid_step
 from exactdp.mechanisms import Composition
@@ -114,11 +115,12 @@ class MixedAccountant(Accountant):
         self.rr, others = rr_part(mixture.others)
         fin = _windowed(others, moving)
         #: the continuous Laplaces' composed loss (closed form, :mod:`exactdp.kinds.laplace`), or None
-        self.laplace = laplace_part(mixture.laplaces)
-        if self.laplace is not None and (fin is None or mixture.continuous):
-            raise InputError("mechanisms", "laplace", "continuous Laplaces beside continuous Gaussians (or beside "
-                                                      "discrete Gaussians too fine for exact windows) are not "
-                                                      "composed exactly")
+        self.laplace: LaplaceLoss | LaplaceGaussLoss | None = laplace_part(mixture.laplaces)
+        if self.laplace is not None and fin is None:
+            raise InputError("mechanisms", "laplace", "continuous Laplaces beside discrete Gaussians too fine for "
+                                                      "exact windows are not composed exactly")
+        if self.laplace is not None and mixture.continuous:  # (their joint δ by quadrature: kinds/laplace_gauss)
+            self.laplace = LaplaceGaussLoss(self.laplace, sum((m.rho * c for m, c in mixture.continuous), Fraction(0)))
         if fin is None:  # the Gaussian part's own route is the oracle of δ_G
             fin = FiniteLoss(others)
             self.gauss, decision = plan(Composition(moving), rel_tol, None)
@@ -172,14 +174,18 @@ class MixedAccountant(Accountant):
     @property
     def method(self) -> str:
         if self.rr is not None:
-            return "finite-loss+rr-trinomial" + ("+laplace-closed-form" if self.laplace is not None else
+            return "finite-loss+rr-trinomial" + (f"+{self._laplace_method}" if self.laplace is not None else
                                                   "+gaussian-erfc" if self.mu else
                                                   "" if self.gauss is None else f"+{self.gauss_route}")
         if self.laplace is not None:
-            return "finite-loss+laplace-closed-form"
+            return f"finite-loss+{self._laplace_method}"
         if self.mu:
             return "finite-loss+gaussian-erfc"
         return "finite-loss" if self.gauss is None else f"finite-loss+{self.gauss_route}"
+
+    @property
+    def _laplace_method(self) -> str:
+        return "laplace-gaussian-quadrature" if isinstance(self.laplace, LaplaceGaussLoss) else "laplace-closed-form"
 
     @property
     def kinks(self) -> tuple | None:

@@ -42,7 +42,7 @@ from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, cent
 from exactdp.accounting.rr_kinks import kink_stencils
 from exactdp.engine.finite_loss import prec_ctx
 from exactdp.numerics.errors import UncertifiedError
-from exactdp.numerics.exact import InputError, to_fraction
+from exactdp.numerics.exact import InputError, alpha_display, to_fraction
 from exactdp.numerics.search import brent_max
 
 __all__ = ["epsilon_points", "tradeoff_points", "EPS_WIDTH", "BETA_WIDTH"]
@@ -269,8 +269,11 @@ def tradeoff_points(acc, alphas) -> tuple:
             raise InputError("alpha", a, "must lie in [0, 1]")
         afs.append(af)
     out = []
+    floor = acc.finite.floor_exact() if acc.finite.has_infinite_mass else Fraction(0)
     for af in afs:
-        if (acc.gauss is None and not acc.smooth) or af in (0, 1):
+        if floor and 1 - af <= floor:  # (the test accepts within L = +∞ only, where Q has no mass)
+            lo = hi = mpmath.mpf(0)
+        elif (acc.gauss is None and not acc.smooth) or af in (0, 1):
             lo, hi = _beta_finite(acc, af)
         else:
             lo, hi = _beta_dual(acc, af)
@@ -313,7 +316,7 @@ def _beta_finite(acc, alpha: Fraction) -> tuple:
             lo, hi = max(to_mpf(b, False), mpmath.mpf(0)), min(to_mpf(b, True), mpmath.mpf(1))
             if hi <= FLOOR or hi - lo <= BETA_WIDTH / 2 * hi:
                 return lo, hi
-    raise UncertifiedError(f"β(α={float(alpha):.6g}) could not be bracketed to {BETA_WIDTH:g} relative")
+    raise UncertifiedError(f"β(α = {alpha_display(alpha)}) could not be bracketed to {BETA_WIDTH:g} relative")
 
 
 def _g(acc, e: Fraction, alpha: Fraction, rel: float | None = None, floor=0, strict: bool = True) -> tuple:
@@ -356,6 +359,9 @@ def _g_ball(e: Fraction, alpha: Fraction, delta: flint.arb, prec: int = 512) -> 
 #: the relative radius of G asked of the search's estimates and of the stencils' points, in a first pass
 #: and where that is wide (smooth designs: a 128-bit δ ball is ~1e-16 relative, enough in the tuned regime)
 _EST_REL, _STENCIL_REL_FIRST, _STENCIL_REL = 2.0**-40, 2.0**-40, 2.0**-70
+#: beyond α = 1 − this the search of a design without a continuous part runs on log G too (β may lie
+#: below float64's range: 1 − α = 1e-40 beside discrete Gaussians gives β ≈ 1e-200 … 1e-400)
+_NEAR_ONE = Fraction(1, 2**20)
 
 
 def _log_scale(g: mpmath.mpf) -> float:
@@ -416,7 +422,7 @@ def _beta_dual(acc, alpha: Fraction) -> tuple:
                 lo2, hi2 = _beta_dual_once(acc, alpha, snapped, rel)
                 lower, upper = max(lower, lo2), min(upper, hi2)
     if upper - lower > 1e-6 * max(upper, FLOOR):
-        raise UncertifiedError(f"β(α={float(alpha):.6g}) is bracketed only in [{mpmath.nstr(lower, 8)}, "
+        raise UncertifiedError(f"β(α = {alpha_display(alpha)}) is bracketed only in [{mpmath.nstr(lower, 8)}, "
                                f"{mpmath.nstr(upper, 8)}]")
     return lower, upper
 
@@ -434,9 +440,9 @@ def _kink_max(pts: list) -> tuple | None:
 def _beta_dual_once(acc, alpha: Fraction, snapped: bool, rel: float | None) -> tuple:
     fin = acc.finite
     rho = float(acc.rho)
-    m = min(float(alpha), 1 - float(alpha))
+    m = min(alpha, 1 - alpha)  # (exact: α = 1 − 1e-300 is not 1)
     top = float(fin.value(fin.size - 1) + acc.extent)  # (the finite part's and the continuous Laplaces' largest loss)
-    lg = math.log(2 / m) if m > 0 else float(mpmath.log(2 / _mpf(min(alpha, 1 - alpha))))  # (α = 1 − 1e-300)
+    lg = math.log(2 * m.denominator) - math.log(m.numerator) if m > 0 else 691.0
     reach = top + rho + math.sqrt(4 * max(rho, 1e-300) * (lg + 1)) + 1
     lo_e, hi_e = -reach - 1, reach + 1
 
@@ -444,6 +450,7 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool, rel: float | None) -> t
     fine = grid[1] if snapped and grid is not None and grid[1] > 1e-9 * (1 + reach) else None
     memo: dict = {}
     seen_max = [mpmath.mpf(0)]
+    near_one = 1 - alpha < _NEAR_ONE
 
     def est(e: float, width: float) -> float:
         # (snapped: to the finite loss's grid while the bracket is wide, so that the δ_G thresholds
@@ -461,21 +468,23 @@ def _beta_dual_once(acc, alpha: Fraction, snapped: bool, rel: float | None) -> t
                 _, lo, hi, _ = _g(acc, ef, alpha, _EST_REL, seen_max[0], strict=False)
                 memo[ef] = _log_scale((lo + hi) / 2)
                 seen_max[0] = max(seen_max[0], lo)
-            else:
+            else:  # (near α = 1 β may lie below float64's range too: log G there)
                 _, lo, hi = _g(acc, ef, alpha)
-                memo[ef] = float((lo + hi) / 2)
+                memo[ef] = _log_scale((lo + hi) / 2) if near_one else float((lo + hi) / 2)
         return memo[ef]
 
     def stop(x: float, width: float) -> bool:  # (G is linear between kinks: the kink stencil finds the best one;
         # smooth designs: to 1e-7 absolute, for the stencils of steps 1e-5 … 1e-8 wherever ε* lies, e.g. −1295)
-        return width < _GOLDEN_STOP * (1.0 if acc.smooth else max(1.0, abs(x))) or \
+        return width < _GOLDEN_STOP * (1.0 if acc.smooth or near_one else max(1.0, abs(x))) or \
             (fine is not None and width < 3 * float(fine))
 
     centre = brent_max(est, lo_e, hi_e, stop)
     floor = abs(_g(acc, Fraction(centre), alpha, _EST_REL)[1]) if acc.smooth else 0  # (smooth designs: G's radius
     # at every stencil point relative to the maximum's estimate)
     stencils = []
-    if grid is not None and grid[1] > 1e-9 * (1 + abs(centre)):  # G is piecewise linear in x between kinks
+    rel_grid = 1e-12 if near_one and not acc.smooth else 1e-9  # (near α = 1 the centre is far out: −485 at
+    # 1 − α = 1e-9 on audit design 20, its kinks 9e-8 apart)
+    if grid is not None and grid[1] > rel_grid * (1 + abs(centre)):  # G is piecewise linear in x between kinks
         offset, step = grid  # (for ε < 0, G's kinks are at −ε on the grid)
         sign = 1 if centre >= 0 else -1
         k = round((Fraction(sign * centre) - offset) / step)
@@ -493,9 +502,10 @@ def _stencils(acc, alpha: Fraction, snapped: bool, grid, centre: float, stencils
     best = (mpmath.mpf(0), mpmath.mpf(1))
     seen: dict = {}
 
-    def gm(e: Fraction) -> tuple:
+    def gm(e: Fraction) -> tuple:  # ((x, lo, hi, ε): ε for the scaled envelope)
         if e not in seen:
-            seen[e] = _g(acc, e, alpha, rel, floor)
+            got = _g(acc, e, alpha, rel, floor)
+            seen[e] = got if len(got) == 4 else (*got, e)
         return seen[e]
 
     if snapped and grid is not None and stencils and len(stencils[0]) == 7:  # (the snapped search may end a few
@@ -516,13 +526,17 @@ def _stencils(acc, alpha: Fraction, snapped: bool, grid, centre: float, stencils
             subs = (grid[1] / 16,) + ((grid[1] / 10**6, grid[1] / 10**9) if acc.smooth else ())  # (Laplaces: curved
             # between kinks; the finest for a kink at 1e-9 relative whatever the grid, e.g. 2000 at scale 1/1000)
             pts = sorted(pts + [gm(kink + j * sub) for sub in subs for j in (-2, -1, 1, 2)])
+        lower = max(max(p[1] for p in pts), mpmath.mpf(0))
+        eps_max = max(abs(centre) + 4 * float(grid[1] if grid else 0), max(abs(float(p[3])) for p in pts)) + 1
         if acc.smooth:
-            upper = _smooth_envelope(pts, abs(centre) + 4 * float(grid[1] if grid else 0) + 1)
+            upper = _smooth_envelope(pts, eps_max)
         else:
             with mpmath.workdps(_DPS):  # the chords' arithmetic, widened far beyond its rounding
                 upper, _ = chord_envelope(pts)
-                upper += abs(upper) * mpmath.mpf(10) ** (10 - _DPS) + mpmath.mpf(10) ** (-2 * _DPS)
-        lower = max(max(p[1] for p in pts), mpmath.mpf(0))
+                slack = mpmath.mpf(10) ** (-2 * _DPS)
+                upper += abs(upper) * mpmath.mpf(10) ** (10 - _DPS) + slack
+            if slack > BETA_WIDTH / 8 * max(lower, FLOOR):  # (a tiny β, α near 1: the absolute slack would
+                upper = min(upper, _smooth_envelope(pts, eps_max))  # dominate; the chords at β's scale instead)
         upper = min(upper, mpmath.mpf(1))
         if upper - lower < best[1] - best[0]:
             best = (lower, upper)

@@ -25,6 +25,8 @@ one-sided outputs:
   ``α_{φ1} ≤ α ≤ α_{φ2}`` give the chord (randomised tests), an upper end; the supporting line
   ``β ≥ β_φ + e^{−ℓ}(α_φ − α)`` (Neyman–Pearson: φ minimises ``β + e^{−ℓ}α``) the lower end.
   Without continuous part the two tests ``L < v_k`` and ``L ≤ v_k`` make both ends exact.
+  Beside randomized response by its noise parameter (loss ``V + n log R``) the tests sit at
+  rational ℓ just either side of the α-quantile (:func:`.kinds_noise.threshold_tests`).
 
 A discrete design beyond the full enumeration's budgets (:func:`~.kind_atoms.fits`) is met in the
 middle instead (:mod:`.kinds_mitm`, method :data:`MITM_METHOD`): two halves of its groups, each
@@ -454,13 +456,11 @@ class KindsCertifier:
                 return self._enclosure("beta", arg, Fraction(0), Fraction(0), prec, A)
             if af == 0:
                 return self._enclosure("beta", arg, _lo(kappa), min(_hi(kappa), Fraction(1)), prec, A)
-            if self.noise is not None:
-                raise UncertifiedError("--certify: β(α) with randomized response by its noise parameter is not "
-                                       "enclosed (its irrational loss ±log R has no order with the rational atoms "
-                                       f"here yet); what would work: δ(ε) and ε(δ), or: {REMEDY}")
             ab = _unit(ball(af) / kappa)
             if isinstance(A, Pairs):
                 tests = kinds_mitm.threshold_tests(A, ab)
+            elif self.noise is not None:  # (tests at rational ℓ, the atoms ℓ − n log R does not separate as intervals)
+                tests = kinds_noise.threshold_tests(A, self.noise, ab, prec)
             else:
                 tests = self._tests_smooth(A, ab, prec) if self.mu else self._tests_discrete(A, ab)
             lower, upper = arb(0), arb(1)

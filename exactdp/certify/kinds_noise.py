@@ -14,11 +14,15 @@ the ball's upper end) are summed by suffix sums after the first few by ``expm1``
 the ball of ``t`` does not separate contribute ``p_i·max(0, 1 − e^{t − v_i})``, a ball around 0 as
 wide as ``p_i·|t − v_i|`` — no side is ever decided by a guess (for ``n ≠ 0`` a tie is impossible:
 ``e^{r}`` is irrational for a rational ``r ≠ 0``, Lindemann; for ``n = 0`` the threshold is exact).
-Nothing is shared with the engine's conditioning (:mod:`exactdp.accounting.mixed_rr`).
+β(α) (:func:`threshold_tests`): the tests "reject iff ``V + n log R < ℓ``" at rational ℓ either side of
+the α-quantile, each test's ``(P(reject), Q(accept))`` a ball over the net counts (:func:`test_at`).
+Nothing is shared with the engine's conditioning (:mod:`exactdp.accounting.mixed_rr`) or its dual search
+(:mod:`exactdp.accounting.mixed_queries`, :mod:`exactdp.accounting.rr_kinks`).
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from flint import arb, arb_poly, ctx
@@ -27,7 +31,7 @@ from exactdp.certify.balls import ball, endpoints
 from exactdp.certify.kind_atoms import REMEDY, Atoms
 from exactdp.numerics.errors import UncertifiedError
 
-__all__ = ["NetCounts", "net_counts", "hockey_stick_at", "KIND", "MAX_COUNT"]
+__all__ = ["NetCounts", "net_counts", "hockey_stick_at", "test_at", "threshold_tests", "KIND", "MAX_COUNT"]
 
 KIND = "RandomizedResponseNoise"
 #: most ±log R steps (the net count's law has 2·count + 1 atoms)
@@ -101,3 +105,49 @@ def hockey_stick_at(A: Atoms, t: arb) -> arb:
     if stop < n:
         s += (A.SP[stop] - t.exp() * A.SQ[stop]).nonnegative_part()
     return s
+
+
+# -- β(α): the tests "reject iff V + n·log R < ℓ" -------------------------------------------------
+def test_at(A: Atoms, noise: NetCounts, ell: Fraction) -> tuple:
+    """``(a, b)``: balls of the kept ``P(V + n log R < ℓ)`` and ``Q(V + n log R ≥ ℓ)`` (the net count's
+    Q-law is ``w_n R^{−n}``).  For each n the atoms the ball of ``ℓ − n log R`` does not separate
+    from it enter both sums as ``[0, their mass]`` (the union of the two prefix / suffix sums): the
+    ball holds the exact test's values whatever their order (for n ≠ 0 no atom equals the
+    threshold, Lindemann; for n = 0 it is exact)."""
+    lb, lr = ball(ell), noise.log_ratio()
+    a, b = arb(0), arb(0)
+    for n, w in noise.items():
+        lo, hi = endpoints(lb - n * lr)
+        i1, i2 = A.at_least(lo), A.at_least(hi)  # atoms below i1: certainly < t; from i2 on: certainly ≥ t
+        a += w * (A.PP[i1] if i1 == i2 else A.PP[i1].union(A.PP[i2]))
+        b += w * (-n * lr).exp() * (A.SQ[i2] if i1 == i2 else A.SQ[i2].union(A.SQ[i1]))
+    return a, b
+
+
+def threshold_tests(A: Atoms, noise: NetCounts, ab: arb, prec: int) -> list:
+    """``[(ℓ, a, b), ...]`` (:func:`test_at`) at rational ℓ just below and above the α-quantile of
+    the joint loss ``V + n log R`` (bisection on the midpoints of ``a``: estimates only choose ℓ;
+    every test's line and chord is certified by the caller), sorted by ℓ."""
+    span = Fraction(math.ceil(noise.total * abs(math.log(noise.ratio)))) + 1
+    lo, hi = A.value(0) - span, A.value(len(A) - 1) + span
+    amid = ab.mid()
+    if not test_at(A, noise, hi)[0].mid() > amid:
+        raise ArithmeticError("alpha is within the left-out mass of 1")
+    half = prec // 2
+    for _ in range(4 * prec):
+        if hi - lo <= (abs(hi) + 1) * Fraction(1, 2 ** (half + 12)):
+            break
+        mid = (lo + hi) / 2
+        k = half + 40 - (abs(mid).numerator.bit_length() - abs(mid).denominator.bit_length())
+        mid = Fraction(round(mid * 2**k), 2**k) if mid and k >= 0 else mid
+        if not lo < mid < hi:
+            mid = (lo + hi) / 2
+        if test_at(A, noise, mid)[0].mid() < amid:
+            lo = mid
+        else:
+            hi = mid
+    mid, out = (lo + hi) / 2, []
+    for k in (0, 1, 2):
+        eta = (abs(mid) + 1) * Fraction(1, 2 ** (half - 12 * k))
+        out.extend((ell, *test_at(A, noise, ell)) for ell in (mid - eta, mid + eta))
+    return sorted(out, key=lambda t: t[0])

@@ -105,10 +105,13 @@ class FineProfile:
             # a flat-level profile sieves one level SOURCE_STEPS finer than the probe (fixed by the
             # design: every node set still depends on the design and s only); the coarser
             # levels are filtered from its nodes instead of sieved again
+            # (the source itself is not a level: its own level is filtered from it too, so
+            # every level drops its least nodes within the filter's mass)
             try:
-                self._source = self._level(probe + SOURCE_STEPS)
+                self._source = SmoothedProfile(self.groups, 2.0 ** (-(probe + SOURCE_STEPS) / 2), node_budget,
+                                               self.consts, sieve_budget, flat_level=flat_level)
             except TooCostly:
-                self._source = None
+                self._levels[probe + SOURCE_STEPS] = None
         self._any = self._level(probe)
 
     # -- smoothing levels --------------------------------------------------------------

@@ -77,6 +77,9 @@ DROP_TOL = 1e-15
 #: a flat-level sieve's dropped nodes (twice its a-posteriori sum, normalised units) above
 #: this: sieved again 4 nats higher
 FLAT_DROP = 1e-11
+#: a level filtered from a finer flat-level profile also drops its least nodes (largest
+#: ``pen + s²u²/2``) while its dropped mass (normalised units, as FLAT_DROP's) stays below this
+FILTER_MASS = 0.3 * FLAT_DROP
 #: entries of a group's penalty table
 PEN_TABLE = 256
 #: sieve intervals visited before the design is called too costly for this resolution
@@ -368,14 +371,23 @@ class SmoothedProfile:
 
     def _filtered(self, src) -> tuple:
         """``(nodes, pens, mass)`` of this smoothing from the finer flat-level profile ``src``:
-        its nodes n ≤ n_max whose ``pen + s²u²/2`` (rounded down) is at most its level, and
-        its dropped mass plus ``Σ e^{−pen − s²u²/2}`` over the nodes filtered out (rounded up)."""
+        its nodes n ≤ n_max whose ``pen + s²u²/2`` (rounded down) is at most its level, less
+        the largest of those while the dropped mass stays within :data:`FILTER_MASS`, and its
+        dropped mass plus ``Σ e^{−pen − s²u²/2}`` over the nodes filtered out (rounded up:
+        every term is a bound of its node's integrand modulus, whatever the cut)."""
         n = src.nodes
         pens = src.node_pens
         u = (2 * math.pi / self.period) * n.astype(float)
         tot = pens + 0.5 * self.sk2 * u * u * (1 - 8 * EPS64)
         inside = n <= self.n_max
         keep = inside & (tot <= src.flat_level)
+        # the least kept nodes dropped too within FILTER_MASS (an estimate picks the cut; the mass is summed below)
+        room = FILTER_MASS - src.dropped_mass - math.fsum(np.exp(-tot[inside & ~keep]).tolist())
+        k = np.flatnonzero(keep)
+        if room > 0 and k.size:
+            order = k[np.argsort(-tot[k], kind="stable")]
+            cum = np.cumsum(np.exp(-tot[order]))
+            keep[order[:int(np.searchsorted(cum, room, side="right"))]] = False
         out = inside & ~keep
         extra = math.fsum(np.exp(-tot[out]).tolist()) * (1 + 1e-12) * (1 + 4 * EPS64 * (int(out.sum()) + 1))
         return (np.ascontiguousarray(n[keep]), np.ascontiguousarray(pens[keep]),

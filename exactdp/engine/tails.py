@@ -294,7 +294,22 @@ class TailEngine:
         thr = [int(s) for s in thresholds]
         upper = sorted({s if s >= 1 else 1 - s for s in thr})
         best = dict(zip(upper, self._values(upper, strict, conv_ok=True, unique=True, plain=True)))
-        return [best[s] if s > 0 else self._complement(best[1 - s]) for s in thr]
+        if all(s > 0 for s in thr):
+            return [best[s] for s in thr]
+        # the lower thresholds by _complement, each distinct one once (a value is a pure
+        # function of its threshold), in one loop
+        comp = {}
+        _exp, _expm1, _log, tnew, tv_cls, inf, eps2 = math.exp, math.expm1, math.log, tuple.__new__, TailValue, \
+            math.inf, 2 * EPS64
+        for s in thr:
+            if s <= 0 and s not in comp:
+                t, lv, rel, method, kept, total, lam = best[1 - s]  # the fields (a TailValue is their tuple)
+                lv = lv if type(lv) is float else float(lv)
+                p = _exp(lv)  # tv.value
+                q = -_expm1(lv)  # 1 − p, p ≤ 1/2 here
+                comp[s] = tnew(tv_cls, (1 - t, _log(q), (rel * p + eps2) / q, method + "+complement", kept, total, lam)
+                               if q > 0 else (1 - t, -inf, inf, method + "+complement", kept, total, lam))
+        return [best[s] if s > 0 else comp[s] for s in thr]
 
     def tail(self, s: int) -> TailValue:
         return self.tails([s])[0]
@@ -335,7 +350,17 @@ class TailEngine:
         def uncertified(idx):
             return [i for i in idx if not ok[i]]
 
-        for name in self._order():
+        methods = self._order()
+        if methods and methods[0] == "quadrature":
+            # the first method asked for every value (the prior all None): the loop's first
+            # pass, and the values themselves when it certifies them all
+            assert self.quad is not None  # in _order only when built
+            got, flags = self.quad.weighted_list_ok(qs, None, plain)
+            if all(flags):  # a flag is certified(value): nothing else is asked, no value is None
+                return got
+            vals, ok = list(got), list(flags)
+            methods = methods[1:]
+        for name in methods:
             todo = uncertified(range(n))
             if not todo:
                 break

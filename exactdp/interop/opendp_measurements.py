@@ -26,8 +26,11 @@ the measurements exactly (``pip install 'exactdp[opendp]'``):
   discrete Laplace / Gaussian on the grid 2^k (k = −1074 for f64 with ``k=None``) after
   rounding the input to it; exactdp accounts the continuous mechanism of that scale, the
   one OpenDP's privacy map states (ε = d_in/b for the Laplace, ρ = d_in²/(2b²) for the
-  Gaussian: exactly its ``map``), not the grid's O(2^k/b) difference.  An explicit ``k``
-  is refused (then the noise is a discrete one on a coarse grid).
+  Gaussian: exactly its ``map``), not the grid's O(2^k/b) difference.  With an explicit
+  ``k`` (a float atom_domain with absolute_distance) the noise is the discrete one on the grid
+  2^k, read back exactly: ``DiscreteLaplace(b/2^k, Δ)`` / ``DiscreteGaussian((b/2^k)², Δ)``,
+  Δ = ⌊(d + 2^k − 2^k_min)/2^k⌋ the largest whole number of grid steps OpenDP's own stability
+  map allows the rounded input to move (2^k_min the float's least spacing).
 
 * ``make_randomized_response(categories, prob)`` / ``make_randomized_response_bool(prob)``
   → :class:`~exactdp.kinds.RandomizedResponseNoise` ``(k(1 − prob)/(k − 1), k)``, k the
@@ -36,7 +39,8 @@ the measurements exactly (``pip install 'exactdp[opendp]'``):
   at any input distance ≥ 1 (the discrete metric).
 
 Refused, each with a message naming what to use: the Laplace on float vectors (the worst
-case over an ℓ1 ball of real shifts is not a single design here), an explicit ``k``, and a
+case over an ℓ1 ball of real shifts is not a single design here), an explicit ``k`` on float
+vectors, and a
 randomized response whose prob lies outside [1/k, 1) (naming ``prob``).
 
 >>> import opendp.prelude as dp
@@ -51,6 +55,7 @@ Mixture(groups=((DiscreteLaplace(scale=Fraction(5, 2), shift=1), 1),))
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction
 
 import opendp.prelude as dp
@@ -98,10 +103,9 @@ def _continuous(name: str, kwargs: dict, d) -> list[list] | None:
     atom = str(domain.element_domain.carrier_type if vector else domain.carrier_type)
     if atom not in _FLOATS:
         return None
-    if kwargs.get("k") is not None:
-        raise InputError("k", kwargs["k"], f"{name} on floats with an explicit k adds discrete noise on the 2^k grid; "
-                                           "exactdp reads back k=None (the continuous mechanism OpenDP's map states)")
     scale = _exact(kwargs.get("scale"), "scale")
+    if kwargs.get("k") is not None:
+        return _on_grid(name, kwargs, d, scale, atom, vector, metric)
     if name == "make_gaussian" and (metric.startswith("AbsoluteDistance") and not vector or
                                     metric.startswith("L2Distance")):
         return [[(Gaussian(scale * scale, d), 1)]]  # (its loss depends on the ℓ2 norm of the shift only)
@@ -110,6 +114,31 @@ def _continuous(name: str, kwargs: dict, d) -> list[list] | None:
     raise InputError("measurement", f"{name} on {domain} with {metric}",
                      "exactdp reads back OpenDP's float Laplace on atom_domain with absolute_distance and its float "
                      "Gaussian with absolute_distance or on vectors with l2_distance")
+
+
+def _on_grid(name: str, kwargs: dict, d, scale: Fraction, atom: str, vector: bool, metric: str) -> list[list]:
+    """A float Laplace / Gaussian with an explicit ``k`` (module docstring): the input rounded to
+    the nearest multiple of 2^k (OpenDP 0.16 rounds a tie up), a discrete Laplace / Gaussian of scale ``scale/2^k``
+    added on that grid, the result times 2^k (post-processing).  OpenDP's stability map bounds
+    the rounded shift by ``d + 2^k − 2^k_min`` (2^k_min the float's least spacing); the largest
+    whole number of grid steps within that bound is the shift (attained by x = 2^(k−1), a tie
+    rounded up, and x' = x − d where that is a float; an upper bound of the shift otherwise)."""
+    try:
+        k = to_int(kwargs["k"], "k")
+    except InputError:
+        raise InputError("k", kwargs["k"], f"{name}: k must be an integer (the noise grid 2^k)") from None
+    if vector:
+        raise InputError("k", k, f"{name} on float vectors with an explicit k: exactdp reads back an explicit k on a "
+                                 "float atom_domain with absolute_distance (or k=None on vectors)")
+    if not metric.startswith("AbsoluteDistance"):
+        raise InputError("input_metric", metric, f"{name} with an explicit k: exactdp reads back absolute_distance")
+    k_min = -1074 if atom == "f64" else -149  # (OpenDP's get_min_k: −bias − mantissa bits + 1)
+    if k < k_min:
+        raise InputError("k", k, f"{name}: k must be at least {k_min} for {atom}")
+    grid = Fraction(2) ** k
+    steps = math.floor((Fraction(d) + grid - Fraction(2) ** k_min) / grid)
+    noise = scale / grid
+    return [[(DiscreteGaussian(noise * noise, steps) if name == "make_gaussian" else DiscreteLaplace(noise, steps), 1)]]
 
 
 def _shift_patterns(domain, metric, d: int, name: str) -> list[tuple[int, ...]]:
@@ -250,7 +279,7 @@ def designs_of(measurements, d_in=1) -> tuple:
     ------
     InputError
         A measurement exactdp does not read back (a Laplace on float vectors, an explicit
-        k, a user measurement), naming it.
+        k on float vectors, a user measurement), naming it.
     """
     d = _distance(d_in, "d_in")
     items = list(measurements) if isinstance(measurements, (list, tuple)) else [measurements]

@@ -46,6 +46,7 @@ __all__ = [
     "fraction_str",
     "int_text",
     "rational_display",
+    "alpha_display",
     "to_int",
 ]
 
@@ -328,6 +329,17 @@ def fraction_str(frac: Fraction) -> str:
                          "is not a rational number") from None
     num = int_text(frac.numerator)
     return num if frac.denominator == 1 else f"{num}/{int_text(frac.denominator)}"
+
+
+def alpha_display(alpha) -> str:
+    """α ∈ [0, 1] for a message, exactly: :func:`rational_display` where that is exact, else
+    ``"1 − c"`` with the complement c = 1 − α shown by :func:`rational_display` (α = 1 − 10⁻⁴⁰
+    prints as ``"1 − 1/10000000000000000000000000000000000000000"``, never rounded to 1)."""
+    alpha = Fraction(alpha)
+    shown = rational_display(alpha)
+    if not shown.startswith("≈") or alpha <= Fraction(1, 2):
+        return shown
+    return f"1 − {rational_display(1 - alpha)}"
 
 
 #: variances the float64 engine accepts (outside, its float64 kernels cannot represent them)

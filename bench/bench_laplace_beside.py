@@ -1,0 +1,86 @@
+"""Continuous Laplaces beside continuous Gaussians: exactdp's certified answers against
+dp_accounting's PLD on the same work, in one process.
+
+Run: ``python bench/bench_laplace_beside.py`` (writes nothing; the table it prints is recorded
+in ``bench/laplace_beside.md``).  Times are CPU seconds (``time.process_time``), the minimum of
+``REPEAT`` runs, each a fresh accountant answering δ at the design's ε values (then also one
+ε(δ = 1e-6) and one β(α = 1/10)), after one untimed run.  PLD: ``value_discretization_interval
+= 1e-4``, pessimistic, composed group by group with ``self_compose``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+from exactdp import DiscreteLaplace, ExactAccountant, Gaussian, Mixture
+from exactdp.kinds.laplace import Laplace
+
+REPEAT = 3
+DESIGNS = {
+    "Laplace(5/2) + Gaussian(9/4, shift 1/2) x3": (((Laplace("5/2"), 1), (Gaussian("9/4", "1/2"), 3)),
+                                                   ["0.5", "1", "2"]),
+    "Laplace(10) x10 + Gaussian(25) x12": (((Laplace(10), 10), (Gaussian(25), 12)), ["0.5", "1", "2"]),
+    "Laplace(1/2) x3 + Gaussian(4) x2 + DLap(5/2) x3": (((Laplace("1/2"), 3), (Gaussian(4), 2),
+                                                        (DiscreteLaplace("5/2"), 3)), ["4", "6", "8"]),
+}
+
+
+def exact_side(groups, eps, more: bool):
+    acc = ExactAccountant(Mixture(groups))
+    pts = acc.delta(eps)
+    if more:
+        acc.epsilon(["1e-6"])
+        acc.tradeoff(["1/10"])
+    return acc, pts
+
+
+def pld_side(groups, eps, more: bool = False):
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    total = None
+    for m, c in groups:
+        if isinstance(m, Laplace):
+            one = pld.from_laplace_mechanism(float(m.scale), sensitivity=float(abs(m.shift)),
+                                             value_discretization_interval=1e-4)
+        elif isinstance(m, Gaussian):
+            one = pld.from_gaussian_mechanism(math.sqrt(float(m.sigma2)), sensitivity=float(abs(m.shift)),
+                                              value_discretization_interval=1e-4)
+        else:
+            one = pld.from_discrete_laplace_mechanism(float(1 / m.scale), sensitivity=abs(m.shift),
+                                                      value_discretization_interval=1e-4)
+        block = one.self_compose(c) if c > 1 else one
+        total = block if total is None else total.compose(block)
+    out = [total.get_delta_for_epsilon(float(Fraction(e))) for e in eps]
+    if more:
+        total.get_epsilon_for_delta(1e-6)
+    return out
+
+
+def timed(f, *args):
+    best, out = math.inf, None
+    for _ in range(REPEAT):
+        t = time.process_time()
+        out = f(*args)
+        best = min(best, time.process_time() - t)
+    return best, out
+
+
+def main() -> None:
+    print("| design | exactdp δ (CPU s) | + ε(δ), β(α) | PLD δ (CPU s) | PLD + ε(δ) | δ at the last ε: exactdp "
+          "[lower, upper] / PLD |")
+    print("|---|---|---|---|---|---|", flush=True)
+    for name, (groups, eps) in DESIGNS.items():
+        exact_side(groups, eps, True)
+        t_ex, (acc, pts) = timed(exact_side, groups, eps, False)
+        t_more = timed(exact_side, groups, eps, True)[0]
+        t_pld, vals = timed(pld_side, groups, eps)
+        t_pld_more = timed(pld_side, groups, eps, True)[0]
+        p = pts[-1]
+        print(f"| {name} | {t_ex:.3f} | {t_more:.3f} | {t_pld:.3f} | {t_pld_more:.3f} | "
+              f"[{float(p.lower):.12g}, {float(p.upper):.12g}] / {vals[-1]:.12g} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
