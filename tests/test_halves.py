@@ -235,3 +235,31 @@ def test_ten_shift_two_variances_inside_the_pld_sandwich():
     # two-decimal σ² in [2.5, 4.5], shift 2; its halves of five groups are listed in tilted
     # ellipsoids.  δ and ε(δ) between PLD's optimistic and pessimistic values (δ ≥ 1e-8)
     _inside_the_pld_sandwich(_comp([(v, 2, 1) for v in SHIFT2_TEN]), [F(1, 100), F(1, 10**5), F(1, 10**8)])
+
+
+def test_widened_ladder_and_steered_levels_against_brute_force():
+    # a low-variance design (Var W ≈ 0.93): the tilt ladder is widened beyond TILT_STEP
+    # (tilt_step), and a batch of thresholds from δ ≈ 1 to δ ≈ 1e-18 is steered to the levels
+    # built (Chernoff's guess) or to its own: every bracket of δ and 1 − δ holds the exact
+    # value and is at most 1e-9 relative wide; then ε(δ) and δ at δ ≈ 1e-20 as elsewhere
+    import exactdp.engine.halves as halves
+
+    design = [("2.53", 1, 1), ("3.18", 1, 1), ("4.47", 1, 1)]
+    ref = BruteDesign(design, L=REF_DEPTH)
+    acc = _halves_accountant(_comp(design), tilted=True)
+    prof = acc.profile
+    assert prof._step > halves.TILT_STEP
+    eps = [k / 4 for k in range(-8, 40, 3)]  # dyadic: each float is its exact value
+    lo_d, hi_d = acc.log_delta_at(eps, eps)
+    lo_c, hi_c = acc.log_complement_at(eps, eps)
+    assert len(prof._tilts) >= 2
+    with mpmath.workdps(60):
+        for k, e in enumerate(eps):
+            value, err = ref.delta(F(e))
+            d_lo, d_hi = mpmath.exp(lo_d[k]), mpmath.exp(hi_d[k])
+            assert d_lo <= value + err and value - err <= d_hi, (e, d_lo, d_hi, value)
+            assert d_hi - d_lo <= REL * value, (e, float((d_hi - d_lo) / value))
+            c_lo, c_hi = mpmath.exp(lo_c[k]), mpmath.exp(hi_c[k])
+            assert c_lo <= 1 - value + err and 1 - value - err <= c_hi, (e, c_lo, c_hi, 1 - value)
+            assert c_hi - c_lo <= REL * (1 - value), (e, float((c_hi - c_lo) / (1 - value)))
+    _check_against_brute(design, 20, tilted=True)

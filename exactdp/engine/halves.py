@@ -23,12 +23,17 @@ thresholds whose lower end is not far above the shallower one's omitted mass.
 
 Where every group is one mechanism (σ² ≥ 1/4), the levels are *tilted* instead
 (:mod:`exactdp.engine.tilted_atoms`): each half listed in the ellipsoid of :data:`TILT_DEPTH`
-nats about the mode of ``p·e^{λa}``, λ on a ladder of step :data:`TILT_STEP`, what is left out
+nats about the mode of ``p·e^{λa}``, λ on a ladder of step :func:`tilt_step`, what is left out
 bounded per threshold (Chernoff); a threshold is summed at the nearest level built when that
 bound is below :data:`SKIP_REL` of its lower end, else at the level of its own saddle tilt
-``λ* ≈ θ/Var W``.  Deep thresholds need the atoms about their saddle, not a ball reaching it:
-ten σ² in [2.5, 4.5] with shift 2 have halves of 6.5·10⁶ atoms a level (5·10⁷ at 100 nats
-untilted, beyond the budget: the design was refused), eight σ² near 3 have 3·10⁵ (1.8·10⁶).
+``λ* ≈ θ/Var W``.  Which built level is tried first is steered by Chernoff's bound of the
+value (:meth:`HalvesProfile._log_hint`: a guess that only saves summing a threshold twice);
+the ladder's step widens for designs of small ``Var W`` (:func:`tilt_step`: fewer levels where
+a tilt half a step away costs few nats).  A level is built in single passes over its atoms
+(:mod:`exactdp.kernels.half_build`).  Deep thresholds need the atoms about their saddle, not a
+ball reaching it: ten σ² in [2.5, 4.5] with shift 2 have halves of 6.5·10⁶ atoms a level
+(5·10⁷ at 100 nats untilted, beyond the budget: the design was refused), eight σ² near 3
+have 3·10⁵ (1.8·10⁶).
 """
 
 from __future__ import annotations
@@ -38,9 +43,10 @@ import math
 import numpy as np
 
 from exactdp.engine.coarse_split import ball_atom_count, coarse_atoms, group_atom_count
-from exactdp.engine.enumerated_rest import TAU_RANGE, WINDOW_ATOMS, _scaled_exp, table_scales
-from exactdp.engine.tilted_atoms import OmissionBound, tilted_atoms, tilted_fit
+from exactdp.engine.enumerated_rest import TAU_RANGE, WINDOW_ATOMS, table_scales
+from exactdp.engine.tilted_atoms import OmissionBound, chernoff_log_mgf, tilted_atoms, tilted_fit
 from exactdp.kernels.enumeration import bucket_sort
+from exactdp.kernels.half_build import a_blocks, gather_atoms
 from exactdp.kernels.half_sums import block_sums, half_tables
 from exactdp.numerics.precision import EPS64
 
@@ -69,12 +75,27 @@ TILE_ATOMS = 512
 TILT_DEPTH = 40.0
 TILT_HALF_ATOMS = 8_000_000
 TILT_STEP = 2.0
+#: the ladder is widened (beyond TILT_STEP) up to where a threshold's saddle tilt λ* half a
+#: step from its level costs this many nats of tilted cost, (Δλ)²·Var W/2: low-variance
+#: designs need fewer levels
+TILT_MISMATCH = 6.0
 TILT_LEVELS = 4
 #: the levels kept at once hold at most this many atoms (both halves; ~90 bytes an atom)
 TILT_KEPT_ATOMS = 28_000_000
 #: the omitted mass must be below this fraction of the lower end, else the next level; so
 #: must the bounds of A's blocks left out of a threshold's sum
 SKIP_REL = 1e-12
+#: nats by which a built level's left-out bound must clear SKIP_REL times the Chernoff bound
+#: of the value for the level to be tried before the threshold's own one is built (a guess:
+#: Chernoff's bound exceeds δ by a few nats, and a level tried and found wanting costs one
+#: threshold's sum, a new level several)
+HINT_MARGIN = 0.0
+
+
+def tilt_step(var: float) -> float:
+    """The ladder step of the tilted levels for ``Var W = var``: :data:`TILT_STEP`, or wider
+    while half a step costs at most :data:`TILT_MISMATCH` nats (``(step/2)²·var/2``)."""
+    return max(TILT_STEP, 2.0 * math.sqrt(2.0 * TILT_MISMATCH / var)) if var > 0 else TILT_STEP
 
 
 def split_halves(groups) -> tuple:
@@ -164,9 +185,8 @@ class _BTables:
         keys = 0.5 * (at.value_dn + at.value_up)
         self.g0, self.inv, ncell = _cells(keys, keys.size)
         order, self.cstart = bucket_sort(keys, self.g0, self.inv, ncell)
-        self.mid = keys[order]
-        self.vd, self.vu = at.value_dn[order], at.value_up[order]
-        self.lp, self.le = at.log_p[order], at.log_err[order]
+        self.vd, self.vu, self.lp, self.le = gather_atoms(order, at.value_dn, at.value_up, at.log_p, at.log_err)
+        self.mid = 0.5 * (self.vd + self.vu)  # keys[order], bit for bit, without a random gather
         half = np.maximum(self.vu - self.mid, self.mid - self.vd)
         self.hw = float(np.max(half)) * (1 + 4 * EPS64) + 1e-300
         spread = float(self.mid[-1] - self.mid[0]) if self.mid.size > 1 else 1.0
@@ -197,29 +217,20 @@ class _Level:
         left out) or an :class:`~exactdp.engine.tilted_atoms.OmissionBound` (per threshold)."""
         self.omission = omission
         self.tab = _BTables(at_b)
-        lp_lo, lp_hi = at_a.log_p - at_a.log_err, at_a.log_p + at_a.log_err
-        self.s_a = -float(np.max(lp_hi))
+        self.s_a = -float(np.max(at_a.log_p + at_a.log_err))
         # A's atoms (sorted by value) in tiles of consecutive ones; each atom in a shell of
-        # probability; a block is one shell of one tile
+        # probability (SHELL_NATS wide, from the top); a block is one shell of one tile: the
+        # scaled bounds p⁻ ≤ e^{s_a}P(A = a) ≤ p⁺ (exp rounded outward), e^{−v⁻}, each tile's
+        # value range and each block's sums of p⁻ (rounded down) and of p⁺ (up)
+        # (exactdp.kernels.half_build.a_blocks)
         na = at_a.size
         ntile = min(TILES, max(1, na // TILE_ATOMS))
         self.per_tile = -(-na // ntile)
-        ntile = -(-na // self.per_tile)
-        self.shell = np.minimum((-self.s_a - lp_hi) / SHELL_NATS, 255.0).astype(np.uint8)
-        self.ns = int(np.max(self.shell)) + 1
         self.a_vd, self.a_vu = at_a.value_dn, at_a.value_up
-        self.a_pl = _scaled_exp(lp_lo + self.s_a, up=False)
-        self.a_ph = _scaled_exp(lp_hi + self.s_a, up=True)
-        with np.errstate(over="ignore", under="ignore"):
-            self.a_ex = np.where(np.abs(self.a_vd) < 700.0, np.exp(-self.a_vd), 0.0)
-        t_first = np.arange(0, na, self.per_tile)
-        self.tile_vd = np.minimum.reduceat(self.a_vd, t_first)
-        self.tile_vu = np.maximum.reduceat(self.a_vu, t_first)
-        blk = (np.arange(na) // self.per_tile) * self.ns + self.shell.astype(np.int64)
-        # each block's sums of p⁻ (rounded down) and of p⁺ (up): float sums of ≤ per_tile terms
-        nb = ntile * self.ns
-        self.blk_pl = np.bincount(blk, weights=self.a_pl, minlength=nb) * (1 - 2 * (self.per_tile + 1) * EPS64)
-        self.blk_ph = np.bincount(blk, weights=self.a_ph, minlength=nb) * (1 + 2 * (self.per_tile + 1) * EPS64)
+        (self.shell, self.a_pl, self.a_ph, self.a_ex, self.tile_vd, self.tile_vu, self.blk_pl,
+         self.blk_ph) = a_blocks(self.a_vd, self.a_vu, at_a.log_p, at_a.log_err, self.s_a, SHELL_NATS,
+                                 self.per_tile, 255)
+        self.ns = self.blk_ph.size // self.tile_vd.size
         t = self.tab
         self.vmin = float(np.min(t.vd))
         self.vabs = float(max(abs(self.vmin), abs(float(np.max(t.vu)))))
@@ -289,6 +300,8 @@ class HalvesProfile:
         if self.tilted:  # levels by tilt (ladder index → level), the untilted one (λ = 0) at once
             self._var = math.fsum(float(g.weight) ** 2 * float(g.sigma2) for g in self.groups)
             self._tilts: dict = {}
+            self._hints: dict = {}
+            self._step = tilt_step(self._var)
             try:
                 self._tilt_level(0)
             except OverflowError:  # a half's tables beyond the float range: the levels by depth
@@ -340,8 +353,8 @@ class HalvesProfile:
         return self._sums(th_dn, th_up, complement=True)
 
     def _tilt_level(self, j: int) -> _Level:
-        """The level of tilt ``j·TILT_STEP`` (at most :data:`TILT_LEVELS` kept, and at most
-        :data:`TILT_KEPT_ATOMS` atoms in all; the oldest dropped)."""
+        """The level of tilt ``j·step`` (:func:`tilt_step`; at most :data:`TILT_LEVELS` kept, and
+        at most :data:`TILT_KEPT_ATOMS` atoms in all; the oldest dropped)."""
         if j not in self._tilts:
             if self._tilts:
                 per_level = sum(next(iter(self._tilts.values())).size)
@@ -350,25 +363,46 @@ class HalvesProfile:
                 keep = TILT_LEVELS
             while len(self._tilts) >= keep:
                 self._tilts.pop(next(iter(self._tilts)))
-            self._tilts[j] = _tilted_level(self.halves[0], self.halves[1], j * TILT_STEP)
+            self._tilts[j] = _tilted_level(self.halves[0], self.halves[1], j * self._step)
         return self._tilts[j]
+
+    def _log_hint(self, th: np.ndarray, complement: bool) -> np.ndarray:
+        """Chernoff's upper bound of log δ(θ) (of log(1 − δ(θ)) with ``complement``; μ on the
+        grid of :class:`~exactdp.engine.tilted_atoms.OmissionBound`): a guess of the value's
+        size that only chooses the level a threshold is summed at, never a bound."""
+        if complement not in self._hints:
+            self._hints[complement] = chernoff_log_mgf(self.groups, complement)
+        mus, base = self._hints[complement]
+        sgn = 1.0 if complement else -1.0
+        return np.minimum(np.min(base[None, :] + sgn * mus[None, :] * th[:, None], axis=1), 0.0)
 
     def _tilted_sums(self, th_dn, th_up, complement: bool) -> tuple:
         """Each threshold at the nearest level built when its left-out bound is below
         :data:`SKIP_REL` of its lower end there, else at the level of its own saddle tilt
-        ``λ* ≈ θ/Var W`` (ladder step :data:`TILT_STEP`; in [0, 16] for δ, [−1, 0] for 1 − δ)."""
+        ``λ* ≈ θ/Var W`` (ladder step :func:`tilt_step`; in [0, 16] for δ, [−1, 0] for 1 − δ)."""
         n = th_dn.size
         lo = np.full(n, -np.inf)
         hi = np.zeros(n)
         mid = 0.5 * (th_dn + th_up)
         lam = np.clip(mid / self._var, -1.0, 0.0) if complement else np.clip(mid / self._var, 0.0, 16.0)
-        own = np.rint(lam / TILT_STEP).astype(np.int64)
+        own = np.rint(lam / self._step).astype(np.int64)
         todo = np.arange(n)
-        if self._tilts and todo.size:  # the nearest level built
+        if self._tilts and todo.size:  # the nearest level built, where it is the own one or should serve
             built = np.array(list(self._tilts))
             near = built[np.argmin(np.abs(built[None, :] - own[:, None]), axis=1)]
+            # a guess only steers: a threshold is summed at the nearest level built when that is
+            # its own level, or when the level's left-out bound looks small enough beside the
+            # value (Chernoff's bound of it) and its own level is not to be built in this call
+            # anyway; a summed one is checked below, the others go to their own level
+            hint = self._log_hint(mid, complement)
+            om_near = np.empty(n)
             for j in np.unique(near):
                 sel = np.flatnonzero(near == j)
+                om_near[sel] = self._tilts[int(j)].omission.log_bound(th_dn[sel], th_up[sel], complement)
+            likely = (own == near) | (om_near <= hint + math.log(SKIP_REL) - HINT_MARGIN)
+            try_near = likely & ((own == near) | ~np.isin(own, own[~likely]))
+            for j in np.unique(near[try_near]):
+                sel = np.flatnonzero(try_near & (near == j))
                 lvl = self._tilts[int(j)]
                 lo[sel], hi[sel] = lvl.sums(th_dn[sel], th_up[sel], complement)
                 om = lvl.omission.log_bound(th_dn[sel], th_up[sel], complement)

@@ -35,9 +35,10 @@ import numpy as np
 
 from exactdp.engine.coarse_split import CoarseAtoms, _single_pmf, stable_order
 from exactdp.kernels.enumeration import product_step
+from exactdp.kernels.half_build import gather_atoms, untilted_logs
 from exactdp.numerics.precision import EPS64
 
-__all__ = ["tilted_atoms", "tilted_fit", "OmissionBound", "LOG_SLACK"]
+__all__ = ["tilted_atoms", "tilted_fit", "OmissionBound", "chernoff_log_mgf", "LOG_SLACK"]
 
 #: relative widening of every log of the bound (float evaluation of its closed forms)
 LOG_SLACK = 1e-9
@@ -98,14 +99,11 @@ def tilted_atoms(groups, lam: float, depth: float, sort: bool = True) -> tuple:
         # the float τ against the exact λ·w·k, at every kept k
         tilt_err += abs(lam) * K * (w_err + 2 * EPS64 * abs(wf)) + 2 * EPS64 * float(np.max(np.abs(tau)))
     c_sum = math.fsum(cs)
-    mid = 0.5 * (v_dn + v_up)
-    # untilted log: lp_t + Σc − λ·value (the value within its enclosure), with every rounding
-    log_p = lp + c_sum - lam * mid
-    log_err = (le + abs(lam) * 0.5 * (v_up - v_dn) + tilt_err
-               + 8 * EPS64 * (np.abs(lp) + abs(c_sum) + abs(lam) * np.abs(mid) + sum(abs(c) for c in cs) + 4))
+    # untilted log: lp_t + Σc − λ·value (the value within its enclosure), with every rounding:
+    # log_err = le + |λ|·½(v⁺ − v⁻) + tilt_err + 8u(|lp| + |Σc| + |λ|·|mid| + Σ|c| + 4)
+    mid, log_p, log_err = untilted_logs(v_dn, v_up, lp, le, c_sum, float(lam), tilt_err, sum(abs(c) for c in cs))
     if sort:
-        order = stable_order(mid)
-        v_dn, v_up, log_p, log_err = v_dn[order], v_up[order], log_p[order], log_err[order]
+        v_dn, v_up, log_p, log_err = gather_atoms(stable_order(mid), v_dn, v_up, log_p, log_err)
     at = CoarseAtoms(v_dn, v_up, log_p, log_err, -math.inf, float(depth))
     return at, float(depth) - slack - tilt_err, cs
 
@@ -118,6 +116,18 @@ def _log_g(sigma2: float, w: float, s: np.ndarray, b: np.ndarray) -> np.ndarray:
     out = (-0.5 * one * math.log(two_pi_v) + (b * w) ** 2 * sigma2 / (2 * one) + 0.5 * np.log(two_pi_v / one)
            + np.log1p(2 * q / (1 - q)))
     return out + LOG_SLACK * (np.abs(out) + 1)
+
+
+def chernoff_log_mgf(groups, complement: bool) -> tuple:
+    """``(μ, log c_μ + Σ_g log G_g(0, ±μ))`` on the grid of :class:`OmissionBound` (``+μ`` for
+    δ, ``−μ`` for 1 − δ): ``min_μ(· ∓ μθ)`` is Chernoff's bound of log δ(θ) (of log(1 − δ(θ))),
+    up to the floats of its closed forms."""
+    mus, sign = (_MU_C, -1.0) if complement else (_MU, 1.0)
+    base = sum(_log_g(float(g.sigma2), float(g.weight), np.zeros(1), sign * mus) for g in groups)
+    if not complement:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            base = base + np.where(mus > 0, -np.log1p(mus) + mus * np.log(mus / (1 + mus)), 0.0)
+    return mus, base
 
 
 class OmissionBound:
