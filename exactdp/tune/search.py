@@ -154,7 +154,7 @@ class Tuner:
             values = ranked[0]
             return CompositionKey((values[k], both[k]) for k in sorted(both))
 
-        rhos.key = key  # type: ignore[attr-defined]
+        rhos.key = key
         return rhos
 
     def check(self, design, pairs, purpose, note):
