@@ -23,26 +23,22 @@ The search spends few oracle points (all α batched in one call per round):
    located by golden section in multiprecision (no oracle call); each round evaluates the
    proposal alone until the steps' contraction predicts an error below a quarter of the
    stencil spacing h.
-2. **Certify.**  The stencil ``c + h·(−2, −1, 0, 1, 2)`` with ``h = √(W/|G_M''|)`` (W the
-   width aimed at) bounds sup G from above by the chords within ``|G''|h²/4`` plus the
-   brackets' noise.  A stencil that does not certify is refitted by least squares (a
-   parabola through its estimates gives the new centre and curvature) and the spacing
-   rescaled from the measured gap (widened fourfold when the chords' slopes are not
+2. **Certify.**  The stencil ``c + h·(−2, −1, 0, 1, 2)`` with ``h = √(W/|G_M''|)`` (W the width aimed at)
+   bounds sup G from above by the chords within ``|G''|h²/4`` plus the brackets' noise.  A stencil that does
+   not certify is refitted by least squares (a parabola through its estimates gives the new centre and
+   curvature) and the spacing rescaled from the measured gap (widened fourfold when the chords' slopes are not
    resolved), for :data:`STENCIL_ROUNDS` rounds.
-3. **Locate** (profiles with kinks: every route but the smoothed inversion).  Where the
-   model's steps stop contracting, or its stencil does not bracket the maximum or its gap
-   stops halving, the maximiser is located by Brent's search on the brackets' midpoints
-   (:func:`_locate`, resumed from the points evaluated so far; on atom sums every other
-   point is the chord envelope's peak), then certified by a fresh stencil; a located
-   stencil whose gap stops halving goes straight to the kink search (step 5) from its best
-   point.
+3. **Locate** (profiles with kinks: every route but the smoothed inversion).  Where the model's steps stop
+   contracting, or its stencil does not bracket the maximum or its gap stops halving, the maximiser is located
+   by Brent's search on the brackets' midpoints (:func:`_locate`, resumed from the points evaluated so far; on
+   atom sums every other point is the chord envelope's peak), then certified by a fresh stencil; a located
+   stencil whose gap stops halving goes straight to the kink search (step 5) from its best point.
 4. **Fall back.**  An α still open then goes to the zooming 9-point stencil
    (:data:`STENCIL`), which widens and narrows on certified outcomes alone.
-5. **Kinks.**  Where the loss is atomic (every route but the smoothed inversion), G is
-   piecewise linear in e^ε and its maximum sits on a kink: an α still open after the
-   fallback goes to the kink search (:func:`_kinks`: stencils plus the chord envelope's peak,
-   which lands on the kink).  Pure atom sums with ρ above :data:`KINK_FIRST_RHO` (many
-   near-deterministic groups: β ≈ e^{−ρ}, beyond binary64) start there.
+5. **Kinks.**  Where the loss is atomic (every route but the smoothed inversion), G is piecewise linear in e^ε
+   and its maximum sits on a kink: an α still open after the fallback goes to the kink search (:func:`_kinks`:
+   stencils plus the chord envelope's peak, which lands on the kink).  Pure atom sums with ρ above
+   :data:`KINK_FIRST_RHO` (many near-deterministic groups: β ≈ e^{−ρ}, beyond binary64) start there.
 
 Estimates only propose points: ``lower`` is the largest certified ``G_lo`` of any point
 evaluated, ``upper`` the chord bound (:func:`_upper`) of the evaluated points.
@@ -184,29 +180,32 @@ def tradeoff_points(acc, alphas) -> tuple:
             else:
                 inner.append(i)
         if inner:
-            with oracle_width(acc, TRADEOFF_WIDTH * ORACLE_SHARE):
-                _search(acc, alphas, inner, out)
+            _search(acc, alphas, inner, out)
     return tuple(out)
 
 
 def _search(acc, alphas, inner: list, out: list) -> None:
     """Fill ``out[i]`` for every i in ``inner``: the batched exact search first
-    (:func:`exactdp.accounting.tradeoff_batch.batch_brackets`), then the per-α search below
-    for any α it left open."""
+    (:func:`exactdp.accounting.tradeoff_batch.batch_brackets`, at the oracle width it
+    chooses), then the per-α search below for any α it left open."""
     rng = np.array([_range(float(acc.rho), Fraction(alphas[i])) for i in inner], dtype=float)
     # the batched search assumes a smooth profile near each maximiser: a smoothed-inversion
     # rest (the 2020 release); atom sums and lattice rests have kinks (Kelley steps below)
     smooth = acc.method.endswith("smoothed-inversion")
     hints: dict = {}
-    fast = batch_brackets(acc, [alphas[i] for i in inner], rng, TRADEOFF_WIDTH, hints) if smooth \
-        else [None] * len(inner)
+    fast = batch_brackets(acc, [alphas[i] for i in inner], rng, TRADEOFF_WIDTH, hints) if smooth else [None] * len(inner)
     for i, fb in zip(inner, fast):
         if fb is not None:
             out[i] = point(alphas[i], *fb)
     hinted = {i: hints[k] for k, (i, fb) in enumerate(zip(inner, fast)) if fb is None and k in hints}
     inner = [i for i, fb in zip(inner, fast) if fb is None]
-    if not inner:
-        return
+    if inner:
+        with oracle_width(acc, TRADEOFF_WIDTH * ORACLE_SHARE):
+            _per_alpha(acc, alphas, inner, out, hinted, smooth)
+
+
+def _per_alpha(acc, alphas, inner: list, out: list, hinted: dict, smooth: bool) -> None:
+    """Fill ``out[i]`` for the α the batch left open (``hinted``: its last stencils)."""
     with workdps(DPS_LOW):
         mu = mpmath.sqrt(2 * to_mpf(acc.rho))
     states = [_Alpha(_G(acc, alphas[i]), mu, _range(float(acc.rho), Fraction(alphas[i])), locate=not smooth)

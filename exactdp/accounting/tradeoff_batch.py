@@ -20,8 +20,11 @@ evaluated points an upper bound).  What differs is how it is spent:
   when it does not certify.
 * **The oracle's precision.**  ``β = x(C(|ε|) − α)`` for ε < 0 cancels: the δ oracle's
   relative noise is amplified by ``C/(C − α)``, up to ≈ 8 on the 2020 release, so
-  :func:`oracle_width` asks a smoothed-inversion rest for brackets of ``W/40`` while the
-  trade-off runs.
+  the batch asks a smoothed-inversion rest (:func:`oracle_width`) for brackets of
+  ``W/5`` over twice the amplification its model predicts at the first proposals, between
+  ``W/40`` and ``W/5`` (:func:`_oracle_width`: ``W/40`` on the release, ~``W/13`` for ten
+  σ² near 5, whose finest smoothing level it then does not sieve); the per-α search after
+  it asks for ``W/40``.
 
 It is meant for a smooth profile (a smoothed-inversion rest: the caller sends nothing else).
 An α that this does not certify within :data:`ROUNDS` rounds (or whose points leave
@@ -50,6 +53,10 @@ MODEL_ROUNDS = 3
 ROUNDS = 4
 #: the oracle's relative width while the trade-off runs, as a share of the width aimed at
 ORACLE_SHARE = 1 / 40
+#: the share of the width the oracle's noise may take after its amplification (the 2020
+#: release: ``C/(C − α)`` up to ≈ 8 at ORACLE_SHARE); the batch's oracle width
+#: (:func:`_oracle_width`) is this over the amplification its model predicts
+NOISE_SHARE = 8 * ORACLE_SHARE
 #: the certifying stencil (multiples of h)
 STENCIL = (-2, -1, 0, 1, 2)
 #: |ε| beyond which points are left to the multiprecision search (binary64's exp range)
@@ -276,6 +283,33 @@ def batch_brackets(acc, alphas: list, ranges: np.ndarray, width: float, hints: d
                    np.array([float(1 - a) for a in alphas]))
     everyone = np.arange(n)
     c, _ = model.argmax(ranges[:, 0], ranges[:, 1], everyone, width)
+    with oracle_width(acc, _oracle_width(model, c, width)):
+        return _brackets(acc, a_q, model, c, ranges, width, hints)
+
+
+def _oracle_width(model: _Model, c: np.ndarray, width: float) -> float:
+    """The oracle's relative width for the batch: ``NOISE_SHARE·W/(2A)``, between
+    ``ORACLE_SHARE·W`` and ``NOISE_SHARE·W``, with ``A = max e^{min(ε,0)}·δ(|ε|)/G(ε)`` the
+    model's amplification of δ's relative noise into G's at the proposals ``c`` (2× for the
+    model's discrepancy, unknown before the first oracle call).  A choice of work only: the
+    brackets are certified at any width, and an α they leave open goes to the per-α search
+    at ``ORACLE_SHARE·W``."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        ld = _gauss_log_delta(np.abs(c), model.mu)
+        lg = model.log_g(c[:, None], np.arange(c.size))[:, 0]
+        log_amp = ld + np.minimum(c, 0.0) - lg
+    amp = float(np.exp(np.max(log_amp))) if c.size and np.all(np.isfinite(lg)) else math.inf
+    if not amp > 0:  # δ underflows everywhere: any width
+        amp = 0.0
+    w = NOISE_SHARE * width / (2 * amp) if amp > 0 else NOISE_SHARE * width
+    return min(max(w, ORACLE_SHARE * width), NOISE_SHARE * width)
+
+
+def _brackets(acc, a_q: list, model: _Model, c: np.ndarray, ranges: np.ndarray, width: float,
+              hints: dict | None) -> list:
+    """:func:`batch_brackets` from the model's first proposals ``c``."""
+    n = len(a_q)
+    everyone = np.arange(n)
     pts: list = [[] for _ in range(n)]
     result: list = [None] * n
     # model rounds: each proposal alone, for the discrepancy of the model there; an α whose
