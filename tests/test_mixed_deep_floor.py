@@ -13,7 +13,7 @@ import pytest
 from exactdp import DiscreteGaussian, ExactAccountant
 from exactdp.engine.finite_loss import FiniteLoss
 from exactdp.kinds import ApproxDP, Mixture
-from tests import mixed_brute
+import mixed_brute
 
 
 def _exact(end) -> Fraction:
