@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import mixed_brute
 import mpmath
 import pytest
 
 from exactdp import DiscreteGaussian, ExactAccountant
 from exactdp.engine.finite_loss import FiniteLoss
 from exactdp.kinds import ApproxDP, Mixture
-import mixed_brute
 
 
 def _exact(end) -> Fraction:
