@@ -11,7 +11,8 @@ whose certified δ_G is the oracle.  By independence and symmetry of every part,
 δ_G(−t)``; below t = −ρ, where the zCDP bound of ``e^t δ_G(−t)`` is under 1e-15 of ``1 − e^t``,
 that bound is the bracket and the oracle is not asked).  The oracle is the lattice-free route
 where the lattice engine's estimate per value is far above it; beside continuous Gaussians it is
-δ of the discrete Gaussians and those together (:mod:`~exactdp.accounting.gaussian_beside`).  Atoms are taken in
+δ of the discrete Gaussians and those together (:mod:`~exactdp.accounting.gaussian_beside`); the
+near-deterministic ones are windows of the finite part instead (:func:`_split`).  Atoms are taken in
 decreasing order of the bound ``p_i·min(1, e^{−(t−ρ)²/(4ρ)})`` (the zCDP bound of δ_G at
 t = ε − v_i ≥ ρ); the rest is bounded by the sum of those bounds (certified once per ε, in
 balls) and added to the upper end once it is below a thousandth of the width aimed at.  With no
@@ -55,6 +56,11 @@ _PRUNE_ABOVE = 256
 #: the grain 2^100 of the thresholds at which the Gaussian oracle is asked beside randomized
 #: responses (:meth:`MixedAccountant._rest_at`)
 _GRAIN = 2**100
+#: a discrete Gaussian whose window has at most this many outputs around each centre (2K + 1)
+#: is windowed beside the oracle rather than put in it (:func:`_split`)
+NEARDET_POSITIONS = 25
+#: ... when the finite part then has at most this many atoms (the oracle is summed over them)
+SPLIT_ATOMS = 100_000
 
 def ball_of(e, prec: int) -> tuple:
     """``(lo, hi, ball)``: Fraction ends and an arb containing the exact real ε (a Fraction,
@@ -125,8 +131,10 @@ class MixedAccountant(Accountant):
             self.laplace = LaplaceGaussLoss(self.laplace, sum((m.rho * c for m, c in mixture.continuous), Fraction(0)))
         #: the continuous Gaussians' total ρ (their composed loss is N(μ, 2μ))
         self.mu = sum((m.rho * c for m, c in mixture.continuous), Fraction(0))
+        #: the near-deterministic discrete Gaussians windowed beside the oracle (:func:`_split`)
+        self.split: tuple = ()
         if fin is None:  # the Gaussian part's own route is the oracle of δ_G
-            fin = FiniteLoss(others)
+            fin, self.split, moving = _split(others, moving)
             if self.mu:  # (beside continuous Gaussians: δ of both by one unbiased inversion)
                 self.gauss, self.gauss_route = gaussian_oracle(moving, self.mu, rel_tol)
             else:
@@ -138,6 +146,8 @@ class MixedAccountant(Accountant):
         self.extent = (Fraction(0) if self.laplace is None else self.laplace.extent) + \
             (Fraction(0) if self.rr is None else self.rr.extent)
         self.rho = (Fraction(0) if dg is None else dg.rho) + self.mu
+        #: the ρ of the curve summed over the atoms (the oracle's, without the split's windows): its zCDP caps
+        self.curve_rho = self.rho - sum((m.rho * c for m, c in self.split), Fraction(0))
         self.rel_tol = float(rel_tol)
         self.evaluations = 0
         self._g_cache: dict = {}  # threshold's key (see _gauss_sum) → ball of δ_G there
@@ -178,11 +188,15 @@ class MixedAccountant(Accountant):
         if self.rr is not None:
             return "finite-loss+rr-trinomial" + (f"+{self._laplace_method}" if self.laplace is not None else
                                                   "" if self.gauss is None and not self.mu else
-                                                  "+gaussian-erfc" if self.gauss is None else f"+{self.gauss_route}")
+                                                  "+gaussian-erfc" if self.gauss is None else
+                                                  f"+near-det-windows+{self.gauss_route}" if self.split else
+                                                  f"+{self.gauss_route}")
         if self.laplace is not None:
             return f"finite-loss+{self._laplace_method}"
         if self.mu and self.gauss is None:
             return "finite-loss+gaussian-erfc"
+        if self.split:
+            return f"finite-loss+near-det-windows+{self.gauss_route}"
         return "finite-loss" if self.gauss is None else f"finite-loss+{self.gauss_route}"
 
     @property
@@ -230,7 +244,8 @@ class MixedAccountant(Accountant):
             elif self._curved and self.gauss is None:
                 b = self._smooth(lo, hi, eb, p)
             else:
-                b = self.finite.delta(lo, hi, eb, p, kept) if self.gauss is None else self._mixed(lo, hi, eb, e, p)
+                b = self.finite.delta(lo, hi, eb, p, kept) if self.gauss is None else self._mixed(lo, hi, eb, e, p,
+                                                                                                  kept)
             if narrow(b) or (self.gauss is not None and p >= 256):  # (the Gaussian part's width then dominates)
                 return b
         return b
@@ -245,10 +260,10 @@ class MixedAccountant(Accountant):
             return self._smooth(lo, hi, tb, prec) if self._curved else self.finite.delta(lo, hi, tb, prec, kept)
         lo2, hi2 = Fraction(math.floor(lo * _GRAIN), _GRAIN), Fraction(math.ceil(hi * _GRAIN), _GRAIN)
         with prec_ctx(prec):
-            at_hi = self._mixed(hi2, hi2, flint.arb(flint.fmpq(hi2.numerator, hi2.denominator)), hi2, prec)
+            at_hi = self._mixed(hi2, hi2, flint.arb(flint.fmpq(hi2.numerator, hi2.denominator)), hi2, prec, kept)
             if lo2 == hi2:
                 return at_hi
-            at_lo = self._mixed(lo2, lo2, flint.arb(flint.fmpq(lo2.numerator, lo2.denominator)), lo2, prec)
+            at_lo = self._mixed(lo2, lo2, flint.arb(flint.fmpq(lo2.numerator, lo2.denominator)), lo2, prec, kept)
             return at_hi.union(at_lo)
 
     def _smooth(self, lo: Fraction, hi: Fraction, eb: flint.arb, prec: int) -> flint.arb:
@@ -285,9 +300,11 @@ class MixedAccountant(Accountant):
                 total += m * d
             return total
 
-    def _mixed(self, lo: Fraction, hi: Fraction, eb: flint.arb, e, prec: int) -> flint.arb:
-        """``p_∞ + Σ p_i δ_G(ε − v_i)`` with the pruning of the module docstring (:meth:`_pruned`)."""
-        return self._pruned(lo, hi, eb, prec, flint.arb(0), lambda ids, ms: self._gauss_sum(ids, ms, lo, hi, e, prec),
+    def _mixed(self, lo: Fraction, hi: Fraction, eb: flint.arb, e, prec: int, kept: bool = False) -> flint.arb:
+        """``p_∞ + D + Σ p_i δ_G(ε − v_i)`` with the pruning of the module docstring (:meth:`_pruned`;
+        D the split's windows' deficit, 0 without them or with ``kept``)."""
+        base = flint.arb(0) if kept else self.finite.deficit(prec)
+        return self._pruned(lo, hi, eb, prec, base, lambda ids, ms: self._gauss_sum(ids, ms, lo, hi, e, prec),
                             deep=isinstance(e, Fraction))
 
     def _pruned(self, lo: Fraction, hi: Fraction, eb: flint.arb, prec: int, base: flint.arb, summed,
@@ -325,8 +342,8 @@ class MixedAccountant(Accountant):
         is found."""
         if "cut" not in self._f_cache:
             cut = None
-            if self.rho > 0:
-                t = -self.rho - Fraction(1, 4)
+            if self.curve_rho > 0:
+                t = -self.curve_rho - Fraction(1, 4)
                 for _ in range(200):
                     if self._reflected(t) is not None:
                         cut = t
@@ -372,13 +389,13 @@ class MixedAccountant(Accountant):
         iidx, fmass, mass_up = self._f_cache[prec]
         if limit is not None:  # (the first `limit` atoms only)
             iidx, fmass, mass_up = iidx[:limit], fmass[:limit], mass_up[:limit]
-        rho = float(self.rho)
+        rho = float(self.curve_rho)
         with numpy.errstate(over="ignore", under="ignore"):
             t = float(lo - fin.offset) - iidx * float(fin.step)
             cap = numpy.where(t <= rho, 1.0, numpy.exp(-((t - rho) ** 2) / (4 * rho)))
         bound = fmass * cap
         order = numpy.argsort(-bound, kind="stable")
-        rest_f = mixed_balls.zcdp_rest(lo - fin.offset, fin.step, iidx, mass_up, self.rho, order)
+        rest_f = mixed_balls.zcdp_rest(lo - fin.offset, fin.step, iidx, mass_up, self.curve_rho, order)
         return order, bound[order], _Rest(rest_f), rest_f
 
     def zcdp_upper(self, e: Fraction, prec: int = 128) -> flint.arb:
@@ -469,14 +486,14 @@ class MixedAccountant(Accountant):
         ``[0, e^{−(−t−ρ)²/(4ρ)}]`` (the zCDP bound), when that term is below 1e-15 of ``1 − e^t``
         (None otherwise): the oracle's deep tail is not needed (it is the slow end of the
         lattice-free route).  A float estimate screens first (the balls decide)."""
-        if t >= -self.rho or self.rho == 0:
+        if t >= -self.curve_rho or self.curve_rho == 0:
             return None
-        tf, rf = float(t), float(self.rho)
+        tf, rf = float(t), float(self.curve_rho)
         if tf - (-tf - rf) ** 2 / (4 * rf) - math.log(-math.expm1(tf)) > math.log(1e-15) + 1:
             return None
         with prec_ctx(128):
             tb = flint.arb(flint.fmpq(t.numerator, t.denominator))
-            r = flint.arb(flint.fmpq(self.rho.numerator, self.rho.denominator))
+            r = flint.arb(flint.fmpq(self.curve_rho.numerator, self.curve_rho.denominator))
             et = tb.exp()
             base = -tb.expm1()
             extra = et * (-((-tb - r) ** 2) / (4 * r)).exp()
@@ -533,6 +550,23 @@ def _windowed(others: tuple, moving: tuple) -> FiniteLoss | None:
     if step == 0 or span / step > mixed_balls.WINDOW_ATOMS:
         return None
     return FiniteLoss(groups)
+
+
+def _split(others: tuple, moving: tuple) -> tuple:
+    """``(finite, windowed, oracle)``: the near-deterministic discrete Gaussians of ``moving`` (at most
+    :data:`NEARDET_POSITIONS` outputs per centre: σ² ≲ 0.08, a ρ the oracle cannot bracket deep in
+    its tail) as windows of the finite part (their deficit, ≤ e^{−760} relative, on the conservative
+    side) if it then has ≤ :data:`SPLIT_ATOMS` atoms and a group is left for the oracle."""
+    near = tuple((m, c) for m, c in moving if 2 * GaussianWindow(m, c).k + 1 <= NEARDET_POSITIONS)
+    rest = tuple(g for g in moving if g not in near)
+    if near and rest:
+        try:
+            fin = FiniteLoss(others + tuple((GaussianWindow(m, c), c) for m, c in near))
+        except UncertifiedError:  # (beyond the finite part's own limits)
+            fin = None
+        if fin is not None and min(fin.size, fin.sparse_bound()) <= SPLIT_ATOMS:
+            return fin, near, rest
+    return FiniteLoss(others), (), moving
 
 
 def _mirrored(t: Fraction, got: flint.arb) -> flint.arb:
