@@ -193,7 +193,8 @@ def _search(acc, alphas, inner: list, out: list) -> None:
     # rest (the 2020 release); atom sums and lattice rests have kinks (Kelley steps below)
     smooth = acc.method.endswith("smoothed-inversion")
     hints: dict = {}
-    fast = batch_brackets(acc, [alphas[i] for i in inner], rng, TRADEOFF_WIDTH, hints) if smooth else [None] * len(inner)
+    fast = (batch_brackets(acc, [alphas[i] for i in inner], rng, TRADEOFF_WIDTH, hints) if smooth
+            else [None] * len(inner))
     for i, fb in zip(inner, fast):
         if fb is not None:
             out[i] = point(alphas[i], *fb)
