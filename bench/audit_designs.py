@@ -231,12 +231,18 @@ class Reference:
                 continue
             elif k == "gauss":
                 mu2 = Fraction(g["shift"]) ** 2 / Fraction(g["sigma2"]) * g["count"]
-                self.kernel = ("gauss", (self.kernel[1] if self.kernel else 0) + mu2)
+                if self.kernel and self.kernel[0] == "lap":
+                    self.kernel = ("lapgauss", (self.kernel[1], mu2))
+                elif self.kernel and self.kernel[0] == "lapgauss":
+                    self.kernel = ("lapgauss", (self.kernel[1][0], self.kernel[1][1] + mu2))
+                else:
+                    self.kernel = ("gauss", (self.kernel[1] if self.kernel else 0) + mu2)
                 continue
             elif k == "lap":
-                if g["count"] != 1 or self.kernel:
+                if g["count"] != 1 or (self.kernel and self.kernel[0] != "gauss"):
                     raise NotImplementedError("one continuous Laplace (count 1) only")
-                self.kernel = ("lap", abs(Fraction(g["shift"])) / Fraction(g["scale"]))
+                muL = abs(Fraction(g["shift"])) / Fraction(g["scale"])
+                self.kernel = ("lapgauss", (muL, self.kernel[1])) if self.kernel else ("lap", muL)
                 continue
             else:
                 raise ValueError(k)
@@ -349,6 +355,8 @@ class Reference:
                 # p Φ(μ/2 − t/μ) − e^ε q Φ(−μ/2 − t/μ), Φ(x) = erfc(−x/√2)/2
                 s2 = flint.arb(2).sqrt()
                 tot += pa * (-(mu / 2 - t / mu) / s2).erfc() / 2 - e_eps * qa * (-(-mu / 2 - t / mu) / s2).erfc() / 2
+        elif kind == "lapgauss":
+            tot = self._lapgauss_delta(eps, e_eps, *par)
         else:
             mu = par
             for la, pa, qa in self.halves[0]:
@@ -357,6 +365,50 @@ class Reference:
                     tot += pa - e_eps * qa
                 elif t < mu:
                     tot += pa * (1 - ((A(t) - A(mu)) / 2).exp())
+        return tot
+
+    def _lapgauss_delta(self, eps, e_eps, muL, mu2):
+        """One continuous Laplace (μ_L = Δ/b) beside continuous Gaussians (μ² = Σ cΔ²/σ²).
+
+        The Laplace's loss: μ_L with P-mass 1/2, Q-mass e^{−μ_L}/2 (x ≤ 0); −μ_L with P-mass
+        e^{−μ_L}/2, Q-mass 1/2 (x ≥ Δ); μ_L − 2y on y = x/b ∈ (0, μ_L) with P-density e^{−y}/2,
+        Q-density e^{−μ_L}e^{y}/2.  Given the other losses u, the Gaussians add N(±μ²/2, μ²):
+        P[L_G > t] = Φ(μ/2 − t/μ), Q[L_G > t] = Φ(−μ/2 − t/μ).  The y-integrals in closed form:
+        ∫ e^{ay}Φ(B + Cy) dy = (1/a)[e^{ay}Φ(B + Cy) − e^{a²/(2C²) − aB/C}Φ(B + Cy − a/C)].
+        """
+        mu = A(mu2).sqrt()
+        mL = A(muL)
+        s2 = flint.arb(2).sqrt()
+
+        def Phi(x):
+            return (-x / s2).erfc() / 2
+
+        def expphi_integral(a, B, C):  # ∫_0^{μ_L} e^{a y} Φ(B + C y) dy
+            K = flint.arb(a * a) / (2 * C * C) - a * B / C
+
+            def F(y):
+                return (flint.arb(a) * y).exp() * Phi(B + C * y) - K.exp() * Phi(B + C * y - a / C)
+
+            return (F(mL) - F(flint.arb(0))) / a
+
+        E = A(eps)
+        tot = flint.arb(0)
+        big = Fraction(INF * self.D, 2)
+        for la, pa, qa in self.halves[0]:
+            if la > big:  # L = +∞ (an (ε, δ) block's atom): Q-mass 0
+                tot += pa
+                continue
+            if la < -big:  # L = −∞: P-mass 0
+                continue
+            t = E - A(Fraction(la, self.D))
+            for lv, pv, qv in ((mL, flint.arb(1) / 2, (-mL).exp() / 2), (-mL, (-mL).exp() / 2, flint.arb(1) / 2)):
+                tt = t - lv
+                tot += pa * pv * Phi(mu / 2 - tt / mu) - e_eps * qa * qv * Phi(-mu / 2 - tt / mu)
+            # continuous part: loss μ_L − 2y; t − loss = t − μ_L + 2y
+            C = 2 / mu * -1
+            Bp = mu / 2 - (t - mL) / mu
+            Bq = -mu / 2 - (t - mL) / mu
+            tot += pa * expphi_integral(-1, Bp, C) / 2 - e_eps * qa * (-mL).exp() * expphi_integral(1, Bq, C) / 2
         return tot
 
     # ---- β(α) ---------------------------------------------------------------------------
@@ -612,8 +664,11 @@ class Worker:
             rc = self.proc.wait()
             self.proc = None
             if self.cpu_limit and rc == -signal.SIGXCPU:  # the CPU limit hit outside the handler
-                return {"status": "hang", "msg": f"killed at the CPU limit {self.cpu_limit} s",
-                        "wall": time.time() - t0}
+                return {
+                    "status": "hang",
+                    "msg": f"killed at the CPU limit {self.cpu_limit} s",
+                    "wall": time.time() - t0,
+                }
             return {"status": "crash", "type": f"exit {rc}", "msg": "worker died", "wall": time.time() - t0}
         return json.loads(line)
 
@@ -727,6 +782,145 @@ def draw_queries(rng, design):
 
 
 # ---------------------------------------------------------------------------------------------
+# targeted classes (--class): the code paths merged 2026-12-07 (audit3)
+# ---------------------------------------------------------------------------------------------
+
+NINES = {k: "0." + "9" * k for k in (9, 15, 40)}  # 1 − 10^-k as exact decimals
+
+
+def _fine_dg(rng, lo=0.003, hi=700.0, budget=6000):
+    """A discrete Gaussian group of 3–4-decimal σ² (a fine loss lattice), its count kept in the
+    reference's reach (≈ 27·σ·√count atoms after pruning)."""
+    x = math.exp(rng.uniform(math.log(lo), math.log(hi)))
+    nd = rng.randint(3, 4)
+    v = max(Fraction(round(x * 10**nd), 10**nd), Fraction(1, 10**nd))
+    s2 = f"{float(v):.{nd}f}"
+    cap = max(1, min(40, int((budget / 27.0) ** 2 / float(v))))
+    shift = rng.choice([s for s in range(-8, 9) if s != 0])
+    return {"kind": "dg", "sigma2": s2, "shift": shift, "count": rng.randint(1, cap)}
+
+
+def _finite_extra(rng, kinds=("dlap", "approx", "rr")):
+    k = rng.choice(kinds)
+    if k == "dlap":
+        return {
+            "kind": "dlap",
+            "scale": rng.choice(["1/2", "5/2", "0.37", "7/3"]),
+            "shift": rng.randint(-4, 4),
+            "count": rng.randint(1, 12),
+        }
+    if k == "rr":
+        return {
+            "kind": "rr",
+            "epsilon": rng.choice(["1/1000", "1/2", "1", "3"]),
+            "k": rng.choice([2, 3]),
+            "count": rng.randint(1, 10),
+        }
+    return {
+        "kind": "approx",
+        "epsilon": rng.choice(["0", "1/10", "1/2", "2"]),
+        "delta": rng.choice(["0", "1e-9", "1e-5", "1e-300"]),
+        "count": rng.randint(1, 4),
+    }
+
+
+def _gauss(rng):
+    return {
+        "kind": "gauss",
+        "sigma2": rng.choice(["1/2", "4", "2.25", "100", "0.0137", "31.4159"]),
+        "shift": rng.choice(["1", "1/2", "3", "2"]),
+        "count": rng.randint(1, 10),
+    }
+
+
+def draw_class_design(rng, cls):
+    if cls == "cgauss":  # continuous Gaussians beside fine discrete Gaussians (gaussian_beside)
+        # the reference's Gaussian kernel keeps every group in one half: their joint atoms
+        # (≈ Π 27σ√c + 1 on a fine lattice) kept ≤ 3e5, drawn again until so
+        for _ in range(500):
+            d = [_fine_dg(rng, budget=2500) for _ in range(rng.randint(2, 4))]
+            size = math.prod(27 * math.sqrt(float(Fraction(g["sigma2"])) * g["count"]) + 1 for g in d)
+            if size <= 3e5:
+                break
+        d += [_gauss(rng) for _ in range(rng.randint(1, 3))]
+        for _ in range(rng.choice([0, 0, 1, 2])):
+            d.append(_finite_extra(rng))
+        return d
+    if cls == "lapgauss":  # a continuous Laplace beside continuous Gaussians (kinds/laplace_gauss)
+        d = [
+            {
+                "kind": "lap",
+                "scale": rng.choice(["1", "2.5", "1/3", "0.7"]),
+                "shift": rng.choice(["1", "2", "1/2"]),
+                "count": 1,
+            }
+        ]
+        d += [_gauss(rng) for _ in range(rng.randint(1, 2))]
+        for _ in range(rng.randint(0, 2)):
+            d.append(_finite_extra(rng))
+        if rng.random() < 0.4:
+            d.append(_fine_dg(rng, 0.1, 50.0, budget=1500))
+        return d
+    if cls == "alpha1":  # β(α) near α → 1: lattice (one σ²), lattice-free (several), mixed
+        style = rng.choice(["lattice", "free", "mixed"])
+        if style == "lattice":
+            s2 = _decimal_sigma2(rng, 0.05, 50)
+            return [
+                {"kind": "dg", "sigma2": s2, "shift": rng.choice([1, -2, 3, 5]), "count": rng.randint(1, 40)},
+                {"kind": "dg", "sigma2": s2, "shift": rng.choice([1, 2, -4]), "count": rng.randint(1, 20)},
+            ]
+        if style == "free":
+            return [_fine_dg(rng, 0.05, 60, budget=700) for _ in range(2)]
+        d = [_fine_dg(rng, 0.05, 60, budget=700)]
+        for _ in range(rng.randint(1, 3)):
+            d.append(_finite_extra(rng))
+        return d
+    if cls == "tinyd":  # (ε, δ) blocks with δ 1e-300 / 1e-200 beside discrete Gaussians
+        d = [_fine_dg(rng, 0.05, 100, budget=900) for _ in range(rng.randint(1, 2))]
+        d.append(
+            {
+                "kind": "approx",
+                "epsilon": rng.choice(["0", "1/10", "1/2", "2"]),
+                "delta": rng.choice(["1e-300", "1e-200"]),
+                "count": rng.randint(1, 5),
+            }
+        )
+        if rng.random() < 0.4:
+            d.append(_finite_extra(rng, ("dlap", "rr")))
+        return d
+    raise ValueError(cls)
+
+
+def draw_class_queries(rng, design, cls):
+    if cls in ("cgauss", "lapgauss"):
+        q = [
+            ("delta", "0"),
+            ("delta", rng.choice(["1/1000", "0.3", "1"])),
+            ("delta", rng.choice(["5", "13.7", "40", "300"])),
+            ("epsilon", rng.choice(["1e-3", "1e-6", "1e-10"])),
+            ("epsilon", rng.choice(["1e-30", "1e-100", "1e-300"])),
+            ("tradeoff", rng.choice(["1e-12", "1e-3", "1/2", NINES[9]])),
+        ]
+        return q
+    if cls == "alpha1":
+        return [
+            ("tradeoff", NINES[9]),
+            ("tradeoff", NINES[15]),
+            ("tradeoff", NINES[40]),
+            ("tradeoff", rng.choice(["1e-3", "1/2"])),
+        ]
+    if cls == "tinyd":
+        return [
+            ("epsilon", rng.choice(["1e-10", "1e-30"])),
+            ("epsilon", rng.choice(["1e-100", "1e-150", "1e-190"])),
+            ("epsilon", rng.choice(["1e-199", "1e-250", "1e-299", "1e-300"])),
+            ("delta", rng.choice(["40", "300", "800"])),
+            ("tradeoff", rng.choice([NINES[9], NINES[40], "1e-3"])),
+        ]
+    raise ValueError(cls)
+
+
+# ---------------------------------------------------------------------------------------------
 # classification
 # ---------------------------------------------------------------------------------------------
 
@@ -791,8 +985,12 @@ def run(args):
     out = open(args.out, "a")
     t_start = time.time()
     for n in range(args.designs):
-        design = draw_design(rng)
-        queries = draw_queries(rng, design)
+        if args.cls:
+            design = draw_class_design(rng, args.cls)
+            queries = draw_class_queries(rng, design, args.cls)
+        else:
+            design = draw_design(rng)
+            queries = draw_queries(rng, design)
         if n < args.skip or (args.only and n not in args.only):
             continue
         if time.time() - t_start > args.minutes * 60:
@@ -1057,6 +1255,43 @@ def selftest():
         Reference([{"kind": "lap", "scale": "1/3", "shift": "1", "count": 1}]).delta(Fraction(1)),
         1 - mpmath.exp((1 - mpmath.mpf(3)) / 2),
     )
+    # continuous Laplace beside continuous Gaussians (and RR): mpmath quadrature over x
+    for b, dL, gs2, gsh, eps, rr in [
+        ("2.5", "2", "4", "1", "1/2", None),
+        ("1/3", "1/2", "1/2", "3", "3", "1"),
+        ("1", "1", "100", "1/2", "0", None),
+        ("2.5", "1", "2.25", "1", "7", "1/2"),
+    ]:
+        B_, D_ = (mpmath.mpf(Fraction(x).numerator) / Fraction(x).denominator for x in (b, dL))
+        mu = mpmath.sqrt(mpmath.mpf(Fraction(gsh) ** 2 / Fraction(gs2)))
+        E = mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator
+        us = [(0, 1, 1)]
+        if rr:
+            e0 = mpmath.mpf(Fraction(rr).numerator) / Fraction(rr).denominator
+            den = mpmath.exp(e0) + 1
+            us = [(e0, mpmath.exp(e0) / den, 1 / den), (-e0, 1 / den, mpmath.exp(e0) / den)]
+
+        def integrand(x, u, pu, qu, B_=B_, D_=D_, E=E, mu=mu):
+            px = mpmath.exp(-abs(x) / B_) / (2 * B_)
+            qx = mpmath.exp(-abs(x - D_) / B_) / (2 * B_)
+            t = E - u - (abs(x - D_) - abs(x)) / B_
+            return pu * px * mpmath.ncdf(mu / 2 - t / mu) - mpmath.exp(E) * qu * qx * mpmath.ncdf(-mu / 2 - t / mu)
+
+        tot = mpmath.fsum(
+            mpmath.quad(lambda x, u=u, pu=pu, qu=qu: integrand(x, u, pu, qu), [-mpmath.inf, 0, D_, mpmath.inf])
+            for u, pu, qu in us
+        )
+        des = [
+            {"kind": "lap", "scale": b, "shift": dL, "count": 1},
+            {"kind": "gauss", "sigma2": gs2, "shift": gsh, "count": 1},
+        ]
+        if rr:
+            des.append({"kind": "rr", "epsilon": rr, "k": 2, "count": 1})
+        check(
+            f"Laplace b={b} Δ={dL} + Gaussian σ²={gs2} Δ={gsh}{' + RR ' + rr if rr else ''} δ({eps})",
+            Reference(des).delta(Fraction(eps)),
+            tot,
+        )
     # trade-off of binary RR: f(α) = max(0, 1 − e^ε0 α, e^{−ε0}(1 − α))
     e0 = mpmath.mpf(1)
     for al in ["1/10", "1/2"]:
@@ -1143,6 +1378,65 @@ def summary(files):
         print(f"   designs: {sorted({x['n'] for x in rs})}")
 
 
+def beta_lower_from_delta(refs, design, alpha, lo=-200.0, hi=900.0, iters=48):
+    """A rigorous lower bound on β(α) from the reference's δ alone (designs with a continuous part).
+
+    For every real ε and every test, 1 − α ≤ e^ε β + δ(ε) (δ = δ_{P‖Q}), so
+    β(α) ≥ g(ε) = e^{−ε}(1 − α − δ(ε)) at any ε, with δ(ε) at its reference upper end.  g is
+    unimodal (g' = e^{−ε}(P[L > ε] − (1 − α))), so a golden-section search on its float value
+    finds the ε where the bound is tight; only the value at the final ε is used, rigorously.
+    Returns (bound Fraction, ε) — bound 0 when the reference's δ is too coarse there.
+    """
+    a = Fraction(alpha)
+
+    def g(e: Fraction):
+        _, dhi = ref_delta(refs, design, e)
+        m = 1 - a - dhi
+        if m <= 0:
+            return Fraction(0)
+        return arb_bounds(A(-e).exp())[0] * m
+
+    phi = (math.sqrt(5) - 1) / 2
+    x1, x2 = hi - phi * (hi - lo), lo + phi * (hi - lo)
+    f1, f2 = g(Fraction(x1)), g(Fraction(x2))
+    for _ in range(iters):
+        if f1 >= f2 and not (f1 == 0 and f2 == 0 and x1 < 0):
+            hi, x2, f2 = x2, x1, f1
+            x1 = hi - phi * (hi - lo)
+            f1 = g(Fraction(x1))
+        else:
+            lo, x1, f1 = x1, x2, f2
+            x2 = lo + phi * (hi - lo)
+            f2 = g(Fraction(x2))
+    return (f1, x1) if f1 >= f2 else (f2, x2)
+
+
+def dualcheck(files, out):
+    """Judge the NOREF β answers of designs with a continuous part by the one-sided dual bound."""
+    recs = [json.loads(line) for f in files for line in open(f)]
+    with open(out, "w") as fo:
+        for r in recs:
+            e = r["exactdp"]
+            if r["query"] == "tradeoff" and r["class"] == "NOREF" and e.get("status") == "ok":
+                t0 = time.process_time()
+                try:
+                    lb, eps = beta_lower_from_delta({}, r["design"], r["value"])
+                    up = Fraction(e["upper"])
+                    r["dual"] = {"lower_bound": str(float(lb)), "at_eps": eps, "cpu": time.process_time() - t0}
+                    r["class"] = "WRONG SIDE" if up < lb else ("DUAL-OK" if lb > 0 else "NOREF")
+                except Exception as exc:  # noqa: BLE001
+                    r["dual"] = {"error": f"{type(exc).__name__}: {exc}"[:200]}
+                print(
+                    r["n"],
+                    r["value"][:12],
+                    r["class"],
+                    r.get("dual"),
+                    e["upper"][:30] if len(e["upper"]) < 40 else float(Fraction(e["upper"])),
+                    flush=True,
+                )
+            fo.write(json.dumps(r, default=str) + "\n")
+
+
 def repro(design_json, query, value):
     """One query, exactdp in-process (no timeout) and the reference: a reproducer."""
     from exactdp import ExactAccountant
@@ -1178,6 +1472,13 @@ def main():
     ap.add_argument("--skip", type=int, default=0)
     ap.add_argument("--only", type=int, nargs="*", default=None)
     ap.add_argument("--seed", type=int, default=20261207)
+    ap.add_argument(
+        "--class",
+        dest="cls",
+        default=None,
+        choices=["cgauss", "lapgauss", "alpha1", "tinyd"],
+        help="draw designs of one targeted class (audit3) instead of the general mix",
+    )
     ap.add_argument("--minutes", type=float, default=60)
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--out", default="/tmp/audit.jsonl")
@@ -1187,7 +1488,10 @@ def main():
         default=None,
         help="a query's CPU seconds (RLIMIT_CPU in the worker) before it is a HANG; set --timeout above it",
     )
+    ap.add_argument("--dualcheck", nargs="*", default=None, help="judge NOREF β answers by the dual bound (--out)")
     a = ap.parse_args()
+    if a.dualcheck is not None:
+        return dualcheck(a.dualcheck, a.out)
     if a.worker:
         return worker(a.cpu_limit)
     if a.repro:
