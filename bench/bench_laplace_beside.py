@@ -11,8 +11,9 @@ in ``bench/laplace_beside.md``).  Times are CPU seconds (``time.process_time``),
 from __future__ import annotations
 
 import math
-import time
 from fractions import Fraction
+
+from bench_mixed import timed as _timed  # (bench/ is the script's path)
 
 from exactdp import DiscreteLaplace, ExactAccountant, Gaussian, Mixture
 from exactdp.kinds.laplace import Laplace
@@ -58,13 +59,8 @@ def pld_side(groups, eps, more: bool = False):
     return out
 
 
-def timed(f, *args):
-    best, out = math.inf, None
-    for _ in range(REPEAT):
-        t = time.process_time()
-        out = f(*args)
-        best = min(best, time.process_time() - t)
-    return best, out
+def timed(f, *args) -> tuple:
+    return _timed(f, *args, repeat=REPEAT)
 
 
 def main() -> None:

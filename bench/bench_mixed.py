@@ -77,9 +77,11 @@ def pld_side(groups, eps, more: bool = False) -> list:
     return out
 
 
-def timed(f, *args) -> tuple:
+def timed(f, *args, repeat: int = REPEAT) -> tuple:
+    """``(least CPU seconds of repeat runs, the last run's output)`` (also used by the other
+    side-by-side benches: ``bench_gaussian_beside.py``, ``bench_laplace_beside.py``)."""
     best, out = math.inf, None
-    for _ in range(REPEAT):
+    for _ in range(repeat):
         t = time.process_time()
         out = f(*args)
         best = min(best, time.process_time() - t)
