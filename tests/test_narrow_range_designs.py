@@ -148,17 +148,24 @@ def _log_abs_cf(t: np.ndarray, s2: float) -> np.ndarray:
     return num - den
 
 
+def _log_moduli(prof, groups) -> tuple:
+    """Every node n of the profile's rule and log |integrand| there (Poisson summation of each
+    group's characteristic function, ``_log_abs_cf``, times the smoothing's Gaussian)."""
+    n = np.arange(prof.n_max + 1)
+    u = 2 * math.pi * n / prof.period
+    log_mod = -0.5 * prof.s**2 * u**2
+    for g in groups:
+        log_mod = log_mod + g.count * _log_abs_cf(u * float(g.weight), float(g.sigma2))
+    return n, log_mod
+
+
 @pytest.mark.parametrize("filtered", [False, True], ids=["sieved", "filtered"])
 def test_flat_sieve_mass_bounds_every_dropped_node(filtered):
     groups = groups_of(_design(FOUR[:3]))
     src = SmoothedProfile(groups, 0.01, None, None, 10**8, flat_level=12.0) if filtered else None
     prof = SmoothedProfile(groups, 0.02, None, None, 10**8, flat_level=12.0, source=src)  # a low level: many drops
     assert (prof.visited == 0) == filtered
-    n = np.arange(prof.n_max + 1)
-    u = 2 * math.pi * n / prof.period
-    log_mod = -0.5 * prof.s**2 * u**2
-    for g in groups:
-        log_mod = log_mod + g.count * _log_abs_cf(u * float(g.weight), float(g.sigma2))
+    n, log_mod = _log_moduli(prof, groups)
     dropped = np.setdiff1d(n, prof.nodes)
     assert prof.nodes.size > 10 and dropped.size > prof.nodes.size
     assert np.all(log_mod[dropped] <= -prof.flat_level + 1e-9)  # only nodes below the level are dropped
@@ -174,11 +181,7 @@ def test_filtered_level_drops_its_least_nodes_within_the_filter_mass():
     groups = groups_of(_design(FOUR[:3]))
     src = SmoothedProfile(groups, 0.01, None, None, 10**8, flat_level=25.0)  # sieved at 33: mass ≪ FILTER_MASS
     prof = SmoothedProfile(groups, 0.02, None, None, 10**8, flat_level=25.0, source=src)
-    n = np.arange(prof.n_max + 1)
-    u = 2 * math.pi * n / prof.period
-    log_mod = -0.5 * prof.s**2 * u**2
-    for g in groups:
-        log_mod = log_mod + g.count * _log_abs_cf(u * float(g.weight), float(g.sigma2))
+    n, log_mod = _log_moduli(prof, groups)
     dropped = np.setdiff1d(n, prof.nodes)
     above = dropped[log_mod[dropped] > -prof.flat_level + 1e-9]
     assert above.size > 10  # the cut dropped nodes the flat level keeps
