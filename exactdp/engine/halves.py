@@ -75,10 +75,13 @@ TILE_ATOMS = 512
 TILT_DEPTH = 40.0
 TILT_HALF_ATOMS = 8_000_000
 TILT_STEP = 2.0
-#: the ladder is widened (beyond TILT_STEP) up to where a threshold's saddle tilt λ* half a
-#: step from its level costs this many nats of tilted cost, (Δλ)²·Var W/2: low-variance
-#: designs need fewer levels
+#: the ladder's step is where a threshold's saddle tilt λ* half a step from its level costs
+#: this many nats of tilted cost, (Δλ)²·Var W/2: low-variance designs need fewer levels,
+#: high-variance ones more (else their brackets widen by e^{excess})
 TILT_MISMATCH = 6.0
+#: the narrowest ladder step (a design of Var W above 2·TILT_MISMATCH/(TILT_STEP_MIN/2)² = 768
+#: has thresholds more than TILT_MISMATCH nats from their level, each bracket still certified)
+TILT_STEP_MIN = 0.25
 TILT_LEVELS = 4
 #: the levels kept at once hold at most this many atoms (both halves; ~90 bytes an atom)
 TILT_KEPT_ATOMS = 28_000_000
@@ -93,9 +96,12 @@ HINT_MARGIN = 0.0
 
 
 def tilt_step(var: float) -> float:
-    """The ladder step of the tilted levels for ``Var W = var``: :data:`TILT_STEP`, or wider
-    while half a step costs at most :data:`TILT_MISMATCH` nats (``(step/2)²·var/2``)."""
-    return max(TILT_STEP, 2.0 * math.sqrt(2.0 * TILT_MISMATCH / var)) if var > 0 else TILT_STEP
+    """The ladder step of the tilted levels for ``Var W = var``: the step at which half a step
+    costs :data:`TILT_MISMATCH` nats of tilted cost (``(step/2)²·var/2``) — wider than
+    :data:`TILT_STEP` for designs of small ``Var W``, narrower for large ones (ten σ² in
+    [2.5, 4.5] with shift 3, Var W ≈ 26.6: a step of 2 left thresholds 10.8 nats from their
+    level, δ brackets 2.6e-8 relative wide; now 1.34) — and never below :data:`TILT_STEP_MIN`."""
+    return max(TILT_STEP_MIN, 2.0 * math.sqrt(2.0 * TILT_MISMATCH / var)) if var > 0 else TILT_STEP
 
 
 def split_halves(groups) -> tuple:

@@ -1,0 +1,115 @@
+"""The tilted halves' ladder on designs of large ``Var W`` (issue 33: ten two-decimal σ² in
+[2.5, 4.5] with shift 3 had δ brackets 2.6e-8 relative wide) against a brute-force reference
+written here.
+
+The reference is exact enumeration in mpmath (50 digits), nothing of exactdp: each group's
+discrete Gaussian on ``|x| ≤ 60`` (the mass beyond is below e^{−400}), normalised by the same
+sum; the loss of group g at x is ``(Δ² + 2Δx)/(2σ²)`` (P = N_Z(0, σ²) against N_Z(Δ, σ²), x
+symmetric); the last two groups' joint atoms are sorted with suffix sums of ``p`` and of
+``p·e^{−L}``, so ``δ(ε) = Σ_{x₁} p(x₁)·[S_p(j) − e^{ε−L₁}S_q(j)]``, j the first joint atom
+whose loss exceeds ``ε − L₁``.
+"""
+
+from __future__ import annotations
+
+import bisect
+from fractions import Fraction as F
+
+import mpmath
+import pytest
+
+from exactdp.accounting.lattice_free import LatticeFreeAccountant
+from exactdp.engine import halves
+from exactdp.engine.families import groups_of
+from exactdp.engine.halves import HalvesProfile, halves_fit
+from exactdp.mechanisms import Composition, DiscreteGaussian
+
+#: the brackets' relative width aimed at (issue 33: δ, ε and β within 2.5e-10)
+WIDTH = 2.5e-10
+_K = 60
+_DPS = 50
+
+
+class _Brute:
+    """δ(ε) of a three-group design ``[(σ² text, shift)]`` by exact enumeration (module docstring)."""
+
+    def __init__(self, design):
+        with mpmath.workdps(_DPS):
+            tables = []
+            for s2, d in design:
+                s2 = mpmath.mpf(F(s2).numerator) / F(s2).denominator
+                w = [mpmath.exp(-mpmath.mpf(x * x) / (2 * s2)) for x in range(-_K, _K + 1)]
+                z = mpmath.fsum(w)
+                tables.append([((d * d + 2 * d * x) / (2 * s2), p / z) for x, p in zip(range(-_K, _K + 1), w)])
+            self.outer = tables[0]
+            joint = sorted((l2 + l3, p2 * p3) for l2, p2 in tables[1] for l3, p3 in tables[2])
+            self.losses = [float(v) for v, _ in joint]  # only to locate the suffix (checked exactly)
+            self.joint = joint
+            sp, sq = [mpmath.mpf(0)] * (len(joint) + 1), [mpmath.mpf(0)] * (len(joint) + 1)
+            for i in range(len(joint) - 1, -1, -1):
+                v, p = joint[i]
+                sp[i] = sp[i + 1] + p
+                sq[i] = sq[i + 1] + p * mpmath.exp(-v)
+            self.sp, self.sq = sp, sq
+
+    def delta(self, eps: F):
+        with mpmath.workdps(_DPS):
+            e = mpmath.mpf(eps.numerator) / eps.denominator
+            total = mpmath.mpf(0)
+            for l1, p1 in self.outer:
+                c = e - l1
+                j = bisect.bisect_right(self.losses, float(c))
+                while j > 0 and self.joint[j - 1][0] > c:  # the exact first loss above c
+                    j -= 1
+                while j < len(self.joint) and self.joint[j][0] <= c:
+                    j += 1
+                total += p1 * (self.sp[j] - mpmath.exp(c) * self.sq[j])
+            return total
+
+
+def _accountant(design) -> LatticeFreeAccountant:
+    comp = Composition(tuple((DiscreteGaussian(s2, d), 1) for s2, d in design))
+    acc = LatticeFreeAccountant(comp)
+    groups = groups_of(comp)
+    assert halves_fit(groups)
+    acc.profile = HalvesProfile(groups, tilted=True)
+    return acc
+
+
+@pytest.mark.parametrize("design", [
+    (("2.53", 5), ("3.18", 5), ("4.47", 5)),  # Var W ≈ 23: the ladder narrows (step ≈ 1.43)
+    (("2.71", 2), ("3.59", 2), ("4.26", 2)),  # shift 2, Var W ≈ 3.4: the ladder widens
+])
+def test_tilted_ladder_against_brute_force(design):
+    # δ from ε = 0 down to ≈ 1e-18 (thresholds at every distance from the ladder's levels):
+    # each bracket holds the exact value and is at most WIDTH relative wide; then ε(δ) at
+    # δ = 1e-12 bracketed by the reference's δ at its ends
+    ref = _Brute(design)
+    acc = _accountant(design)
+    var = sum(F(d * d) / F(s2) for s2, d in design)  # Var W = Σ Δ²/σ²
+    assert acc.profile._step == pytest.approx(halves.tilt_step(float(var)))
+    step, top = {5: (F(2), 58), 2: (F(3, 4), 21)}[design[0][1]]
+    eps = [k * step for k in range(int(top / step) + 1)]
+    got = acc.delta(eps)
+    with mpmath.workdps(_DPS):
+        for e, p in zip(eps, got):
+            value = ref.delta(e)
+            assert p.lower <= value <= p.upper, (design, e, p.lower, p.upper, value)
+            assert p.upper - p.lower <= WIDTH * value, (design, e, float((p.upper - p.lower) / value))
+        assert float(ref.delta(eps[-1])) < 1e-15  # the batch reaches deep δ
+    target = F(1, 10**12)
+    (ep,) = acc.epsilon([target])
+    with mpmath.workdps(_DPS):
+        assert ref.delta(F(mpmath.nstr(ep.upper, 40)) + F(1, 10**30)) <= mpmath.mpf(1) / 10**12
+        assert ref.delta(F(mpmath.nstr(ep.lower, 40)) - F(1, 10**30)) >= mpmath.mpf(1) / 10**12
+        assert ep.upper - ep.lower <= WIDTH * ep.upper
+
+
+def test_ladder_step_costs_at_most_the_mismatch():
+    # half a step costs TILT_MISMATCH nats of tilted cost, (step/2)²·Var W/2, on both sides of
+    # TILT_STEP: the shift-2 bench row keeps its step (Var W ≈ 11.84), shift 3 narrows it
+    for var in (0.93, 2.53, 11.84, 13.2, 26.6, 100.0):
+        step = halves.tilt_step(var)
+        assert (step / 2) ** 2 * var / 2 == pytest.approx(halves.TILT_MISMATCH)
+    assert halves.tilt_step(11.84) > halves.TILT_STEP > halves.tilt_step(26.6)
+    assert halves.tilt_step(1e9) == halves.TILT_STEP_MIN
