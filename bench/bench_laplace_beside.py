@@ -11,11 +11,10 @@ in ``bench/laplace_beside.md``).  Times are CPU seconds (``time.process_time``),
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 
 from bench_mixed import timed as _timed  # (bench/ is the script's path)
-
-import sys
 
 from exactdp import DiscreteGaussian, DiscreteLaplace, ExactAccountant, Gaussian, Mixture
 from exactdp.kinds.laplace import Laplace

@@ -5,10 +5,10 @@ each of their loss atoms against the Laplaces + continuous Gaussians' kernel
 ``E_P[(1 − e^{t−L−N})_+]`` of ``tests/test_laplace_beside.py`` (the Laplaces' atoms and
 tilted Irwin–Hall density against the Gaussian's Φ form, ``mpmath.quad`` with its error
 estimate ×100 in the bracket).  Atoms of P-mass below 1e-13 of the δ asked are not integrated:
-their mass is added to the upper end (the kernel is at most 1; the level only sets the cost).  Off the tuned regime too: μ = 50 and
-μ = 1/1000, δ near 1e-100, ε = 0, discrete Gaussians too fine for exact windows (refused before),
-and the refusal without a continuous Gaussian, whose remedy is answered.  Never a wrong side;
-brackets ≤ 1e-9 relative."""
+their mass is added to the upper end (the kernel is at most 1; the level only sets the cost).
+Off the tuned regime too: μ = 50 and μ = 1/1000, δ near 1e-111, ε = 0, ε(1e-100), discrete
+Gaussians too fine for exact windows (refused before), and the refusal without a continuous
+Gaussian, whose remedy is answered.  Never a wrong side; brackets ≤ 1e-9 relative."""
 
 from __future__ import annotations
 
