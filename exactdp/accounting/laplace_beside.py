@@ -83,12 +83,10 @@ class LaplaceFactor:
         self._f = [(float(mu), float(m)) for mu, m in self.parts]
         self._cf = float(self.rho)
 
-    def _log_f(self, w: flint.acb | flint.arb, mu: Fraction):
-        """``log F_μ(w) + (w − 1/2)μ − log 2`` = log M_μ(w − 1/2), a ball (real or complex w, Re w ≥ 1/2)."""
+    def _log_f(self, w: flint.arb, mu: Fraction) -> flint.arb:
+        """``log M_μ(w − 1/2) = log F_μ(w) + (w − 1/2)μ − log 2``, a ball (real w ≥ 1/2: F > 0)."""
         mq = _q(mu)
-        e = (-2 * w * mq).exp()
-        f = 1 + e - (-2 * w * mq).expm1() / (2 * w)
-        return f.log() + (w - flint.arb(1) / 2) * mq - flint.arb(2).log()
+        return self._f_of(flint.acb(w), mq).real.log() + (w - flint.arb(1) / 2) * mq - flint.arb(2).log()
 
     def log_mgf(self, lam: float) -> tuple:
         """``(log M_{L'}(λ), absolute error bound)`` for a float λ ≥ 0."""
@@ -108,35 +106,39 @@ class LaplaceFactor:
 
     def ratios(self, lam: float, nodes: np.ndarray, period: int) -> tuple:
         """``(H, err)``: complex128 values and absolute error bounds of ``H_n = M_{L'}(λ + iu_n)/M_{L'}(λ)``
-        at ``u_n = 2πn/P`` (exact; ``|H_n| ≤ 1``)."""
+        at ``u_n = 2πn/P`` (exact; ``|H_n| ≤ 1``), as ``e^{iu(Σmμ − c)} Π (F_μ(w)/F_μ(a))^m``
+        (``w = a + iu``, ``a = λ + 1/2``; integer powers in Arb: no branch of a logarithm)."""
         old = flint.ctx.prec
         out = np.empty(nodes.size, dtype=np.complex128)
         err = np.empty(nodes.size)
         try:
             flint.ctx.prec = _PREC
-            lb = flint.arb(lam)
-            half = flint.arb(1) / 2
-            base = -lb * _q(self.rho)
-            for mu, m in self.parts:
-                base += m * self._log_f(lb + half, mu)
+            a = flint.arb(lam) + flint.arb(1) / 2
+            mus = [(_q(mu), m) for mu, m in self.parts]
+            f_a = [self._f_of(flint.acb(a), mq) for mq, _ in mus]
+            drift = _q(self.extent - self.rho)  # (Σ mμ − c: the phase e^{iuμ} of each M_μ, less the centring's)
             step = 2 * flint.arb.pi() / period
-            rho_q = _q(self.rho)
             for i, n in enumerate(nodes.tolist()):
                 u = step * int(n)
-                w = flint.acb(lb + half, u)
-                lg = flint.acb(-lb * rho_q, -u * rho_q) - base
-                for mu, m in self.parts:
-                    lg += m * self._log_f(w, mu)
-                h = lg.exp()
+                w = flint.acb(a, u)
+                h = flint.acb(0, u * drift).exp()
+                for (mq, m), fa in zip(mus, f_a):
+                    h *= (self._f_of(w, mq) / fa) ** m
                 re, im = h.real, h.imag
                 v = complex(float(re.mid()), float(im.mid()))
-                e = float(re.rad()) + float(im.rad())
                 out[i] = v
                 # (the two mids rounded to float64, and the radii rounded up)
-                err[i] = e * (1 + 1e-9) + 2 * EPS64 * (abs(v.real) + abs(v.imag)) + 1e-300
+                err[i] = (float(re.rad()) + float(im.rad())) * (1 + 1e-9) + 2 * EPS64 * (abs(v.real) + abs(v.imag)) \
+                    + 1e-300
         finally:
             flint.ctx.prec = old
         return out, err
+
+    @staticmethod
+    def _f_of(w: flint.acb, mq: flint.arb) -> flint.acb:
+        """``F_μ(w) = 1 + e^{−2wμ} + (1 − e^{−2wμ})/(2w)`` (module docstring)."""
+        e = (-2 * w * mq).exp()
+        return 1 + e - (-2 * w * mq).expm1() / (2 * w)
 
     def slope(self, lam: np.ndarray) -> np.ndarray:
         """An estimate of ``K'_{L'}(λ) = d/dλ log M_{L'}(λ)`` (float; for the saddle only)."""
