@@ -199,7 +199,9 @@ class GaussianBesideAccountant(LatticeFreeAccountant):
         self.composition = composition
         self.mu = Fraction(mu)
         self.laplace = laplace
-        self.rho = composition.rho + self.mu + (laplace.rho if laplace is not None else 0)
+        # (with Laplaces: ρ the thresholds' centre, rho_cap a zCDP parameter for the caps)
+        self.rho = composition.rho + self.mu + (laplace.centre if laplace is not None else 0)
+        self.rho_cap = composition.rho + self.mu + (laplace.rho if laplace is not None else 0)
         self.rel_tol = float(rel_tol)
         self.identical = False
         try:
@@ -212,6 +214,22 @@ class GaussianBesideAccountant(LatticeFreeAccountant):
     @property
     def method(self) -> str:
         return ROUTE if self.laplace is None else LAPLACE_ROUTE
+
+    def log_delta_at(self, e_dn, e_up, exact=None) -> tuple:
+        """As :meth:`LatticeFreeAccountant.log_delta_at`; with Laplaces the thresholds' centre
+        is not a zCDP ρ, so the cap ``δ(ε) ≤ e^{−(ε−ρ)²/(4ρ)}`` (ε ≥ ρ) is taken at ``rho_cap``."""
+        if self.laplace is None:
+            return super().log_delta_at(e_dn, e_up, exact)
+        e_dn = np.asarray(e_dn, dtype=float)
+        th_dn, th_up = self._thresholds(e_dn, np.asarray(e_up, dtype=float), exact)
+        lo, hi = self.profile.log_brackets(th_dn, th_up)
+        _, up = float_enclosure([self.rho_cap])
+        r = float(up[0])
+        y = np.nextafter(e_dn - r, -np.inf)  # (below ε − ρ_cap)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(y > 0, -(y**2) / (4 * r) * (1 - 4 * EPS64) + 1e-15, 0.0)
+        hi = np.minimum(hi, z)
+        return np.minimum(lo, hi), hi
 
 
 def gaussian_oracle(moving: tuple, mu: Fraction, rel_tol: float, laplace: LaplaceFactor | None = None) -> tuple:

@@ -9,10 +9,10 @@ with ``w = z + 1/2``,
            = e^{(w−1/2)μ}/2 · F_μ(w),   F_μ(w) = 1 + e^{−2wμ} + (1 − e^{−2wμ})/(2w)
 
 (``M(0) = M(−1) = 1``).  Laplaces of several ``μ_k`` (counts ``m_k``) compose into the product
-``Π M_{μ_k}^{m_k}``.  The noise the inversion sees is ``L' = L − c``, centred by
-``c = Σ m_k μ_k²/2``: a pure ε-DP mechanism is ε²/2-zCDP (Bun & Steinke 2016, Prop. 1.4), so
-``ρ = ρ_G + ρ_N + c`` is a zCDP parameter of the whole design, its caps
-``δ(ε) ≤ e^{−(ε−ρ)²/(4ρ)}`` hold, and the thresholds ``ε − ρ`` are those of ``R + Z + L'``.
+``Π M_{μ_k}^{m_k}``.  The noise the inversion sees is ``L' = L − c``, centred by an exact
+rational ``c`` near its mean ``Σ m_k(μ_k + e^{−μ_k} − 1)`` (the thresholds are
+``ε − ρ_G − ρ_N − c``).  A pure ε-DP mechanism is ε²/2-zCDP (Bun & Steinke 2016, Prop. 1.4), so
+the zCDP caps ``δ(ε) ≤ e^{−(ε−ρ)²/(4ρ)}`` use ``ρ = ρ_G + ρ_N + Σ m_k μ_k²/2``.
 
 :class:`LaplaceFactorProfile` is :class:`~exactdp.engine.smoothed_profile.SmoothedProfile` with
 
@@ -75,13 +75,16 @@ class LaplaceFactor:
         self.parts = tuple((Fraction(mu), int(m)) for mu, m in parts if m)
         if not self.parts or any(mu <= 0 or m < 0 for mu, m in self.parts):
             raise ValueError("Laplace parts must have μ > 0 and a positive count")
-        #: the centring c = Σ m μ²/2 (the Laplaces' zCDP ρ)
+        #: the Laplaces' zCDP ρ = Σ m μ²/2 (pure ε-DP is ε²/2-zCDP): the oracle's zCDP caps
         self.rho = sum((m * mu * mu / 2 for mu, m in self.parts), Fraction(0))
+        #: the centring c: a rational near the mean E_P L = Σ m(μ + e^{−μ} − 1) (any exact c is
+        #: exact: the thresholds ε − ρ_G − ρ_N − c stay near the loss's bulk, not μ²/2 away)
+        self.centre = Fraction(sum(m * (float(mu) + math.expm1(-float(mu))) for mu, m in self.parts))
         #: a sub-Gaussian proxy of L' − E L' (Hoeffding: L_k ∈ [−μ_k, μ_k])
         self.proxy = sum((m * mu * mu for mu, m in self.parts), Fraction(0))
         self.extent = sum((m * mu for mu, m in self.parts), Fraction(0))
         self._f = [(float(mu), float(m)) for mu, m in self.parts]
-        self._cf = float(self.rho)
+        self._cf = float(self.centre)
 
     def _log_f(self, w: flint.arb, mu: Fraction) -> flint.arb:
         """``log M_μ(w − 1/2) = log F_μ(w) + (w − 1/2)μ − log 2``, a ball (real w ≥ 1/2: F > 0)."""
@@ -95,7 +98,7 @@ class LaplaceFactor:
             flint.ctx.prec = _PREC
             lb = flint.arb(lam)
             w = lb + flint.arb(1) / 2
-            tot = -lb * _q(self.rho)
+            tot = -lb * _q(self.centre)
             for mu, m in self.parts:
                 tot += m * self._log_f(w, mu)
             mid = float(tot.mid())
@@ -116,7 +119,7 @@ class LaplaceFactor:
             a = flint.arb(lam) + flint.arb(1) / 2
             mus = [(_q(mu), m) for mu, m in self.parts]
             f_a = [self._f_of(flint.acb(a), mq) for mq, _ in mus]
-            drift = _q(self.extent - self.rho)  # (Σ mμ − c: the phase e^{iuμ} of each M_μ, less the centring's)
+            drift = _q(self.extent - self.centre)  # (Σ mμ − c: the phase e^{iuμ} of each M_μ, less the centring's)
             step = 2 * flint.arb.pi() / period
             for i, n in enumerate(nodes.tolist()):
                 u = step * int(n)
