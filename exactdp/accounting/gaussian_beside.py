@@ -29,6 +29,11 @@ Error bound (every term certified):
   :func:`~exactdp.engine.fine_profile.far_left_brackets` for the sub-Gaussian V with proxy
   ``vproxy_R + 2μ`` and ``M_V(1) = M_R(1)e^{μ}``; far right: ``D ≤ M_V(λ)e^{−λx}/(λ + 1)``.
 
+Continuous Laplaces join V as one more factor of the inversion's node values (their loss's
+closed-form moment generating function, centred by an exact rational near its mean:
+:mod:`~exactdp.accounting.laplace_beside`); then ρ above is that centre's (the thresholds) and the
+zCDP caps take ``rho_cap`` (with ``μ²/2`` per Laplace), and the far-left bounds are not used.
+
 References: Balle & Wang (2018) for the Gaussian's loss N(μ, 2μ); Daniels (1954), Abate & Whitt
 (1992) for the inversion; Canonne, Kamath & Steinke (2020) for the sub-Gaussian tails of N_Z.
 """
@@ -222,6 +227,7 @@ class GaussianBesideAccountant(LatticeFreeAccountant):
             return super().log_delta_at(e_dn, e_up, exact)
         e_dn = np.asarray(e_dn, dtype=float)
         th_dn, th_up = self._thresholds(e_dn, np.asarray(e_up, dtype=float), exact)
+        assert self.profile is not None
         lo, hi = self.profile.log_brackets(th_dn, th_up)
         _, up = float_enclosure([self.rho_cap])
         r = float(up[0])
