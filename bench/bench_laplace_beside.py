@@ -11,11 +11,12 @@ in ``bench/laplace_beside.md``).  Times are CPU seconds (``time.process_time``),
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 
 from bench_mixed import timed as _timed  # (bench/ is the script's path)
 
-from exactdp import DiscreteLaplace, ExactAccountant, Gaussian, Mixture
+from exactdp import DiscreteGaussian, DiscreteLaplace, ExactAccountant, Gaussian, Mixture
 from exactdp.kinds.laplace import Laplace
 
 REPEAT = 3
@@ -25,6 +26,17 @@ DESIGNS = {
     "Laplace(10) x10 + Gaussian(25) x12": (((Laplace(10), 10), (Gaussian(25), 12)), ["0.5", "1", "2"]),
     "Laplace(1/2) x3 + Gaussian(4) x2 + DLap(5/2) x3": (((Laplace("1/2"), 3), (Gaussian(4), 2),
                                                         (DiscreteLaplace("5/2"), 3)), ["4", "6", "8"]),
+    # beside discrete Gaussians too (the Laplaces' MGF a factor of the Gaussian-smoothed inversion)
+    "audit design 12: Laplace(1, 2) + Gaussian(100) x2 + DG(42.0105, 3) x36": (
+        ((Laplace(1, 2), 1), (Gaussian(100), 2), (DiscreteGaussian("42.0105", 3), 36)), ["0", "1", "40"]),
+    "Laplace(1/2) + Gaussian(4) + DG(1/2) x2": (((Laplace("1/2"), 1), (Gaussian(4), 1), (DiscreteGaussian("1/2"), 2)),
+                                               ["0", "1", "6"]),
+    "Laplace(1) x2 + Gaussian(2) + DG(1/5) + DG(0.200001, -1) (too fine for windows)": (
+        ((Laplace(1), 2), (Gaussian(2), 1), (DiscreteGaussian("1/5"), 1), (DiscreteGaussian("200001/1000000", -1), 1)),
+        ["0", "1", "3"]),
+    "Laplace(1/2) x3 + Gaussian(4) x2 + DLap(5/2) x3 + DG(7.82, 6) x21": (
+        ((Laplace("1/2"), 3), (Gaussian(4), 2), (DiscreteLaplace("5/2"), 3), (DiscreteGaussian("7.82", 6), 21)),
+        ["4", "6", "8"]),
 }
 
 
@@ -48,6 +60,9 @@ def pld_side(groups, eps, more: bool = False):
         elif isinstance(m, Gaussian):
             one = pld.from_gaussian_mechanism(math.sqrt(float(m.sigma2)), sensitivity=float(abs(m.shift)),
                                               value_discretization_interval=1e-4)
+        elif isinstance(m, DiscreteGaussian):
+            one = pld.from_discrete_gaussian_mechanism(math.sqrt(float(m.sigma2)), sensitivity=abs(m.shift),
+                                                       value_discretization_interval=1e-4)
         else:
             one = pld.from_discrete_laplace_mechanism(float(1 / m.scale), sensitivity=abs(m.shift),
                                                       value_discretization_interval=1e-4)
@@ -67,7 +82,10 @@ def main() -> None:
     print("| design | exactdp δ (CPU s) | + ε(δ), β(α) | PLD δ (CPU s) | PLD + ε(δ) | δ at the last ε: exactdp "
           "[lower, upper] / PLD |")
     print("|---|---|---|---|---|---|", flush=True)
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
     for name, (groups, eps) in DESIGNS.items():
+        if only not in name:
+            continue
         exact_side(groups, eps, True)
         t_ex, (acc, pts) = timed(exact_side, groups, eps, False)
         t_more = timed(exact_side, groups, eps, True)[0]

@@ -29,6 +29,11 @@ Error bound (every term certified):
   :func:`~exactdp.engine.fine_profile.far_left_brackets` for the sub-Gaussian V with proxy
   ``vproxy_R + 2μ`` and ``M_V(1) = M_R(1)e^{μ}``; far right: ``D ≤ M_V(λ)e^{−λx}/(λ + 1)``.
 
+Continuous Laplaces join V as one more factor of the inversion's node values (their loss's
+closed-form moment generating function, centred by an exact rational near its mean:
+:mod:`~exactdp.accounting.laplace_beside`); then ρ above is that centre's (the thresholds) and the
+zCDP caps take ``rho_cap`` (with ``μ²/2`` per Laplace), and the far-left bounds are not used.
+
 References: Balle & Wang (2018) for the Gaussian's loss N(μ, 2μ); Daniels (1954), Abate & Whitt
 (1992) for the inversion; Canonne, Kamath & Steinke (2020) for the sub-Gaussian tails of N_Z.
 """
@@ -40,6 +45,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from exactdp.accounting.laplace_beside import LaplaceFactor, LaplaceFactorProfile
 from exactdp.accounting.lattice_free import DesignTooCostly, LatticeFreeAccountant
 from exactdp.engine.families import groups_of
 from exactdp.engine.fine_profile import complement_from_delta, far_left_brackets, far_left_complement
@@ -47,10 +53,12 @@ from exactdp.engine.smoothed_profile import SmoothedProfile, TooCostly, float_en
 from exactdp.mechanisms import Composition
 from exactdp.numerics.precision import EPS64
 
-__all__ = ["GaussianSmoothedProfile", "GaussianBesideAccountant", "ROUTE"]
+__all__ = ["GaussianSmoothedProfile", "GaussianBesideAccountant", "ROUTE", "LAPLACE_ROUTE"]
 
 #: the oracle's route name (``MixedAccountant.gauss_route``)
 ROUTE = "gaussian-smoothed-inversion"
+#: ... with continuous Laplaces' characteristic function in the inversion
+LAPLACE_ROUTE = "gaussian-laplace-smoothed-inversion"
 #: the far-left / far-right bounds take over beyond this many sd of V
 _FAR_SD = 6.0
 
@@ -64,6 +72,10 @@ class GaussianSmoothedProfile:
         The discrete Gaussians' loss noise R (:func:`exactdp.engine.families.groups_of`).
     mu : Fraction
         The continuous Gaussians' total ρ (> 0).
+    laplace : LaplaceFactor, optional
+        Continuous Laplaces in V too (their centred loss L' = L − c,
+        :mod:`~exactdp.accounting.laplace_beside`): V = R + L' + N(0, 2μ).  The far-left
+        bounds are then not used (L' has no sub-Gaussian proxy about 0 on that side).
 
     Raises
     ------
@@ -73,13 +85,15 @@ class GaussianSmoothedProfile:
 
     method = ROUTE
 
-    def __init__(self, groups, mu: Fraction):
+    def __init__(self, groups, mu: Fraction, laplace: LaplaceFactor | None = None):
         self.groups = tuple(groups)
         self.mu = Fraction(mu)
         if self.mu <= 0:
             raise ValueError("mu must be positive")
         two = 2 * self.mu
-        self.inner = SmoothedProfile(self.groups, math.sqrt(float(two)))
+        self.laplace = laplace
+        self.inner = (SmoothedProfile(self.groups, math.sqrt(float(two))) if laplace is None else
+                      LaplaceFactorProfile(self.groups, math.sqrt(float(two)), laplace))
         v = Fraction(self.inner.sk2)  # (the variance the inversion uses, exactly)
         gap = abs(two - v)
         dn, up = float_enclosure([gap, min(two, v), max(two, v), self.mu, two])
@@ -104,7 +118,7 @@ class GaussianSmoothedProfile:
         x = np.asarray(x, dtype=float)
         lo = np.full(x.size, -np.inf)
         hi = np.zeros(x.size)
-        left = np.flatnonzero(x < -_FAR_SD * self.sd)
+        left = np.flatnonzero(x < -_FAR_SD * self.sd) if self.laplace is None else np.empty(0, dtype=int)
         if left.size:
             lm1, e1 = self.inner.log_mgf(1.0)
             slack = 4 * EPS64 * (abs(lm1) + 1)
@@ -151,7 +165,7 @@ class GaussianSmoothedProfile:
         n = th_dn.size
         c_lo, c_hi = complement_from_delta(*self._at(np.concatenate([th_dn, th_up])))
         c_lo, c_hi = c_lo[:n], c_hi[n:]
-        neg = np.flatnonzero(th_up < 0)
+        neg = np.flatnonzero(th_up < 0) if self.laplace is None else np.empty(0, dtype=int)
         if neg.size:
             lm1, e1 = self.inner.log_mgf(1.0)
             slack = 4 * EPS64 * (abs(lm1) + 1)
@@ -174,6 +188,9 @@ class GaussianBesideAccountant(LatticeFreeAccountant):
         The continuous Gaussians' total ρ (> 0).
     rel_tol : float
         Accepted for the common interface.
+    laplace : LaplaceFactor, optional
+        Continuous Laplaces composed in too (ρ then includes their zCDP ``Σ mμ²/2``, the
+        centring of their loss: :mod:`~exactdp.accounting.laplace_beside`).
 
     Raises
     ------
@@ -181,15 +198,19 @@ class GaussianBesideAccountant(LatticeFreeAccountant):
         (an UncertifiedError) when the inversion's sieve exceeds its budget.
     """
 
-    def __init__(self, composition: Composition, mu: Fraction, rel_tol: float = 1e-10):
+    def __init__(self, composition: Composition, mu: Fraction, rel_tol: float = 1e-10,
+                 laplace: LaplaceFactor | None = None):
         # (not LatticeFreeAccountant.__init__: its profile is the discrete part's alone)
         self.composition = composition
         self.mu = Fraction(mu)
-        self.rho = composition.rho + self.mu
+        self.laplace = laplace
+        # (with Laplaces: ρ the thresholds' centre, rho_cap a zCDP parameter for the caps)
+        self.rho = composition.rho + self.mu + (laplace.centre if laplace is not None else 0)
+        self.rho_cap = composition.rho + self.mu + (laplace.rho if laplace is not None else 0)
         self.rel_tol = float(rel_tol)
         self.identical = False
         try:
-            self.profile = GaussianSmoothedProfile(groups_of(composition), self.mu)
+            self.profile = GaussianSmoothedProfile(groups_of(composition), self.mu, laplace)
         except TooCostly as exc:
             raise DesignTooCostly(str(exc)) from None
         dn, up = float_enclosure([self.rho])
@@ -197,10 +218,28 @@ class GaussianBesideAccountant(LatticeFreeAccountant):
 
     @property
     def method(self) -> str:
-        return ROUTE
+        return ROUTE if self.laplace is None else LAPLACE_ROUTE
+
+    def log_delta_at(self, e_dn, e_up, exact=None) -> tuple:
+        """As :meth:`LatticeFreeAccountant.log_delta_at`; with Laplaces the thresholds' centre
+        is not a zCDP ρ, so the cap ``δ(ε) ≤ e^{−(ε−ρ)²/(4ρ)}`` (ε ≥ ρ) is taken at ``rho_cap``."""
+        if self.laplace is None:
+            return super().log_delta_at(e_dn, e_up, exact)
+        e_dn = np.asarray(e_dn, dtype=float)
+        th_dn, th_up = self._thresholds(e_dn, np.asarray(e_up, dtype=float), exact)
+        assert self.profile is not None
+        lo, hi = self.profile.log_brackets(th_dn, th_up)
+        _, up = float_enclosure([self.rho_cap])
+        r = float(up[0])
+        y = np.nextafter(e_dn - r, -np.inf)  # (below ε − ρ_cap)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(y > 0, -(y**2) / (4 * r) * (1 - 4 * EPS64) + 1e-15, 0.0)
+        hi = np.minimum(hi, z)
+        return np.minimum(lo, hi), hi
 
 
-def gaussian_oracle(moving: tuple, mu: Fraction, rel_tol: float) -> tuple:
+def gaussian_oracle(moving: tuple, mu: Fraction, rel_tol: float, laplace: LaplaceFactor | None = None) -> tuple:
     """``(accountant, route)``: the oracle of the discrete Gaussians ``moving`` (``(mechanism,
-    count)`` pairs) composed with continuous Gaussians of total ρ = μ."""
-    return GaussianBesideAccountant(Composition(moving), mu, rel_tol), ROUTE
+    count)`` pairs) composed with continuous Gaussians of total ρ = μ (and continuous Laplaces)."""
+    acc = GaussianBesideAccountant(Composition(moving), mu, rel_tol, laplace)
+    return acc, acc.method

@@ -35,6 +35,7 @@ import numpy
 from exactdp.accounting import mixed_balls
 from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_values
 from exactdp.accounting.gaussian_beside import gaussian_oracle
+from exactdp.accounting.laplace_beside import LAPLACE_REMEDY, few_windows, laplace_factor
 from exactdp.accounting.mixed_balls import FLOOR, PRECS, WIDTH, to_mpf
 from exactdp.accounting.mixed_rr import rr_part
 from exactdp.accounting.results import BracketedDelta, Diagnostics, centred
@@ -121,22 +122,22 @@ class MixedAccountant(Accountant):
         moving = tuple((m, c) for m, c in (dg.groups if dg is not None else ()) if m.shift)
         #: the randomized responses by noise parameter (irrational losses: :mod:`~exactdp.accounting.mixed_rr`)
         self.rr, others = rr_part(mixture.others)
-        fin = _windowed(others, moving)
+        self.mu = sum((m.rho * c for m, c in mixture.continuous), Fraction(0))  #: continuous Gaussians' ρ
+        fin = _windowed(others, moving)  # (beside both Gaussians, the Laplaces are a factor of the oracle unless few)
+        lap_in = laplace_factor(mixture.laplaces) if self.mu and moving and not few_windows(fin) else None
+        fin = None if lap_in is not None else fin
         #: the continuous Laplaces' composed loss (closed form, :mod:`exactdp.kinds.laplace`), or None
-        self.laplace: LaplaceLoss | LaplaceGaussLoss | None = laplace_part(mixture.laplaces)
+        self.laplace: LaplaceLoss | LaplaceGaussLoss | None = None if lap_in else laplace_part(mixture.laplaces)
         if self.laplace is not None and fin is None:
-            raise InputError("mechanisms", "laplace", "continuous Laplaces beside discrete Gaussians too fine for "
-                                                      "exact windows are not composed exactly")
+            raise InputError("mechanisms", "laplace", LAPLACE_REMEDY)
         if self.laplace is not None and mixture.continuous:  # (their joint δ by quadrature: kinds/laplace_gauss)
-            self.laplace = LaplaceGaussLoss(self.laplace, sum((m.rho * c for m, c in mixture.continuous), Fraction(0)))
-        #: the continuous Gaussians' total ρ (their composed loss is N(μ, 2μ))
-        self.mu = sum((m.rho * c for m, c in mixture.continuous), Fraction(0))
+            self.laplace = LaplaceGaussLoss(self.laplace, self.mu)
         #: the near-deterministic discrete Gaussians windowed beside the oracle (:func:`_split`)
         self.split: tuple = ()
         if fin is None:  # the Gaussian part's own route is the oracle of δ_G
             fin, self.split, moving = _split(others, moving)
-            if self.mu:  # (beside continuous Gaussians: δ of both by one unbiased inversion)
-                self.gauss, self.gauss_route = gaussian_oracle(moving, self.mu, rel_tol)
+            if self.mu:  # (beside continuous Gaussians: δ of both (and the Laplaces) by one unbiased inversion)
+                self.gauss, self.gauss_route = gaussian_oracle(moving, self.mu, rel_tol, lap_in)
             else:
                 self.gauss, decision = plan(Composition(moving), rel_tol, None)
                 self.gauss_route = decision.route
@@ -144,8 +145,9 @@ class MixedAccountant(Accountant):
         self.finite: FiniteLoss = fin
         #: the largest loss of the continuous Laplaces (0 without): the queries' search range
         self.extent = (Fraction(0) if self.laplace is None else self.laplace.extent) + \
-            (Fraction(0) if self.rr is None else self.rr.extent)
-        self.rho = (Fraction(0) if dg is None else dg.rho) + self.mu
+            (Fraction(0) if self.rr is None else self.rr.extent) + (lap_in.extent if lap_in else Fraction(0))
+        #: a zCDP ρ of the curve (the Laplaces' Σ mμ²/2 when they are in the oracle)
+        self.rho = (Fraction(0) if dg is None else dg.rho) + self.mu + (lap_in.rho if lap_in else Fraction(0))
         #: the ρ of the curve summed over the atoms (the oracle's, without the split's windows): its zCDP caps
         self.curve_rho = self.rho - sum((m.rho * c for m, c in self.split), Fraction(0))
         self.rel_tol = float(rel_tol)
