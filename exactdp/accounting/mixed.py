@@ -104,7 +104,8 @@ class MixedAccountant(Accountant):
     gauss : Accountant or None
         The discrete-Gaussian part's accountant (None without one).
     rho : Fraction
-        The zCDP ρ of the discrete-Gaussian part (the other kinds have no exact ρ).
+        The Gaussians' zCDP ρ (discrete and continuous), plus the continuous Laplaces' Σ mμ²/2
+        when they are a factor of the oracle; no other kind is in it.
     """
 
     certification = "bracket"
@@ -146,7 +147,6 @@ class MixedAccountant(Accountant):
         #: the largest loss of the continuous Laplaces (0 without): the queries' search range
         self.extent = (Fraction(0) if self.laplace is None else self.laplace.extent) + \
             (Fraction(0) if self.rr is None else self.rr.extent) + (lap_in.extent if lap_in else Fraction(0))
-        #: a zCDP ρ of the curve (the Laplaces' Σ mμ²/2 when they are in the oracle)
         self.rho = (Fraction(0) if dg is None else dg.rho) + self.mu + (lap_in.rho if lap_in else Fraction(0))
         #: the ρ of the curve summed over the atoms (the oracle's, without the split's windows): its zCDP caps
         self.curve_rho = self.rho - sum((m.rho * c for m, c in self.split), Fraction(0))
