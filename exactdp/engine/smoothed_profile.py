@@ -293,6 +293,12 @@ class SmoothedProfile:
         Sieve at this flat level instead, the dropped nodes bounded a posteriori by the sum
         :func:`exactdp.kernels.mass_sieve.sieve_nodes_flat` returns (raised by 4 nats, up to
         twice, while twice that sum exceeds 1e-11 normalised units).
+    lam_w : float, optional
+        With ``flat_level``: the tilt Λ whose kernel decay weights the sieve
+        (:func:`exactdp.kernels.mass_sieve.sieve_nodes_flat`): a node is dropped by its
+        integrand bound times the profile kernel's ``min(1, Λ(Λ+1)/u²)``, and the dropped
+        mass is kept per kernel (density: unweighted; tail: ``min(1, Λ/u)``; profile:
+        ``min(1, Λ(Λ+1)/u²)``), each scaled up at a tilt above Λ.  None: unweighted.
     source : SmoothedProfile, optional
         A flat-level profile of the same groups and period at a smoothing ``s' ≤ s`` whose
         nodes cover this one's range: this level's nodes are filtered from its nodes (their
@@ -311,7 +317,8 @@ class SmoothedProfile:
     """
 
     def __init__(self, groups, s: float, node_budget: int | None = None, consts: GroupConsts | None = None,
-                 sieve_budget: int | None = None, flat_level: float | None = None, source=None):
+                 sieve_budget: int | None = None, flat_level: float | None = None, source=None,
+                 lam_w: float | None = None):
         self.groups = tuple(groups)
         c = consts if consts is not None else GroupConsts(self.groups)
         self.consts = c
@@ -337,6 +344,9 @@ class SmoothedProfile:
         visits = SIEVE_BUDGET if sieve_budget is None else int(sieve_budget)
         cap = node_budget if node_budget is not None else 2**62
         mass = None
+        masses = None
+        self.lam_w = float(lam_w) if lam_w is not None else math.inf
+        lam2 = self.lam_w * (self.lam_w + 1.0) * (1 - 4 * EPS64) if lam_w is not None else math.inf
         self.node_pens = None
         self.flat_level = None  # the flat level finally sieved at (None: the ordinary sieve)
         if flat_level is None:
@@ -344,16 +354,19 @@ class SmoothedProfile:
             nodes, visited = sieve_nodes(self.tau_hi[order], self.tau_lo[order], tab[order], scale[order], self.n_max,
                                          float(P), self.sk2, self.T0, self.slope, 16, visits, cap)
         elif source is not None and source.period == P and source.s <= self.s and source.n_max >= self.n_max \
-                and source.dropped_mass is not None:
-            nodes, self.node_pens, mass = self._filtered(source)
+                and source.dropped_mass is not None and source.lam_w >= self.lam_w:
+            nodes, self.node_pens, masses = self._filtered(source)
+            mass = masses[2]
             visited = 0
             self.flat_level = source.flat_level
         else:
             for level in (flat_level, flat_level + 4.0, flat_level + 8.0):
                 tab, scale = self._penalty_tables(level + math.log1p(self.n_max) + 1.0)
-                nodes, self.node_pens, visited, mass = sieve_nodes_flat(
+                nodes, self.node_pens, visited, masses = sieve_nodes_flat(
                     self.tau_hi[order], self.tau_lo[order], tab[order], scale[order], self.n_max, float(P), self.sk2,
-                    level, 16, visits, cap)
+                    level, self.lam_w * (1 - 4 * EPS64), lam2, 16, visits, cap)
+                masses = tuple(float(v) for v in masses)
+                mass = masses[2]
                 self.flat_level = level
                 if visited < 0 or 2 * mass <= FLAT_DROP:
                     break
@@ -364,34 +377,69 @@ class SmoothedProfile:
         self.visited = visited
         self.nodes = np.ascontiguousarray(nodes)
         u_last = 2 * math.pi * self.n_max / P
-        self.dropped_mass = mass  # the flat sieve's a-posteriori bound (None: the a-priori one)
+        # the flat sieve's a-posteriori bound of the profile kernel's dropped terms (None: the a-priori one)
+        self.dropped_mass = mass
+        # per kernel (density, tail, profile): the dropped mass at tilts ≤ Λ (see _drop)
+        self.drop_masses = masses
+        self.e_gauss = (P / math.pi) * math.exp(-0.5 * self.sk2 * u_last**2) / (self.sk2 * u_last)
         head = 2 * (1 + 1 / SIEVE_EPS) * math.exp(-self.T0) if mass is None else 2 * mass
-        self.e_drop = head + (P / math.pi) * math.exp(-0.5 * self.sk2 * u_last**2) / (self.sk2 * u_last)
+        self.e_drop = head + self.e_gauss
         self._factors: dict = {}
 
+    def _log_weights(self, u: np.ndarray) -> tuple:
+        """``(log w₁, log w₂)`` of the kernel weights at u (numpy; rounded down, as the
+        sieve's :func:`exactdp.kernels.mass_sieve.kernel_log_weight`): ``w₁ = max(1, u/Λ)``,
+        ``w₂ = max(1, u²/(Λ(Λ+1)))``; zeros when unweighted."""
+        if not self.lam_w < math.inf:
+            return np.zeros(u.size), np.zeros(u.size)
+        lam2 = self.lam_w * (self.lam_w + 1.0) * (1 - 4 * EPS64)
+        with np.errstate(divide="ignore"):
+            lu = np.log(np.maximum(u, 1e-300))
+        l1, l2 = math.log(self.lam_w), math.log(lam2)
+        lw1 = np.maximum(0.0, (lu - l1) - 8 * EPS64 * (np.abs(lu) + abs(l1) + 4.0))
+        lw2 = np.maximum(0.0, (2 * lu - l2) - 8 * EPS64 * (2 * np.abs(lu) + abs(l2) + 4.0))
+        return lw1, lw2
+
     def _filtered(self, src) -> tuple:
-        """``(nodes, pens, mass)`` of this smoothing from the finer flat-level profile ``src``:
-        its nodes n ≤ n_max whose ``pen + s²u²/2`` (rounded down) is at most its level, less
-        the largest of those while the dropped mass stays within :data:`FILTER_MASS`, and its
-        dropped mass plus ``Σ e^{−pen − s²u²/2}`` over the nodes filtered out (rounded up:
-        every term is a bound of its node's integrand modulus, whatever the cut)."""
+        """``(nodes, pens, masses)`` of this smoothing from the finer flat-level profile ``src``
+        (whose kernel tilt Λ is at least this one's): its nodes n ≤ n_max whose ``pen +
+        s²u²/2 + log w₂(u)`` (rounded down) is at most its level, less the largest of those
+        while the profile kernel's dropped mass stays within :data:`FILTER_MASS`, and per
+        kernel j its dropped mass plus ``Σ e^{−pen − s²u²/2}/w_j(u)`` over the nodes
+        filtered out (rounded up: every term is a bound of its node's weighted integrand
+        modulus, whatever the cut).  The source's masses bound this level's dropped nodes
+        too: its ``pen + s'²u²/2`` is the smaller and its weights (Λ' ≥ Λ) the smaller."""
         n = src.nodes
         pens = src.node_pens
         u = (2 * math.pi / self.period) * n.astype(float)
         tot = pens + 0.5 * self.sk2 * u * u * (1 - 8 * EPS64)
+        lw1, lw2 = self._log_weights(u)
+        wtot = tot + lw2
         inside = n <= self.n_max
-        keep = inside & (tot <= src.flat_level)
+        keep = inside & (wtot <= src.flat_level)
         # the least kept nodes dropped too within FILTER_MASS (an estimate picks the cut; the mass is summed below)
-        room = FILTER_MASS - src.dropped_mass - math.fsum(np.exp(-tot[inside & ~keep]).tolist())
+        room = FILTER_MASS - src.dropped_mass - math.fsum(np.exp(-wtot[inside & ~keep]).tolist())
         k = np.flatnonzero(keep)
         if room > 0 and k.size:
-            order = k[np.argsort(-tot[k], kind="stable")]
-            cum = np.cumsum(np.exp(-tot[order]))
+            order = k[np.argsort(-wtot[k], kind="stable")]
+            cum = np.cumsum(np.exp(-wtot[order]))
             keep[order[:int(np.searchsorted(cum, room, side="right"))]] = False
         out = inside & ~keep
-        extra = math.fsum(np.exp(-tot[out]).tolist()) * (1 + 1e-12) * (1 + 4 * EPS64 * (int(out.sum()) + 1))
-        return (np.ascontiguousarray(n[keep]), np.ascontiguousarray(pens[keep]),
-                src.dropped_mass + extra + 1e-300)
+        grow = (1 + 1e-12) * (1 + 4 * EPS64 * (int(out.sum()) + 1))
+        masses = tuple(m + math.fsum(np.exp(-(tot[out] + lw)).tolist()) * grow + 1e-300
+                       for m, lw in zip(src.drop_masses, (0.0, lw1[out], lw2[out])))
+        return np.ascontiguousarray(n[keep]), np.ascontiguousarray(pens[keep]), masses
+
+    def _drop(self, j: int, lam: float) -> float:
+        """The bound (normalised units) of kernel j's terms (0 density, 1 tail, 2 profile) at
+        the nodes not summed, at the tilt λ: twice the dropped mass (nodes ±n), scaled by
+        ``max(1, |λ|/Λ)`` (tail) or ``max(1, |λ(λ+1)|/(Λ(Λ+1)))`` (profile) above the
+        sieve's tilt Λ, plus the Gaussian tail beyond n_max."""
+        if self.drop_masses is None or not self.lam_w < math.inf:
+            return self.e_drop
+        lw = self.lam_w
+        scale = (1.0, max(1.0, abs(lam) / lw), max(1.0, abs(lam * (lam + 1)) / (lw * (lw + 1))))[j]
+        return 2 * self.drop_masses[j] * scale * (1 + 8 * EPS64) + self.e_gauss
 
     @property
     def rho(self) -> Fraction:
@@ -451,11 +499,12 @@ class SmoothedProfile:
                                  logm_err: float) -> tuple:
         """``(e_sum, lp, lp_err)`` at the thresholds ``xi`` of one tilt λ: the absolute error of
         every sum in normalised units (node values, threshold phases, kernel factors and
-        compensated sums, dropped nodes and the Gaussian tail), and the prefactor
+        compensated sums; the dropped nodes and the Gaussian tail are each kernel's own,
+        :meth:`_drop`), and the prefactor
         ``log M(λ) + s²λ²/2 − λx`` with its error."""
         last = float(self.nodes[-1] if self.nodes.size else 0)
         e_sum = E + A * (2 * math.pi * (EPS64 + 2.0**-103 * (1 + 2 * last * np.abs(xi) / P))
-                         + 16 * EPS64) + self.e_drop
+                         + 16 * EPS64)
         lp = logm + 0.5 * self.sk2 * lam * lam - lam * xi
         lp_err = logm_err + 4 * EPS64 * (abs(logm) + np.abs(lam * xi) + 1.0)
         return e_sum, lp, lp_err
@@ -504,7 +553,7 @@ class SmoothedProfile:
                                              (math.log(lam * (lam + 1) * P), "d"))):
                 extra = log_dens if j == 0 else 0.0
                 al = np.logaddexp(log_al_neg + extra - lp, log_al_pos + extra - lp) + norm
-                err_j = e_sum + np.exp(np.minimum(al, 700.0))
+                err_j = e_sum + self._drop(j, lam) + np.exp(np.minimum(al, 700.0))
                 val = S[j]
                 base = lp - norm
                 with np.errstate(divide="ignore", invalid="ignore"):
@@ -583,7 +632,7 @@ class SmoothedProfile:
             al_p = np.logaddexp(geo_r + log_dens, dens_l + log_dens) - lp + math.log(P)
             vals = {}
             for key, val, al, norm in (("c", S[2], al_c, math.log(a * (1 - a) * P)), ("p", S[0], al_p, math.log(P))):
-                err_j = e_sum + np.exp(np.minimum(al, 700.0))
+                err_j = e_sum + self._drop(2 if key == "c" else 0, lam) + np.exp(np.minimum(al, 700.0))
                 base = lp - norm
                 with np.errstate(divide="ignore", invalid="ignore"):
                     l_hi = base + np.log(np.abs(val) + err_j) + lp_err
