@@ -224,7 +224,8 @@ class SmoothedProfile:
         mass = None
         masses = None
         self.lam_w = float(lam_w) if lam_w is not None else math.inf
-        lam2 = self.lam_w * (self.lam_w + 1.0) * (1 - 4 * EPS64) if lam_w is not None else math.inf
+        # Λ(Λ+1) rounded up: the profile kernel's bound λ(λ+1)/u² ≤ lam2/u² for every λ ≤ Λ
+        self._lam2 = self.lam_w * (self.lam_w + 1.0) * (1 + 4 * EPS64) if lam_w is not None else math.inf
         self.node_pens = None
         self.flat_level = None  # the flat level finally sieved at (None: the ordinary sieve)
         if flat_level is None:
@@ -242,7 +243,7 @@ class SmoothedProfile:
                 tab, scale = self._penalty_tables(level + math.log1p(self.n_max) + 1.0)
                 nodes, self.node_pens, visited, masses = sieve_nodes_flat(
                     self.tau_hi[order], self.tau_lo[order], tab[order], scale[order], self.n_max, float(P), self.sk2,
-                    level, self.lam_w * (1 - 4 * EPS64), lam2, 16, visits, cap)
+                    level, self.lam_w, self._lam2, 16, visits, cap)
                 masses = tuple(float(v) for v in masses)
                 mass = masses[2]
                 self.flat_level = level
@@ -270,7 +271,7 @@ class SmoothedProfile:
         ``w₂ = max(1, u²/(Λ(Λ+1)))``; zeros when unweighted."""
         if not self.lam_w < math.inf:
             return np.zeros(u.size), np.zeros(u.size)
-        lam2 = self.lam_w * (self.lam_w + 1.0) * (1 - 4 * EPS64)
+        lam2 = self._lam2
         with np.errstate(divide="ignore"):
             lu = np.log(np.maximum(u, 1e-300))
         l1, l2 = math.log(self.lam_w), math.log(lam2)
@@ -315,8 +316,9 @@ class SmoothedProfile:
         sieve's tilt Λ, plus the Gaussian tail beyond n_max."""
         if self.drop_masses is None or not self.lam_w < math.inf:
             return self.e_drop
-        lw = self.lam_w
-        scale = (1.0, max(1.0, abs(lam) / lw), max(1.0, abs(lam * (lam + 1)) / (lw * (lw + 1))))[j]
+        # the masses hold for |λ| ≤ Λ (tail) and |λ(λ+1)| ≤ Λ(Λ+1) rounded up (profile); above, the
+        # ratio of the kernel bounds (rounding: the factor 1 + 8u)
+        scale = (1.0, max(1.0, abs(lam) / self.lam_w), max(1.0, abs(lam * (lam + 1)) / self._lam2))[j]
         return 2 * self.drop_masses[j] * scale * (1 + 8 * EPS64) + self.e_gauss
 
     @property
