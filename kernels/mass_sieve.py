@@ -28,7 +28,7 @@ from exactdp.kernels.jit import kernel
 from exactdp.kernels.profile import interval_pen, node_pen
 from exactdp.kernels.units import EPS64
 
-__all__ = ["sieve_nodes_flat", "block_length"]
+__all__ = ["sieve_nodes_flat", "block_length", "kernel_log_weight"]
 
 TWO_PI = 2.0 * math.pi
 #: a block's phase sweep (cycles) for the group of the largest |τ|
@@ -51,20 +51,53 @@ def block_length(tau_hi, leaf, n_max):
     return L
 
 
-@kernel("Tuple((int64[:], float64[:], int64, float64))(float64[:], float64[:], float64[:, :], float64[:], int64, "
-        "float64, float64, float64, int64, int64, int64)")
-def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf, budget, node_cap):
-    """``(nodes, pens, visited, mass)``: the node indices n ∈ [0, n_max] kept (increasing),
+@kernel("float64(float64, float64)")
+def _w1(u, lam1):
+    """``max(1, u/lam1)`` rounded down (``lam1 = inf``: 1): the tail kernel's decay weight."""
+    if not lam1 < np.inf or u <= lam1:
+        return 1.0
+    return max(1.0, (u / lam1) * (1.0 - 8.0 * EPS64))
+
+
+@kernel("float64(float64, float64, float64)")
+def kernel_log_weight(u, lam1, lam2):
+    """``log max(1, u²/lam2)`` rounded up (``lam2 = inf``: 0): the log of the profile
+    kernel's decay weight ``w₂(u)``, ``|λ(λ+1)/((λ+iu)(λ+1+iu))| ≤ 1/w₂(u)`` for
+    ``λ(λ+1) ≤ lam2`` (``lam1`` is unused here; see :func:`sieve_nodes_flat`)."""
+    if not lam2 < np.inf or u * u <= lam2:
+        return 0.0
+    lu = math.log(u)
+    ll = math.log(lam2)
+    # u = (2π/P)·n is formed to a few ulps; each log to one: lowered by all of it
+    x = (2.0 * lu - ll) - 8.0 * EPS64 * (2.0 * abs(lu) + abs(ll) + 4.0)
+    return x if x > 0.0 else 0.0
+
+
+@kernel("Tuple((int64[:], float64[:], int64, float64[:]))(float64[:], float64[:], float64[:, :], float64[:], "
+        "int64, float64, float64, float64, float64, float64, int64, int64, int64)")
+def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, lam1, lam2, leaf, budget, node_cap):
+    """``(nodes, pens, visited, masses)``: the node indices n ∈ [0, n_max] kept (increasing),
     each one's certified lower bound of ``Σ_g pen_g`` (the groups' part, for filtering a
     coarser smoothing from these nodes), the number of intervals visited (negated when
-    ``budget`` intervals or more than ``node_cap`` nodes were reached), and an upper bound
-    of ``Σ_{n dropped} exp(−Σ_g pen_g(dist(n·τ_g, ℤ)) − s²u_n²/2)`` (rounded up; −1 when the
-    sieve stopped early).
+    ``budget`` intervals or more than ``node_cap`` nodes were reached), and three upper
+    bounds ``m_j = Σ_{n dropped} exp(−Σ_g pen_g(dist(n·τ_g, ℤ)) − s²u_n²/2)/w_j(u_n)``
+    (rounded up; −1 when the sieve stopped early) with the kernel weights ``w₀ = 1``,
+    ``w₁(u) = max(1, u/lam1)`` and ``w₂(u) = max(1, u²/lam2)``.
 
-    Interval ``[a, b]``: dropped when its lower bound ``lb`` (as in ``sieve_nodes``) exceeds
-    ``T + log(b − a + 1)``; a leaf's node n is kept when its own lower bound is at most T.
-    The phases are those of :func:`exactdp.kernels.profile.sieve_nodes` (the same padding).
-    The blocks of :func:`block_length` nodes are bisected in increasing order."""
+    The weights are the decay of the inversion's kernels: the tail's ``|λ/(λ+iu)| ≤ 1/w₁``
+    for λ ≤ lam1 and the profile's ``|λ(λ+1)/((λ+iu)(λ+1+iu))| ≤ 1/w₂`` for λ(λ+1) ≤ lam2
+    (``|λ+iu|, |λ+1+iu| ≥ u``), so ``m_j`` bounds kernel j's dropped terms in the caller's
+    normalised units.  The profile's sum is the one that needs ~1e-11 of its value (the
+    density and the tail enter the bracket's width only, ×s²): nodes are dropped by the
+    *profile's* weighted integrand, ``lb + log w₂(u)`` — at u ≫ λ that is the level lowered
+    by ``2·log(u/λ)`` nats, and most coincidence nodes of a fine smoothing lie there.
+    (``lam1 = lam2 = inf``: every weight 1, the unweighted sieve.)
+
+    Interval ``[a, b]``: dropped when its lower bound ``lb`` (as in ``sieve_nodes``) plus
+    ``log w₂(u_a)`` (the weights increase with u) exceeds ``T + log(b − a + 1)``; a leaf's
+    node n is kept when its own lower bound plus ``log w₂(u_n)`` is at most T.  The phases
+    are those of :func:`exactdp.kernels.profile.sieve_nodes` (the same padding).  The blocks
+    of :func:`block_length` nodes are bisected in increasing order."""
     G = tau_hi.shape[0]
     cap = 1024
     out = np.empty(cap, dtype=np.int64)
@@ -74,7 +107,9 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf,
     stack_b = np.empty(256, dtype=np.int64)
     top = 0
     visited = 0
-    mass = 0.0
+    m0 = 0.0
+    m1 = 0.0
+    m2 = 0.0
     c_u = TWO_PI / P
     blen = block_length(tau_hi, leaf, n_max)
     start = 0
@@ -83,9 +118,13 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf,
             us = c_u * float(start)
             rest = float(n_max - start) + 1.0
             lb = 0.5 * sk2 * us * us * (1.0 - 4.0 * EPS64)
-            if lb > T + math.log(rest) * (1.0 - 4.0 * EPS64):
+            lw = kernel_log_weight(us, lam1, lam2)
+            if lb + lw > T + math.log(rest) * (1.0 - 4.0 * EPS64):
                 visited += 1
-                mass += rest * math.exp(-lb) * (1.0 + 1e-12)
+                term = rest * math.exp(-lb) * (1.0 + 1e-12)
+                m0 += term
+                m1 += term / _w1(us, lam1)
+                m2 += term * math.exp(-lw)
                 break
             stack_a[0] = start
             stack_b[0] = min(n_max, start + blen - 1)
@@ -96,11 +135,12 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf,
         b = stack_b[top]
         visited += 1
         if visited > budget:
-            return out[:n_out], pens[:n_out], -visited, -1.0
+            return out[:n_out], pens[:n_out], -visited, np.full(3, -1.0)
         af = float(a)
         ua = c_u * af
         span = float(b - a)
-        level = T + math.log(span + 1.0) * (1.0 - 4.0 * EPS64)
+        lw = kernel_log_weight(ua, lam1, lam2)
+        level = T + math.log(span + 1.0) * (1.0 - 4.0 * EPS64) - lw
         lb = 0.5 * sk2 * ua * ua * (1.0 - 4.0 * EPS64)
         if lb <= level:
             for g in range(G):
@@ -108,22 +148,29 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf,
                 if lb > level + _MORE:
                     break
         if lb > level:
-            mass += (span + 1.0) * math.exp(-lb) * (1.0 + 1e-12)
+            term = (span + 1.0) * math.exp(-lb) * (1.0 + 1e-12)
+            m0 += term
+            m1 += term / _w1(ua, lam1)
+            m2 += term * math.exp(-lw)
             continue
         if b - a + 1 <= leaf:
             for n in range(a, b + 1):
                 nf = float(n)
                 un = c_u * nf
                 gauss = 0.5 * sk2 * un * un * (1.0 - 4.0 * EPS64)
+                lwn = kernel_log_weight(un, lam1, lam2)
                 gp = 0.0
                 pen = gauss
                 for g in range(G):
                     gp += node_pen(nf, tau_hi[g], tau_lo[g], pen_tab[g], pen_scale[g])
                     pen = gauss + gp
-                    if pen > T + _MORE:
+                    if pen + lwn > T + _MORE:
                         break
-                if pen > T:
-                    mass += math.exp(-pen) * (1.0 + 1e-12)
+                if pen + lwn > T:
+                    term = math.exp(-pen) * (1.0 + 1e-12)
+                    m0 += term
+                    m1 += term / _w1(un, lam1)
+                    m2 += term * math.exp(-lwn)
                     continue
                 if n_out == cap:
                     new = np.empty(2 * cap, dtype=np.int64)
@@ -137,16 +184,20 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, leaf,
                 pens[n_out] = gp * (1.0 - 4.0 * EPS64 * G)  # the sum's rounding, rounded down
                 n_out += 1
                 if n_out > node_cap:
-                    return out[:n_out], pens[:n_out], -visited, -1.0
+                    return out[:n_out], pens[:n_out], -visited, np.full(3, -1.0)
             continue
         mid = a + (b - a) // 2
         if top + 2 > stack_a.shape[0]:
-            return out[:n_out], pens[:n_out], -visited, -1.0
+            return out[:n_out], pens[:n_out], -visited, np.full(3, -1.0)
         stack_a[top] = mid + 1
         stack_b[top] = b
         stack_a[top + 1] = a
         stack_b[top + 1] = mid
         top += 2
     # the sum's own rounding: at most visited·leaf additions of positive terms
-    rounding = 1.0 + 4.0 * EPS64 * (float(visited) * float(leaf) + 1.0)
-    return out[:n_out], pens[:n_out], visited, mass * rounding + 1e-300
+    rounding = 1.0 + 4.0 * EPS64 * (float(visited) * float(leaf) + 4.0)
+    masses = np.empty(3)
+    masses[0] = m0 * rounding + 1e-300
+    masses[1] = m1 * rounding + 1e-300
+    masses[2] = m2 * rounding + 1e-300
+    return out[:n_out], pens[:n_out], visited, masses

@@ -109,7 +109,8 @@ class FineProfile:
             # every level drops its least nodes within the filter's mass)
             try:
                 self._source = SmoothedProfile(self.groups, 2.0 ** (-(probe + SOURCE_STEPS) / 2), node_budget,
-                                               self.consts, sieve_budget, flat_level=flat_level)
+                                               self.consts, sieve_budget, flat_level=flat_level,
+                                               lam_w=self._lam_of(probe + SOURCE_STEPS))
             except TooCostly:
                 self._levels[probe + SOURCE_STEPS] = None
         self._any = self._level(probe)
@@ -118,6 +119,13 @@ class FineProfile:
     def _level_for(self, lam: float) -> int:
         s = math.sqrt(self.target / ((lam + 1) * (lam + 0.5)))
         return min(MAX_LEVEL, max(0, int(math.ceil(-2 * math.log2(s)))))
+
+    def _lam_of(self, j: int) -> float:
+        """The largest tilt whose level (:meth:`_level_for`) is at most j: the kernel tilt Λ of
+        a flat-level profile's weighted sieve at level j (a larger tilt there is still
+        certified, its dropped-node bound scaled up: :meth:`SmoothedProfile._drop`)."""
+        c = self.target * 2.0**j
+        return max(1.0 / max(self.sd, 1e-300), 0.5 * (math.sqrt(0.25 + 4 * c) - 1.5))
 
     def _level(self, j: int) -> SmoothedProfile:
         """The smoothing level j (built on first use); TooCostly — remembered: a level beyond
@@ -130,7 +138,8 @@ class FineProfile:
         try:
             src = self._source if self._source is not None and self._source.s <= 2.0 ** (-j / 2) else None
             prof = SmoothedProfile(self.groups, 2.0 ** (-j / 2), self.node_budget, self.consts, self.sieve_budget,
-                                   flat_level=self.flat_level, source=src)
+                                   flat_level=self.flat_level, source=src,
+                                   lam_w=self._lam_of(j) if self.flat_level is not None else None)
         except TooCostly:
             self._levels[j] = None
             raise

@@ -45,23 +45,19 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import gmpy2
 import mpmath
 import numpy as np
 
-from exactdp.dgauss.float64 import variance_float
-from exactdp.engine.families import log_d
+from exactdp.engine.group_consts import GroupConsts, exact_sum
 from exactdp.kernels.mass_sieve import sieve_nodes_flat
 from exactdp.kernels.profile import (
-    log_mgf_sum,
-    moment_table,
     penalty_tables,
     profile_sums,
     saddles,
     saddles_strip,
     sieve_nodes,
 )
-from exactdp.kernels.ratio_factors import ratio_logs, smoothed_factors
+from exactdp.kernels.ratio_factors import smoothed_factors
 from exactdp.numerics.precision import EPS64
 
 __all__ = ["SmoothedProfile", "GroupConsts", "exact_sum", "TooCostly", "dd_quotient", "float_enclosure", "log_sub"]
@@ -89,8 +85,6 @@ SIEVE_BUDGET = 1_000_000
 TILT_GRID = 1.0
 #: Φ̄(8) rounded up
 _PHI_BAR_8 = 6.3e-16
-#: tilts whose theta logs a GroupConsts keeps (each: the union of the levels' nodes)
-THETA_CACHE = 48
 
 
 class TooCostly(ArithmeticError):
@@ -158,122 +152,6 @@ def log_sub(a, b):
         return np.where(d < 0, a + np.log(-np.expm1(np.minimum(d, -1e-300))), -np.inf)
 
 
-def _dd(n: int, d: int) -> tuple:
-    """``(hi, lo)``: ``hi`` the float nearest n/d (d > 0), ``lo`` the float nearest ``n/d − hi``
-    (exact integer arithmetic: int true division rounds correctly)."""
-    h = n / d
-    hn, hd = h.as_integer_ratio()
-    return h, (n * hd - hn * d) / (d * hd)
-
-
-def exact_sum(values):
-    """The exact sum of rationals (Fraction, gmpy2.mpq or int) as a Fraction: gmpy2, pairwise (a sequential
-    Fraction sum of 10,000 distinct denominators spends seconds in gcds)."""
-    vals = [gmpy2.mpq(v.numerator, v.denominator) for v in values]
-    if not vals:
-        return Fraction(0)
-    while len(vals) > 1:
-        nxt = [a + b for a, b in zip(vals[0::2], vals[1::2])]
-        if len(vals) % 2:
-            nxt.append(vals[-1])
-        vals = nxt
-    return Fraction(int(vals[0].numerator), int(vals[0].denominator))
-
-
-class GroupConsts:
-    """What every smoothing level of one noise R shares (computed once): the groups' float
-    arrays, ``vproxy = Σ m w²σ²`` (exact sum, rounded to nearest), the float variance, the
-    penalties' ``log D_g``, the sieve's group order, τ = w/P per period P, the saddle
-    search's moment table, and per tilt the theta logs of the nodes asked so far
-    (:func:`exactdp.kernels.ratio_factors.ratio_logs`: independent of the smoothing, so one
-    evaluation per node and tilt serves every level) and ``log M_R(λ)``."""
-
-    def __init__(self, groups):
-        self.groups = tuple(groups)
-        self.w = np.array([float(g.weight) for g in self.groups])
-        self.s2 = np.array([float(g.sigma2) for g in self.groups])
-        self.m = np.array([float(g.count) for g in self.groups])
-        self.m_int = np.array([int(g.count) for g in self.groups], dtype=np.int64)
-        # w·σ² and m·w²·σ² from the integer parts (a correctly rounded quotient; exact rationals
-        # by gmpy2): the same numbers as the Fraction products, without their gcds in Python
-        parts = [(g.weight.numerator, g.weight.denominator, g.sigma2.numerator, g.sigma2.denominator)
-                 for g in self.groups]
-        self.delta = np.array([(wn * sn) / (wd * sd) for wn, wd, sn, sd in parts])
-        self._terms = [gmpy2.mpq(g.count * wn * wn * sn, wd * wd * sd)
-                       for g, (wn, wd, sn, sd) in zip(self.groups, parts)]
-        self.vproxy = float(exact_sum(self._terms))
-        self.var = float(sum(g.count * float(g.weight) ** 2 * variance_float(float(g.sigma2)) for g in self.groups))
-        logd: dict = {}
-        self.log_d = np.array([logd.setdefault(v, log_d(v)) for v in self.s2.tolist()])
-        self.order = np.argsort(-(self.m * self.s2), kind="stable")
-        self._taus: dict = {}
-        self._rho: Fraction | None = None
-        self._mct: np.ndarray | None = None
-        self._theta: dict = {}
-        self._logm: dict = {}
-
-    @property
-    def rho(self) -> Fraction:
-        if self._rho is None:
-            self._rho = exact_sum(self._terms) / 2
-        return self._rho
-
-    @property
-    def mct(self) -> np.ndarray:
-        """The groups' moment table (:func:`exactdp.kernels.profile.moment_table`)."""
-        if self._mct is None:
-            self._mct = moment_table(self.s2)
-        return self._mct
-
-    def log_mgf(self, lam: float) -> tuple:
-        """``(Σ_g m_g log M_g(λ), absolute error bound)`` (:func:`exactdp.kernels.profile.log_mgf_sum`)."""
-        hit = self._logm.get(lam)
-        if hit is None:
-            hit = log_mgf_sum(lam, self.delta, self.s2, self.m)
-            if len(self._logm) > 1024:
-                self._logm.pop(next(iter(self._logm)))
-            self._logm[lam] = hit
-        return hit
-
-    def ratio_logs(self, lam: float, P: int, nodes: np.ndarray) -> tuple:
-        """``(re, im, err, log_w)`` of :func:`exactdp.kernels.ratio_factors.ratio_logs` at the tilt
-        λ, period P and the (increasing) node indices; the nodes not evaluated before at
-        (λ, P) are evaluated now and kept (a node's values do not depend on the others)."""
-        key = (lam, P)
-        hit = self._theta.get(key)
-        if hit is not None:
-            have = hit[0]
-            pos = np.minimum(np.searchsorted(have, nodes), max(have.size - 1, 0))
-            there = have[pos] == nodes if have.size else np.zeros(nodes.size, dtype=bool)
-            if there.all():
-                return tuple(a[pos] for a in hit[1:])
-            missing = nodes[~there]
-        else:
-            missing = nodes
-        tau_hi, tau_lo = self.taus(P)
-        new = ratio_logs(np.ascontiguousarray(missing), tau_hi, tau_lo, self.s2, self.m, self.delta, lam, float(P))
-        if hit is not None:
-            allnodes = np.concatenate([hit[0], missing])
-            order = np.argsort(allnodes, kind="stable")
-            hit = (allnodes[order],) + tuple(np.concatenate([a, b])[order] for a, b in zip(hit[1:], new))
-        else:
-            hit = (np.array(missing),) + tuple(new)
-        if key not in self._theta and len(self._theta) >= THETA_CACHE:
-            self._theta.pop(next(iter(self._theta)))
-        self._theta[key] = hit
-        pos = np.searchsorted(hit[0], nodes)
-        return tuple(a[pos] for a in hit[1:])
-
-    def taus(self, P: int) -> tuple:
-        """``(hi, lo)`` float arrays of ``τ_g = w_g/P`` in double-double."""
-        hit = self._taus.get(P)
-        if hit is None:
-            taus = [_dd(g.weight.numerator, g.weight.denominator * P) for g in self.groups]
-            hit = (np.array([t[0] for t in taus]), np.array([t[1] for t in taus]))
-            self._taus[P] = hit
-        return hit
-
-
 class SmoothedProfile:
     """Certified log brackets of ``D(x) = E(1 − e^{x−R})₊`` for float thresholds x.
 
@@ -293,6 +171,12 @@ class SmoothedProfile:
         Sieve at this flat level instead, the dropped nodes bounded a posteriori by the sum
         :func:`exactdp.kernels.mass_sieve.sieve_nodes_flat` returns (raised by 4 nats, up to
         twice, while twice that sum exceeds 1e-11 normalised units).
+    lam_w : float, optional
+        With ``flat_level``: the tilt Λ whose kernel decay weights the sieve
+        (:func:`exactdp.kernels.mass_sieve.sieve_nodes_flat`): a node is dropped by its
+        integrand bound times the profile kernel's ``min(1, Λ(Λ+1)/u²)``, and the dropped
+        mass is kept per kernel (density: unweighted; tail: ``min(1, Λ/u)``; profile:
+        ``min(1, Λ(Λ+1)/u²)``), each scaled up at a tilt above Λ.  None: unweighted.
     source : SmoothedProfile, optional
         A flat-level profile of the same groups and period at a smoothing ``s' ≤ s`` whose
         nodes cover this one's range: this level's nodes are filtered from its nodes (their
@@ -311,7 +195,8 @@ class SmoothedProfile:
     """
 
     def __init__(self, groups, s: float, node_budget: int | None = None, consts: GroupConsts | None = None,
-                 sieve_budget: int | None = None, flat_level: float | None = None, source=None):
+                 sieve_budget: int | None = None, flat_level: float | None = None, source=None,
+                 lam_w: float | None = None):
         self.groups = tuple(groups)
         c = consts if consts is not None else GroupConsts(self.groups)
         self.consts = c
@@ -337,6 +222,10 @@ class SmoothedProfile:
         visits = SIEVE_BUDGET if sieve_budget is None else int(sieve_budget)
         cap = node_budget if node_budget is not None else 2**62
         mass = None
+        masses = None
+        self.lam_w = float(lam_w) if lam_w is not None else math.inf
+        # Λ(Λ+1) rounded up: the profile kernel's bound λ(λ+1)/u² ≤ lam2/u² for every λ ≤ Λ
+        self._lam2 = self.lam_w * (self.lam_w + 1.0) * (1 + 4 * EPS64) if lam_w is not None else math.inf
         self.node_pens = None
         self.flat_level = None  # the flat level finally sieved at (None: the ordinary sieve)
         if flat_level is None:
@@ -344,16 +233,19 @@ class SmoothedProfile:
             nodes, visited = sieve_nodes(self.tau_hi[order], self.tau_lo[order], tab[order], scale[order], self.n_max,
                                          float(P), self.sk2, self.T0, self.slope, 16, visits, cap)
         elif source is not None and source.period == P and source.s <= self.s and source.n_max >= self.n_max \
-                and source.dropped_mass is not None:
-            nodes, self.node_pens, mass = self._filtered(source)
+                and source.dropped_mass is not None and source.lam_w >= self.lam_w:
+            nodes, self.node_pens, masses = self._filtered(source)
+            mass = masses[2]
             visited = 0
             self.flat_level = source.flat_level
         else:
             for level in (flat_level, flat_level + 4.0, flat_level + 8.0):
                 tab, scale = self._penalty_tables(level + math.log1p(self.n_max) + 1.0)
-                nodes, self.node_pens, visited, mass = sieve_nodes_flat(
+                nodes, self.node_pens, visited, masses = sieve_nodes_flat(
                     self.tau_hi[order], self.tau_lo[order], tab[order], scale[order], self.n_max, float(P), self.sk2,
-                    level, 16, visits, cap)
+                    level, self.lam_w, self._lam2, 16, visits, cap)
+                masses = tuple(float(v) for v in masses)
+                mass = masses[2]
                 self.flat_level = level
                 if visited < 0 or 2 * mass <= FLAT_DROP:
                     break
@@ -364,34 +256,70 @@ class SmoothedProfile:
         self.visited = visited
         self.nodes = np.ascontiguousarray(nodes)
         u_last = 2 * math.pi * self.n_max / P
-        self.dropped_mass = mass  # the flat sieve's a-posteriori bound (None: the a-priori one)
+        # the flat sieve's a-posteriori bound of the profile kernel's dropped terms (None: the a-priori one)
+        self.dropped_mass = mass
+        # per kernel (density, tail, profile): the dropped mass at tilts ≤ Λ (see _drop)
+        self.drop_masses = masses
+        self.e_gauss = (P / math.pi) * math.exp(-0.5 * self.sk2 * u_last**2) / (self.sk2 * u_last)
         head = 2 * (1 + 1 / SIEVE_EPS) * math.exp(-self.T0) if mass is None else 2 * mass
-        self.e_drop = head + (P / math.pi) * math.exp(-0.5 * self.sk2 * u_last**2) / (self.sk2 * u_last)
+        self.e_drop = head + self.e_gauss
         self._factors: dict = {}
 
+    def _log_weights(self, u: np.ndarray) -> tuple:
+        """``(log w₁, log w₂)`` of the kernel weights at u (numpy; rounded down, as the
+        sieve's :func:`exactdp.kernels.mass_sieve.kernel_log_weight`): ``w₁ = max(1, u/Λ)``,
+        ``w₂ = max(1, u²/(Λ(Λ+1)))``; zeros when unweighted."""
+        if not self.lam_w < math.inf:
+            return np.zeros(u.size), np.zeros(u.size)
+        lam2 = self._lam2
+        with np.errstate(divide="ignore"):
+            lu = np.log(np.maximum(u, 1e-300))
+        l1, l2 = math.log(self.lam_w), math.log(lam2)
+        lw1 = np.maximum(0.0, (lu - l1) - 8 * EPS64 * (np.abs(lu) + abs(l1) + 4.0))
+        lw2 = np.maximum(0.0, (2 * lu - l2) - 8 * EPS64 * (2 * np.abs(lu) + abs(l2) + 4.0))
+        return lw1, lw2
+
     def _filtered(self, src) -> tuple:
-        """``(nodes, pens, mass)`` of this smoothing from the finer flat-level profile ``src``:
-        its nodes n ≤ n_max whose ``pen + s²u²/2`` (rounded down) is at most its level, less
-        the largest of those while the dropped mass stays within :data:`FILTER_MASS`, and its
-        dropped mass plus ``Σ e^{−pen − s²u²/2}`` over the nodes filtered out (rounded up:
-        every term is a bound of its node's integrand modulus, whatever the cut)."""
+        """``(nodes, pens, masses)`` of this smoothing from the finer flat-level profile ``src``
+        (whose kernel tilt Λ is at least this one's): its nodes n ≤ n_max whose ``pen +
+        s²u²/2 + log w₂(u)`` (rounded down) is at most its level, less the largest of those
+        while the profile kernel's dropped mass stays within :data:`FILTER_MASS`, and per
+        kernel j its dropped mass plus ``Σ e^{−pen − s²u²/2}/w_j(u)`` over the nodes
+        filtered out (rounded up: every term is a bound of its node's weighted integrand
+        modulus, whatever the cut).  The source's masses bound this level's dropped nodes
+        too: its ``pen + s'²u²/2`` is the smaller and its weights (Λ' ≥ Λ) the smaller."""
         n = src.nodes
         pens = src.node_pens
         u = (2 * math.pi / self.period) * n.astype(float)
         tot = pens + 0.5 * self.sk2 * u * u * (1 - 8 * EPS64)
+        lw1, lw2 = self._log_weights(u)
+        wtot = tot + lw2
         inside = n <= self.n_max
-        keep = inside & (tot <= src.flat_level)
+        keep = inside & (wtot <= src.flat_level)
         # the least kept nodes dropped too within FILTER_MASS (an estimate picks the cut; the mass is summed below)
-        room = FILTER_MASS - src.dropped_mass - math.fsum(np.exp(-tot[inside & ~keep]).tolist())
+        room = FILTER_MASS - src.dropped_mass - math.fsum(np.exp(-wtot[inside & ~keep]).tolist())
         k = np.flatnonzero(keep)
         if room > 0 and k.size:
-            order = k[np.argsort(-tot[k], kind="stable")]
-            cum = np.cumsum(np.exp(-tot[order]))
+            order = k[np.argsort(-wtot[k], kind="stable")]
+            cum = np.cumsum(np.exp(-wtot[order]))
             keep[order[:int(np.searchsorted(cum, room, side="right"))]] = False
         out = inside & ~keep
-        extra = math.fsum(np.exp(-tot[out]).tolist()) * (1 + 1e-12) * (1 + 4 * EPS64 * (int(out.sum()) + 1))
-        return (np.ascontiguousarray(n[keep]), np.ascontiguousarray(pens[keep]),
-                src.dropped_mass + extra + 1e-300)
+        grow = (1 + 1e-12) * (1 + 4 * EPS64 * (int(out.sum()) + 1))
+        masses = tuple(m + math.fsum(np.exp(-(tot[out] + lw)).tolist()) * grow + 1e-300
+                       for m, lw in zip(src.drop_masses, (0.0, lw1[out], lw2[out])))
+        return np.ascontiguousarray(n[keep]), np.ascontiguousarray(pens[keep]), masses
+
+    def _drop(self, j: int, lam: float) -> float:
+        """The bound (normalised units) of kernel j's terms (0 density, 1 tail, 2 profile) at
+        the nodes not summed, at the tilt λ: twice the dropped mass (nodes ±n), scaled by
+        ``max(1, |λ|/Λ)`` (tail) or ``max(1, |λ(λ+1)|/(Λ(Λ+1)))`` (profile) above the
+        sieve's tilt Λ, plus the Gaussian tail beyond n_max."""
+        if self.drop_masses is None or not self.lam_w < math.inf:
+            return self.e_drop
+        # the masses hold for |λ| ≤ Λ (tail) and |λ(λ+1)| ≤ Λ(Λ+1) rounded up (profile); above, the
+        # ratio of the kernel bounds (rounding: the factor 1 + 8u)
+        scale = (1.0, max(1.0, abs(lam) / self.lam_w), max(1.0, abs(lam * (lam + 1)) / self._lam2))[j]
+        return 2 * self.drop_masses[j] * scale * (1 + 8 * EPS64) + self.e_gauss
 
     @property
     def rho(self) -> Fraction:
@@ -451,11 +379,12 @@ class SmoothedProfile:
                                  logm_err: float) -> tuple:
         """``(e_sum, lp, lp_err)`` at the thresholds ``xi`` of one tilt λ: the absolute error of
         every sum in normalised units (node values, threshold phases, kernel factors and
-        compensated sums, dropped nodes and the Gaussian tail), and the prefactor
+        compensated sums; the dropped nodes and the Gaussian tail are each kernel's own,
+        :meth:`_drop`), and the prefactor
         ``log M(λ) + s²λ²/2 − λx`` with its error."""
         last = float(self.nodes[-1] if self.nodes.size else 0)
         e_sum = E + A * (2 * math.pi * (EPS64 + 2.0**-103 * (1 + 2 * last * np.abs(xi) / P))
-                         + 16 * EPS64) + self.e_drop
+                         + 16 * EPS64)
         lp = logm + 0.5 * self.sk2 * lam * lam - lam * xi
         lp_err = logm_err + 4 * EPS64 * (abs(logm) + np.abs(lam * xi) + 1.0)
         return e_sum, lp, lp_err
@@ -504,7 +433,7 @@ class SmoothedProfile:
                                              (math.log(lam * (lam + 1) * P), "d"))):
                 extra = log_dens if j == 0 else 0.0
                 al = np.logaddexp(log_al_neg + extra - lp, log_al_pos + extra - lp) + norm
-                err_j = e_sum + np.exp(np.minimum(al, 700.0))
+                err_j = e_sum + self._drop(j, lam) + np.exp(np.minimum(al, 700.0))
                 val = S[j]
                 base = lp - norm
                 with np.errstate(divide="ignore", invalid="ignore"):
@@ -583,7 +512,7 @@ class SmoothedProfile:
             al_p = np.logaddexp(geo_r + log_dens, dens_l + log_dens) - lp + math.log(P)
             vals = {}
             for key, val, al, norm in (("c", S[2], al_c, math.log(a * (1 - a) * P)), ("p", S[0], al_p, math.log(P))):
-                err_j = e_sum + np.exp(np.minimum(al, 700.0))
+                err_j = e_sum + self._drop(2 if key == "c" else 0, lam) + np.exp(np.minimum(al, 700.0))
                 base = lp - norm
                 with np.errstate(divide="ignore", invalid="ignore"):
                     l_hi = base + np.log(np.abs(val) + err_j) + lp_err
