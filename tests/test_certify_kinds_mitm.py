@@ -159,7 +159,6 @@ def test_continuous_gaussians_keep_the_full_enumeration(monkeypatch):
     monkeypatch.setattr(kinds, "CELLS", "never")
     with pytest.raises(UncertifiedError, match="without --certify"):
         KindsCertifier(Mixture(cont)).delta(1)
-    monkeypatch.setattr(kinds, "CELLS", "auto")
     monkeypatch.setattr(kind_atoms, "MAX_GRID", 4_000_000)
     monkeypatch.setattr(kind_atoms, "MAX_PRODUCTS", 3_000_000)
     assert KindsCertifier(Mixture(cont)).delta(1).method == METHOD + "+gaussian-erfc"
