@@ -100,7 +100,7 @@ class Cells:
         self.lost_up = self.lost.upper()
         self.offset = offset
         # the series' coefficients times s^{−n}, cell by cell: J[k] = [J_{k,0}, J_{k,1}/s, …]
-        self.K = max(series_p[n].degree() for n in range(self.N + 1)) + 1
+        self.K = max(max(series_p[n].degree(), series_q[n].degree()) for n in range(self.N + 1)) + 1
         inv = [(1 / self.s) ** n for n in range(self.N + 1)]
         self.P = [[series_p[n][k] * inv[n] for n in range(self.N + 1)] for k in range(self.K)]
         self.Q = [[series_q[n][k] * inv[n] for n in range(self.N + 1)] for k in range(self.K)]
