@@ -25,7 +25,8 @@ def dg(v, n=1):
 DESIGNS = {
     "Gaussian(4) + DG 2.51, 3.07, 4.4, 3.93": Mixture((dg("2.51"), dg("3.07"), dg("4.4"), dg("3.93"),
                                                         (Gaussian(F(4), 1), 1))),
-    "Gaussian(1/2) + DG 174.9, 33.7 ×2": Mixture((dg("174.9"), dg("33.7", 2), (Gaussian(F(1, 2), 1), 1))),
+    "Gaussian(4) + DG 2.51, 3.07, 4.4, 3.93, 2.77": Mixture((dg("2.51"), dg("3.07"), dg("4.4"), dg("3.93"),
+                                                              dg("2.77"), (Gaussian(F(4), 1), 1))),
 }
 QUERIES = [("tradeoff", F(1, 10)), ("delta", F(1)), ("epsilon", F(1, 10**6))]
 
