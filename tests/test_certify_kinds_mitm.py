@@ -149,11 +149,14 @@ def test_engine_values_pass_and_a_wrong_one_is_caught():
 
 
 def test_continuous_gaussians_keep_the_full_enumeration(monkeypatch):
-    """With continuous Gaussians the design is enumerated in full (``+gaussian-erfc``) or refused."""
+    """With continuous Gaussians the design is enumerated in full (``+gaussian-erfc``), or beyond the
+    full enumeration summed over cells (tests/test_certify_gaussian_cells.py), or refused (cells off)."""
     cont = ((DiscreteLaplace("5/2", 1), 3), (RandomizedResponse("1/2"), 1), (Gaussian(4), 2))
     monkeypatch.setattr(kind_atoms, "MAX_GRID", 5)
     monkeypatch.setattr(kind_atoms, "MAX_PRODUCTS", 5)
     monkeypatch.setattr(kinds, "fits", lambda parts: False)
+    assert KindsCertifier(Mixture(cont)).delta(1).method == "arb/kinds-gaussian-cells"
+    monkeypatch.setattr(kinds, "CELLS", "never")
     with pytest.raises(UncertifiedError, match="without --certify"):
         KindsCertifier(Mixture(cont)).delta(1)
     monkeypatch.setattr(kind_atoms, "MAX_GRID", 4_000_000)

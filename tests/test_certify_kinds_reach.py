@@ -173,8 +173,10 @@ def test_beyond_reach_is_refused_in_one_line(monkeypatch):
 
 
 def test_continuous_gaussian_beside_a_met_discrete_part_is_refused_in_one_line(monkeypatch):
+    """(With the cells off: they answer it, tests/test_certify_gaussian_cells.py.)"""
     monkeypatch.setattr(kind_atoms, "MAX_GRID", 5)
     monkeypatch.setattr(kind_atoms, "MAX_PRODUCTS", 5)
+    monkeypatch.setattr(kinds, "CELLS", "never")
     with pytest.raises(UncertifiedError) as exc:
         KindsCertifier(Mixture(((Gaussian(4), 1), *SMALL[:3]))).delta(1)
     assert "continuous Gaussians beside a discrete part" in _one_line(exc)

@@ -50,7 +50,9 @@ off, continuous Gaussians by Arb's ``erfc`` conditioned on the atoms; ``Enclosur
 beyond the full enumeration, met in the middle over two halves of its groups, each pruned below a
 level that follows the query by the Gaussian halves' own :class:`~exactdp.certify.mitm.Pruner`
 (:mod:`.kinds_mitm`); randomized response by its noise parameter (loss ±log R) by the net count of
-its steps (:mod:`.kinds_noise`, ``+net-count``).  It shares nothing with the mixed route
+its steps (:mod:`.kinds_noise`, ``+net-count``); continuous Gaussians beside a discrete part beyond the
+full enumeration by their closed form summed over cells with exact moment series
+(:mod:`.kinds_cells`, ``"arb/kinds-gaussian-cells"``).  It shares nothing with the mixed route
 (:mod:`exactdp.engine.finite_loss`); a design beyond its budgets is refused in one line naming the
 reason and what would work (exit 3).
 

@@ -44,9 +44,10 @@ from fractions import Fraction
 
 from flint import arb
 
-from exactdp.certify import kinds_mitm, kinds_noise
+from exactdp.certify import kinds_cells, kinds_mitm, kinds_noise
 from exactdp.certify.balls import ball, endpoints, interval, precision
 from exactdp.certify.kind_atoms import REMEDY, Atoms, compose, fits, group_atoms, infinite_split, level
+from exactdp.certify.kinds_cells import Cells
 from exactdp.certify.kinds_mitm import Pairs
 from exactdp.certify.result import Enclosure
 from exactdp.numerics.errors import InputError, UncertifiedError
@@ -60,6 +61,10 @@ MITM_METHOD = "arb/kinds-mitm"
 #: whether a discrete part beyond :func:`~exactdp.certify.kind_atoms.fits` is met in the middle
 #: (False: the full enumeration only, as before it; the benchmark's "before")
 USE_MITM = True
+#: continuous Gaussians beside a discrete part beyond the full enumeration: "auto" sums the Gaussian's
+#: closed form over cells (:mod:`.kinds_cells`), "always" does so for every such design (tests), "never"
+#: refuses them (as before it; the benchmark's "before")
+CELLS = "auto"
 #: (Arb precision in bits, nats of the discrete Gaussians' windows) of the attempts
 LEVELS = ((128, 760.0), (256, 1100.0), (512, 1500.0))
 #: deepest window (nats) the δ query goes to when its left-out mass is not small beside δ
@@ -141,13 +146,14 @@ class KindsCertifier:
 
         self._atoms: dict = {}
         self._meet: bool | None = None
+        self._cells: bool | None = None
         self._group_key: tuple | None = None
         self._group_parts: list = []
 
     def finest(self) -> KindsCertifier:
         """The same design at every level, returning the narrowest enclosure (shares the atoms)."""
         other = KindsCertifier(self.design, rel_width=0.0, levels=self.levels)
-        other._atoms, other._meet = self._atoms, self._meet
+        other._atoms, other._meet, other._cells = self._atoms, self._meet, self._cells
         return other
 
     @property
@@ -165,7 +171,7 @@ class KindsCertifier:
             with precision(prec):
                 parts = self._parts(prec, nats)
                 kappa, p_inf = infinite_split(self.discrete)
-                self._atoms[key] = (self._compose(parts, nats), kappa, p_inf)
+                self._atoms[key] = (self._compose(parts, nats, prec), kappa, p_inf)
         return self._atoms[key]
 
     def meets(self) -> bool:
@@ -191,10 +197,23 @@ class KindsCertifier:
         """The window depth a query starts from: the level's, or for the meet in the middle the depth
         that leaves out ``2^{−prec/2}`` of an O(1) value (the queries deepen it for small values): the
         halves' atoms grow with the depth as a power of half their groups' number."""
-        return min(nats, (prec // 2) * _LN2 + 24.0) if self.meets() else nats
+        return min(nats, (prec // 2) * _LN2 + 24.0) if self.meets() or self.cells() else nats
 
-    def _compose(self, parts: list, nats: float) -> Atoms | Pairs:
+    def cells(self) -> bool:
+        """Whether the continuous Gaussians are summed over cells (:mod:`.kinds_cells`): beside a
+        discrete part beyond the full enumeration's budgets at the first level's depth (decided once)."""
+        if self._cells is None:
+            prec, nats = self.levels[0]
+            with precision(prec):
+                parts = self._parts(prec, nats)
+            self._cells = bool(self.mu and parts and self.noise is None and
+                               (CELLS == "always" or CELLS == "auto" and len(parts) >= 2 and not fits(parts)))
+        return self._cells
+
+    def _compose(self, parts: list, nats: float, prec: int) -> Atoms | Pairs | Cells:
         tau = level(nats)
+        if self.cells():
+            return Cells(parts, self.mu, prec)
         if self.meets():
             try:
                 halves = kinds_mitm.split(parts)
@@ -208,6 +227,8 @@ class KindsCertifier:
         try:
             return compose(parts, tau)
         except UncertifiedError:
+            if self.mu and CELLS == "auto" and len(parts) >= 2:
+                return Cells(parts, self.mu, prec)
             if self.mu and USE_MITM and len(parts) >= 2:
                 raise UncertifiedError(
                     "--certify: continuous Gaussians beside a discrete part beyond the full enumeration's budgets (its "
@@ -250,7 +271,11 @@ class KindsCertifier:
 
     def _enclosure(self, quantity, argument, lo: Fraction, hi: Fraction, prec, A: Atoms | Pairs,
                    **extra) -> Enclosure:
-        if isinstance(A, Pairs):
+        if isinstance(A, Cells):
+            params = {"tail_method": "kinds-gaussian-cells", "atoms": len(A), "grid": fraction_str(A.h),
+                      "series_order": A.N}
+            method = kinds_cells.METHOD
+        elif isinstance(A, Pairs):
             params = {"tail_method": "kinds-mitm", "atoms": len(A.A) + len(A.B), "halves": f"{len(A.A)}x{len(A.B)}",
                       "grid": A.grid}
             method = MITM_METHOD
@@ -264,7 +289,9 @@ class KindsCertifier:
     # -- δ ----------------------------------------------------------------------------------
     def delta_f(self, A: Atoms | Pairs, e: Fraction, bits: int) -> arb:
         """A ball of δ_F(e) (kept atoms plus ``[0, μ_P]``)."""
-        if isinstance(A, Pairs):
+        if isinstance(A, Cells):  # P(L > e) − e^e Q(L > e)
+            kept = A.p_above(e) - ball(e).exp() * A.q_above(e)
+        elif isinstance(A, Pairs):
             kept = kinds_mitm.delta_kept(A, e)
         elif self.noise is not None:  # Σ_n w_n D(e − n log R)
             eb, lr = ball(e), self.noise.log_ratio()
@@ -457,7 +484,9 @@ class KindsCertifier:
             if af == 0:
                 return self._enclosure("beta", arg, _lo(kappa), min(_hi(kappa), Fraction(1)), prec, A)
             ab = _unit(ball(af) / kappa)
-            if isinstance(A, Pairs):
+            if isinstance(A, Cells):
+                tests = A.threshold_tests(ab, prec)
+            elif isinstance(A, Pairs):
                 tests = kinds_mitm.threshold_tests(A, ab)
             elif self.noise is not None:  # (tests at rational ℓ, the atoms ℓ − n log R does not separate as intervals)
                 tests = kinds_noise.threshold_tests(A, self.noise, ab, prec)

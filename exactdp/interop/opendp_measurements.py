@@ -30,7 +30,15 @@ the measurements exactly (``pip install 'exactdp[opendp]'``):
   ``k`` (a float atom_domain with absolute_distance) the noise is the discrete one on the grid
   2^k, read back exactly: ``DiscreteLaplace(b/2^k, Δ)`` / ``DiscreteGaussian((b/2^k)², Δ)``,
   Δ = ⌊(d + 2^k − 2^k_min)/2^k⌋ the largest whole number of grid steps OpenDP's own stability
-  map allows the rounded input to move (2^k_min the float's least spacing).
+  map allows the rounded input to move (2^k_min the float's least spacing).  On float vectors
+  of known size n with an explicit ``k`` (the Laplace with ``l1_distance``, the Gaussian with
+  ``l2_distance``; OpenDP refuses other metrics and unknown sizes): the rounded query, in grid
+  steps, is an integer vector r of ℓp norm at most B = (d + n^{1/p}(2^k − 2^k_min))/2^k (OpenDP's
+  stability map); the profile is the pointwise maximum over the maximal such r (ℓ1: the
+  partitions of ⌊B⌋ into at most n parts; ℓ2: the multisets with Σ r_i² ≤ ⌊B²⌋ to which no unit
+  can be added), at most :data:`MAX_PATTERNS` of them, else refused naming ``k``.  One
+  coordinate moved by the whole norm is not the worst case (the discrete Gaussian with shifts
+  (4, 3) has a larger δ(2) than with 5), so every pattern is accounted.
 
 * ``make_randomized_response(categories, prob)`` / ``make_randomized_response_bool(prob)``
   → :class:`~exactdp.kinds.RandomizedResponseNoise` ``(k(1 − prob)/(k − 1), k)``, k the
@@ -38,9 +46,9 @@ the measurements exactly (``pip install 'exactdp[opendp]'``):
   distributions (the true category with prob, each other with (1 − prob)/(k − 1)); one event
   at any input distance ≥ 1 (the discrete metric).
 
-Refused, each with a message naming what to use: the Laplace on float vectors (the worst
-case over an ℓ1 ball of real shifts is not a single design here), an explicit ``k`` on float
-vectors, and a
+Refused, each with a message naming what to use: the Laplace on float vectors with ``k=None``
+(the worst case over an ℓ1 ball of real shifts is not a single design here), an explicit ``k``
+on float vectors whose grid admits more than :data:`MAX_PATTERNS` worst-case shift patterns, and a
 randomized response whose prob lies outside [1/k, 1) (naming ``prob``).
 
 >>> import opendp.prelude as dp
@@ -56,6 +64,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from fractions import Fraction
 
 import opendp.prelude as dp
@@ -127,18 +136,78 @@ def _on_grid(name: str, kwargs: dict, d, scale: Fraction, atom: str, vector: boo
         k = to_int(kwargs["k"], "k")
     except InputError:
         raise InputError("k", kwargs["k"], f"{name}: k must be an integer (the noise grid 2^k)") from None
-    if vector:
-        raise InputError("k", k, f"{name} on float vectors with an explicit k: exactdp reads back an explicit k on a "
-                                 "float atom_domain with absolute_distance (or k=None on vectors)")
-    if not metric.startswith("AbsoluteDistance"):
-        raise InputError("input_metric", metric, f"{name} with an explicit k: exactdp reads back absolute_distance")
     k_min = -1074 if atom == "f64" else -149  # (OpenDP's get_min_k: −bias − mantissa bits + 1)
     if k < k_min:
         raise InputError("k", k, f"{name}: k must be at least {k_min} for {atom}")
     grid = Fraction(2) ** k
-    steps = math.floor((Fraction(d) + grid - Fraction(2) ** k_min) / grid)
     noise = scale / grid
-    return [[(DiscreteGaussian(noise * noise, steps) if name == "make_gaussian" else DiscreteLaplace(noise, steps), 1)]]
+
+    def mech(steps: int):
+        return DiscreteGaussian(noise * noise, steps) if name == "make_gaussian" else DiscreteLaplace(noise, steps)
+
+    if vector:
+        return [[(mech(s), c) for s, c in sorted(Counter(pattern).items(), reverse=True)]
+                for pattern in _grid_patterns(name, kwargs["input_domain"], metric, Fraction(d), k, k_min)]
+    if not metric.startswith("AbsoluteDistance"):
+        raise InputError("input_metric", metric, f"{name} with an explicit k: exactdp reads back absolute_distance")
+    steps = math.floor((Fraction(d) + grid - Fraction(2) ** k_min) / grid)
+    return [[(mech(steps), 1)]]
+
+
+def _grid_patterns(name: str, domain, metric: str, d: Fraction, k: int, k_min: int) -> list[tuple[int, ...]]:
+    """The maximal integer shift vectors (in grid steps, as descending tuples of the moved
+    coordinates) of a float vector query rounded to the grid 2^k: ℓp norm at most
+    B = (d + n^{1/p}(2^k − 2^k_min))/2^k (OpenDP's stability map of the rounding: each
+    coordinate's two rounding errors differ by less than one step, by a whole number of
+    2^k_min), at most n coordinates moved."""
+    kind = "L1" if metric.startswith("L1Distance") else "L2" if metric.startswith("L2Distance") else None
+    size = domain.size
+    if kind is None or not size:
+        raise InputError("input_metric", f"{domain} with {metric}",
+                         f"{name} on float vectors with an explicit k: exactdp reads back a vector_domain of known "
+                         "size with l1_distance or l2_distance")
+    n = int(size)
+    D = d / Fraction(2) ** k
+    c = 1 - Fraction(2) ** (k_min - k)  # (2^k − 2^k_min)/2^k
+    if kind == "L1":
+        budget = math.floor(D + n * c)
+    else:  # ⌊(D + √n·c)²⌋ = ⌊X + √Z⌋ exactly, X = D² + n c², Z = 4 D² c² n
+        x, z = D * D + n * c * c, 4 * D * D * c * c * n
+        budget = math.floor(x) + math.isqrt(math.floor(z))
+        while budget + 1 <= x or (budget + 1 - x) ** 2 <= z:
+            budget += 1
+        while budget > x and (budget - x) ** 2 > z:
+            budget -= 1
+    out: list[tuple[int, ...]] = []
+
+    def add(pattern: tuple[int, ...]) -> None:
+        out.append(pattern)
+        if len(out) > MAX_PATTERNS:
+            raise InputError("k", k, f"{name} on float vectors of size {n}: the grid 2^{k} lets the rounded query move "
+                                     f"by up to {budget} {'steps in ℓ1' if kind == 'L1' else 'squared steps in ℓ2'}, "
+                                     f"more than {MAX_PATTERNS} worst-case shift patterns (each accounted exactly); "
+                                     "use a larger k, or k=None")
+
+    def grow(prefix: tuple[int, ...], left: int, largest: int) -> None:
+        room = len(prefix) < n
+        if kind == "L1":
+            if left == 0 or not room:
+                if left == 0:
+                    add(prefix)
+                return
+        elif not room or left == 0:  # ℓ2: maximal when no coordinate can take one more step
+            if left == 0 or (prefix and left < 2 * prefix[-1] + 1):
+                add(prefix)
+            return
+        slots = n - len(prefix)
+        for part in range(min(largest, left if kind == "L1" else math.isqrt(left)), 0, -1):
+            # (descending: once the slots left cannot use up the budget, no smaller part can)
+            if (slots * part < left) if kind == "L1" else (left - slots * part * part >= 2 * part + 1):
+                break
+            grow(prefix + (part,), left - (part if kind == "L1" else part * part), part)
+
+    grow((), budget, budget)
+    return out or [()]
 
 
 def _shift_patterns(domain, metric, d: int, name: str) -> list[tuple[int, ...]]:
