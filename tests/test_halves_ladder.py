@@ -113,3 +113,34 @@ def test_ladder_step_costs_at_most_the_mismatch():
         assert (step / 2) ** 2 * var / 2 == pytest.approx(halves.TILT_MISMATCH)
     assert halves.tilt_step(11.84) > halves.TILT_STEP > halves.tilt_step(26.6)
     assert halves.tilt_step(1e9) == halves.TILT_STEP_MIN
+
+
+#: the bench row "ten two-decimal σ² in [2.5, 4.5], shift 2" (its halves ~6.9 M atoms each)
+_TEN = ("2.53", "2.71", "2.96", "3.18", "3.37", "3.59", "3.82", "4.03", "4.26", "4.47")
+
+
+def test_heavy_tilted_halves_ask_the_wide_rest_first():
+    """Halves that fit only tilted and heavy go to the wide smoothed rest first; the bench rows
+    whose halves are light (eight σ² near 3, nine in [0.5, 0.9], shift 1) keep the halves."""
+    from exactdp.engine.halves import halves_heavy
+
+    assert halves_heavy(groups_of(Composition([(DiscreteGaussian(F(v), shift=2), 1) for v in _TEN])))
+    for light in (("2.91", "3.14", "3.47", "3.02", "2.58", "4.12", "3.77", "2.83"),
+                  ("0.51", "0.57", "0.62", "0.66", "0.71", "0.74", "0.79", "0.83", "0.88")):
+        groups = groups_of(Composition([(DiscreteGaussian(F(v)), 1) for v in light]))
+        assert halves_fit(groups) and not halves_heavy(groups)
+
+
+@pytest.mark.slow
+def test_the_wide_rest_and_the_halves_agree_on_the_shift_two_row():
+    """The two routes share no node, sieve or atom: the planner's (wide smoothed inversion) and
+    the forced halves must overlap at every ε, each within the width aimed at."""
+    comp = Composition([(DiscreteGaussian(F(v), shift=2), 1) for v in _TEN])
+    planned = LatticeFreeAccountant(comp)
+    assert type(planned.profile).__name__ == "ConditionedProfile"
+    forced = LatticeFreeAccountant(comp)
+    forced.profile = HalvesProfile(groups_of(comp))
+    eps = ["0", "3", "12"]
+    for a, b in zip(planned.delta(eps), forced.delta(eps)):
+        assert a.lower <= b.upper and b.lower <= a.upper
+        assert (a.upper - a.lower) <= WIDTH * a.upper and (b.upper - b.lower) <= WIDTH * b.upper

@@ -74,6 +74,8 @@ TILE_ATOMS = 512
 #: tilt λ, and how many levels are kept at once
 TILT_DEPTH = 40.0
 TILT_HALF_ATOMS = 8_000_000
+#: tilted halves estimated above this many atoms a half are tried after the wide smoothed rest
+HEAVY_TILT_ATOMS = 2_000_000
 TILT_STEP = 2.0
 #: the ladder's step is where a threshold's saddle tilt λ* half a step from its level costs
 #: this many nats of tilted cost, (Δλ)²·Var W/2: low-variance designs need fewer levels,
@@ -132,6 +134,16 @@ def halves_fit(groups) -> bool:
     if not 2 <= len(groups) <= MAX_GROUPS:
         return False
     return _untilted_fit(groups) or _tilted_fit(groups)
+
+
+def halves_heavy(groups) -> bool:
+    """Whether ``groups`` fit the halves only tilted, with a half above :data:`HEAVY_TILT_ATOMS`
+    atoms (estimated, :func:`~exactdp.engine.coarse_split.ball_atom_count`): the planner then
+    asks the wide smoothed rest first (cheaper there once the sieve weights each kernel)."""
+    if not 2 <= len(groups) <= MAX_GROUPS or _untilted_fit(groups) or not _tilted_fit(groups):
+        return False
+    a, b = split_halves(groups)
+    return max(ball_atom_count(a, _tilt_depth(a)), ball_atom_count(b, _tilt_depth(b))) > HEAVY_TILT_ATOMS
 
 
 def _tilted_fit(groups) -> bool:
