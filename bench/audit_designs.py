@@ -940,6 +940,8 @@ def _narrow(rng, top=45.0, cmax=3):
     lo = math.exp(rng.uniform(math.log(0.5), math.log(top)))
     hi = min(50.0, lo * (1 + rng.choice([0.03, 0.1, 0.25])))
     nd = rng.choice([2, 3])
+    if math.floor(hi * 10**nd) - math.ceil(lo * 10**nd) + 1 < n + 2:  # too few n-decimal values: widen
+        hi = lo + (n + 2) / 10**nd
     vals = []
     while len(vals) < n:
         v = _decimals(rng, lo, hi, nd)
@@ -1008,8 +1010,8 @@ def draw_audit4_design(rng, cls):
             d.append({"kind": "dg", "sigma2": _decimals(rng, 0.5, 50, rng.choice([0, 1, 2])).rstrip("."),
                       "shift": rng.randint(1, 3), "count": rng.randint(1, 10)})
         if rng.random() < 0.7:
-            d.append({"kind": "rr", "epsilon": rng.choice(["1/10", "1/2", "1", "2", "0.7"]), "k": rng.choice([2, 2, 3, 5]),
-                      "count": rng.randint(1, 10)})
+            d.append({"kind": "rr", "epsilon": rng.choice(["1/10", "1/2", "1", "2", "0.7"]),
+                      "k": rng.choice([2, 2, 3, 5]), "count": rng.randint(1, 10)})
         if rng.random() < 0.6:
             d.append({"kind": "approx", "epsilon": rng.choice(["0", "1/10", "1/2", "1"]),
                       "delta": rng.choice(["0", "1e-12", "1e-9", "1e-6"]), "count": rng.randint(1, 3)})
@@ -1172,6 +1174,8 @@ def run(args):
         ref_err = None
         try:
             rt = time.process_time()
+            if args.no_ref:
+                raise NotImplementedError("no reference (--no-ref: refusals, time and widths only)")
             if args.cls in AUDIT4:
                 r0 = audit4_reference(refs, design)
                 ref_info = {"ref": "exact", "sizes": r0.sizes, "ref_lt": refs["lt0"]}
@@ -1206,6 +1210,9 @@ def run(args):
                 if lo is None or hi is None or lo > hi:
                     rec["class"] = "CRASH"
                     rec["note"] = "non-finite or inverted bracket"
+                elif args.no_ref:  # answered: judged for width only (≤ 1e-9 relative, as promised)
+                    wide = hi - lo > REL * max(abs(hi), abs(lo), Fraction(1, 10**30) if query == "epsilon" else 0)
+                    rec["class"] = "WIDE" if wide else "ANSWERED"
                 else:
                     try:
                         rec.update(judge(refs, design, query, value, lo, hi, ref_err))
@@ -1580,7 +1587,7 @@ def audit4_table(files):
 
     rows, notes = [], []
     for f in files:
-        cls = os.path.basename(f).split(".")[0]
+        cls = os.path.basename(f).split(".")[0].replace("_", " ")
         recs = [json.loads(line) for line in open(f)]
         t = collections.Counter()
         for r in recs:
@@ -1595,18 +1602,20 @@ def audit4_table(files):
             if c in ("REFUSED", "SLOW", "WRONG SIDE", "CRASH", "WIDE") or (e.get("cpu") or 0) > 10:
                 notes.append((cls, r, c))
         rows.append((cls, len(recs), len({r["n"] for r in recs}), t))
-    print("| class | queries / designs | OK | CONSISTENT | CONTAINS-PLD | NOREF | FLOOR | REFUSED | SLOW | WIDE | WRONG SIDE"
-          " | CRASH/NaN |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| class | queries / designs | OK | CONSISTENT | CONTAINS-PLD | NOREF | ANSWERED (no ref.) | FLOOR"
+          " | REFUSED | SLOW | WIDE | WRONG SIDE | CRASH/NaN |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for cls, nq, nd, t in rows:
-        print(f"| {cls} | {nq} / {nd} | {t['OK'] + t['OK~']} | {t['CONSISTENT']} | {t['CONTAINS-PLD']} | {t['NOREF']} |"
+        print(f"| {cls} | {nq} / {nd} | {t['OK'] + t['OK~']} | {t['CONSISTENT']} | {t['CONTAINS-PLD']}"
+              f" | {t['NOREF']} | {t['ANSWERED']} |"
               f" {t['FLOOR']} | {t['REFUSED']} | {t['SLOW']} | {t['WIDE']} | {t['WRONG SIDE']} | {t['CRASH']} |")
     for cls, r, c in notes:
         e = r["exactdp"]
         rem = r.get("remedy")
         rem = f" remedy {rem['kw']}: {rem['status']} {rem.get('class', '')} {rem.get('msg', '')[:80]}" if rem else ""
-        print(f"\n{cls} #{r['n']} {r['query']}({r['value']}) {c} cpu={e.get('cpu') or 0:.1f} wall={e.get('wall', 0):.0f}"
-              f" {e.get('type', '')} {e.get('msg', '')[:200]}{rem}\n   {json.dumps(r['design'])[:600]}")
+        print(f"\n{cls} #{r['n']} {r['query']}({r['value']}) {c} cpu={e.get('cpu') or 0:.1f}"
+              f" wall={e.get('wall', 0):.0f} {e.get('type', '')} {e.get('msg', '')[:200]}{rem}"
+              f"\n   {json.dumps(r['design'])[:600]}")
 
 
 def beta_lower_from_delta(refs, design, alpha, lo=-200.0, hi=900.0, iters=48):
@@ -1708,8 +1717,8 @@ def main():
         dest="cls",
         default=None,
         choices=["cgauss", "lapgauss", "alpha1", "tinyd", *AUDIT4],
-        help="draw designs of one targeted class (audit3; audit4: narrow, narrowsmall, tinylarge, intdec, dlmix, tumult)"
-        " instead of the general mix",
+        help="draw designs of one targeted class (audit3; audit4: narrow, narrowsmall, tinylarge, intdec, dlmix,"
+        " tumult) instead of the general mix",
     )
     ap.add_argument("--minutes", type=float, default=60)
     ap.add_argument("--timeout", type=float, default=60)
@@ -1721,6 +1730,7 @@ def main():
         help="a query's CPU seconds (RLIMIT_CPU in the worker) before it is a HANG; set --timeout above it",
     )
     ap.add_argument("--dualcheck", nargs="*", default=None, help="judge NOREF β answers by the dual bound (--out)")
+    ap.add_argument("--no-ref", action="store_true", help="no reference: refusals, time and widths only (ANSWERED)")
     ap.add_argument("--audit4-table", nargs="*", default=None, help="per-class tallies of CLASS.jsonl files (audit4)")
     a = ap.parse_args()
     if a.audit4_table is not None:
