@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import contextlib
 import json
 import math
 import os
@@ -586,13 +587,20 @@ def worker(cpu_limit=None):
             soft = int(_cpu_used() + cpu_limit) + 1
             resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
         try:
-            key = json.dumps(req["design"], sort_keys=True)
-            if key not in cache:
-                cache.clear()
-                cache[key] = ExactAccountant(build_design(req["design"]))
-            acc = cache[key]
-            q, v = req["query"], req["value"]
-            pt = getattr(acc, q)([v])[0]
+            kw = dict(req.get("kw") or {})  # a refusal's named remedy (audit4): method=, rel_tol=, budget
+            budget_s = kw.pop("budget_seconds", None)
+            key = json.dumps([req["design"], kw], sort_keys=True)
+            with contextlib.ExitStack() as stack:
+                if budget_s:
+                    from exactdp.numerics.budget import cost_budget
+
+                    stack.enter_context(cost_budget(seconds=budget_s))
+                if key not in cache:
+                    cache.clear()
+                    cache[key] = ExactAccountant(build_design(req["design"]), **kw)
+                acc = cache[key]
+                q, v = req["query"], req["value"]
+                pt = getattr(acc, q)([v])[0]
             out = {
                 "status": "ok",
                 "lower": _exact_str(pt.lower),
@@ -644,11 +652,11 @@ class Worker:
             bufsize=1,
         )
 
-    def ask(self, design, query, value, timeout=60.0):
+    def ask(self, design, query, value, timeout=60.0, kw=None):
         if self.proc is None or self.proc.poll() is not None:
             self.start()
         cpu0 = _proc_cpu(self.proc.pid)
-        self.proc.stdin.write(json.dumps({"design": design, "query": query, "value": value}) + "\n")
+        self.proc.stdin.write(json.dumps({"design": design, "query": query, "value": value, "kw": kw}) + "\n")
         self.proc.stdin.flush()
         t0 = time.time()
         r, _, _ = select.select([self.proc.stdout], [], [], timeout)
@@ -834,6 +842,8 @@ def _gauss(rng):
 
 
 def draw_class_design(rng, cls):
+    if cls in AUDIT4:
+        return draw_audit4_design(rng, cls)
     if cls == "cgauss":  # continuous Gaussians beside fine discrete Gaussians (gaussian_beside)
         # the reference's Gaussian kernel keeps every group in one half: their joint atoms
         # (≈ Π 27σ√c + 1 on a fine lattice) kept ≤ 3e5, drawn again until so
@@ -891,7 +901,167 @@ def draw_class_design(rng, cls):
     raise ValueError(cls)
 
 
+# ---------------------------------------------------------------------------------------------
+# audit4 classes (--class): what a user would type (issue 33's "no ordinary design is refused")
+# ---------------------------------------------------------------------------------------------
+
+AUDIT4 = ("narrow", "narrowsmall", "tinylarge", "intdec", "dlmix", "tumult")
+AUDIT4_QUERIES = [
+    ("delta", "0"),
+    ("delta", "1"),
+    ("delta", "10"),
+    ("epsilon", "1e-6"),
+    ("epsilon", "1e-10"),
+    ("epsilon", "1e-100"),
+    ("tradeoff", "1e-9"),
+    ("tradeoff", "1/2"),
+    ("tradeoff", NINES[9]),
+]
+TUMULT_PRODUCTS = {  # built-in product: its case numbers (``exactdp product NAME --cases 99999``)
+    "safetab-p-2020-us": 30,
+    "safetab-p-2020-pr": 30,
+    "safetab-h-2020-us": 1,
+    "safetab-h-2020-pr": 1,
+    "phsafe-2020-us": 2,
+    "phsafe-2020-pr": 2,
+}
+
+
+def _decimals(rng, lo, hi, nd) -> str:
+    v = max(Fraction(round(rng.uniform(lo, hi) * 10**nd), 10**nd), Fraction(1, 10**nd))
+    return f"{float(v):.{nd}f}"
+
+
+def _narrow(rng, top=45.0, cmax=3):
+    """8–10 distinct two- or three-decimal σ² in a narrow range anywhere in [0.5, 50] (``narrow``;
+    mostly beyond the exact reference: PLD) or in [0.5, 1] with counts ≤ 2 (``narrowsmall``: the
+    exact reference reaches it, at a coarser truncation)."""
+    n = rng.randint(8, 10)
+    lo = math.exp(rng.uniform(math.log(0.5), math.log(top)))
+    hi = min(50.0, lo * (1 + rng.choice([0.03, 0.1, 0.25])))
+    nd = rng.choice([2, 3])
+    if math.floor(hi * 10**nd) - math.ceil(lo * 10**nd) + 1 < n + 2:  # too few n-decimal values: widen
+        hi = lo + (n + 2) / 10**nd
+    vals = []
+    while len(vals) < n:
+        v = _decimals(rng, lo, hi, nd)
+        if v not in vals:
+            vals.append(v)
+    shift = rng.choice([None, 1, 2, 3])  # None: each group its own shift
+    return [
+        {"kind": "dg", "sigma2": v, "shift": shift or rng.randint(1, 3), "count": rng.randint(1, cmax)} for v in vals
+    ]
+
+
+def _tumult_case(rng):
+    """One case of a built-in product under ``--budget-rule tumult-float`` (its design as written
+    by ``exactdp product NAME --cases N --write-mechanisms``: input generation only)."""
+    import tomllib
+
+    name = rng.choice(sorted(TUMULT_PRODUCTS))
+    case = rng.randint(1, TUMULT_PRODUCTS[name])
+    path = f"/tmp/audit_tumult_{os.getpid()}.toml"
+    exe = os.path.join(os.path.dirname(sys.executable), "exactdp")
+    subprocess.run(
+        [exe, "product", name, "--budget-rule", "tumult-float", "--cases", str(case), "--write-mechanisms", path,
+         "--quiet"],
+        check=True,
+        capture_output=True,
+    )
+    with open(path, "rb") as f:
+        rows = tomllib.load(f)["mechanism"]
+    os.unlink(path)
+    d = [{"kind": "dg", "sigma2": r["sigma2"], "shift": int(r["shift"]), "count": int(r.get("count", 1))} for r in rows]
+    d[0]["product"] = f"{name}#{case}"  # a label (build_design and the reference read only the kind's keys)
+    return d
+
+
+def draw_audit4_design(rng, cls):
+    if cls == "narrow":
+        return _narrow(rng)
+    if cls == "narrowsmall":
+        return _narrow(rng, top=0.8, cmax=2)
+    if cls == "tinylarge":  # a few tiny σ² (0.05–1) beside large ones with counts
+        d = [
+            {"kind": "dg", "sigma2": _decimals(rng, 0.05, 1.0, rng.choice([2, 3])), "shift": rng.randint(1, 3),
+             "count": rng.randint(1, 4)}
+            for _ in range(rng.randint(1, 3))
+        ]
+        for _ in range(rng.randint(1, 3)):
+            s2 = math.exp(rng.uniform(math.log(20), math.log(3000)))
+            d.append(
+                {"kind": "dg", "sigma2": _decimals(rng, s2, s2, rng.choice([0, 1, 2])).rstrip("."),
+                 "shift": rng.randint(1, 3), "count": rng.randint(2, 40)}
+            )
+        return d
+    if cls == "intdec":  # integer-σ² groups (one lattice) plus one decimal group
+        d = [
+            {"kind": "dg", "sigma2": str(rng.choice([1, 2, 3, 4, 5, 8, 10, 16, 25, 50, 100, 200])),
+             "shift": rng.randint(1, 3), "count": rng.randint(1, 30)}
+            for _ in range(rng.randint(2, 4))
+        ]
+        d.append({"kind": "dg", "sigma2": _decimals(rng, 0.5, 60, rng.choice([1, 2, 3])), "shift": rng.randint(1, 3),
+                  "count": rng.randint(1, 10)})
+        return d
+    if cls == "dlmix":  # discrete Laplace + discrete Gaussian + randomized response + (ε, δ) blocks
+        d = [{"kind": "dlap", "scale": rng.choice(["1/2", "1", "2.5", "0.37", "5", "7/3", "10"]),
+              "shift": rng.randint(1, 3), "count": rng.randint(1, 20)}]
+        for _ in range(rng.randint(1, 2)):
+            d.append({"kind": "dg", "sigma2": _decimals(rng, 0.5, 50, rng.choice([0, 1, 2])).rstrip("."),
+                      "shift": rng.randint(1, 3), "count": rng.randint(1, 10)})
+        if rng.random() < 0.7:
+            d.append({"kind": "rr", "epsilon": rng.choice(["1/10", "1/2", "1", "2", "0.7"]),
+                      "k": rng.choice([2, 2, 3, 5]), "count": rng.randint(1, 10)})
+        if rng.random() < 0.6:
+            d.append({"kind": "approx", "epsilon": rng.choice(["0", "1/10", "1/2", "1"]),
+                      "delta": rng.choice(["0", "1e-12", "1e-9", "1e-6"]), "count": rng.randint(1, 3)})
+        return d
+    if cls == "tumult":
+        return _tumult_case(rng)
+    raise ValueError(cls)
+
+
+def remedy_of(msg: str):
+    """The remedy a refusal's message names, as accountant keywords (None: none to try)."""
+    if "--method lattice-free" in msg or "method='lattice-free'" in msg:
+        return {"method": "lattice-free"}
+    if "--rel-tol" in msg or "rel_tol" in msg:
+        return {"rel_tol": 1e-6}
+    if "--budget-seconds" in msg:
+        return {"budget_seconds": 3600}
+    return None
+
+
+COARSE_LT = (50.0, 35.0)  # audit4: shallower truncations tried when the reference overflows at LT0
+
+
+def audit4_reference(refs, design):
+    """The exact reference at LT0, else at a coarser truncation (a rigorous but wider bracket:
+    answers inside it are CONSISTENT, not OK); raises OverflowError beyond every level."""
+    for lt in (LT0, *COARSE_LT):
+        try:
+            r = _ref(refs, design, lt)
+        except OverflowError:
+            continue
+        refs["lt0"] = lt
+        return r
+    raise OverflowError(f"beyond the reference at every truncation level {(LT0, *COARSE_LT)}")
+
+
+def audit4_reclass(rec, lo, hi):
+    """UNDECIDED against a (coarse) exact reference: CONSISTENT when exactdp's bracket lies inside
+    the reference's (δ, β) or neither ε end is on the wrong side (ε)."""
+    if rec.get("class") != "UNDECIDED" or rec.get("ref") != "exact":
+        return
+    if rec["query"] == "epsilon":
+        rec["class"] = "CONSISTENT"
+    elif Fraction(rec["ref_lo"]) <= lo and hi <= Fraction(rec["ref_hi"]):
+        rec["class"] = "CONSISTENT"
+
+
 def draw_class_queries(rng, design, cls):
+    if cls in AUDIT4:
+        return list(AUDIT4_QUERIES)
     if cls in ("cgauss", "lapgauss"):
         q = [
             ("delta", "0"),
@@ -948,14 +1118,19 @@ def _ln(x: Fraction) -> float:
 
 def _ref(refs, design, lt):
     if lt not in refs:
-        refs[lt] = Reference(design, lt)
+        try:
+            refs[lt] = Reference(design, lt)
+        except OverflowError as exc:  # remembered: a deeper level is not tried again per query
+            refs[lt] = exc
+    if isinstance(refs[lt], OverflowError):
+        raise refs[lt]
     return refs[lt]
 
 
 def _refine(refs, design, f, rel_digits):
     """f(ref) → (lo, hi); deepen the truncation until hi − lo ≤ 10^-rel_digits·hi, or as deep
     as the reference reaches (then the last bracket: still a bracket)."""
-    lt = LT0
+    lt = refs.get("lt0", LT0)
     best = None
     while True:
         try:
@@ -999,7 +1174,14 @@ def run(args):
         ref_err = None
         try:
             rt = time.process_time()
-            ref_info = {"ref": "exact", "sizes": _ref(refs, design, LT0).sizes, "ref_cpu": time.process_time() - rt}
+            if args.no_ref:
+                raise NotImplementedError("no reference (--no-ref: refusals, time and widths only)")
+            if args.cls in AUDIT4:
+                r0 = audit4_reference(refs, design)
+                ref_info = {"ref": "exact", "sizes": r0.sizes, "ref_lt": refs["lt0"]}
+            else:
+                ref_info = {"ref": "exact", "sizes": _ref(refs, design, LT0).sizes}
+            ref_info["ref_cpu"] = time.process_time() - rt
         except (OverflowError, NotImplementedError) as exc:
             ref_err = str(exc)
             ref_info = {"ref": "pld", "why": ref_err}
@@ -1028,12 +1210,29 @@ def run(args):
                 if lo is None or hi is None or lo > hi:
                     rec["class"] = "CRASH"
                     rec["note"] = "non-finite or inverted bracket"
+                elif args.no_ref:  # answered: judged for width only (≤ 1e-9 relative, as promised)
+                    wide = hi - lo > REL * max(abs(hi), abs(lo), Fraction(1, 10**30) if query == "epsilon" else 0)
+                    rec["class"] = "WIDE" if wide else "ANSWERED"
                 else:
                     try:
                         rec.update(judge(refs, design, query, value, lo, hi, ref_err))
                     except Exception as exc:  # noqa: BLE001
                         rec["class"] = "NOREF"
                         rec["note"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+                    if args.cls in AUDIT4:
+                        audit4_reclass(rec, lo, hi)
+            if args.cls in AUDIT4 and st == "refused" and remedy_of(ans.get("msg", "")):
+                kw = remedy_of(ans["msg"])  # does the remedy the message names work?
+                ra = w.ask(design, query, value, timeout=args.timeout, kw=kw)
+                rem = {"kw": kw, "status": ra["status"], "msg": ra.get("msg", "")[:200], "cpu": ra.get("cpu")}
+                if ra["status"] == "ok":
+                    rem["lower"], rem["upper"] = ra["lower"], ra["upper"]
+                    try:
+                        j = judge(refs, design, query, value, Fraction(ra["lower"]), Fraction(ra["upper"]), ref_err)
+                        rem["class"] = j["class"]
+                    except Exception as exc:  # noqa: BLE001
+                        rem["class"] = f"NOREF ({type(exc).__name__})"
+                rec["remedy"] = rem
             out.write(json.dumps(rec, default=str) + "\n")
             out.flush()
             print(
@@ -1378,6 +1577,47 @@ def summary(files):
         print(f"   designs: {sorted({x['n'] for x in rs})}")
 
 
+def audit4_table(files):
+    """Per-class tallies of audit4 result files (named CLASS.jsonl): queries, OK (contains the
+    reference / both ε ends on the right side), CONSISTENT (inside or overlapping a rigorous but
+    coarse reference bracket; UNDECIDED against the exact reference counts here), CONTAINS-PLD,
+    NOREF, refused, slow (HANG or > 60 CPU-s), wrong side, crash/NaN, WIDE; then every refusal and
+    slow query with its design and the named remedy's outcome."""
+    import collections
+
+    rows, notes = [], []
+    for f in files:
+        cls = os.path.basename(f).split(".")[0].replace("_", " ")
+        recs = [json.loads(line) for line in open(f)]
+        t = collections.Counter()
+        for r in recs:
+            c, e = r["class"], r["exactdp"]
+            if c == "UNDECIDED" and r.get("ref") == "exact":
+                c = "CONSISTENT"
+            if c == "HANG" or (e.get("cpu") or 0) > 60:
+                c = "SLOW"
+            if c == "REFUSED" and "below the design's floor" in e.get("msg", ""):
+                c = "FLOOR"  # right: no finite ε reaches a δ below the (ε, δ) blocks' floor
+            t[c] += 1
+            if c in ("REFUSED", "SLOW", "WRONG SIDE", "CRASH", "WIDE") or (e.get("cpu") or 0) > 10:
+                notes.append((cls, r, c))
+        rows.append((cls, len(recs), len({r["n"] for r in recs}), t))
+    print("| class | queries / designs | OK | CONSISTENT | CONTAINS-PLD | NOREF | ANSWERED (no ref.) | FLOOR"
+          " | REFUSED | SLOW | WIDE | WRONG SIDE | CRASH/NaN |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for cls, nq, nd, t in rows:
+        print(f"| {cls} | {nq} / {nd} | {t['OK'] + t['OK~']} | {t['CONSISTENT']} | {t['CONTAINS-PLD']}"
+              f" | {t['NOREF']} | {t['ANSWERED']} |"
+              f" {t['FLOOR']} | {t['REFUSED']} | {t['SLOW']} | {t['WIDE']} | {t['WRONG SIDE']} | {t['CRASH']} |")
+    for cls, r, c in notes:
+        e = r["exactdp"]
+        rem = r.get("remedy")
+        rem = f" remedy {rem['kw']}: {rem['status']} {rem.get('class', '')} {rem.get('msg', '')[:80]}" if rem else ""
+        print(f"\n{cls} #{r['n']} {r['query']}({r['value']}) {c} cpu={e.get('cpu') or 0:.1f}"
+              f" wall={e.get('wall', 0):.0f} {e.get('type', '')} {e.get('msg', '')[:200]}{rem}"
+              f"\n   {json.dumps(r['design'])[:600]}")
+
+
 def beta_lower_from_delta(refs, design, alpha, lo=-200.0, hi=900.0, iters=48):
     """A rigorous lower bound on β(α) from the reference's δ alone (designs with a continuous part).
 
@@ -1476,8 +1716,9 @@ def main():
         "--class",
         dest="cls",
         default=None,
-        choices=["cgauss", "lapgauss", "alpha1", "tinyd"],
-        help="draw designs of one targeted class (audit3) instead of the general mix",
+        choices=["cgauss", "lapgauss", "alpha1", "tinyd", *AUDIT4],
+        help="draw designs of one targeted class (audit3; audit4: narrow, narrowsmall, tinylarge, intdec, dlmix,"
+        " tumult) instead of the general mix",
     )
     ap.add_argument("--minutes", type=float, default=60)
     ap.add_argument("--timeout", type=float, default=60)
@@ -1489,7 +1730,11 @@ def main():
         help="a query's CPU seconds (RLIMIT_CPU in the worker) before it is a HANG; set --timeout above it",
     )
     ap.add_argument("--dualcheck", nargs="*", default=None, help="judge NOREF β answers by the dual bound (--out)")
+    ap.add_argument("--no-ref", action="store_true", help="no reference: refusals, time and widths only (ANSWERED)")
+    ap.add_argument("--audit4-table", nargs="*", default=None, help="per-class tallies of CLASS.jsonl files (audit4)")
     a = ap.parse_args()
+    if a.audit4_table is not None:
+        return audit4_table(a.audit4_table)
     if a.dualcheck is not None:
         return dualcheck(a.dualcheck, a.out)
     if a.worker:
