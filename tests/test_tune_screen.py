@@ -42,7 +42,7 @@ def _case(rng: random.Random, n: int):
     """True δ of n pairs (clusters of exact ties and near-ties, some at and above the
     target), their precise brackets (≤ W wide, anywhere around δ) and loose ones (up to
     1e-3 wide, anywhere around δ)."""
-    centres = [DELTA * F(rng.choice([1, 999, 1000, 1001, 500, 998]), 1000) for _ in range(4)]
+    centres = [DELTA * F(rng.choice([1, 999, 1000, 1001, 500, 998, 2000]), 1000) for _ in range(4)]
     deltas = {}
     for k in range(n):
         c = rng.choice(centres)
@@ -59,7 +59,7 @@ def _case(rng: random.Random, n: int):
     return precise, coarse
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", range(24))
 def test_screened_decisions_are_those_of_the_precise_brackets(seed):
     rng = random.Random(seed)
     precise, coarse = _case(rng, rng.choice([3, 5, 40, 120]))
@@ -81,7 +81,7 @@ def test_without_the_margin_the_decisions_can_differ():
     """The same cases with the precise width bound left out (w = 0) give other decisions
     on some seed: the margin is what makes the screen exact."""
     differ = 0
-    for seed in range(40):
+    for seed in range(24):
         rng = random.Random(seed)
         precise, coarse = _case(rng, rng.choice([3, 5, 40, 120]))
         out = screened_results(coarse, lambda ps: {p: precise[p] for p in ps}, DELTA, N_TOP, F(0))
@@ -122,7 +122,7 @@ def test_a_screened_bracket_contains_the_exact_enumeration(one):
             b = delta_bound(rhos, target, SCREEN_TOL)
             value, err = _brute_delta(rhos, eps)
             assert _mp(b.lower) - err <= value <= _mp(b.upper) + err, (i, j)
-            assert b.upper - b.lower <= b.upper * F(1, 10**2)  # ≤ max(1e-9, 10·tol) relative
+            assert b.upper - b.lower <= b.upper * 20 * F(SCREEN_TOL)  # ≤ 2·max(1e-9, 10·tol) relative
 
 
 def test_a_screened_run_has_the_unscreened_result(one, tmp_path):
