@@ -6,7 +6,7 @@ certified bracket ``[L_p, U_p]`` of δ(ε): the violators (``U_p > δ``), the ``
 largest ``U_p`` (the active pairs; the largest is the worst pair), and the pairs within
 1e-3 of the largest (:meth:`~exactdp.tune.search.Tuner.gradient_pair`).  Most pairs
 are far from every such threshold, so :func:`screened_results` first brackets every
-pair at a loose tolerance (``[l_p, u_p]``, ≈ 0.45 of the cost at ``1e-4``), then
+pair at a loose tolerance (``[l_p, u_p]``, ≈ 0.55 of the cost at ``1e-5``), then
 evaluates at the run's tolerance only the pairs a decision could depend on.
 
 The precise bracket of a screened pair contains δ_p ≥ l_p, and its width is at most
@@ -25,10 +25,11 @@ from fractions import Fraction
 
 __all__ = ["SCREEN_TOL", "screened_results", "precise_margin", "screen_tol_for"]
 
-#: the screen's tail tolerance (its brackets come out ≈ 6e-7 relative wide on DHC pairs,
-#: at ≈ 0.45 of the cost of the run's 1e-10; at 1e-3, ≈ 6e-6 wide, the cluster of DHC pairs
-#: 5e-6 below δ straddled δ and took 43 precise evaluations a check, of the costliest pairs)
-SCREEN_TOL = 1e-4
+#: the screen's tail tolerance: its brackets come out ≈ 6e-8 relative wide on DHC pairs, at
+#: ≈ 0.55 of the cost of the run's 1e-10.  At 1e-4 or 1e-3 (≈ 6e-7, 6e-6 wide; 0.45, 0.4
+#: of the cost) the 43 DHC pairs within 1e-7 of the 4th largest δ — the costliest pairs —
+#: were evaluated precisely at every check (5–6 at 1e-5): slower in all (bench/tune.md)
+SCREEN_TOL = 1e-5
 
 
 def precise_margin(rel_tol: float) -> Fraction:
