@@ -84,7 +84,7 @@ def test_without_the_margin_the_decisions_can_differ():
     for seed in range(24):
         rng = random.Random(seed)
         precise, coarse = _case(rng, rng.choice([3, 5, 40, 120]))
-        out = screened_results(coarse, lambda ps: {p: precise[p] for p in ps}, DELTA, N_TOP, F(0))
+        out = screened_results(coarse, lambda ps, pr=precise: {p: pr[p] for p in ps}, DELTA, N_TOP, F(0))
         differ += _decisions(out, DELTA, N_TOP) != _decisions(precise, DELTA, N_TOP)
     assert differ > 0
 
