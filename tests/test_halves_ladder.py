@@ -18,6 +18,7 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
+from exactdp.accounting.accountant import ExactAccountant
 from exactdp.accounting.lattice_free import LatticeFreeAccountant
 from exactdp.engine import halves
 from exactdp.engine.families import groups_of
@@ -144,3 +145,42 @@ def test_the_wide_rest_and_the_halves_agree_on_the_shift_two_row():
     for a, b in zip(planned.delta(eps), forced.delta(eps)):
         assert a.lower <= b.upper and b.lower <= a.upper
         assert (a.upper - a.lower) <= WIDTH * a.upper and (b.upper - b.lower) <= WIDTH * b.upper
+
+
+def test_counts_spelled_out_reach_deep_thresholds_against_brute_force():
+    """A count-2 group spelled out as two single mechanisms takes the tilted levels (the
+    untilted depths stop near e^{-40}: ε(1e-60) of twelve σ² near 0.8 with counts 2 was
+    refused); δ down to ≈ 1e-60 and ε(1e-60) against the exact enumeration."""
+    from exactdp.engine.halves import tilted_singles
+
+    comp = Composition(((DiscreteGaussian(F("0.79")), 2), (DiscreteGaussian(F("0.86")), 1)))
+    singles = tilted_singles(groups_of(comp))
+    assert singles is not None and [g.count for g in singles] == [1, 1, 1]
+    acc = LatticeFreeAccountant(comp)
+    acc.profile = HalvesProfile(singles)
+    assert acc.profile.tilted
+    ref = _Brute((("0.79", 1), ("0.79", 1), ("0.86", 1)))
+    eps = [F(0), F(5), F(17, 2), F(20), F(28), F(35)]
+    with mpmath.workdps(_DPS):
+        assert ref.delta(eps[-1]) < mpmath.mpf(10) ** -55
+        for e, p in zip(eps, acc.delta(eps)):
+            value = ref.delta(e)
+            assert p.lower <= value <= p.upper, (e, p.lower, p.upper, value)
+            assert p.upper - p.lower <= 1e-9 * value
+    target = F(1, 10**60)
+    (ep,) = acc.epsilon([target])
+    with mpmath.workdps(_DPS):
+        level = mpmath.mpf(10) ** -60
+        assert ref.delta(F(mpmath.nstr(ep.upper, 40)) + F(1, 10**30)) <= level
+        assert ref.delta(F(mpmath.nstr(ep.lower, 40)) - F(1, 10**30)) >= level
+        assert ep.upper - ep.lower <= 1e-9 * ep.upper
+
+
+def test_a_narrow_design_with_counts_answers_deep_epsilon():
+    """The fourth audit's design (twelve σ² near 0.8, counts 1–2): ε(1e-60) was refused
+    ("brackets it only in [69.71, 71.10]"); now a bracket ≤ 1e-9 relative inside that range."""
+    d = [("0.792", 1), ("0.884", 1), ("0.850", 1), ("0.832", 1), ("0.827", 2), ("0.891", 1), ("0.840", 2),
+         ("0.722", 1), ("0.761", 2)]
+    acc = ExactAccountant(Composition(tuple((DiscreteGaussian(F(s)), c) for s, c in d)))
+    (ep,) = acc.epsilon(["1e-60"])
+    assert 69.71 < ep.lower <= ep.upper < 71.11 and ep.upper - ep.lower <= 1e-9 * ep.upper

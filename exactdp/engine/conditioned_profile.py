@@ -349,11 +349,16 @@ def profile_for(groups, wide: bool = True):
     ``wide``) its smoothed rest under the wide budget; TooCostly when none fits.  Halves that
     fit only tilted and heavy (:func:`~exactdp.engine.halves.halves_heavy`) ask the wide
     smoothed rest first (ten two-decimal σ² in [2.5, 4.5] at shift 2: ~3× cheaper)."""
-    from exactdp.engine.halves import halves_fit, halves_heavy
+    from exactdp.engine.halves import halves_fit, halves_heavy, tilted_singles
 
     groups = tuple(groups)
     order = coarse_candidates(groups, DEPTHS[0])
     heavy = wide and halves_heavy(groups)
+    singles = tilted_singles(groups) if halves_fit(groups) else None
+    if singles is not None and _enumerable_split(groups, order, DEPTHS[0]) is None:
+        found = _wide_then_halves(singles, False)  # counts spelled out: the tilted levels
+        if found is not None:
+            return found
     if _enumerable_split(groups, order, DEPTHS[0]) is None and halves_fit(groups):
         # few groups of enumerable support that no atom-table split takes: the halves are
         # cheaper than a lattice or smoothed rest (five decimal σ² with counts to 38 and

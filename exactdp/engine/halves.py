@@ -44,6 +44,7 @@ import numpy as np
 
 from exactdp.engine.coarse_split import ball_atom_count, coarse_atoms, group_atom_count
 from exactdp.engine.enumerated_rest import TAU_RANGE, WINDOW_ATOMS, table_scales
+from exactdp.engine.families import Group
 from exactdp.engine.tilted_atoms import OmissionBound, chernoff_log_mgf, tilted_atoms, tilted_fit
 from exactdp.kernels.enumeration import bucket_sort
 from exactdp.kernels.half_build import a_blocks, gather_atoms
@@ -134,6 +135,18 @@ def halves_fit(groups) -> bool:
     if not 2 <= len(groups) <= MAX_GROUPS:
         return False
     return _untilted_fit(groups) or _tilted_fit(groups)
+
+
+def tilted_singles(groups):
+    """``groups`` with every count spelled out as that many one-mechanism groups, when only
+    the counts keep them from the tilted levels (:func:`tilted_fit`) and the singles fit them
+    (their loss is the same sum: a count-m group is m independent mechanisms); else None.  The
+    tilted levels reach deep thresholds the untilted depths cannot (δ = 1e-60 … 1e-100 on
+    twelve σ² near 0.8 with counts 2)."""
+    if all(g.count == 1 for g in groups) or sum(g.count for g in groups) > MAX_GROUPS:
+        return None
+    singles = tuple(Group(g.weight, g.sigma2, 1) for g in groups for _ in range(g.count))
+    return singles if _tilted_fit(singles) and not halves_heavy(singles) else None
 
 
 def halves_heavy(groups) -> bool:
