@@ -311,6 +311,40 @@ class TailEngine:
                                if q > 0 else (1 - t, -inf, inf, method + "+complement", kept, total, lam))
         return [best[s] if s > 0 else comp[s] for s in thr]
 
+    def tail_floats(self, thresholds) -> tuple[list, list]:
+        """The logs and certified relative bounds of ``P(S ≥ s)`` of each threshold (order
+        kept): the ``log_value`` and ``rel_error`` of :meth:`tails` (``strict=True``), bit for
+        bit, as two lists.
+
+        When the quadrature is the first method and its first pass certifies every upper
+        threshold on the float path (:meth:`QuadratureTails.plain_floats`), no TailValue is
+        built: the lower thresholds s ≤ 0 are the complements ``1 − P(S ≥ 1 − s)`` by the
+        float operations of :meth:`tails`.  Otherwise the fields of :meth:`tails`' values.
+        """
+        thr = [int(s) for s in thresholds]
+        upper = sorted({s if s >= 1 else 1 - s for s in thr})
+        got = None
+        if self.quad is not None and self._order()[0] == "quadrature":
+            got = self.quad.plain_floats(upper)
+        if got is None:
+            tvs = self.tails(thr)
+            return [tv[1] for tv in tvs], [tv[2] for tv in tvs]
+        lv_of = dict(zip(upper, got[0]))
+        rel_of = dict(zip(upper, got[1]))
+        if all(s > 0 for s in thr):
+            return [lv_of[s] for s in thr], [rel_of[s] for s in thr]
+        # the lower thresholds as in tails(): each distinct one once, with _complement's operations
+        _exp, _expm1, _log, inf, eps2 = math.exp, math.expm1, math.log, math.inf, 2 * EPS64
+        for s in sorted({s for s in thr if s <= 0}):
+            lv, rel = lv_of[1 - s], rel_of[1 - s]
+            p = _exp(lv)
+            q = -_expm1(lv)
+            if q > 0:
+                lv_of[s], rel_of[s] = _log(q), (rel * p + eps2) / q
+            else:
+                lv_of[s], rel_of[s] = -inf, inf
+        return [lv_of[s] for s in thr], [rel_of[s] for s in thr]
+
     def tail(self, s: int) -> TailValue:
         return self.tails([s])[0]
 
