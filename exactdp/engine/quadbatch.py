@@ -49,13 +49,16 @@ class FloatBatches:
 
         def _hs_sums(self, t: Tilt, qs, hs, thr, r, aux) -> None: ...
 
-    def _finish_arrays(self, sv: SieveLevel, batch: list, n: int, groups: list, plain: bool = False) -> tuple:
+    def _finish_arrays(self, sv: SieveLevel, batch: list, n: int, groups: list, plain: bool = False,
+                       s_arr: np.ndarray | None = None) -> tuple:
         """``(r, aux, est, rel, status)`` of a batch of float-path groups (``(group index, tilt,
         thresholds, offset)`` each, ``n`` thresholds in all): the signed sums and ``aux``
         columns of each tilt (as :meth:`_values_at` forms them), then one :func:`finish_tilts`
-        call for all (``est``, ``rel``: the float-path logs and bounds)."""
+        call for all (``est``, ``rel``: the float-path logs and bounds); ``s_arr``: the batch's
+        thresholds as one int64 array, when the caller has it."""
         N = self.n_nodes
-        s_arr = np.fromiter(chain.from_iterable(b[2] for b in batch), dtype=np.int64, count=n)
+        if s_arr is None:
+            s_arr = np.fromiter(chain.from_iterable(b[2] for b in batch), dtype=np.int64, count=n)
         r = np.empty(n)
         aux = np.empty((4, n))
         tps = np.empty((len(batch), 8))
@@ -81,39 +84,60 @@ class FloatBatches:
                                         self.gaussian)
         return r, aux, est, rel, status
 
-    def plain_floats(self, thresholds: list) -> tuple | None:
+    def plain_floats(self, thresholds: np.ndarray) -> tuple | None:
         """The first pass's logs and bounds of the plain tails ``P(S ≥ s)`` of distinct,
-        ascending thresholds s ≥ 1, as two float lists aligned with ``thresholds``, when it certifies
-        every one on the float path: the values :meth:`weighted_list_ok` gives them (the same
-        tilts, sums and :func:`finish_tilts` numbers), without a TailValue or a memo entry
-        each; ``None`` otherwise (the caller then asks :meth:`weighted_list_ok`)."""
+        ascending thresholds 1 ≤ s < 2⁵³ (an int64 array), as two float arrays aligned with
+        it, when that pass certifies every one on the float path: the values
+        :meth:`weighted_list_ok` gives them (the same tilts, sums and :func:`finish_tilts`
+        numbers), without a TailValue or a memo entry each; ``None`` otherwise (the caller
+        then asks :meth:`weighted_list_ok`).
+
+        The thresholds are grouped by tilt as :meth:`weighted_list_ok` groups them (by equal
+        λ, in ascending λ): when the grid's λ are floats, non-decreasing along the ascending
+        thresholds (the saddle point increases with s), a group is a run of equal λ and the
+        groups come in threshold order; otherwise by a dict, and the values put back in
+        threshold order."""
         sv = self._sieve(0)
-        by_lam: dict = {}
-        for s, lam in zip(thresholds, self._grid_lams(thresholds, True)):
-            by_lam.setdefault(lam, []).append(s)
+        lams = self._grid_lams(thresholds.tolist(), True)
+        n = len(lams)
+        runs = None
+        if n and all(type(x) is float for x in lams):
+            la = np.array(lams)
+            step = np.diff(la)
+            if not (step < 0).any():
+                cut = np.flatnonzero(step != 0) + 1
+                starts = [0] + cut.tolist()
+                ends = cut.tolist() + [n]
+                runs = [(lams[i], thresholds[i:j]) for i, j in zip(starts, ends)]
+        if runs is None:
+            by_lam: dict = {}
+            for s, lam in zip(thresholds.tolist(), lams):
+                by_lam.setdefault(lam, []).append(s)
+            runs = [(lam, np.array(by_lam[lam], dtype=np.int64)) for lam in sorted(by_lam)]
         batches, batch, n_batch = [], [], 0
-        for lam in sorted(by_lam):
-            t, s_list = self._tilt(lam, sv), by_lam[lam]
-            if not (-2**53 < s_list[0] and s_list[-1] < 2**53 and abs(t.s0) < 2**53  # ascending
-                    and t.lam * self._mu_scale <= HUGE_MU):
+        for lam, s_arr in runs:
+            t = self._tilt(lam, sv)
+            if not (abs(t.s0) < 2**53 and t.lam * self._mu_scale <= HUGE_MU):
                 return None
-            batch.append((0, t, s_list, n_batch))
-            n_batch += len(s_list)
+            batch.append((0, t, s_arr, n_batch))
+            n_batch += len(s_arr)
             if len(batch) >= sv.max_tilts:
                 batches.append((batch, n_batch))
                 batch, n_batch = [], 0
         if batch:
             batches.append((batch, n_batch))
-        ests, rels, order = [], [], []
+        ests, rels = [], []
+        tol = self.rel_tol
         for batch, n_batch in batches:
-            _, _, est, rel, status = self._finish_arrays(sv, batch, n_batch, [()], True)
-            if (status != FINISH_OK).any() or not (np.isfinite(rel) & np.isfinite(est) & (rel <= self.rel_tol)).all():
+            s_arr = np.concatenate([b[2] for b in batch])
+            _, _, est, rel, status = self._finish_arrays(sv, batch, n_batch, [()], True, s_arr)
+            if (status != FINISH_OK).any() or not (np.isfinite(rel) & np.isfinite(est) & (rel <= tol)).all():
                 return None
             ests.append(est)
             rels.append(rel)
-            order.extend(chain.from_iterable(b[2] for b in batch))
-        pos = np.searchsorted(np.array(thresholds, dtype=np.int64), np.array(order, dtype=np.int64))
-        est, rel = np.empty(len(order)), np.empty(len(order))
-        est[pos] = np.concatenate(ests)
-        rel[pos] = np.concatenate(rels)
-        return est.tolist(), rel.tolist()
+        est, rel = np.concatenate(ests), np.concatenate(rels)
+        order = np.concatenate([b[2] for batch, _ in batches for b in batch])
+        if (order != thresholds).any():  # the dict's groups: back in threshold order
+            pos = np.searchsorted(thresholds, order)
+            est[pos], rel[pos] = est.copy(), rel.copy()
+        return est, rel

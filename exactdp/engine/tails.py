@@ -318,32 +318,32 @@ class TailEngine:
 
         When the quadrature is the first method and its first pass certifies every upper
         threshold on the float path (:meth:`QuadratureTails.plain_floats`), no TailValue is
-        built: the lower thresholds s ≤ 0 are the complements ``1 − P(S ≥ 1 − s)`` by the
-        float operations of :meth:`tails`.  Otherwise the fields of :meth:`tails`' values.
+        built: a lower threshold s ≤ 0 is the complement ``1 − P(S ≥ 1 − s)`` by the float
+        operations of :meth:`tails` (``math``'s ``exp``, ``expm1``, ``log``, one value at a
+        time).  Otherwise the fields of :meth:`tails`' values.
         """
         thr = [int(s) for s in thresholds]
-        upper = sorted({s if s >= 1 else 1 - s for s in thr})
         got = None
-        if self.quad is not None and self._order()[0] == "quadrature":
+        if thr and self.quad is not None and self._order()[0] == "quadrature" and max(map(abs, thr)) < 2**52:
+            ta = np.array(thr, dtype=np.int64)
+            up = np.where(ta >= 1, ta, 1 - ta)
+            upper = np.unique(up)  # sorted, distinct, ≥ 1
             got = self.quad.plain_floats(upper)
         if got is None:
             tvs = self.tails(thr)
             return [tv[1] for tv in tvs], [tv[2] for tv in tvs]
-        lv_of = dict(zip(upper, got[0]))
-        rel_of = dict(zip(upper, got[1]))
-        if all(s > 0 for s in thr):
-            return [lv_of[s] for s in thr], [rel_of[s] for s in thr]
-        # the lower thresholds as in tails(): each distinct one once, with _complement's operations
-        _exp, _expm1, _log, inf, eps2 = math.exp, math.expm1, math.log, math.inf, 2 * EPS64
-        for s in sorted({s for s in thr if s <= 0}):
-            lv, rel = lv_of[1 - s], rel_of[1 - s]
-            p = _exp(lv)
-            q = -_expm1(lv)
-            if q > 0:
-                lv_of[s], rel_of[s] = _log(q), (rel * p + eps2) / q
-            else:
-                lv_of[s], rel_of[s] = -inf, inf
-        return [lv_of[s] for s in thr], [rel_of[s] for s in thr]
+        pos = np.searchsorted(upper, up)
+        lv, rel = got[0][pos], got[1][pos]
+        low = np.flatnonzero(ta <= 0)
+        if low.size:
+            # the lower thresholds by _complement's operations, in math (its exp, expm1 and log)
+            lvl, rl = lv[low].tolist(), rel[low].tolist()
+            p = list(map(math.exp, lvl))
+            q = [-x for x in map(math.expm1, lvl)]  # 1 − p, p ≤ 1/2 here
+            eps2, inf, log = 2 * EPS64, math.inf, math.log
+            lv[low] = [log(qq) if qq > 0 else -inf for qq in q]
+            rel[low] = [(r * pp + eps2) / qq if qq > 0 else inf for r, pp, qq in zip(rl, p, q)]
+        return lv.tolist(), rel.tolist()
 
     def tail(self, s: int) -> TailValue:
         return self.tails([s])[0]
