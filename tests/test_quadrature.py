@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from exactdp.kernels.quadfinish import FINISH_PYTHON, GRID_PYTHON, finish_tilts, finish_values
 
-from exactdp.engine import quadrature
+from exactdp.engine import quadbatch, quadrature
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.quadrature import QuadratureTails, WeightedQuery
 from exactdp.engine.tails import TailEngine
@@ -107,8 +107,8 @@ def _hexes(x):
 def test_tail_floats_are_the_tails_fields_against_enumeration(name, fractions, monkeypatch):
     """``tail_floats`` (the trade-off's float path, no TailValue) gives the ``log_value`` and
     ``rel_error`` of ``tails`` bit for bit, in any order with repeats, both sides of the
-    centre, far (mp logs: the fallback to ``tails``) or not; each bracket within the
-    enumeration's reach contains the enumerated value.  ``fractions``: the tilts keyed by
+    centre, far (mp logs: the fallback to ``tails``) or not; on the design the enumeration
+    reaches (σ² ≤ 7/2), each bracket contains the enumerated value.  ``fractions``: the tilts keyed by
     the same rationals as Fractions (``plain_floats``' grouping by dict, values put back in
     threshold order)."""
     w, c, s2 = DESIGNS[name]
@@ -127,7 +127,7 @@ def test_tail_floats_are_the_tails_fields_against_enumeration(name, fractions, m
         assert [x.hex() for x in rels] == [tv.rel_error.hex() for tv in ref], thr
         for s, lv, rel in zip(thr, logs, rels):
             assert math.isfinite(rel) and rel <= eng.rel_tol + 1e-15  # a complement: ≤ rel + 4u
-            if abs(s) < 1000:  # the enumeration (factors to e^-300) reaches these
+            if name == "tiny-s2" and abs(s) < 1000:  # the enumeration (factors to e^-300) reaches these
                 with mpmath.workdps(40):
                     v, ref_v = mpmath.exp(mpmath.mpf(lv)), tail_brute(parts, s, depth=300)
                     assert abs(v - ref_v) <= mpmath.mpf(rel) * v * (1 + mpmath.mpf(10) ** -12), (s, v, ref_v)
@@ -274,7 +274,7 @@ def _python_only(monkeypatch):
 
     monkeypatch.setattr(quadrature, "grid_tilts", grid)
     monkeypatch.setattr(quadrature, "finish_values", finish)
-    monkeypatch.setattr(quadrature, "finish_tilts", finish)  # the batch of many tilts
+    monkeypatch.setattr(quadbatch, "finish_tilts", finish)  # the batch of many tilts
 
 
 @pytest.mark.parametrize("name", sorted(DESIGNS))
