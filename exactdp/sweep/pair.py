@@ -519,11 +519,11 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     epts = acc.epsilon(dfrac)
     t2 = time.perf_counter()
     ks = tradeoff_thresholds(acc.lattice, settings.tradeoff_half, settings.alpha_min)
-    verts = acc.tradeoff_vertex_floats(ks)
+    ks, keys_u, ia, ib = acc.tradeoff_vertex_floats(ks)
     t3 = time.perf_counter()
 
     rows, worst_d, worst_e = _curve_rows(i, j, deltas, dpts, epts)
-    tradeoff_csv, grid_csv, worst_t = tradeoff_key_rows(*verts, settings)
+    tradeoff_csv, grid_csv, worst_t = tradeoff_key_rows(ks, keys_u, ia, ib, settings)
     diag = acc.diagnostics()
     return PairResult(
         i, j, _csv(rows), tradeoff_csv, grid_csv,
