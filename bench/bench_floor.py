@@ -173,8 +173,11 @@ def install_stage_wrappers(meter: Meter) -> list:
     undo = []
     for owner, name, stage in ((LatticeAccountant, "delta", "delta"), (LatticeAccountant, "epsilon", "epsilon"),
                                (LatticeAccountant, "tradeoff_vertices", "tradeoff"),
+                               (LatticeAccountant, "tradeoff_vertex_floats", "tradeoff"),
                                (pair, "tradeoff_thresholds", "tradeoff"), (pair, "_curve_rows", "format"),
-                               (pair, "tradeoff_rows", "format")):
+                               (pair, "tradeoff_rows", "format"), (pair, "tradeoff_key_rows", "format")):
+        if not hasattr(owner, name):  # an older checkout (side-by-side runs): a stage it does not have
+            continue
         undo.append((owner, name, vars(owner).get(name, _INHERITED)))
         setattr(owner, name, meter.wrap_stage(stage, getattr(owner, name)))
     return undo

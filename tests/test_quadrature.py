@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from exactdp.kernels.quadfinish import FINISH_PYTHON, GRID_PYTHON, finish_tilts, finish_values
 
-from exactdp.engine import quadrature
+from exactdp.engine import quadbatch, quadrature
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.quadrature import QuadratureTails, WeightedQuery
 from exactdp.engine.tails import TailEngine
@@ -96,6 +96,53 @@ def test_tails_in_any_order_with_repeats_against_enumeration():
             with mpmath.workdps(40):
                 v = mpmath.exp(tv.log_mp)
                 assert abs(v - ref) <= mpmath.mpf(tv.rel_error) * v * (1 + mpmath.mpf(10) ** -12), (s, v, ref)
+
+
+def _hexes(x):
+    return x.hex() if isinstance(x, float) else repr(x)
+
+
+@pytest.mark.parametrize("name", ["tiny-s2", "mixed", "huge-s2"])
+@pytest.mark.parametrize("fractions", [False, True])
+def test_tail_floats_are_the_tails_fields_against_enumeration(name, fractions, monkeypatch):
+    """``tail_floats`` (the trade-off's float path, no TailValue) gives the ``log_value`` and
+    ``rel_error`` of ``tails`` bit for bit, in any order with repeats, both sides of the
+    centre, far (mp logs: the fallback to ``tails``) or not; on the design the enumeration
+    reaches (σ² ≤ 7/2), each bracket contains the enumerated value.  ``fractions``: the tilts keyed by
+    the same rationals as Fractions (``plain_floats``' grouping by dict, values put back in
+    threshold order)."""
+    w, c, s2 = DESIGNS[name]
+    parts = [(a, v) for a, m, v in zip(w, c, s2) for _ in range(m)]
+    eng = TailEngine(_lattice(name))
+    sd = math.sqrt(eng.vproxy)
+    near = sorted({int(round(x * sd)) for x in (-6, -2.5, -1, -0.3, 0, 0.3, 1, 2.5, 6)})
+    if fractions:
+        grid = QuadratureTails._grid_lams
+        monkeypatch.setattr(QuadratureTails, "_grid_lams",
+                            lambda self, qs, plain=False: [Fraction(x) for x in grid(self, qs, plain)])
+    for thr in (near, near[::-1] + near[:3], [5, -4, 1, 0, 5], near + [10**7]):
+        logs, rels = eng.tail_floats(thr)
+        ref = TailEngine(_lattice(name)).tails(thr)
+        assert [_hexes(x) for x in logs] == [_hexes(tv.log_value) for tv in ref], thr
+        assert [x.hex() for x in rels] == [tv.rel_error.hex() for tv in ref], thr
+        for s, lv, rel in zip(thr, logs, rels):
+            assert math.isfinite(rel) and rel <= eng.rel_tol + 1e-15  # a complement: ≤ rel + 4u
+            if name == "tiny-s2" and abs(s) < 1000:  # the enumeration (factors to e^-300) reaches these
+                with mpmath.workdps(40):
+                    v, ref_v = mpmath.exp(mpmath.mpf(lv)), tail_brute(parts, s, depth=300)
+                    assert abs(v - ref_v) <= mpmath.mpf(rel) * v * (1 + mpmath.mpf(10) ** -12), (s, v, ref_v)
+
+
+def test_plain_floats_refuses_what_the_first_pass_does_not_certify():
+    """``plain_floats`` answers only when every value is certified on the float path: at
+    10⁷ standard deviations (an mp log) it returns None, near the centre the tails' fields."""
+    q = QuadratureTails(_lattice("mixed"))
+    far = np.array([int(1e7 * math.sqrt(q.vproxy))], dtype=np.int64)
+    assert q.plain_floats(far) is None
+    thr = np.array([1, 2, 3, 9], dtype=np.int64)
+    est, rel = q.plain_floats(thr)
+    ref = q.weighted_list(tail_queries(thr.tolist()))
+    assert est.tolist() == [tv.log_value for tv in ref] and rel.tolist() == [tv.rel_error for tv in ref]
 
 
 @pytest.mark.parametrize("lv", [-0.7, -1e-3, -1e-300, 0.0, -math.inf, -40.0])
@@ -227,7 +274,7 @@ def _python_only(monkeypatch):
 
     monkeypatch.setattr(quadrature, "grid_tilts", grid)
     monkeypatch.setattr(quadrature, "finish_values", finish)
-    monkeypatch.setattr(quadrature, "finish_tilts", finish)  # the batch of many tilts
+    monkeypatch.setattr(quadbatch, "finish_tilts", finish)  # the batch of many tilts
 
 
 @pytest.mark.parametrize("name", sorted(DESIGNS))

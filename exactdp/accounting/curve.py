@@ -191,3 +191,16 @@ class TradeoffCurve(LatticeAccountantState):
         tv = self._tails(ks + [K - k + 1 for k in ks])
         n = len(ks)
         return [(k, tv[i], tv[n + i]) for i, k in enumerate(ks)]
+
+    def tradeoff_vertex_floats(self, ks: Iterable[int]) -> tuple:
+        """The vertices of :meth:`tradeoff_vertices` as ``(ks, keys, ia, ib)``: ``keys`` the
+        ``(log value, relative error)`` of each distinct threshold among the α thresholds k
+        and the β thresholds ``shift − k + 1`` (ascending), ``ia[i]``/``ib[i]`` the positions
+        of vertex i's α and β in ``keys`` — the same fields as the vertices' TailValues
+        (:meth:`TailEngine.tail_floats`), without a TailValue each."""
+        ks = [int(k) for k in ks]
+        K = self._lat.shift
+        thr = sorted(set(ks).union([K - k + 1 for k in ks]))
+        logs, rels = self._eng.tail_floats(thr)
+        pos = {s: i for i, s in enumerate(thr)}
+        return ks, list(zip(logs, rels)), [pos[k] for k in ks], [pos[K - k + 1] for k in ks]

@@ -49,7 +49,6 @@ import math
 from collections import OrderedDict
 from collections.abc import Sequence
 from fractions import Fraction
-from itertools import chain
 
 import mpmath
 import numpy as np
@@ -57,6 +56,7 @@ import numpy as np
 from exactdp.dgauss.float64 import variance_float
 from exactdp.engine.lattice import LatticeSum
 from exactdp.engine.quadalias import AliasBounds
+from exactdp.engine.quadbatch import FloatBatches
 from exactdp.engine.quadstate import SieveLevel, Tilt, tail_values
 from exactdp.engine.tilt import (
     GAUSS_S2,
@@ -77,7 +77,6 @@ from exactdp.kernels.quadfinish import (
     FINISH_PYTHON,
     GRID_HUGE,
     GRID_OK,
-    finish_tilts,
     finish_values,
     grid_tilts,
 )
@@ -116,7 +115,7 @@ _TILT_BYTES = 64_000_000
 _variance = functools.lru_cache(maxsize=65536)(variance_float)
 
 
-class QuadratureTails(AliasBounds):
+class QuadratureTails(AliasBounds, FloatBatches):
     """Certified upper tails ``P(S ≥ s)``, s ≥ 1, and hockey-stick sums of one lattice sum
     by the sieved rule.
 
@@ -416,42 +415,16 @@ class QuadratureTails(AliasBounds):
     def _finish_batch(self, sv: SieveLevel, batch: list, n: int, groups: list, out: list,
                       plain: bool = False) -> None:
         """The values of the float-path groups of :meth:`_values_many` into ``out``: the
-        signed sums and ``aux`` columns of each tilt (as :meth:`_values_at` forms them),
-        then one :func:`finish_tilts` call for all."""
-        N = self.n_nodes
-        s_arr = np.fromiter(chain.from_iterable(b[2] for b in batch), dtype=np.int64, count=n)
-        r = np.empty(n)
-        aux = np.empty((4, n))
-        tps = np.empty((len(batch), 8))
-        seg = np.empty(len(batch) + 1, dtype=np.int64)
-        for j, (gi, t, s_list, a) in enumerate(batch):
-            b = a + len(s_list)
-            seg[j] = a
-            tps[j] = t.fin
-            qs = groups[gi]
-            thr = (s_arr[a:b] - t.s0) % N
-            hs = [] if plain else [i for i, q in enumerate(qs) if q.x0 != -math.inf]
-            aux[:, a:b] = t.aux
-            if not hs:
-                r[a:b] = tilted_sums(t.G, sv.nodes, N, thr)
-            else:
-                rr = r[a:b]
-                if len(hs) < len(qs):
-                    pl = [i for i, q in enumerate(qs) if q.x0 == -math.inf]
-                    rr[pl] = tilted_sums(t.G, sv.nodes, N, thr[pl])
-                self._hs_sums(t, qs, hs, thr, rr, aux[:, a:b])
-        seg[len(batch)] = n
-        est, rel, status = finish_tilts(r, s_arr, aux, tps, seg, N, self.A, self.m, self.s2, self._small_idx,
-                                        self.gaussian)
-        tol = self.rel_tol
+        arrays of :meth:`_finish_arrays`, then a TailValue each."""
+        r, aux, est, rel, status = self._finish_arrays(sv, batch, n, groups, plain)
+        tol, N = self.rel_tol, self.n_nodes
         # certified(·, tol) of each float-path value, vectorised (the same comparisons)
         flags = (np.isfinite(rel) & (rel <= np.where(np.isfinite(est), tol, 0.0))).tolist()
         est, rel, status = est.tolist(), rel.tolist(), status.tolist()
         kept = int(sv.nodes.shape[0])
         for gi, t, s_list, a in batch:
             b = a + len(s_list)
-            lam = t.lam
-            vals = tail_values(s_list, est[a:b], rel[a:b], "tilted-trapezoid", kept, N, lam)
+            vals = tail_values(s_list, est[a:b], rel[a:b], "tilted-trapezoid", kept, N, t.lam)
             fl = flags[a:b]
             if FINISH_PYTHON in status[a:b]:
                 qs = groups[gi]

@@ -311,6 +311,40 @@ class TailEngine:
                                if q > 0 else (1 - t, -inf, inf, method + "+complement", kept, total, lam))
         return [best[s] if s > 0 else comp[s] for s in thr]
 
+    def tail_floats(self, thresholds) -> tuple[list, list]:
+        """The logs and certified relative bounds of ``P(S ≥ s)`` of each threshold (order
+        kept): the ``log_value`` and ``rel_error`` of :meth:`tails` (``strict=True``), bit for
+        bit, as two lists.
+
+        When the quadrature is the first method and its first pass certifies every upper
+        threshold on the float path (:meth:`QuadratureTails.plain_floats`), no TailValue is
+        built: a lower threshold s ≤ 0 is the complement ``1 − P(S ≥ 1 − s)`` by the float
+        operations of :meth:`tails` (``math``'s ``exp``, ``expm1``, ``log``, one value at a
+        time).  Otherwise the fields of :meth:`tails`' values.
+        """
+        thr = [int(s) for s in thresholds]
+        got = None
+        if thr and self.quad is not None and self._order()[0] == "quadrature" and max(map(abs, thr)) < 2**52:
+            ta = np.array(thr, dtype=np.int64)
+            up = np.where(ta >= 1, ta, 1 - ta)
+            upper = np.unique(up)  # sorted, distinct, ≥ 1
+            got = self.quad.plain_floats(upper)
+        if got is None:
+            tvs = self.tails(thr)
+            return [tv[1] for tv in tvs], [tv[2] for tv in tvs]
+        pos = np.searchsorted(upper, up)
+        lv, rel = got[0][pos], got[1][pos]
+        low = np.flatnonzero(ta <= 0)
+        if low.size:
+            # the lower thresholds by _complement's operations, in math (its exp, expm1 and log)
+            lvl, rl = lv[low].tolist(), rel[low].tolist()
+            p = list(map(math.exp, lvl))
+            q = [-x for x in map(math.expm1, lvl)]  # 1 − p, p ≤ 1/2 here
+            eps2, inf, log = 2 * EPS64, math.inf, math.log
+            lv[low] = [log(qq) if qq > 0 else -inf for qq in q]
+            rel[low] = [(r * pp + eps2) / qq if qq > 0 else inf for r, pp, qq in zip(rl, p, q)]
+        return lv.tolist(), rel.tolist()
+
     def tail(self, s: int) -> TailValue:
         return self.tails([s])[0]
 

@@ -363,7 +363,14 @@ def tradeoff_rows(verts, settings) -> tuple:
     put = index.setdefault
     ia = [put(key, len(index)) for key in ka]
     ib = [put(key, len(index)) for key in kb]
-    keys_u = list(index)
+    return tradeoff_key_rows([v[0] for v in verts], list(index), ia, ib, settings)
+
+
+def tradeoff_key_rows(ks, keys_u, ia, ib, settings) -> tuple:
+    """:func:`tradeoff_rows` of vertices given as ``ExactAccountant.tradeoff_vertex_floats``
+    gives them: thresholds ``ks``, ``(log value, relative error)`` keys ``keys_u`` and each
+    vertex's α and β position ``ia``, ``ib`` in them.  Each key's texts are a function of the
+    key alone, so a key listed twice (two thresholds of equal values) prints as once."""
     rels = [rel for _, rel in keys_u]
     fast = tradeoff_texts(keys_u, ia, ib, grid_alphas(settings)[0], _GRID_HEAD)  # the double-double kernels
     if fast is None:
@@ -378,7 +385,7 @@ def tradeoff_rows(verts, settings) -> tuple:
         btxt = [bound[r] for r in rels]
     cells = [f"{v},{t}" for v, t in zip(texts, btxt)]  # "text,bound" of each distinct key
     lines = [_TRADEOFF_HEAD]
-    lines += [f"{v[0]},{cells[a]},{cells[b]}\n" for v, a, b in zip(verts, ia, ib)]
+    lines += [f"{k},{cells[a]},{cells[b]}\n" for k, a, b in zip(ks, ia, ib)]
     if fast is None:
         va, vb = [vals[m] for m in ia], [vals[m] for m in ib]
         pts = [(a[1], b[1], a[2], b[2]) for a, b in zip(va, vb)]
@@ -512,11 +519,11 @@ def compute_pair(i: int, j: int, rhos, settings: SweepSettings) -> PairResult:
     epts = acc.epsilon(dfrac)
     t2 = time.perf_counter()
     ks = tradeoff_thresholds(acc.lattice, settings.tradeoff_half, settings.alpha_min)
-    verts = acc.tradeoff_vertices(ks)
+    ks, keys_u, ia, ib = acc.tradeoff_vertex_floats(ks)
     t3 = time.perf_counter()
 
     rows, worst_d, worst_e = _curve_rows(i, j, deltas, dpts, epts)
-    tradeoff_csv, grid_csv, worst_t = tradeoff_rows(verts, settings)
+    tradeoff_csv, grid_csv, worst_t = tradeoff_key_rows(ks, keys_u, ia, ib, settings)
     diag = acc.diagnostics()
     return PairResult(
         i, j, _csv(rows), tradeoff_csv, grid_csv,
