@@ -37,6 +37,9 @@ from mpmath.libmp import from_rational
 
 from exactdp.accounting.base import sequence_values
 from exactdp.accounting.chord_envelope import chord_envelope
+from exactdp.accounting.finite_tradeoff import BETA_WIDTH
+from exactdp.accounting.finite_tradeoff import beta_finite as _beta_finite
+from exactdp.accounting.finite_tradeoff import exact_ball as _q
 from exactdp.accounting.mixed_balls import FLOOR, PRECS, to_mpf
 from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, centred
 from exactdp.accounting.rr_kinks import kink_stencils
@@ -49,17 +52,10 @@ __all__ = ["epsilon_points", "tradeoff_points", "EPS_WIDTH", "BETA_WIDTH"]
 
 #: relative widths aimed at for ε and β
 EPS_WIDTH = 5e-11
-BETA_WIDTH = 2.4e-10
 _DPS = 60
 #: the golden section stops at this relative width (1e-5 left β of a continuous Gaussian beside
 #: finite kinds 3.5e-9 wide: the stencils need the maximiser closer)
 _GOLDEN_STOP = 1e-7
-
-
-def _q(x: Fraction) -> flint.arb:
-    """The ball of an exact rational at no less than 512 bits (or the context's precision)."""
-    with prec_ctx(max(flint.ctx.prec, 512)):
-        return flint.arb(flint.fmpq(x.numerator, x.denominator))
 
 
 def _mpf(x: Fraction, up: bool | None = None) -> mpmath.mpf:
@@ -287,43 +283,6 @@ def tradeoff_points(acc, alphas) -> tuple:
         est, err = centred(lo, hi)
         out.append(BracketedTradeoff(_mpf(af), est, err, 0, "bracket"))
     return tuple(out)
-
-
-def _beta_finite(acc, alpha: Fraction) -> tuple:
-    """The exact Neyman–Pearson β of the finite loss (α = 0 and 1 also with a Gaussian part)."""
-    fin = acc.finite
-    n = fin.size
-    for p in PRECS:
-        masses, prefix, suffix, p_inf = fin.tables(p)
-        with prec_ctx(p):
-            a = _q(alpha)
-            if alpha == 0:
-                b = 1 - p_inf
-            elif alpha == 1 or a >= 1 - p_inf:
-                b = flint.arb(0) if alpha == 1 or (1 - p_inf).upper() <= a else flint.arb(0).union(1 - p_inf - a)
-            else:
-                b = None
-                lo_k, hi_k = 0, n - 1  # the pieces whose α-range [prefix[k], prefix[k+1]] may hold α
-                while lo_k < hi_k:
-                    mid = (lo_k + hi_k) // 2
-                    if prefix[mid + 1].upper() < a:
-                        lo_k = mid + 1
-                    else:
-                        hi_k = mid
-                k = lo_k
-                while k < n and not prefix[k].lower() > a:
-                    if not masses[k].is_zero():
-                        gap = prefix[k + 1] - a if 2 * k < n else (1 - p_inf - a) - suffix[k + 1]
-                        piece = prefix[n - 1 - k] + gap.nonnegative_part() * (-_q(fin.value(k))).exp()
-                        b = piece if b is None else b.union(piece)
-                    k += 1
-                if b is None:
-                    b = flint.arb(0).union(1 - a)
-            b += fin.deficit(p)  # β_true ∈ [β_kept, β_kept + D] (module docstring)
-            lo, hi = max(to_mpf(b, False), mpmath.mpf(0)), min(to_mpf(b, True), mpmath.mpf(1))
-            if hi <= FLOOR or hi - lo <= BETA_WIDTH / 2 * hi:
-                return lo, hi
-    raise UncertifiedError(f"β(α = {alpha_display(alpha)}) could not be bracketed to {BETA_WIDTH:g} relative")
 
 
 def _g(acc, e: Fraction, alpha: Fraction, rel: float | None = None, floor=0, strict: bool = True) -> tuple:
