@@ -8,7 +8,11 @@ loss), in the two shapes the third and second audits found slow (80 CPU-s) or ha
   below the windows' deficit (≈ 1e-488), which no precision removes: refused after every
   precision (90 CPU-s); now the windows are widened to β's depth.
 
-Both against a Neyman–Pearson enumeration written here (exact Fraction losses, P- and Q-masses
+and, beside continuous Gaussians (the dual search), ``DG(0.1, −5)×n + DLap(1/2, −1)×m +
+Gaussian(1/2, 3)×k`` at α = 1e-12 (the first audit's design 2 hung at n = 37): G = e^ε(1 − α − δ)
+needs ``1 − δ`` to 1e-25 where δ's ball gives 1e-15; now 1 − δ is summed as positive terms.
+
+All against a Neyman–Pearson enumeration written here (exact Fraction losses, P- and Q-masses
 in mpmath; a discrete Gaussian's pmf over |x| ≤ R with the rest below ``TAIL``; an (ε, δ) block's
 δ as an atom at L = +∞ with no Q-mass), each query under a CPU budget.
 """
@@ -24,7 +28,7 @@ import pytest
 
 from exactdp import DiscreteGaussian as G
 from exactdp import ExactAccountant
-from exactdp.kinds import ApproxDP, Mixture, RandomizedResponse
+from exactdp.kinds import ApproxDP, DiscreteLaplace, Gaussian, Mixture, RandomizedResponse
 
 DPS = 60
 INF = None  # the loss +∞ (P-mass δ of an (ε, δ) block, no Q-mass)
@@ -136,5 +140,54 @@ def test_beta_below_the_windows_deficit_against_the_enumeration(count):
         slack = 2 * count * tail
         assert ref > 1e6 * slack
         assert lo <= ref + slack and ref - slack <= hi, (lo, hi, ref)
+        assert hi - lo <= 1e-9 * ref, (hi - lo) / ref
+    assert cpu <= BUDGET, cpu
+
+
+def _dlap_atoms(b: Fraction, shift: int) -> list:
+    """(loss, P, Q) of the discrete Laplace e^{−|y|/b} against its shift: y between 0 and the
+    shift one by one, the two tails beyond (constant loss ∓|shift|/b) in closed form."""
+    r = mpmath.exp(-1 / _q(b))
+    c = (1 - r) / (1 + r)
+    lo, hi = min(0, shift), max(0, shift)
+    out = [(Fraction(abs(y - shift) - abs(y)) / b, c * r ** abs(y), c * r ** abs(y - shift)) for y in range(lo, hi + 1)]
+    for y, p in ((hi + 1, c * r ** (hi + 1) / (1 - r)), (lo - 1, c * r ** (-lo + 1) / (1 - r))):
+        loss = Fraction(abs(y - shift) - abs(y)) / b
+        out.append((loss, p, p * mpmath.exp(-_q(loss))))
+    return out
+
+
+def _np_beta_beside_gaussians(joint: dict, mu: Fraction, alpha: Fraction) -> mpmath.mpf:
+    """β of the loss L_fin + N(±μ, 2μ) (P: +μ, Q: −μ): the threshold τ with P[L ≤ τ] = α by
+    bisection, then β = Q[L > τ] (the test accepts L > τ; no atom: no randomisation)."""
+    m, sd = _q(mu), mpmath.sqrt(2 * _q(mu))
+    atoms = [(_q(v), p, q) for v, (p, q) in joint.items()]
+
+    def p_below(tau):
+        return mpmath.fsum(p * mpmath.ncdf((tau - v - m) / sd) for v, p, _ in atoms)
+
+    lo, hi = mpmath.mpf(-10**4), mpmath.mpf(10**4)  # (every loss of these designs lies inside)
+    for _ in range(140):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if p_below(mid) < _q(alpha) else (lo, mid)
+    return mpmath.fsum(q * mpmath.ncdf(-(lo - v + m) / sd) for v, _, q in atoms)
+
+
+@pytest.mark.parametrize("counts", [(3, 2, 1), (8, 5, 2)])
+def test_beta_beside_continuous_gaussians_near_alpha_zero(counts):
+    n, m, k = counts
+    alpha = Fraction(1, 10**12)
+    design = Mixture(((G("0.1", -5), n), (DiscreteLaplace("1/2", -1), m), (Gaussian("1/2", 3), k)))
+    acc = ExactAccountant(design)
+    assert acc.answerer.gauss is None and acc.answerer.mu  # (windows beside continuous Gaussians: the dual)
+    lo, hi, cpu = _timed_beta(acc, alpha)
+    with mpmath.workdps(DPS):
+        dg, tail = _dg_atoms(Fraction(1, 10), -5, 800)
+        joint = _joint([dg] * n + [_dlap_atoms(Fraction(1, 2), -1)] * m)
+        ref = _np_beta_beside_gaussians(joint, Fraction(9 * k), alpha)  # (ρ = 3²/(2·½) per Gaussian)
+        slack = 4 * n * tail
+        assert ref > 1e6 * slack
+        assert lo <= ref * (1 + mpmath.mpf(10) ** -40) + slack and ref * (1 - mpmath.mpf(10) ** -40) - slack <= hi, \
+            (lo, hi, ref)
         assert hi - lo <= 1e-9 * ref, (hi - lo) / ref
     assert cpu <= BUDGET, cpu
