@@ -30,6 +30,7 @@ of its two linear pieces bracket sup G.
 
 from __future__ import annotations
 
+import bisect
 import math
 from fractions import Fraction
 
@@ -332,6 +333,10 @@ def _g_of_complement(e: Fraction, alpha: Fraction, c: flint.arb, prec: int) -> f
         return c - _q(e).exp() * _q(alpha) if e >= 0 else _q(e).exp() * (c - _q(alpha))
 
 
+#: the most atoms :func:`_complement_ball` takes one by one
+_COMPLEMENT_ATOMS = 4000
+
+
 def _complement_ball(acc, t: Fraction, prec: int) -> flint.arb | None:
     """A ball of ``1 − δ(t)`` (t > 0) for a finite loss beside continuous Gaussians alone, as a
     sum of positive terms (no cancellation where δ is within 1e-12 of 1, which the ball of δ
@@ -350,7 +355,7 @@ def _complement_ball(acc, t: Fraction, prec: int) -> flint.arb | None:
     fin = acc.finite
     if fin.step == 0:
         return None
-    masses, prefix, suffix, _ = fin.tables(prec)
+    _, prefix, suffix, _ = fin.tables(prec)
     mu_f = float(acc.mu)
     a = Fraction(math.ceil(mu_f + 2 * math.sqrt(mu_f * (prec + 40) * math.log(2)) + 1))
     with prec_ctx(prec):
@@ -359,15 +364,17 @@ def _complement_ball(acc, t: Fraction, prec: int) -> flint.arb | None:
         near = (-((_q(a) - mu) ** 2) / (4 * mu)).exp()  # δ_N(s) ≤ this for s ≥ A
         i_lo = fin.first_above(t - a)  # atoms below: s ≥ A
         total = prefix[i_lo] * (1 - near).union(flint.arb(1))
-        b, i = Fraction(64), i_lo
+        idx, ms = fin.atoms(prec)  # (the atoms of positive mass, in grid order)
+        b, i, k = Fraction(64), i_lo, bisect.bisect_left(idx, i_lo)
         while True:
             i_hi = max(fin.first_above(t + b), i)  # atoms from i_hi on: s < −B
-            for j in range(i, i_hi):
-                m = masses[j]
-                if not m.is_zero():
-                    sv = _q(t - fin.value(j))
-                    total += m * ((((mu - sv) / root).erfc() + sv.exp() * ((sv + mu) / root).erfc()) / 2)
-            i = i_hi
+            k_hi = bisect.bisect_left(idx, i_hi)
+            if k_hi - k > _COMPLEMENT_ATOMS:
+                return None  # (too many atoms one by one: the ball of δ instead)
+            for j, m in zip(idx[k:k_hi], ms[k:k_hi]):
+                sv = _q(t - fin.value(j))
+                total += m * ((((mu - sv) / root).erfc() + sv.exp() * ((sv + mu) / root).erfc()) / 2)
+            i, k = i_hi, k_hi
             tail = 2 * (-_q(b)).exp() * suffix[i_hi] if i_hi < fin.size else flint.arb(0)
             if tail.upper() <= total.lower() * flint.arb(2) ** -80 or i_hi >= fin.size or b > 1 << 20:
                 break
