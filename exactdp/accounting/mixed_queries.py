@@ -18,8 +18,10 @@ values give the lower end and whose chords (concavity) the upper end
 (:func:`exactdp.accounting.chord_envelope.chord_envelope`).  With a continuous part (Gaussian
 or Laplace) β may be far below float64's range and G a small difference of terms near 1: the
 search runs on log G, G's balls are raised in precision to 2^−70 of β's scale
-(:func:`_g`), and the chords are computed at a precision chosen from the points' scale with
-their rounding bounded relative to it (:func:`_smooth_envelope`).  Beside randomized
+(:func:`_g`; beside continuous Gaussians alone ``1 − δ`` is summed as positive terms,
+:func:`_complement_ball`: where δ ≈ 1 − 1e-12 the ball of δ leaves G no digits), and the
+chords are computed at a precision chosen from the points' scale with their rounding
+bounded relative to it (:func:`_smooth_envelope`).  Beside randomized
 responses by noise parameter the kinks ``v + Σ b log R`` are irrational: the stencils include
 rational points within 1e-55 of the kinks nearest the estimate and beside them
 (:func:`exactdp.accounting.rr_kinks.kink_stencils`), so that G at the best kink and the chords
@@ -28,6 +30,7 @@ of its two linear pieces bracket sup G.
 
 from __future__ import annotations
 
+import bisect
 import math
 from fractions import Fraction
 
@@ -37,6 +40,9 @@ from mpmath.libmp import from_rational
 
 from exactdp.accounting.base import sequence_values
 from exactdp.accounting.chord_envelope import chord_envelope
+from exactdp.accounting.finite_tradeoff import BETA_WIDTH
+from exactdp.accounting.finite_tradeoff import beta_finite as _beta_finite
+from exactdp.accounting.finite_tradeoff import exact_ball as _q
 from exactdp.accounting.mixed_balls import FLOOR, PRECS, to_mpf
 from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, centred
 from exactdp.accounting.rr_kinks import kink_stencils
@@ -49,17 +55,10 @@ __all__ = ["epsilon_points", "tradeoff_points", "EPS_WIDTH", "BETA_WIDTH"]
 
 #: relative widths aimed at for ε and β
 EPS_WIDTH = 5e-11
-BETA_WIDTH = 2.4e-10
 _DPS = 60
 #: the golden section stops at this relative width (1e-5 left β of a continuous Gaussian beside
 #: finite kinds 3.5e-9 wide: the stencils need the maximiser closer)
 _GOLDEN_STOP = 1e-7
-
-
-def _q(x: Fraction) -> flint.arb:
-    """The ball of an exact rational at no less than 512 bits (or the context's precision)."""
-    with prec_ctx(max(flint.ctx.prec, 512)):
-        return flint.arb(flint.fmpq(x.numerator, x.denominator))
 
 
 def _mpf(x: Fraction, up: bool | None = None) -> mpmath.mpf:
@@ -289,43 +288,6 @@ def tradeoff_points(acc, alphas) -> tuple:
     return tuple(out)
 
 
-def _beta_finite(acc, alpha: Fraction) -> tuple:
-    """The exact Neyman–Pearson β of the finite loss (α = 0 and 1 also with a Gaussian part)."""
-    fin = acc.finite
-    n = fin.size
-    for p in PRECS:
-        masses, prefix, suffix, p_inf = fin.tables(p)
-        with prec_ctx(p):
-            a = _q(alpha)
-            if alpha == 0:
-                b = 1 - p_inf
-            elif alpha == 1 or a >= 1 - p_inf:
-                b = flint.arb(0) if alpha == 1 or (1 - p_inf).upper() <= a else flint.arb(0).union(1 - p_inf - a)
-            else:
-                b = None
-                lo_k, hi_k = 0, n - 1  # the pieces whose α-range [prefix[k], prefix[k+1]] may hold α
-                while lo_k < hi_k:
-                    mid = (lo_k + hi_k) // 2
-                    if prefix[mid + 1].upper() < a:
-                        lo_k = mid + 1
-                    else:
-                        hi_k = mid
-                k = lo_k
-                while k < n and not prefix[k].lower() > a:
-                    if not masses[k].is_zero():
-                        gap = prefix[k + 1] - a if 2 * k < n else (1 - p_inf - a) - suffix[k + 1]
-                        piece = prefix[n - 1 - k] + gap.nonnegative_part() * (-_q(fin.value(k))).exp()
-                        b = piece if b is None else b.union(piece)
-                    k += 1
-                if b is None:
-                    b = flint.arb(0).union(1 - a)
-            b += fin.deficit(p)  # β_true ∈ [β_kept, β_kept + D] (module docstring)
-            lo, hi = max(to_mpf(b, False), mpmath.mpf(0)), min(to_mpf(b, True), mpmath.mpf(1))
-            if hi <= FLOOR or hi - lo <= BETA_WIDTH / 2 * hi:
-                return lo, hi
-    raise UncertifiedError(f"β(α = {alpha_display(alpha)}) could not be bracketed to {BETA_WIDTH:g} relative")
-
-
 def _g(acc, e: Fraction, alpha: Fraction, rel: float | None = None, floor=0, strict: bool = True) -> tuple:
     """``(x, lo, hi)``: x = e^ε (60 digits) and certified ends of ``G = 1 − δ(ε) − e^ε α`` (for
     ε < 0 as ``e^ε(1 − α − δ(−ε))``, by symmetry, without cancellation).
@@ -344,7 +306,9 @@ def _g(acc, e: Fraction, alpha: Fraction, rel: float | None = None, floor=0, str
         return x, to_mpf(g, False), to_mpf(g, True)
     last = flint.arb(0)
     for p in PRECS:
-        g = _g_ball(e, alpha, acc.delta_ball(abs(e), p, once=True), p)
+        c = _complement_ball(acc, abs(e), p)  # (1 − δ as positive terms where it applies)
+        g = _g_ball(e, alpha, acc.delta_ball(abs(e), p, once=True), p) if c is None else _g_of_complement(
+            e, alpha, c, p)
         with prec_ctx(max(p, 512)):  # (the ends at the ball's precision, not rounded to 53 bits)
             lo, hi = to_mpf(g, False), to_mpf(g, True)
         r = g.rad()
@@ -361,6 +325,62 @@ def _g_ball(e: Fraction, alpha: Fraction, delta: flint.arb, prec: int = 512) -> 
         if e >= 0:
             return 1 - delta - _q(e).exp() * _q(alpha)
         return _q(e).exp() * (_q(1 - alpha) - delta)  # (1 − α exact: α = 1 − 1e-300)
+
+
+def _g_of_complement(e: Fraction, alpha: Fraction, c: flint.arb, prec: int) -> flint.arb:
+    """G from a ball c of ``1 − δ(|ε|)``: ``c − e^ε α`` (ε ≥ 0), ``e^ε (c − α)`` (ε < 0)."""
+    with prec_ctx(max(prec, 512)):
+        return c - _q(e).exp() * _q(alpha) if e >= 0 else _q(e).exp() * (c - _q(alpha))
+
+
+#: the most atoms :func:`_complement_ball` takes one by one
+_COMPLEMENT_ATOMS = 4000
+
+
+def _complement_ball(acc, t: Fraction, prec: int) -> flint.arb | None:
+    """A ball of ``1 − δ(t)`` (t > 0) for a finite loss beside continuous Gaussians alone, as a
+    sum of positive terms (no cancellation where δ is within 1e-12 of 1, which the ball of δ
+    cannot resolve), or None where that does not apply (Laplaces, the discrete Gaussians'
+    oracle, randomized responses by noise p, t ≤ 0).
+
+    ``1 − δ(t) ∈ [S, S + D]`` with ``S = Σ_i p_i c_N(t − v_i)``, ``c_N(s) = 1 − δ_N(s) =
+    ½erfc((μ − s)/(2√μ)) + ½e^s erfc((s + μ)/(2√μ))`` (the Gaussians' loss N(μ, 2μ)) and D the
+    windows' deficit: ``1 = p_∞ + Σ p_i + D_true`` and the left-out mass adds at most D_true to
+    δ.  The atoms with ``s ≥ A`` (A ≥ μ) come from the prefix sums, ``c_N ∈ [1 − e^{−(A−μ)²/(4μ)},
+    1]`` (erfc(x) ≤ e^{−x²}); those with ``s < −B`` are bounded by ``c_N(s) ≤ 2e^s`` (the erfc
+    term is ≤ e^{−(μ−s)²/(4μ)} ≤ e^s), so by ``2e^{−B}·P[L > t + B]``, B doubled until that is
+    2^−80 of the rest; the atoms between one by one."""
+    if acc.gauss is not None or acc.rr is not None or acc.laplace is not None or not acc.mu or t <= 0:
+        return None
+    fin = acc.finite
+    if fin.step == 0:
+        return None
+    _, prefix, suffix, _ = fin.tables(prec)
+    mu_f = float(acc.mu)
+    a = Fraction(math.ceil(mu_f + 2 * math.sqrt(mu_f * (prec + 40) * math.log(2)) + 1))
+    with prec_ctx(prec):
+        mu = _q(acc.mu)
+        root = 2 * mu.sqrt()
+        near = (-((_q(a) - mu) ** 2) / (4 * mu)).exp()  # δ_N(s) ≤ this for s ≥ A
+        i_lo = fin.first_above(t - a)  # atoms below: s ≥ A
+        total = prefix[i_lo] * (1 - near).union(flint.arb(1))
+        idx, ms = fin.atoms(prec)  # (the atoms of positive mass, in grid order)
+        b, i, k = Fraction(64), i_lo, bisect.bisect_left(idx, i_lo)
+        while True:
+            i_hi = max(fin.first_above(t + b), i)  # atoms from i_hi on: s < −B
+            k_hi = bisect.bisect_left(idx, i_hi)
+            if k_hi - k > _COMPLEMENT_ATOMS:
+                return None  # (too many atoms one by one: the ball of δ instead)
+            for j, m in zip(idx[k:k_hi], ms[k:k_hi]):
+                sv = _q(t - fin.value(j))
+                total += m * ((((mu - sv) / root).erfc() + sv.exp() * ((sv + mu) / root).erfc()) / 2)
+            i, k = i_hi, k_hi
+            tail = 2 * (-_q(b)).exp() * suffix[i_hi] if i_hi < fin.size else flint.arb(0)
+            if tail.upper() <= total.lower() * flint.arb(2) ** -80 or i_hi >= fin.size or b > 1 << 20:
+                break
+            b *= 2
+        total += flint.arb(0).union(tail.upper())
+        return total + fin.deficit(prec)
 
 
 #: the relative radius of G asked of the search's estimates and of the stencils' points, in a first pass

@@ -44,6 +44,11 @@ MAX_ATOMS = 4_000_000
 #: composition takes on, beyond the dense grid's limit or where it is :data:`_SPARSE_GAIN` times smaller
 MAX_SPARSE = 400_000
 _SPARSE_GAIN = 64
+#: beyond the float tables (precision above :data:`FLOAT_PREC`) the sparse composition is taken
+#: already where the atoms are this many times fewer than the grid points: a dense ball power of
+#: a grid of 10^5 points at 256 bits takes minutes (coefficients of wildly different magnitudes),
+#: the sparse one at most ~2 products per atom bound (:meth:`FiniteLoss.sparse_bound`)
+_SPARSE_GAIN_BALLS = 4
 #: atoms above ε taken one by one before the prefix sums (at least; see :meth:`FiniteLoss.near`)
 _NEAR = 4
 #: the atoms taken one by one reach this far above ε (the prefix sums' difference then cancels
@@ -280,8 +285,16 @@ class FiniteLoss:
             got = self._cache[prec] = self._build_sparse(prec)
         if got is None:
             got = self._build_float(prec) if prec <= FLOAT_PREC else None
+            if got is None and prec > FLOAT_PREC and self._sparse_pays():
+                got = self._build_sparse(prec)
             got = self._cache[prec] = got if got is not None else self._build(prec)
         return got
+
+    def _sparse_pays(self) -> bool:
+        """Whether the ball tables beyond the float ones are built sparsely although the grid
+        fits densely (:data:`_SPARSE_GAIN_BALLS`)."""
+        bound = self.sparse_bound()
+        return bound <= MAX_SPARSE and bound * _SPARSE_GAIN_BALLS <= self.size
 
     def _group_coeffs(self, g: LossGroup) -> list:
         """The generating polynomial of one group on the grid (balls at the context's precision)."""

@@ -26,16 +26,19 @@ class GaussianWindow(LossGroup):
     ----------
     mech : DiscreteGaussian
     count : int
-        The multiplicity (the window is sized so that ``count`` copies lose ≤ e^{-NATS}).
+        The multiplicity (the window is sized so that ``count`` copies lose ≤ e^{-nats}).
+    nats : float
+        How deep the window reaches (default :data:`NATS`; a β far below e^{-NATS} needs more).
     """
 
     kind = "discrete_gaussian"
 
-    def __init__(self, mech: DiscreteGaussian, count: int = 1):
+    def __init__(self, mech: DiscreteGaussian, count: int = 1, nats: float = NATS):
         self.mech = mech
         self.s = abs(mech.shift)
+        self.nats = nats
         sigma = math.sqrt(float(mech.sigma2))
-        self.k = int(math.ceil(sigma * math.sqrt(2 * (NATS + math.log(max(count, 1)))))) + 1
+        self.k = int(math.ceil(sigma * math.sqrt(2 * (nats + math.log(max(count, 1)))))) + 1
         self._values: tuple | None = None  # (built on first use: the span decides whether it is)
 
     @property
