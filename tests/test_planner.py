@@ -181,3 +181,16 @@ def test_a_conditioned_engine_whose_rest_has_no_quadrature_is_costed_by_its_rest
     assert "conditioned" in plan.reason and "budget" in plan.reason
     with pytest.raises(ArithmeticError, match=r"conditioned-quadrature\) is estimated at [0-9.]+e\+09"):
         tails_mod.TailEngine(plan_mod.Design(comp).lattice)
+
+
+def test_a_refusal_by_every_route_points_to_no_route_that_refused():
+    # the fourth audit's narrow design with counts 2 (ten σ² in [1.18, 1.28], ρ ≈ 8.13): when
+    # every route refuses, the message must not send the user to the lattice-free route (it
+    # refused too) and must name the remedy that works, the zCDP bound at the design's ρ
+    comp = Composition(tuple((DiscreteGaussian(Fraction(s)), 2)
+                             for s in ("1.21", "1.28", "1.20", "1.23", "1.25", "1.27", "1.19", "1.24", "1.26", "1.18")))
+    try:
+        ExactAccountant(comp)
+    except UncertifiedError as exc:
+        assert "takes such designs" not in str(exc)
+        assert "zCDP bound of ρ = 8.12934" in str(exc)

@@ -248,7 +248,9 @@ def plan(composition: Composition, rel_tol: float = 1e-10, method: str | None = 
             if built > 0:  # the engine's own (sieved) estimate replaces the unsieved one
                 estimate = built * (1 + queries)
         return acc, Plan(route.name, estimate, reason)
-    lattice_cause = causes.get("lattice")
+    # (the lattice route's pointer to the lattice-free route is moot here: that route refused too)
+    lattice_cause = causes.get("lattice", "").replace(" (the lattice-free route takes such designs)", "") \
+        .replace("; the lattice-free route takes such designs)", ")")
     why = causes.get("lattice-free", "")
     rho = composition.rho
     raise UncertifiedError("design beyond every engine: " + why
