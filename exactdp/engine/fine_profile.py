@@ -213,13 +213,32 @@ class FineProfile:
                 lam = np.abs(np.maximum(x[todo], -self.vproxy) / max(self.vproxy, 1e-300))
                 for j in np.unique([self._level_for(float(v)) for v in lam]):
                     sel = todo[np.array([self._level_for(float(v)) for v in lam]) == j]
-                    try:
-                        l3, h3 = self._level(int(j)).log_complement(x[sel])
-                    except TooCostly:
-                        continue
-                    lo[sel] = np.maximum(lo[sel], l3)
-                    hi[sel] = np.minimum(hi[sel], h3)
+                    self._complement_levels(x, sel, int(j), lo, hi)
         return np.minimum(lo, hi), hi
+
+    def _complement_levels(self, x, sel, j: int, lo, hi) -> None:
+        """Narrow ``[lo, hi][sel]`` (in place) by the complement's inversion at level j; where
+        that level is beyond the node budget, at the finest coarser level within it (a tighter
+        target never answers wider); a point still wider than the target goes two levels
+        finer (or one, the finest within the budget) while its width more than halves (the
+        smoothing part shrinks 4-fold per two levels; less means the other errors' floor)."""
+        done, prev = -1, np.full(sel.size, np.inf)
+        for _ in range(12):
+            if sel.size == 0 or j <= done:
+                return
+            try:
+                prof = self._level(j)
+            except TooCostly:
+                j -= 1
+                continue
+            l3, h3 = prof.log_complement(x[sel])
+            lo[sel] = np.maximum(lo[sel], l3)
+            hi[sel] = np.minimum(hi[sel], h3)
+            w = _rel_width(l3, h3)
+            keep = (_rel_width(lo[sel], hi[sel]) > self.target) & (w < 0.5 * prev)
+            if j >= MAX_LEVEL or not keep.any():
+                return
+            sel, prev, done, j = sel[keep], w[keep], j, min(MAX_LEVEL, j + 2)
 
     def log_brackets(self, x) -> tuple:
         """Certified ``(log lo, log hi)`` of ``D_R(x)`` at float x (exact binary rationals)."""
