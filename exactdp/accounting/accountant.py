@@ -11,9 +11,11 @@ accountant and delegates every query to it:
   lattice).
 
 ``method=`` forces a route; the chosen route, its cost estimate and the reason are in
-:meth:`ExactAccountant.diagnostics` (and so in every result).  A point whose certified
-relative error exceeds ``max(1e-9, 10·rel_tol)`` raises :class:`UncertifiedError` instead of
-being returned.
+:meth:`ExactAccountant.diagnostics` (and so in every result).  On the lattice route a point
+whose certified relative error exceeds ``max(1e-9, 10·rel_tol)`` raises
+:class:`UncertifiedError` instead of being returned; the bracketing routes aim at 2.5e-10
+and return any certified bracket up to 1e-6 relative wide (its ``error_bound`` says how
+wide), refusing beyond.
 """
 
 from __future__ import annotations
@@ -62,7 +64,8 @@ class ExactAccountant(Accountant):
     trapezoid rule with a sieve, lattice convolution, tilted-atom enumeration or
     conditioning; :mod:`exactdp.accounting.lattice_free`: conditioned atoms and smoothed
     inversion).  Error bound: each returned number carries the propagated certified
-    bounds, ≤ ``max(1e-9, 10·rel_tol)`` relative, or :class:`UncertifiedError` is raised.
+    bounds; on the lattice route ≤ ``max(1e-9, 10·rel_tol)`` relative, on the bracketing
+    routes ≤ 1e-6 relative (aimed at 2.5e-10), else :class:`UncertifiedError` is raised.
     Reference: Su, Su & Wang, exact privacy accounting of the 2020 Census (sieve
     quadrature); Dong, Roth & Su (2022) for f-DP.
     """
