@@ -86,7 +86,8 @@ class Cells:
                 f"{width:.3g} cells of width {float(self.h):.3g} (at most {MAX_CELLS:.3g}): the Gaussian is too narrow "
                 f"beside the discrete losses' spread for the cell series; {REMEDY}")
         D = Fraction(0)
-        series_p = series_q = None
+        series_p: list | None = None
+        series_q: list | None = None
         offset = 0
         self.lost = arb(0)
         for part in parts:
@@ -96,6 +97,7 @@ class Cells:
             self.lost += part.lost
             series_p = sp if series_p is None else _times(series_p, sp, self.N)
             series_q = sq if series_q is None else _times(series_q, sq, self.N)
+        assert series_p is not None and series_q is not None  # (at least one group)
         self.D = D
         self.lost_up = self.lost.upper()
         self.offset = offset
@@ -111,7 +113,7 @@ class Cells:
         self.rem = (ratio ** (self.N + 1) / ((self.N + 1) * arb(math.factorial(self.N)).sqrt())
                     * ball(_CRAMER) / (2 * arb.pi()).sqrt()).upper()
         self.dz = (ball(D) / self.s).upper()
-        self._plan = None
+        self._plan: tuple | None = None
 
     def __len__(self) -> int:
         return self.K

@@ -346,31 +346,16 @@ def _fmt_mpfr_20(x) -> str:
     return fmt_mpfr(x, DIGITS)
 
 
-def tradeoff_rows(verts, settings) -> tuple:
-    """The trade-off CSV text (TRADEOFF_COLUMNS), the grid CSV text and the worst vertex
-    relative error.
-
-    ``verts``: ``ExactAccountant.tradeoff_vertices`` output ``(k, α tail, β tail)``.  The
-    set is symmetric, so a β tail is another vertex's α tail: each distinct
-    ``(log value, relative error)`` is formatted once (:func:`~exactdp.runs.numtext.vertex_value`, bound text
-    :func:`fmt_bound`).  The texts and the grid come from the double-double kernels
-    (:func:`~exactdp.runs.ddtext.tradeoff_texts`: the same texts, decided by a rigorous
-    bound) unless they leave a grid point undecided; then from MPFR (:func:`grid_rows`).
-    """
-    ka = [(ta.log_value, ta.rel_error) for _, ta, _ in verts]
-    kb = [(tb.log_value, tb.rel_error) for _, _, tb in verts]
-    index: dict = {}  # distinct keys in first-seen order (dict.fromkeys(ka + kb)), by position
-    put = index.setdefault
-    ia = [put(key, len(index)) for key in ka]
-    ib = [put(key, len(index)) for key in kb]
-    return tradeoff_key_rows([v[0] for v in verts], list(index), ia, ib, settings)
-
-
 def tradeoff_key_rows(ks, keys_u, ia, ib, settings) -> tuple:
-    """:func:`tradeoff_rows` of vertices given as ``ExactAccountant.tradeoff_vertex_floats``
-    gives them: thresholds ``ks``, ``(log value, relative error)`` keys ``keys_u`` and each
-    vertex's α and β position ``ia``, ``ib`` in them.  Each key's texts are a function of the
-    key alone, so a key listed twice (two thresholds of equal values) prints as once."""
+    """The trade-off CSV text (TRADEOFF_COLUMNS), the grid CSV text and the worst vertex
+    relative error, of vertices given as ``ExactAccountant.tradeoff_vertex_floats`` gives them:
+    thresholds ``ks``, ``(log value, relative error)`` keys ``keys_u`` and each vertex's α and
+    β position ``ia``, ``ib`` in them (the set is symmetric: a β tail is another vertex's α
+    tail).  Each key's texts are a function of the key alone, so a key listed twice (two
+    thresholds of equal values) prints as once.  The texts and the grid come from the
+    double-double kernels (:func:`~exactdp.runs.ddtext.tradeoff_texts`: the same texts, decided
+    by a rigorous bound) unless they leave a grid point undecided; then from MPFR
+    (:func:`grid_rows`)."""
     rels = [rel for _, rel in keys_u]
     fast = tradeoff_texts(keys_u, ia, ib, grid_alphas(settings)[0], _GRID_HEAD)  # the double-double kernels
     if fast is None:
