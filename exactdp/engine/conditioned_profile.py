@@ -353,16 +353,17 @@ def profile_for(groups, wide: bool = True):
 
     groups = tuple(groups)
     order = coarse_candidates(groups, DEPTHS[0])
-    heavy = wide and halves_heavy(groups)
-    singles = tilted_singles(groups) if halves_fit(groups) else None
-    if singles is not None and _enumerable_split(groups, order, DEPTHS[0]) is None:
-        found = _wide_then_halves(singles, False)  # counts spelled out: the tilted levels
-        if found is not None:
-            return found
+    heavy = False  # (asked only where the halves fit: the estimates need groups the halves take)
     if _enumerable_split(groups, order, DEPTHS[0]) is None and halves_fit(groups):
         # few groups of enumerable support that no atom-table split takes: the halves are
         # cheaper than a lattice or smoothed rest (five decimal σ² with counts to 38 and
         # shifts to 6, ρ ≈ 390: β(α) on the lattice rest ran for minutes; here ~1–6 s)
+        singles = tilted_singles(groups)
+        if singles is not None:  # counts spelled out: the tilted levels
+            found = _wide_then_halves(singles, False)
+            if found is not None:
+                return found
+        heavy = wide and halves_heavy(groups)
         found = _wide_then_halves(groups, heavy)
         if found is not None:
             return found
@@ -370,6 +371,7 @@ def profile_for(groups, wide: bool = True):
         return ConditionedProfile(groups)
     except TooCostly:
         if halves_fit(groups):
+            heavy = wide and halves_heavy(groups)
             found = _wide_then_halves(groups, heavy)
             if found is not None:
                 return found
