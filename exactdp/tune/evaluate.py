@@ -262,15 +262,17 @@ class BatchEvaluator:
             self._close()
             self._close = None
 
-    def __call__(self, compositions: list, target: Target) -> list[DeltaBound]:
+    def __call__(self, compositions: list, target: Target, rel_tol: float | None = None) -> list[DeltaBound]:
+        """``fn`` of every composition, at ``rel_tol`` (default: the evaluator's)."""
+        tol = self.rel_tol if rel_tol is None else rel_tol
         if not compositions:
             return []
         if self.jobs == 1 or len(compositions) == 1:
-            return [self.fn(r, target, self.rel_tol) for r in compositions]
+            return [self.fn(r, target, tol) for r in compositions]
         from exactdp.runs.backends import unordered_results
 
         out: list = [None] * len(compositions)
-        calls = [(k, self.fn, tuple(r), target, self.rel_tol, os.getpid()) for k, r in enumerate(compositions)]
+        calls = [(k, self.fn, tuple(r), target, tol, os.getpid()) for k, r in enumerate(compositions)]
         calls.sort(key=lambda c: len(c[2]))  # few coarse mechanisms are the slow ones: start them first
         for k, res in unordered_results(_task, calls, self.backend, self.jobs, self.scheduler):
             out[k] = res

@@ -20,6 +20,7 @@ from exactdp.tune.evaluate import BatchEvaluator, DeltaBound, Target, compositio
 from exactdp.tune.grid import default_grid
 from exactdp.tune.outputs import cell_sigma2, dec, write_result, write_tables, write_trace_csv
 from exactdp.tune.problem import DEFAULT_BOUNDS, Problem, read_weights
+from exactdp.tune.screen import SCREEN_TOL, screen_tol_for
 from exactdp.tune.search import Tuner, Unreachable
 from exactdp.tune.trace import FORMAT, Trace, design_id, open_tune_dir, run_identity, write_manifest
 
@@ -111,7 +112,8 @@ def _weights(weights, alloc):
 def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "variance", weights=None,
          bounds=DEFAULT_BOUNDS, no_worse: bool = False, out="exactdp-tune", backend: str = "loky", jobs: int = 1,
          scheduler=None, resume: bool = False, refine: int = 1, rel_tol: float = 1e-10, profile: bool = True,
-         plots: bool = True, progress=None, evaluator=delta_bound, grid=None) -> TuneResult:
+         plots: bool = True, progress=None, evaluator=delta_bound, grid=None,
+         screen: float | None = SCREEN_TOL) -> TuneResult:
     """Tune an allocation's noise variances with exact, certified accounting in the loop.
 
     Parameters
@@ -143,6 +145,11 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
         An explicit grid of designs instead (e.g. a coarse one for a small allocation).
     rel_tol : float
         Certified relative accuracy of every tail.
+    screen : float, optional
+        Tolerance of the full checks' screen (:mod:`exactdp.tune.screen`: every pair
+        bracketed at it first, at ``rel_tol`` only where a decision could depend on it;
+        the same decisions, about half the cost); None (or not 1000× looser than
+        ``rel_tol``): every pair at ``rel_tol``.
     profile, plots : bool
         Also the certified profiles of input and result (two sweeps) and the figures.
     progress : callable, optional
@@ -183,13 +190,14 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
     check_backend(backend, scheduler)
     jobs = check_jobs(jobs, backend)  # local workers beyond this machine's CPUs refused, as for a sweep
     check_tune_budget(problem, jobs if jobs > 0 else (os.cpu_count() or 1), profile)
-    identity = _identity(problem, target, grid, wtext, rel_tol, profile)
+    screen = screen_tol_for(screen, rel_tol)
+    identity = _identity(problem, target, grid, wtext, rel_tol, profile, screen)
     say = progress or (lambda msg: None)
     with open_tune_dir(out, identity, resume, say) as out, \
             BatchEvaluator(evaluator, backend=backend, jobs=jobs, scheduler=scheduler, rel_tol=rel_tol) as batch:
         for trusted in (True, False):
             trace = Trace(out, batch, target, alloc.levels, run_identity(identity), say, trust_stored=trusted)
-            tuner = Tuner(problem, target, grid, trace, progress=say)
+            tuner = Tuner(problem, target, grid, trace, progress=say, screen=screen, rel_tol=rel_tol)
             try:
                 inputs, settled = tuner.run()
             except Unreachable as exc:
@@ -203,7 +211,7 @@ def tune(allocation, delta, eps=None, *, vary: str = "level", objective: str = "
                 say(f"--resume: {trace.reused} stored batches reused; the input and the result are evaluated "
                     "again on every pair, from scratch")
             try:
-                if fresh is not None and fresh(problem.input_design()) != inputs:
+                if fresh is not None and fresh(problem.input_design(), screen=False) != inputs:
                     raise _TraceAltered("the input's numbers")
                 t_search = time.perf_counter()
                 best, tuned, cert, result = _conclude(out, tuner, trace, inputs, settled, wtext, say, fresh)
@@ -236,13 +244,22 @@ class _TraceAltered(Exception):
     """Numbers computed again differ from those the search read from the trace."""
 
 
-def _fresh_results(tuner, batch, design) -> dict:
-    """Certified δ of ``design`` on every pair, computed now (no trace, no cache)."""
+def _fresh_results(tuner, batch, design, screen: bool = True) -> dict:
+    """Certified δ of ``design`` on every pair, computed now (no trace, no cache), screened
+    as the run's full checks are (:meth:`~exactdp.tune.search.Tuner.screened`; the input's:
+    ``screen=False``)."""
     rhos = tuner.rhos_of(design)
     keys = {p: composition_key(rhos(*p)) for p in tuner.pairs}
-    todo = list(dict.fromkeys(keys.values()))
-    res = dict(zip(todo, batch([tuple(r for r, m in key for _ in range(m)) for key in todo], tuner.target)))
-    return {p: res[keys[p]] for p in tuner.pairs}
+
+    def at(pairs, tol=None) -> dict:
+        todo = list(dict.fromkeys(keys[p] for p in pairs))
+        comps = [tuple(r for r, m in key for _ in range(m)) for key in todo]
+        res = dict(zip(todo, batch(comps, tuner.target) if tol is None else batch(comps, tuner.target, rel_tol=tol)))
+        return {p: res[keys[p]] for p in pairs}
+
+    if tuner.screen is None or not screen:
+        return at(tuner.pairs)
+    return tuner.screened(at(tuner.pairs, tuner.screen), at)
 
 
 def _conclude(out, tuner, trace, inputs, settled, wtext, say, fresh=None):
@@ -279,14 +296,15 @@ def _conclude(out, tuner, trace, inputs, settled, wtext, say, fresh=None):
     return best, tuned, cert, result
 
 
-def _identity(problem, target, grid, wtext, rel_tol, profile) -> dict:
+def _identity(problem, target, grid, wtext, rel_tol, profile, screen=None) -> dict:
     """What a resumed run must share with the run it finishes."""
     alloc = problem.alloc
     return {"format": FORMAT, "allocation": {"name": alloc.name, "content_hash": alloc.content_hash()},
             "target": target.as_dict(), "vary": problem.vary, "objective": problem.objective, "weights": wtext,
             "cell_weights": [fraction_str(w) for w in problem.cell_weights],
             "bounds": [fraction_str(b) for b in problem.bounds], "no_worse": bool(problem.no_worse),
-            "grid": grid.as_text(), "rel_tol": repr(float(rel_tol)), "profile": bool(profile)}
+            "grid": grid.as_text(), "rel_tol": repr(float(rel_tol)), "profile": bool(profile),
+            "screen_tol": None if screen is None else repr(float(screen))}
 
 
 def _tuned_allocation(problem, design, target, grid, wtext):

@@ -180,6 +180,7 @@ class Trace:
         self.identity, self.say = identity, say or (lambda msg: None)
         self.records: list[dict] = []
         self.cache: dict = {}
+        self.screened: dict = {}  # screen tolerance → {composition key: DeltaBound}
         self.computed = self.reused = self.damaged = 0
         self.designs: dict = {}
         self._diverged = not trust_stored
@@ -207,25 +208,29 @@ class Trace:
         self.say(f"--resume: {path} failed verification ({why}); computing it again")
         return None
 
-    def evaluate(self, design, pairs, rhos_of, purpose: str, note: dict | None = None) -> dict:
+    def evaluate(self, design, pairs, rhos_of, purpose: str, note: dict | None = None,
+                 screen: float | None = None) -> dict:
         """Certified δ of ``design`` on ``pairs``: ``{(i, j): DeltaBound}``.
 
         ``rhos_of(i, j)`` gives a pair's ρ (and ``rhos_of.key(i, j)``, if there, their
         :func:`~exactdp.tune.evaluate.composition_key`); ``note`` (JSON-ready) is stored
-        with the batch."""
+        with the batch.  ``screen``: at that tail tolerance instead of the evaluator's
+        (``evaluator(compositions, target, rel_tol=screen)``; kept apart from the run's
+        numbers, so a precise evaluation never reads a screened one)."""
         did = design_id(design, self.levels)
         n = len(self.records) + 1
         labels = [f"{i}-{j}" for i, j in pairs]
         key_of = getattr(rhos_of, "key", None)  # the tuner's per-path counts (the same keys)
         keys = {p: key_of(*p) if key_of is not None else composition_key(rhos_of(*p)) for p in pairs}
         results = self._stored(n, did, pairs, labels, purpose)
+        cache = self.cache if screen is None else self.screened.setdefault(screen, {})
         if results is not None:
             self.reused += 1
         else:
-            results = self._compute(pairs, keys)
+            results = self._compute(pairs, keys, cache, screen)
             self.computed += 1
         for p in pairs:
-            self.cache.setdefault(keys[p], results[p])
+            cache.setdefault(keys[p], results[p])
         if did not in self.designs:
             self._write_design(did, design)
             self.designs[did] = design
@@ -268,9 +273,11 @@ class Trace:
                 self.say(f"--resume: {path} failed verification; writing it again")
             atomic_write_text(path, text)
 
-    def _compute(self, pairs, keys: dict) -> dict:
-        todo = list(dict.fromkeys(k for k in keys.values() if k not in self.cache))
+    def _compute(self, pairs, keys: dict, cache: dict, screen: float | None = None) -> dict:
+        todo = list(dict.fromkeys(k for k in keys.values() if k not in cache))
         comps = [tuple(r for r, m in key for _ in range(m)) for key in todo]
-        for key, res in zip(todo, self.evaluator(comps, self.target)):
-            self.cache[key] = res
-        return {p: self.cache[keys[p]] for p in pairs}
+        got = self.evaluator(comps, self.target) if screen is None else \
+            self.evaluator(comps, self.target, rel_tol=screen)
+        for key, res in zip(todo, got):
+            cache[key] = res
+        return {p: cache[keys[p]] for p in pairs}
