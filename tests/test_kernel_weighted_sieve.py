@@ -19,14 +19,15 @@ written here:
 
 from __future__ import annotations
 
-import bisect
-import functools
 import math
 from fractions import Fraction as F
 
 import mpmath
 import numpy as np
 import pytest
+
+# the meet-in-the-middle enumeration of the narrow-range designs (mpmath at 40 digits, nothing of the engine)
+from test_narrow_range_designs import _brute_profile
 
 from exactdp.engine.families import groups_of
 from exactdp.engine.fine_profile import WIDE_LEVEL
@@ -92,53 +93,6 @@ def test_weighted_masses_bound_every_dropped_node_for_each_kernel(filtered):
             if j == 2 and lam == lam_w:
                 assert bound <= 1e3 * true + prof.e_gauss  # a bound, not vacuous
     assert prof.drop_masses[0] > 100 * prof.drop_masses[2]  # the density's mass is the unweighted one
-
-
-def _group_table(s2: F, depth: int = 60) -> tuple:
-    """(values k/σ², probabilities) of w·X, X ~ N_Z(0, σ²), w = 1/σ², |k| ≤ K, and the omitted
-    mass bound (mpmath at the caller's precision; the normaliser summed to |k| ≤ 3K)."""
-    s = mpmath.mpf(s2.numerator) / s2.denominator
-    K = int(math.ceil(math.sqrt(2 * float(s2) * depth)))
-    z = 1 + 2 * mpmath.fsum(mpmath.exp(-mpmath.mpf(k * k) / (2 * s)) for k in range(1, 3 * K + 1))
-    vals = [mpmath.mpf(k) / s for k in range(-K, K + 1)]
-    probs = [mpmath.exp(-mpmath.mpf(k * k) / (2 * s)) / z for k in range(-K, K + 1)]
-    # Σ_{k>K} e^{−k²/2σ²} ≤ e^{−(K+1)²/2σ²}/(1 − e^{−(K+1)/σ²}), both sides
-    tail = 2 * mpmath.exp(-mpmath.mpf((K + 1) ** 2) / (2 * s)) / (1 - mpmath.exp(-mpmath.mpf(K + 1) / s)) / z
-    return vals, probs, tail
-
-
-@functools.lru_cache(maxsize=2)
-def _brute_profile(sigma2s: tuple, xs: tuple) -> list:
-    """``[(D(x) of the truncated sum, omitted mass bound)]`` by meet in the middle: two halves,
-    the second sorted with suffix sums of p and p·e^{−b}: ``Σ_{a+b>x} p_a p_b (1 − e^{x−a−b})``."""
-    with mpmath.workdps(40):
-        tables = [_group_table(F(v)) for v in sigma2s]
-        omitted = mpmath.fsum(t[2] for t in tables)
-        halves = []
-        for part in (tables[:2], tables[2:]):
-            vals, probs = [mpmath.mpf(0)], [mpmath.mpf(1)]
-            for v, p, _ in part:
-                vals = [a + b for a in vals for b in v]
-                probs = [a * b for a in probs for b in p]
-            halves.append((vals, probs))
-        (av, ap), (bv, bp) = halves
-        order = sorted(range(len(bv)), key=lambda i: bv[i])
-        bv = [bv[i] for i in order]
-        bp = [bp[i] for i in order]
-        s1 = [mpmath.mpf(0)] * (len(bv) + 1)
-        s2 = [mpmath.mpf(0)] * (len(bv) + 1)
-        for i in range(len(bv) - 1, -1, -1):
-            s1[i] = s1[i + 1] + bp[i]
-            s2[i] = s2[i + 1] + bp[i] * mpmath.exp(-bv[i])
-        out = []
-        for x in xs:
-            xm = mpmath.mpf(x)
-            total = mpmath.mpf(0)
-            for a, p in zip(av, ap):
-                j = bisect.bisect_right(bv, xm - a)
-                total += p * (s1[j] - mpmath.exp(xm - a) * s2[j])
-            out.append((total, omitted))
-        return out
 
 
 @pytest.mark.parametrize("filtered", [False, True], ids=["sieved", "filtered"])
