@@ -11,15 +11,17 @@ and ``L`` the continuous Laplaces' composed loss, independent,
 
 ``D_L`` the Laplaces' exact hockey-stick (:class:`~exactdp.kinds.laplace.LaplaceLoss`, balls).
 ``D_L(x) = 1 − e^x`` for ``x ≤ −mμ`` (L ≥ −mμ, ``E_P e^{−L} = 1``) and 0 for ``x ≥ mμ``: only
-the atoms within ``mμ`` of θ need the closed form.  For those, a grid ``g_0 < … < g_K`` on
-``[−mμ, mμ]`` with ``D_L(g_k)`` in balls (built once) brackets every term by monotonicity,
-``D_L(g_{k+1}) ≤ D_L(x) ≤ D_L(g_k)``; the terms of the widest brackets ``p_a(D(g_k) − D(g_{k+1}))``
-are then evaluated exactly (in batches) until the brackets left are below :data:`REFINE_REL` of
-the sum's lower end.  The atoms' omitted mass (the enumeration's depth: 200, 800, 3000 nats,
-deeper only when needed) is added to the upper end.
+the atoms within ``mμ`` of θ need the closed form.  For those, a certified piecewise Taylor
+model of ``D_L`` (:class:`~exactdp.accounting.laplace_taylor.LaplaceTaylor`, built once,
+vectorised: ~1e-13 relative) brackets every term; the terms of the widest brackets (an atom off
+the model's cells, or near the top knot where D_L → 0) are then evaluated exactly in balls (in
+batches) until the brackets left are below :data:`REFINE_REL` of the sum's lower end; an atom
+whose float threshold is still too loose (within ~1e-7 of a knot) is evaluated at its exact
+value (:meth:`LaplaceAtomsProfile._lattice_point`).  The atoms' omitted mass (the enumeration's
+depth: 200, 800, 3000 nats, deeper only when needed) is added to the upper end.
 
 Error bound: every term is ``[p_lo·D_lo, p_hi·D_hi]`` (p within the enumeration's certified log
-error; D a ball or a grid bracket, its float ends rounded outward); the sums are ``math.fsum``
+error; D a ball or the Taylor model's bracket, float ends rounded outward); the sums are ``math.fsum``
 of nonnegative floats, widened by ``(n + 4)·2^{−52}`` relative.
 
 References: Balle & Wang (2018) and Canonne, Kamath & Steinke (2020) for the losses; the
@@ -37,6 +39,7 @@ import numpy as np
 
 from exactdp.accounting.gaussian_beside import gaussian_oracle
 from exactdp.accounting.laplace_beside import LAPLACE_REMEDY, LaplaceFactor
+from exactdp.accounting.laplace_taylor import LaplaceTaylor
 from exactdp.accounting.lattice_free import DesignTooCostly, LatticeFreeAccountant
 from exactdp.engine.coarse_split import MAX_ATOMS, coarse_atoms, group_pmf, joint_atom_count
 from exactdp.engine.families import groups_of
@@ -48,14 +51,12 @@ from exactdp.numerics.exact import InputError
 from exactdp.numerics.precision import EPS64
 
 __all__ = ["LaplaceAtomsProfile", "LaplaceAtomsAccountant", "laplace_atoms_oracle", "continuous_oracle", "ROUTE",
-           "DEPTHS", "GRID"]
+           "DEPTHS"]
 
 #: the oracle's route name (``MixedAccountant.gauss_route``)
 ROUTE = "dg-atoms-laplace-closed-form"
 #: the depths (nats) of the discrete Gaussians' enumeration, tried in turn
 DEPTHS = (200.0, 800.0, 3000.0)
-#: grid points of D_L on [−mμ, mμ]
-GRID = 2048
 #: the refinement stops when the terms' brackets sum to at most this fraction of the lower end
 REFINE_REL = 2e-12
 #: the omitted mass must be below this fraction of the lower end (else the next depth)
@@ -107,14 +108,7 @@ class LaplaceAtomsProfile:
         ext = loss.extent
         dn, up = float_enclosure([ext])
         self.ext_dn, self.ext_up = float(dn[0]), float(up[0])
-        # the grid: exact binary rationals spanning [−mμ, mμ] (ends beyond it: D = 1 − e^x resp. 0 there)
-        g = np.linspace(-self.ext_up, self.ext_up, GRID + 1)
-        g[0], g[-1] = np.nextafter(-self.ext_up, -np.inf), np.nextafter(self.ext_up, np.inf)
-        self.grid = g
-        self.g_lo = np.empty(g.size)
-        self.g_hi = np.empty(g.size)
-        for k, x in enumerate(g.tolist()):
-            self.g_lo[k], self.g_hi[k] = self._exact(x, x)
+        self.taylor = LaplaceTaylor(loss)  # (the terms' first brackets)
         self.exact_calls = 0
 
     @property
@@ -155,12 +149,7 @@ class LaplaceAtomsProfile:
         lo_terms = [p_lo[li] * d_lo]
         hi_terms = [p_hi[li] * d_hi]
         if mid.size:
-            g = self.grid
-            # grid cell bounds: g[k] ≤ x_dn gives D ≤ D(g[k]); g[j] ≥ x_up gives D ≥ D(g[j])
-            k = np.searchsorted(g, x_dn[mid], side="right") - 1
-            j = np.searchsorted(g, x_up[mid], side="left")
-            t_hi = np.where(k >= 0, self.g_hi[np.maximum(k, 0)], 1.0)
-            t_lo = np.where(j < g.size, self.g_lo[np.minimum(j, g.size - 1)], 0.0)
+            t_lo, t_hi, _ = self.taylor.brackets(x_dn[mid], x_up[mid])  # ([0, 1] off the model's cells)
             w_lo = p_lo[mid] * t_lo
             w_hi = p_hi[mid] * t_hi
             order = np.argsort(-(w_hi - w_lo), kind="stable")
