@@ -242,6 +242,8 @@ class LaplaceAtomsProfile:
         hi_out = np.zeros(th_dn.size)
         for i in range(th_dn.size):
             for depth in DEPTHS:
+                if depth > DEPTHS[0] and joint_atom_count(self.groups, depth) > 4 * MAX_ATOMS:
+                    break  # (the shallower level's omitted mass stays in the upper end)
                 at = self._level(depth)
                 lo, hi = self._one(float(th_dn[i]), float(th_up[i]), at, None if exact is None else exact[i], depth)
                 om = math.exp(at.log_omitted) * (1 + 1e-12) if at.log_omitted > -745 else 5e-324

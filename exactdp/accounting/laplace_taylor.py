@@ -13,9 +13,10 @@ coefficients at ``t₀`` are, with ``S(k) = Σ_j Σ_c Γ_{c,j} W_{c−k}((A_j �
 and ``D^{(N)}`` has the same form at ``n = N``.  Each knot interval is cut into cells; on a cell
 of half-width h about ``t₀`` the degree-(N−1) polynomial is within ``sup_cell |D^{(N)}|·h^N/N!``
 of D (Lagrange), the supremum enclosed by the same formula at a ball covering the cell (Arb).
-Cells straddling a knot (one float ulp wide) have no model.  Evaluation is float64 Horner, its
-error bounded by ``(4N + 8)·2^{−52}·Σ (n+1)|a_n||d|^n`` (the rounding of ``d = x − t₀`` and of
-Horner's 2N operations) plus the coefficients' balls and float roundings ``Σ r_n |d|^n``.
+Cells straddling a knot (one float ulp wide) have no model; a cell is modelled when first used.
+Evaluation is float64 Horner, its error bounded by ``(4N + 8)·2^{−52}·Σ (n+1)|a_n||d|^n`` (the
+rounding of ``d = x − t₀`` and of Horner's 2N operations) plus the coefficients' balls and float
+roundings ``Σ r_n |d|^n``.
 
 Reference: Higham (2002), *Accuracy and Stability of Numerical Algorithms*, §5.1 (Horner's error).
 """
@@ -36,7 +37,8 @@ __all__ = ["LaplaceTaylor", "DEGREE", "CELLS"]
 
 #: the polynomials' degree + 1 (N)
 DEGREE = 12
-#: cells over the whole support (split evenly between the m knot intervals, at least 8 each)
+#: cells over the whole support (split evenly between the m knot intervals, at least 2 each), each
+#: modelled on first use
 CELLS = 256
 _PREC = 128
 
@@ -64,7 +66,7 @@ class LaplaceTaylor:
         m = loss.m
         knots = [loss.knot(j) for j in range(m + 1)]
         dn, up = float_enclosure(knots)
-        per = max(8, CELLS // m)
+        per = max(2, CELLS // m)
         pts = [float(dn[0])]
         for j in range(m):
             seg = np.linspace(float(up[j]), float(dn[j + 1]), per + 1)
@@ -74,23 +76,28 @@ class LaplaceTaylor:
         self.grid = np.unique(np.array(pts))
         n_cells = self.grid.size - 1
         N = DEGREE
-        self.valid = np.zeros(n_cells, dtype=bool)
+        # a cell is modelled unless a knot lies inside it (the one-ulp cells [fl_dn(A_j), fl_up(A_j)])
+        self.valid = np.ones(n_cells, dtype=bool)
+        for j in range(m + 1):
+            if dn[j] < up[j]:
+                self.valid[int(np.searchsorted(self.grid, dn[j], side="right")) - 1] = False
+        self.built = np.zeros(n_cells, dtype=bool)  # (cells are modelled on first use)
         self.t0 = np.zeros(n_cells)
         self.coef = np.zeros((n_cells, N))
         self.rad = np.zeros((n_cells, N))
         self.rem = np.zeros(n_cells)
-        kq = [Fraction(k) for k in knots]
+
+    def _build(self, cells) -> None:
+        """Model the given cells (:meth:`_cell`)."""
         old = flint.ctx.prec
         try:
             flint.ctx.prec = _PREC
-            for i in range(n_cells):
+            for i in cells:
                 a, b = float(self.grid[i]), float(self.grid[i + 1])
                 fa, fb = Fraction(a), Fraction(b)
-                if any(fa < k < fb for k in kq):  # (a knot inside: D is not analytic there)
-                    continue
                 t0 = 0.5 * (a + b)
-                h = max(Fraction(t0) - fa, fb - Fraction(t0))
-                self._cell(i, t0, fa, fb, h)
+                self._cell(i, t0, fa, fb, max(Fraction(t0) - fa, fb - Fraction(t0)))
+                self.built[i] = True
         finally:
             flint.ctx.prec = old
 
@@ -138,7 +145,6 @@ class LaplaceTaylor:
         bound = abs(top).upper() * _q(h) ** N / math.factorial(N)
         self.rem[i] = math.nextafter(float(bound.upper()) * (1 + 1e-9), math.inf) + 1e-300
         self.t0[i] = t0
-        self.valid[i] = True
 
     def brackets(self, x_dn: np.ndarray, x_up: np.ndarray) -> tuple:
         """``(lo, hi, ok)``: float bounds of D over each ``[x_dn, x_up]`` where both ends lie in
@@ -149,6 +155,9 @@ class LaplaceTaylor:
         inside = (k >= 0) & (k == k2) & (k < g.size - 1)
         kk = np.where(inside, k, 0)
         ok = inside & self.valid[kk]
+        new = np.unique(kk[ok & ~self.built[kk]])
+        if new.size:
+            self._build(new.tolist())
         lo = np.zeros(x_dn.size)
         hi = np.ones(x_dn.size)
         idx = np.flatnonzero(ok)
