@@ -101,18 +101,20 @@ class LaplaceTaylor:
         finally:
             flint.ctx.prec = old
 
-    def _s(self, tb: flint.arb, kmax: int) -> list:
-        """``[S(0), …, S(kmax)]`` at the ball ``tb`` (every knot above it counted: ``tb`` lies
-        in one knot interval)."""
+    def _s(self, tb: flint.arb, kmax: int, right: Fraction) -> list:
+        """``[S(0), …, S(kmax)]`` at the ball ``tb`` inside a cell of right end ``right`` (no knot
+        inside the cell: the knots at or above ``right`` are those above every t of the cell, a
+        knot at the very end included — its term's derivatives do not vanish there)."""
         loss = self.loss
         m = loss.m
         s = [flint.arb(0)] * (kmax + 1)
         for j in range(m + 1):
-            a = _q(loss.knot(j))
-            if not (a > tb):
+            if loss.knot(j) < right:
                 continue
+            a = _q(loss.knot(j))
             y = (a - tb) / 2
-            w = loss._w(y, _PREC)  # W_0 … W_m (a ball y > 0)
+            y = y.nonnegative_part() if y.lower() < 0 else y  # (y ≥ 0 on the cell; its ball may reach below 0)
+            w = loss._w(y, _PREC)  # W_0 … W_m (a ball y ≥ 0)
             ch, sh = y.cosh(), y.sinh()
             for k in range(kmax + 1):
                 tot = flint.arb(0)
@@ -134,14 +136,14 @@ class LaplaceTaylor:
     def _cell(self, i: int, t0: float, fa: Fraction, fb: Fraction, h: Fraction) -> None:
         N = DEGREE
         tb = flint.arb(t0)
-        s = self._s(tb, N - 1)
+        s = self._s(tb, N - 1, fb)
         for n in range(N):
             a_n = self._derivative(tb, s, n) / math.factorial(n)
             mid = float(a_n.mid())
             self.coef[i, n] = mid
             self.rad[i, n] = math.nextafter(float(a_n.rad()) * (1 + 1e-9) + EPS64 * abs(mid), math.inf)
         cell = _q(fa).union(_q(fb))
-        top = self._derivative(cell, self._s(cell, N), N)
+        top = self._derivative(cell, self._s(cell, N, fb), N)
         bound = abs(top).upper() * _q(h) ** N / math.factorial(N)
         self.rem[i] = math.nextafter(float(bound.upper()) * (1 + 1e-9), math.inf) + 1e-300
         self.t0[i] = t0
