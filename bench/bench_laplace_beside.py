@@ -37,6 +37,18 @@ DESIGNS = {
     "Laplace(1/2) x3 + Gaussian(4) x2 + DLap(5/2) x3 + DG(7.82, 6) x21": (
         ((Laplace("1/2"), 3), (Gaussian(4), 2), (DiscreteLaplace("5/2"), 3), (DiscreteGaussian("7.82", 6), 21)),
         ["4", "6", "8"]),
+    # no continuous Gaussian, discrete Gaussians too fine for windows (refused before): their joint atoms
+    # summed against the Laplaces' closed form (accounting/laplace_atoms.py)
+    "Laplace(1/2) x3 + DG(2.71828) x2 + DG(3.14159) x2 (no Gaussian)": (
+        ((Laplace("1/2"), 3), (DiscreteGaussian("2.71828"), 2), (DiscreteGaussian("3.14159"), 2)), ["0", "1", "5"]),
+    "Laplace(1) x2 + DG(1/5) + DG(0.200001, -1) (no Gaussian)": (
+        ((Laplace(1), 2), (DiscreteGaussian("1/5"), 1), (DiscreteGaussian("200001/1000000", -1), 1)), ["0", "1", "4"]),
+    "Laplace(10) x40 + DG(1/5) + DG(0.200001, -1) (no Gaussian)": (
+        ((Laplace(10), 40), (DiscreteGaussian("1/5"), 1), (DiscreteGaussian("200001/1000000", -1), 1)),
+        ["0.5", "1", "3"]),
+    "Laplace(1, 2) + DG(42.0105, 3) x36 + DG(2.09, -6) (no Gaussian)": (
+        ((Laplace(1, 2), 1), (DiscreteGaussian("42.0105", 3), 36), (DiscreteGaussian("2.09", -6), 1)),
+        ["0", "1", "20"]),
 }
 
 

@@ -113,13 +113,15 @@ def test_design_of_the_audit_is_fast():
 
 
 def test_refused_without_a_continuous_gaussian_and_the_remedy_answers():
-    """Beside discrete Gaussians too fine for windows and no continuous Gaussian, the refusal
-    names kind = "approx_dp" with ε = |shift|/scale, δ = 0 — and that design is answered, above
-    the same design's δ with the Laplace replaced by nothing (a lower reference: δ grows under
-    composition)."""
-    fine = ((DiscreteGaussian("1/5"), 1), (DiscreteGaussian("200001/1000000", -1), 1))
+    """Beside discrete Gaussians too fine for windows, of too many joint atoms to sum
+    (:mod:`exactdp.accounting.laplace_atoms`; few are answered: tests/test_laplace_atoms.py), and
+    no continuous Gaussian, the refusal names kind = "approx_dp" with ε = |shift|/scale, δ = 0 —
+    and that remedy is answered, above the same design's δ with the Laplace replaced by nothing
+    (a lower reference: δ grows under composition)."""
+    many = ((DiscreteGaussian("2.71828"), 2), (DiscreteGaussian("3.14159"), 2), (DiscreteGaussian("1.41421"), 2))
     with pytest.raises(InputError, match="approx_dp"):
-        ExactAccountant(Mixture(((Laplace(1), 1),) + fine)).delta(["1"])
+        ExactAccountant(Mixture(((Laplace(1), 1),) + many)).delta(["1"])
+    fine = ((DiscreteGaussian("1/5"), 1), (DiscreteGaussian("200001/1000000", -1), 1))
     acc = ExactAccountant(Mixture(((ApproxDP(1, 0), 1),) + fine))
     pt = acc.delta(["1"])[0]
     lo, _ = brute.delta(brute.joint(fine), Fraction(1))

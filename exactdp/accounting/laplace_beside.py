@@ -24,7 +24,9 @@ the zCDP caps ``δ(ε) ≤ e^{−(ε−ρ)²/(4ρ)}`` use ``ρ = ρ_G + ρ_N + �
 
 The sieve is unchanged: its bound of the integrand's relative modulus holds times ``|H_n| ≤ 1``.
 Atoms do not smooth (``|H_n|`` does not decay in u), so the inversion needs a smoothing of its
-own: here the continuous Gaussians' loss (:mod:`~exactdp.accounting.gaussian_beside`).
+own: here the continuous Gaussians' loss (:mod:`~exactdp.accounting.gaussian_beside`).  Without
+one, the discrete Gaussians' joint atoms are summed against the Laplaces' closed form instead
+(:mod:`~exactdp.accounting.laplace_atoms`) when they are few.
 
 References: Balle & Wang (2018); Abate & Whitt (1992); Johansson (2017), Arb.
 """
@@ -45,10 +47,13 @@ __all__ = ["LaplaceFactor", "LaplaceFactorProfile", "laplace_factor", "LAPLACE_R
            "LAPLACE_WINDOW_ATOMS"]
 
 #: the refusal of continuous Laplaces beside discrete Gaussians too fine for exact windows, with
-#: no continuous Gaussian to smooth the inversion (and what is answered instead)
-LAPLACE_REMEDY = ("continuous Laplaces beside discrete Gaussians too fine for exact windows are composed exactly only "
-                  "beside a continuous Gaussian; for a certified upper bound give each as kind = \"approx_dp\", "
-                  "epsilon = |shift|/scale, delta = 0 (a pure ε-DP dominating pair)")
+#: no continuous Gaussian to smooth the inversion and too many joint atoms to sum
+#: (:mod:`~exactdp.accounting.laplace_atoms`), and what is answered instead
+LAPLACE_REMEDY = ("continuous Laplaces beside discrete Gaussians too fine for exact windows are composed exactly "
+                  "beside a continuous Gaussian, or when the discrete Gaussians' joint atoms are few "
+                  "(200,000 at most); "
+                  "for a certified upper bound give each as kind = \"approx_dp\", epsilon = |shift|/scale, delta = 0 "
+                  "(a pure ε-DP dominating pair)")
 
 #: beside continuous Gaussians, discrete Gaussians whose windows leave at most this many atoms
 #: stay windows (each atom one Laplace–Gaussian quadrature, ~10–50 ms)

@@ -34,8 +34,8 @@ import numpy
 
 from exactdp.accounting import mixed_balls
 from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_values
-from exactdp.accounting.gaussian_beside import gaussian_oracle
-from exactdp.accounting.laplace_beside import LAPLACE_REMEDY, few_windows, laplace_factor
+from exactdp.accounting.laplace_atoms import continuous_oracle
+from exactdp.accounting.laplace_beside import few_windows, laplace_factor
 from exactdp.accounting.mixed_balls import FLOOR, PRECS, WIDTH, to_mpf
 from exactdp.accounting.mixed_rr import rr_part
 from exactdp.accounting.results import BracketedDelta, Diagnostics, centred
@@ -129,16 +129,17 @@ class MixedAccountant(Accountant):
         fin = None if lap_in is not None else fin
         #: the continuous Laplaces' composed loss (closed form, :mod:`exactdp.kinds.laplace`), or None
         self.laplace: LaplaceLoss | LaplaceGaussLoss | None = None if lap_in else laplace_part(mixture.laplaces)
-        if self.laplace is not None and fin is None:
-            raise InputError("mechanisms", "laplace", LAPLACE_REMEDY)
+        #: no Gaussian, too fine for windows: the Laplaces in the oracle (:mod:`~exactdp.accounting.laplace_atoms`)
+        self.lap_atoms = laplace_factor(mixture.laplaces) if self.laplace is not None and fin is None else None
+        self.laplace, lap_in = (None, self.lap_atoms) if self.lap_atoms is not None else (self.laplace, lap_in)
         if self.laplace is not None and mixture.continuous:  # (their joint δ by quadrature: kinds/laplace_gauss)
             self.laplace = LaplaceGaussLoss(self.laplace, self.mu)
         #: the near-deterministic discrete Gaussians windowed beside the oracle (:func:`_split`)
         self.split: tuple = ()
         if fin is None:  # the Gaussian part's own route is the oracle of δ_G
             fin, self.split, moving = _split(others, moving)
-            if self.mu:  # (beside continuous Gaussians: δ of both (and the Laplaces) by one unbiased inversion)
-                self.gauss, self.gauss_route = gaussian_oracle(moving, self.mu, rel_tol, lap_in)
+            if self.mu or self.lap_atoms is not None:  # (beside continuous Gaussians or Laplaces: one oracle of all)
+                self.gauss, self.gauss_route = continuous_oracle(moving, self.mu, rel_tol, lap_in)
             else:
                 self.gauss, decision = plan(Composition(moving), rel_tol, None)
                 self.gauss_route = decision.route
@@ -176,14 +177,13 @@ class MixedAccountant(Accountant):
 
     @property
     def smooth(self) -> bool:
-        """Whether the queries search δ(ε) as a curve off a rational grid: a continuous part
-        (Gaussian or Laplace) makes it smooth between atoms, randomized responses by noise
-        parameter put its kinks at irrational ε."""
+        """Whether the queries search δ(ε) as a curve off a rational grid: a continuous part (Gaussian or
+        Laplace) makes it smooth between atoms, randomized responses put its kinks at irrational ε."""
         return self._curved or self.rr is not None
 
     @property
     def _curved(self) -> bool:
-        return bool(self.mu) or self.laplace is not None
+        return bool(self.mu) or self.laplace is not None or self.lap_atoms is not None
 
     @property
     def method(self) -> str:
@@ -214,7 +214,7 @@ class MixedAccountant(Accountant):
     def rest_kinks(self) -> tuple | None:
         """``(offset, step)``: a rational grid holding every loss value but the randomized
         responses' ``Σ b log R`` (None with a continuous Gaussian: δ is smooth)."""
-        if self.mu:
+        if self.mu or self.lap_atoms is not None:  # (a continuous part: δ is smooth)
             return None
         offset, steps = self.finite.offset, [self.finite.step]
         if self.laplace is not None:  # (δ is smooth between the kinks v_i + (2j − m)μ of the Laplaces' atoms)

@@ -1,0 +1,218 @@
+"""Continuous Laplaces beside discrete Gaussians too fine for exact windows, no continuous
+Gaussian (:mod:`exactdp.accounting.laplace_atoms`; refused before), against a reference written
+here, nothing of exactdp's engine: the discrete Gaussians' joint loss atoms enumerated from their
+pmfs at 70 digits (``tests/mixed_brute.py``), each against the Laplaces' hockey-stick
+``E_P[(1 − e^{t−L})₊]`` with L decomposed as in ``tests/test_laplace_beside.py`` (each Laplace an
+atom at ±μ or its continuous piece; the c continuous pieces' tilted Irwin–Hall density integrated
+by ``mpmath.quad`` from ``max(t, −cμ)`` on, its error estimate ×100 in the bracket).  Atoms of
+P-mass below 1e-13 of the δ asked are not integrated: their mass is added to the upper end.
+Off the tuned regime too: ε = 0, δ near 1e-100, ε(1e-100), β near 0 and 1, μ = 20 and 1/500,
+and a design of too many atoms, still refused with the remedy.  Never a wrong side; brackets ≤
+1e-9 relative."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import mixed_brute as brute
+import mpmath
+import pytest
+from test_laplace_beside import _irwin_hall
+
+from exactdp import DiscreteGaussian, ExactAccountant, InputError, Mixture
+from exactdp.kinds.laplace import Laplace
+
+REL = mpmath.mpf("1e-9")
+ROUTE = "dg-atoms-laplace-closed-form"
+#: two discrete Gaussians on incommensurable grids: too fine for exact windows
+FINE = ((DiscreteGaussian("1/5"), 1), (DiscreteGaussian("200001/1000000", -1), 1))
+
+
+def _m(q) -> mpmath.mpf:
+    q = Fraction(q)
+    return mpmath.mpf(q.numerator) / q.denominator
+
+
+def lap_kernel(mu_q: Fraction, count: int, t: Fraction, dps: int = 20) -> tuple:
+    """``(lo, hi)`` of ``E_P[(1 − e^{t − L})₊]`` for ``count`` Laplaces of ``μ`` (no Gaussian)."""
+    with mpmath.workdps(dps):
+        mu = _m(mu_q)
+        k1 = mpmath.exp(-mu / 2) / 4
+        total, err = mpmath.mpf(0), mpmath.mpf(0)
+        for a in range(count + 1):
+            for b in range(count + 1 - a):
+                c = count - a - b
+                mult = mpmath.factorial(count) / (mpmath.factorial(a) * mpmath.factorial(b) * mpmath.factorial(c))
+                mass = mult * mpmath.mpf(2) ** -a * (mpmath.exp(-mu) / 2) ** b
+                tt = _m(t - (a - b) * mu_q)
+                if c == 0:
+                    total += mass * max(-mpmath.expm1(tt), 0)
+                    continue
+                lo_u = max(tt, -c * mu)
+                if lo_u >= c * mu:
+                    continue
+
+                def f(u, c=c, tt=tt):
+                    dens = k1**c * mpmath.exp(u / 2) * (2 * mu) ** (c - 1) * _irwin_hall((u + c * mu) / (2 * mu), c)
+                    return dens * -mpmath.expm1(tt - u)
+
+                knots = [-c * mu + 2 * mu * k for k in range(c + 1)]
+                pts = [lo_u] + [k for k in knots if lo_u < k < c * mu] + [c * mu]
+                val, e = mpmath.quad(f, pts, error=True)
+                total += mass * val
+                err += mass * abs(e)
+        slack = 100 * err + abs(total) * mpmath.mpf(10) ** (10 - dps)
+        return total - slack, total + slack
+
+
+def ref_delta(atoms: tuple, mu, count: int, eps, scale) -> tuple:
+    """``(lo, hi)`` of δ(ε): the discrete Gaussians' atoms of P-mass ≥ 1e-13·scale against the
+    kernel, the rest's mass (and the windows' tail) on the upper end."""
+    d, tail = atoms
+    cut = mpmath.mpf(scale) * mpmath.mpf("1e-13")
+    lo = hi = mpmath.mpf(0)
+    drop = tail
+    for k, (p, _) in d.items():
+        if p < cut:
+            drop += p
+            continue
+        a, b = lap_kernel(mu, count, Fraction(eps) - k)
+        lo, hi = lo + p * a, hi + p * b
+    return max(lo, mpmath.mpf(0)), hi + drop
+
+
+def _inside(pt, lo, hi, what):
+    assert pt.upper >= lo and pt.lower <= hi, (what, pt.lower, pt.upper, lo, hi)
+    assert pt.upper - pt.lower <= REL * max(hi, mpmath.mpf("1e-4000")), (what, pt.lower, pt.upper)
+
+
+def _f(x) -> Fraction:
+    return Fraction(*map(int, mpmath.mpf(x).as_integer_ratio()))
+
+
+DESIGNS = {
+    "one": (Laplace(1), 1),
+    "two": (Laplace(1), 2),
+    "three": (Laplace("1/2"), 3),
+    "huge-mu": (Laplace("1/20"), 1),
+    "tiny-mu": (Laplace(500), 2),
+}
+QUERIES = {
+    "one": (["1/2"], []),
+    "two": (["0", "4"], ["1e-6"]),
+    "three": (["5/2"], []),
+    "huge-mu": (["0", "19", "23"], []),
+    "tiny-mu": (["0", "3"], ["1e-100"]),
+}
+_ATOMS: dict = {}
+
+
+def _design(name):
+    lap, count = DESIGNS[name]
+    acc = ExactAccountant(Mixture(((lap, count),) + FINE))
+    if "fine" not in _ATOMS:
+        _ATOMS["fine"] = brute.joint(FINE)
+    return acc, _ATOMS["fine"], lap.epsilon, count
+
+
+@pytest.mark.parametrize("name", sorted(DESIGNS))
+def test_delta_and_epsilon(name):
+    acc, atoms, mu, count = _design(name)
+    assert ROUTE in acc.diagnostics().method, acc.diagnostics().method
+    es, targets = QUERIES[name]
+    for e, pt in zip(es, acc.delta(es)):
+        _inside(pt, *ref_delta(atoms, mu, count, e, pt.upper), (name, e))
+    for target in targets:
+        pt = acc.epsilon([target])[0]
+        tq = _m(Fraction(target))
+        assert pt.upper - pt.lower <= REL * max(pt.upper, 1), (name, target, pt)
+        # δ(ε_lower) ≥ target ≥ δ(ε_upper): the true ε inside
+        assert ref_delta(atoms, mu, count, _f(pt.lower), tq)[1] >= tq, (name, target, "lower")
+        assert ref_delta(atoms, mu, count, _f(pt.upper), tq)[0] <= tq, (name, target, "upper")
+
+
+def test_deep_delta():
+    """δ near 1e-100 (μ = 2: the Laplaces' spread is wider than the atoms' gaps out there)."""
+    acc, atoms, mu, count = _design("two")
+    pt = acc.delta(["73"])[0]
+    lo, hi = ref_delta(atoms, mu, count, "73", pt.upper)
+    assert 1e-115 < hi < 1e-95, hi
+    _inside(pt, lo, hi, "deep")
+
+
+def _np_point(atoms: tuple, mu_q: Fraction, t) -> tuple:
+    """``(α, β)`` of the Neyman–Pearson test rejecting P when the loss ``log(dP/dQ)`` is below t
+    (not an atom: ``α = P(ℓ < t)``, ``β = Q(ℓ > t)``):
+    one Laplace (atoms μ, −μ of P-mass ½, e^{−μ}/2, density e^{(l−μ)/2}/4 between) beside the
+    discrete Gaussians' atoms; ``P(L > s) = ½ + (1 − e^{(s−μ)/2})/2`` and ``Q(L > s) = E_P e^{−L}1{L > s}
+    = e^{−μ}/2 + e^{−μ/2}(e^{−s/2} − e^{−μ/2})/2`` on ``[−μ, μ)``."""
+    d, _ = atoms
+    mu = _m(mu_q)
+    a = q = mpmath.mpf(0)
+    for k, (pk, qk) in d.items():
+        s = t - _m(k)
+        if s < -mu:
+            pl, ql = mpmath.mpf(1), mpmath.mpf(1)
+        elif s >= mu:
+            pl, ql = mpmath.mpf(0), mpmath.mpf(0)
+        else:
+            pl = mpmath.mpf(1) / 2 - mpmath.expm1((s - mu) / 2) / 2
+            ql = mpmath.exp(-mu) / 2 + mpmath.exp(-mu / 2) * (mpmath.exp(-s / 2) - mpmath.exp(-mu / 2)) / 2
+        a += pk * pl
+        q += qk * ql
+    return 1 - a, q
+
+
+@pytest.mark.parametrize("alpha", ["1e-9", "1/2", "1 - 1e-9"])
+def test_tradeoff_against_the_neyman_pearson_points(alpha):
+    """β(α) at α near 0, 1/2 and near 1 against an exact point of the curve: the test rejecting
+    below a threshold t (bisected so that α_t is near the α asked; the engine is asked at α_t's
+    70-digit value, within 1e-60 of it, and the slope e^t of the curve there widens the
+    reference by that much)."""
+    acc, atoms, mu, count = _design("huge-mu" if alpha == "1/2" else "one")
+    with mpmath.workdps(70):
+        goal = 1 - mpmath.mpf("1e-9") if alpha == "1 - 1e-9" else mpmath.mpf(Fraction(alpha).numerator) / \
+            Fraction(alpha).denominator
+        lo_t, hi_t = mpmath.mpf(-80), mpmath.mpf(80)
+        with mpmath.workdps(20):  # (α_t increases in t; t need only be near)
+            for _ in range(40):
+                mid = (lo_t + hi_t) / 2
+                if _np_point(atoms, mu, mid)[0] < goal:
+                    lo_t = mid
+                else:
+                    hi_t = mid
+        t = (lo_t + hi_t) / 2 + mpmath.mpf(2) ** -80  # (off the atoms' rational grid)
+        a_t, b_t = _np_point(atoms, mu, t)
+        slack = mpmath.mpf(10) ** -60 * mpmath.exp(t + 1) + 4 * brute.TAIL
+        pt = acc.tradeoff([_f(a_t)])[0]
+        assert pt.upper >= b_t - slack and pt.lower <= b_t + slack, (alpha, pt.lower, pt.upper, b_t)
+        assert pt.upper - pt.lower <= REL * pt.upper, (alpha, pt.lower, pt.upper)
+
+
+def test_too_many_atoms_refused_with_the_remedy():
+    """Three groups of σ² ≈ 2–3 on incommensurable grids: ~7·10⁵ joint atoms, beyond the sum's
+    budget; the refusal names kind = "approx_dp"."""
+    many = ((DiscreteGaussian("2.71828"), 2), (DiscreteGaussian("3.14159"), 2), (DiscreteGaussian("1.41421"), 2))
+    with pytest.raises(InputError, match="approx_dp"):
+        ExactAccountant(Mixture(((Laplace(1), 1),) + many))
+
+
+def test_taylor_model_against_the_reference_kernel():
+    """The piecewise Taylor model's brackets of the Laplaces' hockey-stick (the terms' first
+    brackets) hold the reference kernel, at points inside cells, next to the knots 0 and ±2μ and
+    near the top, where D → 0; each ≤ 1e-12 relative (the model's promise is ~1e-13)."""
+    import numpy as np
+
+    from exactdp.accounting.laplace_taylor import LaplaceTaylor
+    from exactdp.kinds.laplace import LaplaceLoss
+
+    model = LaplaceTaylor(LaplaceLoss(Fraction(3, 2), 3))
+    xs = np.array([-4.4, -3.0 - 2.0**-40, -1.5 + 1e-9, -0.123456789, 0.75, 1.5 - 2.0**-30, 3.1, 4.49])
+    lo, hi, ok = model.brackets(xs, xs)
+    assert ok.sum() >= 6, ok
+    for x, a, b, good in zip(xs.tolist(), lo, hi, ok):
+        if not good:
+            continue
+        r_lo, r_hi = lap_kernel(Fraction(3, 2), 3, Fraction(x), dps=30)
+        assert b >= r_lo and a <= r_hi, (x, a, b, r_lo, r_hi)
+        assert b - a <= 1e-12 * b, (x, a, b)
