@@ -106,10 +106,9 @@ class LaplaceAtomsProfile:
                                   "sum beside continuous Laplaces without a continuous Gaussian")
         self._atoms: dict = {}
         ext = loss.extent
-        dn, up = float_enclosure([ext])
-        self.ext_dn, self.ext_up = float(dn[0]), float(up[0])
+        _, up = float_enclosure([ext])
+        self.ext_up = float(up[0])
         self.taylor = LaplaceTaylor(loss)  # (the terms' first brackets)
-        self.exact_calls = 0
 
     @property
     def nodes_kept(self) -> int:
@@ -165,7 +164,6 @@ class LaplaceAtomsProfile:
                 for i in order[done:done + take].tolist():
                     a = int(mid[i])
                     lo_a, hi_a = self._exact(float(x_dn[a]), float(x_up[a]))
-                    self.exact_calls += 1
                     w_lo[i] = p_lo[a] * lo_a
                     w_hi[i] = p_hi[a] * hi_a
                 done += take
@@ -201,7 +199,6 @@ class LaplaceAtomsProfile:
                 if v is None:
                     continue
                 lo_a, hi_a = _ends(self.loss.delta(th - v, th - v, None, _PREC))
-                self.exact_calls += 1
                 w_lo[i] = p_lo[a] * lo_a
                 w_hi[i] = p_hi[a] * hi_a
 
@@ -309,6 +306,7 @@ class LaplaceAtomsAccountant(LatticeFreeAccountant):
         e_dn = np.asarray(e_dn, dtype=float)
         th_dn, th_up = self._thresholds(e_dn, np.asarray(e_up, dtype=float), exact)
         th = None if exact is None else [None if x is None else x - self.rho for x in exact]
+        assert self.profile is not None
         lo, hi = self.profile.log_brackets(th_dn, th_up, th)
         _, up = float_enclosure([self.rho_cap])
         r = float(up[0])

@@ -166,7 +166,7 @@ class LaplaceLoss:
                 return s + flint.arb(0).union(2 * flint.arb(term.upper()))
 
     # ------------------------------------------------------------------ D(t)
-    def delta(self, t_lo: Fraction, t_hi: Fraction, tb: flint.arb, prec: int) -> flint.arb:
+    def delta(self, t_lo: Fraction, t_hi: Fraction, tb: flint.arb | None, prec: int) -> flint.arb:
         """A ball of ``D(t) = E_P[(1 − e^{t−L})_+]`` for the real ``t ∈ [t_lo, t_hi]`` (``tb`` a ball
         containing it), with a relative radius about ``2^{−prec}`` (wider only where the ball of
         t is).
@@ -184,7 +184,10 @@ class LaplaceLoss:
             extra = 32 + 2 * self.m
             while True:
                 flint.ctx.prec = prec + extra
-                d = self._delta_at(t_lo, t_hi, _q(t_lo) if key is not None else tb)
+                ball = _q(t_lo) if key is not None else tb
+                if ball is None:
+                    raise TypeError("LaplaceLoss.delta: a ball of t is needed where t_lo < t_hi")
+                d = self._delta_at(t_lo, t_hi, ball)
                 if d.is_zero() or d.rad() <= d.upper() * flint.arb(2) ** (-prec + 4) or t_lo != t_hi:
                     break
                 if prec + extra > MAX_BITS:
