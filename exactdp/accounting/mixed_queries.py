@@ -44,6 +44,7 @@ from exactdp.accounting.finite_tradeoff import beta_finite as _beta_finite
 from exactdp.accounting.finite_tradeoff import exact_ball as _q
 from exactdp.accounting.mixed_balls import FLOOR, PRECS, to_mpf
 from exactdp.accounting.mixed_complement import complement_ball, smooth_complement
+from exactdp.accounting.mixed_windows import windowed_twin
 from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, centred
 from exactdp.accounting.rr_kinks import kink_stencils
 from exactdp.engine.finite_loss import prec_ctx
@@ -279,10 +280,11 @@ def tradeoff_points(acc, alphas) -> tuple:
     for af in afs:
         if floor and 1 - af <= floor:  # (the test accepts within L = +∞ only, where Q has no mass)
             lo = hi = mpmath.mpf(0)
-        elif (acc.gauss is None and not acc.smooth) or af in (0, 1):
+        elif af in (0, 1):
             lo, hi = _beta_finite(acc, af)
-        else:
-            lo, hi = _beta_dual(acc, af)
+        else:  # (beside an oracle whose δ_G(0) is near 1, its windowed twin: :mod:`mixed_windows`)
+            q = (windowed_twin(acc) if acc.gauss is not None else None) or acc
+            lo, hi = _beta_finite(q, af) if q.gauss is None and not q.smooth else _beta_dual(q, af)
         est, err = centred(lo, hi)
         out.append(BracketedTradeoff(_mpf(af), est, err, 0, "bracket"))
     return tuple(out)
