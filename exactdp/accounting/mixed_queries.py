@@ -25,7 +25,9 @@ bounded relative to it (:func:`_smooth_envelope`).  Beside randomized
 responses by noise parameter the kinks ``v + Σ b log R`` are irrational: the stencils include
 rational points within 1e-55 of the kinks nearest the estimate and beside them
 (:func:`exactdp.accounting.rr_kinks.kink_stencils`), so that G at the best kink and the chords
-of its two linear pieces bracket sup G.
+of its two linear pieces bracket sup G.  Beside a near-deterministic discrete-Gaussian oracle
+(δ_G(0) > 1 − 10⁻², where ``1 − δ_G`` has few digits) β is asked of the design's windowed twin
+(:mod:`~exactdp.accounting.mixed_windows`), and of the oracle's route only where the twin refuses.
 """
 
 from __future__ import annotations
@@ -282,12 +284,22 @@ def tradeoff_points(acc, alphas) -> tuple:
             lo = hi = mpmath.mpf(0)
         elif af in (0, 1):
             lo, hi = _beta_finite(acc, af)
-        else:  # (beside an oracle whose δ_G(0) is near 1, its windowed twin: :mod:`mixed_windows`)
-            q = (windowed_twin(acc) if acc.gauss is not None else None) or acc
-            lo, hi = _beta_finite(q, af) if q.gauss is None and not q.smooth else _beta_dual(q, af)
+        else:  # (beside an oracle whose δ_G(0) is near 1, its windowed twin first: :mod:`mixed_windows`)
+            twin = windowed_twin(acc) if acc.gauss is not None else None
+            try:
+                lo, hi = _beta_of(twin or acc, af)
+            except UncertifiedError:
+                if twin is None:
+                    raise
+                lo, hi = _beta_of(acc, af)
         est, err = centred(lo, hi)
         out.append(BracketedTradeoff(_mpf(af), est, err, 0, "bracket"))
     return tuple(out)
+
+
+def _beta_of(acc, alpha: Fraction) -> tuple:
+    """β(α) for 0 < α < 1: exact on the finite loss, else by the dual."""
+    return _beta_finite(acc, alpha) if acc.gauss is None and not acc.smooth else _beta_dual(acc, alpha)
 
 
 def _g(acc, e: Fraction, alpha: Fraction, rel: float | None = None, floor=0, strict: bool = True) -> tuple:

@@ -3,10 +3,11 @@
 
 The dual ``G = e^ε(1 − α − δ(−ε))`` needs ``1 − δ(t) − α`` to β's relative width.  Beside the
 discrete Gaussians' oracle, ``1 − δ`` is summed from ``c_G(s) = 1 − δ_G(s)``
-(:mod:`~exactdp.accounting.mixed_complement`); where δ_G(0) is within a thousandth of 1 (a
-near-deterministic part: second audit design 4, ``DG(0.1125, 8)×38``, ρ ≈ 10808, δ_G(0) ≈
-1 − e^{−2700}) the oracle's 1e-12 relative width leaves c_G no digit, and each dual pass ended in
-[0, 1] after ~14 CPU-s.  The same discrete Gaussians as windows
+(:mod:`~exactdp.accounting.mixed_complement`), ``c_G`` as wide as the oracle's δ_G (1e-12
+relative) over ``1 − δ_G(0)``; where δ_G(0) is within a hundredth of 1 (1e-10 relative and worse;
+a near-deterministic part: second audit design 4, ``DG(0.1125, 8)×38``, ρ ≈ 10808, δ_G(0) ≈
+1 − e^{−2700}) the oracle's 1e-12 relative width leaves c_G no digit: β(1e-12) was refused
+"[0, 1]" after 42 CPU-s.  The same discrete Gaussians as windows
 (:class:`~exactdp.kinds.dgauss_window.GaussianWindow`, mass e^{−760} relative left out, on the
 conservative side) compose with the other finite kinds sparsely into few atoms (26,010 there,
 although the common grid has 1.7e10 points), and the finite part's ball of δ is then exact up to
@@ -15,8 +16,8 @@ its precision and the windows' deficit D: ``δ ∈ [δ_kept, δ_kept + D]``, whi
 
 :func:`windowed_twin` builds that twin (a shallow copy of the accountant with the finite part,
 oracle and caches replaced), where the twin's atoms are at most
-:data:`~exactdp.accounting.mixed.SPLIT_ATOMS` and the oracle's δ_G(0) is certified above
-``1 − 10⁻³``; otherwise None and the oracle's route answers.
+:data:`TWIN_ATOMS` and the oracle's δ_G(0) is certified above
+``1 −`` :data:`NEAR_ONE`; otherwise None and the oracle's route answers.
 """
 
 from __future__ import annotations
@@ -26,21 +27,22 @@ from fractions import Fraction
 
 import flint
 
-from exactdp.accounting.mixed import SPLIT_ATOMS
 from exactdp.engine.finite_loss import FiniteLoss, prec_ctx
 from exactdp.kinds.dgauss_window import GaussianWindow
 from exactdp.numerics.errors import UncertifiedError
 
-__all__ = ["windowed_twin", "NEAR_ONE"]
+__all__ = ["windowed_twin", "NEAR_ONE", "TWIN_ATOMS"]
 
+#: the most atoms of the twin's finite part (as many as the near-deterministic split's, ``mixed.SPLIT_ATOMS``)
+TWIN_ATOMS = 100_000
 #: the twin is taken where the oracle's δ_G(0) is certified above 1 − this
-NEAR_ONE = Fraction(1, 1000)
+NEAR_ONE = Fraction(1, 100)
 
 
 def windowed_twin(acc):
     """The accountant ``acc`` with its discrete-Gaussian oracle replaced by windows of the
     finite part, or None (no oracle, continuous parts beside it, an oracle whose δ_G(0) is not
-    near 1, or a twin of more than :data:`~exactdp.accounting.mixed.SPLIT_ATOMS` atoms).
+    near 1, or a twin of more than :data:`TWIN_ATOMS` atoms).
     Cached on the accountant."""
     if "twin" in acc._f_cache:
         return acc._f_cache["twin"]
@@ -64,7 +66,7 @@ def _build(acc):
         fin = FiniteLoss(acc.finite.groups + tuple((GaussianWindow(m, c), c) for m, c in moving))
     except UncertifiedError:  # (beyond the finite part's own limits)
         return None
-    if min(fin.size, fin.sparse_bound()) > SPLIT_ATOMS:
+    if min(fin.size, fin.sparse_bound()) > TWIN_ATOMS:
         return None
     twin = copy.copy(acc)
     twin.finite = fin
