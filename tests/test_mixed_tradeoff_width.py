@@ -1,4 +1,6 @@
-"""Reproducers of the fourth audit (bench/audit.md, "audit4"): defects found, not fixed here.
+"""The fourth audit's mixed β(1e-9) (bench/audit.md, "audit4", FOUND 3): once 1.1e-8 relative wide
+(G = 1 − δ − e^ε α from a ball of δ ≈ 1 − 3e-6 that was 1e-14 absolute), now ≤ 1e-9
+(:mod:`exactdp.accounting.mixed_complement`).
 
 The reference is an exact enumeration written in this file (nothing of exactdp): the joint
 privacy-loss atoms of the design with exact rational losses and 60-digit mpmath masses, and the
@@ -9,7 +11,6 @@ with P[accepted] = 1 − α, the boundary atom split).
 from fractions import Fraction
 
 import mpmath
-import pytest
 
 from exactdp import DiscreteGaussian, ExactAccountant
 from exactdp.kinds import DiscreteLaplace, Mixture, RandomizedResponse
@@ -68,12 +69,6 @@ def _tradeoff(atoms, alpha: Fraction):
     return sq
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="audit4: β(α=1e-9) of DLap(0.37, 3)×5 + DG(25.06, 3)×2 + RR(1, k=5)×3 (mixed route) is "
-    "certified [1.38412194660e-6, 1.38412196211e-6], 1.1e-8 relative wide: it contains the truth "
-    "1.38412195218e-6 but its conservative end is 4.0e-9 relative off, above the 1e-9 promise",
-)
 def test_mixed_beta_bracket_meets_the_promised_width():
     scale = Fraction(37, 100)
     with mpmath.workdps(_DPS):

@@ -18,19 +18,20 @@ values give the lower end and whose chords (concavity) the upper end
 (:func:`exactdp.accounting.chord_envelope.chord_envelope`).  With a continuous part (Gaussian
 or Laplace) β may be far below float64's range and G a small difference of terms near 1: the
 search runs on log G, G's balls are raised in precision to 2^−70 of β's scale
-(:func:`_g`; beside continuous Gaussians alone ``1 − δ`` is summed as positive terms,
-:func:`_complement_ball`: where δ ≈ 1 − 1e-12 the ball of δ leaves G no digits), and the
+(:func:`_g`; ``1 − δ`` is summed as positive terms where the ball of δ leaves G wide,
+:mod:`~exactdp.accounting.mixed_complement`: where δ ≈ 1 − 1e-12 it leaves G no digits), and the
 chords are computed at a precision chosen from the points' scale with their rounding
 bounded relative to it (:func:`_smooth_envelope`).  Beside randomized
 responses by noise parameter the kinks ``v + Σ b log R`` are irrational: the stencils include
 rational points within 1e-55 of the kinks nearest the estimate and beside them
 (:func:`exactdp.accounting.rr_kinks.kink_stencils`), so that G at the best kink and the chords
-of its two linear pieces bracket sup G.
+of its two linear pieces bracket sup G.  Beside a near-deterministic discrete-Gaussian oracle
+(δ_G(0) > 1 − 10⁻², where ``1 − δ_G`` has few digits) β is asked of the design's windowed twin
+(:mod:`~exactdp.accounting.mixed_windows`), and of the oracle's route only where the twin refuses.
 """
 
 from __future__ import annotations
 
-import bisect
 import math
 from fractions import Fraction
 
@@ -44,6 +45,8 @@ from exactdp.accounting.finite_tradeoff import BETA_WIDTH
 from exactdp.accounting.finite_tradeoff import beta_finite as _beta_finite
 from exactdp.accounting.finite_tradeoff import exact_ball as _q
 from exactdp.accounting.mixed_balls import FLOOR, PRECS, to_mpf
+from exactdp.accounting.mixed_complement import complement_ball, smooth_complement
+from exactdp.accounting.mixed_windows import windowed_twin
 from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, centred
 from exactdp.accounting.rr_kinks import kink_stencils
 from exactdp.engine.finite_loss import prec_ctx
@@ -279,13 +282,24 @@ def tradeoff_points(acc, alphas) -> tuple:
     for af in afs:
         if floor and 1 - af <= floor:  # (the test accepts within L = +∞ only, where Q has no mass)
             lo = hi = mpmath.mpf(0)
-        elif (acc.gauss is None and not acc.smooth) or af in (0, 1):
+        elif af in (0, 1):
             lo, hi = _beta_finite(acc, af)
-        else:
-            lo, hi = _beta_dual(acc, af)
+        else:  # (beside an oracle whose δ_G(0) is near 1, its windowed twin first: :mod:`mixed_windows`)
+            twin = windowed_twin(acc) if acc.gauss is not None else None
+            try:
+                lo, hi = _beta_of(twin or acc, af)
+            except UncertifiedError:
+                if twin is None:
+                    raise
+                lo, hi = _beta_of(acc, af)
         est, err = centred(lo, hi)
         out.append(BracketedTradeoff(_mpf(af), est, err, 0, "bracket"))
     return tuple(out)
+
+
+def _beta_of(acc, alpha: Fraction) -> tuple:
+    """β(α) for 0 < α < 1: exact on the finite loss, else by the dual."""
+    return _beta_finite(acc, alpha) if acc.gauss is None and not acc.smooth else _beta_dual(acc, alpha)
 
 
 def _g(acc, e: Fraction, alpha: Fraction, rel: float | None = None, floor=0, strict: bool = True) -> tuple:
@@ -300,15 +314,15 @@ def _g(acc, e: Fraction, alpha: Fraction, rel: float | None = None, floor=0, str
     as the chords need)."""
     if rel is None:
         with prec_ctx(512):
-            g = _g_ball(e, alpha, acc.delta_ball(abs(e)))
+            g = _narrower(acc, e, alpha, _g_ball(e, alpha, acc.delta_ball(abs(e))), 128)
         with mpmath.workdps(_DPS):
             x = mpmath.exp(_mpf(e))
         return x, to_mpf(g, False), to_mpf(g, True)
     last = flint.arb(0)
     for p in PRECS:
-        c = _complement_ball(acc, abs(e), p)  # (1 − δ as positive terms where it applies)
-        g = _g_ball(e, alpha, acc.delta_ball(abs(e), p, once=True), p) if c is None else _g_of_complement(
-            e, alpha, c, p)
+        c = smooth_complement(acc, abs(e), p) if acc.rr is None else None  # (1 − δ as positive terms beside
+        g = _narrower(acc, e, alpha, _g_ball(e, alpha, acc.delta_ball(abs(e), p, once=True), p), p) if c is None \
+            else _g_of_complement(e, alpha, c, p)  # continuous Gaussians alone, always)
         with prec_ctx(max(p, 512)):  # (the ends at the ball's precision, not rounded to 53 bits)
             lo, hi = to_mpf(g, False), to_mpf(g, True)
         r = g.rad()
@@ -327,60 +341,29 @@ def _g_ball(e: Fraction, alpha: Fraction, delta: flint.arb, prec: int = 512) -> 
         return _q(e).exp() * (_q(1 - alpha) - delta)  # (1 − α exact: α = 1 − 1e-300)
 
 
+#: G's ball from δ's is replaced by G's from ``1 − δ`` as positive terms (:mod:`mixed_complement`) where it is wider
+#: than this relative to |G| and that one is narrower
+_COMPLEMENT_REL = 2.0**-40
+
+
+def _narrower(acc, e: Fraction, alpha: Fraction, g: flint.arb, prec: int) -> flint.arb:
+    """``g`` (G's ball from δ's), or G from ``1 − δ(|ε|)`` summed as positive terms
+    (:func:`~exactdp.accounting.mixed_complement.complement_ball`) where g is wider than
+    :data:`_COMPLEMENT_REL` of |G| and that ball is narrower (both are certified)."""
+    with prec_ctx(max(prec, 512)):
+        if g.rad() <= _COMPLEMENT_REL * abs(g).upper():
+            return g
+    c = complement_ball(acc, abs(e), prec)
+    if c is None:
+        return g
+    g2 = _g_of_complement(e, alpha, c, prec)
+    return g2 if g2.rad() < g.rad() else g
+
+
 def _g_of_complement(e: Fraction, alpha: Fraction, c: flint.arb, prec: int) -> flint.arb:
     """G from a ball c of ``1 − δ(|ε|)``: ``c − e^ε α`` (ε ≥ 0), ``e^ε (c − α)`` (ε < 0)."""
     with prec_ctx(max(prec, 512)):
         return c - _q(e).exp() * _q(alpha) if e >= 0 else _q(e).exp() * (c - _q(alpha))
-
-
-#: the most atoms :func:`_complement_ball` takes one by one
-_COMPLEMENT_ATOMS = 4000
-
-
-def _complement_ball(acc, t: Fraction, prec: int) -> flint.arb | None:
-    """A ball of ``1 − δ(t)`` (t > 0) for a finite loss beside continuous Gaussians alone, as a
-    sum of positive terms (no cancellation where δ is within 1e-12 of 1, which the ball of δ
-    cannot resolve), or None where that does not apply (Laplaces, the discrete Gaussians'
-    oracle, randomized responses by noise p, t ≤ 0).
-
-    ``1 − δ(t) ∈ [S, S + D]`` with ``S = Σ_i p_i c_N(t − v_i)``, ``c_N(s) = 1 − δ_N(s) =
-    ½erfc((μ − s)/(2√μ)) + ½e^s erfc((s + μ)/(2√μ))`` (the Gaussians' loss N(μ, 2μ)) and D the
-    windows' deficit: ``1 = p_∞ + Σ p_i + D_true`` and the left-out mass adds at most D_true to
-    δ.  The atoms with ``s ≥ A`` (A ≥ μ) come from the prefix sums, ``c_N ∈ [1 − e^{−(A−μ)²/(4μ)},
-    1]`` (erfc(x) ≤ e^{−x²}); those with ``s < −B`` are bounded by ``c_N(s) ≤ 2e^s`` (the erfc
-    term is ≤ e^{−(μ−s)²/(4μ)} ≤ e^s), so by ``2e^{−B}·P[L > t + B]``, B doubled until that is
-    2^−80 of the rest; the atoms between one by one."""
-    if acc.gauss is not None or acc.rr is not None or acc.laplace is not None or not acc.mu or t <= 0:
-        return None
-    fin = acc.finite
-    if fin.step == 0:
-        return None
-    _, prefix, suffix, _ = fin.tables(prec)
-    mu_f = float(acc.mu)
-    a = Fraction(math.ceil(mu_f + 2 * math.sqrt(mu_f * (prec + 40) * math.log(2)) + 1))
-    with prec_ctx(prec):
-        mu = _q(acc.mu)
-        root = 2 * mu.sqrt()
-        near = (-((_q(a) - mu) ** 2) / (4 * mu)).exp()  # δ_N(s) ≤ this for s ≥ A
-        i_lo = fin.first_above(t - a)  # atoms below: s ≥ A
-        total = prefix[i_lo] * (1 - near).union(flint.arb(1))
-        idx, ms = fin.atoms(prec)  # (the atoms of positive mass, in grid order)
-        b, i, k = Fraction(64), i_lo, bisect.bisect_left(idx, i_lo)
-        while True:
-            i_hi = max(fin.first_above(t + b), i)  # atoms from i_hi on: s < −B
-            k_hi = bisect.bisect_left(idx, i_hi)
-            if k_hi - k > _COMPLEMENT_ATOMS:
-                return None  # (too many atoms one by one: the ball of δ instead)
-            for j, m in zip(idx[k:k_hi], ms[k:k_hi]):
-                sv = _q(t - fin.value(j))
-                total += m * ((((mu - sv) / root).erfc() + sv.exp() * ((sv + mu) / root).erfc()) / 2)
-            i, k = i_hi, k_hi
-            tail = 2 * (-_q(b)).exp() * suffix[i_hi] if i_hi < fin.size else flint.arb(0)
-            if tail.upper() <= total.lower() * flint.arb(2) ** -80 or i_hi >= fin.size or b > 1 << 20:
-                break
-            b *= 2
-        total += flint.arb(0).union(tail.upper())
-        return total + fin.deficit(prec)
 
 
 #: the relative radius of G asked of the search's estimates and of the stencils' points, in a first pass
