@@ -60,7 +60,7 @@ def complement_ball(acc, t: Fraction, prec: int) -> flint.arb | None:
         return None
     with prec_ctx(prec):
         eb = flint.arb(flint.fmpq(t.numerator, t.denominator))
-    failed = []
+    failed: list[bool] = []
 
     def at(lo: Fraction, hi: Fraction, _tb: flint.arb) -> flint.arb:
         got = _rest_complement(acc, lo, hi, prec) if not failed else None
