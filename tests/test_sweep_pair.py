@@ -205,6 +205,7 @@ def test_bureau_epsilons_shared_across_pairs_against_enumeration():
     rows agree with the exact enumeration (``tests/harness.BruteDesign``) at
     ε = ρ + 2 sqrt(ρ ln(1/δ)) recomputed here at 60 digits (ρ = Σ 1/(2σ²), σ² = 1/ρ_entry)."""
     from exactdp.sweep import pair as pair_mod
+
     from harness import BruteDesign
 
     s = SweepSettings(deltas=("1e-1", "1e-3", "1e-7"), tradeoff_half=10)
