@@ -197,3 +197,34 @@ def test_a_negative_epsilon_row_has_a_finite_relative_width():
     first = res.curve_csv.splitlines()[1].split(",")
     assert first[-3].startswith("-")  # eps_exact at δ = 1/2 is negative
     assert res.diagnostics["worst_eps_rel_width"] < 1e-9
+
+
+def test_bureau_epsilons_shared_across_pairs_against_enumeration():
+    """The Bureau's ε callables are kept per worker (``_bureau_epsilons``): a pair computed
+    after another of the same total ρ prints the same bytes as computed first, and its δ
+    rows agree with the exact enumeration (``tests/harness.BruteDesign``) at
+    ε = ρ + 2 sqrt(ρ ln(1/δ)) recomputed here at 60 digits (ρ = Σ 1/(2σ²), σ² = 1/ρ_entry)."""
+    from exactdp.sweep import pair as pair_mod
+
+    from harness import BruteDesign
+
+    s = SweepSettings(deltas=("1e-1", "1e-3", "1e-7"), tradeoff_half=10)
+    rhos_a = [Fraction(1, 4), Fraction(1, 4)]
+    rhos_b = [Fraction(1, 8), Fraction(3, 8)]  # the same total (σ² = 1/ρ each: zCDP ρ = 1/4)
+    pair_mod._bureau_epsilons.cache_clear()
+    fresh = compute_pair(1, 2, rhos_b, s)
+    pair_mod._bureau_epsilons.cache_clear()
+    compute_pair(1, 1, rhos_a, s)
+    after = compute_pair(1, 2, rhos_b, s)
+    assert pair_mod._bureau_epsilons.cache_info().hits >= 1
+    assert (after.curve_csv, after.tradeoff_csv, after.grid_csv) == (fresh.curve_csv, fresh.tradeoff_csv,
+                                                                    fresh.grid_csv)
+    brute = BruteDesign([(1 / r, 1, 1) for r in rhos_b])
+    with mpmath.workdps(60):
+        rho = mpmath.mpf(1) / 4
+        for r in _rows(after.curve_csv):
+            eps = rho + 2 * mpmath.sqrt(rho * mpmath.log(1 / mpmath.mpf(r["delta_target"])))
+            assert abs(mpmath.mpf(r["eps_bureau"]) / eps - 1) < mpmath.mpf(10) ** -18
+            ref, ref_err = brute.delta(eps)
+            diff = abs(mpmath.mpf(r["delta_exact"]) - ref)
+            assert diff <= mpmath.mpf(r["delta_error_bound"]) * (1 + mpmath.mpf(10) ** -15) + ref_err, r
