@@ -54,13 +54,16 @@ def block_length(tau_hi, leaf, n_max):
 @kernel("float64(float64, float64, float64, float64, float64[:], float64)")
 def phase_interval_pen(af, length, th, tl, tab, scale):
     """A lower bound of a group's penalty at every node of ``[a, a + span]`` (``af = a``, the
-    phases' sweep ``length ≥ span·|τ|`` given) from a binary64 phase: ``p = fl(a·hi)``
-    (error ``≤ 2^-53|p|``), its fraction ``f = p − ⌊p⌋`` (rounded by at most ``2^-53``)
-    and ``a·lo`` (``|lo| ≤ 2^-53|hi|``) and τ's own representation error (``2^-104·a|τ|``)
-    all within ``e = 2^-51(|p| + 1)`` cycles; the phases lie in ``[f − e, f + length + e]``
-    (τ > 0; mirrored for τ < 0): 0 when that may hold an integer, else the table's bound at
-    its least distance to one, lowered by the endpoints' rounding as in
-    :func:`exactdp.kernels.profile.interval_pen`."""
+    phases' sweep ``length ≥ span·|τ|`` given; τ = hi + lo to 2^-104 relative) from a binary64
+    phase: the product ``p = fl(a·hi)`` (error ``≤ 2^-53|p|``), its fraction ``f = p − ⌊p⌋``
+    (``≤ 2^-53``), the part ``a·lo`` and τ's own representation error (``2^-104·a|τ|``) are
+    all within ``e = 2^-51(|p| + 1) + |a·lo|`` cycles, so the phases lie in
+    ``[f − e, f + length + e]`` (τ > 0; mirrored for τ < 0).  0 where that interval may
+    reach an integer (``x0 ≤ 0`` or ``x1 ≥ 1``; 0 is always a lower bound), else it lies in
+    (0, 1) and its least distance to ℤ is ``min(x0, 1 − x1)`` (the lesser of the two is
+    formed exactly: ``1 − x1`` is exact for x1 ≥ 1/2), lowered by the endpoints' rounding as
+    in :func:`exactdp.kernels.profile.interval_pen` — the same distance that function takes
+    at its endpoints, from ~5× fewer operations than its double-double phase."""
     if length >= 1.0:
         return 0.0
     p = af * th
@@ -72,11 +75,9 @@ def phase_interval_pen(af, length, th, tl, tab, scale):
     else:
         x0 = f - length - e
         x1 = f + e
-    if math.floor(x1) >= math.ceil(x0):
+    if x0 <= 0.0 or x1 >= 1.0:
         return 0.0
-    d0 = abs(x0 - math.floor(x0 + 0.5))
-    d1 = abs(x1 - math.floor(x1 + 0.5))
-    return _pen_lookup(min(d0, d1) - 4.0 * EPS64, tab, scale)
+    return _pen_lookup(min(x0, 1.0 - x1) - 4.0 * EPS64, tab, scale)
 
 
 @kernel("float64(float64, float64)")

@@ -222,9 +222,12 @@ class FineProfile:
     def _complement_levels(self, x, sel, j: int, lo, hi) -> None:
         """Narrow ``[lo, hi][sel]`` (in place) by the complement's inversion at level j; where
         that level is beyond the node budget, at the finest coarser level within it (a tighter
-        target never answers wider); a point still wider than the target goes two levels
-        finer (or one, the finest within the budget) while its width more than halves (the
-        smoothing part shrinks 4-fold per two levels; less means the other errors' floor)."""
+        target never answers wider); points still wider than the target go one level finer
+        where half the widest one's width is within :data:`STEP_ONE_MARGIN` of the target (the
+        smoothing part halves a level), else two (or one, the finest within the budget), while
+        their width shrinks by more than a quarter (one level) or half (two; the smoothing part
+        shrinks 4-fold per two levels; less means the other errors' floor).  (Which level answers
+        is a choice of work only: every level's bracket is certified.)"""
         done, prev, gain = -1, np.full(sel.size, np.inf), 0.5
         for _ in range(12):
             if sel.size == 0 or j <= done:

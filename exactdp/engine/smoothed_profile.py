@@ -72,11 +72,13 @@ SIEVE_EPS = 0.1
 #: absolute target of the dropped nodes in units of the normalised sums (which are ~P/√(2πV))
 DROP_TOL = 1e-15
 #: a flat-level sieve's dropped nodes (twice its a-posteriori sum, normalised units) above
-#: this: sieved again 4 nats higher
-FLAT_DROP = 1e-11
+#: this: sieved again 4 nats higher (the sums are ≳ 8 where the brackets are narrowest, so
+#: this is ≲ 1 % of the target width 2.5e-10; 1e-11 before: ten σ² in [2.5, 4.5] at shift
+#: 3 sieved its level 39 twice for 2·6.5e-12, 3.6× the nodes)
+FLAT_DROP = 2e-11
 #: a level filtered from a finer flat-level profile also drops its least nodes (largest
 #: ``pen + s²u²/2``) while its dropped mass (normalised units, as FLAT_DROP's) stays below this
-FILTER_MASS = 0.3 * FLAT_DROP
+FILTER_MASS = 3e-12
 #: entries of a group's penalty table
 PEN_TABLE = 256
 #: sieve intervals visited before the design is called too costly for this resolution
