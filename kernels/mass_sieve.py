@@ -25,10 +25,10 @@ import math
 
 import numpy as np
 from exactdp.kernels.jit import kernel
-from exactdp.kernels.profile import interval_pen, node_pen
+from exactdp.kernels.profile import _pen_lookup, node_pen
 from exactdp.kernels.units import EPS64
 
-__all__ = ["sieve_nodes_flat", "block_length", "kernel_log_weight"]
+__all__ = ["sieve_nodes_flat", "block_length", "kernel_log_weight", "phase_interval_pen"]
 
 TWO_PI = 2.0 * math.pi
 #: a block's phase sweep (cycles) for the group of the largest |τ|
@@ -49,6 +49,35 @@ def block_length(tau_hi, leaf, n_max):
     while 2 * L * t <= BLOCK_CYCLES and 2 * L <= n_max + 1:
         L *= 2
     return L
+
+
+@kernel("float64(float64, float64, float64, float64, float64[:], float64)")
+def phase_interval_pen(af, length, th, tl, tab, scale):
+    """A lower bound of a group's penalty at every node of ``[a, a + span]`` (``af = a``, the
+    phases' sweep ``length ≥ span·|τ|`` given; τ = hi + lo to 2^-104 relative) from a binary64
+    phase: the product ``p = fl(a·hi)`` (error ``≤ 2^-53|p|``), its fraction ``f = p − ⌊p⌋``
+    (``≤ 2^-53``), the part ``a·lo`` and τ's own representation error (``2^-104·a|τ|``) are
+    all within ``e = 2^-51(|p| + 1) + |a·lo|`` cycles, so the phases lie in
+    ``[f − e, f + length + e]`` (τ > 0; mirrored for τ < 0).  0 where that interval may
+    reach an integer (``x0 ≤ 0`` or ``x1 ≥ 1``; 0 is always a lower bound), else it lies in
+    (0, 1) and its least distance to ℤ is ``min(x0, 1 − x1)`` (the lesser of the two is
+    formed exactly: ``1 − x1`` is exact for x1 ≥ 1/2), lowered by the endpoints' rounding as
+    in :func:`exactdp.kernels.profile.interval_pen` — the same distance that function takes
+    at its endpoints, from ~5× fewer operations than its double-double phase."""
+    if length >= 1.0:
+        return 0.0
+    p = af * th
+    f = p - math.floor(p)
+    e = 2.0**-51 * (abs(p) + 1.0) + abs(af * tl)
+    if th >= 0.0:
+        x0 = f - e
+        x1 = f + length + e
+    else:
+        x0 = f - length - e
+        x1 = f + e
+    if x0 <= 0.0 or x1 >= 1.0:
+        return 0.0
+    return _pen_lookup(min(x0, 1.0 - x1) - 4.0 * EPS64, tab, scale)
 
 
 @kernel("float64(float64, float64)")
@@ -95,9 +124,13 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, lam1,
 
     Interval ``[a, b]``: dropped when its lower bound ``lb`` (as in ``sieve_nodes``) plus
     ``log w₂(u_a)`` (the weights increase with u) exceeds ``T + log(b − a + 1)``; a leaf's
-    node n is kept when its own lower bound plus ``log w₂(u_n)`` is at most T.  The phases
-    are those of :func:`exactdp.kernels.profile.sieve_nodes` (the same padding).  The blocks
-    of :func:`block_length` nodes are bisected in increasing order."""
+    node n is kept when its own lower bound plus ``log w₂(u_n)`` is at most T.  A node's
+    phase is the double-double one of :func:`exactdp.kernels.profile.sieve_nodes`; an
+    interval's bound takes its binary64 phase padded by its rounding
+    (:func:`phase_interval_pen`: ~2.5× cheaper, the same bound wherever the padding does not
+    move a table cell).  The blocks of :func:`block_length` nodes are bisected in increasing
+    order; the logs shared by the visits (``log Λ(Λ+1)``, a whole block's ``log`` length, a
+    block's first kernel weight) are formed once."""
     G = tau_hi.shape[0]
     cap = 1024
     out = np.empty(cap, dtype=np.int64)
@@ -112,24 +145,38 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, lam1,
     m2 = 0.0
     c_u = TWO_PI / P
     blen = block_length(tau_hi, leaf, n_max)
+    # the logs every visit shares, formed once (the same values kernel_log_weight forms)
+    weighted = lam2 < np.inf
+    ll = math.log(lam2) if weighted else 0.0
+    log_blen = math.log(float(blen - 1) + 1.0) * (1.0 - 4.0 * EPS64)
     start = 0
+    lw_start = 0.0  # kernel_log_weight at the block start (the first visit of a block reuses it)
     while top > 0 or start <= n_max:
+        fresh = False
         if top == 0:  # the next block, unless the Gaussian part alone drops the rest of the range
             us = c_u * float(start)
-            rest = float(n_max - start) + 1.0
             lb = 0.5 * sk2 * us * us * (1.0 - 4.0 * EPS64)
-            lw = kernel_log_weight(us, lam1, lam2)
-            if lb + lw > T + math.log(rest) * (1.0 - 4.0 * EPS64):
-                visited += 1
-                term = rest * math.exp(-lb) * (1.0 + 1e-12)
-                m0 += term
-                m1 += term / _w1(us, lam1)
-                m2 += term * math.exp(-lw)
-                break
+            lw = 0.0
+            if weighted and us * us > lam2:
+                lu = math.log(us)
+                x = (2.0 * lu - ll) - 8.0 * EPS64 * (2.0 * abs(lu) + abs(ll) + 4.0)
+                lw = x if x > 0.0 else 0.0
+            # (log rest ≥ 0: formed only where the test can pass)
+            if lb + lw > T:
+                rest = float(n_max - start) + 1.0
+                if lb + lw > T + math.log(rest) * (1.0 - 4.0 * EPS64):
+                    visited += 1
+                    term = rest * math.exp(-lb) * (1.0 + 1e-12)
+                    m0 += term
+                    m1 += term / _w1(us, lam1)
+                    m2 += term * math.exp(-lw)
+                    break
             stack_a[0] = start
             stack_b[0] = min(n_max, start + blen - 1)
             start = stack_b[0] + 1
             top = 1
+            lw_start = lw
+            fresh = True
         top -= 1
         a = stack_a[top]
         b = stack_b[top]
@@ -139,12 +186,17 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, lam1,
         af = float(a)
         ua = c_u * af
         span = float(b - a)
-        lw = kernel_log_weight(ua, lam1, lam2)
-        level = T + math.log(span + 1.0) * (1.0 - 4.0 * EPS64) - lw
+        if fresh:
+            lw = lw_start
+        else:
+            lw = kernel_log_weight(ua, lam1, lam2)
+        lspan = log_blen if b - a == blen - 1 else math.log(span + 1.0) * (1.0 - 4.0 * EPS64)
+        level = T + lspan - lw
         lb = 0.5 * sk2 * ua * ua * (1.0 - 4.0 * EPS64)
         if lb <= level:
             for g in range(G):
-                lb += interval_pen(af, span, tau_hi[g], tau_lo[g], pen_tab[g], pen_scale[g])
+                length = span * (abs(tau_hi[g]) + abs(tau_lo[g])) * (1.0 + 4.0 * EPS64)
+                lb += phase_interval_pen(af, length, tau_hi[g], tau_lo[g], pen_tab[g], pen_scale[g])
                 if lb > level + _MORE:
                     break
         if lb > level:

@@ -179,7 +179,7 @@ def test_filtered_level_drops_its_least_nodes_within_the_filter_mass():
     integrand modulus (Poisson summation, here), stays within FILTER_MASS, and the kept nodes
     are the largest ones."""
     groups = groups_of(_design(FOUR[:3]))
-    src = SmoothedProfile(groups, 0.01, None, None, 10**8, flat_level=25.0)  # sieved at 33: mass ≪ FILTER_MASS
+    src = SmoothedProfile(groups, 0.01, None, None, 10**8, flat_level=33.0)  # mass ≪ FILTER_MASS
     prof = SmoothedProfile(groups, 0.02, None, None, 10**8, flat_level=25.0, source=src)
     n, log_mod = _log_moduli(prof, groups)
     dropped = np.setdiff1d(n, prof.nodes)

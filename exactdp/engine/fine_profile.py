@@ -45,6 +45,9 @@ WIDE_LEVEL = 38.0
 #: a flat-level profile's source level: this many levels finer than its probe (the deepest
 #: δ of a query usually needs one or two)
 SOURCE_STEPS = 2
+#: the complement's next level is one finer (not two) where half the widest point's width is
+#: below this fraction of the target (the smoothing part halves a level; the rest does not)
+STEP_ONE_MARGIN = 0.9
 
 
 def _log1m_exp(a):
@@ -219,10 +222,13 @@ class FineProfile:
     def _complement_levels(self, x, sel, j: int, lo, hi) -> None:
         """Narrow ``[lo, hi][sel]`` (in place) by the complement's inversion at level j; where
         that level is beyond the node budget, at the finest coarser level within it (a tighter
-        target never answers wider); a point still wider than the target goes two levels
-        finer (or one, the finest within the budget) while its width more than halves (the
-        smoothing part shrinks 4-fold per two levels; less means the other errors' floor)."""
-        done, prev = -1, np.full(sel.size, np.inf)
+        target never answers wider); points still wider than the target go one level finer
+        where half the widest one's width is within :data:`STEP_ONE_MARGIN` of the target (the
+        smoothing part halves a level), else two (or one, the finest within the budget), while
+        their width shrinks by more than a quarter (one level) or half (two; the smoothing part
+        shrinks 4-fold per two levels; less means the other errors' floor).  (Which level answers
+        is a choice of work only: every level's bracket is certified.)"""
+        done, prev, gain = -1, np.full(sel.size, np.inf), 0.5
         for _ in range(12):
             if sel.size == 0 or j <= done:
                 return
@@ -235,10 +241,14 @@ class FineProfile:
             lo[sel] = np.maximum(lo[sel], l3)
             hi[sel] = np.minimum(hi[sel], h3)
             w = _rel_width(l3, h3)
-            keep = (_rel_width(lo[sel], hi[sel]) > self.target) & (w < 0.5 * prev)
+            keep = (_rel_width(lo[sel], hi[sel]) > self.target) & (w < gain * prev)
             if j >= MAX_LEVEL or not keep.any():
                 return
-            sel, prev, done, j = sel[keep], w[keep], j, min(MAX_LEVEL, j + 2)
+            # one level finer where halving the widest point's width meets the target (the
+            # smoothing part shrinks 2-fold a level), else two
+            step = 1 if float(np.max(w[keep])) <= 2 * self.target * STEP_ONE_MARGIN else 2
+            gain = 0.75 if step == 1 else 0.5
+            sel, prev, done, j = sel[keep], w[keep], j, min(MAX_LEVEL, j + step)
 
     def log_brackets(self, x) -> tuple:
         """Certified ``(log lo, log hi)`` of ``D_R(x)`` at float x (exact binary rationals)."""

@@ -49,7 +49,7 @@ import mpmath
 import numpy as np
 
 from exactdp.engine.group_consts import GroupConsts, exact_sum
-from exactdp.kernels.mass_sieve import sieve_nodes_flat
+from exactdp.kernels.mass_sieve import block_length, sieve_nodes_flat
 from exactdp.kernels.profile import (
     penalty_tables,
     profile_sums,
@@ -60,7 +60,8 @@ from exactdp.kernels.profile import (
 from exactdp.kernels.ratio_factors import smoothed_factors
 from exactdp.numerics.precision import EPS64
 
-__all__ = ["SmoothedProfile", "GroupConsts", "exact_sum", "TooCostly", "dd_quotient", "float_enclosure", "log_sub"]
+__all__ = ["SmoothedProfile", "GroupConsts", "exact_sum", "TooCostly", "dd_quotient", "float_enclosure", "log_sub",
+           "flat_sieve_blocks"]
 
 #: aliasing period in units of the proxy sd
 PERIOD_SD = 48.0
@@ -71,11 +72,13 @@ SIEVE_EPS = 0.1
 #: absolute target of the dropped nodes in units of the normalised sums (which are ~P/√(2πV))
 DROP_TOL = 1e-15
 #: a flat-level sieve's dropped nodes (twice its a-posteriori sum, normalised units) above
-#: this: sieved again 4 nats higher
-FLAT_DROP = 1e-11
+#: this: sieved again 4 nats higher (the sums are ≳ 8 where the brackets are narrowest, so
+#: this is ≲ 1 % of the target width 2.5e-10; 1e-11 before: ten σ² in [2.5, 4.5] at shift
+#: 3 sieved its level 39 twice for 2·6.5e-12, 3.6× the nodes)
+FLAT_DROP = 2e-11
 #: a level filtered from a finer flat-level profile also drops its least nodes (largest
 #: ``pen + s²u²/2``) while its dropped mass (normalised units, as FLAT_DROP's) stays below this
-FILTER_MASS = 0.3 * FLAT_DROP
+FILTER_MASS = 3e-12
 #: entries of a group's penalty table
 PEN_TABLE = 256
 #: sieve intervals visited before the design is called too costly for this resolution
@@ -141,6 +144,35 @@ def float_enclosure(ts) -> tuple:
         dn[i] = f if cmp <= 0 else math.nextafter(f, -math.inf)
         up[i] = f if cmp >= 0 else math.nextafter(f, math.inf)
     return dn, up
+
+
+def flat_sieve_blocks(n_max: int, P: float, sk2: float, T: float, lam2: float, blen: int) -> int:
+    """A lower bound of the intervals :func:`~exactdp.kernels.mass_sieve.sieve_nodes_flat`
+    visits at the level T (and at any higher level): it visits each block of ``blen`` nodes
+    at least once until the first block start ``a`` where the Gaussian part and the kernel
+    weight alone drop the rest, ``s²u_a²/2 + log w₂(u_a) > T + log(n_max − a + 1)``.  That
+    function of a is increasing (in exact arithmetic), so the first such block is found by
+    bisection; it is evaluated 10⁻⁶ nats generously (the kernel's float rounding moves it by
+    ~10⁻¹¹), and one block fewer is counted."""
+    c_u = 2 * math.pi / P
+    ll = math.log(lam2) if lam2 < math.inf else math.inf
+
+    def cut(k: int) -> bool:
+        a = k * blen
+        if a > n_max:
+            return True
+        u = c_u * a
+        lw = max(0.0, 2 * math.log(u) - ll) if u > 0 and ll < math.inf else 0.0
+        return 0.5 * sk2 * u * u + lw > T + math.log(n_max - a + 1) - 1e-6
+
+    lo, hi = 0, n_max // blen + 1  # cut(hi) holds
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if cut(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return max(0, lo - 1)
 
 
 def log_sub(a, b):
@@ -239,6 +271,11 @@ class SmoothedProfile:
             visited = 0
             self.flat_level = source.flat_level
         else:
+            least = flat_sieve_blocks(self.n_max, float(P), self.sk2, float(flat_level), self._lam2,
+                                      int(block_length(self.tau_hi, 16, self.n_max)))
+            if least > visits:  # the sieve would stop at its budget (TooCostly below) after ~1 s: not run
+                raise TooCostly(f"the frequency sieve would visit more than {visits} intervals at s = {self.s:.3g} "
+                                f"(at least {least} blocks)")
             for level in (flat_level, flat_level + 4.0, flat_level + 8.0):
                 tab, scale = self._penalty_tables(level + math.log1p(self.n_max) + 1.0)
                 nodes, self.node_pens, visited, masses = sieve_nodes_flat(
