@@ -22,10 +22,10 @@ from fractions import Fraction as F
 
 import numpy as np
 import pytest
+from exactdp.kernels.mass_sieve import block_length, phase_interval_pen, sieve_nodes_flat
 
 from exactdp.engine.families import groups_of
 from exactdp.engine.smoothed_profile import SmoothedProfile, TooCostly, flat_sieve_blocks
-from exactdp.kernels.mass_sieve import block_length, phase_interval_pen, sieve_nodes_flat
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
 K = 4096
