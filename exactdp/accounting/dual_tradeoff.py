@@ -22,26 +22,31 @@ The search spends few oracle points (all α batched in one call per round):
    log δ_G`` fitted at the evaluated points (constant, then linear through the last two),
    located by golden section in multiprecision (no oracle call); each round evaluates the
    proposal alone until the steps' contraction predicts an error below a quarter of the
-   stencil spacing h.
+   stencil spacing h.  Where δ > 1/2 the discrepancy is of ``log(1 − δ)`` instead
+   (:class:`~exactdp.accounting.dual_model.AlphaSearch`: ``log δ ≈ −(1 − δ)`` has no shape there).
 2. **Certify.**  The stencil ``c + h·(−2, −1, 0, 1, 2)`` with ``h = √(W/|G_M''|)`` (W the width aimed at)
    bounds sup G from above by the chords within ``|G''|h²/4`` plus the brackets' noise.  A stencil that does
    not certify is refitted by least squares (a parabola through its estimates gives the new centre and
    curvature) and the spacing rescaled from the measured gap (widened fourfold when the chords' slopes are not
    resolved), for :data:`STENCIL_ROUNDS` rounds.
-3. **Locate** (profiles with kinks: every route but the smoothed inversion).  Where the model's steps stop
+3. **Locate** (profiles with kinks: every route but the smoothed inversion; and any model of
+   ``log(1 − δ)``, whose profile may be curved at scales the model does not see).  Where the model's steps stop
    contracting, or its stencil does not bracket the maximum or its gap stops halving, the maximiser is located
    by Brent's search on the brackets' midpoints (:func:`_locate`, resumed from the points evaluated so far; on
    atom sums every other point is the chord envelope's peak), then certified by a fresh stencil; a located
    stencil whose gap stops halving goes straight to the kink search (step 5) from its best point.
 4. **Fall back.**  An α still open then goes to the zooming 9-point stencil
-   (:data:`STENCIL`), which widens and narrows on certified outcomes alone.
+   (:data:`STENCIL`), which widens and narrows on certified outcomes alone — unless its stencils
+   settled within the promised width (:meth:`~exactdp.accounting.dual_model.AlphaSearch.settled`:
+   the points' noise bounds the gap, more points cannot narrow it).
 5. **Kinks.**  Where the loss is atomic (every route but the smoothed inversion), G is piecewise linear in e^ε
    and its maximum sits on a kink: an α still open after the fallback goes to the kink search (:func:`_kinks`:
    stencils plus the chord envelope's peak, which lands on the kink).  Pure atom sums with ρ above
    :data:`KINK_FIRST_RHO` (many near-deterministic groups: β ≈ e^{−ρ}, beyond binary64) start there.
 
 Estimates only propose points: ``lower`` is the largest certified ``G_lo`` of any point
-evaluated, ``upper`` the chord bound (:func:`_upper`) of the evaluated points.
+evaluated, ``upper`` the chord bound (:func:`~exactdp.accounting.dual_model.chord_upper`) of the
+evaluated points.
 """
 
 from __future__ import annotations
