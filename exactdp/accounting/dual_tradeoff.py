@@ -22,26 +22,31 @@ The search spends few oracle points (all α batched in one call per round):
    log δ_G`` fitted at the evaluated points (constant, then linear through the last two),
    located by golden section in multiprecision (no oracle call); each round evaluates the
    proposal alone until the steps' contraction predicts an error below a quarter of the
-   stencil spacing h.
+   stencil spacing h.  Where δ > 1/2 the discrepancy is of ``log(1 − δ)`` instead
+   (:class:`~exactdp.accounting.dual_model.AlphaSearch`: ``log δ ≈ −(1 − δ)`` has no shape there).
 2. **Certify.**  The stencil ``c + h·(−2, −1, 0, 1, 2)`` with ``h = √(W/|G_M''|)`` (W the width aimed at)
    bounds sup G from above by the chords within ``|G''|h²/4`` plus the brackets' noise.  A stencil that does
    not certify is refitted by least squares (a parabola through its estimates gives the new centre and
    curvature) and the spacing rescaled from the measured gap (widened fourfold when the chords' slopes are not
    resolved), for :data:`STENCIL_ROUNDS` rounds.
-3. **Locate** (profiles with kinks: every route but the smoothed inversion).  Where the model's steps stop
+3. **Locate** (profiles with kinks: every route but the smoothed inversion; and any model of
+   ``log(1 − δ)``, whose profile may be curved at scales the model does not see).  Where the model's steps stop
    contracting, or its stencil does not bracket the maximum or its gap stops halving, the maximiser is located
    by Brent's search on the brackets' midpoints (:func:`_locate`, resumed from the points evaluated so far; on
    atom sums every other point is the chord envelope's peak), then certified by a fresh stencil; a located
    stencil whose gap stops halving goes straight to the kink search (step 5) from its best point.
 4. **Fall back.**  An α still open then goes to the zooming 9-point stencil
-   (:data:`STENCIL`), which widens and narrows on certified outcomes alone.
+   (:data:`STENCIL`), which widens and narrows on certified outcomes alone — unless its stencils
+   settled within the promised width (:meth:`~exactdp.accounting.dual_model.AlphaSearch.settled`:
+   the points' noise bounds the gap, more points cannot narrow it).
 5. **Kinks.**  Where the loss is atomic (every route but the smoothed inversion), G is piecewise linear in e^ε
    and its maximum sits on a kink: an α still open after the fallback goes to the kink search (:func:`_kinks`:
    stencils plus the chord envelope's peak, which lands on the kink).  Pure atom sums with ρ above
    :data:`KINK_FIRST_RHO` (many near-deterministic groups: β ≈ e^{−ρ}, beyond binary64) start there.
 
 Estimates only propose points: ``lower`` is the largest certified ``G_lo`` of any point
-evaluated, ``upper`` the chord bound (:func:`_upper`) of the evaluated points.
+evaluated, ``upper`` the chord bound (:func:`~exactdp.accounting.dual_model.chord_upper`) of the
+evaluated points.
 """
 
 from __future__ import annotations
@@ -54,29 +59,29 @@ import numpy as np
 
 from exactdp.accounting.chord_envelope import chord_envelope
 from exactdp.accounting.dual_argmax import argmaxes as _argmaxes
-from exactdp.accounting.profile_search import gaussian_log_delta, gaussian_log_delta_float
+from exactdp.accounting.dual_model import (
+    CERTIFY,
+    MODEL_ROUNDS,
+    STENCIL_ROUNDS,
+    TRADEOFF_WIDTH,
+    AlphaSearch,
+    GBrackets,
+    chord_upper,
+)
 from exactdp.accounting.results import BracketedTradeoff, centred
 from exactdp.accounting.tradeoff_batch import ORACLE_SHARE, batch_brackets, oracle_width, point
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import alpha_display
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, to_mpf, workdps
-from exactdp.numerics.search import BrentMax, golden_max
+from exactdp.numerics.search import BrentMax
 
 __all__ = ["tradeoff_points", "TRADEOFF_WIDTH"]
 
 _DPS = DPS_RESULT
-#: relative width (upper − lower)/lower aimed at for β: a certified relative error (half-width)
-#: of at most 2e-10 (the release's bar is 2.5e-10, the promise 1e-9)
-TRADEOFF_WIDTH = 2.4e-10
 #: refusal threshold (relative), as for δ and ε
 MAX_REPORTED_WIDTH = 1e-6
 #: the fallback's stencil around a maximiser (multiples of its spacing)
 STENCIL = (-16, -4, -2, -1, 0, 1, 2, 4, 16)
-#: the certifying stencil (multiples of its spacing)
-CERTIFY = (-2, -1, 0, 1, 2)
-#: model rounds (one point per α each) before the stencil, and stencil rounds
-MODEL_ROUNDS = 6
-STENCIL_ROUNDS = 16
 #: the location (:func:`_locate`, profiles with kinks): Brent rounds at most, and the
 #: bracket's relative width at which it stops in any case
 LOCATE_ROUNDS = 60
@@ -90,56 +95,6 @@ KINK_ZOOM = 8.0
 #: pure atom sums with ρ above this (nats; e^{−ρ} near binary64's range and beyond) go to the
 #: kink search first (below it the model's proposals are cheaper: a few oracle points)
 KINK_FIRST_RHO = 500.0
-
-
-class _G:
-    """Certified mp brackets of G(ε) for one α, cached by float ε."""
-
-    def __init__(self, acc, alpha: Fraction):
-        self.acc = acc
-        self.a = to_mpf(alpha)
-        self.one_minus = to_mpf(1 - alpha)
-        self.cache: dict = {}
-        self.raw: dict = {}  # ε -> (log δ_lo, log δ_hi) at |ε| (floats: the model's data)
-
-    def fill(self, eps: list, lo, hi, c_lo, c_hi) -> None:
-        """Store the brackets of G at ε from the log brackets of δ and of 1 − δ at |ε|: each
-        form gives a certified bracket, their intersection is kept (1 − δ from δ cancels
-        where δ ≈ 1, the complement's own positive terms do not)."""
-        slack = mpmath.mpf(10) ** (6 - _DPS)
-
-        def ex(v):
-            return mpmath.exp(mpmath.mpf(float(v))) if v > -np.inf else mpmath.mpf(0)
-
-        for e, l, h, cl, ch in zip(eps, lo, hi, c_lo, c_hi):
-            dl, dh = ex(l), min(ex(h), mpmath.mpf(1))
-            cm_lo, cm_hi = ex(cl), min(ex(ch), mpmath.mpf(1))
-            ee = mpmath.exp(mpmath.mpf(e))
-            if e >= 0:  # G = 1 − δ(ε) − e^ε α = C(ε) − e^ε α
-                g_lo = max(1 - dh, cm_lo) - ee * self.a
-                g_hi = min(1 - dl, cm_hi) - ee * self.a
-                size = 1 + dh + ee * self.a  # the magnitudes the mp rounding acts on
-                c_lo, c_hi = cm_lo - ee * self.a, cm_hi - ee * self.a
-                c_size = min(size, cm_hi + ee * self.a)
-            else:  # G = e^ε((1 − α) − δ(−ε)) = e^ε(C(−ε) − α)
-                g_lo, g_hi = ee * (self.one_minus - dh), ee * (self.one_minus - dl)  # (the direct form
-                size = ee * (self.one_minus + dh)  # alone: its rounding acts on 1 − α + δ, far below 1 near α = 1)
-                c_lo, c_hi = ee * (cm_lo - self.a), ee * (cm_hi - self.a)
-                c_size = ee * (cm_hi + self.a)
-            # the complement's form alone acts on magnitudes C + α only: with C far below 1
-            # (α below the lowest atoms' mass) its rounding slack is that much smaller
-            self.cache[e] = (ee, max(g_lo - slack * size, c_lo - slack * c_size),
-                             min(g_hi + slack * size, c_hi + slack * c_size))
-            self.raw[e] = (float(l), float(h))
-
-    def at(self, eps) -> list:
-        return [self.cache[e] for e in eps]
-
-
-def _upper(points) -> mpmath.mpf:
-    """Certified upper bound of sup G from brackets at sorted x (see the module docstring);
-    ``inf`` when the right end is not certified to decrease."""
-    return chord_envelope(points)[0]
 
 
 def _range(rho: float, alpha: Fraction) -> tuple:
@@ -209,7 +164,8 @@ def _per_alpha(acc, alphas, inner: list, out: list, hinted: dict, smooth: bool) 
     """Fill ``out[i]`` for the α the batch left open (``hinted``: its last stencils)."""
     with workdps(DPS_LOW):
         mu = mpmath.sqrt(2 * to_mpf(acc.rho))
-    states = [_Alpha(_G(acc, alphas[i]), mu, _range(float(acc.rho), Fraction(alphas[i])), locate=not smooth)
+    states = [AlphaSearch(GBrackets(acc, alphas[i]), mu, _range(float(acc.rho), Fraction(alphas[i])),
+                          locate=not smooth)
               for i in inner]
     if acc.method == "atom-sum" and float(acc.rho) > KINK_FIRST_RHO:
         # the loss is the rest's atoms alone: G is piecewise linear in e^ε, its maximum at a
@@ -253,145 +209,11 @@ def _per_alpha(acc, alphas, inner: list, out: list, hinted: dict, smooth: bool) 
         _locate(acc, lost)
     # the kink search from the best point evaluated, where the stencil's gap stopped shrinking
     _kinks(acc, [st for st in states if st.stuck], start=True)
-    _zoom(acc, [st for st in states if not st.certified()])
+    _zoom(acc, [st for st in states if not st.certified() and not st.settled()])
     if not smooth:  # a kink the zoom's stencils straddle but do not reach
-        _kinks(acc, [st for st in states if not st.certified()])
+        _kinks(acc, [st for st in states if not st.certified() and not st.settled()])
     for i, st in zip(inner, states):
         out[i] = _result(alphas[i], st.lower, st.upper)
-
-
-class _Alpha:
-    """The search state of one α: model proposals, then the certifying stencil."""
-
-    def __init__(self, g: _G, mu, rng: tuple, locate: bool = False):
-        self.g, self.mu, self.rng = g, mu, rng
-        self.a_f, self.one_minus_f = float(g.a), float(g.one_minus)
-        self.fit = (0.0, 0.0, 0.0)  # (u0, d0, d1): the discrepancy d(u) ≈ d0 + d1·(u − u0)
-        self.centre: tuple | None = None  # (u, d, noise) of the last model point
-        self.steps: list = []
-        self.c, self.h = self._propose()
-        self.stencil = False
-        # ``locate``: model proposals that do not converge hand over to :func:`_locate` (``lost``),
-        # stencils whose gap stops shrinking to the kink search (``stuck``)
-        self.locate, self.lost, self.stuck, self.located = locate, False, False, False
-        self.gap = mpmath.inf
-        self.kelley: float | None = None  # the envelope's peak, evaluated next
-        self.model_rounds = self.stencil_rounds = 0
-        self.lower, self.upper = mpmath.mpf(0), mpmath.inf
-
-    def _log_model(self, eps: float) -> float:
-        """log G with log δ from the Gaussian model plus the fitted discrepancy (binary64:
-        it only proposes points; −inf where G ≤ 0)."""
-        u = abs(eps)
-        u0, d0, d1 = (float(v) for v in self.fit)
-        lg = gaussian_log_delta_float(u, float(self.mu)) + d0 + d1 * (u - u0)
-        dl = math.exp(min(lg, 0.0))
-        if eps >= 0:  # e^ε·α in log form: ε may be beyond binary64's exp range
-            t = eps + math.log(self.a_f) if self.a_f > 0 else -math.inf
-            g = 1.0 - dl - math.exp(t) if t < 0 else -1.0
-            return math.log(g) if g > 0 else -math.inf
-        g = self.one_minus_f - dl
-        return eps + math.log(g) if g > 0 else -math.inf
-
-    def _propose(self) -> tuple:
-        """(argmax, spacing) of the model: golden section on log G, then
-        ``h = √(W/|(log G)''|)`` (at the maximum ``(log G)'' = G''/G``)."""
-        lo, hi = float(self.rng[0]), float(self.rng[1])
-        m = golden_max(self._log_model, lo, hi, tol=1e-12 * max(1.0, abs(lo), abs(hi)), float64=True)
-        c = float(m.argmax)
-        s = 1e-4 * max(1.0, abs(c))
-        curv = abs(self._log_model(c + s) - 2 * float(m.value) + self._log_model(c - s)) / s**2
-        h = math.sqrt(TRADEOFF_WIDTH / curv) if curv > 0 and math.isfinite(curv) else s
-        return c, max(h, 1e-12 * max(1.0, abs(c)))
-
-    def open(self) -> bool:
-        return not self.lost and not self.stuck and not self.certified() and self.stencil_rounds < STENCIL_ROUNDS
-
-    def certified(self) -> bool:
-        return self.upper - self.lower <= TRADEOFF_WIDTH * abs(self.lower)
-
-    def points(self) -> list:
-        if self.kelley is not None:
-            return [self.kelley]
-        if self.stencil:
-            return [self.c + k * self.h for k in CERTIFY]
-        return [self.c]
-
-    def take(self, eps: list) -> None:
-        """Record a round: bound f(α) from every point so far, then the next proposal."""
-        allpts = self.g.at(sorted(self.g.cache))
-        self.lower = max(self.lower, max(p[1] for p in allpts))
-        self.upper = min(self.upper, _upper(allpts))
-        if self.stencil:
-            if self.kelley is None:
-                self.upper = min(self.upper, _upper(self.g.at(sorted(eps))))
-            self.kelley = None
-            self.stencil_rounds += 1
-            if not self.certified():
-                gap = self.upper - self.lower
-                # (a kink: the stencil's parabola and the chords' peak creep towards it)
-                stuck = self.locate and (gap == mpmath.inf or (self.stencil_rounds >= 2 and gap > self.gap / 2))
-                self.gap = gap
-                if stuck and not self.located:  # (the centre is off: locate the maximiser first)
-                    self.lost = True
-                    return
-                self.stuck = stuck and gap < mpmath.inf
-                self._refit(eps)
-            return
-        self.model_rounds += 1
-        e = eps[0]
-        lo, hi = self.g.raw[e]
-        if not math.isfinite(hi):
-            self.stencil = True  # no estimate to fit: certify around the proposal as it is
-            return
-        u = abs(e)
-        with workdps(DPS_LOW):
-            lg, dlg = gaussian_log_delta(mpmath.mpf(u), self.mu)
-        noise = hi - lo
-        d = (0.5 * (lo + hi) if math.isfinite(lo) else hi) - float(lg)
-        d1 = self.fit[2]
-        if self.centre is not None:
-            u0, d0, n0 = self.centre
-            if abs(u - u0) * abs(float(dlg)) > 100 * (noise + n0):  # resolved above the noise
-                d1 = (d - d0) / (u - u0)
-        self.centre = (u, d, noise)
-        self.fit = (u, d, d1)
-        old = self.c
-        self.c, self.h = self._propose()
-        step = abs(self.c - old)
-        q = (step / self.steps[-1] if self.steps[-1] > 0 else 0.0) if self.steps else 0.05
-        self.steps.append(step)
-        converged = step * min(max(q, 1e-3), 1.0) <= 0.25 * self.h
-        if self.locate and not converged and (self.model_rounds >= MODEL_ROUNDS or (len(self.steps) >= 3 and q >= 1)):
-            self.lost = True  # the steps do not contract: the model is far off
-            return
-        self.stencil = converged or self.model_rounds >= MODEL_ROUNDS
-
-    def _refit(self, eps: list) -> None:
-        """A stencil that did not certify: the least-squares parabola through its estimates
-        gives the new centre and curvature; the spacing follows the measured gap."""
-        if self.upper == mpmath.inf:  # the chords' slopes are not resolved: widen
-            self.h *= 4
-            return
-        bound, x = chord_envelope(self.g.at(sorted(self.g.cache)))
-        if x is not None and x > 0:
-            peak = float(mpmath.log(x))
-            if all(abs(peak - e) > 1e-15 * max(1.0, abs(e)) for e in self.g.cache):
-                self.kelley = peak
-                return
-        if len(eps) != len(CERTIFY):  # a chord-peak point that did not certify: re-centre the
-            self.c = max(self.g.cache, key=lambda e: self.g.cache[e][1])  # stencil on the best point
-            return
-        mids = [(p[1] + p[2]) / 2 for p in self.g.at(eps)]
-        y = [float(v - mids[2]) for v in mids]  # the stencil is c + h·(−2 … 2)
-        b = sum(k * v for k, v in zip(CERTIFY, y)) / 10
-        c2 = (sum(k * k * v for k, v in zip(CERTIFY, y)) - 2 * sum(y)) / 14
-        if c2 < 0 and abs(b / (2 * c2)) <= 2:
-            self.c += -b / (2 * c2) * self.h
-        else:
-            self.c = eps[max(range(len(eps)), key=lambda k: mids[k])]
-        gap = float((self.upper - self.lower) / (TRADEOFF_WIDTH * abs(self.lower))) if self.lower > 0 else 4.0
-        self.h *= min(max(math.sqrt(0.25 / max(gap, 1e-300)), 0.125), 1.0)
 
 
 def _locate(acc, states: list) -> None:
@@ -448,7 +270,7 @@ def _locate(acc, states: list) -> None:
         st.c = br.x
         st.h = h if h is not None else max(br.width / 4, LOCATE_WIDTH * max(1.0, abs(br.x)))
         st.stencil, st.lost, st.located, st.stencil_rounds, st.gap = True, False, True, 0, mpmath.inf
-        st.upper = min(st.upper, _upper(st.g.at(sorted(st.g.cache))))
+        st.upper = min(st.upper, chord_upper(st.g.at(sorted(st.g.cache))))
 
 
 def _spacing(br: BrentMax) -> float | None:
@@ -519,7 +341,7 @@ def _zoom(acc, states: list, starts: list | None = None) -> None:
             st = states[i]
             pts = st.g.at(stencils[i])
             st.lower = max(st.lower, max(p[1] for p in pts))
-            up = _upper(pts)
+            up = chord_upper(pts)
             st.upper = min(st.upper, up)
             if st.certified():
                 continue
