@@ -348,7 +348,11 @@ def profile_for(groups, wide: bool = True):
     its halves fit, else :class:`ConditionedProfile` (a smoothed or lattice rest), else (when
     ``wide``) its smoothed rest under the wide budget; TooCostly when none fits.  Halves that
     fit only tilted and heavy (:func:`~exactdp.engine.halves.halves_heavy`) ask the wide
-    smoothed rest first (ten two-decimal σ² in [2.5, 4.5] at shift 2: ~3× cheaper)."""
+    smoothed rest first (ten two-decimal σ² in [2.5, 4.5] at shift 2: ~3× cheaper).  Where
+    neither the atom-table split nor the halves fit, the grouped tilted halves
+    (:mod:`exactdp.engine.grouped_halves`: each group of several mechanisms one coordinate)
+    are asked before the wide budget when light, after it when heavy."""
+    from exactdp.engine.grouped_halves import grouped_halves, grouped_halves_for
     from exactdp.engine.halves import halves_fit, halves_heavy, tilted_singles
 
     groups = tuple(groups)
@@ -375,11 +379,20 @@ def profile_for(groups, wide: bool = True):
             found = _wide_then_halves(groups, heavy)
             if found is not None:
                 return found
+        grouped = grouped_halves_for(groups)  # None, or whether heavy
+        if grouped is False:  # light grouped halves before the wide budget
+            found = grouped_halves(groups)
+            if found is not None:
+                return found
         if wide and not heavy:  # the last resort: the smoothed rest under its wide budget (ten close decimal σ²)
             try:
                 return ConditionedProfile(groups, wide=True)
             except TooCostly:
                 pass
+        if grouped:  # heavy grouped halves after it
+            found = grouped_halves(groups)
+            if found is not None:
+                return found
         raise
 
 
