@@ -57,15 +57,19 @@ _S = np.linspace(0.0, 0.95, 20)
 #: the most mechanisms a group may have to enter the tilted levels as one coordinate
 #: (:func:`exactdp.engine.group_log_pmf.group_log_pmf`; ``grouped=True``)
 MAX_GROUP_COUNT = 8
+#: ... and whose sum's variance mσ² is at most this (its residues are an m-fold convolution
+#: on ~√(mσ²) entries a copy; the grouped levels are for clumpy groups of small σ²)
+MAX_GROUP_VAR = 1e4
 
 
 def tilted_fit(groups, grouped: bool = False) -> bool:
     """Whether :func:`tilted_atoms` takes ``groups``: one mechanism each (its pmf in closed
     form, a pointwise bound) with σ² ≥ 1/4; with ``grouped``, groups of up to
-    :data:`MAX_GROUP_COUNT` mechanisms too (each sum's pmf pointwise from its residues,
-    :mod:`exactdp.engine.group_log_pmf`)."""
+    :data:`MAX_GROUP_COUNT` mechanisms and variance ``mσ²`` at most :data:`MAX_GROUP_VAR` too
+    (each sum's pmf pointwise from its residues, :mod:`exactdp.engine.group_log_pmf`)."""
     top = MAX_GROUP_COUNT if grouped else 1
-    return all(1 <= g.count <= top and float(g.sigma2) >= 0.25 for g in groups)
+    return all(1 <= g.count <= top and float(g.sigma2) >= 0.25 and (g.count == 1 or g.count * float(g.sigma2)
+                                                                      <= MAX_GROUP_VAR) for g in groups)
 
 
 def tilted_atoms(groups, lam: float, depth: float, sort: bool = True) -> tuple:
