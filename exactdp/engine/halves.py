@@ -33,11 +33,15 @@ a tilt half a step away costs few nats).  A level is built in single passes over
 (:mod:`exactdp.kernels.half_build`).  Deep thresholds need the atoms about their saddle, not a
 ball reaching it: ten σ² in [2.5, 4.5] with shift 2 have halves of 6.5·10⁶ atoms a level
 (5·10⁷ at 100 nats untilted, beyond the budget: the design was refused), eight σ² near 3
-have 3·10⁵ (1.8·10⁶).
+have 3·10⁵ (1.8·10⁶).  Groups of several mechanisms enter the tilted levels as one coordinate
+each with ``grouped=True`` (:func:`grouped_tilted_fit`, :mod:`exactdp.engine.grouped_halves`):
+ten σ² in [1.18, 1.28] with counts 2 have halves of 3·10⁶ atoms a level (as twenty singles,
+2.7·10¹⁰).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -86,6 +90,8 @@ TILT_MISMATCH = 6.0
 #: has thresholds more than TILT_MISMATCH nats from their level, each bracket still certified)
 TILT_STEP_MIN = 0.25
 TILT_LEVELS = 4
+#: the grouped levels' split tries every balanced split of at most this many groups
+GROUPED_SPLIT_MAX = 14
 #: the levels kept at once hold at most this many atoms (both halves; ~90 bytes an atom)
 TILT_KEPT_ATOMS = 28_000_000
 #: the omitted mass must be below this fraction of the lower end, else the next level; so
@@ -147,6 +153,47 @@ def tilted_singles(groups):
         return None
     singles = tuple(Group(g.weight, g.sigma2, 1) for g in groups for _ in range(g.count))
     return singles if _tilted_fit(singles) and not halves_heavy(singles) else None
+
+
+def grouped_split(groups) -> tuple:
+    """Two halves of ``groups`` for the grouped tilted levels: of the splits into halves of
+    ⌊n/2⌋ and ⌈n/2⌉ groups (all of them for n ≤ :data:`GROUPED_SPLIT_MAX`, else the greedy one of
+    :func:`split_halves`), the one of the fewest atoms in its larger half (estimated,
+    :func:`~exactdp.engine.coarse_split.ball_atom_count` at :func:`_tilt_depth`; ties: the first in
+    a fixed order), the smaller half first."""
+    groups = tuple(sorted(groups, key=lambda g: (g.weight, g.sigma2, g.count)))
+    n = len(groups)
+    if n > GROUPED_SPLIT_MAX:
+        a, b = split_halves(groups)
+    else:
+        best = None
+        combos = itertools.chain.from_iterable(itertools.combinations(range(1, n), k - 1)
+                                               for k in sorted({n // 2, n - n // 2}))
+        for combo in combos:
+            ia = (0,) + combo  # group 0 always in the first half: each split once
+            a = tuple(groups[i] for i in ia)
+            b = tuple(g for i, g in enumerate(groups) if i not in ia)
+            cost = max(ball_atom_count(a, _tilt_depth(a)), ball_atom_count(b, _tilt_depth(b)))
+            if best is None or cost < best[0]:
+                best = (cost, a, b)
+        a, b = best[1], best[2]
+    if ball_atom_count(a, _tilt_depth(a)) > ball_atom_count(b, _tilt_depth(b)):
+        a, b = b, a
+    return a, b
+
+
+def grouped_tilted_fit(groups) -> bool:
+    """Whether the tilted levels take ``groups`` with every group of up to
+    :data:`~exactdp.engine.tilted_atoms.MAX_GROUP_COUNT` mechanisms entering as one coordinate
+    (its sum's pmf, :mod:`exactdp.engine.group_log_pmf`), halves by :func:`grouped_split` each
+    within :data:`TILT_HALF_ATOMS` atoms: ten σ² in [1.18, 1.28] with counts 2 (ρ ≈ 8), whose
+    twenty singles are beyond the levels (2.7·10¹⁰ atoms a half) and whose untilted halves
+    are beyond :data:`HALF_ATOMS`, have halves of 3·10⁶ atoms a level."""
+    if not 2 <= len(groups) <= MAX_GROUPS or not tilted_fit(groups, grouped=True):
+        return False
+    a, b = grouped_split(groups)
+    return max(_spread(a, TILT_DEPTH), _spread(b, TILT_DEPTH)) <= MAX_SPREAD \
+        and _enumerable(a, _tilt_depth(a), TILT_HALF_ATOMS) and _enumerable(b, _tilt_depth(b), TILT_HALF_ATOMS)
 
 
 def halves_heavy(groups) -> bool:
@@ -317,19 +364,23 @@ class HalvesProfile:
         levels by depth; by default tilted wherever they fit (fewer atoms: a deep threshold
         needs the atoms about its saddle, not a ball reaching it), the levels by depth for a
         tilted level that cannot be built.
+    grouped : bool, optional
+        Tilted levels with each group of several mechanisms as one coordinate (its sum's pmf;
+        :func:`grouped_tilted_fit` should hold), halves by :func:`grouped_split`.
     """
 
     nodes_kept = 0
     method = "halves-enumeration"
 
-    def __init__(self, groups, tilted: bool | None = None):
+    def __init__(self, groups, tilted: bool | None = None, grouped: bool = False):
         self.groups = tuple(groups)
-        self.halves = split_halves(self.groups)
+        self.grouped = bool(grouped)
+        self.halves = grouped_split(self.groups) if self.grouped else split_halves(self.groups)
         self.untilted_fits = _untilted_fit(self.groups)
-        self.tilted = _tilted_fit(self.groups) if tilted is None else bool(tilted)
+        self.tilted = True if self.grouped else (_tilted_fit(self.groups) if tilted is None else bool(tilted))
         self._levels: list = []
         if self.tilted:  # levels by tilt (ladder index → level), the untilted one (λ = 0) at once
-            self._var = math.fsum(float(g.weight) ** 2 * float(g.sigma2) for g in self.groups)
+            self._var = math.fsum(float(g.weight) ** 2 * float(g.sigma2) * g.count for g in self.groups)
             self._tilts: dict = {}
             self._hints: dict = {}
             self._step = tilt_step(self._var)

@@ -7,7 +7,11 @@ saddle λ ≈ θ/Var W — so the untilted ellipsoid must reach ~100 nats, and a
 of σ² ≈ 3 has ~5·10⁷ atoms there.  Here a half of groups of one mechanism each is listed in
 the ellipsoid of the tilted costs ``Σ_g c_g − ℓ_g(k_g) ≤ depth``, ``ℓ_g(k) = log p_g(k) + λw_g k``,
 ``c_g = max_k ℓ_g`` (:func:`tilted_atoms`; ~6·10⁶ atoms at 40 nats), and what it leaves out is
-bounded at each threshold (:class:`OmissionBound`), not once for all.
+bounded at each threshold (:class:`OmissionBound`), not once for all.  A group of m > 1
+mechanisms (``tilted_fit(groups, grouped=True)``) enters as one coordinate, its sum S: the
+pmf pointwise from its m residue values (:mod:`exactdp.engine.group_log_pmf`), ``G_g`` below
+bounded by the smaller of ``G₁^m`` and the Poisson form with ``V = mσ²`` and the peak
+``A = max_k P(S = k)e^{k²/(2V)}`` in place of ``(2πσ²)^{−1/2}``.
 
 **The bound.**  Every atom left out has tilted cost above ``D' = depth − slack`` (pruned
 prefixes can only grow: each group's cost is ≥ 0 up to the slack; the entries beyond ``K_g``
@@ -28,12 +32,14 @@ left out on side A add at most ``c_μ e^{−μθ} M_B(μ) Σ_{a left out} p_a e^
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
 import numpy as np
 
 from exactdp.engine.coarse_split import CoarseAtoms, _single_pmf, stable_order
+from exactdp.engine.group_log_pmf import group_log_pmf, residue_log_pmf
 from exactdp.kernels.enumeration import product_step
 from exactdp.kernels.half_build import gather_atoms, untilted_logs
 from exactdp.numerics.precision import EPS64
@@ -48,10 +54,22 @@ _MU_C = np.linspace(0.0, 1.0, 21)
 _S = np.linspace(0.0, 0.95, 20)
 
 
-def tilted_fit(groups) -> bool:
+#: the most mechanisms a group may have to enter the tilted levels as one coordinate
+#: (:func:`exactdp.engine.group_log_pmf.group_log_pmf`; ``grouped=True``)
+MAX_GROUP_COUNT = 8
+#: ... and whose sum's variance mσ² is at most this (its residues are an m-fold convolution
+#: on ~√(mσ²) entries a copy; the grouped levels are for clumpy groups of small σ²)
+MAX_GROUP_VAR = 1e4
+
+
+def tilted_fit(groups, grouped: bool = False) -> bool:
     """Whether :func:`tilted_atoms` takes ``groups``: one mechanism each (its pmf in closed
-    form, a pointwise bound) with σ² ≥ 1/4."""
-    return all(g.count == 1 and float(g.sigma2) >= 0.25 for g in groups)
+    form, a pointwise bound) with σ² ≥ 1/4; with ``grouped``, groups of up to
+    :data:`MAX_GROUP_COUNT` mechanisms and variance ``mσ²`` at most :data:`MAX_GROUP_VAR` too
+    (each sum's pmf pointwise from its residues, :mod:`exactdp.engine.group_log_pmf`)."""
+    top = MAX_GROUP_COUNT if grouped else 1
+    return all(1 <= g.count <= top and float(g.sigma2) >= 0.25 and (g.count == 1 or g.count * float(g.sigma2)
+                                                                      <= MAX_GROUP_VAR) for g in groups)
 
 
 def tilted_atoms(groups, lam: float, depth: float, sort: bool = True) -> tuple:
@@ -74,17 +92,27 @@ def tilted_atoms(groups, lam: float, depth: float, sort: bool = True) -> tuple:
         v = float(s2)
         wf = float(g.weight)
         w_err = float(abs(Fraction(wf) - g.weight)) * (1 + 4 * EPS64) + 1e-320
-        mode = lam * wf * v
-        K = int(math.ceil(abs(mode) + math.sqrt(2 * v * (depth + 2)))) + 2
-        lp1, e1, _ = _single_pmf(s2, K)
+        m = int(g.count)
+        mode = lam * wf * v * m
+        K = int(math.ceil(abs(mode) + math.sqrt(2 * v * m * (depth + 2)))) + 2
+        if m == 1:
+            lp1, e1, _ = _single_pmf(s2, K)
+        else:  # the group's sum as one coordinate (its pmf from its m residues)
+            lp_w, e_w = group_log_pmf(s2, m, K + 1)
+            lp1, e1 = lp_w[1:-1], e_w[1:-1]
         k = np.arange(-K, K + 1, dtype=float)
         tau = lam * wf * k
         lt = lp1 + tau
         c = float(np.max(lt))
         # beyond ±K the (concave) tilted log must lie more than depth + 1 below c
-        logz = -float(lp1[K])  # log p(0) = −log Z
-        for kk in (-(K + 1), K + 1):
-            if not c - (-kk * kk / (2 * v) - logz + lam * wf * kk) > depth + 1:
+        if m == 1:
+            logz = -float(lp1[K])  # log p(0) = −log Z
+            ends = [-kk * kk / (2 * v) - logz + lam * wf * kk for kk in (-(K + 1), K + 1)]
+        else:  # upper bounds of the log pmf at ±(K + 1) (S is log-concave)
+            ends = [float(lp_w[i] + e_w[i]) + lam * wf * kk + 4 * EPS64 * (abs(lam * wf * kk) + 1)
+                    for i, kk in ((0, -(K + 1)), (-1, K + 1))]
+        for end in ends:
+            if not c - end > depth + 1:
                 raise OverflowError("a tilted group's support reaches beyond its table")
         glt = np.minimum(lt - c, 0.0)
         gle = e1 + 4 * EPS64 * (np.abs(lt) + abs(c) + np.abs(tau) + 1)
@@ -118,12 +146,44 @@ def _log_g(sigma2: float, w: float, s: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out + LOG_SLACK * (np.abs(out) + 1)
 
 
+def _log_gm(g, s: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Upper bound of ``log G_g(s, b)`` for a group of ``m`` mechanisms (S their sum, V = mσ²):
+    the smaller of ``m`` times the single's (``G_g ≤ G₁^m``: ``(Σ x)^{1−s} ≤ Σ x^{1−s}`` splits
+    ``P(S = k)^{1−s}`` over the convolution's terms) and, with ``P(S = k) ≤ A e^{−k²/(2V)}``
+    (:func:`_log_peak`), ``A^{1−s} √(2πV/(1−s)) e^{b²w²V/(2(1−s))} (1 + 2q/(1 − q))``,
+    ``q = e^{−2π²V/(1−s)}`` (Poisson summation, as for one mechanism); widened by its rounding."""
+    one = _log_g(float(g.sigma2), float(g.weight), s, b)
+    if g.count == 1:
+        return one
+    prod = g.count * one
+    prod = prod + 4 * EPS64 * (np.abs(prod) + 1)
+    big_v = g.count * float(g.sigma2)
+    w = float(g.weight)
+    one_s = 1.0 - s
+    q = np.exp(-2 * math.pi**2 * big_v / one_s)
+    peak = (one_s * _log_peak(g.sigma2, g.count) + (b * w) ** 2 * big_v / (2 * one_s)
+            + 0.5 * np.log(2 * math.pi * big_v / one_s) + np.log1p(2 * q / (1 - q)))
+    peak = peak + LOG_SLACK * (np.abs(peak) + 1)
+    return np.minimum(prod, peak)
+
+
+@functools.lru_cache(maxsize=512)
+def _log_peak(s2, m: int) -> float:
+    """An upper bound of ``log A``, ``A = max_k P(S = k) e^{k²/(2mσ²)} = max_r P(S = r) e^{r²/(2mσ²)}``
+    (the residue identity of :mod:`exactdp.engine.group_log_pmf`)."""
+    lr, er = residue_log_pmf(Fraction(s2), m)
+    r = np.arange(m, dtype=float)
+    top = lr + er + r * r / (2.0 * m * float(s2))
+    out = float(np.max(top))
+    return out + 8 * EPS64 * (abs(out) + float(np.max(r * r / (2.0 * m * float(s2)))) + 1)
+
+
 def chernoff_log_mgf(groups, complement: bool) -> tuple:
     """``(μ, log c_μ + Σ_g log G_g(0, ±μ))`` on the grid of :class:`OmissionBound` (``+μ`` for
     δ, ``−μ`` for 1 − δ): ``min_μ(· ∓ μθ)`` is Chernoff's bound of log δ(θ) (of log(1 − δ(θ))),
     up to the floats of its closed forms."""
     mus, sign = (_MU_C, -1.0) if complement else (_MU, 1.0)
-    base = sum(_log_g(float(g.sigma2), float(g.weight), np.zeros(1), sign * mus) for g in groups)
+    base = sum(_log_gm(g, np.zeros(1), sign * mus) for g in groups)
     if not complement:
         with np.errstate(divide="ignore", invalid="ignore"):
             base = base + np.where(mus > 0, -np.log1p(mus) + mus * np.log(mus / (1 + mus)), 0.0)
@@ -149,12 +209,11 @@ class OmissionBound:
         self.sides = []
         for mus, sign in ((_MU, 1.0), (_MU_C, -1.0)):
             nu = sign * mus
-            logm = [sum(_log_g(float(g.sigma2), float(g.weight), np.zeros(1), nu) for g in h) for h in halves]
+            logm = [sum(_log_gm(g, np.zeros(1), nu) for g in h) for h in halves]
             t = []
             for h, dp, cl in zip(halves, d_primes, c_lists):
                 s = _S[None, :]
-                acc = -s * dp + s * math.fsum(cl) + sum(
-                    _log_g(float(g.sigma2), float(g.weight), s, nu[:, None] - s * lam) for g in h)
+                acc = -s * dp + s * math.fsum(cl) + sum(_log_gm(g, s, nu[:, None] - s * lam) for g in h)
                 t.append(np.min(acc, axis=1))
             # side A left out (with B's mgf), then side B left out (with A's)
             pair = np.logaddexp(logm[1] + t[0], logm[0] + t[1])
