@@ -163,10 +163,10 @@ def grouped_split(groups) -> tuple:
     a fixed order), the smaller half first."""
     groups = tuple(sorted(groups, key=lambda g: (g.weight, g.sigma2, g.count)))
     n = len(groups)
-    if n > GROUPED_SPLIT_MAX:
+    if n > GROUPED_SPLIT_MAX or n < 2:
         a, b = split_halves(groups)
     else:
-        best = None
+        best: tuple | None = None
         combos = itertools.chain.from_iterable(itertools.combinations(range(1, n), k - 1)
                                                for k in sorted({n // 2, n - n // 2}))
         for combo in combos:
@@ -176,6 +176,7 @@ def grouped_split(groups) -> tuple:
             cost = max(ball_atom_count(a, _tilt_depth(a)), ball_atom_count(b, _tilt_depth(b)))
             if best is None or cost < best[0]:
                 best = (cost, a, b)
+        assert best is not None  # (n ≥ 2: at least one split)
         a, b = best[1], best[2]
     if ball_atom_count(a, _tilt_depth(a)) > ball_atom_count(b, _tilt_depth(b)):
         a, b = b, a
