@@ -240,7 +240,7 @@ def psi_terms_len(s2):
     """Length of the b-dependent row of :func:`psi_terms_rows` for s²."""
     if s2 >= POISSON_MIN_S2:
         return 9
-    return 6 * direct_half_width(s2)
+    return 3 * direct_half_width(s2)
 
 
 @kernel("void(float64[:], float64, float64[:], float64[:], int64, int64)")
@@ -253,8 +253,10 @@ def psi_terms_rows(bs, s2, cr, tab, base, width):
 
     Poisson form: ``row[j] = e^{e_j}`` with ``e_j = −2πs²k(πk − b)`` for k = −3, −2, −1, 1,
     2, 3 (j = 0..5; −1 for a term skipped, e_j ≤ −745), ``row[6] = Σ e^{e_j}``,
-    ``row[7]`` the terms' rounding weight, ``row[8] = b``.  Direct form: for y = −Y..−1,
-    1..Y (p = 0..2Y−1) ``row[3p] + i·row[3p+1] = e^{iby} − 1`` and ``row[3p+2]`` its modulus.
+    ``row[7]`` the terms' rounding weight, ``row[8] = b``.  Direct form: for y = −Y..−1
+    (p = y + Y = 0..Y−1) ``row[3p] + i·row[3p+1] = e^{iby} − 1`` and ``row[3p+2]`` its
+    modulus; the term of −y is the conjugate (the same modulus), read from the same entry
+    by :func:`log_psi_rows` (half the table of storing both).
 
     Here for each ``b = bs[u]``, into the row ``row = tab[base + u·width:]`` (:func:`one_row`
     compiled into the loop, so a row costs no call)."""
@@ -281,9 +283,9 @@ def psi_terms_rows(bs, s2, cr, tab, base, width):
             return
         Y = direct_half_width(s2)
         # e^{iby} − 1 = −2 sin²(by/2) + i sin(by): the sines of y > 0 are those of −y negated
-        # (sin is odd in IEEE arithmetic and (0.5b)(−y) = −((0.5b)y) exactly), so each sine is
-        # evaluated once, and so is each modulus (|x + iy| = hypot(x, y) is even in y: libm's
-        # hypot works on |x|, |y|).  For even y = 2k, (0.5b)·y = b·k exactly (0.5b is exact,
+        # (sin is odd in IEEE arithmetic and (0.5b)(−y) = −((0.5b)y) exactly), so the row keeps
+        # y < 0 only and :func:`log_psi_rows` reads y > 0 as the conjugate (the modulus
+        # |x + iy| = hypot(x, y) is even in y: libm's hypot works on |x|, |y|).  For even y = 2k, (0.5b)·y = b·k exactly (0.5b is exact,
         # the products have the same real value and one rounding), so sin(0.5by) is the
         # sine sin(bk) of y = k: each such sine is evaluated once
         for y in range(-Y, 0):
@@ -294,13 +296,6 @@ def psi_terms_rows(bs, s2, cr, tab, base, width):
             c = -2.0 * sh * sh + 1j * sb  # e^{iby} − 1
             ac = abs(c)
             p = y + Y
-            tab[at + 3 * p] = c.real
-            tab[at + 3 * p + 1] = c.imag
-            tab[at + 3 * p + 2] = ac
-            sh = -sh
-            sb = -sb
-            c = -2.0 * sh * sh + 1j * sb
-            p = Y - y - 1
             tab[at + 3 * p] = c.real
             tab[at + 3 * p + 1] = c.imag
             tab[at + 3 * p + 2] = ac
@@ -370,15 +365,23 @@ def log_psi_rows(f, s2, cc, cr, tab, base, width, count, out_re, out_im, out_err
         Y = direct_half_width(s2)
         num = 0.0 + 0.0j
         sabs = 0.0
-        # the terms are summed in the order y = −Y..−1, 1..Y
+        # the terms are summed in the order y = −Y..−1, 1..Y; the row holds y < 0 only, the
+        # term of y > 0 is the conjugate of that of −y: e^{iby} − 1 = −2 sin²(by/2) + i sin(by)
+        # with sin odd in IEEE arithmetic, so the same bits up to the sign of a zero (b = 0),
+        # which a sum started at +0 never sees
         for p in range(2 * Y):
             y = p - Y if p < Y else p - Y + 1
             rho = cr[y + Y]
             if rho < 0.0:
                 continue
-            c = complex(tab[at + 3 * p], tab[at + 3 * p + 1])
+            if y < 0:
+                q = at + 3 * p
+                c = complex(tab[q], tab[q + 1])
+            else:
+                q = at + 3 * (Y - y)
+                c = complex(tab[q], -tab[q + 1])
             num += rho * c
-            sabs += rho * tab[at + 3 * p + 2]
+            sabs += rho * tab[q + 2]
         srho = cr[2 * Y + 1]
         z = num / (1.0 + srho)
         zabs = sabs / (1.0 + srho)

@@ -266,3 +266,37 @@ def test_alias_kernel_is_the_python_path(weights, counts, sigma2):
             assert fast == slow
             seen += 1
     assert seen == 2 * len(qs)
+
+
+@pytest.mark.parametrize("s2", [0.05, 0.3, 0.9999])
+def test_direct_rows_hold_y_below_zero_and_log_psi_reads_their_conjugates(s2):
+    """The direct form's b-row (``psi_terms_rows``) keeps y = −Y..−1 only (3 floats each:
+    e^{iby} − 1 and its modulus, against mpmath); ``log_psi`` reads y > 0 as their
+    conjugates: at seeded b (b = 0 and ±π included) and f its bound contains the error of
+    the direct mpmath sum, which a wrong sign of the mirrored terms' imaginary part breaks."""
+    from exactdp.kernels.dgauss import PSI_CONSTS, direct_half_width, psi_consts, psi_terms, psi_terms_len
+
+    Y = direct_half_width(s2)
+    assert psi_terms_len(s2) == 3 * Y
+    cc, cr = np.empty(6, dtype=np.complex128), np.empty(PSI_CONSTS)
+    psi_consts(0.0, s2, cc, cr)
+    rng = np.random.default_rng(20261207)
+    bs = [0.0, PI, -PI] + list(rng.uniform(-PI, PI, 12))
+    for b in bs:
+        row = np.full(3 * Y + 4, 7.0)
+        psi_terms(float(b), s2, cr, row)
+        assert np.all(row[3 * Y:] == 7.0)  # nothing written beyond the half row
+        for y in range(-Y, 0):
+            p = y + Y
+            with mpmath.workdps(40):
+                ref = mpmath.expj(mpmath.mpf(float(b)) * y) - 1
+            tol = 8 * U * (1 + abs(b * y))  # the product b·y is rounded once before its sine
+            assert abs(mpmath.mpc(row[3 * p], row[3 * p + 1]) - ref) <= tol, (b, y)
+            assert abs(row[3 * p + 2] - abs(ref)) <= tol, (b, y)
+        for f in (0.0, 0.3, -0.45, 0.5):
+            lp, le = log_psi(f, float(b), s2)
+            ref = log_psi_direct(f, float(b), s2)
+            if not math.isfinite(le):
+                assert abs(mpmath.exp(ref)) < 1e-12, (s2, f, b)
+                continue
+            assert _log_err(lp, ref) <= le, (s2, f, b)
