@@ -285,8 +285,9 @@ def psi_terms_rows(bs, s2, cr, tab, base, width):
         # e^{iby} − 1 = −2 sin²(by/2) + i sin(by): the sines of y > 0 are those of −y negated
         # (sin is odd in IEEE arithmetic and (0.5b)(−y) = −((0.5b)y) exactly), so the row keeps
         # y < 0 only and :func:`log_psi_rows` reads y > 0 as the conjugate (the modulus
-        # |x + iy| = hypot(x, y) is even in y: libm's hypot works on |x|, |y|).  For even y = 2k, (0.5b)·y = b·k exactly (0.5b is exact,
-        # the products have the same real value and one rounding), so sin(0.5by) is the
+        # |x + iy| = hypot(x, y) is even in y: libm's hypot works on |x|, |y|).  For even y = 2k,
+        # (0.5b)·y = b·k exactly (0.5b is exact, the products have the same real value and one
+        # rounding), so sin(0.5by) is the
         # sine sin(bk) of y = k: each such sine is evaluated once
         for y in range(-Y, 0):
             sbs[-y] = math.sin(b * y)
