@@ -842,6 +842,8 @@ def _gauss(rng):
 
 
 def draw_class_design(rng, cls):
+    if cls in AUDIT5:
+        return draw_audit5_design(rng, cls)
     if cls in AUDIT4:
         return draw_audit4_design(rng, cls)
     if cls == "cgauss":  # continuous Gaussians beside fine discrete Gaussians (gaussian_beside)
@@ -1060,6 +1062,8 @@ def audit4_reclass(rec, lo, hi):
 
 
 def draw_class_queries(rng, design, cls):
+    if cls in AUDIT5:
+        return draw_audit5_queries(rng, design, cls)
     if cls in AUDIT4:
         return list(AUDIT4_QUERIES)
     if cls in ("cgauss", "lapgauss"):
@@ -1147,6 +1151,8 @@ def _refine(refs, design, f, rel_digits):
 
 
 def ref_delta(refs, design, eps, rel_digits=15):
+    if refs.get("tilted"):  # audit5: discrete-Gaussian designs, the tilted reference at any depth
+        return tilted_delta(refs, design, eps, rel_digits)
     return _refine(refs, design, lambda r: r.delta(eps), rel_digits)
 
 
@@ -1176,7 +1182,13 @@ def run(args):
             rt = time.process_time()
             if args.no_ref:
                 raise NotImplementedError("no reference (--no-ref: refusals, time and widths only)")
-            if args.cls in AUDIT4:
+            if args.cls in AUDIT5 and all(g["kind"] == "dg" for g in design):
+                refs["tilted"] = True  # δ by the tilted reference (any depth); β by the untilted one
+                tilted_delta(refs, design, Fraction(0))
+                lt0 = refs[("tilt_lt0", Fraction(0))]
+                refs["lt0"] = lt0
+                ref_info = {"ref": "exact", "sizes": refs[("tilt", Fraction(0), lt0)].sizes, "ref_lt": lt0}
+            elif args.cls in AUDIT4 or args.cls in AUDIT5:
                 r0 = audit4_reference(refs, design)
                 ref_info = {"ref": "exact", "sizes": r0.sizes, "ref_lt": refs["lt0"]}
             else:
@@ -1219,9 +1231,9 @@ def run(args):
                     except Exception as exc:  # noqa: BLE001
                         rec["class"] = "NOREF"
                         rec["note"] = f"{type(exc).__name__}: {str(exc)[:200]}"
-                    if args.cls in AUDIT4:
+                    if args.cls in AUDIT4 or args.cls in AUDIT5:
                         audit4_reclass(rec, lo, hi)
-            if args.cls in AUDIT4 and st == "refused" and remedy_of(ans.get("msg", "")):
+            if (args.cls in AUDIT4 or args.cls in AUDIT5) and st == "refused" and remedy_of(ans.get("msg", "")):
                 kw = remedy_of(ans["msg"])  # does the remedy the message names work?
                 ra = w.ask(design, query, value, timeout=args.timeout, kw=kw)
                 rem = {"kw": kw, "status": ra["status"], "msg": ra.get("msg", "")[:200], "cpu": ra.get("cpu")}
@@ -1332,6 +1344,500 @@ def judge(refs, design, query, value, lo, hi, ref_err):
             "width_ok": bool(hi - lo <= REL * abs(hi)),
         }
     return {"class": "NOREF", "note": "no trade-off reference beyond exact reach"}
+
+
+# ---------------------------------------------------------------------------------------------
+# audit5: a tilted reference for deep δ of discrete-Gaussian designs (nothing of exactdp)
+# ---------------------------------------------------------------------------------------------
+
+
+def _gauss_tail_from(a: Fraction, s2: Fraction) -> flint.arb:
+    """Upper bound on Σ_{k≥0} exp(−(a + k)²/(2σ²)) for a ≥ 0 (a geometric majorant)."""
+    assert a >= 0
+    first = (-A(a * a / (2 * s2))).exp()
+    ratio = (-A((2 * a + 1) / (2 * s2))).exp()
+    return first / (1 - ratio)
+
+
+def dg_atoms_tilted(s2: Fraction, shift: int, count: int, lt: float, lam: Fraction):
+    """Atoms of c discrete Gaussians N_Z(0, σ²) vs N_Z(shift, σ²) (as :func:`dg_atoms`) on a
+    window wide enough for the tilt λ, with the tilted masses of what the window leaves out.
+
+    One copy's tilted weight p(x)e^{λ l(x)}, l(x) = (Δ² − 2Δx)/(2σ²), is
+    exp(−(x + λΔ)²/(2σ²))·exp(λ(λ + 1)Δ²/(2σ²))/Z: a Gaussian shape centred at −λΔ, so the
+    tilted mass outside [−R, R] is bounded by two geometric tails from R + 1 ∓ λΔ.
+    Returns (atoms, dropped tilted mass of the c-fold sum, its total tilted mass (upper))."""
+    d = shift
+    sigma = math.sqrt(float(s2))
+    lt = lt + math.log(4 * count + 4)
+    x0 = -lam * d
+    R = int(math.ceil(sigma * math.sqrt(2 * lt) + abs(float(x0)))) + abs(d) + 2
+    if count * (2 * R + 1) > 1_500_000:
+        raise OverflowError("tilted window too wide")
+    w = [(-A(Fraction(x * x) / (2 * s2))).exp() for x in range(-R, R + 1)]
+    Z0 = sum(w[1:], w[0])
+    T0 = _gauss_tail_from(Fraction(R + 1), s2) * 2
+    Z = Z0 + flint.arb(0, 1) * T0 / 2 + T0 / 2  # [Z0, Z0 + T0]
+    C = A(lam * (lam + 1) * d * d / (2 * s2)).exp()
+    Tl = C * (_gauss_tail_from(R + 1 - x0, s2) + _gauss_tail_from(R + 1 + x0, s2)) / Z0  # x ≥ R+1, x ≤ −R−1
+    pmf = [x / Z for x in w]
+    M1 = flint.arb(0)
+    for i, p in enumerate(pmf):
+        x = i - R
+        M1 += p * A(lam * Fraction(d * d - 2 * d * x) / (2 * s2)).exp()
+    M1 = M1 + Tl
+    poly = flint.arb_poly(pmf)
+    poly = poly**count if count > 1 else poly
+    coeffs = [poly[i] for i in range(poly.degree() + 1)]
+    off = -count * R
+    atoms = []
+    for i, p in enumerate(coeffs):
+        s = off + i
+        j = i - count * d
+        q = coeffs[j] if 0 <= j < len(coeffs) else p * (-A(Fraction(count * d * d - 2 * d * s) / (2 * s2))).exp()
+        atoms.append((Fraction(count * d * d - 2 * d * s) / (2 * s2), p, q))
+    drop = count * Tl * M1 ** (count - 1)
+    return atoms, drop, M1**count
+
+
+class TiltedReference(Reference):
+    """δ(ε) of a discrete-Gaussian design, its atoms pruned by their λ-tilted mass p·e^{λl}.
+
+    For λ ≥ 0, (1 − e^{ε−l})₊ ≤ e^{λ(l−ε)}, so the joint atoms the pruning leaves out add at most
+    e^{−λε}·Σ_stages (dropped tilted mass of the stage / the stage's tilted total)·Π_g M_g to δ
+    (M_g = E_P[e^{λL_g}], independent groups: a dropped piece times the other pieces' totals).
+    With λ at the Gaussian saddle point of ε (mean ρ + 2λρ = ε) that bound is a Chernoff bound
+    times e^{−lt}: relative accuracy at any depth (δ = 1e-100 at the cost of the bulk)."""
+
+    def __init__(self, design, lt, lam: Fraction, max_half=400_000):
+        flint.ctx.prec = PREC
+        self.design, self.lt, self.lam = design, lt, Fraction(lam)
+        self.rrn = self.kernel = None
+        lam = self.lam
+        groups, Ms, ratio = [], [], flint.arb(0)
+        eta = (-flint.arb(lt)).exp() / 100000
+
+        def tw(l, p):
+            return p * A(lam * l).exp() if lam else p
+
+        def tprune(atoms, M):
+            kept, dropped = [], flint.arb(0)
+            for l, p, q in atoms:
+                t = tw(l, p)
+                if (t / M).upper() < eta:
+                    dropped += t
+                else:
+                    kept.append((l, p, q))
+            return kept, dropped
+
+        for g in design:
+            if g["kind"] != "dg":
+                raise NotImplementedError("tilted reference: discrete Gaussians only")
+            at, drop, M = dg_atoms_tilted(Fraction(g["sigma2"]), g["shift"], g["count"], lt + 2.31, lam)
+            ratio += drop / M
+            at, dr = tprune(at, M)
+            ratio += dr / M
+            groups.append(at)
+            Ms.append(M)
+        self.D = 1
+        for at in groups:
+            for l, _, _ in at:
+                self.D = math.lcm(self.D, l.denominator)
+        sizes = sorted(((len(at), i) for i, at in enumerate(groups)), reverse=True)
+        halves, logs = [[], []], [0.0, 0.0]
+        for n, i in sizes:
+            h = 0 if logs[0] <= logs[1] else 1
+            halves[h].append(i)
+            logs[h] += math.log(max(n, 1))
+        if max(logs) > math.log(20 * max_half):  # the pruned halves would still be far too many (time)
+            raise OverflowError(f"halves of ~e^{max(logs):.1f} atoms before pruning: beyond the reference")
+        self.halves = []
+        for h in halves:
+            cur, Mc = [(Fraction(0), flint.arb(1), flint.arb(1))], flint.arb(1)
+            for i in h:
+                if len(cur) * len(groups[i]) > 4 * max_half:
+                    raise OverflowError(f"half of {len(cur)}×{len(groups[i])} atoms: beyond the reference")
+                cur = _compose_atoms(cur, groups[i])
+                Mc = Mc * Ms[i]
+                cur, dr = tprune(cur, Mc)
+                ratio += dr / Mc
+            if len(cur) > max_half:
+                raise OverflowError(f"half of {len(cur)} atoms: beyond the reference")
+            self.halves.append(sorted((int(l * self.D), p, q) for l, p, q in cur))
+        T = flint.arb(1)
+        for M in Ms:
+            T = T * M
+        self.tiltbound = ratio * T  # × e^{−λε} bounds what the dropped atoms add to δ(ε)
+        self.dropP = self.dropQ = None
+        B = self.halves[1]
+        self.LB = [l for l, _, _ in B]
+        n = len(B)
+        self.TP = [flint.arb(0)] * (n + 1)
+        self.TQ = [flint.arb(0)] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            self.TP[i] = self.TP[i + 1] + B[i][1]
+            self.TQ[i] = self.TQ[i + 1] + B[i][2]
+        self.sizes = (len(self.halves[0]), len(self.halves[1]))
+
+    def delta(self, eps: Fraction):
+        eps = Fraction(eps)
+        val = self._finite(math.floor(eps * self.D), A(eps).exp())
+        lo, hi = arb_bounds(val)
+        _, b = arb_bounds(self.tiltbound * (-A(self.lam * eps)).exp())
+        return max(lo, Fraction(0)), min(hi + b, Fraction(1))
+
+    def tradeoff(self, alpha):
+        raise NotImplementedError("tilted reference: δ(ε) only")
+
+
+def design_rho(design) -> Fraction:
+    return sum(Fraction(g["count"] * g["shift"] ** 2) / (2 * Fraction(g["sigma2"])) for g in design)
+
+
+def saddle_lambda(design, eps: Fraction) -> Fraction:
+    """λ with ρ + 2λρ = ε (the Gaussian saddle point), ≥ 0, rounded down to 1/4 (nearby ε share
+    one reference; any λ ≥ 0 is rigorous, the saddle only makes the bound tight)."""
+    rho = design_rho(design)
+    lam = max(Fraction(0), (Fraction(eps) - rho) / (2 * rho))
+    return Fraction(math.floor(lam * 4), 4)
+
+
+TILT_LTS = (92.0, 60.0, 45.0, 35.0)  # the first that fits; 160 tried when 92 fits and is too wide
+
+
+def _tilted(refs, design, lam, lt):
+    key = ("tilt", lam, lt)
+    if key not in refs:
+        try:
+            refs[key] = TiltedReference(design, lt, lam)
+        except OverflowError as exc:
+            refs[key] = exc
+    if isinstance(refs[key], OverflowError):
+        raise refs[key]
+    return refs[key]
+
+
+def tilted_delta(refs, design, eps, rel_digits=15):
+    """[lo, hi] bracketing δ(ε) by :class:`TiltedReference` at the saddle λ of ε: the finest
+    truncation that fits, deepened to e^-160 while wider than 10^-rel_digits relative."""
+    eps = Fraction(eps)
+    lam = saddle_lambda(design, eps)
+    lt0 = refs.get(("tilt_lt0", lam))
+    if lt0 is None:
+        for lt in TILT_LTS:
+            try:
+                _tilted(refs, design, lam, lt)
+            except OverflowError:
+                continue
+            lt0 = refs[("tilt_lt0", lam)] = lt
+            break
+        else:
+            raise OverflowError(f"beyond the tilted reference at every truncation {TILT_LTS}")
+    lo, hi = _tilted(refs, design, lam, lt0).delta(eps)
+    if hi - lo > Fraction(1, 10**rel_digits) * hi and lt0 == TILT_LTS[0]:
+        with contextlib.suppress(OverflowError):
+            lo, hi = _tilted(refs, design, lam, 160.0).delta(eps)
+    return lo, hi
+
+
+# ---------------------------------------------------------------------------------------------
+# audit5 classes (--class): the paths merged in the last session
+# ---------------------------------------------------------------------------------------------
+
+AUDIT5 = ("wsieve", "wsievesmall", "singles", "lapbeside", "sparse")
+
+
+def _narrow5(rng, lo_range, cmax, n=10, shifts=(1, 3), nd=3, total_max=None, cmin=1):
+    """n distinct ``nd``-decimal σ² in a narrow range [lo, lo(1 + w)] with lo log-uniform in
+    ``lo_range``; one shift for all (half the time) or one each from ``shifts``; counts cmin..cmax."""
+    lo = math.exp(rng.uniform(math.log(lo_range[0]), math.log(lo_range[1])))
+    hi = lo * (1 + rng.choice([0.01, 0.03, 0.1, 0.25]))
+    if math.floor(hi * 10**nd) - math.ceil(lo * 10**nd) + 1 < n + 2:
+        hi = lo + (n + 2) / 10**nd
+    vals = []
+    while len(vals) < n:
+        v = _decimals(rng, lo, hi, nd)
+        if v not in vals:
+            vals.append(v)
+    common = rng.choice([None, rng.randint(*shifts)])
+    d = [{"kind": "dg", "sigma2": v, "shift": common or rng.randint(*shifts), "count": rng.randint(cmin, cmax)}
+         for v in vals]
+    if total_max:
+        while sum(g["count"] for g in d) > total_max:
+            d.pop()
+    return d
+
+
+def _lapbeside(rng):
+    """One continuous Laplace (count 1) beside 1–2 continuous Gaussians and 1–3 fine discrete
+    Gaussians of moderate ρ (σ² 0.3–30, shifts ±1..3), sometimes a discrete Laplace or RR."""
+    d = [{"kind": "lap", "scale": rng.choice(["1", "2.5", "1/3", "0.7", "4", "0.125"]),
+          "shift": rng.choice(["1", "2", "1/2", "3"]), "count": 1}]
+    d += [{"kind": "gauss", "sigma2": rng.choice(["1/2", "4", "2.25", "100", "31.4159", "0.7"]),
+           "shift": rng.choice(["1", "1/2", "2"]), "count": rng.randint(1, 5)} for _ in range(rng.randint(1, 2))]
+    for _ in range(200):
+        dg = []
+        for _ in range(rng.randint(1, 3)):
+            nd = rng.randint(3, 4)
+            v = max(Fraction(round(math.exp(rng.uniform(math.log(0.3), math.log(30))) * 10**nd), 10**nd),
+                    Fraction(1, 10**nd))
+            dg.append({"kind": "dg", "sigma2": f"{float(v):.{nd}f}", "shift": rng.choice([-3, -2, -1, 1, 2, 3]),
+                       "count": rng.randint(1, 10)})
+        size = math.prod(27 * math.sqrt(float(Fraction(g["sigma2"])) * g["count"]) + 1 for g in dg)
+        if size <= 2e4:  # the reference's Laplace–Gaussian kernel: four erfc per joint atom
+            break
+    d += dg
+    if rng.random() < 0.3:
+        d.append(_finite_extra(rng, ("dlap", "rr")))
+    return d
+
+
+def _sparse(rng):
+    """Finite designs whose β near α → 1 lies below the float tables (sparse 256-bit tables)."""
+    d = []
+    for _ in range(rng.randint(0, 2)):
+        d.append(_fine_dg(rng, 0.03, 3.0, budget=500))
+    for _ in range(rng.randint(1, 3)):
+        k = rng.choice(["rr", "rr", "approx", "dlap"])
+        if k == "rr":
+            d.append({"kind": "rr", "epsilon": rng.choice(["1/1000", "1/2", "1", "3", "0.7", "5"]),
+                      "k": rng.choice([2, 3, 5]), "count": rng.randint(1, 25)})
+        elif k == "approx":
+            d.append({"kind": "approx", "epsilon": rng.choice(["0", "1/10", "1", "2"]),
+                      "delta": rng.choice(["0", "1e-300", "1e-40", "1e-9"]), "count": rng.randint(1, 3)})
+        else:
+            d.append({"kind": "dlap", "scale": rng.choice(["1/2", "0.37", "2", "7/3"]),
+                      "shift": rng.randint(1, 4), "count": rng.randint(1, 15)})
+    return d
+
+
+def draw_audit5_design(rng, cls):
+    if cls == "wsieve":  # ten three-decimal σ² in a narrow range anywhere in [0.3, 24]
+        return _narrow5(rng, (0.3, 24.0), 3)
+    if cls == "wsievesmall":  # 6–8 σ² in [0.3, 0.7], counts ≤ 2: in the (tilted) exact reference's reach
+        return _narrow5(rng, (0.3, 0.7), 2, n=rng.randint(6, 8))
+    if cls == "singles":  # counts 2–3 (≤ 24 mechanisms spelled out), shifts 2–5; 4–7 groups (the reference)
+        return _narrow5(rng, (0.4, 2.0), 3, n=rng.randint(4, 7), shifts=(2, 5), total_max=24, cmin=2)
+    if cls == "lapbeside":
+        return _lapbeside(rng)
+    if cls == "sparse":
+        return _sparse(rng)
+    raise ValueError(cls)
+
+
+def _deep_eps(design, z: float) -> str:
+    """An ε about z standard deviations above the loss's mean (ρ, variance 2ρ): δ ≈ e^{−z²/2}."""
+    rho = float(design_rho(design))
+    return f"{rho + z * math.sqrt(2 * rho):.3f}"
+
+
+def draw_audit5_queries(rng, design, cls):
+    if cls in ("wsieve", "wsievesmall", "singles"):
+        return [
+            ("delta", "0"),
+            ("delta", "1"),
+            ("delta", _deep_eps(design, rng.choice([5.0, 8.0]))),
+            ("delta", _deep_eps(design, rng.choice([15.0, 21.0]))),
+            ("epsilon", "1e-6"),
+            ("epsilon", rng.choice(["1e-30", "1e-45"])),
+            ("epsilon", "1e-60"),
+            ("epsilon", "1e-100") if cls == "singles" else ("epsilon", "1e-10"),
+            ("tradeoff", rng.choice(["1e-9", "1e-3"])),
+            ("tradeoff", "1/2"),
+            ("tradeoff", NINES[9]),
+        ]
+    if cls == "lapbeside":
+        return [
+            ("delta", "0"),
+            ("delta", rng.choice(["1/1000", "0.3", "1"])),
+            ("delta", rng.choice(["5", "13.7", "40"])),
+            ("epsilon", rng.choice(["1e-3", "1e-6", "1e-10"])),
+            ("epsilon", rng.choice(["1e-30", "1e-60"])),
+            ("tradeoff", rng.choice(["1e-12", "1e-3", "1/2", NINES[9]])),
+        ]
+    if cls == "sparse":
+        return [
+            ("tradeoff", NINES[9]),
+            ("tradeoff", NINES[15]),
+            ("tradeoff", NINES[40]),
+            ("tradeoff", rng.choice(["1e-12", "1e-3"])),
+            ("delta", rng.choice(["10", "40", "300"])),
+            ("epsilon", rng.choice(["1e-30", "1e-100"])),
+        ]
+    raise ValueError(cls)
+
+
+# ---------------------------------------------------------------------------------------------
+# audit5 (e): OpenDP float vectors with an explicit k; --certify beside continuous Gaussians
+# ---------------------------------------------------------------------------------------------
+
+K_MIN_F64 = -1074
+
+
+def grid_shift_vectors(n: int, d: Fraction, k: int, p: int):
+    """Every r ∈ Z_{≥0}^n, sorted descending, with ‖r‖_p ≤ D + n^{1/p}c (D = d/2^k, c = 1 − 2^{k_min−k}):
+    OpenDP's stability bound of the input rounded to the grid 2^k, brute force over a box."""
+    import itertools
+
+    big_d, c = d / Fraction(2) ** k, 1 - Fraction(2) ** (K_MIN_F64 - k)
+    top = int(big_d) + n + 1
+    out = set()
+    for r in itertools.product(range(top + 1), repeat=n):
+        if p == 1:
+            ok = sum(r) <= big_d + n * c
+        else:
+            gap = sum(v * v for v in r) - big_d**2 - n * c * c
+            ok = gap <= 0 or gap * gap <= 4 * big_d**2 * c * c * n
+        if ok and any(r):
+            out.add(tuple(sorted(r, reverse=True)))
+    return sorted(out)
+
+
+def _limited(cpu_limit, f, *a):
+    """f(*a) under a soft RLIMIT_CPU of ``cpu_limit`` seconds: (status, value or message, CPU-s)."""
+    signal.signal(signal.SIGXCPU, _on_xcpu)
+    t0 = time.process_time()
+    resource.setrlimit(resource.RLIMIT_CPU, (int(_cpu_used() + cpu_limit) + 1, resource.RLIM_INFINITY))
+    try:
+        return "ok", f(*a), time.process_time() - t0
+    except CpuLimit:
+        return "hang", f"CPU limit {cpu_limit} s", time.process_time() - t0
+    except Exception as exc:  # noqa: BLE001
+        name = type(exc).__name__
+        kind = "refused" if name in ("UncertifiedError", "InputError", "UnsupportedEventError") else "crash"
+        return kind, f"{name}: {str(exc)[:300]}", time.process_time() - t0
+    finally:
+        resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+
+
+def vec_audit(args):
+    """OpenDP make_gaussian / make_laplace on float vectors of size 2–3 with an explicit k: exactdp's
+    worst case over its read-back designs against the reference's maximum over every shift vector
+    of the ball (brute force), δ(ε) at three ε; and make_exact_composition's float map."""
+    import opendp.prelude as dp
+
+    from exactdp import ExactAccountant
+    from exactdp.interop.opendp_measurements import designs_of, make_exact_composition
+
+    dp.enable_features("contrib", "honest-but-curious")
+    rng = random.Random(args.seed)
+    out = open(args.out, "a")
+    t_start = time.time()
+    for n_case in range(args.designs):
+        if time.time() - t_start > args.minutes * 60:
+            break
+        gaussian = rng.random() < 0.6
+        n = rng.randint(2, 3)
+        k = rng.choice([-2, -1, 0, 1])
+        scale = rng.choice([0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0]) * 2.0**k
+        d_in = rng.choice([0.5, 1.0, 1.5, 2.0, 2.5, 3.0]) * 2.0**k
+        p = 2 if gaussian else 1
+        vec = dp.vector_domain(dp.atom_domain(T=float, nan=False), size=n)
+        metric = dp.l2_distance(T=float) if gaussian else dp.l1_distance(T=float)
+        case = {"kind": "gaussian" if gaussian else "laplace", "n": n, "k": k, "scale": scale, "d_in": d_in}
+        m = (dp.m.make_gaussian if gaussian else dp.m.make_laplace)(vec, metric, scale=scale, k=k)
+        s = Fraction(scale) / Fraction(2) ** k
+        shifts = grid_shift_vectors(n, Fraction(d_in), k, p)
+        if len(shifts) > 60:
+            continue
+        st, designs, cpu = _limited(args.cpu_limit or 60, designs_of, m, d_in)
+        recs = []
+        if st != "ok":
+            recs.append({"query": "designs_of", "class": st.upper(), "msg": designs, "cpu": cpu})
+        else:
+            accs = [ExactAccountant(dz) for dz in designs]
+            for eps in (Fraction(0), Fraction(rng.choice([1, 3, 5]), 4), Fraction(rng.choice([2, 4, 8]))):
+                rec = {"query": "delta", "value": str(eps)}
+                st, pts, cpu = _limited(args.cpu_limit or 60, lambda e=eps, ac=accs: [a.delta([e])[0] for a in ac])
+                rec["cpu"] = cpu
+                if st != "ok":
+                    rec.update({"class": st.upper(), "msg": pts})
+                    recs.append(rec)
+                    continue
+                lo = max(Fraction(_exact_str(pt.lower)) for pt in pts)
+                hi = max(Fraction(_exact_str(pt.upper)) for pt in pts)
+                rlo, rhi = Fraction(0), Fraction(0)
+                for r in shifts:
+                    des = [{"kind": "dg", "sigma2": str(s * s), "shift": v, "count": 1} if gaussian else
+                           {"kind": "dlap", "scale": str(s), "shift": v, "count": 1} for v in r if v]
+                    a, b = ref_delta({}, des, eps)
+                    rlo, rhi = max(rlo, a), max(rhi, b)
+                cls = classify_bracket(lo, hi, rlo, rhi) if rhi > 0 else ("OK" if lo == 0 else "WRONG SIDE")
+                fmap = make_exact_composition([m]).map(d_in).delta(float(eps))
+                rec.update({"class": cls, "lo": str(float(lo)), "hi": str(float(hi)), "ref_lo": str(float(rlo)),
+                            "ref_hi": str(float(rhi)), "opendp_map": fmap,
+                            "map_below_ref": fmap < float(rlo) * (1 - 1e-12), "patterns": len(designs),
+                            "vectors": len(shifts)})
+                recs.append(rec)
+        for rec in recs:
+            rec.update({"n": n_case, "case": case})
+            out.write(json.dumps(rec, default=str) + "\n")
+            print(n_case, case, rec["query"], rec.get("value"), rec["class"], rec.get("msg", ""), f"{rec['cpu']:.1f}s",
+                  flush=True)
+    out.close()
+
+
+def certcells_audit(args):
+    """``--certify`` beside continuous Gaussians (certify/kinds_cells): fine discrete Gaussians (the
+    discrete part beyond the full enumeration) beside 1–2 continuous Gaussians, each enclosure
+    (both ends) against the reference's δ (ε: δ at the enclosure's ends)."""
+    from exactdp import ExactAccountant
+    from exactdp.certify import certify_points
+
+    rng = random.Random(args.seed)
+    out = open(args.out, "a")
+    t_start = time.time()
+    for n_case in range(args.designs):
+        if time.time() - t_start > args.minutes * 60:
+            break
+        for _ in range(200):
+            d = [_fine_dg(rng, 0.05, 40.0, budget=1200) for _ in range(rng.randint(2, 3))]
+            size = math.prod(27 * math.sqrt(float(Fraction(g["sigma2"])) * g["count"]) + 1 for g in d)
+            if 3e3 <= size <= 2e5:
+                break
+        d += [_gauss(rng) for _ in range(rng.randint(1, 2))]
+        if rng.random() < 0.3:
+            d.append(_finite_extra(rng, ("dlap", "rr")))
+        queries = [("delta", rng.choice(["0", "1/2", "1"])), ("delta", rng.choice(["5", "13.7", "30"])),
+                   ("epsilon", rng.choice(["1e-6", "1e-10"])), ("epsilon", rng.choice(["1e-30", "1e-60"]))]
+        refs = {}
+        try:
+            _ref(refs, d, LT0)
+            ref_err = None
+        except (OverflowError, NotImplementedError) as exc:
+            ref_err = str(exc)
+        acc = None
+        for query, value in queries:
+            rec = {"n": n_case, "design": d, "query": query, "value": value}
+
+            def certified(d=d, query=query, value=value):
+                nonlocal acc
+                if acc is None:
+                    acc = ExactAccountant(build_design(d))
+                pt = getattr(acc, query)([value])[0]
+                enc = certify_points(build_design(d), query, [Fraction(value)], [pt])[0]
+                return pt, enc
+
+            st, res, cpu = _limited(args.cpu_limit or 60, certified)
+            rec["cpu"] = cpu
+            if st != "ok":
+                rec.update({"class": st.upper(), "msg": res})
+            elif ref_err is not None:
+                rec.update({"class": "NOREF", "msg": ref_err})
+            else:
+                _, enc = res
+                lo, hi = enc.lower_exact, enc.upper_exact
+                rec.update({"lo": str(float(lo)), "hi": str(float(hi))})
+                try:
+                    rec.update(judge(refs, d, query, value, lo, hi, None))
+                    if rec["class"] == "WIDE":
+                        rec["class"] = "OK (enclosure wider than 1e-9)"
+                except Exception as exc:  # noqa: BLE001
+                    rec.update({"class": "NOREF", "msg": f"{type(exc).__name__}: {exc}"[:200]})
+            out.write(json.dumps(rec, default=str) + "\n")
+            out.flush()
+            print(n_case, query, value, rec["class"], rec.get("msg", "")[:150], f"{cpu:.1f}s", flush=True)
+    out.close()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1530,6 +2036,41 @@ def selftest():
             Reference([{"kind": "dg", "sigma2": s2, "shift": d, "count": 1}], 140.0).tradeoff(Fraction(al)),
             sq,
         )
+    # audit5: the tilted reference's deep δ of one discrete Gaussian (c-fold: a 60-digit
+    # convolution of the pmf on a wide window) down to 1e-110, and three groups against the
+    # untilted reference
+    for s2, d, c, eps in [("0.37", 1, 1, "30"), ("0.9", 2, 2, "70"), ("1.5", 3, 2, "25"), ("0.5", 1, 3, "40")]:
+        S2 = mpmath.mpf(Fraction(s2).numerator) / Fraction(s2).denominator
+        R = int(mpmath.sqrt(S2) * 40) + 4 * abs(d) * c + 40
+        w = [mpmath.exp(-mpmath.mpf(x * x) / (2 * S2)) for x in range(-R, R + 1)]
+        Z = mpmath.fsum(w)
+        one = [x / Z for x in w]
+        pc = one
+        for _ in range(c - 1):
+            nxt = [mpmath.mpf(0)] * (len(pc) + len(one) - 1)
+            for i, a in enumerate(pc):
+                for j, b in enumerate(one):
+                    nxt[i + j] += a * b
+            pc = nxt
+        E = mpmath.mpf(Fraction(eps).numerator) / Fraction(eps).denominator
+        tot = mpmath.mpf(0)
+        for i, a in enumerate(pc):
+            lv = (c * d * d - 2 * d * (i - c * R)) / (2 * S2)
+            if lv > E:
+                tot += a * (1 - mpmath.exp(E - lv))
+        check(
+            f"tilted DG σ²={s2} Δ={d} ×{c} δ({eps})",
+            tilted_delta({}, [{"kind": "dg", "sigma2": s2, "shift": d, "count": c}], Fraction(eps)),
+            tot,
+        )
+    design = [{"kind": "dg", "sigma2": "0.413", "shift": 2, "count": 2}, {"kind": "dg", "sigma2": "0.427", "shift": 1,
+              "count": 1}, {"kind": "dg", "sigma2": "0.45", "shift": 3, "count": 1}]
+    for eps in ("1", "12", "40"):
+        a = tilted_delta({}, design, Fraction(eps))
+        b = ref_delta({}, design, Fraction(eps))
+        good = a[0] <= b[1] and b[0] <= a[1] and a[1] - a[0] <= Fraction(1, 10**30) * a[1]
+        ok &= good
+        print(f"{'ok ' if good else 'BAD'} tilted vs untilted, three groups, δ({eps}) = {float(a[1]):.15e}")
     print("SELFTEST", "PASSED" if ok else "FAILED")
     return ok
 
@@ -1660,7 +2201,13 @@ def dualcheck(files, out):
             if r["query"] == "tradeoff" and r["class"] == "NOREF" and e.get("status") == "ok":
                 t0 = time.process_time()
                 try:
-                    lb, eps = beta_lower_from_delta({}, r["design"], r["value"])
+                    if all(g["kind"] == "dg" for g in r["design"]):  # audit5: the tilted reference at λ = 0
+                        if Fraction(r["value"]) > Fraction(1, 2):  # its maximiser lies above ρ: a new
+                            raise NotImplementedError("α > 1/2: not tried")  # tilted reference per ε (costly)
+                        rho = float(design_rho(r["design"]))
+                        lb, eps = beta_lower_from_delta({"tilted": True}, r["design"], r["value"], -rho - 60, rho, 30)
+                    else:
+                        lb, eps = beta_lower_from_delta({}, r["design"], r["value"])
                     up = Fraction(e["upper"])
                     r["dual"] = {"lower_bound": str(float(lb)), "at_eps": eps, "cpu": time.process_time() - t0}
                     r["class"] = "WRONG SIDE" if up < lb else ("DUAL-OK" if lb > 0 else "NOREF")
@@ -1716,7 +2263,7 @@ def main():
         "--class",
         dest="cls",
         default=None,
-        choices=["cgauss", "lapgauss", "alpha1", "tinyd", *AUDIT4],
+        choices=["cgauss", "lapgauss", "alpha1", "tinyd", *AUDIT4, *AUDIT5],
         help="draw designs of one targeted class (audit3; audit4: narrow, narrowsmall, tinylarge, intdec, dlmix,"
         " tumult) instead of the general mix",
     )
@@ -1732,7 +2279,13 @@ def main():
     ap.add_argument("--dualcheck", nargs="*", default=None, help="judge NOREF β answers by the dual bound (--out)")
     ap.add_argument("--no-ref", action="store_true", help="no reference: refusals, time and widths only (ANSWERED)")
     ap.add_argument("--audit4-table", nargs="*", default=None, help="per-class tallies of CLASS.jsonl files (audit4)")
+    ap.add_argument("--vec", action="store_true", help="audit5: OpenDP float vectors with an explicit k (in-process)")
+    ap.add_argument("--certcells", action="store_true", help="audit5: --certify beside continuous Gaussians (cells)")
     a = ap.parse_args()
+    if a.vec:
+        return vec_audit(a)
+    if a.certcells:
+        return certcells_audit(a)
     if a.audit4_table is not None:
         return audit4_table(a.audit4_table)
     if a.dualcheck is not None:
