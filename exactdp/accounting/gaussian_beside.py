@@ -32,7 +32,12 @@ Error bound (every term certified):
 Continuous Laplaces join V as one more factor of the inversion's node values (their loss's
 closed-form moment generating function, centred by an exact rational near its mean:
 :mod:`~exactdp.accounting.laplace_beside`); then ρ above is that centre's (the thresholds) and the
-zCDP caps take ``rho_cap`` (with ``μ²/2`` per Laplace), and the far-left bounds are not used.
+zCDP caps take ``rho_cap`` (with ``μ²/2`` per Laplace).  The far-left bounds then hold for
+``W = V − m``, ``m = E L'`` (a rounding's worth, enclosed in Arb): W is sub-Gaussian about 0 with
+proxy ``vproxy_R + Σ m_k μ_k² + 2μ`` (Hoeffding: ``L_k ∈ [−μ_k, μ_k]``), ``C_V(x) = C_W(x − m)``, and
+``E e^{−W} = M_R(1)e^{μ + E L}`` exactly in closed form (``E_P e^{−L} = 1``): they answer δ ≈ 1
+beside a strong Gaussian (ρ in the thousands, x tens of sd left), where the inversion's absolute
+error alone leaves D's bracket wide (issue 35).
 
 References: Balle & Wang (2018) for the Gaussian's loss N(μ, 2μ); Daniels (1954), Abate & Whitt
 (1992) for the inversion; Canonne, Kamath & Steinke (2020) for the sub-Gaussian tails of N_Z.
@@ -75,7 +80,7 @@ class GaussianSmoothedProfile:
     laplace : LaplaceFactor, optional
         Continuous Laplaces in V too (their centred loss L' = L − c,
         :mod:`~exactdp.accounting.laplace_beside`): V = R + L' + N(0, 2μ).  The far-left
-        bounds are then not used (L' has no sub-Gaussian proxy about 0 on that side).
+        bounds are then taken on V − E L' (module docstring).
 
     Raises
     ------
