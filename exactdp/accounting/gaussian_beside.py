@@ -32,7 +32,12 @@ Error bound (every term certified):
 Continuous Laplaces join V as one more factor of the inversion's node values (their loss's
 closed-form moment generating function, centred by an exact rational near its mean:
 :mod:`~exactdp.accounting.laplace_beside`); then ρ above is that centre's (the thresholds) and the
-zCDP caps take ``rho_cap`` (with ``μ²/2`` per Laplace), and the far-left bounds are not used.
+zCDP caps take ``rho_cap`` (with ``μ²/2`` per Laplace).  The far-left bounds then hold for
+``W = V − m``, ``m = E L'`` (a rounding's worth, enclosed in Arb): W is sub-Gaussian about 0 with
+proxy ``vproxy_R + Σ m_k μ_k² + 2μ`` (Hoeffding: ``L_k ∈ [−μ_k, μ_k]``), ``C_V(x) = C_W(x − m)``, and
+``E e^{−W} = M_R(1)e^{μ + E L}`` exactly in closed form (``E_P e^{−L} = 1``): they answer δ ≈ 1
+beside a strong Gaussian (ρ in the thousands, x tens of sd left), where the inversion's absolute
+error alone leaves D's bracket wide (issue 35).
 
 References: Balle & Wang (2018) for the Gaussian's loss N(μ, 2μ); Daniels (1954), Abate & Whitt
 (1992) for the inversion; Canonne, Kamath & Steinke (2020) for the sub-Gaussian tails of N_Z.
@@ -75,7 +80,7 @@ class GaussianSmoothedProfile:
     laplace : LaplaceFactor, optional
         Continuous Laplaces in V too (their centred loss L' = L − c,
         :mod:`~exactdp.accounting.laplace_beside`): V = R + L' + N(0, 2μ).  The far-left
-        bounds are then not used (L' has no sub-Gaussian proxy about 0 on that side).
+        bounds are then taken on V − E L' (module docstring).
 
     Raises
     ------
@@ -103,6 +108,8 @@ class GaussianSmoothedProfile:
         vp = self.inner.consts.vproxy
         self.vproxy = math.nextafter(math.nextafter(vp * (1 + 4 * EPS64), math.inf) + float(up[4]), math.inf)
         self.sd = math.sqrt(self.vproxy)
+        # (with Laplaces: W = V − m is the sub-Gaussian of proxy vproxy about 0 the far-left bounds need)
+        self._gap, self._el = laplace.mean_enclosure() if laplace is not None else ((0.0, 0.0), (0.0, 0.0))
 
     @property
     def nodes_kept(self) -> int:
@@ -113,17 +120,37 @@ class GaussianSmoothedProfile:
         val, err = self.inner.log_mgf(lam)
         return val + err + self._mu_up * lam * lam * (1 + 4 * EPS64) + 4 * EPS64 * (abs(val) + 1)
 
+    def _centred(self, x) -> tuple:
+        """``(x_up, x_dn)``: float bounds of ``x − m`` (m = E L', the Laplaces' centred mean; 0
+        and x itself without Laplaces), the points of the far-left bounds of W = V − m
+        (``C_V(x) = C_W(x − m)``, non-decreasing in x: its upper bound at x_up, its lower at x_dn)."""
+        x = np.asarray(x, dtype=float)
+        if self.laplace is None:
+            return x, x
+        return np.nextafter(x - self._gap[0], np.inf), np.nextafter(x - self._gap[1], -np.inf)
+
+    def _log_m1(self) -> tuple:
+        """Bounds of ``log E e^{−W}`` = ``log M_R(1) + μ (+ E L)`` (R symmetric; ``E e^{−(L'−m)} = e^{E L}``,
+        :meth:`~exactdp.accounting.laplace_beside.LaplaceFactor.mean_enclosure`)."""
+        lm1, e1 = SmoothedProfile.log_mgf(self.inner, 1.0)  # (R's alone, also under the Laplace factor)
+        slack = 4 * EPS64 * (abs(lm1) + 1)
+        m_lo, m_hi = lm1 - e1 + self._mu_dn - slack, lm1 + e1 + self._mu_up + slack
+        if self.laplace is None:
+            return m_lo, m_hi
+        # (E L may dwarf log M_R(1): the two sums rounded outward)
+        return math.nextafter(m_lo + self._el[0], -math.inf), math.nextafter(m_hi + self._el[1], math.inf)
+
     def _at(self, x: np.ndarray) -> tuple:
         """``(log lo, log hi)`` of D_V at the float points x."""
         x = np.asarray(x, dtype=float)
         lo = np.full(x.size, -np.inf)
         hi = np.zeros(x.size)
-        left = np.flatnonzero(x < -_FAR_SD * self.sd) if self.laplace is None else np.empty(0, dtype=int)
+        x_up, x_dn = self._centred(x)
+        left = np.flatnonzero(x_up < -_FAR_SD * self.sd)
         if left.size:
-            lm1, e1 = self.inner.log_mgf(1.0)
-            slack = 4 * EPS64 * (abs(lm1) + 1)
-            lo[left], hi[left] = far_left_brackets(x[left], self.vproxy, lm1 - e1 + self._mu_dn - slack,
-                                                   lm1 + e1 + self._mu_up + slack)
+            m_lo, m_hi = self._log_m1()
+            lo[left] = far_left_brackets(x_up[left], self.vproxy, m_lo, m_hi)[0]
+            hi[left] = far_left_brackets(x_dn[left], self.vproxy, m_lo, m_hi)[1]
         todo = np.flatnonzero(np.where(np.isfinite(hi), -np.expm1(lo - hi), np.inf) > 1e-13)
         if todo.size:
             # (D_s itself, without its smoothing bracket's κ̄: it overflows at λs ≫ 1 and is not needed)
@@ -165,13 +192,13 @@ class GaussianSmoothedProfile:
         n = th_dn.size
         c_lo, c_hi = complement_from_delta(*self._at(np.concatenate([th_dn, th_up])))
         c_lo, c_hi = c_lo[:n], c_hi[n:]
-        neg = np.flatnonzero(th_up < 0) if self.laplace is None else np.empty(0, dtype=int)
+        up = self._centred(th_up)[0]
+        dn = self._centred(th_dn)[1]
+        neg = np.flatnonzero(up < 0)
         if neg.size:
-            lm1, e1 = self.inner.log_mgf(1.0)
-            slack = 4 * EPS64 * (abs(lm1) + 1)
-            m_lo, m_hi = lm1 - e1 + self._mu_dn - slack, lm1 + e1 + self._mu_up + slack
-            c_lo[neg] = np.maximum(c_lo[neg], far_left_complement(th_dn[neg], self.vproxy, m_lo, m_hi)[0])
-            c_hi[neg] = np.minimum(c_hi[neg], far_left_complement(th_up[neg], self.vproxy, m_lo, m_hi)[1])
+            m_lo, m_hi = self._log_m1()
+            c_lo[neg] = np.maximum(c_lo[neg], far_left_complement(dn[neg], self.vproxy, m_lo, m_hi)[0])
+            c_hi[neg] = np.minimum(c_hi[neg], far_left_complement(up[neg], self.vproxy, m_lo, m_hi)[1])
         return np.minimum(c_lo, c_hi), c_hi
 
 

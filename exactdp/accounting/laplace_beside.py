@@ -112,6 +112,30 @@ class LaplaceFactor:
             flint.ctx.prec = old
         return mid, err
 
+    def mean_enclosure(self) -> tuple:
+        """Float enclosures ``((m_lo, m_hi), (e_lo, e_hi))`` of the centred loss's mean
+        ``m = E L' = E L − c`` (a rounding's worth: c is a float near E L) and of
+        ``E L = Σ m_k(μ_k + e^{−μ_k} − 1)`` (Arb balls, rounded outward).
+
+        ``L − E L`` is sub-Gaussian with proxy :attr:`proxy` (Hoeffding: ``L_k ∈ [−μ_k, μ_k]``), and
+        ``E e^{−L'} = e^{c}`` exactly (``E_P e^{−L} = 1``), so ``E e^{−(L' − m)} = e^{E L}``: the
+        far-left bounds of the complement take ``V − m`` (:mod:`~exactdp.accounting.gaussian_beside`)."""
+        old = flint.ctx.prec
+        try:
+            flint.ctx.prec = _PREC
+            el = flint.arb(0)
+            for mu, m in self.parts:
+                mq = _q(mu)
+                el += m * (mq + (-mq).expm1())
+            gap = el - _q(self.centre)
+            out = []
+            for b in (gap, el):
+                lo, hi = float(b.lower()), float(b.upper())  # (arb → float rounds to nearest)
+                out.append((math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)))
+        finally:
+            flint.ctx.prec = old
+        return out[0], out[1]
+
     def ratios(self, lam: float, nodes: np.ndarray, period: int) -> tuple:
         """``(H, err)``: complex128 values and absolute error bounds of ``H_n = M_{L'}(λ + iu_n)/M_{L'}(λ)``
         at ``u_n = 2πn/P`` (exact; ``|H_n| ≤ 1``), as ``e^{iu(Σmμ − c)} Π (F_μ(w)/F_μ(a))^m``
