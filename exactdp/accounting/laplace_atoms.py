@@ -24,6 +24,17 @@ Error bound: every term is ``[p_lo·D_lo, p_hi·D_hi]`` (p within the enumeratio
 error; D a ball or the Taylor model's bracket, float ends rounded outward); the sums are ``math.fsum``
 of nonnegative floats, widened by ``(n + 4)·2^{−52}`` relative.
 
+Beside a continuous Gaussian of tiny ρ_N next to a huge ``mμ`` (``mμ ≥`` :data:`GAUSS_RATIO` sd of its
+loss), the smoothed inversion (:mod:`~exactdp.accounting.laplace_beside`) cancels by ~1e7 and
+refuses; when the discrete Gaussians' atoms are few (:data:`GAUSS_MAX_ATOMS`) the same sum is taken
+with ``D`` the exact kernel of the Laplaces and the continuous Gaussians together
+(:class:`~exactdp.kinds.laplace_gauss.LaplaceGaussLoss`, Arb quadrature), ``θ = ε − ρ_G``.  Each
+term's first bracket is ``[max(0, 1 − e^x), min(1, ½erfc((x − mμ − ρ_N)/(2√ρ_N)),
+1 − e^x + e^x·½erfc((−x − mμ − ρ_N)/(2√ρ_N)))]`` (``D(x) ≤ P(N > x − mμ)`` as ``L ≤ mμ``;
+``D(x) = 1 − e^x + e^x E_Q(1 − e^{Z−x})₊ ≤ 1 − e^x + e^x Q(N < x + mμ)`` as ``L ≥ −mμ``, N's
+Q-law ``N(−ρ_N, 2ρ_N)``; ``erfc z ≤ e^{−z²} min(1, 1/(z√π))`` for z > 0), the widest then
+evaluated exactly at both float ends of ``θ − a`` (D is nonincreasing).
+
 References: Balle & Wang (2018) and Canonne, Kamath & Steinke (2020) for the losses; the
 conditioning identity as in :mod:`exactdp.engine.conditioned_profile`.
 """
@@ -46,15 +57,25 @@ from exactdp.engine.families import groups_of
 from exactdp.engine.fine_profile import complement_from_delta
 from exactdp.engine.smoothed_profile import float_enclosure
 from exactdp.kinds.laplace import LaplaceLoss
+from exactdp.kinds.laplace_gauss import MAX_COUNT_BESIDE_GAUSS, LaplaceGaussLoss
 from exactdp.mechanisms import Composition
 from exactdp.numerics.exact import InputError
 from exactdp.numerics.precision import EPS64
 
 __all__ = ["LaplaceAtomsProfile", "LaplaceAtomsAccountant", "laplace_atoms_oracle", "continuous_oracle", "ROUTE",
-           "DEPTHS"]
+           "DEPTHS", "GAUSS_ROUTE", "GAUSS_RATIO", "GAUSS_MAX_ATOMS",
+           "atoms_beside_gauss"]
 
 #: the oracle's route name (``MixedAccountant.gauss_route``)
 ROUTE = "dg-atoms-laplace-closed-form"
+#: the oracle's route name beside continuous Gaussians too narrow for the inversion
+GAUSS_ROUTE = "dg-atoms-laplace-gaussian-quadrature"
+#: beside continuous Gaussians, the atom sum is taken when ``mμ`` is at least this many sd
+#: ``√(2ρ_N)`` of their loss (the inversion's node values cancel by ~``mμ/√(2ρ_N)``) ...
+GAUSS_RATIO = 1000
+#: ... and the discrete Gaussians' joint atoms at 200 nats are at most this many (one or two
+#: quadratures of ~2–10 ms per atom near the threshold)
+GAUSS_MAX_ATOMS = 5000
 #: the depths (nats) of the discrete Gaussians' enumeration, tried in turn
 DEPTHS = (200.0, 800.0, 3000.0)
 #: the refinement stops when the terms' brackets sum to at most this fraction of the lower end
@@ -85,8 +106,9 @@ class LaplaceAtomsProfile:
     ----------
     groups : sequence of Group
         The discrete Gaussians' loss noise W (:func:`exactdp.engine.families.groups_of`).
-    loss : LaplaceLoss
-        The continuous Laplaces' composed loss L.
+    loss : LaplaceLoss or LaplaceGaussLoss
+        The continuous Laplaces' composed loss L (with the continuous Gaussians' N: the kernel
+        is then the quadrature's, module docstring).
 
     Raises
     ------
@@ -108,7 +130,17 @@ class LaplaceAtomsProfile:
         ext = loss.extent
         _, up = float_enclosure([ext])
         self.ext_up = float(up[0])
-        self.taylor = LaplaceTaylor(loss)  # (the terms' first brackets)
+        self.gauss = isinstance(loss, LaplaceGaussLoss)
+        self.method = GAUSS_ROUTE if self.gauss else ROUTE
+        #: exact evaluations in the first refinement batch
+        self.batch = 8 if self.gauss else BATCH
+        if self.gauss:
+            self.taylor = None
+            _, up = float_enclosure([ext + loss.rho, loss.rho])
+            self._c_up = float(up[0])  # mμ + ρ_N, rounded up
+            self._r_up = 2 * math.nextafter(math.sqrt(float(up[1])), math.inf)  # 2√ρ_N, rounded up
+        else:
+            self.taylor = LaplaceTaylor(loss)  # (the terms' first brackets)
 
     @property
     def nodes_kept(self) -> int:
@@ -131,6 +163,28 @@ class LaplaceAtomsProfile:
             flint.ctx.prec = old
         return _ends(b)
 
+    def _gauss_brackets(self, x_dn, x_up) -> tuple:
+        """First brackets ``(lo, hi)`` of ``D_{L+N}`` over ``[x_dn, x_up]`` (module docstring),
+        float ends rounded outward."""
+        def erfc_half_up(z):  # ½erfc(z) ≤ ½e^{−z²}min(1, 1/(z√π)) for z > 0, else ≤ 1
+            with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+                zp = np.maximum(z, 0.0)
+                b = np.exp(-(zp * zp) * (1 - 4 * EPS64)) * (1 + 8 * EPS64) / 2
+                b = np.where(zp > 0, b * np.minimum(1.0, 1 / (zp * math.sqrt(math.pi)) * (1 + 8 * EPS64)), 1.0)
+            return np.where(z > 0, b, 1.0)
+
+        with np.errstate(over="ignore", invalid="ignore"):
+            d_lo = np.maximum(0.0, -np.expm1(x_up) * (1 - 8 * EPS64))
+            z_r = (x_dn - self._c_up) / self._r_up
+            z_r = np.where(z_r > 0, z_r * (1 - 4 * EPS64), z_r)
+            z_l = (-x_up - self._c_up) / self._r_up
+            z_l = np.where(z_l > 0, z_l * (1 - 4 * EPS64), z_l)
+            # (z_l > 0 only where x < −mμ − ρ_N < 0: there 1 − e^x > 0, rounded up)
+            left = -np.expm1(x_dn) * (1 + 8 * EPS64) + np.exp(x_up) * (1 + 8 * EPS64) * erfc_half_up(z_l)
+            left = np.where((z_l > 0) & np.isfinite(left), left, 1.0)
+            d_hi = np.minimum(np.minimum(1.0, erfc_half_up(z_r)), left)
+        return np.minimum(d_lo, d_hi), d_hi
+
     # ------------------------------------------------------------------ one θ
     def _one(self, th_dn: float, th_up: float, at, th_exact: Fraction | None = None, depth: float = 0.0) -> tuple:
         """``(lo, hi)``: float sums of the kept terms' ends (``th_exact``: θ exactly, inside
@@ -139,8 +193,8 @@ class LaplaceAtomsProfile:
         x_up = np.nextafter(th_up - at.value_dn, np.inf)
         p_lo = np.exp(at.log_p - at.log_err) * (1 - 4 * EPS64)
         p_hi = np.exp(at.log_p + at.log_err) * (1 + 4 * EPS64)
-        left = x_up <= -self.ext_up  # D_L = 1 − e^x exactly (x ≤ −mμ)
-        mid = np.flatnonzero(~left & (x_dn < self.ext_up))
+        left = (x_up <= -self.ext_up) & (not self.gauss)  # D_L = 1 − e^x exactly (x ≤ −mμ)
+        mid = np.flatnonzero(~left if self.gauss else ~left & (x_dn < self.ext_up))
         li = np.flatnonzero(left)
         with np.errstate(over="ignore"):
             d_lo = -np.expm1(x_up[li]) * (1 - 8 * EPS64)
@@ -148,13 +202,16 @@ class LaplaceAtomsProfile:
         lo_terms = [p_lo[li] * d_lo]
         hi_terms = [p_hi[li] * d_hi]
         if mid.size:
-            t_lo, t_hi, _ = self.taylor.brackets(x_dn[mid], x_up[mid])  # ([0, 1] off the model's cells)
+            if self.gauss:
+                t_lo, t_hi = self._gauss_brackets(x_dn[mid], x_up[mid])
+            else:
+                t_lo, t_hi, _ = self.taylor.brackets(x_dn[mid], x_up[mid])  # ([0, 1] off the model's cells)
             w_lo = p_lo[mid] * t_lo
             w_hi = p_hi[mid] * t_hi
             order = np.argsort(-(w_hi - w_lo), kind="stable")
             base_lo = math.fsum(lo_terms[0].tolist())
             done = 0
-            take = BATCH
+            take = self.batch
             while done < order.size:
                 rest_lo = w_lo[order[done:]]
                 rest_hi = w_hi[order[done:]]
@@ -168,7 +225,7 @@ class LaplaceAtomsProfile:
                     w_hi[i] = p_hi[a] * hi_a
                 done += take
                 take *= 2
-            if th_exact is not None:
+            if th_exact is not None and not self.gauss:  # (D_{L+N} has no knots)
                 self._exact_values(th_exact, mid, x_dn, x_up, p_lo, p_hi, w_lo, w_hi, base_lo, depth)
             lo_terms.append(w_lo)
             hi_terms.append(w_hi)
@@ -272,8 +329,8 @@ class LaplaceAtomsAccountant(LatticeFreeAccountant):
     ----------
     composition : Composition
         The discrete Gaussians (at least one with a nonzero shift).
-    loss : LaplaceLoss
-        The continuous Laplaces.
+    loss : LaplaceLoss or LaplaceGaussLoss
+        The continuous Laplaces (and continuous Gaussians).
     rel_tol : float
         Accepted for the common interface.
 
@@ -289,7 +346,8 @@ class LaplaceAtomsAccountant(LatticeFreeAccountant):
         self.loss = loss
         #: the thresholds' centre θ = ε − ρ_G; the zCDP caps at ρ_G + m μ²/2 (pure ε-DP is ε²/2-zCDP)
         self.rho = composition.rho
-        self.rho_cap = composition.rho + loss.m * loss.mu * loss.mu / 2
+        self.rho_cap = composition.rho + loss.m * loss.mu * loss.mu / 2 + \
+            (loss.rho if isinstance(loss, LaplaceGaussLoss) else 0)
         self.rel_tol = float(rel_tol)
         self.identical = False
         self.profile = LaplaceAtomsProfile(groups_of(composition), loss)
@@ -298,7 +356,7 @@ class LaplaceAtomsAccountant(LatticeFreeAccountant):
 
     @property
     def method(self) -> str:
-        return ROUTE
+        return self.profile.method
 
     def log_delta_at(self, e_dn, e_up, exact=None) -> tuple:
         """As :meth:`LatticeFreeAccountant.log_delta_at`, the cap ``δ(ε) ≤ e^{−(ε−ρ)²/(4ρ)}``
@@ -341,6 +399,23 @@ def continuous_oracle(moving: tuple, mu: Fraction, rel_tol: float, laplace: Lapl
     :func:`~exactdp.accounting.gaussian_beside.gaussian_oracle`), or with ``mu = 0`` beside the
     continuous Laplaces alone (:func:`laplace_atoms_oracle`)."""
     if mu:
+        if laplace is not None and atoms_beside_gauss(moving, mu, laplace):
+            (lmu, m), = laplace.parts
+            acc = LaplaceAtomsAccountant(Composition(moving), LaplaceGaussLoss(LaplaceLoss(lmu, m), mu), rel_tol)
+            return acc, acc.method
         return gaussian_oracle(moving, mu, rel_tol, laplace)
     assert laplace is not None
     return laplace_atoms_oracle(moving, laplace, rel_tol)
+
+
+def atoms_beside_gauss(moving: tuple, mu: Fraction, laplace: LaplaceFactor) -> bool:
+    """Whether the discrete Gaussians ``moving`` beside continuous Gaussians of total ρ = ``mu``
+    and the Laplaces of ``laplace`` are summed atom by atom against the Laplace + Gaussian kernel
+    (module docstring): one μ, at most :data:`~exactdp.kinds.laplace_gauss.MAX_COUNT_BESIDE_GAUSS`
+    Laplaces, ``mμ ≥`` :data:`GAUSS_RATIO` ``√(2ρ)`` and at most :data:`GAUSS_MAX_ATOMS` joint atoms."""
+    if len(laplace.parts) != 1:
+        return False
+    (lmu, m), = laplace.parts
+    if m > MAX_COUNT_BESIDE_GAUSS or (m * lmu) ** 2 < GAUSS_RATIO ** 2 * 2 * Fraction(mu):
+        return False
+    return joint_atom_count(groups_of(Composition(moving)), DEPTHS[0]) <= GAUSS_MAX_ATOMS
