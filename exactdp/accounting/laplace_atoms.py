@@ -119,7 +119,7 @@ class LaplaceAtomsProfile:
 
     method = ROUTE
 
-    def __init__(self, groups, loss: LaplaceLoss):
+    def __init__(self, groups, loss: LaplaceLoss | LaplaceGaussLoss):
         self.groups = tuple(groups)
         self.loss = loss
         n = joint_atom_count(self.groups, DEPTHS[0])
@@ -134,8 +134,8 @@ class LaplaceAtomsProfile:
         self.method = GAUSS_ROUTE if self.gauss else ROUTE
         #: exact evaluations in the first refinement batch
         self.batch = 8 if self.gauss else BATCH
-        if self.gauss:
-            self.taylor = None
+        self.taylor: LaplaceTaylor | None = None
+        if isinstance(loss, LaplaceGaussLoss):
             _, up = float_enclosure([ext + loss.rho, loss.rho])
             self._c_up = float(up[0])  # mμ + ρ_N, rounded up
             self._r_up = 2 * math.nextafter(math.sqrt(float(up[1])), math.inf)  # 2√ρ_N, rounded up
@@ -205,6 +205,7 @@ class LaplaceAtomsProfile:
             if self.gauss:
                 t_lo, t_hi = self._gauss_brackets(x_dn[mid], x_up[mid])
             else:
+                assert self.taylor is not None
                 t_lo, t_hi, _ = self.taylor.brackets(x_dn[mid], x_up[mid])  # ([0, 1] off the model's cells)
             w_lo = p_lo[mid] * t_lo
             w_hi = p_hi[mid] * t_hi
@@ -340,7 +341,7 @@ class LaplaceAtomsAccountant(LatticeFreeAccountant):
         (an UncertifiedError) when the discrete Gaussians' atoms are too many.
     """
 
-    def __init__(self, composition: Composition, loss: LaplaceLoss, rel_tol: float = 1e-10):
+    def __init__(self, composition: Composition, loss: LaplaceLoss | LaplaceGaussLoss, rel_tol: float = 1e-10):
         # (not LatticeFreeAccountant.__init__: its profile is the discrete part's alone)
         self.composition = composition
         self.loss = loss
@@ -356,6 +357,7 @@ class LaplaceAtomsAccountant(LatticeFreeAccountant):
 
     @property
     def method(self) -> str:
+        assert self.profile is not None
         return self.profile.method
 
     def log_delta_at(self, e_dn, e_up, exact=None) -> tuple:

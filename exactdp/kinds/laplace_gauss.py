@@ -84,7 +84,7 @@ class LaplaceGaussLoss:
         return out
 
     # ------------------------------------------------------------------ D(t)
-    def delta(self, t_lo: Fraction, t_hi: Fraction, tb: flint.arb, prec: int) -> flint.arb:
+    def delta(self, t_lo: Fraction, t_hi: Fraction, tb: flint.arb | None, prec: int) -> flint.arb:
         """A ball of ``D(t)`` for the real ``t ∈ [t_lo, t_hi]`` (``tb`` unused beyond its ends:
         D is nonincreasing, so ``D(t) ∈ [D(t_hi), D(t_lo)]``), relative radius about ``2^{−prec}``.
 
