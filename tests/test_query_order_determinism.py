@@ -22,13 +22,12 @@ from types import SimpleNamespace
 
 import mpmath
 import numpy as np
+from test_narrow_range_designs import FOUR, _brute_profile, _design
 
 from exactdp.accounting.accountant import ExactAccountant
 from exactdp.accounting.tradeoff_batch import oracle_width
 from exactdp.engine.families import groups_of
 from exactdp.engine.fine_profile import FineProfile
-
-from test_narrow_range_designs import FOUR, _brute_profile, _design
 
 NEAR5 = [f"{5 + 0.1 * j + 0.001 * (j * j % 7):.3f}" for j in range(10)]
 

@@ -108,6 +108,7 @@ class FineProfile:
         # the probe: the level a tilt of 10/sd needs (a δ near 1e-20); too many nodes there
         # raises TooCostly, and the caller conditions on a coarse group instead
         probe = self._level_for(10.0 / max(self.sd, 1e-300))
+        self._probe = probe
         if flat_level is not None and probe + SOURCE_STEPS <= MAX_LEVEL:
             # a flat-level profile sieves one level SOURCE_STEPS finer than the probe (fixed by the
             # design: every node set still depends on the design and s only); the coarser
@@ -169,10 +170,26 @@ class FineProfile:
         self._levels[key] = prof
         return prof
 
-    def _coarser_level(self, j: int):
-        """``(k, level k)`` of the finest level k < j within the budget (built if need be), or
-        None: a function of the design and j only (each level's TooCostly is)."""
-        for k in range(j - 1, -1, -1):
+    def _fallback_level(self, j: int, first: bool):
+        """``(k, level k)`` answering a point whose level j is beyond the budget, or None: at
+        the point's first level, the probe level (built at construction) where it is coarser
+        than j, else the finest coarser level within the budget (it refines from there); for
+        a point refined from j − 2, level j − 1 if within the budget.  A function of the
+        design, j and the target only."""
+        if not first:
+            return self._coarser_level(j, j - 1)
+        if self._probe < j:
+            try:
+                return self._probe, self._level(self._probe)
+            except TooCostly:
+                pass
+        return self._coarser_level(j)
+
+    def _coarser_level(self, j: int, least: int = 0):
+        """``(k, level k)`` of the finest level ``least ≤ k < j`` within the budget (built if
+        need be), or None: a function of the design, j and least only (each level's
+        TooCostly is)."""
+        for k in range(j - 1, least - 1, -1):
             try:
                 return k, self._level(k)
             except TooCostly:
@@ -304,10 +321,9 @@ class FineProfile:
                     try:
                         prof = self._level(int(j))
                     except TooCostly:
-                        # a point refined this far keeps its bracket; at a point's first level, the
-                        # finest coarser level within the budget answers (never "the finest built
-                        # so far": that would depend on the earlier queries)
-                        k = self._coarser_level(int(j)) if step == 0 else None
+                        # never "the finest level built so far": that would depend on the earlier
+                        # queries (:meth:`_fallback_level`)
+                        k = self._fallback_level(int(j), step == 0)
                         if k is None:
                             continue
                         j, prof = k
