@@ -5,7 +5,9 @@ Three brackets, each valid for every x; the narrowest is kept:
 * **inversion** (:class:`~exactdp.engine.smoothed_profile.SmoothedProfile`) at the smoothing
   sd ``s`` that the bracket's predicted relative width ``s²(λ+1)(λ+1/2)`` needs for
   :data:`TARGET_WIDTH` (λ the saddle tilt); the smoothing levels form the fixed grid
-  ``s = 2^{−j/2}`` (one node set per level, built on first use); a point still too wide
+  ``s = 2^{−j/2}`` (one node set per level — and, flat-level, per sieve target on a
+  halving grid of the construction target — built on first use, so no bracket depends on
+  the queries before it); a point still too wide
   goes two levels finer, unless its last step shows the other errors' floor above the target;
 * **far left** (x ≪ 0, D close to 1): with ``C = 1 − D = E min(1, e^{x−R})``,
   ``e^x(M(1) − e^{μ'x}M(1+μ')) ≤ C ≤ min(e^x M(1) + e^{μx}M(μ), min_{ν∈[0,1]} e^{νx}M(ν))``
