@@ -175,11 +175,11 @@ class FineProfile:
     def _fallback_level(self, j: int, first: bool):
         """``(k, level k)`` answering a point whose level j is beyond the budget, or None: at
         the point's first level, the probe level (built at construction) where it is coarser
-        than j, else the finest coarser level within the budget (it refines from there); for
-        a point refined from j − 2, level j − 1 if within the budget.  A function of the
-        design, j and the target only."""
+        than j, else the finest coarser level within the budget (it refines from there); a
+        point refined from j − 2 keeps its bracket (None: sieving j − 1 for it costs more than
+        it gains on the bench's designs).  A function of the design, j and the target only."""
         if not first:
-            return self._coarser_level(j, j - 1)
+            return None
         if self._probe < j:
             try:
                 return self._probe, self._level(self._probe)
