@@ -120,7 +120,7 @@ def test_fine_profile_contains_brute_force(name, target):
     lo, hi = fine.log_brackets(xs)
     if target < 1e-12:  # beyond the other errors' floor a point stops two levels past its first
         first = max(fine._level_for(float(v)) for v in fine._any.saddle(xs))
-        assert max(j for j, p in fine._levels.items() if p is not None) <= first + 4
+        assert max(key[0] for key, p in fine._levels.items() if p is not None) <= first + 4
     c_lo, c_hi = fine.log_complement(xs)
     ref = BruteDesign(spec, L=200)
     with mpmath.workdps(60):

@@ -5,7 +5,9 @@ Three brackets, each valid for every x; the narrowest is kept:
 * **inversion** (:class:`~exactdp.engine.smoothed_profile.SmoothedProfile`) at the smoothing
   sd ``s`` that the bracket's predicted relative width ``s²(λ+1)(λ+1/2)`` needs for
   :data:`TARGET_WIDTH` (λ the saddle tilt); the smoothing levels form the fixed grid
-  ``s = 2^{−j/2}`` (one node set per level, built on first use); a point still too wide
+  ``s = 2^{−j/2}`` (one node set per level — and, flat-level, per sieve target on a
+  halving grid of the construction target — built on first use, so no bracket depends on
+  the queries before it); a point still too wide
   goes two levels finer, unless its last step shows the other errors' floor above the target;
 * **far left** (x ≪ 0, D close to 1): with ``C = 1 − D = E min(1, e^{x−R})``,
   ``e^x(M(1) − e^{μ'x}M(1+μ')) ≤ C ≤ min(e^x M(1) + e^{μx}M(μ), min_{ν∈[0,1]} e^{νx}M(ν))``
@@ -93,6 +95,10 @@ class FineProfile:
                  sieve_budget: int | None = None, flat_level: float | None = None):
         self.groups = tuple(groups)
         self.target = float(target)
+        # the construction target: ``target`` may be lowered for a while (the trade-off batch's
+        # oracle width); a flat-level profile's levels are kept per (level, sieve target)
+        # (:meth:`_sieve_target`), so a level's node set never depends on the query that built it
+        self.sieve_target = self.target
         self.consts = GroupConsts(self.groups)  # shared by every smoothing level
         self.vproxy = self.consts.vproxy
         self.sd = math.sqrt(self.vproxy)
@@ -104,6 +110,7 @@ class FineProfile:
         # the probe: the level a tilt of 10/sd needs (a δ near 1e-20); too many nodes there
         # raises TooCostly, and the caller conditions on a coarse group instead
         probe = self._level_for(10.0 / max(self.sd, 1e-300))
+        self._probe = probe
         if flat_level is not None and probe + SOURCE_STEPS <= MAX_LEVEL:
             # a flat-level profile sieves one level SOURCE_STEPS finer than the probe (fixed by the
             # design: every node set still depends on the design and s only); the coarser
@@ -113,9 +120,9 @@ class FineProfile:
             try:
                 self._source = SmoothedProfile(self.groups, 2.0 ** (-(probe + SOURCE_STEPS) / 2), node_budget,
                                                self.consts, sieve_budget, flat_level=flat_level,
-                                               lam_w=self._lam_of(probe + SOURCE_STEPS))
+                                               lam_w=self._lam_of(probe + SOURCE_STEPS, self.sieve_target))
             except TooCostly:
-                self._levels[probe + SOURCE_STEPS] = None
+                self._levels[(probe + SOURCE_STEPS, self.sieve_target)] = None
         self._any = self._level(probe)
 
     # -- smoothing levels --------------------------------------------------------------
@@ -123,18 +130,34 @@ class FineProfile:
         s = math.sqrt(self.target / ((lam + 1) * (lam + 0.5)))
         return min(MAX_LEVEL, max(0, int(math.ceil(-2 * math.log2(s)))))
 
-    def _lam_of(self, j: int) -> float:
-        """The largest tilt whose level (:meth:`_level_for`) is at most j: the kernel tilt Λ of
-        a flat-level profile's weighted sieve at level j (a larger tilt there is still
-        certified, its dropped-node bound scaled up: :meth:`SmoothedProfile._drop`)."""
-        c = self.target * 2.0**j
+    def _sieve_target(self):
+        """The target a flat-level profile's levels are sieved for now (None: an ordinary
+        profile, whose node sets do not depend on it): the construction target
+        :attr:`sieve_target` halved k times, k the most with the result still at least
+        :attr:`target` (a lowered target, as the trade-off batch's, gets levels of its own on
+        that grid: a few node sets, each a function of the design, the level and k)."""
+        if self.flat_level is None:
+            return None
+        t0 = self.sieve_target
+        if not self.target < t0:
+            return t0
+        return t0 * 2.0 ** -math.floor(math.log2(t0 / self.target))
+
+    def _lam_of(self, j: int, t: float) -> float:
+        """The largest tilt whose level (:meth:`_level_for` at the target t) is at most j: the
+        kernel tilt Λ of a flat-level profile's weighted sieve at level j for the sieve target
+        t (a larger tilt there is still certified, its dropped-node bound scaled up:
+        :meth:`SmoothedProfile._drop`)."""
+        c = t * 2.0**j
         return max(1.0 / max(self.sd, 1e-300), 0.5 * (math.sqrt(0.25 + 4 * c) - 1.5))
 
     def _level(self, j: int) -> SmoothedProfile:
         """The smoothing level j (built on first use); TooCostly — remembered: a level beyond
         the node budget is not sieved again at every query."""
-        if j in self._levels:
-            prof = self._levels[j]
+        t = self._sieve_target()
+        key = (j, t)
+        if key in self._levels:
+            prof = self._levels[key]
             if prof is None:
                 raise TooCostly(f"smoothing level {j} exceeds the node budget")
             return prof
@@ -142,12 +165,38 @@ class FineProfile:
             src = self._source if self._source is not None and self._source.s <= 2.0 ** (-j / 2) else None
             prof = SmoothedProfile(self.groups, 2.0 ** (-j / 2), self.node_budget, self.consts, self.sieve_budget,
                                    flat_level=self.flat_level, source=src,
-                                   lam_w=self._lam_of(j) if self.flat_level is not None else None)
+                                   lam_w=self._lam_of(j, t) if t is not None else None)
         except TooCostly:
-            self._levels[j] = None
+            self._levels[key] = None
             raise
-        self._levels[j] = prof
+        self._levels[key] = prof
         return prof
+
+    def _fallback_level(self, j: int, first: bool):
+        """``(k, level k)`` answering a point whose level j is beyond the budget, or None: at
+        the point's first level, the probe level (built at construction) where it is coarser
+        than j, else the finest coarser level within the budget (it refines from there); a
+        point refined from j − 2 keeps its bracket (None: sieving j − 1 for it costs more than
+        it gains on the bench's designs).  A function of the design, j and the target only."""
+        if not first:
+            return None
+        if self._probe < j:
+            try:
+                return self._probe, self._level(self._probe)
+            except TooCostly:
+                pass
+        return self._coarser_level(j)
+
+    def _coarser_level(self, j: int, least: int = 0):
+        """``(k, level k)`` of the finest level ``least ≤ k < j`` within the budget (built if
+        need be), or None: a function of the design, j and least only (each level's
+        TooCostly is)."""
+        for k in range(j - 1, least - 1, -1):
+            try:
+                return k, self._level(k)
+            except TooCostly:
+                continue
+        return None
 
     @classmethod
     def wide(cls, groups, target: float = TARGET_WIDTH) -> FineProfile:
@@ -265,7 +314,7 @@ class FineProfile:
             levels = np.array([self._level_for(v) for v in lam])
             pending = todo
             lv = levels
-            for _ in range(8):
+            for step in range(8):
                 if pending.size == 0:
                     break
                 nxt, nlv = [], []
@@ -273,12 +322,13 @@ class FineProfile:
                     sel = pending[lv == j]
                     try:
                         prof = self._level(int(j))
-                    except TooCostly:  # the finest coarser level built, if any, answers instead
-                        built = [k for k, p in self._levels.items() if p is not None and k < j]
-                        if built:
-                            nxt.append(sel)
-                            nlv.append(np.full(sel.size, max(built)))
-                        continue
+                    except TooCostly:
+                        # never "the finest level built so far": that would depend on the earlier
+                        # queries (:meth:`_fallback_level`)
+                        k = self._fallback_level(int(j), step == 0)
+                        if k is None:
+                            continue
+                        j, prof = k
                     before = _rel_width(lo[sel], hi[sel])
                     l2, h2, _ = prof.log_brackets(x[sel])
                     lo[sel] = np.maximum(lo[sel], l2)
