@@ -21,12 +21,11 @@ from fractions import Fraction as F
 import mpmath
 import numpy as np
 import pytest
+from test_grouped_halves import _groups, _sum_pmf
 
 from exactdp.engine.grouped_halves import DeepGrouped, grouped_halves_fit
 from exactdp.engine.halves import HalvesProfile
 from exactdp.mechanisms import Composition, DiscreteGaussian
-
-from test_grouped_halves import _groups, _sum_pmf
 
 REL = 1e-9
 TINY = mpmath.mpf("1e-30")
