@@ -371,7 +371,7 @@ def profile_for(groups, wide: bool = True):
         heavy = wide and halves_heavy(groups)
         found = _wide_then_halves(groups, heavy)
         if found is not None:
-            return _deep_grouped(found, groups)
+            return found
     try:
         return ConditionedProfile(groups)
     except TooCostly:
@@ -379,7 +379,7 @@ def profile_for(groups, wide: bool = True):
             heavy = wide and halves_heavy(groups)
             found = _wide_then_halves(groups, heavy)
             if found is not None:
-                return _deep_grouped(found, groups)
+                return found
         if grouped_halves_fit(groups):  # before the wide budget (cheaper where both answer)
             found = grouped_halves(groups)
             if found is not None:
@@ -390,19 +390,6 @@ def profile_for(groups, wide: bool = True):
             except TooCostly:
                 pass
         raise
-
-
-def _deep_grouped(found, groups):
-    """``found``, or where it is the ordinary halves on untilted levels only (they cannot
-    reach deep thresholds) and the grouped tilted halves fit, both: the ordinary ones for the
-    bulk, the grouped ones for what they leave wide (:class:`~exactdp.engine.grouped_halves.DeepGrouped`;
-    seven σ² near 1.5 with counts 2–3 at shifts 2–5 refused ε(1e-45) … ε(1e-100))."""
-    from exactdp.engine.grouped_halves import DeepGrouped, grouped_halves_fit
-    from exactdp.engine.halves import HalvesProfile
-
-    if isinstance(found, HalvesProfile) and not found.tilted and not found.grouped and grouped_halves_fit(groups):
-        return DeepGrouped(found)
-    return found
 
 
 def _wide_then_halves(groups, heavy: bool):
