@@ -25,7 +25,10 @@ bounded relative to it (:func:`_smooth_envelope`).  Beside randomized
 responses by noise parameter the kinks ``v + Σ b log R`` are irrational: the stencils include
 rational points within 1e-55 of the kinks nearest the estimate and beside them
 (:func:`exactdp.accounting.rr_kinks.kink_stencils`), so that G at the best kink and the chords
-of its two linear pieces bracket sup G.  Beside a near-deterministic discrete-Gaussian oracle
+of its two linear pieces bracket sup G — unless the loss is finite (no continuous part, no
+oracle: discrete Gaussians as windows), where β is the Neyman–Pearson split on the joint atoms
+``v + log Π R^b`` itself (:mod:`~exactdp.accounting.rr_neyman_pearson`; the dual only where
+that refuses).  Beside a near-deterministic discrete-Gaussian oracle
 (δ_G(0) > 1 − 10⁻², where ``1 − δ_G`` has few digits) β is asked of the design's windowed twin
 (:mod:`~exactdp.accounting.mixed_windows`), and of the oracle's route only where the twin refuses.
 """
@@ -49,6 +52,7 @@ from exactdp.accounting.mixed_complement import complement_ball, smooth_compleme
 from exactdp.accounting.mixed_windows import windowed_twin
 from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, centred
 from exactdp.accounting.rr_kinks import kink_stencils
+from exactdp.accounting.rr_neyman_pearson import beta_rr_atoms
 from exactdp.engine.finite_loss import prec_ctx
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, alpha_display, to_fraction
@@ -298,8 +302,12 @@ def tradeoff_points(acc, alphas) -> tuple:
 
 
 def _beta_of(acc, alpha: Fraction) -> tuple:
-    """β(α) for 0 < α < 1: exact on the finite loss, else by the dual."""
-    return _beta_finite(acc, alpha) if acc.gauss is None and not acc.smooth else _beta_dual(acc, alpha)
+    """β(α) for 0 < α < 1: exact on the finite loss (beside randomized responses by noise too:
+    :mod:`~exactdp.accounting.rr_neyman_pearson`), else by the dual."""
+    if acc.gauss is None and not acc.smooth:
+        return _beta_finite(acc, alpha)
+    got = beta_rr_atoms(acc, alpha)
+    return got if got is not None else _beta_dual(acc, alpha)
 
 
 def _g(acc, e: Fraction, alpha: Fraction, rel: float | None = None, floor=0, strict: bool = True) -> tuple:

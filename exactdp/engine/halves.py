@@ -19,7 +19,10 @@ Both enumerations (:func:`exactdp.engine.coarse_split.coarse_atoms`) list the at
 a certified lower bound within its log error and the mass left out bounded: a pair with an
 omitted atom on either side adds at most ``ω_A + ω_B`` to δ (and to 1 − δ), added to the
 upper ends.  Levels are enumerated to :data:`DEPTHS` nats, a deeper one built only for the
-thresholds whose lower end is not far above the shallower one's omitted mass.
+thresholds whose lower end is not far above the shallower one's omitted mass; a threshold
+still wider than :data:`GROUPED_REL` there (the deeper depths too large to build) is summed at
+the grouped tilted levels below where they fit (ten σ² near 0.54 with counts 1–3: δ at 1e-30
+was 1.5e-7 relative wide, ε(1e-30) 4.8e-9, ε(1e-60) refused; now ≤ 1.5e-10).
 
 Where every group is one mechanism (σ² ≥ 1/4), the levels are *tilted* instead
 (:mod:`exactdp.engine.tilted_atoms`): each half listed in the ellipsoid of :data:`TILT_DEPTH`
@@ -97,6 +100,10 @@ TILT_KEPT_ATOMS = 28_000_000
 #: the omitted mass must be below this fraction of the lower end, else the next level; so
 #: must the bounds of A's blocks left out of a threshold's sum
 SKIP_REL = 1e-12
+#: a threshold whose bracket from the levels by depth is wider than this (log of its ends'
+#: ratio; the deeper depths too large to build) is summed at the grouped tilted levels where
+#: they fit (ten σ² near 0.54 with counts 1–3: δ(ε) at 1e-30 was 1.5e-7 wide, ε(1e-30) 4.8e-9)
+GROUPED_REL = 1e-10
 #: nats by which a built level's left-out bound must clear SKIP_REL times the Chernoff bound
 #: of the value for the level to be tried before the threshold's own one is built (a guess:
 #: Chernoff's bound exceeds δ by a few nats, and a level tried and found wanting costs one
@@ -380,6 +387,7 @@ class HalvesProfile:
         self.untilted_fits = _untilted_fit(self.groups)
         self.tilted = True if self.grouped else (_tilted_fit(self.groups) if tilted is None else bool(tilted))
         self._levels: list = []
+        self._grouped: HalvesProfile | bool | None = None  # the grouped levels beyond the depths
         if self.tilted:  # levels by tilt (ladder index → level), the untilted one (λ = 0) at once
             self._var = math.fsum(float(g.weight) ** 2 * float(g.sigma2) * g.count for g in self.groups)
             self._tilts: dict = {}
@@ -425,7 +433,31 @@ class HalvesProfile:
             if level is None:
                 break
             lo[todo], hi[todo] = level.sums(th_dn[todo], th_up[todo], complement)
+        with np.errstate(invalid="ignore"):
+            wide = np.flatnonzero(~(hi - lo <= GROUPED_REL))
+        grouped = self._grouped_levels() if wide.size else None
+        if grouped is not None:
+            # beyond the depths (a deeper one too large): the grouped tilted levels, whose
+            # atoms sit about each threshold's saddle; both brackets hold, the narrower ends
+            l2, h2 = grouped._tilted_sums(th_dn[wide], th_up[wide], complement)
+            lo[wide] = np.maximum(lo[wide], l2)
+            hi[wide] = np.minimum(hi[wide], h2)
         return np.minimum(lo, hi), hi
+
+    def _grouped_levels(self) -> HalvesProfile | None:
+        """The grouped tilted levels of the same groups (a :class:`HalvesProfile` with
+        ``grouped=True``), built on first use, for the thresholds the levels by depth leave
+        wider than :data:`GROUPED_REL`; None where they do not fit (every group one mechanism,
+        :func:`grouped_tilted_fit` false, or a half's tables beyond the float range)."""
+        if self._grouped is None:
+            self._grouped = False
+            if not (self.grouped or self.tilted) and any(g.count > 1 for g in self.groups) \
+                    and grouped_tilted_fit(self.groups):
+                try:
+                    self._grouped = HalvesProfile(self.groups, grouped=True)
+                except OverflowError:
+                    pass
+        return self._grouped if isinstance(self._grouped, HalvesProfile) else None
 
     def log_brackets(self, th_dn, th_up) -> tuple:
         """Certified ``(log lo, log hi)`` of δ(θ) for every θ in ``[th_dn, th_up]`` (floats)."""
