@@ -1,10 +1,11 @@
-"""Deep thresholds of designs on the ordinary (untilted) halves reach the grouped tilted halves.
+"""Deep thresholds of designs on the ordinary (untilted) halves reach the grouped tilted levels.
 
 Seven σ² near 1.5 with counts 2–3 and shifts 2–5 (the fifth audit's FOUND 2) were on the
 ordinary halves, whose levels by depth stop near δ ≈ 1e-96: ε(1e-45 … 1e-100) and deep δ were
-refused.  :class:`exactdp.engine.grouped_halves.DeepGrouped` sends what the ordinary halves leave
-wide to the grouped tilted halves.  Checks, against the 40-digit meet-in-the-middle reference of
-``tests/test_grouped_halves.py`` (its group pmf; mpmath convolutions, truncation bounded; nothing of the engine):
+refused.  :class:`exactdp.engine.halves.HalvesProfile` now sends what its levels by depth leave
+wider than ``GROUPED_REL`` to the grouped tilted levels (``_grouped_levels``; branch eps30).
+Checks, against a 40-digit meet-in-the-middle reference written here (the group pmf of
+``tests/test_grouped_halves.py``: mpmath convolutions, truncation bounded; nothing of the engine):
 
 * four groups of the same shape (σ² near 1.5, counts 2–3, shifts 2–5): δ(θ) down to < 1e-120 and
   1 − δ(θ), contained and ≤ 1e-9 relative wide, the grouped halves asked for the deep ones;
@@ -23,7 +24,7 @@ import numpy as np
 import pytest
 from test_grouped_halves import _groups, _sum_pmf
 
-from exactdp.engine.grouped_halves import DeepGrouped, grouped_halves_fit
+from exactdp.engine.grouped_halves import grouped_halves_fit
 from exactdp.engine.halves import HalvesProfile
 from exactdp.mechanisms import Composition, DiscreteGaussian
 
@@ -86,7 +87,7 @@ def small_reference():
 def small_profile():
     groups = _groups(SMALL)
     assert grouped_halves_fit(groups)
-    return DeepGrouped(HalvesProfile(groups, tilted=False))
+    return HalvesProfile(groups, tilted=False)
 
 
 THETAS = [F(0), F(-6), F(60), F(130), F(190)]
@@ -95,7 +96,6 @@ THETAS = [F(0), F(-6), F(60), F(130), F(190)]
 def test_deep_thresholds_contain_the_enumeration(small_reference, small_profile):
     prof = small_profile
     th = np.array([float(t) for t in THETAS])
-    base_lo, base_hi = prof.base.log_brackets(th, th)
     lo, hi = prof.log_brackets(th, th)
     clo, chi = prof.log_complement(th, th)
     deepest = mpmath.mpf(1)
@@ -111,8 +111,10 @@ def test_deep_thresholds_contain_the_enumeration(small_reference, small_profile)
         assert hi[i] - lo[i] <= REL and chi[i] - clo[i] <= REL, (t, hi[i] - lo[i], chi[i] - clo[i])
         assert lost <= d * mpmath.mpf("1e-20")  # the reference is tight
     assert deepest < mpmath.mpf("1e-120")
-    # the ordinary halves alone leave the deepest threshold wide; the grouped ones settle it
-    assert not (base_hi[-1] - base_lo[-1] <= REL) and prof.grouped
+    # the levels by depth alone leave the deepest threshold wide; the grouped ones settle it
+    deepest_level = [lv for lv in prof._levels if lv is not None][-1]
+    base_lo, base_hi = deepest_level.sums(th[-1:], th[-1:], False)
+    assert not (base_hi[0] - base_lo[0] <= REL) and prof._grouped_levels() is not None
 
 
 @pytest.mark.parametrize("target", ["1e-45", "1e-60"])
@@ -123,7 +125,7 @@ def test_accountant_epsilon_brackets_the_crossing(small_reference, target):
     comp = Composition(tuple((DiscreteGaussian(s2, d), m) for s2, d, m in SMALL))
     mp = pytest.MonkeyPatch()
     mp.setattr(lattice_free, "profile_for",
-               lambda groups, wide=True: DeepGrouped(HalvesProfile(groups, tilted=False)))
+               lambda groups, wide=True: HalvesProfile(groups, tilted=False))
     try:
         acc = ExactAccountant(comp, method="lattice-free")
     finally:
