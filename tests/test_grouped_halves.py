@@ -79,12 +79,13 @@ def _groups(design) -> tuple:
     return tuple(Group(F(d) / s2, s2, m) for s2, d, m in design)
 
 
-def _half(design) -> tuple:
-    """(sorted exact values, probabilities, truncated mass bound) of Σ w_g S_g over ``design``."""
+def _half(design, depth: int = 260) -> tuple:
+    """(sorted exact values, probabilities, truncated mass bound) of Σ w_g S_g over ``design``
+    (each group's pmf to ``depth`` nats)."""
     atoms = {F(0): mpmath.mpf(1)}
     lost = mpmath.mpf(0)
     for s2, d, m in design:
-        off, probs, tail = _sum_pmf(s2, m)
+        off, probs, tail = _sum_pmf(s2, m, depth)
         w = F(d) / s2
         lost += tail
         new: dict = {}

@@ -22,7 +22,8 @@ from fractions import Fraction as F
 import mpmath
 import numpy as np
 import pytest
-from test_grouped_halves import _groups, _sum_pmf
+from test_grouped_halves import _groups
+from test_grouped_halves import _half as _half_at
 
 from exactdp.engine.grouped_halves import grouped_halves_fit
 from exactdp.engine.halves import HalvesProfile
@@ -35,22 +36,9 @@ RHO = sum(F(m) * d * d / (2 * s2) for s2, d, m in SMALL)  # the loss is ρ + W
 
 
 def _half(design, depth: int = 420) -> tuple:
-    """(sorted exact values, probabilities, truncated mass bound) of Σ w_g S_g over ``design``
-    (each group's pmf to ``depth`` nats: the truncation ~e^{−420}, far below δ ≈ 1e-120)."""
-    atoms = {F(0): mpmath.mpf(1)}
-    lost = mpmath.mpf(0)
-    for s2, d, m in design:
-        off, probs, tail = _sum_pmf(s2, m, depth)
-        w = F(d) / s2
-        lost += tail
-        new: dict = {}
-        for v, p in atoms.items():
-            for i, q in enumerate(probs):
-                key = v + w * (off + i)
-                new[key] = new.get(key, 0) + p * q
-        atoms = new
-    vals = sorted(atoms)
-    return vals, [atoms[v] for v in vals], lost
+    """:func:`test_grouped_halves._half` with each group's pmf to ``depth`` nats (the truncation
+    ~e^{−420}, far below δ ≈ 1e-120)."""
+    return _half_at(design, depth)
 
 
 @pytest.fixture(scope="module")
