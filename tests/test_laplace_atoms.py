@@ -17,7 +17,8 @@ from fractions import Fraction
 import mixed_brute as brute
 import mpmath
 import pytest
-from test_laplace_beside import _irwin_hall
+from test_laplace_beside import laplace_split
+from test_laplace_inversion import _f, _inside, atoms_delta
 
 from exactdp import DiscreteGaussian, ExactAccountant, InputError, Mixture
 from exactdp.kinds.laplace import Laplace
@@ -37,57 +38,30 @@ def lap_kernel(mu_q: Fraction, count: int, t: Fraction, dps: int = 20) -> tuple:
     """``(lo, hi)`` of ``E_P[(1 − e^{t − L})₊]`` for ``count`` Laplaces of ``μ`` (no Gaussian)."""
     with mpmath.workdps(dps):
         mu = _m(mu_q)
-        k1 = mpmath.exp(-mu / 2) / 4
         total, err = mpmath.mpf(0), mpmath.mpf(0)
-        for a in range(count + 1):
-            for b in range(count + 1 - a):
-                c = count - a - b
-                mult = mpmath.factorial(count) / (mpmath.factorial(a) * mpmath.factorial(b) * mpmath.factorial(c))
-                mass = mult * mpmath.mpf(2) ** -a * (mpmath.exp(-mu) / 2) ** b
-                tt = _m(t - (a - b) * mu_q)
-                if c == 0:
-                    total += mass * max(-mpmath.expm1(tt), 0)
-                    continue
-                lo_u = max(tt, -c * mu)
-                if lo_u >= c * mu:
-                    continue
+        for mass, tt, c, dens in laplace_split(mu_q, count, t):
+            if c == 0:
+                total += mass * max(-mpmath.expm1(tt), 0)
+                continue
+            lo_u = max(tt, -c * mu)
+            if lo_u >= c * mu:
+                continue
 
-                def f(u, c=c, tt=tt):
-                    dens = k1**c * mpmath.exp(u / 2) * (2 * mu) ** (c - 1) * _irwin_hall((u + c * mu) / (2 * mu), c)
-                    return dens * -mpmath.expm1(tt - u)
+            def f(u, tt=tt, dens=dens):
+                return dens(u) * -mpmath.expm1(tt - u)
 
-                knots = [-c * mu + 2 * mu * k for k in range(c + 1)]
-                pts = [lo_u] + [k for k in knots if lo_u < k < c * mu] + [c * mu]
-                val, e = mpmath.quad(f, pts, error=True)
-                total += mass * val
-                err += mass * abs(e)
+            knots = [-c * mu + 2 * mu * k for k in range(c + 1)]
+            pts = [lo_u] + [k for k in knots if lo_u < k < c * mu] + [c * mu]
+            val, e = mpmath.quad(f, pts, error=True)
+            total += mass * val
+            err += mass * abs(e)
         slack = 100 * err + abs(total) * mpmath.mpf(10) ** (10 - dps)
         return total - slack, total + slack
 
 
 def ref_delta(atoms: tuple, mu, count: int, eps, scale) -> tuple:
-    """``(lo, hi)`` of δ(ε): the discrete Gaussians' atoms of P-mass ≥ 1e-13·scale against the
-    kernel, the rest's mass (and the windows' tail) on the upper end."""
-    d, tail = atoms
-    cut = mpmath.mpf(scale) * mpmath.mpf("1e-13")
-    lo = hi = mpmath.mpf(0)
-    drop = tail
-    for k, (p, _) in d.items():
-        if p < cut:
-            drop += p
-            continue
-        a, b = lap_kernel(mu, count, Fraction(eps) - k)
-        lo, hi = lo + p * a, hi + p * b
-    return max(lo, mpmath.mpf(0)), hi + drop
-
-
-def _inside(pt, lo, hi, what):
-    assert pt.upper >= lo and pt.lower <= hi, (what, pt.lower, pt.upper, lo, hi)
-    assert pt.upper - pt.lower <= REL * max(hi, mpmath.mpf("1e-4000")), (what, pt.lower, pt.upper)
-
-
-def _f(x) -> Fraction:
-    return Fraction(*map(int, mpmath.mpf(x).as_integer_ratio()))
+    """:func:`test_laplace_inversion.atoms_delta` against the Laplaces' kernel alone."""
+    return atoms_delta(atoms, lambda t: lap_kernel(mu, count, t), eps, scale)
 
 
 DESIGNS = {

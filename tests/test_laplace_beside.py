@@ -40,36 +40,45 @@ def _irwin_hall(y, c: int):
                        for k in range(int(mpmath.floor(y)) + 1)) / mpmath.factorial(c - 1)
 
 
+def laplace_split(mu_q: Fraction, count: int, t: Fraction):
+    """The ``count`` Laplaces of ``μ`` split by which of them sit at their atoms: ``a`` at +μ
+    (P-mass 1/2 each), ``b`` at −μ (e^{−μ}/2 each), ``c`` continuous, whose sum has the density
+    ``K^c e^{u/2} (2μ)^{c−1} IH_c((u + cμ)/(2μ))`` (K = e^{−μ/2}/4, IH_c Irwin–Hall).  Yields
+    ``(mass, t − (a − b)μ, c, density)`` (density None for c = 0), at the caller's precision."""
+    mu = _m(mu_q)
+    k1 = mpmath.exp(-mu / 2) / 4
+    for a in range(count + 1):
+        for b in range(count + 1 - a):
+            c = count - a - b
+            mult = mpmath.factorial(count) / (mpmath.factorial(a) * mpmath.factorial(b) * mpmath.factorial(c))
+            mass = mult * mpmath.mpf(2) ** -a * (mpmath.exp(-mu) / 2) ** b
+
+            def dens(u, c=c):
+                return k1**c * mpmath.exp(u / 2) * (2 * mu) ** (c - 1) * _irwin_hall((u + c * mu) / (2 * mu), c)
+
+            yield mass, _m(t - (a - b) * mu_q), c, (dens if c else None)
+
+
+def gauss_hockey(rho, sd):
+    """``s ↦ E[(1 − e^{s − N})_+]`` for N ~ N(ρ, 2ρ) (``sd`` = √(2ρ)), in Φ form."""
+    return lambda s: mpmath.ncdf((rho - s) / sd) - mpmath.exp(s) * mpmath.ncdf((-rho - s) / sd)
+
+
 def ref_kernel(mu_q: Fraction, count: int, rho_q: Fraction, t: Fraction, dps: int = DPS, pieces: int = 3) -> tuple:
     """``(lo, hi)`` of ``E_P[(1 − e^{t − L})_+]`` for ``count`` Laplaces of ``μ`` and Gaussians of ρ
     (``pieces`` quadratures per knot interval, at ``dps`` digits)."""
     with mpmath.workdps(dps):
         mu, rho = _m(mu_q), _m(rho_q)
-        sd = mpmath.sqrt(2 * rho)
-
-        def d_n(s):
-            return mpmath.ncdf((rho - s) / sd) - mpmath.exp(s) * mpmath.ncdf((-rho - s) / sd)
-
-        k1 = mpmath.exp(-mu / 2) / 4
+        d_n = gauss_hockey(rho, mpmath.sqrt(2 * rho))
         total, err = mpmath.mpf(0), mpmath.mpf(0)
-        for a in range(count + 1):
-            for b in range(count + 1 - a):
-                c = count - a - b
-                mult = mpmath.factorial(count) / (mpmath.factorial(a) * mpmath.factorial(b) * mpmath.factorial(c))
-                mass = mult * mpmath.mpf(2) ** -a * (mpmath.exp(-mu) / 2) ** b
-                base = (a - b) * mu_q
-                tt = _m(t - base)
-                if c == 0:
-                    total += mass * d_n(tt)
-                    continue
-
-                def dens(u, c=c):
-                    return k1**c * mpmath.exp(u / 2) * (2 * mu) ** (c - 1) * _irwin_hall((u + c * mu) / (2 * mu), c)
-
-                pts = [-c * mu + 2 * mu * mpmath.mpf(k) / pieces for k in range(pieces * c + 1)]
-                val, e = mpmath.quad(lambda u, tt=tt: dens(u) * d_n(tt - u), pts, error=True)
-                total += mass * val
-                err += mass * abs(e)
+        for mass, tt, c, dens in laplace_split(mu_q, count, t):
+            if c == 0:
+                total += mass * d_n(tt)
+                continue
+            pts = [-c * mu + 2 * mu * mpmath.mpf(k) / pieces for k in range(pieces * c + 1)]
+            val, e = mpmath.quad(lambda u, tt=tt, dens=dens: dens(u) * d_n(tt - u), pts, error=True)
+            total += mass * val
+            err += mass * abs(e)
         slack = 100 * err + abs(total) * mpmath.mpf(10) ** (10 - dps)
         return total - slack, total + slack
 

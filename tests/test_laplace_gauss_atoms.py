@@ -18,7 +18,8 @@ from fractions import Fraction
 import mixed_brute as brute
 import mpmath
 import pytest
-from test_laplace_beside import _irwin_hall
+from test_laplace_beside import gauss_hockey, laplace_split
+from test_laplace_inversion import _f, _inside, atoms_delta
 
 from exactdp import DiscreteGaussian, ExactAccountant, Gaussian, Mixture
 from exactdp.kinds.laplace import Laplace
@@ -33,53 +34,30 @@ def _m(q) -> mpmath.mpf:
 
 
 def ref_kernel(mu_q: Fraction, count: int, rho_q: Fraction, t: Fraction, dps: int = 20) -> tuple:
-    """``(lo, hi)`` of ``E_P[(1 − e^{t − L − N})_+]``, ``count`` Laplaces of μ, N ~ N(ρ, 2ρ)."""
+    """``(lo, hi)`` of ``E_P[(1 − e^{t − L − N})_+]``, ``count`` Laplaces of μ, N ~ N(ρ, 2ρ) (break
+    points also around the Gaussian's kink: its sd may be far below μ)."""
     with mpmath.workdps(dps):
         mu, rho = _m(mu_q), _m(rho_q)
         sd = mpmath.sqrt(2 * rho)
-
-        def d_n(s):
-            return mpmath.ncdf((rho - s) / sd) - mpmath.exp(s) * mpmath.ncdf((-rho - s) / sd)
-
-        k1 = mpmath.exp(-mu / 2) / 4
+        d_n = gauss_hockey(rho, sd)
         total, err = mpmath.mpf(0), mpmath.mpf(0)
-        for a in range(count + 1):
-            for b in range(count + 1 - a):
-                c = count - a - b
-                mult = mpmath.factorial(count) / (mpmath.factorial(a) * mpmath.factorial(b) * mpmath.factorial(c))
-                mass = mult * mpmath.mpf(2) ** -a * (mpmath.exp(-mu) / 2) ** b
-                tt = _m(t - (a - b) * mu_q)
-                if c == 0:
-                    total += mass * d_n(tt)
-                    continue
-
-                def dens(u, c=c):
-                    return k1**c * mpmath.exp(u / 2) * (2 * mu) ** (c - 1) * _irwin_hall((u + c * mu) / (2 * mu), c)
-
-                pts = {-c * mu + 2 * mu * mpmath.mpf(k) / 3 for k in range(3 * c + 1)}
-                pts |= {tt - rho + j * sd for j in (-32, -16, -8, -4, -2, 0, 2, 4, 8, 16, 32)
-                        if -c * mu < tt - rho + j * sd < c * mu}
-                val, e = mpmath.quad(lambda u, tt=tt: dens(u) * d_n(tt - u), sorted(pts), error=True)
-                total += mass * val
-                err += mass * abs(e)
+        for mass, tt, c, dens in laplace_split(mu_q, count, t):
+            if c == 0:
+                total += mass * d_n(tt)
+                continue
+            pts = {-c * mu + 2 * mu * mpmath.mpf(k) / 3 for k in range(3 * c + 1)}
+            pts |= {tt - rho + j * sd for j in (-32, -16, -8, -4, -2, 0, 2, 4, 8, 16, 32)
+                    if -c * mu < tt - rho + j * sd < c * mu}
+            val, e = mpmath.quad(lambda u, tt=tt, dens=dens: dens(u) * d_n(tt - u), sorted(pts), error=True)
+            total += mass * val
+            err += mass * abs(e)
         slack = 100 * err + abs(total) * mpmath.mpf(10) ** (8 - dps)
         return total - slack, total + slack
 
 
 def ref_delta(atoms: tuple, mu, count: int, rho, eps, scale) -> tuple:
-    """``(lo, hi)`` of δ(ε): Σ over the discrete Gaussians' atoms of P-mass ≥ 1e-13·scale of
-    mass × kernel at ``ε − atom``, the rest's mass on the upper end."""
-    d, tail = atoms
-    cut = mpmath.mpf(scale) * mpmath.mpf("1e-13")
-    lo = hi = mpmath.mpf(0)
-    drop = tail
-    for k, (p, _) in d.items():
-        if p < cut:
-            drop += p
-            continue
-        a, b = ref_kernel(mu, count, rho, Fraction(eps) - k)
-        lo, hi = lo + p * a, hi + p * b
-    return max(lo, mpmath.mpf(0)), hi + drop
+    """:func:`test_laplace_inversion.atoms_delta` against :func:`ref_kernel`."""
+    return atoms_delta(atoms, lambda t: ref_kernel(mu, count, rho, t), eps, scale)
 
 
 DESIGNS = {
@@ -95,15 +73,6 @@ def _design(name):
     (lap, count), (g, gc), finite = DESIGNS[name]
     acc = ExactAccountant(Mixture(((lap, count), (g, gc)) + finite))
     return acc, brute.joint(finite), lap.epsilon, count, g.rho * gc
-
-
-def _inside(pt, lo, hi, what):
-    assert pt.upper >= lo and pt.lower <= hi, (what, pt.lower, pt.upper, lo, hi)
-    assert pt.upper - pt.lower <= REL * max(hi, mpmath.mpf("1e-4000")), (what, pt.lower, pt.upper)
-
-
-def _f(x) -> Fraction:
-    return Fraction(*map(int, mpmath.mpf(x).as_integer_ratio()))
 
 
 @pytest.mark.parametrize("name", sorted(DESIGNS))

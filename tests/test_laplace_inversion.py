@@ -27,9 +27,10 @@ REL = mpmath.mpf("1e-9")
 ROUTE = "gaussian-laplace-smoothed-inversion"
 
 
-def ref_delta(atoms: tuple, mu, count: int, rho, eps, scale, dps: int = 25) -> tuple:
-    """``(lo, hi)`` of δ(ε): Σ over the discrete Gaussians' loss atoms of P-mass ≥ 1e-13·scale
-    of mass × kernel at ``ε − atom``, the rest's mass (and the windows' tail) on the upper end."""
+def atoms_delta(atoms: tuple, kernel, eps, scale) -> tuple:
+    """``(lo, hi)`` of δ(ε): Σ over the discrete Gaussians' loss atoms (``mixed_brute.joint``) of
+    P-mass ≥ 1e-13·scale of mass × ``kernel(ε − atom)`` (a ``(lo, hi)`` pair), the rest's mass
+    (and the windows' tail) on the upper end."""
     d, tail = atoms
     cut = mpmath.mpf(scale) * mpmath.mpf("1e-13")
     lo = hi = mpmath.mpf(0)
@@ -38,9 +39,14 @@ def ref_delta(atoms: tuple, mu, count: int, rho, eps, scale, dps: int = 25) -> t
         if p < cut:
             drop += p
             continue
-        a, b = ref_kernel(mu, count, rho, Fraction(eps) - k, dps=dps)
+        a, b = kernel(Fraction(eps) - k)
         lo, hi = lo + p * a, hi + p * b
     return max(lo, mpmath.mpf(0)), hi + drop
+
+
+def ref_delta(atoms: tuple, mu, count: int, rho, eps, scale, dps: int = 25) -> tuple:
+    """:func:`atoms_delta` against the Laplace + Gaussian kernel of ``test_laplace_beside``."""
+    return atoms_delta(atoms, lambda t: ref_kernel(mu, count, rho, t, dps=dps), eps, scale)
 
 
 DESIGNS = {
