@@ -207,3 +207,21 @@ def test_commands_refuse_another_commands_folder_before_any_work(argv, tmp_path,
     assert len(err.splitlines()) == 1 and "holds the output of exactdp sweep" in err, err
     assert (sweep_folder / "pairs" / "pair_1_1.csv").read_text() == "kept\n"
     assert sorted(p.name for p in sweep_folder.iterdir()) == ["pairs"]
+
+
+def test_the_program_prints_no_thread_traceback():
+    """The program's background threads print no traceback on stderr (loky's executor-manager
+    thread raised KeyError when Ctrl-C landed while it queued work: CI saw 11 lines before the
+    one-line error); with ``EXACTDP_DEBUG`` the traceback is shown."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from exactdp.cli import as_program; as_program(); import threading; "
+            "t = threading.Thread(target=lambda: {}[54]); t.start(); t.join()")
+    env = {k: v for k, v in os.environ.items() if k != "EXACTDP_DEBUG"}
+    quiet = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+    loud = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**env, "EXACTDP_DEBUG": "1"}, timeout=120)
+    assert "KeyError: 54" in loud.stderr, loud.stderr

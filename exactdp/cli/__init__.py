@@ -228,13 +228,25 @@ def as_program() -> None:
     still collect every new cycle), and skipped at exit (``gc.freeze`` in an atexit handler,
     run before the interpreter's final collections, which took ~0.3 s with Numba loaded;
     the process ends right after, other atexit handlers still run).  No number depends on
-    either."""
+    either.
+
+    A background thread's uncaught exception prints nothing (unless ``EXACTDP_DEBUG``): loky's
+    executor-manager thread can raise ``KeyError`` when Ctrl-C lands while it queues work, and
+    its traceback came before the program's one line.  A failure that matters reaches the main
+    thread (a broken pool) and is reported there."""
+    if not os.environ.get("EXACTDP_DEBUG"):
+        threading.excepthook = _thread_exception_quiet
     gen0, gen1, _ = gc.get_threshold()
     gc.set_threshold(gen0, gen1, PROGRAM_GC_THRESHOLD2)
     if not os.environ.get("EXACTDP_DEBUG"):  # the program's child processes (workers, loky's resource
         os.environ["PYTHONWARNINGS"] = "ignore"  # tracker) print no warnings either: stderr is the one line
     atexit.unregister(gc.freeze)  # once per process
     atexit.register(gc.freeze)
+
+
+def _thread_exception_quiet(args) -> None:
+    """:data:`threading.excepthook` of the program: nothing on stderr (:func:`as_program`)."""
+    del args
 
 
 def _describe(exc: Exception):
