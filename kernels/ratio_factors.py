@@ -14,7 +14,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from exactdp.kernels.dgauss import POISSON_MIN_S2, PSI_CONSTS, TRUNC_REL, log_psi_at, psi_consts
+from exactdp.kernels.dgauss import (
+    NEGLIGIBLE,
+    POISSON_MIN_S2,
+    PSI_CONSTS,
+    TRUNC_REL,
+    log_psi_rows,
+    psi_consts,
+    psi_terms_len,
+    psi_terms_rows,
+)
 from exactdp.kernels.jit import kernel
 from exactdp.kernels.profile import dd_frac2
 from exactdp.kernels.units import EPS64
@@ -22,6 +31,10 @@ from exactdp.kernels.units import EPS64
 __all__ = ["ratio_logs", "smoothed_factors"]
 
 TWO_PI = 2.0 * math.pi
+
+
+#: nodes per block of :func:`ratio_logs` (each group's rows of a block are evaluated in one call)
+BLOCK = 256
 
 
 @kernel("Tuple((float64[:], float64[:], float64[:], float64[:]))(int64[:], float64[:], float64[:], float64[:], "
@@ -44,12 +57,29 @@ def ratio_logs(nodes, tau_hi, tau_lo, s2, m, delta, lam, P):
     reduction and ``2π·cyc``.  The phase error ``δb ≤ 4u|b| + 2π(e_n + 2^-106)`` of b
     (rounded twice) moves a factor ψ^m by at most ``m(|f| + s + 1)δb·|ψ|^{m−1}`` (``|∂ψ/∂b|
     ≤ E_f|Y| ≤ |f| + s + 1``, Y ~ N_Z(f, s²)), so G_n by ``|G_n|/|ψ|`` times that: the sum
-    over the groups is ``|G_n|·Σ_g moment_g δb_g/|ψ_g| = |G_n|·e^{log_w}``, accumulated as a
+    over the groups is ``|G_n|·e^{log_w}``, accumulated as a
     running log-sum-exp with every exponent raised by its rounding (an upper bound).
 
-    A Poisson-form group whose six series terms are all below e^{−745} at this b (``2πs²(π −
-    |b|) ≥ 746``) takes :func:`log_psi_at`'s own early return inline (the same operations,
-    the same bits, no call)."""
+    Evaluation (the same operations, per node in the same group order, as
+    :func:`exactdp.kernels.dgauss.log_psi_at` called per node and group: the same bits): the
+    nodes are taken in blocks of :data:`BLOCK`; per block and group the phases are formed
+    first, and the nodes that need the theta series get their rows
+    (:func:`~exactdp.kernels.dgauss.psi_terms_rows`) and logs
+    (:func:`~exactdp.kernels.dgauss.log_psi_rows`) in one call each (no array allocated per
+    node and group).  A Poisson-form group (s² ≥ POISSON_MIN_S2) skips the series where
+    :func:`~exactdp.kernels.dgauss.log_psi_rows` is known to return ``log ψ = −s²b²/2 + ifb −
+    log(1 + d)`` with its series-free bound:
+
+    * all six terms below e^{−745} (``2πs²(π − |b|) ≥ 746``): its ``zabs = 0`` return;
+    * else its "z negligible" return, decided from upper bounds instead of the six
+      exponentials: every term ``e^{−2πs²k(πk − b)}`` (|k| ≤ 3) is at most
+      ``e^{e_m}``, ``e_m = −2πs²(π − |b|)`` (the k = ±1 exponent; |k| ≥ 2 ones are at most
+      twice it), so the rounded ``zabs ≤ 6e^{e_m}(1 + 10⁻⁹)`` (e_m raised by 10⁻⁹ relative:
+      its own rounding and the exponents' are ≤ 4u relative) and its rounding weight
+      ``dz ≤ zabs·max_k(4|e_k|_max + w_k)`` (``|e_k| ≤ 2πs²|k|(π|k| + π)``, w_k the
+      b-independent part, :func:`~exactdp.kernels.dgauss.psi_consts`); where these bounds
+      pass that return's tests (each monotone in zabs and dz), the computed zabs and dz pass
+      them too, and the return is the same."""
     N = nodes.shape[0]
     G = s2.shape[0]
     out_re = np.empty(N)
@@ -62,7 +92,8 @@ def ratio_logs(nodes, tau_hi, tau_lo, s2, m, delta, lam, P):
     kk = np.empty(G)
     moment = np.empty(G)
     bfast = np.empty(G)
-    sc = np.empty(PSI_CONSTS)
+    dzc = np.zeros(G)
+    width = 1
     for g in range(G):
         mu = lam * delta[g]
         n0 = math.floor(mu + 0.5)
@@ -71,64 +102,123 @@ def ratio_logs(nodes, tau_hi, tau_lo, s2, m, delta, lam, P):
         kk[g] = m[g] * n0
         moment[g] = m[g] * (abs(fs[g]) + math.sqrt(s2[g]) + 1.0)
         bfast[g] = -1.0
+        width = max(width, psi_terms_len(s2[g]))
         if s2[g] >= POISSON_MIN_S2:
             lim = math.pi - 746.0 / (TWO_PI * s2[g])
             if lim > 0.0:
                 bfast[g] = lim * (1.0 - 4.0 * EPS64)
-    for i in range(N):
-        nf = float(nodes[i])
-        re = 0.0
-        im = 0.0
-        e_tot = 0.0
-        cyc = 0.0
-        w_max = -np.inf
-        w_sum = 0.0
+            for j in range(6):
+                dzc[g] = max(dzc[g], 4.0 * abs(cr[g, j]) * (abs(cr[g, 6 + j]) + math.pi) * (1.0 + 1e-9)
+                             + cr[g, 14 + j])
+    tab = np.empty(BLOCK * width)
+    hs = np.empty(BLOCK)
+    ls = np.empty(BLOCK)
+    bsl = np.empty(BLOCK)
+    slow = np.empty(BLOCK, dtype=np.int64)
+    p_re = np.empty(BLOCK)
+    p_im = np.empty(BLOCK)
+    p_err = np.empty(BLOCK)
+    re = np.empty(BLOCK)
+    im = np.empty(BLOCK)
+    e_tot = np.empty(BLOCK)
+    cyc = np.empty(BLOCK)
+    w_max = np.empty(BLOCK)
+    w_sum = np.empty(BLOCK)
+    for start in range(0, N, BLOCK):
+        cnt = min(BLOCK, N - start)
+        for u in range(cnt):
+            re[u] = 0.0
+            im[u] = 0.0
+            e_tot[u] = 0.0
+            cyc[u] = 0.0
+            w_max[u] = -np.inf
+            w_sum[u] = 0.0
         for g in range(G):
-            h, l = dd_frac2(nf, tau_hi[g], tau_lo[g])
-            e_n = 2.0**-103 * (1.0 + 2.0 * nf * abs(tau_hi[g]))
-            b = TWO_PI * (h + l)
-            if abs(b) <= bfast[g]:  # log_psi_at's zabs == 0 return, inline
-                gre = -0.5 * s2[g] * b * b
-                gim = fs[g] * b
-                l2 = cr[g, 12]
-                lre = gre - l2
-                lim_ = gim
-                le = 2.0 * (EPS64 * (8.0 * cr[g, 13] + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))) + 2.0 * TRUNC_REL
-            else:
-                lp, le = log_psi_at(fs[g], b, s2[g], cc[g], cr[g], sc)
-                lre = lp.real
-                lim_ = lp.imag
-            re += m[g] * lre
-            im += m[g] * lim_
-            # the products and (recursive summation) each addition's rounding, ≤ u|partial sum|
-            e_tot += m[g] * le + 4.0 * EPS64 * m[g] * (abs(lre) + abs(lim_)) + EPS64 * (abs(re) + abs(im))
-            if kk[g] != 0.0:
-                ph, r = dd_frac2(kk[g], h, l)
-                s = cyc + ph
-                bb = s - cyc
-                t = (cyc - (s - bb)) + (ph - bb)  # the addition's exact rounding error (TwoSum)
-                cyc = s
-                e_tot += TWO_PI * (abs(r) + 2.0**-104 * (1.0 + 2.0 * abs(kk[g] * h)) + abs(kk[g]) * e_n
-                                   + abs(t)) * (1.0 + 8.0 * EPS64)
-            # the phase-error weight moment·δb/|ψ| = exp(log(moment·δb) − log|ψ|), its exponent
-            # raised by its own rounding
-            db = 4.0 * EPS64 * abs(b) + TWO_PI * (e_n + 2.0**-106)
-            x = math.log(moment[g] * db) - lre
-            x += 4.0 * EPS64 * (abs(x) + 50.0)
-            if x > w_max:
-                w_sum = w_sum * math.exp(w_max - x) + 1.0 if w_max > -np.inf else 1.0
-                w_max = x
-            else:
-                w_sum += math.exp(x - w_max)
-        cyc = cyc - math.floor(cyc + 0.5)
-        im += TWO_PI * cyc
-        e_tot += 8.0 * EPS64 * (abs(im) + 2.0)
-        out_re[i] = re
-        out_im[i] = im
-        out_err[i] = e_tot * (1.0 + (G + 8.0) * EPS64)
-        # the sum of G positive terms (each rounded, their exponents raised): relative (G + 4)u
-        lw = w_max + math.log(w_sum) if w_sum > 0.0 else -np.inf
-        out_w[i] = lw + 4.0 * EPS64 * (abs(lw) + G + 8.0) if w_sum > 0.0 else -np.inf
+            # the phases; the nodes whose log ψ needs the series, in order
+            ns = 0
+            for u in range(cnt):
+                h, l = dd_frac2(float(nodes[start + u]), tau_hi[g], tau_lo[g])
+                hs[u] = h
+                ls[u] = l
+                b = TWO_PI * (h + l)
+                if abs(b) <= bfast[g]:
+                    continue
+                if dzc[g] > 0.0:
+                    em = -TWO_PI * s2[g] * (math.pi - abs(b))
+                    em += 1e-9 * (abs(em) + 1.0)
+                    if em < -50.0:
+                        zub = 6.0 * math.exp(em) * (1.0 + 1e-9)
+                        dzub = zub * dzc[g] * (1.0 + 1e-9)
+                        gre = -0.5 * s2[g] * b * b
+                        gim = fs[g] * b
+                        if zub <= 1e-20 and dzub <= 1e10 and abs(gre) >= 1e-250 and abs(gim) >= 1e-250:
+                            err = EPS64 * (8.0 * cr[g, 13] + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(cr[g, 12]))
+                            if (1.1 * zub <= NEGLIGIBLE * abs(gre) and 1.1 * zub <= NEGLIGIBLE * abs(gim)
+                                    and EPS64 * (64.0 * zub + 1.1 * dzub) <= NEGLIGIBLE * err):
+                                continue
+                bsl[ns] = b
+                slow[ns] = u
+                ns += 1
+            if ns:
+                psi_terms_rows(bsl[:ns], s2[g], cr[g], tab, 0, width)
+                log_psi_rows(fs[g], s2[g], cc[g], cr[g], tab, 0, width, ns, p_re, p_im, p_err, 0)
+            k = 0
+            for u in range(cnt):
+                nf = float(nodes[start + u])
+                h = hs[u]
+                l = ls[u]
+                e_n = 2.0**-103 * (1.0 + 2.0 * nf * abs(tau_hi[g]))
+                b = TWO_PI * (h + l)
+                if k < ns and slow[k] == u:
+                    lre = p_re[k]
+                    lim_ = p_im[k]
+                    le = p_err[k]
+                    k += 1
+                else:  # log_psi_at's series-free return, inline
+                    gre = -0.5 * s2[g] * b * b
+                    gim = fs[g] * b
+                    l2 = cr[g, 12]
+                    lre = gre - l2
+                    lim_ = gim
+                    le = 2.0 * (EPS64 * (8.0 * cr[g, 13] + 4.0 * abs(gre) + 3.0 * abs(gim) + abs(l2))) + 2.0 * TRUNC_REL
+                r_ = re[u] + m[g] * lre
+                i_ = im[u] + m[g] * lim_
+                re[u] = r_
+                im[u] = i_
+                # the products and (recursive summation) each addition's rounding, ≤ u|partial sum|
+                et = e_tot[u] + (m[g] * le + 4.0 * EPS64 * m[g] * (abs(lre) + abs(lim_)) + EPS64 * (abs(r_) + abs(i_)))
+                if kk[g] != 0.0:
+                    ph, r = dd_frac2(kk[g], h, l)
+                    c0 = cyc[u]
+                    s = c0 + ph
+                    bb = s - c0
+                    t = (c0 - (s - bb)) + (ph - bb)  # the addition's exact rounding error (TwoSum)
+                    cyc[u] = s
+                    et += TWO_PI * (abs(r) + 2.0**-104 * (1.0 + 2.0 * abs(kk[g] * h)) + abs(kk[g]) * e_n
+                                    + abs(t)) * (1.0 + 8.0 * EPS64)
+                e_tot[u] = et
+                # the phase-error weight moment·δb/|ψ| = exp(log(moment·δb) − log|ψ|), its exponent
+                # raised by its own rounding
+                db = 4.0 * EPS64 * abs(b) + TWO_PI * (e_n + 2.0**-106)
+                x = math.log(moment[g] * db) - lre
+                x += 4.0 * EPS64 * (abs(x) + 50.0)
+                wm = w_max[u]
+                if x > wm:
+                    w_sum[u] = w_sum[u] * math.exp(wm - x) + 1.0 if wm > -np.inf else 1.0
+                    w_max[u] = x
+                else:
+                    w_sum[u] += math.exp(x - wm)
+        for u in range(cnt):
+            i = start + u
+            c = cyc[u] - math.floor(cyc[u] + 0.5)
+            imv = im[u] + TWO_PI * c
+            out_re[i] = re[u]
+            out_im[i] = imv
+            out_err[i] = (e_tot[u] + 8.0 * EPS64 * (abs(imv) + 2.0)) * (1.0 + (G + 8.0) * EPS64)
+            # the sum of G positive terms (each rounded, their exponents raised): relative (G + 4)u
+            ws = w_sum[u]
+            lw = w_max[u] + math.log(ws) if ws > 0.0 else -np.inf
+            out_w[i] = lw + 4.0 * EPS64 * (abs(lw) + G + 8.0) if ws > 0.0 else -np.inf
     return out_re, out_im, out_err, out_w
 
 
