@@ -28,7 +28,7 @@ from exactdp.kernels.jit import kernel
 from exactdp.kernels.profile import _pen_lookup, node_pen
 from exactdp.kernels.units import EPS64
 
-__all__ = ["sieve_nodes_flat", "block_length", "kernel_log_weight", "phase_interval_pen"]
+__all__ = ["sieve_nodes_flat", "block_length", "block_pens", "kernel_log_weight", "phase_interval_pen"]
 
 TWO_PI = 2.0 * math.pi
 #: a block's phase sweep (cycles) for the group of the largest |τ|
@@ -102,6 +102,49 @@ def kernel_log_weight(u, lam1, lam2):
     return x if x > 0.0 else 0.0
 
 
+#: blocks whose first visits :func:`sieve_nodes_flat` bounds together (:func:`block_pens`)
+BATCH = 64
+
+
+@kernel("void(int64, int64, int64, int64, float64[:], float64[:], float64[:], float64[:, :], float64[:], float64[:], "
+        "float64[:], boolean[:])")
+def block_pens(start, count, blen, n_max, tau_hi, tau_lo, tlen, pen_tab, pen_scale, lb, level, on):
+    """Add the groups' penalties to the lower bounds ``lb[k]`` of the ``count`` blocks
+    ``[start + k·blen, min(n_max, start + (k+1)·blen − 1)]`` (their first visits in
+    :func:`sieve_nodes_flat`), group by group in the sieve's order, while ``on[k]``: a block
+    starts on where its Gaussian part is within its level, and is switched off once its sum
+    exceeds ``level[k] +`` :data:`_MORE` (the sieve's own early stop) — the same additions,
+    in the same order, of the same values as its per-visit loop.  Each penalty is
+    :func:`phase_interval_pen`'s, its operations in the same order but without branches
+    (its three zero cases — ``length ≥ 1``, an interval that may reach an integer, a
+    distance ≤ 0 — select 0; the table index is clamped to ``[0, K]``, which is its
+    lookup's ``tab[K]`` beyond the table), so a block costs no mispredicted branch per
+    group.  ``tlen[g] = |τ_hi| + |τ_lo|``."""
+    K = pen_tab.shape[1] - 1
+    kf = float(K)
+    for g in range(tau_hi.shape[0]):
+        th = tau_hi[g]
+        tl = tau_lo[g]
+        sc = pen_scale[g]
+        for k in range(count):
+            a = start + k * blen
+            b = min(n_max, a + blen - 1)
+            length = float(b - a) * tlen[g] * (1.0 + 4.0 * EPS64)
+            af = float(a)
+            p = af * th
+            f = p - math.floor(p)
+            e = 2.0**-51 * (abs(p) + 1.0) + abs(af * tl)
+            x0 = f - length - e if th < 0.0 else f - e
+            x1 = f + e if th < 0.0 else f + length + e
+            d = min(x0, 1.0 - x1) - 4.0 * EPS64
+            pv = pen_tab[g, int(max(0.0, min(d * sc, kf)))]
+            add = on[k] and length < 1.0 and x0 > 0.0 and x1 < 1.0 and d > 0.0
+            v = lb[k] + (pv if add else 0.0)
+            if on[k]:
+                lb[k] = v
+                on[k] = not v > level[k] + _MORE
+
+
 @kernel("Tuple((int64[:], float64[:], int64, float64[:]))(float64[:], float64[:], float64[:, :], float64[:], "
         "int64, float64, float64, float64, float64, float64, int64, int64, int64)")
 def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, lam1, lam2, leaf, budget, node_cap):
@@ -130,7 +173,10 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, lam1,
     (:func:`phase_interval_pen`: ~2.5× cheaper, the same bound wherever the padding does not
     move a table cell).  The blocks of :func:`block_length` nodes are bisected in increasing
     order; the logs shared by the visits (``log Λ(Λ+1)``, a whole block's ``log`` length, a
-    block's first kernel weight) are formed once."""
+    block's first kernel weight) are formed once.  The first visits of the next
+    :data:`BATCH` blocks (~97 % of all visits on the bench's narrow rows) are bounded
+    together, group by group (:func:`block_pens`: the same values, branch-free), then taken
+    in order as before: the node sets, visits and masses are the same bits."""
     G = tau_hi.shape[0]
     cap = 1024
     out = np.empty(cap, dtype=np.int64)
@@ -149,18 +195,48 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, lam1,
     weighted = lam2 < np.inf
     ll = math.log(lam2) if weighted else 0.0
     log_blen = math.log(float(blen - 1) + 1.0) * (1.0 - 4.0 * EPS64)
+    # the next blocks' first visits, bounded together (block_pens): Gaussian part, kernel
+    # weight, level and the groups' lower bound per block
+    q_us = np.empty(BATCH)
+    q_gauss = np.empty(BATCH)
+    q_lw = np.empty(BATCH)
+    q_lb = np.empty(BATCH)
+    q_level = np.empty(BATCH)
+    q_on = np.empty(BATCH, dtype=np.bool_)
+    tlen = np.empty(G)
+    for g in range(G):
+        tlen[g] = abs(tau_hi[g]) + abs(tau_lo[g])
+    q_n = 0
+    q_i = 0
     start = 0
-    lw_start = 0.0  # kernel_log_weight at the block start (the first visit of a block reuses it)
     while top > 0 or start <= n_max:
-        fresh = False
         if top == 0:  # the next block, unless the Gaussian part alone drops the rest of the range
-            us = c_u * float(start)
-            lb = 0.5 * sk2 * us * us * (1.0 - 4.0 * EPS64)
-            lw = 0.0
-            if weighted and us * us > lam2:
-                lu = math.log(us)
-                x = (2.0 * lu - ll) - 8.0 * EPS64 * (2.0 * abs(lu) + abs(ll) + 4.0)
-                lw = x if x > 0.0 else 0.0
+            if q_i == q_n:
+                q_n = 0
+                s0 = start
+                while q_n < BATCH and s0 <= n_max:
+                    us = c_u * float(s0)
+                    gl = 0.5 * sk2 * us * us * (1.0 - 4.0 * EPS64)
+                    lw = 0.0
+                    if weighted and us * us > lam2:
+                        lu = math.log(us)
+                        x = (2.0 * lu - ll) - 8.0 * EPS64 * (2.0 * abs(lu) + abs(ll) + 4.0)
+                        lw = x if x > 0.0 else 0.0
+                    b0 = min(n_max, s0 + blen - 1)
+                    lspan = log_blen if b0 - s0 == blen - 1 else math.log(float(b0 - s0) + 1.0) * (1.0 - 4.0 * EPS64)
+                    q_us[q_n] = us
+                    q_gauss[q_n] = gl
+                    q_lw[q_n] = lw
+                    q_lb[q_n] = gl
+                    q_level[q_n] = T + lspan - lw
+                    q_on[q_n] = gl <= q_level[q_n]
+                    q_n += 1
+                    s0 = b0 + 1
+                block_pens(start, q_n, blen, n_max, tau_hi, tau_lo, tlen, pen_tab, pen_scale, q_lb, q_level, q_on)
+                q_i = 0
+            ua = q_us[q_i]
+            lw = q_lw[q_i]
+            lb = q_gauss[q_i]
             # (log rest ≥ 0: formed only where the test can pass)
             if lb + lw > T:
                 rest = float(n_max - start) + 1.0
@@ -168,37 +244,39 @@ def sieve_nodes_flat(tau_hi, tau_lo, pen_tab, pen_scale, n_max, P, sk2, T, lam1,
                     visited += 1
                     term = rest * math.exp(-lb) * (1.0 + 1e-12)
                     m0 += term
-                    m1 += term / _w1(us, lam1)
+                    m1 += term / _w1(ua, lam1)
                     m2 += term * math.exp(-lw)
                     break
-            stack_a[0] = start
-            stack_b[0] = min(n_max, start + blen - 1)
-            start = stack_b[0] + 1
-            top = 1
-            lw_start = lw
-            fresh = True
-        top -= 1
-        a = stack_a[top]
-        b = stack_b[top]
-        visited += 1
-        if visited > budget:
-            return out[:n_out], pens[:n_out], -visited, np.full(3, -1.0)
-        af = float(a)
-        ua = c_u * af
-        span = float(b - a)
-        if fresh:
-            lw = lw_start
+            a = start
+            b = min(n_max, start + blen - 1)
+            start = b + 1
+            visited += 1
+            if visited > budget:
+                return out[:n_out], pens[:n_out], -visited, np.full(3, -1.0)
+            span = float(b - a)
+            lb = q_lb[q_i]
+            level = q_level[q_i]
+            q_i += 1
         else:
+            top -= 1
+            a = stack_a[top]
+            b = stack_b[top]
+            visited += 1
+            if visited > budget:
+                return out[:n_out], pens[:n_out], -visited, np.full(3, -1.0)
+            af = float(a)
+            ua = c_u * af
+            span = float(b - a)
             lw = kernel_log_weight(ua, lam1, lam2)
-        lspan = log_blen if b - a == blen - 1 else math.log(span + 1.0) * (1.0 - 4.0 * EPS64)
-        level = T + lspan - lw
-        lb = 0.5 * sk2 * ua * ua * (1.0 - 4.0 * EPS64)
-        if lb <= level:
-            for g in range(G):
-                length = span * (abs(tau_hi[g]) + abs(tau_lo[g])) * (1.0 + 4.0 * EPS64)
-                lb += phase_interval_pen(af, length, tau_hi[g], tau_lo[g], pen_tab[g], pen_scale[g])
-                if lb > level + _MORE:
-                    break
+            lspan = log_blen if b - a == blen - 1 else math.log(span + 1.0) * (1.0 - 4.0 * EPS64)
+            level = T + lspan - lw
+            lb = 0.5 * sk2 * ua * ua * (1.0 - 4.0 * EPS64)
+            if lb <= level:
+                for g in range(G):
+                    length = span * (abs(tau_hi[g]) + abs(tau_lo[g])) * (1.0 + 4.0 * EPS64)
+                    lb += phase_interval_pen(af, length, tau_hi[g], tau_lo[g], pen_tab[g], pen_scale[g])
+                    if lb > level + _MORE:
+                        break
         if lb > level:
             term = (span + 1.0) * math.exp(-lb) * (1.0 + 1e-12)
             m0 += term
