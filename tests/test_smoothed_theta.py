@@ -8,6 +8,8 @@
   its general path, the direct form (σ² < 1), counts > 1 and tilts with integer phases
   (λΔ ≥ 1/2) and negative tilts; the bound at u = 0 is a few ulps (no per-group slack).
 * :func:`exactdp.kernels.profile.log_mgf_sum` (compensated) against the same direct sums.
+* the same over three of :func:`ratio_logs`' node blocks on the shift-2 bench row (issue 33) with a
+  direct-form group, at nodes where a group's theta series is skipped and where none is.
 * :class:`~exactdp.engine.fine_profile.FineProfile` of a wide group with a count, alone and
   beside a small one (every level sharing one theta cache), against :class:`harness.BruteDesign`
   — δ_R and 1 − δ_R at thresholds across the range — also when its target is below the
@@ -130,3 +132,58 @@ def test_fine_profile_contains_brute_force(name, target):
             assert a <= mpmath.log(d) <= b, (x, a, float(mpmath.log(d)), b)
             assert ca <= mpmath.log(1 - d) <= cb, (x, ca, float(mpmath.log(1 - d)), cb)
             assert b - a <= (2 * target if target > 1e-12 else 1e-9), (x, b - a)
+
+
+#: the bench row "ten two-decimal σ² in [2.5, 4.5], shift 2" (issue 33) and a direct-form group
+BLOCKS_SPEC = [(v, 2, 1) for v in ("2.53", "2.71", "2.96", "3.18", "3.37", "3.59", "3.82", "4.03", "4.26", "4.47")] \
+    + [("0.35", 1, 2)]
+
+
+def _picked(groups, P: int, nodes) -> list:
+    """Indices into ``nodes`` to check, decided by exact phases (Fractions): nodes where some
+    Poisson group's largest series term ``e^{−2πσ²(π − |b|)}`` is below e^{−55} at |b| > 0.05
+    (:func:`ratio_logs` may skip that group's theta series there), nodes where one is within
+    [e^{−45}, e^{−25}] (its series matters at the bound's scale), and each block's ends."""
+    skip, needed = [], []
+    for i, n in enumerate(nodes.tolist()):
+        ems = []
+        for g in groups:
+            if g.sigma2 < 1:
+                continue
+            ph = (n * g.weight / P) % 1
+            b = 2 * math.pi * float(min(ph, 1 - ph))
+            ems.append((-2 * math.pi * float(g.sigma2) * (math.pi - b), b))
+        if any(e < -55 and b > 0.05 for e, b in ems):
+            skip.append(i)
+        if any(-45 < e < -25 for e, _ in ems):
+            needed.append(i)
+    ends = [0, 255, 256, 511, 512, len(nodes) - 1]
+    return sorted(set(skip[::max(1, len(skip) // 8)] + needed[::max(1, len(needed) // 8)] + ends))
+
+
+def test_factors_in_several_blocks_contain_the_direct_theta_product():
+    """:func:`ratio_logs` over ~730 kept nodes (three of its blocks) of the shift-2 bench row
+    beside a direct-form group: at nodes in each block, where a group's theta series is
+    skipped and where it matters, ``|G_n − Ĝ_n| ≤ err_n`` (relative bounds) against the 40-digit
+    theta product (a shortcut taken where the series is not negligible fails it)."""
+    groups = groups_of(_design(BLOCKS_SPEC))
+    consts = GroupConsts(groups)
+    prof = SmoothedProfile(groups, 2.0**-10, consts=consts)
+    P = prof.period
+    nodes = np.ascontiguousarray(prof.nodes[::60])
+    picked = _picked(groups, P, nodes)
+    assert nodes.size > 512 and len(picked) >= 16
+    with mpmath.workdps(40):
+        for lam in (0.8718240405724438, 2.3246):
+            t = ratio_logs(nodes, consts.taus(P)[0], consts.taus(P)[1], consts.s2, consts.m, consts.delta, lam,
+                           float(P))
+            G, err = smoothed_factors(nodes, *t, lam, prof.sk2, float(P))
+            rel = []
+            for k in picked:
+                n = int(nodes[k])
+                ref = _g_ref(groups, lam, 2 * mpmath.pi * n / P, prof.sk2)
+                gap = abs(ref - mpmath.mpc(G[k].real, G[k].imag))
+                assert gap <= err[k], (lam, n, float(gap), err[k])
+                rel.append(err[k] / float(abs(ref)))
+            # not vacuous: the bounds are relative ones (the phase-error weight grows at large n)
+            assert np.median(rel) <= 1e-7 and max(rel) <= 1e-5, (lam, np.median(rel), max(rel))
