@@ -123,6 +123,19 @@ def _rank(mid, cstart, g0, inv, x):
     return j
 
 
+@kernel("int64(float64[:], int64, float64)")
+def _walk(mid, j, x):
+    """The first index i with ``mid[i] ≥ x`` (n if none), walked from ``j`` either way: the
+    index :func:`_rank` finds, in few steps where x is near the last x ranked (A's atoms are
+    summed in value order, so θ − a moves little from one to the next)."""
+    n = mid.shape[0]
+    while j < n and mid[j] < x:
+        j += 1
+    while j > 0 and mid[j - 1] >= x:
+        j -= 1
+    return j
+
+
 _TERMS = "Tuple((float64, float64, float64, float64))(int64[:], int64, boolean, float64, float64, float64, float64, " \
     + "float64[:], " * 6 + "int64[:], " + "float64[:], " * 8 + "float64, " * 11 + "float64)"
 
@@ -131,7 +144,8 @@ _TERMS = "Tuple((float64, float64, float64, float64))(int64[:], int64, boolean, 
 def _block_terms(idx, m, complement, th_dn, th_up, e_th, e_tab, a_vd, a_vu, a_pl, a_ph, a_ex, mid, cstart, vd, vu, pl,
                  ph, p_lo, p_hi, q_lo, q_hi, g0, inv, hw, tau, sq, vmin, vabs, eta, s_lo, c_lo, s_hi, c_hi):
     """Add the terms of A's atoms ``idx[0 .. m]`` at one threshold ``[th_dn, th_up]`` to the
-    compensated sums ``(s_lo, c_lo)``, ``(s_hi, c_hi)`` (B's indices by :func:`_rank`).
+    compensated sums ``(s_lo, c_lo)``, ``(s_hi, c_hi)`` (B's first index by :func:`_rank`, the
+    next ones walked from the last, :func:`_walk`: the same indices).
 
     D: for each a, at the float ``x = θ⁺ − a⁻`` (the exact ``θ − a`` within ``dx`` below it),
     ``T_a = Σ_{v ≥ x} p_b(1 − e^{x−v_b}) = S_p − e^{x−s_q}S_q`` (suffix entries at the first
@@ -149,6 +163,7 @@ def _block_terms(idx, m, complement, th_dn, th_up, e_th, e_tab, a_vd, a_vu, a_pl
     the largest.  Positive terms are summed compensated (``4u + 4(n+2)u²``)."""
     n = mid.shape[0]
     tab = 1.0 + eta + 8.0 * RU
+    jp = -1  # B's index of the last rank (−1: none yet)
     for r in range(m):
         a = idx[r]
         if a_ph[a] == 0.0:
@@ -173,7 +188,8 @@ def _block_terms(idx, m, complement, th_dn, th_up, e_th, e_tab, a_vd, a_vu, a_pl
                     t = 0.0 if end == 0 else p_hi[n] * math.exp(d) * (1.0 + eta + 16.0 * RU)
                 else:
                     ex = math.exp(arg)
-                    jj = _rank(mid, cstart, g0, inv, x_e - hw)
+                    jj = _rank(mid, cstart, g0, inv, x_e - hw) if jp < 0 else _walk(mid, jp, x_e - hw)
+                    jp = jj
                     kk = jj
                     while kk < n and mid[kk] <= x_e + hw:
                         kk += 1
@@ -204,7 +220,8 @@ def _block_terms(idx, m, complement, th_dn, th_up, e_th, e_tab, a_vd, a_vu, a_pl
                 t_lo = p_lo[0] * (-math.expm1(d)) * (1.0 - eta - 16.0 * RU)
                 t_hi = p_hi[0] * tab
             else:
-                j1 = _rank(mid, cstart, g0, inv, x)
+                j1 = _rank(mid, cstart, g0, inv, x) if jp < 0 else _walk(mid, jp, x)
+                jp = j1
                 band = dx + 2.0 * hw
                 xb = x - band
                 j2 = j1  # xb ≤ x: the first midpoint ≥ xb is at or below j1
