@@ -322,7 +322,7 @@ class LaplaceAtomsProfile:
 
 
 class LaplaceAtomsAccountant(LatticeFreeAccountant):
-    """δ(ε), ε(δ), β(α) of discrete Gaussians composed with continuous Laplaces (one ``μ``), no
+    """δ(ε), ε(δ), β(α) of discrete Gaussians composed with continuous Laplaces (one ``μ`` or several), no
     continuous Gaussian (the oracle of :class:`~exactdp.accounting.mixed.MixedAccountant`;
     the lattice-free accountant's queries on :class:`LaplaceAtomsProfile`).
 
@@ -347,7 +347,7 @@ class LaplaceAtomsAccountant(LatticeFreeAccountant):
         self.loss = loss
         #: the thresholds' centre θ = ε − ρ_G; the zCDP caps at ρ_G + m μ²/2 (pure ε-DP is ε²/2-zCDP)
         self.rho = composition.rho
-        self.rho_cap = composition.rho + loss.m * loss.mu * loss.mu / 2 + \
+        self.rho_cap = composition.rho + loss.zcdp + \
             (loss.rho if isinstance(loss, LaplaceGaussLoss) else 0)
         self.rel_tol = float(rel_tol)
         self.identical = False
@@ -379,7 +379,7 @@ class LaplaceAtomsAccountant(LatticeFreeAccountant):
 
 def laplace_atoms_oracle(moving: tuple, factor: LaplaceFactor, rel_tol: float) -> tuple:
     """``(accountant, route)``: the oracle of the discrete Gaussians ``moving`` (``(mechanism,
-    count)`` pairs) composed with the continuous Laplaces of ``factor`` (one μ).
+    count)`` pairs) composed with the continuous Laplaces of ``factor`` (one μ or several).
 
     Raises
     ------
@@ -387,9 +387,8 @@ def laplace_atoms_oracle(moving: tuple, factor: LaplaceFactor, rel_tol: float) -
         When the discrete Gaussians' atoms are too many (naming the remedy,
         :data:`~exactdp.accounting.laplace_beside.LAPLACE_REMEDY`).
     """
-    (mu, m), = factor.parts
     try:
-        acc = LaplaceAtomsAccountant(Composition(moving), LaplaceLoss(mu, m), rel_tol)
+        acc = LaplaceAtomsAccountant(Composition(moving), LaplaceLoss(factor.parts), rel_tol)
     except DesignTooCostly as exc:
         raise InputError("mechanisms", "laplace", f"{LAPLACE_REMEDY} ({exc})") from None
     return acc, acc.method
@@ -402,8 +401,7 @@ def continuous_oracle(moving: tuple, mu: Fraction, rel_tol: float, laplace: Lapl
     continuous Laplaces alone (:func:`laplace_atoms_oracle`)."""
     if mu:
         if laplace is not None and atoms_beside_gauss(moving, mu, laplace):
-            (lmu, m), = laplace.parts
-            acc = LaplaceAtomsAccountant(Composition(moving), LaplaceGaussLoss(LaplaceLoss(lmu, m), mu), rel_tol)
+            acc = LaplaceAtomsAccountant(Composition(moving), LaplaceGaussLoss(LaplaceLoss(laplace.parts), mu), rel_tol)
             return acc, acc.method
         return gaussian_oracle(moving, mu, rel_tol, laplace)
     assert laplace is not None
@@ -413,11 +411,10 @@ def continuous_oracle(moving: tuple, mu: Fraction, rel_tol: float, laplace: Lapl
 def atoms_beside_gauss(moving: tuple, mu: Fraction, laplace: LaplaceFactor) -> bool:
     """Whether the discrete Gaussians ``moving`` beside continuous Gaussians of total ρ = ``mu``
     and the Laplaces of ``laplace`` are summed atom by atom against the Laplace + Gaussian kernel
-    (module docstring): one μ, at most :data:`~exactdp.kinds.laplace_gauss.MAX_COUNT_BESIDE_GAUSS`
-    Laplaces, ``mμ ≥`` :data:`GAUSS_RATIO` ``√(2ρ)`` and at most :data:`GAUSS_MAX_ATOMS` joint atoms."""
-    if len(laplace.parts) != 1:
-        return False
-    (lmu, m), = laplace.parts
-    if m > MAX_COUNT_BESIDE_GAUSS or (m * lmu) ** 2 < GAUSS_RATIO ** 2 * 2 * Fraction(mu):
+    (module docstring): at most :data:`~exactdp.kinds.laplace_gauss.MAX_COUNT_BESIDE_GAUSS`
+    Laplaces, their largest loss ``Σ m_kμ_k ≥`` :data:`GAUSS_RATIO` ``√(2ρ)`` and at most
+    :data:`GAUSS_MAX_ATOMS` joint atoms."""
+    m = sum(c for _, c in laplace.parts)
+    if m > MAX_COUNT_BESIDE_GAUSS or laplace.extent ** 2 < GAUSS_RATIO ** 2 * 2 * Fraction(mu):
         return False
     return joint_atom_count(groups_of(Composition(moving)), DEPTHS[0]) <= GAUSS_MAX_ATOMS

@@ -196,11 +196,11 @@ def laplace_factor(laplaces) -> LaplaceFactor | None:
     Raises
     ------
     InputError
-        Laplaces of different ``|shift|/scale`` or too many (:func:`~exactdp.kinds.laplace.laplace_part`;
-        :class:`LaplaceFactor` itself takes several, but the tests' reference does not).
+        Too many Laplaces (:func:`~exactdp.kinds.laplace.laplace_part`: the closed form's limits,
+        kept here so that every route takes the same designs).
     """
-    part = laplace_part(laplaces)  # (one μ: the refusal of several is the closed form's, kept here)
-    return None if part is None else LaplaceFactor([(part.mu, part.m)])
+    part = laplace_part(laplaces)
+    return None if part is None else LaplaceFactor(part.parts)
 
 
 class LaplaceFactorProfile(SmoothedProfile):

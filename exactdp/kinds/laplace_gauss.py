@@ -19,6 +19,11 @@ integration (``acb.integral``: error bounds from the integrand's bound on comple
 Johansson 2018, "Numerical integration in arbitrary-precision ball arithmetic").  The working
 precision is raised until the sum's relative radius is about ``2^{−prec}`` (the polynomials'
 alternating coefficients cancel by more bits as ``m`` grows), never guessed.
+
+Laplaces of several μ (:class:`~exactdp.kinds.laplace.LaplaceLoss` with several groups) have the
+same form with their merged knots ``A_j`` (not equally spaced), ``K = e^{−E/2}2^{−m}`` and the
+atoms' weights ``Γ_{0,j}`` in place of ``C(m, j)``: each knot interval ``[A_j, A_{j+1}]`` is
+mapped to ``w ∈ [0, 1]`` by ``l = A_j + h_j w`` (exact rational polynomials in w).
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ def _q(x: Fraction) -> flint.arb:
 
 
 class LaplaceGaussLoss:
-    """The composed loss of ``m`` Laplaces of one ``μ`` and continuous Gaussians of total ρ
+    """The composed loss of ``m`` Laplaces (one ``μ`` or several) and continuous Gaussians of total ρ
     (module docstring); the same interface as :class:`~exactdp.kinds.laplace.LaplaceLoss`
     (``delta``, ``extent``, ``mu``, ``m``).
 
@@ -62,13 +67,18 @@ class LaplaceGaussLoss:
             raise InputError("laplace count", lap.m, f"at most {MAX_COUNT_BESIDE_GAUSS} continuous Laplaces beside "
                                                      "continuous Gaussians")
         self.lap, self.rho = lap, Fraction(rho)
-        self.mu, self.m, self.extent = lap.mu, lap.m, lap.extent
+        self.mu, self.m, self.extent, self.zcdp = lap.mu, lap.m, lap.extent, lap.zcdp
+        self.knots = lap.knots
         self.polys = self._densities()
         self._cache: dict = {}
 
     def _densities(self) -> list:
-        """``polys[j]``: the exact polynomial ``g_j(w)`` with ``f(A_j + 2μw) = K e^{(A_j + 2μw)/2}
-        g_j(w)`` for ``w ∈ (0, 1)``: ``g_j(w) = Σ_c μ^{c−1}/(2(c−1)!) Σ_{i>j} Γ_{c,i} (i − j − w)^{c−1}``."""
+        """``polys[j]``: the exact polynomial ``g_j(w)`` with ``f(A_j + h_jw) = K e^{(A_j + h_jw)/2}
+        g_j(w)`` for ``w ∈ (0, 1)``, ``h_j = A_{j+1} − A_j``:
+        ``g_j(w) = Σ_c Σ_{i>j} Γ_{c,i} (A_i − A_j − h_jw)^{c−1}/(2^c(c−1)!)`` (one μ: ``A_j = (2j − m)μ``,
+        built from the top incrementally)."""
+        if len(self.lap.parts) > 1:
+            return self._densities_general()
         m, mu = self.m, self.mu
         gam = self.lap.gamma
         out = [flint.fmpq_poly([0]) for _ in range(m)]
@@ -81,6 +91,24 @@ class LaplaceGaussLoss:
                     acc += gam[c][i] * flint.fmpz_poly([i, -1]) ** (c - 1)
                 shifted = acc(flint.fmpz_poly([j, 1]))  # x = j + w
                 out[j] += flint.fmpq_poly(shifted) * weight
+        return out
+
+    def _densities_general(self) -> list:
+        """:meth:`_densities` for several μ (unequal knot intervals)."""
+        m, knots, gam = self.m, self.knots, self.lap.gamma
+        out = []
+        for j in range(len(knots) - 1):
+            a, h = knots[j], knots[j + 1] - knots[j]
+            g = flint.fmpq_poly([0])
+            for c in range(1, m + 1):
+                weight = flint.fmpq(1, 2**c * math.factorial(c - 1))
+                for i in range(j + 1, len(knots)):
+                    if gam[c][i]:
+                        d = knots[i] - a
+                        base = flint.fmpq_poly([flint.fmpq(d.numerator, d.denominator), flint.fmpq(-h.numerator,
+                                                                                                   h.denominator)])
+                        g += base ** (c - 1) * (weight * gam[c][i])
+            out.append(g)
         return out
 
     # ------------------------------------------------------------------ D(t)
@@ -124,28 +152,27 @@ class LaplaceGaussLoss:
         return d
 
     def _delta_at(self, t: Fraction, wp: int) -> flint.arb:
-        m, mu = self.m, self.mu
+        m, knots, gam = self.m, self.knots, self.lap.gamma
         rho = _q(self.rho)
         root = 2 * rho.sqrt()
         tq = _q(t)
-        k = (-(_q(mu)) / 2).exp() / 2
-        k = k**m
+        k = (-_q(self.extent) / 2).exp() / flint.arb(2) ** m  # K = Π(e^{−μ_k/2}/2)^{m_k}
 
         def d_n(s):  # δ_N(s), a ball (real or complex)
             return (((s - rho) / root).erfc() - s.exp() * ((s + rho) / root).erfc()) / 2
 
         atoms = flint.arb(0)
-        for j in range(m + 1):
-            a = _q((2 * j - m) * mu)
-            atoms += math.comb(m, j) * k * (a / 2).exp() * d_n(tq - a)
+        for j, kn in enumerate(knots):
+            a = _q(kn)
+            atoms += gam[0][j] * k * (a / 2).exp() * d_n(tq - a)
         if atoms.lower() <= 0:
             atoms = atoms.nonnegative_part()
         total = atoms
-        two_mu = _q(2 * mu)
         goal = atoms.lower() * flint.arb(2) ** (-wp - 8) if atoms.lower() > 0 else flint.arb(2) ** (-wp)
         rho_c, root_c = flint.acb(rho), flint.acb(root)
-        for j in range(m):
-            a = _q((2 * j - m) * mu)
+        for j in range(len(knots) - 1):
+            a = _q(knots[j])
+            two_mu = _q(knots[j + 1] - knots[j])  # (h_j: 2μ for one μ)
             poly = flint.acb_poly([flint.acb(flint.arb(cf)) for cf in self.polys[j].coeffs()])
             scale = flint.acb(two_mu * k * (a / 2).exp())
             s0 = flint.acb(tq - a)
