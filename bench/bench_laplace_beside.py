@@ -49,6 +49,17 @@ DESIGNS = {
     "Laplace(1, 2) + DG(42.0105, 3) x36 + DG(2.09, -6) (no Gaussian)": (
         ((Laplace(1, 2), 1), (DiscreteGaussian("42.0105", 3), 36), (DiscreteGaussian("2.09", -6), 1)),
         ["0", "1", "20"]),
+    # Laplaces of several |shift|/scale (refused before): the closed form over their merged knots
+    "Laplace(1) + Laplace(3) x2 (several μ)": (((Laplace(1), 1), (Laplace(3), 2)), ["0", "1", "3/2"]),
+    "Laplace(1/2) x3 + Laplace(2) x2 + Laplace(5) x4 (several μ)": (
+        ((Laplace("1/2"), 3), (Laplace(2), 2), (Laplace(5), 4)), ["0", "4", "7"]),
+    "Laplace(1) + Laplace(3) x2 + Gaussian(4) (several μ)": (((Laplace(1), 1), (Laplace(3), 2), (Gaussian(4), 1)),
+                                                             ["0", "1", "4"]),
+    "Laplace(1) + Laplace(2) + DG(1/5) + DG(0.200001, -1) (several μ, no Gaussian)": (
+        ((Laplace(1), 1), (Laplace(2), 1), (DiscreteGaussian("1/5"), 1), (DiscreteGaussian("200001/1000000", -1), 1)),
+        ["0", "1", "4"]),
+    "Laplace(1) + Laplace(2) + Gaussian(4) + DG(1/2) x2 (several μ)": (
+        ((Laplace(1), 1), (Laplace(2), 1), (Gaussian(4), 1), (DiscreteGaussian("1/2"), 2)), ["0", "1", "6"]),
 }
 
 

@@ -24,6 +24,16 @@ Laplaces of several μ (:class:`~exactdp.kinds.laplace.LaplaceLoss` with several
 same form with their merged knots ``A_j`` (not equally spaced), ``K = e^{−E/2}2^{−m}`` and the
 atoms' weights ``Γ_{0,j}`` in place of ``C(m, j)``: each knot interval ``[A_j, A_{j+1}]`` is
 mapped to ``w ∈ [0, 1]`` by ``l = A_j + h_j w`` (exact rational polynomials in w).
+
+One Laplace (m = 1) needs no quadrature: with ``Φ`` the normal cdf, ``σ² = 2ρ`` and
+``∫e^{al}Φ((l − c)/σ)dl = (e^{al}Φ((l − c)/σ) − e^{ac + a²σ²/2}Φ((l − c − aσ²)/σ))/a``
+(differentiate), the density's part is ``(e^{−μ/2}/2)(G(μ) − G(−μ))`` with
+
+    G(l) = e^{l/2}Φ((l − x + ρ)/σ) + e^{x − l/2}Φ((l − x − ρ)/σ) − 2e^{x/2 − ρ/4}Φ((l − x)/σ)
+
+(a = ±½; the two ``e^{ac + a²σ²/2}`` terms coincide), every Φ an Arb ``erfc`` ball; its
+cancellation is met by the same precision raising (:data:`CLOSED_BITS` at most, then the
+quadrature).  As σ → 0 it is the single Laplace's ``1 − e^{(x−μ)/2}`` (``x ∈ [0, μ]``).
 """
 
 from __future__ import annotations
@@ -44,6 +54,8 @@ __all__ = ["LaplaceGaussLoss", "MAX_COUNT_BESIDE_GAUSS"]
 MAX_COUNT_BESIDE_GAUSS = 48
 #: the largest working precision (bits)
 MAX_BITS = 1 << 13
+#: one Laplace's closed form is tried up to this working precision (bits), then the quadrature
+CLOSED_BITS = 1 << 11
 
 
 def _q(x: Fraction) -> flint.arb:
@@ -132,6 +144,10 @@ class LaplaceGaussLoss:
         key = (t, prec)
         if key in self._cache:
             return self._cache[key]
+        d = self._closed(t, prec) if self.lap.parts[0][1] == 1 == self.m else None
+        if d is not None:
+            self._cache[key] = d
+            return d
         old = flint.ctx.prec
         try:
             wp = prec + 32 + 2 * self.m
@@ -150,6 +166,38 @@ class LaplaceGaussLoss:
             flint.ctx.prec = old
         self._cache[key] = d
         return d
+
+    def _closed(self, t: Fraction, prec: int) -> flint.arb | None:
+        """One Laplace's D(t) in closed form (module docstring), a ball of relative radius about
+        ``2^{−prec}``, or None where :data:`CLOSED_BITS` do not suffice."""
+        old = flint.ctx.prec
+        try:
+            wp = prec + 40
+            while wp <= CLOSED_BITS:
+                flint.ctx.prec = wp
+                mu, rho, x = _q(self.lap.parts[0][0]), _q(self.rho), _q(t)
+                root = 2 * rho.sqrt()  # (Φ(z/σ) = ½erfc(−z/(2√ρ)), σ² = 2ρ)
+
+                def phi(z):
+                    return (-z / root).erfc() / 2
+
+                def d_n(s):  # δ_N(s) = Φ((ρ − s)/σ) − e^s Φ((−ρ − s)/σ)
+                    return phi(rho - s) - s.exp() * phi(-rho - s)
+
+                def g(lq):
+                    return ((lq / 2).exp() * phi(lq - x + rho) + (x - lq / 2).exp() * phi(lq - x - rho)
+                            - 2 * (x / 2 - rho / 4).exp() * phi(lq - x))
+
+                d = d_n(x - mu) / 2 + (-mu).exp() * d_n(x + mu) / 2 + (-mu / 2).exp() * (g(mu) - g(-mu)) / 2
+                if d.lower() < 0:
+                    d = d.nonnegative_part() if d.upper() > 0 else flint.arb(0)
+                if d.is_zero() or d.rad() <= d.upper() * flint.arb(2) ** (-prec + 4):
+                    flint.ctx.prec = prec
+                    return +d
+                wp *= 2
+            return None
+        finally:
+            flint.ctx.prec = old
 
     def _delta_at(self, t: Fraction, wp: int) -> flint.arb:
         m, knots, gam = self.m, self.knots, self.lap.gamma
