@@ -219,3 +219,22 @@ def test_too_many_knots_refused_with_the_remedy():
     laps = tuple((Laplace(Fraction(p, 7)), 6) for p in (2, 3, 5, 11, 13, 17, 19))
     with pytest.raises(InputError, match="approx_dp"):
         ExactAccountant(Mixture(laps)).delta(["1"])
+
+
+def test_closed_form_kernel_beside_a_gaussian_at_knots_and_tails():
+    """The Laplace + Gaussian kernel's closed form (by-parts Φ integrals,
+    :meth:`~exactdp.kinds.laplace_gauss.LaplaceGaussLoss._closed_poly`) against the reference at a
+    knot exactly (its Φ arguments exactly 0: a ball of 0 raised to a power was nan), past the top
+    and far left."""
+    from exactdp.kinds.laplace import LaplaceLoss
+    from exactdp.kinds.laplace_gauss import LaplaceGaussLoss
+
+    groups = [(Fraction(1, 3), 2), (Fraction(1), 1)]
+    loss = LaplaceGaussLoss(LaplaceLoss(groups), Fraction(1, 8))
+    for t in (Fraction(-1, 3), Fraction(5, 3) + Fraction(1, 50), Fraction(-2)):
+        b = loss._closed_poly(t, 64)
+        assert b is not None
+        lo, hi = (_m(Fraction(int(m)) * Fraction(2) ** int(e)) for m, e in (b.lower().man_exp(), b.upper().man_exp()))
+        r_lo, r_hi = kernel(groups, Fraction(1, 8), t)
+        assert hi >= r_lo and lo <= r_hi, (t, lo, hi, r_lo, r_hi)
+        assert hi - lo <= mpmath.mpf("1e-12") * hi

@@ -18,7 +18,8 @@ the model's cells, or near the top knot where D_L → 0) are then evaluated exac
 batches) until the brackets left are below :data:`REFINE_REL` of the sum's lower end; an atom
 whose float threshold is still too loose (within ~1e-7 of a knot) is evaluated at its exact
 value (:meth:`LaplaceAtomsProfile._lattice_point`).  The atoms' omitted mass (the enumeration's
-depth: 200, 800, 3000 nats, deeper only when needed) is added to the upper end.
+depth: 200, 800, 3000 nats, deeper only when needed; from 80 or 40 nats first where 200 nats
+hold more than :data:`~exactdp.engine.coarse_split.MAX_ATOMS` atoms) is added to the upper end.
 
 Error bound: every term is ``[p_lo·D_lo, p_hi·D_hi]`` (p within the enumeration's certified log
 error; D a ball or the Taylor model's bracket, float ends rounded outward); the sums are ``math.fsum``
@@ -78,6 +79,9 @@ GAUSS_RATIO = 1000
 GAUSS_MAX_ATOMS = 5000
 #: the depths (nats) of the discrete Gaussians' enumeration, tried in turn
 DEPTHS = (200.0, 800.0, 3000.0)
+#: shallower first depths, for discrete Gaussians of more than MAX_ATOMS joint atoms at 200 nats (the
+#: omitted mass, ≲ e^{−depth} times the atoms' count, is on the upper end: enough for δ ≳ 1e-5 at 40 nats)
+SHALLOW = (40.0, 80.0)
 #: the refinement stops when the terms' brackets sum to at most this fraction of the lower end
 REFINE_REL = 2e-12
 #: the omitted mass must be below this fraction of the lower end (else the next depth)
@@ -123,9 +127,15 @@ class LaplaceAtomsProfile:
         self.groups = tuple(groups)
         self.loss = loss
         n = joint_atom_count(self.groups, DEPTHS[0])
+        #: the enumeration's depths, tried in turn (a shallower first one where 200 nats are too many atoms)
+        self.depths = DEPTHS
         if n > MAX_ATOMS:
-            raise DesignTooCostly(f"the discrete Gaussians' joint atoms ({n} at {DEPTHS[0]:.0f} nats) are too many to "
-                                  "sum beside continuous Laplaces without a continuous Gaussian")
+            fit = [d for d in SHALLOW if joint_atom_count(self.groups, d) <= MAX_ATOMS]
+            if not fit:
+                raise DesignTooCostly(f"the discrete Gaussians' joint atoms ({n} at {DEPTHS[0]:.0f} nats, "
+                                      f"{joint_atom_count(self.groups, SHALLOW[0])} at {SHALLOW[0]:.0f}) are too many "
+                                      "to sum beside continuous Laplaces without a continuous Gaussian")
+            self.depths = (fit[-1],) + DEPTHS
         self._atoms: dict = {}
         ext = loss.extent
         _, up = float_enclosure([ext])
@@ -144,7 +154,7 @@ class LaplaceAtomsProfile:
 
     @property
     def nodes_kept(self) -> int:
-        return int(self._level(DEPTHS[0]).value_dn.size)
+        return int(self._level(self.depths[0]).value_dn.size)
 
     def _level(self, depth: float):
         if depth not in self._atoms:
@@ -296,14 +306,14 @@ class LaplaceAtomsProfile:
         lo_out = np.full(th_dn.size, -np.inf)
         hi_out = np.zeros(th_dn.size)
         for i in range(th_dn.size):
-            for depth in DEPTHS:
-                if depth > DEPTHS[0] and joint_atom_count(self.groups, depth) > 4 * MAX_ATOMS:
+            for depth in self.depths:
+                if depth > self.depths[0] and joint_atom_count(self.groups, depth) > 4 * MAX_ATOMS:
                     break  # (the shallower level's omitted mass stays in the upper end)
                 at = self._level(depth)
                 lo, hi = self._one(float(th_dn[i]), float(th_up[i]), at, None if exact is None else exact[i], depth)
                 om = math.exp(at.log_omitted) * (1 + 1e-12) if at.log_omitted > -745 else 5e-324
                 hi = min(1.0, hi + om)
-                if at.log_omitted == -math.inf or om <= OMIT_REL * lo or depth == DEPTHS[-1]:
+                if at.log_omitted == -math.inf or om <= OMIT_REL * lo or depth == self.depths[-1]:
                     break
             with np.errstate(divide="ignore"):
                 lo_out[i] = math.log(lo) - 4 * EPS64 * (abs(math.log(lo)) + 1) if lo > 0 else -np.inf

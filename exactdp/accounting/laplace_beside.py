@@ -51,7 +51,7 @@ __all__ = ["LaplaceFactor", "LaplaceFactorProfile", "laplace_factor", "LAPLACE_R
 #: (:mod:`~exactdp.accounting.laplace_atoms`), and what is answered instead
 LAPLACE_REMEDY = ("continuous Laplaces beside discrete Gaussians too fine for exact windows are composed exactly "
                   "beside a continuous Gaussian, or when the discrete Gaussians' joint atoms are few "
-                  "(200,000 at most); "
+                  "(200,000 at most, down to 40 nats); "
                   "for a certified upper bound give each as kind = \"approx_dp\", epsilon = |shift|/scale, delta = 0 "
                   "(a pure ε-DP dominating pair)")
 

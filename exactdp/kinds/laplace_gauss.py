@@ -34,6 +34,11 @@ One Laplace (m = 1) needs no quadrature: with ``Φ`` the normal cdf, ``σ² = 2�
 (a = ±½; the two ``e^{ac + a²σ²/2}`` terms coincide), every Φ an Arb ``erfc`` ball; its
 cancellation is met by the same precision raising (:data:`CLOSED_BITS` at most, then the
 quadrature).  As σ → 0 it is the single Laplace's ``1 − e^{(x−μ)/2}`` (``x ∈ [0, μ]``).
+Several Laplaces likewise: on each knot interval the density is ``K e^{l/2} P_j(l)``, P_j the exact
+polynomial above in l, and by parts ``I_k = ∫ l^k e^{al}Φ((l − c)/σ) dl`` is
+``(l^k e^{al}Φ((l − c)/σ) − k I_{k−1} − e^{ac + a²σ²/2} N_k)/a`` with the Gaussian partial moments
+``N_k = Σ_i C(k, i) c'^{k−i} σ^i T_i(u)``, ``c' = c + aσ²``, ``u = (l − c')/σ``, ``T_0 = Φ(u)``,
+``T_1 = −φ(u)``, ``T_i = −u^{i−1}φ(u) + (i − 1)T_{i−2}`` (:meth:`LaplaceGaussLoss._closed_poly`).
 """
 
 from __future__ import annotations
@@ -60,6 +65,14 @@ CLOSED_BITS = 1 << 11
 
 def _q(x: Fraction) -> flint.arb:
     return flint.arb(flint.fmpq(x.numerator, x.denominator))
+
+
+def _powers(b: flint.arb, n: int) -> list:
+    """``[1, b, …, b^n]`` by products (Arb's ``**`` of a ball containing 0 is nan)."""
+    out = [flint.arb(1)]
+    for _ in range(n):
+        out.append(out[-1] * b)
+    return out
 
 
 class LaplaceGaussLoss:
@@ -144,7 +157,7 @@ class LaplaceGaussLoss:
         key = (t, prec)
         if key in self._cache:
             return self._cache[key]
-        d = self._closed(t, prec) if self.lap.parts[0][1] == 1 == self.m else None
+        d = self._closed(t, prec) if self.lap.parts[0][1] == 1 == self.m else self._closed_poly(t, prec)
         if d is not None:
             self._cache[key] = d
             return d
@@ -198,6 +211,84 @@ class LaplaceGaussLoss:
             return None
         finally:
             flint.ctx.prec = old
+
+    def _closed_poly(self, t: Fraction, prec: int) -> flint.arb | None:
+        """D(t) of several Laplaces in closed form (module docstring: the by-parts integrals of
+        ``l^k e^{±l/2}Φ``), a ball of relative radius about ``2^{−prec}``, or None where
+        :data:`CLOSED_BITS` do not suffice."""
+        if not hasattr(self, "_lpolys"):  # P_j(l) = g_j((l − A_j)/h_j), exact
+            self._lpolys = []
+            for j, g in enumerate(self.polys):
+                a, h = self.knots[j], self.knots[j + 1] - self.knots[j]
+                sub = flint.fmpq_poly([flint.fmpq(-a.numerator * h.denominator, a.denominator * h.numerator),
+                                       flint.fmpq(h.denominator, h.numerator)])
+                self._lpolys.append([flint.fmpq(c) for c in g(sub).coeffs()])
+        old = flint.ctx.prec
+        try:
+            wp = prec + 40 + 4 * self.m
+            while wp <= CLOSED_BITS:
+                flint.ctx.prec = wp
+                d = self._poly_at(t)
+                if d.lower() < 0:
+                    d = d.nonnegative_part() if d.upper() > 0 else flint.arb(0)
+                if d.is_zero() or d.rad() <= d.upper() * flint.arb(2) ** (-prec + 4):
+                    flint.ctx.prec = prec
+                    return +d
+                wp *= 2
+            return None
+        finally:
+            flint.ctx.prec = old
+
+    def _poly_at(self, t: Fraction) -> flint.arb:
+        """:meth:`_closed_poly`'s ball at the current precision."""
+        m, knots, gam = self.m, self.knots, self.lap.gamma
+        rho, x = _q(self.rho), _q(t)
+        s2 = 2 * rho
+        sig = s2.sqrt()
+        root = 2 * rho.sqrt()
+        k = (-_q(self.extent) / 2).exp() / flint.arb(2) ** m
+        half = flint.arb(1) / 2
+        inv_sqrt2pi = 1 / (2 * flint.arb.pi()).sqrt()
+
+        def phi_cdf(z):  # Φ(z)
+            return (-z / 2 ** half).erfc() / 2
+
+        def d_n(s):
+            return ((s - rho) / root).erfc() / 2 - s.exp() * ((s + rho) / root).erfc() / 2
+
+        def antider(l, a, c, deg):  # [I_0(l), …, I_deg(l)] for ∫ l^k e^{al} Φ((l − c)/σ) dl
+            cp = c + a * s2
+            pref = (a * c + a * a * s2 / 2).exp()
+            u = (l - cp) / sig
+            ph = (-(u * u) / 2).exp() * inv_sqrt2pi
+            up, cpp, sp, lp = _powers(u, deg), _powers(cp, deg), _powers(sig, deg), _powers(l, deg)
+            tt = [phi_cdf(u), -ph]
+            for i in range(2, deg + 1):
+                tt.append(-up[i - 1] * ph + (i - 1) * tt[i - 2])
+            eal_phi = (a * l).exp() * phi_cdf((l - c) / sig)
+            out, prev = [], flint.arb(0)
+            for kk in range(deg + 1):
+                n_k = sum((math.comb(kk, i) * cpp[kk - i] * sp[i] * tt[i] for i in range(kk + 1)), flint.arb(0))
+                cur = (lp[kk] * eal_phi - kk * prev - pref * n_k) / a
+                out.append(cur)
+                prev = cur
+            return out
+
+        total = flint.arb(0)
+        for j, kn in enumerate(knots):
+            if gam[0][j]:
+                a = _q(kn)
+                total += gam[0][j] * k * (a / 2).exp() * d_n(x - a)
+        for j, coeffs in enumerate(self._lpolys):
+            deg = len(coeffs) - 1
+            if deg < 0:
+                continue
+            lo, hi = _q(knots[j]), _q(knots[j + 1])
+            for a, c, w in ((half, x - rho, flint.arb(1)), (-half, x + rho, -x.exp())):
+                i_hi, i_lo = antider(hi, a, c, deg), antider(lo, a, c, deg)
+                part = sum((flint.arb(cf) * (i_hi[kk] - i_lo[kk]) for kk, cf in enumerate(coeffs)), flint.arb(0))
+                total += k * w * part
+        return total
 
     def _delta_at(self, t: Fraction, wp: int) -> flint.arb:
         m, knots, gam = self.m, self.knots, self.lap.gamma
