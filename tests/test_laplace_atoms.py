@@ -163,30 +163,81 @@ def test_tradeoff_against_the_neyman_pearson_points(alpha):
         assert pt.upper - pt.lower <= REL * pt.upper, (alpha, pt.lower, pt.upper)
 
 
+#: three groups of σ² ≈ 150 on incommensurable grids: ~10⁷ joint atoms at 40 nats
+TOO_MANY = ((DiscreteGaussian("150"), 1), (DiscreteGaussian("151.7"), 1), (DiscreteGaussian("149.3"), 1))
+
+
 def test_too_many_atoms_refused_with_the_remedy():
-    """Three groups of σ² ≈ 2–3 on incommensurable grids: ~7·10⁵ joint atoms, beyond the sum's
-    budget; the refusal names kind = "approx_dp"."""
-    many = ((DiscreteGaussian("2.71828"), 2), (DiscreteGaussian("3.14159"), 2), (DiscreteGaussian("1.41421"), 2))
+    """Beyond the sum's budget at its shallowest depth (40 nats) the refusal names kind = "approx_dp"."""
     with pytest.raises(InputError, match="approx_dp"):
-        ExactAccountant(Mixture(((Laplace(1), 1),) + many))
+        ExactAccountant(Mixture(((Laplace(1), 1),) + TOO_MANY))
 
 
-def test_taylor_model_against_the_reference_kernel():
-    """The piecewise Taylor model's brackets of the Laplaces' hockey-stick (the terms' first
-    brackets) hold the reference kernel, at points inside cells, next to the knots 0 and ±2μ and
-    near the top, where D → 0; each ≤ 1e-12 relative (the model's promise is ~1e-13)."""
-    import numpy as np
+def _dg_joint(sigma2s, tail, dps: int = 30) -> tuple:
+    """``({loss: P-mass}, left-out mass)`` of discrete Gaussians N_Z(0, σ²) against shift 1, from
+    their pmfs on windows ``|x| ≤ k`` with ``e^{−k²/(2σ²)} ≤ tail/10`` (normalised on the window),
+    joint pairs of mass below ``tail²`` left out (their mass counted)."""
+    with mpmath.workdps(dps):
+        parts = []
+        for s2 in map(Fraction, sigma2s):
+            k = int(mpmath.ceil(mpmath.sqrt(2 * _m(s2) * -mpmath.log(tail / 10)))) + 2
+            w = {x: mpmath.exp(-_m(Fraction(x * x) / (2 * s2))) for x in range(-k, k + 1)}
+            z = mpmath.fsum(w.values())
+            parts.append({Fraction(1 - 2 * x) / (2 * s2): w[x] / z for x in w})
+        out, left = dict(parts[0]), mpmath.mpf(2) * tail  # (each window's outside: ≤ tail/10 … a bound)
+        for part in parts[1:]:
+            new: dict = {}
+            for ka, pa in out.items():
+                for kb, pb in part.items():
+                    p = pa * pb
+                    if p < tail * tail:
+                        left += p
+                        continue
+                    new[ka + kb] = new.get(ka + kb, 0) + p
+            out = new
+        return out, left
 
-    from exactdp.accounting.laplace_taylor import LaplaceTaylor
-    from exactdp.kinds.laplace import LaplaceLoss
 
-    model = LaplaceTaylor(LaplaceLoss(Fraction(3, 2), 3))
-    xs = np.array([-4.4, -3.0 - 2.0**-40, -1.5 + 1e-9, -0.123456789, 0.75, 1.5 - 2.0**-30, 3.1, 4.49])
-    lo, hi, ok = model.brackets(xs, xs)
-    assert ok.sum() >= 6, ok
-    for x, a, b, good in zip(xs.tolist(), lo, hi, ok):
-        if not good:
-            continue
-        r_lo, r_hi = lap_kernel(Fraction(3, 2), 3, Fraction(x), dps=30)
-        assert b >= r_lo and a <= r_hi, (x, a, b, r_lo, r_hi)
-        assert b - a <= 1e-12 * b, (x, a, b)
+def test_more_atoms_than_the_budget_at_200_nats():
+    """Two discrete Gaussians of σ² ≈ 150 (245,021 joint atoms at 200 nats: refused before) beside a
+    Laplace of μ = 1: enumerated from 40 or 80 nats, against the pmfs' atoms here (windows to 1e-20,
+    left-out mass on the upper end) and the single Laplace's closed form (``tests/laplace_reference.py``,
+    checked there against its quadrature: ``1 − e^{(x−μ)/2}`` on [0, μ]; with the symmetry
+    ``1 − e^x + e^x D(−x)``, the same on [−μ, 0) and ``1 − e^x`` below −μ; checked here at a few
+    points); ε = 0, 3/2 and ε(1e-6)."""
+    from laplace_reference import single_closed
+
+    dgs = ((DiscreteGaussian("150"), 1), (DiscreteGaussian("151.7"), 1))
+    acc = ExactAccountant(Mixture(((Laplace(1), 1),) + dgs))
+    assert ROUTE in acc.diagnostics().method
+    atoms, left = _dg_joint(["150", "151.7"], mpmath.mpf("1e-20"), dps=20)
+
+    def kern(x):  # (x an mpf)
+        return mpmath.mpf(0) if x >= 1 else -mpmath.expm1((x - 1) / 2) if x >= -1 else -mpmath.expm1(x)
+
+    with mpmath.workdps(30):
+        for x in (Fraction(-3, 2), Fraction(-1, 3), Fraction(1, 2)):
+            d = single_closed(1, 1, x) if x >= 0 else -mpmath.expm1(_m(x)) + mpmath.exp(_m(x)) * single_closed(1, 1, -x)
+            assert abs(kern(_m(x)) - d) < mpmath.mpf("1e-25")
+
+    with mpmath.workdps(20):  # (the kernel factors: p·kern(e − a) = p − e^{(e−1)/2}·p e^{−a/2} on [−1, 1], …)
+        table = sorted((_m(a), p, p * mpmath.exp(-_m(a) / 2), p * mpmath.exp(-_m(a))) for a, p in atoms.items())
+    with mpmath.workdps(30):
+        assert abs(kern(mpmath.mpf("0.3")) - (1 - mpmath.exp((mpmath.mpf("0.3") - 1) / 2))) < mpmath.mpf("1e-28")
+
+    def ref(e) -> tuple:
+        with mpmath.workdps(20):
+            e = _m(e)
+            mid = [r for r in table if e - 1 < r[0] <= e + 1]  # (x = e − a in [−1, 1))
+            low = [r for r in table if r[0] > e + 1]  # (x < −1)
+            tot = (mpmath.fsum(r[1] for r in mid) - mpmath.exp((e - 1) / 2) * mpmath.fsum(r[2] for r in mid)
+                   + mpmath.fsum(r[1] for r in low) - mpmath.exp(e) * mpmath.fsum(r[3] for r in low))
+            return tot * (1 - mpmath.mpf(10) ** -12) - mpmath.mpf(10) ** -18, tot * (1 + mpmath.mpf(10) ** -12) + left
+
+    for e, pt in zip(["0", "3/2"], acc.delta(["0", "3/2"])):
+        lo, hi = ref(e)
+        assert pt.upper >= lo and pt.lower <= hi, (e, pt.lower, pt.upper, lo, hi)
+        assert pt.upper - pt.lower <= REL * hi, (e, pt.lower, pt.upper)
+    pt = acc.epsilon(["1e-6"])[0]
+    assert pt.upper - pt.lower <= REL * pt.upper
+    assert ref(_f(pt.lower))[1] >= mpmath.mpf("1e-6") >= ref(_f(pt.upper))[0]

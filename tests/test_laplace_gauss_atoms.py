@@ -112,3 +112,25 @@ def test_kernel_brackets_hold_off_the_laplace_range():
         r_lo, r_hi = ref_kernel(Fraction(50), 1, rho, Fraction(x))
         assert a <= r_hi and r_lo <= b, (x, a, b, r_lo, r_hi)
     assert hi[-1] < 1e-100 and hi[0] - lo[0] < 1e-14  # (far off the range: narrow)
+
+
+@pytest.mark.parametrize("mu,rho,ts", [
+    ("50", "1/20000", ["-351/7", "25", "4999/100", "1003/20"]),  # sd 0.01 ≪ μ
+    ("1/2", "1/8", ["-9/14", "49/100", "6"]),
+    ("1/1000", "2", ["-1007/7000", "9"]),  # μ ≪ sd
+])
+def test_single_laplace_closed_form_against_the_reference(mu, rho, ts):
+    """One Laplace beside continuous Gaussians: the closed form of ``D_{L+N}`` (no quadrature,
+    :meth:`~exactdp.kinds.laplace_gauss.LaplaceGaussLoss._closed`) inside the reference's bracket,
+    ≤ 1e-12 relative, deep in the right tail too (μ = 50: D ≈ 1e-60 at 50.15)."""
+    from exactdp.kinds.laplace import LaplaceLoss
+    from exactdp.kinds.laplace_gauss import LaplaceGaussLoss
+
+    loss = LaplaceGaussLoss(LaplaceLoss(Fraction(mu), 1), Fraction(rho))
+    for t in ts:
+        b = loss._closed(Fraction(t), 64)
+        assert b is not None
+        lo, hi = (_m(Fraction(int(m)) * Fraction(2) ** int(e)) for m, e in (b.lower().man_exp(), b.upper().man_exp()))
+        r_lo, r_hi = ref_kernel(Fraction(mu), 1, Fraction(rho), Fraction(t))
+        assert hi >= r_lo and lo <= r_hi, (mu, rho, t, lo, hi, r_lo, r_hi)
+        assert hi - lo <= mpmath.mpf("1e-12") * hi, (mu, rho, t, lo, hi)

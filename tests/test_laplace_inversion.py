@@ -124,7 +124,7 @@ def test_refused_without_a_continuous_gaussian_and_the_remedy_answers():
     no continuous Gaussian, the refusal names kind = "approx_dp" with ε = |shift|/scale, δ = 0 —
     and that remedy is answered, above the same design's δ with the Laplace replaced by nothing
     (a lower reference: δ grows under composition)."""
-    many = ((DiscreteGaussian("2.71828"), 2), (DiscreteGaussian("3.14159"), 2), (DiscreteGaussian("1.41421"), 2))
+    many = ((DiscreteGaussian("150"), 1), (DiscreteGaussian("151.7"), 1), (DiscreteGaussian("149.3"), 1))
     with pytest.raises(InputError, match="approx_dp"):
         ExactAccountant(Mixture(((Laplace(1), 1),) + many)).delta(["1"])
     fine = ((DiscreteGaussian("1/5"), 1), (DiscreteGaussian("200001/1000000", -1), 1))

@@ -18,7 +18,8 @@ the model's cells, or near the top knot where D_L → 0) are then evaluated exac
 batches) until the brackets left are below :data:`REFINE_REL` of the sum's lower end; an atom
 whose float threshold is still too loose (within ~1e-7 of a knot) is evaluated at its exact
 value (:meth:`LaplaceAtomsProfile._lattice_point`).  The atoms' omitted mass (the enumeration's
-depth: 200, 800, 3000 nats, deeper only when needed) is added to the upper end.
+depth: 200, 800, 3000 nats, deeper only when needed; from 80 or 40 nats first where 200 nats
+hold more than :data:`~exactdp.engine.coarse_split.MAX_ATOMS` atoms) is added to the upper end.
 
 Error bound: every term is ``[p_lo·D_lo, p_hi·D_hi]`` (p within the enumeration's certified log
 error; D a ball or the Taylor model's bracket, float ends rounded outward); the sums are ``math.fsum``
@@ -78,6 +79,9 @@ GAUSS_RATIO = 1000
 GAUSS_MAX_ATOMS = 5000
 #: the depths (nats) of the discrete Gaussians' enumeration, tried in turn
 DEPTHS = (200.0, 800.0, 3000.0)
+#: shallower first depths, for discrete Gaussians of more than MAX_ATOMS joint atoms at 200 nats (the
+#: omitted mass, ≲ e^{−depth} times the atoms' count, is on the upper end: enough for δ ≳ 1e-5 at 40 nats)
+SHALLOW = (40.0, 80.0)
 #: the refinement stops when the terms' brackets sum to at most this fraction of the lower end
 REFINE_REL = 2e-12
 #: the omitted mass must be below this fraction of the lower end (else the next depth)
@@ -123,9 +127,15 @@ class LaplaceAtomsProfile:
         self.groups = tuple(groups)
         self.loss = loss
         n = joint_atom_count(self.groups, DEPTHS[0])
+        #: the enumeration's depths, tried in turn (a shallower first one where 200 nats are too many atoms)
+        self.depths = DEPTHS
         if n > MAX_ATOMS:
-            raise DesignTooCostly(f"the discrete Gaussians' joint atoms ({n} at {DEPTHS[0]:.0f} nats) are too many to "
-                                  "sum beside continuous Laplaces without a continuous Gaussian")
+            fit = [d for d in SHALLOW if joint_atom_count(self.groups, d) <= MAX_ATOMS]
+            if not fit:
+                raise DesignTooCostly(f"the discrete Gaussians' joint atoms ({n} at {DEPTHS[0]:.0f} nats, "
+                                      f"{joint_atom_count(self.groups, SHALLOW[0])} at {SHALLOW[0]:.0f}) are too many "
+                                      "to sum beside continuous Laplaces without a continuous Gaussian")
+            self.depths = (fit[-1],) + DEPTHS
         self._atoms: dict = {}
         ext = loss.extent
         _, up = float_enclosure([ext])
@@ -144,7 +154,7 @@ class LaplaceAtomsProfile:
 
     @property
     def nodes_kept(self) -> int:
-        return int(self._level(DEPTHS[0]).value_dn.size)
+        return int(self._level(self.depths[0]).value_dn.size)
 
     def _level(self, depth: float):
         if depth not in self._atoms:
@@ -296,14 +306,14 @@ class LaplaceAtomsProfile:
         lo_out = np.full(th_dn.size, -np.inf)
         hi_out = np.zeros(th_dn.size)
         for i in range(th_dn.size):
-            for depth in DEPTHS:
-                if depth > DEPTHS[0] and joint_atom_count(self.groups, depth) > 4 * MAX_ATOMS:
+            for depth in self.depths:
+                if depth > self.depths[0] and joint_atom_count(self.groups, depth) > 4 * MAX_ATOMS:
                     break  # (the shallower level's omitted mass stays in the upper end)
                 at = self._level(depth)
                 lo, hi = self._one(float(th_dn[i]), float(th_up[i]), at, None if exact is None else exact[i], depth)
                 om = math.exp(at.log_omitted) * (1 + 1e-12) if at.log_omitted > -745 else 5e-324
                 hi = min(1.0, hi + om)
-                if at.log_omitted == -math.inf or om <= OMIT_REL * lo or depth == DEPTHS[-1]:
+                if at.log_omitted == -math.inf or om <= OMIT_REL * lo or depth == self.depths[-1]:
                     break
             with np.errstate(divide="ignore"):
                 lo_out[i] = math.log(lo) - 4 * EPS64 * (abs(math.log(lo)) + 1) if lo > 0 else -np.inf
@@ -322,7 +332,7 @@ class LaplaceAtomsProfile:
 
 
 class LaplaceAtomsAccountant(LatticeFreeAccountant):
-    """δ(ε), ε(δ), β(α) of discrete Gaussians composed with continuous Laplaces (one ``μ``), no
+    """δ(ε), ε(δ), β(α) of discrete Gaussians composed with continuous Laplaces (one ``μ`` or several), no
     continuous Gaussian (the oracle of :class:`~exactdp.accounting.mixed.MixedAccountant`;
     the lattice-free accountant's queries on :class:`LaplaceAtomsProfile`).
 
@@ -347,7 +357,7 @@ class LaplaceAtomsAccountant(LatticeFreeAccountant):
         self.loss = loss
         #: the thresholds' centre θ = ε − ρ_G; the zCDP caps at ρ_G + m μ²/2 (pure ε-DP is ε²/2-zCDP)
         self.rho = composition.rho
-        self.rho_cap = composition.rho + loss.m * loss.mu * loss.mu / 2 + \
+        self.rho_cap = composition.rho + loss.zcdp + \
             (loss.rho if isinstance(loss, LaplaceGaussLoss) else 0)
         self.rel_tol = float(rel_tol)
         self.identical = False
@@ -379,7 +389,7 @@ class LaplaceAtomsAccountant(LatticeFreeAccountant):
 
 def laplace_atoms_oracle(moving: tuple, factor: LaplaceFactor, rel_tol: float) -> tuple:
     """``(accountant, route)``: the oracle of the discrete Gaussians ``moving`` (``(mechanism,
-    count)`` pairs) composed with the continuous Laplaces of ``factor`` (one μ).
+    count)`` pairs) composed with the continuous Laplaces of ``factor`` (one μ or several).
 
     Raises
     ------
@@ -387,9 +397,8 @@ def laplace_atoms_oracle(moving: tuple, factor: LaplaceFactor, rel_tol: float) -
         When the discrete Gaussians' atoms are too many (naming the remedy,
         :data:`~exactdp.accounting.laplace_beside.LAPLACE_REMEDY`).
     """
-    (mu, m), = factor.parts
     try:
-        acc = LaplaceAtomsAccountant(Composition(moving), LaplaceLoss(mu, m), rel_tol)
+        acc = LaplaceAtomsAccountant(Composition(moving), LaplaceLoss(factor.parts), rel_tol)
     except DesignTooCostly as exc:
         raise InputError("mechanisms", "laplace", f"{LAPLACE_REMEDY} ({exc})") from None
     return acc, acc.method
@@ -402,8 +411,7 @@ def continuous_oracle(moving: tuple, mu: Fraction, rel_tol: float, laplace: Lapl
     continuous Laplaces alone (:func:`laplace_atoms_oracle`)."""
     if mu:
         if laplace is not None and atoms_beside_gauss(moving, mu, laplace):
-            (lmu, m), = laplace.parts
-            acc = LaplaceAtomsAccountant(Composition(moving), LaplaceGaussLoss(LaplaceLoss(lmu, m), mu), rel_tol)
+            acc = LaplaceAtomsAccountant(Composition(moving), LaplaceGaussLoss(LaplaceLoss(laplace.parts), mu), rel_tol)
             return acc, acc.method
         return gaussian_oracle(moving, mu, rel_tol, laplace)
     assert laplace is not None
@@ -413,11 +421,10 @@ def continuous_oracle(moving: tuple, mu: Fraction, rel_tol: float, laplace: Lapl
 def atoms_beside_gauss(moving: tuple, mu: Fraction, laplace: LaplaceFactor) -> bool:
     """Whether the discrete Gaussians ``moving`` beside continuous Gaussians of total ρ = ``mu``
     and the Laplaces of ``laplace`` are summed atom by atom against the Laplace + Gaussian kernel
-    (module docstring): one μ, at most :data:`~exactdp.kinds.laplace_gauss.MAX_COUNT_BESIDE_GAUSS`
-    Laplaces, ``mμ ≥`` :data:`GAUSS_RATIO` ``√(2ρ)`` and at most :data:`GAUSS_MAX_ATOMS` joint atoms."""
-    if len(laplace.parts) != 1:
-        return False
-    (lmu, m), = laplace.parts
-    if m > MAX_COUNT_BESIDE_GAUSS or (m * lmu) ** 2 < GAUSS_RATIO ** 2 * 2 * Fraction(mu):
+    (module docstring): at most :data:`~exactdp.kinds.laplace_gauss.MAX_COUNT_BESIDE_GAUSS`
+    Laplaces, their largest loss ``Σ m_kμ_k ≥`` :data:`GAUSS_RATIO` ``√(2ρ)`` and at most
+    :data:`GAUSS_MAX_ATOMS` joint atoms."""
+    m = sum(c for _, c in laplace.parts)
+    if m > MAX_COUNT_BESIDE_GAUSS or laplace.extent ** 2 < GAUSS_RATIO ** 2 * 2 * Fraction(mu):
         return False
     return joint_atom_count(groups_of(Composition(moving)), DEPTHS[0]) <= GAUSS_MAX_ATOMS

@@ -51,7 +51,7 @@ __all__ = ["LaplaceFactor", "LaplaceFactorProfile", "laplace_factor", "LAPLACE_R
 #: (:mod:`~exactdp.accounting.laplace_atoms`), and what is answered instead
 LAPLACE_REMEDY = ("continuous Laplaces beside discrete Gaussians too fine for exact windows are composed exactly "
                   "beside a continuous Gaussian, or when the discrete Gaussians' joint atoms are few "
-                  "(200,000 at most); "
+                  "(200,000 at most, down to 40 nats); "
                   "for a certified upper bound give each as kind = \"approx_dp\", epsilon = |shift|/scale, delta = 0 "
                   "(a pure ε-DP dominating pair)")
 
@@ -196,11 +196,11 @@ def laplace_factor(laplaces) -> LaplaceFactor | None:
     Raises
     ------
     InputError
-        Laplaces of different ``|shift|/scale`` or too many (:func:`~exactdp.kinds.laplace.laplace_part`;
-        :class:`LaplaceFactor` itself takes several, but the tests' reference does not).
+        Too many Laplaces (:func:`~exactdp.kinds.laplace.laplace_part`: the closed form's limits,
+        kept here so that every route takes the same designs).
     """
-    part = laplace_part(laplaces)  # (one μ: the refusal of several is the closed form's, kept here)
-    return None if part is None else LaplaceFactor([(part.mu, part.m)])
+    part = laplace_part(laplaces)
+    return None if part is None else LaplaceFactor(part.parts)
 
 
 class LaplaceFactorProfile(SmoothedProfile):

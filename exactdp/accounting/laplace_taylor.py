@@ -1,14 +1,14 @@
 """A certified piecewise Taylor model of the continuous Laplaces' hockey-stick, vectorised.
 
-``D_L(t) = E_P[(1 − e^{t−L})₊]`` of ``m`` Laplaces of one ``μ`` is, between two of its knots
-``A_j = (2j − m)μ``, the entire function (:mod:`exactdp.kinds.laplace`)
+``D_L(t) = E_P[(1 − e^{t−L})₊]`` of ``m`` Laplaces (one ``μ`` or several) is, between two of its knots
+``A_j`` (``(2j − m)μ`` for one μ), the entire function (:mod:`exactdp.kinds.laplace`; E = Σ m_kμ_k)
 
-    D(t) = 2^{1−m} e^{(t − mμ)/2} Σ_{j: A_j > t} Σ_c Γ_{c,j} W_c((A_j − t)/2).
+    D(t) = 2^{1−m} e^{(t − E)/2} Σ_{j: A_j > t} Σ_c Γ_{c,j} W_c((A_j − t)/2).
 
 Since ``W_c' = W_{c−1}`` (``W_{−1} = cosh``, ``W_{−2} = sinh``, alternating below), its Taylor
 coefficients at ``t₀`` are, with ``S(k) = Σ_j Σ_c Γ_{c,j} W_{c−k}((A_j − t₀)/2)``,
 
-    a_n = 2^{1−m} e^{(t₀ − mμ)/2} (½)^n/n! Σ_{k≤n} C(n, k)(−1)^k S(k),
+    a_n = 2^{1−m} e^{(t₀ − E)/2} (½)^n/n! Σ_{k≤n} C(n, k)(−1)^k S(k),
 
 and ``D^{(N)}`` has the same form at ``n = N``.  Each knot interval is cut into cells; on a cell
 of half-width h about ``t₀`` the degree-(N−1) polynomial is within ``sup_cell |D^{(N)}|·h^N/N!``
@@ -63,22 +63,22 @@ class LaplaceTaylor:
 
     def __init__(self, loss: LaplaceLoss):
         self.loss = loss
-        m = loss.m
-        knots = [loss.knot(j) for j in range(m + 1)]
+        nk = loss.n_knots
+        knots = list(loss.knots)
         dn, up = float_enclosure(knots)
-        per = max(2, CELLS // m)
+        per = max(2, CELLS // max(1, nk - 1))
         pts = [float(dn[0])]
-        for j in range(m):
+        for j in range(nk - 1):
             seg = np.linspace(float(up[j]), float(dn[j + 1]), per + 1)
             seg[0], seg[-1] = up[j], dn[j + 1]
             pts.extend(seg.tolist())
-        pts.append(float(up[m]))
+        pts.append(float(up[nk - 1]))
         self.grid = np.unique(np.array(pts))
         n_cells = self.grid.size - 1
         N = DEGREE
         # a cell is modelled unless a knot lies inside it (the one-ulp cells [fl_dn(A_j), fl_up(A_j)])
         self.valid = np.ones(n_cells, dtype=bool)
-        for j in range(m + 1):
+        for j in range(nk):
             if dn[j] < up[j]:
                 self.valid[int(np.searchsorted(self.grid, dn[j], side="right")) - 1] = False
         self.built = np.zeros(n_cells, dtype=bool)  # (cells are modelled on first use)
@@ -108,7 +108,7 @@ class LaplaceTaylor:
         loss = self.loss
         m = loss.m
         s = [flint.arb(0)] * (kmax + 1)
-        for j in range(m + 1):
+        for j in range(loss.n_knots):
             if loss.knot(j) < right:
                 continue
             a = _q(loss.knot(j))
@@ -129,7 +129,7 @@ class LaplaceTaylor:
     def _derivative(self, tb: flint.arb, s: list, n: int) -> flint.arb:
         """``D^{(n)}`` at the ball ``tb`` from its ``S`` values."""
         loss = self.loss
-        scale = 2 * ((tb - _q(loss.mu) * loss.m) / 2).exp() / flint.arb(2) ** loss.m
+        scale = loss.prefactor(tb)
         tot = sum((math.comb(n, k) * (-1) ** k * s[k] for k in range(n + 1)), flint.arb(0))
         return scale * tot / flint.arb(2) ** n
 

@@ -57,8 +57,8 @@ KIND_FLAGS = {
                    "default 1), COUNT times, e.g. 4x10 or 4@1/2 (repeatable)"),
     "--laplace": ("laplace", "SCALE[xCOUNT][@SHIFT]",
                   "a continuous Laplace mechanism (density ∝ exp(−|x|/SCALE); pure ε = abs(SHIFT)/SCALE) with real "
-                  "sensitivity SHIFT (an exact rational, default 1), COUNT times, e.g. 2x10 or 2@1/2; one value of "
-                  "abs(SHIFT)/SCALE per design, at most 256 of them (repeatable)"),
+                  "sensitivity SHIFT (an exact rational, default 1), COUNT times, e.g. 2x10 or 2@1/2; at most 256 "
+                  "of them (repeatable)"),
 }
 
 

@@ -24,6 +24,15 @@ and ``D(t) = 1 − e^t + e^t D(−t)`` (symmetry) for ``t < 0``.  Single Laplace
 ``D(t) = 1 − e^{(t−μ)/2}`` on ``[0, μ]``.  The ``Γ`` alternate in sign: the sum cancels, by
 more bits as ``m`` grows; it is evaluated in balls (:mod:`flint`) at a working precision
 raised until the result has the precision asked (:meth:`LaplaceLoss.delta`), never guessed.
+
+Several μ.  Writing ``T_c(y) = 2^{−c} y_+^{c−1}/(c−1)!`` (``T_0 = δ``), the box of density ½ on
+``(−μ, μ)`` is ``T_1(μ − l) − T_1(−μ − l)`` and ``ν^{*m} = Σ_{c,j} Γ_{c,j} T_c(A_j − l)``.  Since
+``T_a * T_b = T_{a+b}`` (convolution of truncated powers) and every P-law is a constant times
+``e^{l/2}`` times its ν, groups of ``m_k`` Laplaces of ``μ_k`` compose into
+``K e^{l/2} Σ Γ_{c,A} T_c(A − l)`` with ``K = Π(e^{−μ_k/2}/2)^{m_k} = e^{−E/2}2^{−m}`` (``E = Σ m_kμ_k``,
+``m = Σ m_k``), knots ``A = Σ_k (2j_k − m_k)μ_k`` and ``Γ_{c,A} = Σ Π_k Γ^{(k)}_{c_k,j_k}`` over
+``Σc_k = c`` and the ``j_k`` of that knot (exact integers, coinciding knots merged): the same
+``D(t) = 2e^{t/2}K Σ_{A > t} Σ_c Γ_{c,A} W_c((A − t)/2)``, one group being the formula above.
 """
 
 from __future__ import annotations
@@ -37,13 +46,16 @@ import flint
 from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, parse_exact, positive_fraction
 
-__all__ = ["Laplace", "LaplaceLoss", "MAX_LAPLACE_COUNT", "laplace_part"]
+__all__ = ["Laplace", "LaplaceLoss", "MAX_LAPLACE_COUNT", "MAX_TERMS", "laplace_part"]
 
 #: the most continuous Laplaces one design composes (the closed form's cancellation and its
 #: O(count²) terms per threshold grow with the count)
 MAX_LAPLACE_COUNT = 256
 #: the largest working precision (bits) the closed form is evaluated at
 MAX_BITS = 1 << 16
+#: Laplaces of several μ: the most closed-form terms (distinct knots × (count + 1)) per design
+#: (one μ: at most (MAX_LAPLACE_COUNT + 1)², the same order)
+MAX_TERMS = 70_000
 
 
 @dataclass(frozen=True, order=True)
@@ -73,57 +85,134 @@ class Laplace:
 def laplace_part(groups) -> LaplaceLoss | None:
     """The composed loss of the ``(Laplace, count)`` groups of a design (None without one).
 
+    Laplaces of several ``μ = |shift|/scale`` compose in the same closed form, their knots the
+    sums of every group's (module docstring, "Several μ").
+
     Raises
     ------
     InputError
-        Laplaces of different ``μ = |shift|/scale`` (their sum has no closed form here), or more
-        than :data:`MAX_LAPLACE_COUNT` of them.
+        More than :data:`MAX_LAPLACE_COUNT` Laplaces, or several μ whose knots and pieces are more
+        than :data:`MAX_TERMS` (naming ``approx_dp``, a pure ε-DP dominating pair, as the remedy).
     """
     lap = [(m, c) for m, c in groups if isinstance(m, Laplace) and m.shift != 0]
     if not lap:
         return None
-    mus = sorted({m.epsilon for m, _ in lap})
-    if len(mus) > 1:
-        raise InputError("laplace", ", ".join(str(u) for u in mus[:4]),
-                         "continuous Laplaces of different |shift|/scale are not composed exactly (one value of "
-                         "|shift|/scale per design; a discrete Laplace composes with any)")
-    m = sum(c for _, c in lap)
+    by_mu: dict = {}
+    for mech, c in lap:
+        by_mu[mech.epsilon] = by_mu.get(mech.epsilon, 0) + c
+    m = sum(by_mu.values())
     if m > MAX_LAPLACE_COUNT:
         raise InputError("laplace count", m, f"at most {MAX_LAPLACE_COUNT} continuous Laplaces per design (the exact "
                                              f"closed form's cost and cancellation grow with the count)")
-    return LaplaceLoss(mus[0], m)
+    parts = sorted(by_mu.items())
+    n = math.prod(c + 1 for _, c in parts)  # (an upper bound of the distinct knots)
+    if len(parts) > 1 and n * (m + 1) > MAX_TERMS and _knot_count(parts) * (m + 1) > MAX_TERMS:
+        raise InputError("laplace", ", ".join(str(u) for u, _ in parts[:4]),
+                         f"continuous Laplaces of {len(parts)} values of |shift|/scale have more than {MAX_TERMS} "
+                         "closed-form terms (knots × pieces); for a certified upper bound give some as "
+                         "kind = \"approx_dp\", epsilon = |shift|/scale, delta = 0 (a pure ε-DP dominating pair)")
+    return LaplaceLoss(parts)
+
+
+def _knot_count(parts) -> int:
+    """The number of distinct knots ``Σ_k (2j_k − m_k)μ_k`` (exact rationals)."""
+    knots = {Fraction(0)}
+    for mu, c in parts:
+        knots = {a + (2 * j - c) * mu for a in knots for j in range(c + 1)}
+        if len(knots) > MAX_TERMS:
+            break
+    return len(knots)
 
 
 def _q(x: Fraction) -> flint.arb:
     return flint.arb(flint.fmpq(x.numerator, x.denominator))
 
 
+def _gamma_one(m: int) -> list:
+    """``Γ_{c,j}`` of ``m`` Laplaces of one μ (module docstring), ``[c][j]``."""
+    one_plus, z_minus = flint.fmpz_poly([1, 1]), flint.fmpz_poly([-1, 1])
+    gam = []
+    for c in range(m + 1):
+        coeffs = [int(x) for x in (one_plus ** (m - c) * z_minus**c).coeffs()] + [0] * (m + 1)
+        bc = math.comb(m, c)
+        gam.append([bc * coeffs[j] for j in range(m + 1)])
+    return gam
+
+
 class LaplaceLoss:
-    """The composed loss of ``m`` Laplaces of one ``μ`` (module docstring).
+    """The composed loss of continuous Laplaces: ``m`` of one ``μ``, or several groups (module
+    docstring).
 
     Parameters
     ----------
-    mu : Fraction
-        ``|shift|/scale`` (> 0).
+    mu : Fraction or sequence of (Fraction, int)
+        ``|shift|/scale`` (> 0); or, with ``m`` None, the groups ``(μ_k, m_k)``.
+    m : int, optional
+        The number of Laplaces of the one ``μ``.
+
+    Attributes
+    ----------
+    parts : tuple of (Fraction, int)
+        The groups ``(μ_k, m_k)``, μ increasing, counts merged.
     m : int
-        The number of Laplaces.
+        The number of Laplaces ``Σ m_k`` (the pieces c = 0 … m).
+    mu : Fraction
+        Half the knots' spacing: the largest rational dividing every ``μ_k`` (``μ`` itself for one
+        group); every knot is ``−extent + 2μ·k``, k an integer.
+    knots : list of Fraction
+        The distinct knots ``A_j``, increasing.
+    gamma : list of list of int
+        ``Γ_{c,j}`` (``[c][j]``).
+    zcdp : Fraction
+        ``Σ m_k μ_k²/2`` (pure ε-DP is ε²/2-zCDP, Bun & Steinke 2016).
     """
 
-    def __init__(self, mu: Fraction, m: int):
-        self.mu, self.m = Fraction(mu), int(m)
-        one_plus, z_minus = flint.fmpz_poly([1, 1]), flint.fmpz_poly([-1, 1])
-        gam = []  # gam[c][j] = Γ_{c,j}
-        for c in range(m + 1):
-            poly = one_plus ** (m - c) * z_minus**c
-            coeffs = [int(x) for x in poly.coeffs()] + [0] * (m + 1)
-            bc = math.comb(m, c)
-            gam.append([bc * coeffs[j] for j in range(m + 1)])
-        self.gamma = gam
-        self.extent = self.mu * m  # the loss lies in [−mμ, mμ]
+    def __init__(self, mu, m: int | None = None):
+        parts: dict = {}
+        for u, c in ([(mu, m)] if m is not None else mu):
+            u, c = Fraction(u), int(c)
+            if u <= 0 or c < 0:
+                raise ValueError("Laplace parts must have μ > 0 and a count ≥ 0")
+            if c:
+                parts[u] = parts.get(u, 0) + c
+        if not parts:
+            raise ValueError("no Laplace")
+        self.parts = tuple(sorted(parts.items()))
+        self.m = sum(c for _, c in self.parts)
+        self.extent = sum((u * c for u, c in self.parts), Fraction(0))  # the loss lies in [−extent, extent]
+        self.zcdp = sum((c * u * u / 2 for u, c in self.parts), Fraction(0))
+        num = math.gcd(*(u.numerator for u, _ in self.parts))
+        den = math.lcm(*(u.denominator for u, _ in self.parts))
+        self.mu = Fraction(num, den)
+        # convolve the groups' expansions: knot → [Γ_{c, knot} for c = 0 … m] (T_a * T_b = T_{a+b})
+        table: dict = {Fraction(0): [1]}
+        for u, c in self.parts:
+            g = _gamma_one(c)
+            new: dict = {}
+            for a, row in table.items():
+                for j in range(c + 1):
+                    k = a + (2 * j - c) * u
+                    out = new.setdefault(k, [0] * (self.m + 1))
+                    for c0, v in enumerate(row):
+                        if v:
+                            for c1 in range(c + 1):
+                                if g[c1][j]:
+                                    out[c0 + c1] += v * g[c1][j]
+            table = new
+        self.knots = sorted(table)
+        self.gamma = [[table[k][c] if c < len(table[k]) else 0 for k in self.knots] for c in range(self.m + 1)]
         self._cache: dict = {}
 
+    @property
+    def n_knots(self) -> int:
+        return len(self.knots)
+
+    def prefactor(self, tb: flint.arb) -> flint.arb:
+        """``2e^{t/2}K``, K = ``Π(e^{−μ_k/2}/2)^{m_k} = e^{−extent/2}2^{−m}`` (the prefactor of D), a ball."""
+        return 2 * ((tb - _q(self.extent)) / 2).exp() / flint.arb(2) ** self.m
+
     def knot(self, j: int) -> Fraction:
-        return (2 * j - self.m) * self.mu
+        return self.knots[j]
 
     # ------------------------------------------------------------------ W_c(y)
     def _w(self, y: flint.arb, prec: int) -> list:
@@ -212,9 +301,9 @@ class LaplaceLoss:
         return self._direct(t_lo, t_hi, tb)
 
     def _direct(self, t_lo: Fraction, t_hi: Fraction, tb: flint.arb) -> flint.arb:
-        m, mu = self.m, self.mu
+        m = self.m
         total = flint.arb(0)
-        for j in range(m, -1, -1):
+        for j in range(self.n_knots - 1, -1, -1):
             a = self.knot(j)
             if a <= t_lo:
                 break
@@ -225,8 +314,7 @@ class LaplaceLoss:
             w = self._w(y.nonnegative_part() if y.lower() < 0 else y, flint.ctx.prec)
             s = sum((self.gamma[c][j] * w[c] for c in range(m + 1) if self.gamma[c][j]), flint.arb(0))
             total += flint.arb(0).union(s) if straddle else s
-        scale = 2 * ((tb - _q(mu) * m) / 2).exp() / flint.arb(2) ** m
-        d = scale * total
+        d = self.prefactor(tb) * total
         if d.lower() < 0:
             d = d.nonnegative_part() if d.upper() > 0 else flint.arb(0)
         return d
