@@ -97,4 +97,4 @@ def test_opendp_grid_refusals(opendp):
 
     vec = dp.vector_domain(dp.atom_domain(T=float, nan=False), size=3)
     with pytest.raises(InputError, match="^k=-10: .*more than 64 worst-case shift patterns"):  # (k=-1: read back,
-        design_of(dp.m.make_laplace(vec, dp.l1_distance(T=float), scale=1.0, k=-10))  # test_opendp_grid_vectors)
+        design_of(dp.m.make_gaussian(vec, dp.l2_distance(T=float), scale=1.0, k=-10))  # test_opendp_grid_vectors)

@@ -34,11 +34,15 @@ the measurements exactly (``pip install 'exactdp[opendp]'``):
   of known size n with an explicit ``k`` (the Laplace with ``l1_distance``, the Gaussian with
   ``l2_distance``; OpenDP refuses other metrics and unknown sizes): the rounded query, in grid
   steps, is an integer vector r of ℓp norm at most B = (d + n^{1/p}(2^k − 2^k_min))/2^k (OpenDP's
-  stability map); the profile is the pointwise maximum over the maximal such r (ℓ1: the
-  partitions of ⌊B⌋ into at most n parts; ℓ2: the multisets with Σ r_i² ≤ ⌊B²⌋ to which no unit
-  can be added), at most :data:`MAX_PATTERNS` of them, else refused naming ``k``.  One
-  coordinate moved by the whole norm is not the worst case (the discrete Gaussian with shifts
-  (4, 3) has a larger δ(2) than with 5), so every pattern is accounted.
+  stability map).  For the Laplace (ℓ1) one coordinate moved by ⌊B⌋ steps dominates every such
+  r, alone and beside other mechanisms (:mod:`~exactdp.interop.opendp_laplace_ball`: a garbling
+  argument, no enumeration, no limit); the same holds for ``make_laplace`` / ``make_geometric``
+  on integer vectors with ``l1_distance`` and, with ``k=None``, for the continuous Laplace on
+  float vectors with ``l1_distance`` (``Laplace(b, d)``, the convention above).  For the Gaussian
+  (ℓ2) one coordinate moved by the whole norm is not the worst case (the discrete Gaussian with
+  shifts (4, 3) has a larger δ(2) than with 5), so the profile is the pointwise maximum over the
+  maximal such r (the multisets with Σ r_i² ≤ ⌊B²⌋ to which no unit can be added), at most
+  :data:`MAX_PATTERNS` of them, else refused naming ``k``.
 
 * ``make_randomized_response(categories, prob)`` / ``make_randomized_response_bool(prob)``
   → :class:`~exactdp.kinds.RandomizedResponseNoise` ``(k(1 − prob)/(k − 1), k)``, k the
@@ -46,9 +50,9 @@ the measurements exactly (``pip install 'exactdp[opendp]'``):
   distributions (the true category with prob, each other with (1 − prob)/(k − 1)); one event
   at any input distance ≥ 1 (the discrete metric).
 
-Refused, each with a message naming what to use: the Laplace on float vectors with ``k=None``
-(the worst case over an ℓ1 ball of real shifts is not a single design here), an explicit ``k``
-on float vectors whose grid admits more than :data:`MAX_PATTERNS` worst-case shift patterns, and a
+Refused, each with a message naming what to use: a discrete Gaussian vector (an explicit ``k``
+on float vectors, or integer vectors with ``l1_distance`` / ``l2_distance``) whose ball admits more
+than :data:`MAX_PATTERNS` worst-case shift patterns (no certified profile without accounting each), and a
 randomized response whose prob lies outside [1/k, 1) (naming ``prob``).
 
 >>> import opendp.prelude as dp
@@ -70,6 +74,7 @@ from fractions import Fraction
 import opendp.prelude as dp
 
 from exactdp.interop.opendp import MAX_PATTERNS, _integer_patterns
+from exactdp.interop.opendp_laplace_ball import LAPLACE_NOISE, l1_worst_shifts
 from exactdp.interop.profile import CertifiedProfile
 from exactdp.kinds import DiscreteLaplace, Gaussian, Laplace, Mixture, RandomizedResponseNoise
 from exactdp.mechanisms import Composition, DiscreteGaussian
@@ -118,11 +123,12 @@ def _continuous(name: str, kwargs: dict, d) -> list[list] | None:
     if name == "make_gaussian" and (metric.startswith("AbsoluteDistance") and not vector or
                                     metric.startswith("L2Distance")):
         return [[(Gaussian(scale * scale, d), 1)]]  # (its loss depends on the ℓ2 norm of the shift only)
-    if name == "make_laplace" and metric.startswith("AbsoluteDistance") and not vector:
-        return [[(Laplace(scale, d), 1)]]
+    if name == "make_laplace" and (metric.startswith("AbsoluteDistance") and not vector or
+                                   metric.startswith("L1Distance") and vector):
+        return [[(Laplace(scale, d), 1)]]  # (on vectors: one coordinate moved by d, opendp_laplace_ball)
     raise InputError("measurement", f"{name} on {domain} with {metric}",
-                     "exactdp reads back OpenDP's float Laplace on atom_domain with absolute_distance and its float "
-                     "Gaussian with absolute_distance or on vectors with l2_distance")
+                     "exactdp reads back OpenDP's float Laplace with absolute_distance or on vectors with "
+                     "l1_distance, and its float Gaussian with absolute_distance or on vectors with l2_distance")
 
 
 def _on_grid(name: str, kwargs: dict, d, scale: Fraction, atom: str, vector: bool, metric: str) -> list[list]:
@@ -178,6 +184,8 @@ def _grid_patterns(name: str, domain, metric: str, d: Fraction, k: int, k_min: i
             budget += 1
         while budget > x and (budget - x) ** 2 > z:
             budget -= 1
+    if kind == "L1" and name in LAPLACE_NOISE:
+        return l1_worst_shifts(budget)  # (dominates every vector of the ball: opendp_laplace_ball)
     out: list[tuple[int, ...]] = []
 
     def add(pattern: tuple[int, ...]) -> None:
@@ -225,6 +233,8 @@ def _shift_patterns(domain, metric, d: int, name: str) -> list[tuple[int, ...]]:
         return [()]
     if not vector and metric_text.startswith("AbsoluteDistance"):
         return [(d,)]
+    if metric_text.startswith("L1Distance") and name in LAPLACE_NOISE:
+        return l1_worst_shifts(d)  # (dominates every vector of the ball: opendp_laplace_ball)
     for kind in ("L1", "L2"):
         if metric_text.startswith(f"{kind}Distance"):
             return _integer_patterns(d, kind)
@@ -347,8 +357,9 @@ def designs_of(measurements, d_in=1) -> tuple:
     Raises
     ------
     InputError
-        A measurement exactdp does not read back (a Laplace on float vectors, an explicit
-        k on float vectors, a user measurement), naming it.
+        A measurement exactdp does not read back (a user measurement, a metric it does not
+        take), or a discrete Gaussian vector with more than MAX_PATTERNS worst-case
+        patterns, naming it.
     """
     d = _distance(d_in, "d_in")
     items = list(measurements) if isinstance(measurements, (list, tuple)) else [measurements]
