@@ -38,8 +38,7 @@ from exactdp.kernels.sieve import sieve_candidates
 from exactdp.kernels.signed import ANCHOR, tilted_sums
 from exactdp.kernels.units import EPS64
 
-__all__ = ["node_factors", "node_trig", "delta_factor", "delta_factors", "delta_factors_rows", "tilted_sums",
-           "tilted_sums_rows", "cgf_slope", "saddle_point",
+__all__ = ["node_factors", "node_trig", "delta_factor", "delta_factors", "tilted_sums", "cgf_slope", "saddle_point",
            "sieve_candidates", "alias_bound", "ANCHOR", "ALIAS_FALLBACK", "moment_table", "cgf_slope_at",
            "saddle_point_at", "alias_bound_at"]
 
@@ -78,37 +77,6 @@ def delta_factors(cos_t, sin_t, sh_t, lam, beta, a0, a1):
     for i in range(k):
         X[i], R2[i] = delta_factor(cos_t[i], sin_t[i], sh_t[i], a0, a1, e_lam, one_minus2, e_lb, num0)
     return X, R2
-
-
-@kernel("Tuple((complex128[:, :], float64[:, :]))(float64[:], float64[:], float64[:], float64[:], float64[:], float64[:], "
-        "float64[:])")
-def delta_factors_rows(cos_t, sin_t, sh_t, lam, beta, a0, a1):
-    """:func:`delta_factors` of several hockey-stick kernels at once: row r is
-    ``delta_factors(cos_t, sin_t, sh_t, lam[r], beta[r], a0[r], a1[r])``, bit for bit (the same
-    function on the same numbers), as ``(X, |R2|)`` of shape (rows, nodes)."""
-    R = lam.shape[0]
-    k = cos_t.shape[0]
-    X = np.empty((R, k), dtype=np.complex128)
-    R2 = np.empty((R, k))
-    for r in range(R):
-        x, r2 = delta_factors(cos_t, sin_t, sh_t, lam[r], beta[r], a0[r], a1[r])
-        X[r, :] = x
-        R2[r, :] = r2
-    return X, R2
-
-
-@kernel("float64[:](complex128[:, :], int64[:], int64[:], int64, int64[:], int64[:])")
-def tilted_sums_rows(rows, row_of, nodes, n_nodes, thresholds, seg):
-    """Several :func:`tilted_sums` calls in one: segment j is
-    ``tilted_sums(rows[row_of[j]], nodes, n_nodes, thresholds[seg[j]:seg[j + 1]])`` (the same
-    sums, bit for bit), written to the same positions of the result."""
-    out = np.empty(thresholds.shape[0])
-    for j in range(row_of.shape[0]):
-        a = seg[j]
-        b = seg[j + 1]
-        if b > a:
-            out[a:b] = tilted_sums(rows[row_of[j]], nodes, n_nodes, thresholds[a:b])
-    return out
 
 
 @kernel("float64[:, :](float64[:])")

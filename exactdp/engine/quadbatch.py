@@ -14,7 +14,6 @@ its error bound and references are those of :mod:`exactdp.engine.quadrature`.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from itertools import chain
 from typing import TYPE_CHECKING
 
@@ -23,8 +22,7 @@ import numpy as np
 from exactdp.engine.quadstate import SieveLevel, Tilt
 from exactdp.engine.tilt import HUGE_MU
 from exactdp.kernels.quadfinish import FINISH_OK, finish_tilts
-from exactdp.kernels.tilted import delta_factors_rows, tilted_sums_rows
-from exactdp.numerics.precision import EPS64
+from exactdp.kernels.tilted import tilted_sums
 
 __all__ = ["FloatBatches"]
 
@@ -42,12 +40,6 @@ class FloatBatches:
         gaussian: bool
         _small_idx: np.ndarray
         _mu_scale: float
-        _gamma0: float
-        _hs_memo: OrderedDict
-        _HS_MEMO_BYTES: int
-
-        @staticmethod
-        def _trig(sv: SieveLevel) -> tuple: ...
 
         def _sieve(self, level: int) -> SieveLevel: ...
 
@@ -67,118 +59,30 @@ class FloatBatches:
         N = self.n_nodes
         if s_arr is None:
             s_arr = np.fromiter(chain.from_iterable(b[2] for b in batch), dtype=np.int64, count=n)
+        r = np.empty(n)
         aux = np.empty((4, n))
         tps = np.empty((len(batch), 8))
         seg = np.empty(len(batch) + 1, dtype=np.int64)
-        thr = np.empty(n, dtype=np.int64)
-        rows: list = []  # the arrays whose signed sums are asked: a tilt's G, or a kernel's G·X
-        sums: list = []  # (row, positions in the batch) of each former tilted_sums call, in order
-        kernels: dict = {}  # (tilt index, β, x0, x1) → positions of its hockey-stick thresholds
         for j, (gi, t, s_list, a) in enumerate(batch):
             b = a + len(s_list)
             seg[j] = a
             tps[j] = t.fin
-            thr[a:b] = (s_arr[a:b] - t.s0) % N
-            aux[:, a:b] = t.aux
-            if plain:
-                sums.append((len(rows), range(a, b)))
-                rows.append(t.G)
-                continue
             qs = groups[gi]
-            pl = [a + i for i, q in enumerate(qs) if q.x0 == -math.inf]
-            if pl:
-                sums.append((len(rows), range(a, b) if len(pl) == len(qs) else pl))
-                rows.append(t.G)
-            if len(pl) < len(qs):
-                for i, q in enumerate(qs):
-                    if q.x0 != -math.inf:
-                        kernels.setdefault((j, q.beta, q.x0, q.x1), []).append(a + i)
+            thr = (s_arr[a:b] - t.s0) % N
+            hs = [] if plain else [i for i, q in enumerate(qs) if q.x0 != -math.inf]
+            aux[:, a:b] = t.aux
+            if not hs:
+                r[a:b] = tilted_sums(t.G, sv.nodes, N, thr)
+            else:
+                rr = r[a:b]
+                if len(hs) < len(qs):
+                    pl = [i for i, q in enumerate(qs) if q.x0 == -math.inf]
+                    rr[pl] = tilted_sums(t.G, sv.nodes, N, thr[pl])
+                self._hs_sums(t, qs, hs, thr, rr, aux[:, a:b])
         seg[len(batch)] = n
-        if kernels:
-            self._hs_rows(sv, batch, kernels, rows, sums, aux)
-        r = np.empty(n)
-        if sums:
-            row_of = np.array([k for k, _ in sums], dtype=np.int64)
-            pos = np.fromiter(chain.from_iterable(p for _, p in sums), dtype=np.int64)
-            cuts = np.zeros(len(sums) + 1, dtype=np.int64)
-            np.cumsum([len(p) for _, p in sums], out=cuts[1:])
-            r[pos] = tilted_sums_rows(np.stack(rows), row_of, sv.nodes, N, thr[pos], cuts)
         est, rel, status = finish_tilts(r, s_arr, aux, tps, seg, N, self.A, self.m, self.s2, self._small_idx,
                                         self.gaussian)
         return r, aux, est, rel, status
-
-    def _hs_rows(self, sv: SieveLevel, batch: list, kernels: dict, rows: list, sums: list, aux: np.ndarray) -> None:
-        """The hockey-stick kernels of a batch (``(tilt index, β, x0, x1)`` → positions of their
-        thresholds): what :meth:`_hs_sums` does per kernel, for all at once — the factors G·X
-        (memoised per kernel, as there) appended to ``rows`` with their signed sums' positions
-        to ``sums``, the kernel-factor logs, errors and bound sums into ``aux``.  The factors
-        of the kernels not memoised come from one :func:`delta_factors_rows` call and the same
-        numpy operations on all of them as rows of one array (each row's elements and sums are
-        those of the one-dimensional operations: numpy's elementwise loops and its pairwise sum
-        along a contiguous row do not depend on the other rows)."""
-        N = self.n_nodes
-        memo = self._hs_memo
-        todo = []  # (key, tilt, positions, β, a0, a1) of the kernels not memoised
-        cols: list = [[], [], [], []]  # aux rows per kernel, in the order of ``order``
-        order = []  # positions of each kernel's thresholds
-        hits: list = []  # (kernel number, memo value)
-        for (j, beta, x0, x1), pos in kernels.items():
-            t = batch[j][1]
-            a0 = -math.expm1(x0)
-            a1 = math.exp(x0) * -math.expm1(-x1)
-            key = (sv.T, t.key, beta, x0, x1)  # t.key: λ as a float when it is one (cheap hash)
-            hit = memo.get(key)
-            if hit is None:
-                todo.append((key, t, len(order), beta, a0, a1))
-            else:
-                memo.move_to_end(key)
-                hits.append((len(order), hit))
-            order.append(pos)
-            num0 = a0 + a1 * math.exp(-t.lam)
-            lb = -math.expm1(-(t.lam + beta))
-            log_num0, log_lb = math.log(num0), math.log(lb)
-            cols[0].append(log_num0 - t.log1m - log_lb)
-            cols[1].append(EPS64 * (abs(log_num0) + 2 * abs(t.log1m) + 2 * abs(log_lb) + 12)
-                           + 8 * EPS64 * (1 + abs(x0) + abs(x1)))
-        got: list = [None] * len(order)
-        for g, hit in hits:
-            got[g] = hit
-        if todo:
-            cos_t, sin_t, sh_t = self._trig(sv)
-            X, R2 = delta_factors_rows(cos_t, sin_t, sh_t, np.array([w[1].lam for w in todo]),
-                                       np.array([w[3] for w in todo]), np.array([w[4] for w in todo]),
-                                       np.array([w[5] for w in todo]))
-            absX = np.abs(X)
-            es = np.empty(len(todo))
-            sa = np.empty(len(todo))
-            GX = np.empty_like(X)
-            r0 = 0
-            while r0 < len(todo):  # the rows of one tilt (consecutive: the kernels come in batch order)
-                t = todo[r0][1]
-                r1 = r0 + 1
-                while r1 < len(todo) and todo[r1][1] is t:
-                    r1 += 1
-                if t.err_hs is None:
-                    t.err_hs = t.err + self._gamma0 + 16 * EPS64
-                aGX = t.aG * absX[r0:r1]
-                es[r0:r1] = ((aGX * t.err_hs).sum(axis=1) + 8 * EPS64 * (t.aG * R2[r0:r1]).sum(axis=1)) / N
-                sa[r0:r1] = aGX.sum(axis=1) / N
-                GX[r0:r1] = t.G * X[r0:r1]
-                r0 = r1
-            cap = max(4, self._HS_MEMO_BYTES // (16 * max(1, len(sv.nodes))))
-            for i, (key, _t, g, _b, _a0, _a1) in enumerate(todo):
-                got[g] = memo[key] = (GX[i], float(es[i]), float(sa[i]))
-            while len(memo) > cap:
-                memo.popitem(last=False)
-        for g, (gx, errsum, sumabs) in enumerate(got):
-            sums.append((len(rows), order[g]))
-            rows.append(gx)
-            cols[2].append(errsum)
-            cols[3].append(sumabs)
-        pos = np.fromiter(chain.from_iterable(order), dtype=np.int64)
-        counts = [len(p) for p in order]
-        for c in range(4):
-            aux[c, pos] = np.repeat(cols[c], counts)
 
     def plain_floats(self, thresholds: np.ndarray) -> tuple | None:
         """The first pass's logs and bounds of the plain tails ``P(S ≥ s)`` of distinct,

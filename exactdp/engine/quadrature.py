@@ -135,9 +135,6 @@ class QuadratureTails(AliasBounds, FloatBatches):
         When ``max A_g · N`` does not fit int64 phase arithmetic.
     """
 
-    #: memory for the hockey-stick factors G·X remembered per engine (:data:`_MEMO_BYTES`)
-    _HS_MEMO_BYTES = _MEMO_BYTES
-
     def __init__(self, lattice: LatticeSum, rel_tol: float = 1e-10, kappa: float = 16.0,
                  lam_step_sd: float = 1.0):
         self.lattice = lattice
