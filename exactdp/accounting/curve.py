@@ -205,7 +205,8 @@ class TradeoffCurve(LatticeAccountantState):
             # in int64 arrays: the same distinct thresholds, ascending, and positions
             ka = np.array(ks, dtype=np.int64)
             kb = (K + 1) - ka
-            thr = np.unique(np.concatenate((ka, kb)))
+            thr = np.sort(np.concatenate((ka, kb)))  # distinct (np.unique's values, without its hash table)
+            thr = thr[np.concatenate(([True], thr[1:] != thr[:-1]))]
             logs, rels = self._eng.tail_floats(thr)
             return ks, list(zip(logs, rels)), np.searchsorted(thr, ka).tolist(), np.searchsorted(thr, kb).tolist()
         thr = sorted(set(ks).union([K - k + 1 for k in ks]))

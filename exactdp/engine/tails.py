@@ -331,7 +331,8 @@ class TailEngine:
                 ta = None
         if ta is not None and ta.size and int(np.abs(ta).max()) < 2**52:
             up = np.where(ta >= 1, ta, 1 - ta)
-            upper = np.unique(up)  # sorted, distinct, ≥ 1
+            upper = np.sort(up)  # sorted, distinct, ≥ 1 (np.unique's values, without its hash table)
+            upper = upper[np.concatenate(([True], upper[1:] != upper[:-1]))]
             got = self.quad.plain_floats(upper)
         if got is None:
             tvs = self.tails([int(s) for s in thresholds])
