@@ -246,3 +246,24 @@ def test_tradeoff_texts_fallbacks(monkeypatch):
 
     monkeypatch.setattr(ddtext, "grid_texts", undecided)
     assert tradeoff_texts(keys[1:], ia, ib, grid, "h\n") is None
+
+
+def test_rows_text_one_pass_equals_row_slices():
+    """``rows_text`` (the buffer blanked past each length, decoded and split once) gives each
+    row's first ``lens[i]`` characters, as slicing row by row does; rows with a blank or of
+    length 0 take the row-by-row path."""
+    TEXT_WIDTH = dectext.TEXT_WIDTH
+    rng = np.random.default_rng(20261208)
+    alphabet = np.array([ord(c) for c in "0123456789.e+-"], dtype=np.int64)
+    for n, blank, empty in ((1, False, False), (401, False, False), (37, True, False), (37, False, True), (0, False, False)):
+        lens = rng.integers(1, TEXT_WIDTH + 1, size=n).astype(np.int64)
+        buf = alphabet[rng.integers(0, alphabet.size, size=(n, TEXT_WIDTH))]
+        buf[np.arange(TEXT_WIDTH)[None, :] >= lens[:, None]] = 0  # the kernels' zero padding
+        if blank:
+            buf[n // 2, 0] = 32
+        if empty:
+            lens[n // 3] = 0
+            buf[n // 3] = 0
+        raw = bytes(buf.astype(np.uint8).ravel().tolist()).decode("ascii")
+        ref = [raw[TEXT_WIDTH * i: TEXT_WIDTH * i + int(m)] for i, m in enumerate(lens)]
+        assert rows_text(buf, lens) == ref

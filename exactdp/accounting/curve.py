@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import mpmath
+import numpy as np
 
 from exactdp.accounting.base import sequence_values
 from exactdp.accounting.results import TradeoffPoint
@@ -199,7 +200,15 @@ class TradeoffCurve(LatticeAccountantState):
         of vertex i's α and β in ``keys`` — the same fields as the vertices' TailValues
         (:meth:`TailEngine.tail_floats`), without a TailValue each."""
         ks = [int(k) for k in ks]
-        K = self._lat.shift
+        K = int(self._lat.shift)
+        if ks and abs(K) < 2**52 and max(ks) < 2**52 and min(ks) > -(2**52):
+            # in int64 arrays: the same distinct thresholds, ascending, and positions
+            ka = np.array(ks, dtype=np.int64)
+            kb = (K + 1) - ka
+            thr = np.sort(np.concatenate((ka, kb)))  # distinct (np.unique's values, without its hash table)
+            thr = thr[np.concatenate(([True], thr[1:] != thr[:-1]))]
+            logs, rels = self._eng.tail_floats(thr)
+            return ks, list(zip(logs, rels)), np.searchsorted(thr, ka).tolist(), np.searchsorted(thr, kb).tolist()
         thr = sorted(set(ks).union([K - k + 1 for k in ks]))
         logs, rels = self._eng.tail_floats(thr)
         pos = {s: i for i, s in enumerate(thr)}

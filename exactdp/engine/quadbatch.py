@@ -101,7 +101,7 @@ class FloatBatches:
         lams = self._grid_lams(thresholds.tolist(), True)
         n = len(lams)
         runs = None
-        if n and all(type(x) is float for x in lams):
+        if n and set(map(type, lams)) <= {float}:  # every λ a float (the type, exactly)
             la = np.array(lams)
             step = np.diff(la)
             if not (step < 0).any():

@@ -322,27 +322,40 @@ class TailEngine:
         operations of :meth:`tails` (``math``'s ``exp``, ``expm1``, ``log``, one value at a
         time).  Otherwise the fields of :meth:`tails`' values.
         """
-        thr = [int(s) for s in thresholds]
         got = None
-        if thr and self.quad is not None and self._order()[0] == "quadrature" and max(map(abs, thr)) < 2**52:
-            ta = np.array(thr, dtype=np.int64)
+        ta = None
+        if self.quad is not None and self._order()[0] == "quadrature":
+            try:
+                ta = np.array(thresholds, dtype=np.int64)
+            except OverflowError:
+                ta = None
+        if ta is not None and ta.size and int(np.abs(ta).max()) < 2**52:
             up = np.where(ta >= 1, ta, 1 - ta)
-            upper = np.unique(up)  # sorted, distinct, ≥ 1
+            upper = np.sort(up)  # sorted, distinct, ≥ 1 (np.unique's values, without its hash table)
+            upper = upper[np.concatenate(([True], upper[1:] != upper[:-1]))]
             got = self.quad.plain_floats(upper)
         if got is None:
-            tvs = self.tails(thr)
+            tvs = self.tails([int(s) for s in thresholds])
             return [tv[1] for tv in tvs], [tv[2] for tv in tvs]
         pos = np.searchsorted(upper, up)
         lv, rel = got[0][pos], got[1][pos]
         low = np.flatnonzero(ta <= 0)
         if low.size:
-            # the lower thresholds by _complement's operations, in math (its exp, expm1 and log)
-            lvl, rl = lv[low].tolist(), rel[low].tolist()
-            p = list(map(math.exp, lvl))
-            q = [-x for x in map(math.expm1, lvl)]  # 1 − p, p ≤ 1/2 here
-            eps2, inf, log = 2 * EPS64, math.inf, math.log
-            lv[low] = [log(qq) if qq > 0 else -inf for qq in q]
-            rel[low] = [(r * pp + eps2) / qq if qq > 0 else inf for r, pp, qq in zip(rl, p, q)]
+            # the lower thresholds by _complement's operations: math's exp, expm1 and log one
+            # value at a time (numpy's are not libm's bit for bit); the products, sums and
+            # quotients in numpy (IEEE operations, the same bits)
+            lvl = lv[low].tolist()
+            n_low = len(lvl)
+            p = np.fromiter(map(math.exp, lvl), dtype=np.float64, count=n_low)
+            q = -np.fromiter(map(math.expm1, lvl), dtype=np.float64, count=n_low)  # 1 − p, p ≤ 1/2 here
+            ok = q > 0
+            lv_low = np.full(n_low, -math.inf)
+            rel_low = np.full(n_low, math.inf)
+            qk = q[ok]
+            lv_low[ok] = list(map(math.log, qk.tolist()))
+            rel_low[ok] = (rel[low][ok] * p[ok] + 2 * EPS64) / qk
+            lv[low] = lv_low
+            rel[low] = rel_low
         return lv.tolist(), rel.tolist()
 
     def tail(self, s: int) -> TailValue:

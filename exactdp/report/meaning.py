@@ -31,6 +31,37 @@ def _lower(text: str, rel: str) -> float:
     return float(np.nextafter(x * np.nextafter(1.0 - float(rel), -np.inf), -np.inf))
 
 
+def _lower_array(texts, rels) -> np.ndarray:
+    """:func:`_lower` of each ``(text, rel)``, as one float64 array: the same IEEE steps
+    (``float`` of each text, then numpy's ``nextafter``, ``−`` and ``×`` elementwise)."""
+    x = np.nextafter(np.fromiter(map(float, texts), dtype=np.float64, count=len(texts)), -np.inf)
+    r = np.nextafter(1.0 - np.fromiter(map(float, rels), dtype=np.float64, count=len(rels)), -np.inf)
+    return np.nextafter(x * r, -np.inf)
+
+
+_VERTEX_COLUMNS = ("alpha", "alpha_rel_error", "beta", "beta_rel_error")
+
+
+def _vertex_columns(path) -> tuple:
+    """The ``alpha``, ``alpha_rel_error``, ``beta``, ``beta_rel_error`` columns (texts) of a
+    trade-off vertex file, as ``csv.DictReader`` reads them: split on commas and newlines
+    when the file has no quote, no carriage return and every row the header's width (the
+    sweep's files), else by ``csv.DictReader`` itself."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        text = fh.read()
+    lines = text.split("\n")
+    head = lines[0].split(",") if lines else []
+    if '"' not in text and "\r" not in text and len(set(head)) == len(head) and all(c in head for c in _VERTEX_COLUMNS):
+        rows = [line.split(",") for line in lines[1:] if line]
+        width = len(head)
+        if all(len(r) == width for r in rows):
+            idx = [head.index(c) for c in _VERTEX_COLUMNS]
+            return tuple([r[k] for r in rows] for k in idx)
+    with open(path, encoding="utf-8", newline="") as fh:
+        dict_rows = list(csv.DictReader(fh))
+    return tuple([r[c] for r in dict_rows] for c in _VERTEX_COLUMNS)
+
+
 def curve_success_bounds(vertex_files: Iterable, priors=PRIORS) -> tuple | None:
     """Per prior, the largest (over the files) certified bound on the best attacker's
     success from the trade-off vertices of each file (``*_tradeoff.csv``: ``alpha``,
@@ -38,15 +69,16 @@ def curve_success_bounds(vertex_files: Iterable, priors=PRIORS) -> tuple | None:
 
     The overall curve of several pairs is the convex hull of their minimum, and a linear
     functional has the same minimum over a function and over its hull, so the best attacker
-    against the release is the best against its worst pair: the maximum over files.
+    against the release is the best against its worst pair: the maximum over files.  Each
+    file's lower vertices are :func:`_lower` of its texts, computed as arrays.
     """
     best = None
+    ps = [float(Fraction(p)) for p in priors]
     for path in vertex_files:
-        with open(path, encoding="utf-8", newline="") as fh:
-            rows = list(csv.DictReader(fh))
-        a = [_lower(r["alpha"], r["alpha_rel_error"]) for r in rows]
-        b = [_lower(r["beta"], r["beta_rel_error"]) for r in rows]
-        got = [bayes_success_from_vertices(a, b, float(Fraction(p))) for p in priors]
+        alpha, alpha_rel, beta, beta_rel = _vertex_columns(path)
+        a = _lower_array(alpha, alpha_rel)
+        b = _lower_array(beta, beta_rel)
+        got = [bayes_success_from_vertices(a, b, p) for p in ps]
         best = got if best is None else [max(x, y) for x, y in zip(best, got)]
     return None if best is None else tuple(best)
 

@@ -92,16 +92,18 @@ def bayes_success_bound(pairs: Iterable, prior) -> Fraction:
         raise InputError("prior", prior, "must be in [0, 1]")
     lines = _lines([_pair(e, d) for e, d in pairs])
     hull = _upper_envelope(lines)
-    cands = [Fraction(0), Fraction(1)]
-    for (a1, b1), (a2, b2) in zip(hull, hull[1:]):
-        x = (a1 - a2) / (b2 - b1)
-        if 0 < x < 1:
-            cands.append(x)
 
     def g(x):
         return (1 - p) * x + p * max(a + b * x for a, b in hull)
 
-    return min(Fraction(1), 1 - min(g(x) for x in cands))
+    vals = [g(Fraction(0)), g(Fraction(1))]
+    for (a1, b1), (a2, b2) in zip(hull, hull[1:]):
+        x = (a1 - a2) / (b2 - b1)
+        if 0 < x < 1:
+            # x is where two neighbours of the exact upper envelope meet: the envelope (the
+            # max over every line) is their common value there, exactly
+            vals.append((1 - p) * x + p * (a1 + b1 * x))
+    return min(Fraction(1), 1 - min(vals))
 
 
 def _down(x):

@@ -22,7 +22,7 @@ import numpy as np
 from exactdp.kernels.dectext import TEXT_WIDTH, dd_tables, exp_texts, grid_texts
 from exactdp.runs.numtext import bound_texts_float, vertex_value
 
-__all__ = ["EXP_EXTRA", "tradeoff_texts", "vertex_texts", "decimal_of", "rows_text"]
+__all__ = ["EXP_EXTRA", "tradeoff_texts", "vertex_texts", "decimal_of", "rows_text", "all_floats"]
 
 #: relative distance between e^x and the number whose 25-digit text the sweep prints
 #: (mpmath's ``mpf_exp`` at 136 bits: < 2^-103, ``tests/test_sweep_format.py``), doubled
@@ -32,10 +32,30 @@ _P13 = 10**13
 
 
 def rows_text(buf, lens) -> list:
-    """The texts in the rows of a kernel's character buffer (ASCII codes)."""
-    raw = buf.astype(np.uint8).tobytes().decode("ascii")
+    """The texts in the rows of a kernel's character buffer (ASCII codes): row i's first
+    ``lens[i]`` characters.
+
+    In one pass when every row holds a text without spaces (the kernels' texts: digits,
+    ``.``, ``e`` and signs): the rest of each row blanked, the buffer decoded once and split
+    on the blanks; otherwise row by row."""
     w = TEXT_WIDTH
-    return [raw[w * i: w * i + n] for i, n in enumerate(lens.tolist())]
+    b = buf.astype(np.uint8)
+    n = lens.shape[0]
+    if n and lens.min() > 0 and not (b == 32).any():
+        b[np.arange(w)[None, :] >= lens[:, None]] = 32
+        out = b.tobytes().decode("ascii").split()
+        if len(out) == n:
+            return out
+    raw = buf.astype(np.uint8).tobytes().decode("ascii")
+    return [raw[w * i: w * i + m] for i, m in enumerate(lens.tolist())]
+
+
+def all_floats(xs) -> bool:
+    """Whether every element of ``xs`` is a Python float (the type, exactly)."""
+    return set(map(type, xs)) <= _FLOAT_TYPE
+
+
+_FLOAT_TYPE = {float}
 
 
 def decimal_of(text: str):
@@ -54,7 +74,7 @@ def vertex_texts(keys) -> tuple | None:
     ``(n, 3)`` int64 array); ``None`` when a key is not of floats or a text is not a
     positive 25-digit decimal."""
     lvs = [lv for lv, _ in keys]
-    if not all(type(lv) is float for lv in lvs):
+    if not all_floats(lvs):
         return None
     buf, lens, dec, status = exp_texts(np.array(lvs, dtype=np.float64), *_TABLES, EXP_EXTRA)
     texts = rows_text(buf, lens)
@@ -85,7 +105,7 @@ def tradeoff_texts(keys, ia, ib, grid_alpha_texts: tuple, grid_head: str) -> tup
     25-digit texts.  The grid lines are :func:`exactdp.sweep.pair.grid_rows`'s (the head
     first)."""
     rels = [rel for _, rel in keys]
-    if not all(type(r) is float for r in rels):
+    if not all_floats(rels):
         return None
     got = vertex_texts(keys)
     grid = _grid_decimals(grid_alpha_texts)

@@ -26,7 +26,7 @@ from mpmath.libmp import from_float, fzero, mpf_abs, mpf_add, mpf_div, mpf_mul, 
 
 from exactdp.numerics.exact import InputError, fraction_str, to_fraction
 from exactdp.numerics.precision import DPS_LOW, DPS_RESULT, DPS_TEXT_GUARD, to_mpf
-from exactdp.runs.ddtext import tradeoff_texts
+from exactdp.runs.ddtext import all_floats, tradeoff_texts
 from exactdp.runs.numtext import (
     RND,
     bound_text_float,
@@ -42,6 +42,7 @@ from exactdp.runs.numtext import (
     vertex_values,
 )
 from exactdp.sweep.compose import composition_from_rhos
+from exactdp.sweep.float_offsets import offsets_by_float
 
 __all__ = [
     "DEFAULT_DELTAS",
@@ -231,11 +232,14 @@ def tradeoff_thresholds(lattice, half: int, alpha_min) -> list[int]:
     :func:`threshold_offsets`.
     """
     K = int(lattice.shift)
+    # Σ m a² σ² over one common denominator (the Fraction the term-by-term sum gives)
+    s2 = [Fraction(s) for s in lattice.sigma2]
+    den = math.lcm(*(s.denominator for s in s2))
+    v = Fraction(sum(int(m) * int(a) ** 2 * s.numerator * (den // s.denominator)
+                     for a, m, s in zip(lattice.weights, lattice.counts, s2)), den)
     with mpmath.workdps(DPS_LOW):
-        v = sum((Fraction(m * a * a) * s for a, m, s in zip(lattice.weights, lattice.counts, lattice.sigma2)),
-                Fraction(0))
         sd = mpmath.sqrt(to_mpf(v))
-        U = _probit_z(to_fraction(alpha_min, "alpha_min")) * sd + mpmath.mpf(K) / 2
+        U = _probit_z_of(alpha_min) * sd + mpmath.mpf(K) / 2
     offs = threshold_offsets(U, half)
     if K % 2:
         c = (K + 1) // 2
@@ -243,6 +247,12 @@ def tradeoff_thresholds(lattice, half: int, alpha_min) -> list[int]:
     else:
         ks = {K // 2 - u for u in offs} | {K // 2 + 1 + u for u in offs}
     return sorted(ks)
+
+
+@functools.lru_cache(maxsize=8)
+def _probit_z_of(alpha_min):
+    """:func:`_probit_z` of ``to_fraction(alpha_min)`` (memoised on the setting itself)."""
+    return _probit_z(to_fraction(alpha_min, "alpha_min"))
 
 
 @functools.lru_cache(maxsize=8)
@@ -270,7 +280,7 @@ def threshold_offsets(U, half: int) -> list[int]:
     ctx = _C_LOW
     u = raw_to_mpfr(mpf_pos(U._mpf_, _P_LOW, RND), ctx)
     mul, div, rint = ctx.mul, ctx.div, ctx.rint
-    return sorted({int(rint(div(mul(u, m), half))) for m in range(half + 1)})
+    return offsets_by_float(float(u), half, lambda m: int(rint(div(mul(u, m), half))))
 
 
 def grid_alphas(settings: SweepSettings) -> tuple:
@@ -363,7 +373,7 @@ def tradeoff_key_rows(ks, keys_u, ia, ib, settings) -> tuple:
         texts = [v[0] for v in vals]
     else:
         texts, grid_lines = fast
-    if all(type(r) is float for r in rels):
+    if all_floats(rels):
         btxt = bound_texts_float(rels)
     else:
         bound = {r: fmt_bound(r) for r in rels}
