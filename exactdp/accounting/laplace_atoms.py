@@ -128,7 +128,7 @@ class LaplaceAtomsProfile:
         self.loss = loss
         n = joint_atom_count(self.groups, DEPTHS[0])
         #: the enumeration's depths, tried in turn (a shallower first one where 200 nats are too many atoms)
-        self.depths = DEPTHS
+        self.depths: tuple[float, ...] = DEPTHS
         if n > MAX_ATOMS:
             fit = [d for d in SHALLOW if joint_atom_count(self.groups, d) <= MAX_ATOMS]
             if not fit:

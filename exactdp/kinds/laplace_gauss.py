@@ -191,13 +191,13 @@ class LaplaceGaussLoss:
                 mu, rho, x = _q(self.lap.parts[0][0]), _q(self.rho), _q(t)
                 root = 2 * rho.sqrt()  # (Φ(z/σ) = ½erfc(−z/(2√ρ)), σ² = 2ρ)
 
-                def phi(z):
+                def phi(z, root=root):
                     return (-z / root).erfc() / 2
 
-                def d_n(s):  # δ_N(s) = Φ((ρ − s)/σ) − e^s Φ((−ρ − s)/σ)
+                def d_n(s, rho=rho, phi=phi):  # δ_N(s) = Φ((ρ − s)/σ) − e^s Φ((−ρ − s)/σ)
                     return phi(rho - s) - s.exp() * phi(-rho - s)
 
-                def g(lq):
+                def g(lq, x=x, rho=rho, phi=phi):
                     return ((lq / 2).exp() * phi(lq - x + rho) + (x - lq / 2).exp() * phi(lq - x - rho)
                             - 2 * (x / 2 - rho / 4).exp() * phi(lq - x))
 
