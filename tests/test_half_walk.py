@@ -20,9 +20,9 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from exactdp.kernels.half_sums import _walk
 
 from exactdp.engine.halves import _Level
-from exactdp.kernels.half_sums import _walk
 
 
 def test_walk_finds_the_first_midpoint_at_least_x():
