@@ -20,9 +20,9 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from exactdp.kernels.half_sums import _walk
 
 from exactdp.engine.halves import _Level
-from exactdp.kernels.half_sums import _walk
 
 
 def test_walk_finds_the_first_midpoint_at_least_x():
@@ -62,8 +62,8 @@ def _reference(a, b, th, complement):
 @pytest.mark.parametrize("complement", [False, True])
 def test_level_sums_against_pairwise_sums(complement):
     rng = np.random.default_rng(7)
-    a = _half(rng, 2600, 3.0, 0.4)  # 5 tiles of ~520 atoms, shells down to ~e^{-20}
-    b = _half(rng, 1900, 2.5, -0.3)
+    a = _half(rng, 1600, 3.0, 0.4)  # 3 tiles of ~530 atoms, shells down to ~e^{-20}
+    b = _half(rng, 1200, 2.5, -0.3)
     level = _Level(a, b)
     ths = np.array([-6.0, -1.25, 0.0, 0.7, 3.3, 8.0, 12.5])
     lo, hi = level.sums(ths, ths.copy(), complement)
