@@ -28,7 +28,10 @@ rational points within 1e-55 of the kinks nearest the estimate and beside them
 of its two linear pieces bracket sup G — unless the loss is finite (no continuous part, no
 oracle: discrete Gaussians as windows), where β is the Neyman–Pearson split on the joint atoms
 ``v + log Π R^b`` itself (:mod:`~exactdp.accounting.rr_neyman_pearson`; the dual only where
-that refuses).  Beside a near-deterministic discrete-Gaussian oracle
+that refuses).  Without a continuous part or randomized responses by noise, β beside discrete
+Gaussians is the Neyman–Pearson split over the finite part's and the discrete Gaussians' windowed
+atoms as two factors (:mod:`~exactdp.accounting.mixed_np_split`), exact rational losses; where that
+declines, beside a near-deterministic discrete-Gaussian oracle
 (δ_G(0) > 1 − 10⁻², where ``1 − δ_G`` has few digits) β is asked of the design's windowed twin
 (:mod:`~exactdp.accounting.mixed_windows`), and of the oracle's route only where the twin refuses.
 """
@@ -49,6 +52,7 @@ from exactdp.accounting.finite_tradeoff import beta_finite as _beta_finite
 from exactdp.accounting.finite_tradeoff import exact_ball as _q
 from exactdp.accounting.mixed_balls import FLOOR, PRECS, to_mpf
 from exactdp.accounting.mixed_complement import complement_ball, smooth_complement
+from exactdp.accounting.mixed_np_split import beta_np_split
 from exactdp.accounting.mixed_windows import windowed_twin
 from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, centred
 from exactdp.accounting.rr_kinks import kink_stencils
@@ -288,6 +292,8 @@ def tradeoff_points(acc, alphas) -> tuple:
             lo = hi = mpmath.mpf(0)
         elif af in (0, 1):
             lo, hi = _beta_finite(acc, af)
+        elif (got := beta_np_split(acc, af)) is not None:  # (finite part beside discrete Gaussians:
+            lo, hi = got  # the Neyman–Pearson split over the two factors' exact atoms, :mod:`mixed_np_split`)
         else:  # (beside an oracle whose δ_G(0) is near 1, its windowed twin first: :mod:`mixed_windows`)
             twin = windowed_twin(acc) if acc.gauss is not None else None
             try:
