@@ -36,13 +36,18 @@ import numpy
 from exactdp.accounting.finite_tradeoff import BETA_WIDTH
 from exactdp.accounting.mixed_balls import FLOOR, PRECS, to_mpf
 from exactdp.engine.finite_loss import FiniteLoss, prec_ctx
-from exactdp.kinds.dgauss_window import NATS, GaussianWindow
+from exactdp.kinds.dgauss_window import GaussianWindow
+from exactdp.kinds.protocol import grid_step
 from exactdp.numerics.errors import UncertifiedError
 
 __all__ = ["applies", "beta_np_split", "MAX_FACTOR_ATOMS"]
 
 #: the most atoms of positive mass of either factor
 MAX_FACTOR_ATOMS = 200_000
+#: the first windows' depth (nats): e^{−48} leaves β ≳ 1e-10 to the first pass (deeper where β asks)
+FIRST_NATS = 48.0
+#: how many window depths are tried
+_DEEPENINGS = 5
 #: the deepest windows asked (nats; β ≥ FLOOR = 1e-4000 lies above e^{−9211})
 _MAX_NATS = 12_000.0
 #: how far from the proposed split atom the certification looks (atoms on each side)
@@ -58,24 +63,25 @@ def applies(acc) -> bool:
 def beta_np_split(acc, alpha: Fraction) -> tuple | None:
     """``(lower, upper)`` (mpmath) of β(α), 0 < α < 1, within :data:`BETA_WIDTH` relative (or below
     :data:`~exactdp.accounting.mixed_balls.FLOOR`), or None: not applicable, a factor beyond
-    :data:`MAX_FACTOR_ATOMS`, or not certified at the highest precision (the other routes answer)."""
+    :data:`MAX_FACTOR_ATOMS`, or not certified at the highest precision (the other routes answer).
+    The windows start :data:`FIRST_NATS` deep (small factors, float64 tables) and are deepened
+    to what the bracket's deficit term asks."""
     if not applies(acc):
         return None
     moving = tuple((m, c) for m, c in acc.gauss.composition.groups if m.shift)
-    nats = float(NATS)
-    for _ in range(4):
+    nats = FIRST_NATS
+    for _ in range(_DEEPENINGS):
         fac = _factors(acc, moving, nats)
         if fac is None:
             return None
         got = _certified(fac, alpha)
         if got is None:
             return None
-        lo, hi, need = got
-        if need is None:
-            return lo, hi
-        if need > _MAX_NATS or need <= nats:
+        if isinstance(got, tuple):
+            return got
+        if got > _MAX_NATS or got <= nats:
             return None
-        nats = need
+        nats = got
     return None
 
 
@@ -94,8 +100,14 @@ class _Factors:
 
 
 def _factors(acc, moving: tuple, nats: float) -> _Factors | None:
+    wins = tuple((GaussianWindow(m, c, nats=nats), c) for m, c in moving)
+    # (before any table: B's atoms are at most Π (count·(2K + |s|) + 1) and its grid's span / step + 1)
+    sparse = math.prod(c * (2 * w.k + w.s) + 1 for w, c in wins)
+    step = grid_step([Fraction(0), *(w.lattice_weight for w, _ in wins)])
+    if min(sparse, int(sum((c * w.span for w, c in wins), Fraction(0)) / step) + 1) > MAX_FACTOR_ATOMS:
+        return None
     try:
-        b = FiniteLoss(tuple((GaussianWindow(m, c, nats=nats), c) for m, c in moving))
+        b = FiniteLoss(wins)
     except UncertifiedError:
         return None
     if min(b.size, b.sparse_bound()) > MAX_FACTOR_ATOMS or acc.finite.sparse_bound() > MAX_FACTOR_ATOMS:
@@ -210,8 +222,9 @@ class _Tables:
             return low, e_tau * self.d
 
 
-def _certified(fac: _Factors, alpha: Fraction) -> tuple | None:
-    """``(lower, upper, None)``, or ``(…, nats)``: the windows must reach ``nats`` deep; None: refused."""
+def _certified(fac: _Factors, alpha: Fraction) -> tuple | float | None:
+    """``(lower, upper)``; or the depth (nats) the windows must reach where their deficit term
+    ``e^{−τ}D`` dominates the bracket; None: the split is not certified at any precision."""
     tau = None
     for p in PRECS:
         t = fac.at(p)
@@ -235,19 +248,23 @@ def _certified(fac: _Factors, alpha: Fraction) -> tuple | None:
         kept_hi = to_mpf(low, True)
         hi = min(to_mpf(low + dd, True), mpmath.mpf(1))
         if hi <= FLOOR or hi - lo <= BETA_WIDTH / 2 * lo:
-            return lo, hi, None
-        if lo > 0 and kept_hi - lo <= BETA_WIDTH / 8 * lo:  # the deficit dominates: deeper windows
-            return lo, hi, _deeper(fac, lo, tau)
+            return lo, hi
+        if to_mpf(dd, True) > kept_hi - lo:  # the deficit dominates (more precision cannot help): deeper windows
+            return _deeper(fac, lo, tau)
     return None
 
 
 def _deeper(fac: _Factors, beta_lo: mpmath.mpf, tau: Fraction) -> float:
-    """The window depth (nats) that puts ``e^{−τ}D`` below ``BETA_WIDTH/8 · β``: D is about
-    ``Σ count·e^{−nats}`` (the windows' construction), so ``nats ≥ −τ − log(BETA_WIDTH/8 · β) + log Σ count``."""
+    """The window depth (nats) that puts ``e^{−τ}D`` below ``BETA_WIDTH/8 · β``: each window group
+    leaves out at most about e^{−nats} (its construction), so ``nats ≥ −τ − log(BETA_WIDTH/8 · β) +
+    log(groups)`` (with margins); where β's lower end is 0 (the windows miss β's atoms), four times
+    the depth."""
+    nats = max(w.nats for w, _ in fac.b.groups)
+    if not beta_lo > 0:
+        return 4 * nats
     with mpmath.workdps(30):
         target = -float(mpmath.log(BETA_WIDTH / 8 * beta_lo))
-    groups = sum(c for _, c in fac.b.groups)
-    return max(0.0, -float(tau)) + target + math.log(groups + 1) + 8
+    return max(max(0.0, -float(tau)) + target + math.log(len(fac.b.groups)) + 8, 2 * nats)
 
 
 def _cumulative(xs) -> list:
