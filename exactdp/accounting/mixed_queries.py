@@ -62,11 +62,14 @@ from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, alpha_display, to_fraction
 from exactdp.numerics.search import brent_max
 
-__all__ = ["epsilon_points", "tradeoff_points", "EPS_WIDTH", "BETA_WIDTH"]
+__all__ = ["epsilon_points", "tradeoff_points", "EPS_WIDTH", "BETA_WIDTH", "MAX_BETA_WIDTH"]
 
 #: relative widths aimed at for ε and β
 EPS_WIDTH = 5e-11
 _DPS = 60
+#: the dual's refusal threshold for β (relative width; it was 1e-6, the bracketing routes' contract: the
+#: fifth audit's mixed β answers 4.1e-8 and 1.27e-7 wide are now the Neyman–Pearson split's, ≤ 4e-16)
+MAX_BETA_WIDTH = 1e-9
 #: the golden section stops at this relative width (1e-5 left β of a continuous Gaussian beside
 #: finite kinds 3.5e-9 wide: the stencils need the maximiser closer)
 _GOLDEN_STOP = 1e-7
@@ -445,7 +448,7 @@ def _beta_dual(acc, alpha: Fraction) -> tuple:
             if upper - lower > BETA_WIDTH / 2 * max(lower, FLOOR):
                 lo2, hi2 = _beta_dual_once(acc, alpha, snapped, rel)
                 lower, upper = max(lower, lo2), min(upper, hi2)
-    if upper - lower > 1e-6 * max(upper, FLOOR):
+    if upper - lower > MAX_BETA_WIDTH * max(upper, FLOOR):
         raise UncertifiedError(f"β(α = {alpha_display(alpha)}) is bracketed only in [{mpmath.nstr(lower, 8)}, "
                                f"{mpmath.nstr(upper, 8)}]")
     return lower, upper
