@@ -28,7 +28,10 @@ rational points within 1e-55 of the kinks nearest the estimate and beside them
 of its two linear pieces bracket sup G — unless the loss is finite (no continuous part, no
 oracle: discrete Gaussians as windows), where β is the Neyman–Pearson split on the joint atoms
 ``v + log Π R^b`` itself (:mod:`~exactdp.accounting.rr_neyman_pearson`; the dual only where
-that refuses).  Beside a near-deterministic discrete-Gaussian oracle
+that refuses).  Without a continuous part or randomized responses by noise, β beside discrete
+Gaussians is the Neyman–Pearson split over the finite part's and the discrete Gaussians' windowed
+atoms as two factors (:mod:`~exactdp.accounting.mixed_np_split`), exact rational losses; where that
+declines, beside a near-deterministic discrete-Gaussian oracle
 (δ_G(0) > 1 − 10⁻², where ``1 − δ_G`` has few digits) β is asked of the design's windowed twin
 (:mod:`~exactdp.accounting.mixed_windows`), and of the oracle's route only where the twin refuses.
 """
@@ -49,6 +52,7 @@ from exactdp.accounting.finite_tradeoff import beta_finite as _beta_finite
 from exactdp.accounting.finite_tradeoff import exact_ball as _q
 from exactdp.accounting.mixed_balls import FLOOR, PRECS, to_mpf
 from exactdp.accounting.mixed_complement import complement_ball, smooth_complement
+from exactdp.accounting.mixed_np_split import beta_np_split
 from exactdp.accounting.mixed_windows import windowed_twin
 from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, centred
 from exactdp.accounting.rr_kinks import kink_stencils
@@ -58,11 +62,14 @@ from exactdp.numerics.errors import UncertifiedError
 from exactdp.numerics.exact import InputError, alpha_display, to_fraction
 from exactdp.numerics.search import brent_max
 
-__all__ = ["epsilon_points", "tradeoff_points", "EPS_WIDTH", "BETA_WIDTH"]
+__all__ = ["epsilon_points", "tradeoff_points", "EPS_WIDTH", "BETA_WIDTH", "MAX_BETA_WIDTH"]
 
 #: relative widths aimed at for ε and β
 EPS_WIDTH = 5e-11
 _DPS = 60
+#: the dual's refusal threshold for β (relative width; it was 1e-6, the bracketing routes' contract: the
+#: fifth audit's mixed β answers 4.1e-8 and 1.27e-7 wide are now the Neyman–Pearson split's, ≤ 4e-16)
+MAX_BETA_WIDTH = 1e-9
 #: the golden section stops at this relative width (1e-5 left β of a continuous Gaussian beside
 #: finite kinds 3.5e-9 wide: the stencils need the maximiser closer)
 _GOLDEN_STOP = 1e-7
@@ -288,6 +295,8 @@ def tradeoff_points(acc, alphas) -> tuple:
             lo = hi = mpmath.mpf(0)
         elif af in (0, 1):
             lo, hi = _beta_finite(acc, af)
+        elif (got := beta_np_split(acc, af)) is not None:  # (finite part beside discrete Gaussians:
+            lo, hi = got  # the Neyman–Pearson split over the two factors' exact atoms, :mod:`mixed_np_split`)
         else:  # (beside an oracle whose δ_G(0) is near 1, its windowed twin first: :mod:`mixed_windows`)
             twin = windowed_twin(acc) if acc.gauss is not None else None
             try:
@@ -439,7 +448,7 @@ def _beta_dual(acc, alpha: Fraction) -> tuple:
             if upper - lower > BETA_WIDTH / 2 * max(lower, FLOOR):
                 lo2, hi2 = _beta_dual_once(acc, alpha, snapped, rel)
                 lower, upper = max(lower, lo2), min(upper, hi2)
-    if upper - lower > 1e-6 * max(upper, FLOOR):
+    if upper - lower > MAX_BETA_WIDTH * max(upper, FLOOR):
         raise UncertifiedError(f"β(α = {alpha_display(alpha)}) is bracketed only in [{mpmath.nstr(lower, 8)}, "
                                f"{mpmath.nstr(upper, 8)}]")
     return lower, upper
