@@ -84,7 +84,7 @@ def _ref_curve(paths):
 def test_curve_success_bounds_equal_the_row_by_row_reference(tmp_path):
     rng = random.Random(7)
     paths = []
-    for f in range(6):
+    for f in range(8):
         n = rng.randint(3, 60)
         alphas = sorted(rng.random() for _ in range(n))
         rows = [(k - n // 2, f"{a:.25g}", f"{rng.random() * 1e-10:.2e}", f"{1 - a ** 0.5:.20g}",
@@ -98,6 +98,12 @@ def test_curve_success_bounds_equal_the_row_by_row_reference(tmp_path):
         elif f == 5:  # columns in another order and an extra one
             text = "beta_rel_error,beta,x,alpha_rel_error,alpha,threshold\n" + "".join(
                 f"{r[4]},{r[3]},1,{r[2]},{r[1]},{r[0]}\n" for r in rows)
+        elif f == 6:  # ragged: a line with an extra field (csv.DictReader keeps the named ones)
+            lines = body.split("\n")
+            lines[2] = lines[2] + ",1e-3"
+            text = head + "\n" + "\n".join(lines)
+        elif f == 7:  # no newline after the last row
+            text = head + "\n" + body[:-1]
         else:
             text = head + "\n" + body
         path = tmp_path / f"p{f}.csv"

@@ -44,19 +44,25 @@ _VERTEX_COLUMNS = ("alpha", "alpha_rel_error", "beta", "beta_rel_error")
 
 def _vertex_columns(path) -> tuple:
     """The ``alpha``, ``alpha_rel_error``, ``beta``, ``beta_rel_error`` columns (texts) of a
-    trade-off vertex file, as ``csv.DictReader`` reads them: split on commas and newlines
-    when the file has no quote, no carriage return and every row the header's width (the
-    sweep's files), else by ``csv.DictReader`` itself."""
+    trade-off vertex file, as ``csv.DictReader`` reads them: sliced from one split of the
+    body when the file is ASCII without a quote or a carriage return, ends in a newline, has
+    no empty line, distinct header names including these four and as many commas on every
+    line as the header (counted by numpy on its bytes): the sweep's files; else by
+    ``csv.DictReader`` itself."""
     with open(path, encoding="utf-8", newline="") as fh:
         text = fh.read()
-    lines = text.split("\n")
-    head = lines[0].split(",") if lines else []
-    if '"' not in text and "\r" not in text and len(set(head)) == len(head) and all(c in head for c in _VERTEX_COLUMNS):
-        rows = [line.split(",") for line in lines[1:] if line]
+    end = text.find("\n")
+    if end > 0 and text.endswith("\n") and text.isascii() and '"' not in text and "\r" not in text \
+            and "\n\n" not in text:
+        head = text[:end].split(",")
         width = len(head)
-        if all(len(r) == width for r in rows):
-            idx = [head.index(c) for c in _VERTEX_COLUMNS]
-            return tuple([r[k] for r in rows] for k in idx)
+        if len(set(head)) == width and all(c in head for c in _VERTEX_COLUMNS):
+            body = text[end + 1:]
+            raw = np.frombuffer(body.encode("ascii"), dtype=np.uint8)
+            commas = np.cumsum(raw == 44)[raw == 10]  # commas up to each line's end
+            if (np.diff(commas, prepend=0) == width - 1).all():
+                flat = body[:-1].replace("\n", ",").split(",") if body else []
+                return tuple(flat[head.index(c)::width] for c in _VERTEX_COLUMNS)
     with open(path, encoding="utf-8", newline="") as fh:
         dict_rows = list(csv.DictReader(fh))
     return tuple([r[c] for r in dict_rows] for c in _VERTEX_COLUMNS)
