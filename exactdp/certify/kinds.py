@@ -44,7 +44,7 @@ from fractions import Fraction
 
 from flint import arb
 
-from exactdp.certify import kinds_cells, kinds_mitm, kinds_noise
+from exactdp.certify import kinds_cells, kinds_mitm, kinds_noise, kinds_plan
 from exactdp.certify.balls import ball, endpoints, interval, precision
 from exactdp.certify.kind_atoms import REMEDY, Atoms, compose, fits, group_atoms, infinite_split, level
 from exactdp.certify.kinds_cells import Cells
@@ -194,10 +194,11 @@ class KindsCertifier:
         return self._group_parts
 
     def _window(self, prec: int, nats: float) -> float:
-        """The window depth a query starts from: the level's, or for the meet in the middle the depth
-        that leaves out ``2^{−prec/2}`` of an O(1) value (the queries deepen it for small values): the
-        halves' atoms grow with the depth as a power of half their groups' number."""
-        return min(nats, (prec // 2) * _LN2 + 24.0) if self.meets() or self.cells() else nats
+        """The window depth a query starts from: the level's, or for the meet in the middle and beside
+        continuous Gaussians the depth that leaves out ``2^{−prec/2}`` of an O(1) value (the queries
+        deepen it for small values): the halves' atoms grow with the depth as a power of half their
+        groups' number, and beside a Gaussian every joint atom costs an ``erfc`` per evaluation."""
+        return min(nats, (prec // 2) * _LN2 + 24.0) if self.meets() or self.cells() or self.mu else nats
 
     def cells(self) -> bool:
         """Whether the continuous Gaussians are summed over cells (:mod:`.kinds_cells`): beside a
@@ -433,20 +434,34 @@ class KindsCertifier:
     def _epsilon_smooth(self, dt: Fraction, prec: int, nats: float):
         """Ends a < b with δ(a) > dt ≥ δ(b) proved, from a secant search on log δ (midpoints)."""
         db = ball(dt)
+        stalled: list = [None]
 
         def g(x: Fraction) -> float:  # log δ(x) − log dt, planning only
-            m = self.delta_ball(x, prec, nats, work=64).mid()
-            return float((m.max(arb(10) ** -100000) / db).log())
+            d = self.delta_ball(x, prec, nats, work=64)
+            if d.overlaps(db):  # (the root is within this evaluation's own width: no finer planning)
+                stalled[0] = x
+            return float((d.mid().max(arb(10) ** -100000) / db).log())
 
         a, b = Fraction(0), Fraction(1)
-        ga, gb = g(a), g(b)
-        if ga <= 0:
-            b = a
-        while gb > 0:
-            a, ga, b = b, gb, 2 * b
-            gb = g(b)
+        planned = kinds_plan.bracket(self, self.atoms(prec, nats), dt) if kinds_plan.applies(self) else None
+        ga = gb = None
+        if planned is not None:  # (a float64 bracket: kept only if the balls' midpoints agree with it)
+            pa, pb = planned
+            ga, gb = g(pa), g(pb)
+            if ga > 0 >= gb:
+                a, b = pa, pb
+            else:
+                ga = gb = None
+        if ga is None or gb is None:
+            ga, gb = g(a), g(b)
+            if ga <= 0:
+                b = a
+            while gb > 0:
+                a, ga, b = b, gb, 2 * b
+                gb = g(b)
+        stalled[0] = None
         for _ in range(200):  # Illinois on [a, b], ga > 0 ≥ gb
-            if b - a <= (abs(b) + 1) * Fraction(1, 2**60):
+            if b - a <= (abs(b) + 1) * Fraction(1, 2**60) or stalled[0] is not None:
                 break
             x = b - Fraction(gb) * (b - a) / Fraction(gb - ga) if ga != gb else (a + b) / 2
             x = min(max(x, a + (b - a) / 64), b - (b - a) / 64).limit_denominator(2**100)
@@ -457,7 +472,7 @@ class KindsCertifier:
                 a, ga, gb = x, gx, gb / 2
             else:
                 b, gb, ga = x, gx, ga / 2
-        mid = _dyadic((a + b) / 2, prec)
+        mid = _dyadic((a + b) / 2 if stalled[0] is None else stalled[0], prec)
         for k in range(6):
             eta = Fraction(2) ** ((abs(mid) + 1).numerator.bit_length() - (abs(mid) + 1).denominator.bit_length()
                                   - max(8, prec // 2 - 8 * k))
