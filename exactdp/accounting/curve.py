@@ -48,6 +48,18 @@ def tail_bounds(tv: TailValue):
     return v, v * (1 - r), v * (1 + r)
 
 
+
+def _identical_point(amp, beta: Fraction) -> TradeoffPoint:
+    """β = 1 − α of identical distributions: the rounded value and, as its error bound, the
+    exact distance to ``beta`` rounded up (1 − 1e-300 rounds to 1 at any working precision:
+    a zero error bound would put the reported lower end above the truth)."""
+    with workdps(DPS_RESULT):
+        est = to_mpf(beta)
+        man, exp = est.man_exp
+        gap = abs(Fraction(int(man)) * Fraction(2) ** int(exp) - beta)
+        err = mpmath.fdiv(gap.numerator, gap.denominator, rounding="u") if gap else mpmath.mpf(0)
+    return TradeoffPoint(amp, est, err, 0)
+
 class LatticeAccountantState:
     """What the mixins of :class:`~exactdp.accounting.accountant.ExactAccountant` (the
     trade-off, :class:`TradeoffCurve`, and ε(δ), :class:`~exactdp.accounting.inversion.
@@ -105,9 +117,8 @@ class TradeoffCurve(LatticeAccountantState):
                 out.append(TradeoffPoint(amp, mpmath.mpf(1), mpmath.mpf(0), 10**18))
             elif af == 1:
                 out.append(TradeoffPoint(amp, mpmath.mpf(0), mpmath.mpf(0), -(10**18)))
-            elif self.identical:
-                with workdps(DPS_RESULT):
-                    out.append(TradeoffPoint(amp, to_mpf(1 - af), mpmath.mpf(0), 0))
+            elif self.identical:  # P = Q: β = 1 − α exactly, its rounding in the error bound
+                out.append(_identical_point(amp, 1 - af))
             else:
                 out.append(self._tradeoff_one(af, amp))
         return tuple(out)
