@@ -255,7 +255,8 @@ def test_rows_text_one_pass_equals_row_slices():
     TEXT_WIDTH = dectext.TEXT_WIDTH
     rng = np.random.default_rng(20261208)
     alphabet = np.array([ord(c) for c in "0123456789.e+-"], dtype=np.int64)
-    for n, blank, empty in ((1, False, False), (401, False, False), (37, True, False), (37, False, True), (0, False, False)):
+    cases = ((1, False, False), (401, False, False), (37, True, False), (37, False, True), (0, False, False))
+    for n, blank, empty in cases:
         lens = rng.integers(1, TEXT_WIDTH + 1, size=n).astype(np.int64)
         buf = alphabet[rng.integers(0, alphabet.size, size=(n, TEXT_WIDTH))]
         buf[np.arange(TEXT_WIDTH)[None, :] >= lens[:, None]] = 0  # the kernels' zero padding

@@ -220,7 +220,7 @@ class TradeoffCurve(LatticeAccountantState):
             thr = thr[np.concatenate(([True], thr[1:] != thr[:-1]))]
             logs, rels = self._eng.tail_floats(thr)
             return ks, list(zip(logs, rels)), np.searchsorted(thr, ka).tolist(), np.searchsorted(thr, kb).tolist()
-        thr = sorted(set(ks).union([K - k + 1 for k in ks]))
-        logs, rels = self._eng.tail_floats(thr)
-        pos = {s: i for i, s in enumerate(thr)}
+        thr_list = sorted(set(ks).union([K - k + 1 for k in ks]))
+        logs, rels = self._eng.tail_floats(thr_list)
+        pos = {s: i for i, s in enumerate(thr_list)}
         return ks, list(zip(logs, rels)), [pos[k] for k in ks], [pos[K - k + 1] for k in ks]

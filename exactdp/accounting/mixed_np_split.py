@@ -122,7 +122,7 @@ class _Tables:
     deficit D of both factors, and float logs for the proposal."""
 
     def __init__(self, a: FiniteLoss, b: FiniteLoss, p: int):
-        self.p, self.a_loss, self.b_loss = p, a, b
+        self.p = p
         ia, ma = a.atoms(p)
         ib, mb = b.atoms(p)
         masses_a, masses_b = a.tables(p)[0], b.tables(p)[0]

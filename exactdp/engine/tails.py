@@ -329,7 +329,7 @@ class TailEngine:
                 ta = np.array(thresholds, dtype=np.int64)
             except OverflowError:
                 ta = None
-        if ta is not None and ta.size and int(np.abs(ta).max()) < 2**52:
+        if ta is not None and ta.size and int(np.abs(ta).max()) < 2**52 and self.quad is not None:
             up = np.where(ta >= 1, ta, 1 - ta)
             upper = np.sort(up)  # sorted, distinct, ≥ 1 (np.unique's values, without its hash table)
             upper = upper[np.concatenate(([True], upper[1:] != upper[:-1]))]
@@ -337,6 +337,7 @@ class TailEngine:
         if got is None:
             tvs = self.tails([int(s) for s in thresholds])
             return [tv[1] for tv in tvs], [tv[2] for tv in tvs]
+        assert ta is not None  # got is set only where ta is
         pos = np.searchsorted(upper, up)
         lv, rel = got[0][pos], got[1][pos]
         low = np.flatnonzero(ta <= 0)
