@@ -129,3 +129,14 @@ def test_opendp_epsilon_far_in_the_tail():
     assert 0 < c.delta(256.0) <= 5e-324  # (the mixed route's certified ball, below the float range)
     eps = c.epsilon(1e-20)  # (raised: OpenDP's search probes δ(256))
     assert _delta_ref(eps) <= 1e-20 < _delta_ref(eps * (1 - 1e-6))
+
+
+def test_dp_accounting_tiny_gaussian_is_refused_not_overflowed():
+    dp_accounting = pytest.importorskip("dp_accounting", reason="dp_accounting is not installed")
+    from exactdp.interop.dp_accounting import ExactDiscreteGaussianAccountant
+
+    acc = ExactDiscreteGaussianAccountant()
+    acc.compose(dp_accounting.GaussianDpEvent(1e-200), 2)  # (σ² = 1e-400: was OverflowError)
+    with pytest.raises(UncertifiedError, match="near-deterministic"):
+        acc.get_epsilon(1e-6)
+    assert acc.get_delta(1.0) == 1.0  # (δ(1) ≥ 1 − 1e-100 as above; the float rounds up to 1)
