@@ -37,6 +37,7 @@ from exactdp.accounting.base import Accountant, check_epsilon_range, sequence_va
 from exactdp.accounting.laplace_atoms import continuous_oracle
 from exactdp.accounting.laplace_beside import few_windows, laplace_factor
 from exactdp.accounting.mixed_balls import FLOOR, PRECS, WIDTH, to_mpf
+from exactdp.accounting.mixed_extremes import check_float_range
 from exactdp.accounting.mixed_rr import rr_part
 from exactdp.accounting.results import BracketedDelta, Diagnostics, centred
 from exactdp.engine.finite_loss import FiniteLoss, prec_ctx
@@ -509,6 +510,7 @@ class MixedAccountant(Accountant):
         epsilons = sequence_values(epsilons, "epsilon")
         es = [as_real(e, "epsilon") for e in epsilons]
         check_epsilon_range(max(self.rho, Fraction(1)), es, "epsilon", shown=epsilons)
+        check_float_range(self, "δ(ε)", ("finite",) if self.gauss is not None else ())  # (the oracle's zCDP caps)
         out = []
         for e in es:
             b = self.delta_ball(e)
@@ -518,13 +520,11 @@ class MixedAccountant(Accountant):
     def epsilon(self, deltas) -> tuple:
         """The smallest ε ≥ 0 with δ(ε) ≤ each target δ ∈ (0, 1), as a certified bracket."""
         from exactdp.accounting.mixed_queries import epsilon_points
-
         return epsilon_points(self, deltas)
 
     def tradeoff(self, alphas) -> tuple:
         """β = f(α) for each α ∈ [0, 1], as a certified bracket (``value`` = lower end)."""
         from exactdp.accounting.mixed_queries import tradeoff_points
-
         return tradeoff_points(self, alphas)
 
 

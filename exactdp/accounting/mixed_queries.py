@@ -52,6 +52,7 @@ from exactdp.accounting.finite_tradeoff import beta_finite as _beta_finite
 from exactdp.accounting.finite_tradeoff import exact_ball as _q
 from exactdp.accounting.mixed_balls import FLOOR, PRECS, to_mpf
 from exactdp.accounting.mixed_complement import complement_ball, smooth_complement
+from exactdp.accounting.mixed_extremes import beta_at_ends, check_float_range
 from exactdp.accounting.mixed_np_split import beta_np_split
 from exactdp.accounting.mixed_windows import windowed_twin
 from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, centred
@@ -174,6 +175,7 @@ def _epsilon_kept(acc, target: Fraction) -> tuple:
 
 
 def _epsilon_search(acc, target: Fraction) -> tuple:
+    check_float_range(acc, f"ε(δ={float(target):.6g})")  # (σ² or a scale below ~1e-300: refused, not overflowed)
     if _decide(acc, Fraction(0), target) < 0:
         return mpmath.mpf(0), mpmath.mpf(0)
     lt = math.log(float(target)) if target > Fraction(1, 10**300) else float(mpmath.log(_mpf(target)))
@@ -293,9 +295,9 @@ def tradeoff_points(acc, alphas) -> tuple:
     for af in afs:
         if floor and 1 - af <= floor:  # (the test accepts within L = +∞ only, where Q has no mass)
             lo = hi = mpmath.mpf(0)
-        elif af in (0, 1):
-            lo, hi = _beta_finite(acc, af)
-        elif (got := beta_np_split(acc, af)) is not None:  # (finite part beside discrete Gaussians:
+        elif af in (0, 1):  # (β(1) = 0, β(0) = 1 − p_∞ exactly: :mod:`mixed_extremes`)
+            lo, hi = beta_at_ends(acc, af) or _beta_finite(acc, af)
+        elif (got := _np_split(acc, af)) is not None:  # (finite part beside discrete Gaussians:
             lo, hi = got  # the Neyman–Pearson split over the two factors' exact atoms, :mod:`mixed_np_split`)
         else:  # (beside an oracle whose δ_G(0) is near 1, its windowed twin first: :mod:`mixed_windows`)
             twin = windowed_twin(acc) if acc.gauss is not None else None
@@ -308,6 +310,12 @@ def tradeoff_points(acc, alphas) -> tuple:
         est, err = centred(lo, hi)
         out.append(BracketedTradeoff(_mpf(af), est, err, 0, "bracket"))
     return tuple(out)
+
+
+def _np_split(acc, alpha: Fraction) -> tuple | None:
+    """:func:`beta_np_split` once the design is within the float steering's range (refused otherwise)."""
+    check_float_range(acc, f"β(α = {alpha_display(alpha)})")
+    return beta_np_split(acc, alpha)
 
 
 def _beta_of(acc, alpha: Fraction) -> tuple:

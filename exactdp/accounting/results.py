@@ -82,7 +82,7 @@ class Diagnostics:
 class DeltaPoint(Bracket):
     """δ(ε) with a certified bound: ``|estimate − δ(ε)| ≤ error_bound``.
 
-    ``value`` is the conservative upper bound ``estimate + error_bound``.
+    ``value`` is the conservative upper bound ``min(estimate + error_bound, 1)``.
     ``first_term`` and ``second_term`` are P_P[L > ε] and e^ε·P_Q[L > ε].
     ``float(point)`` is ``value`` rounded up (see :class:`Bracket`).
     """
@@ -98,8 +98,10 @@ class DeltaPoint(Bracket):
 
     @property
     def value(self) -> mpmath.mpf:
+        # (at most 1: δ ≤ 1 always, so the clamp stays conservative — a ball's rounding left
+        # δ(0) of a near-deterministic design 1e-46 above 1)
         with mpmath.workdps(_DPS):
-            return mpmath.fadd(self.estimate, self.error_bound, rounding="c")
+            return min(mpmath.fadd(self.estimate, self.error_bound, rounding="c"), mpmath.mpf(1))
 
     @property
     def lower(self) -> mpmath.mpf:

@@ -24,6 +24,7 @@ from typing import Any
 import mpmath
 
 from exactdp.accounting.accountant import ExactAccountant
+from exactdp.accounting.mixed_balls import to_mpf
 from exactdp.kinds import Mixture
 from exactdp.mechanisms import Composition
 from exactdp.numerics.errors import UncertifiedError
@@ -34,6 +35,8 @@ __all__ = ["CertifiedProfile", "exact_real", "float_up"]
 #: (ε−ρ)²/(4ρ) beyond this makes the zCDP bound e^{−(ε−ρ)²/(4ρ)} smaller than the
 #: smallest positive float (e^{−745.2} ≈ 2^{−1075})
 _UNDERFLOW_EXPONENT = 746
+#: the smallest positive float, 2^−1074, exactly
+_SMALLEST_FLOAT = mpmath.ldexp(mpmath.mpf(1), -1074)
 
 
 def exact_real(value, field: str):
@@ -119,7 +122,8 @@ class CertifiedProfile:
     (``value``) is rounded up to a float, and answers are memoised per exact query.  For ε
     so large that the composition's ρ-zCDP bound ``δ ≤ exp(−(ε−ρ)²/(4ρ))`` is below the
     smallest positive float, the smallest positive float is returned without running the
-    engine.  Error bound: the returned
+    engine; likewise where the mixed route refuses a bracket too wide whose certified upper
+    end lies below that float (deep tails beside window deficits).  Error bound: the returned
     float is a certified upper bound on the exact δ(ε) (on the exact ε(δ)); the engine's
     certified relative accuracy is ``rel_tol`` per tail.  Reference: Canonne, Kamath &
     Steinke (2020), the discrete Gaussian is ρ-zCDP with ρ = Δ²/(2σ²); Bun & Steinke
@@ -157,8 +161,26 @@ class CertifiedProfile:
             if eps > rho and (eps - rho) ** 2 > 4 * rho * _UNDERFLOW_EXPONENT:
                 return math.ulp(0.0)
         if eps not in self._deltas:
-            self._deltas[eps] = min(1.0, float_up(self._accountant().delta([eps])[0].value))
+            self._deltas[eps] = min(1.0, float_up(self._delta_upper(eps)))
         return self._deltas[eps]
+
+    def _delta_upper(self, eps: Fraction) -> mpmath.mpf:
+        """The accountant's certified upper end of δ(eps); where it refuses a bracket too wide
+        (the mixed route deep in the tail: [0, 2e-360] beside the windows' deficit), the upper end of
+        its certified ball when that lies below the smallest positive float (the float answer is then
+        that float, as a discrete-Gaussian composition's zCDP shortcut gives; OpenDP's ε search
+        probes such ε)."""
+        acc = self._accountant()
+        try:
+            return acc.delta([eps])[0].value
+        except UncertifiedError:
+            ball = getattr(acc, "delta_ball", None)  # (the mixed route's certified ball, however wide)
+            if ball is None:
+                raise
+            upper = to_mpf(ball(eps), True)
+            if not upper < _SMALLEST_FLOAT:
+                raise
+            return max(upper, mpmath.mpf(0))
 
     def epsilon(self, delta) -> float:
         """Certified upper bound on the smallest ε ≥ 0 with δ(ε) ≤ ``delta``, rounded up.
