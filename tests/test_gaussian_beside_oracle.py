@@ -80,7 +80,9 @@ def test_delta_contains_the_enumeration(name, eps):
     acc, atoms, mu = _design(name)
     p = acc.delta([eps])[0]
     lo, hi = mixed_brute.delta_gaussian(atoms, Fraction(eps), mu)
-    assert p.lower <= lo and hi <= p.upper, (name, eps, p.lower, p.upper, lo, hi)
+    # δ ≤ 1: the reference's upper end carries its own rounding past 1 (1 + 1e-58 on "tiny"),
+    # the engine's is clamped to 1
+    assert p.lower <= lo and min(hi, 1) <= p.upper, (name, eps, p.lower, p.upper, lo, hi)
     assert p.upper - p.lower <= REL * p.upper
     assert p.value == p.upper  # (the conservative side)
 
