@@ -20,8 +20,9 @@ import pytest
 from test_rr_tradeoff import DPS, _mix, ref_atoms, ref_beta
 
 from exactdp import DiscreteGaussian, ExactAccountant
+from exactdp.accounting.mixed_windows import rr_twin, windowed_twin
 from exactdp.accounting.rr_neyman_pearson import beta_rr_atoms
-from exactdp.kinds import ApproxDP, RandomizedResponse
+from exactdp.kinds import ApproxDP, DiscreteLaplace, Mixture, RandomizedResponse
 
 REL = mpmath.mpf("1e-9")
 ALPHAS = [Fraction(1, 10**12), Fraction(1, 1000), Fraction(1, 2), 1 - Fraction(1, 10**9)]
@@ -99,3 +100,36 @@ def test_kinks_beside_discrete_gaussians(rr, rest):
     got = ExactAccountant(_mix(rr, rest)).tradeoff(ALPHAS)
     for a, g in zip(ALPHAS, got):
         _check(g, *ref_beta(atoms, a))
+
+
+#: the sixth audit's rrnbeta #0 shape (``DG(3.083, −3)×4 + RRN(9/10, k 3)×2 + DLap(7/3, −4)×7``), smaller
+_ORACLE_RR = [(Fraction(9, 10), 3, 2)]
+_ORACLE_REST = ((DiscreteGaussian("3.083", -3), 2), (DiscreteLaplace(Fraction(7, 3), -4), 2))
+_ORACLE_ALPHAS = [Fraction(1, 10**12), Fraction(1, 1000), Fraction(1, 2), 1 - Fraction(1, 10**40)]
+
+
+def test_beside_an_oracle_by_the_windowed_twin():
+    """rrnbeta #0's shape: the discrete Gaussians are the oracle (δ_G(0) far from 1, no windowed twin
+    of :func:`windowed_twin`), and β is the Neyman–Pearson split on :func:`rr_twin`'s joint atoms (it
+    took the dual 24.6 CPU-s); α near 0 and near 1 (the split atom proposed from the upper tail)."""
+    acc = ExactAccountant(_mix(_ORACLE_RR, _ORACLE_REST))._route_acc
+    assert acc.gauss is not None and acc.rr is not None and windowed_twin(acc) is None
+    twin = rr_twin(acc)
+    assert twin is not None and twin.gauss is None
+    atoms = ref_atoms(_ORACLE_RR, _ORACLE_REST)
+    plus = ref_atoms([(Fraction(9, 10), 3, 3)], _ORACLE_REST)  # (one response more: excluded)
+    got = ExactAccountant(_mix(_ORACLE_RR, _ORACLE_REST)).tradeoff(_ORACLE_ALPHAS)
+    for a, g in zip(_ORACLE_ALPHAS, got):
+        b, err = ref_beta(atoms, a)
+        _check(g, b, err)
+        lo, hi = beta_rr_atoms(twin, a)  # (the split itself answers, not the dual)
+        with mpmath.workdps(DPS):
+            assert lo <= b + err and b - err <= hi and hi - lo <= REL * hi
+        wrong, _ = ref_beta(plus, a)
+        assert not g.lower <= wrong <= g.upper
+
+
+def test_rr_twin_declines_without_randomized_responses_by_noise():
+    """No twin where there is no randomized response by noise (the other routes answer)."""
+    acc = ExactAccountant(Mixture(_ORACLE_REST))._route_acc
+    assert rr_twin(acc) is None

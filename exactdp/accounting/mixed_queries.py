@@ -27,7 +27,8 @@ rational points within 1e-55 of the kinks nearest the estimate and beside them
 (:func:`exactdp.accounting.rr_kinks.kink_stencils`), so that G at the best kink and the chords
 of its two linear pieces bracket sup G — unless the loss is finite (no continuous part, no
 oracle: discrete Gaussians as windows), where β is the Neyman–Pearson split on the joint atoms
-``v + log Π R^b`` itself (:mod:`~exactdp.accounting.rr_neyman_pearson`; the dual only where
+``v + log Π R^b`` itself (:mod:`~exactdp.accounting.rr_neyman_pearson`; beside a discrete-Gaussian
+oracle, on the windowed twin :func:`~exactdp.accounting.mixed_windows.rr_twin`; the dual only where
 that refuses).  Without a continuous part or randomized responses by noise, β beside discrete
 Gaussians is the Neyman–Pearson split over the finite part's and the discrete Gaussians' windowed
 atoms as two factors (:mod:`~exactdp.accounting.mixed_np_split`), exact rational losses; where that
@@ -54,7 +55,7 @@ from exactdp.accounting.mixed_balls import FLOOR, PRECS, to_mpf
 from exactdp.accounting.mixed_complement import complement_ball, smooth_complement
 from exactdp.accounting.mixed_extremes import beta_at_ends, check_float_range
 from exactdp.accounting.mixed_np_split import beta_np_split
-from exactdp.accounting.mixed_windows import windowed_twin
+from exactdp.accounting.mixed_windows import rr_twin, windowed_twin
 from exactdp.accounting.results import BracketedEpsilon, BracketedTradeoff, centred
 from exactdp.accounting.rr_kinks import kink_stencils
 from exactdp.accounting.rr_neyman_pearson import beta_rr_atoms
@@ -320,10 +321,13 @@ def _np_split(acc, alpha: Fraction) -> tuple | None:
 
 def _beta_of(acc, alpha: Fraction) -> tuple:
     """β(α) for 0 < α < 1: exact on the finite loss (beside randomized responses by noise too:
-    :mod:`~exactdp.accounting.rr_neyman_pearson`), else by the dual."""
+    :mod:`~exactdp.accounting.rr_neyman_pearson`, beside discrete Gaussians on the windowed twin,
+    :func:`~exactdp.accounting.mixed_windows.rr_twin`), else by the dual."""
     if acc.gauss is None and not acc.smooth:
         return _beta_finite(acc, alpha)
     got = beta_rr_atoms(acc, alpha)
+    if got is None and (twin := rr_twin(acc)) is not None:  # (beside an oracle: its windowed twin's atoms)
+        got = beta_rr_atoms(twin, alpha)
     return got if got is not None else _beta_dual(acc, alpha)
 
 

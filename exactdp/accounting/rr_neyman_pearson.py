@@ -90,7 +90,11 @@ def _at(acc, alpha, p, rs, by_r):
     mass = (numpy.array([float(m.mid()) for m in masses])[:, None] *
             numpy.array([float(by_r[r]) for r in rs])[None, :]).ravel()
     order = numpy.argsort(loss, kind="stable")
-    pos = min(int(numpy.searchsorted(numpy.cumsum(mass[order]), float(alpha))), len(order) - 1)
+    if alpha <= Fraction(1, 2):
+        pos = min(int(numpy.searchsorted(numpy.cumsum(mass[order]), float(alpha))), len(order) - 1)
+    else:  # (near α = 1 from the top: the first atom whose upper tail P[L > ℓ] is at most 1 − α)
+        top = int(numpy.searchsorted(numpy.cumsum(mass[order][::-1]), float(1 - alpha), side="right"))
+        pos = max(len(order) - 1 - top, 0)
     with prec_ctx(p):
         a = _fq(alpha)
         d = fin.deficit(p)
