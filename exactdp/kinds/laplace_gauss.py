@@ -75,6 +75,27 @@ def _powers(b: flint.arb, n: int) -> list:
     return out
 
 
+def _certified(ball, start: int, prec: int) -> flint.arb | None:
+    """``ball()`` (a non-negative quantity) evaluated at working precisions ``start``, 2·start, …
+    up to :data:`CLOSED_BITS`, until its radius is within ``2^{4−prec}`` of its upper end; the
+    ball clipped to [0, ∞) and rounded to ``prec`` bits, or None.  Arb's precision is restored."""
+    old = flint.ctx.prec
+    try:
+        wp = start
+        while wp <= CLOSED_BITS:
+            flint.ctx.prec = wp
+            d = ball()
+            if d.lower() < 0:
+                d = d.nonnegative_part() if d.upper() > 0 else flint.arb(0)
+            if d.is_zero() or d.rad() <= d.upper() * flint.arb(2) ** (-prec + 4):
+                flint.ctx.prec = prec
+                return +d
+            wp *= 2
+        return None
+    finally:
+        flint.ctx.prec = old
+
+
 class LaplaceGaussLoss:
     """The composed loss of ``m`` Laplaces (one ``μ`` or several) and continuous Gaussians of total ρ
     (module docstring); the same interface as :class:`~exactdp.kinds.laplace.LaplaceLoss`
@@ -183,34 +204,24 @@ class LaplaceGaussLoss:
     def _closed(self, t: Fraction, prec: int) -> flint.arb | None:
         """One Laplace's D(t) in closed form (module docstring), a ball of relative radius about
         ``2^{−prec}``, or None where :data:`CLOSED_BITS` do not suffice."""
-        old = flint.ctx.prec
-        try:
-            wp = prec + 40
-            while wp <= CLOSED_BITS:
-                flint.ctx.prec = wp
-                mu, rho, x = _q(self.lap.parts[0][0]), _q(self.rho), _q(t)
-                root = 2 * rho.sqrt()  # (Φ(z/σ) = ½erfc(−z/(2√ρ)), σ² = 2ρ)
 
-                def phi(z, root=root):
-                    return (-z / root).erfc() / 2
+        def ball() -> flint.arb:
+            mu, rho, x = _q(self.lap.parts[0][0]), _q(self.rho), _q(t)
+            root = 2 * rho.sqrt()  # (Φ(z/σ) = ½erfc(−z/(2√ρ)), σ² = 2ρ)
 
-                def d_n(s, rho=rho, phi=phi):  # δ_N(s) = Φ((ρ − s)/σ) − e^s Φ((−ρ − s)/σ)
-                    return phi(rho - s) - s.exp() * phi(-rho - s)
+            def phi(z):
+                return (-z / root).erfc() / 2
 
-                def g(lq, x=x, rho=rho, phi=phi):
-                    return ((lq / 2).exp() * phi(lq - x + rho) + (x - lq / 2).exp() * phi(lq - x - rho)
-                            - 2 * (x / 2 - rho / 4).exp() * phi(lq - x))
+            def d_n(s):  # δ_N(s) = Φ((ρ − s)/σ) − e^s Φ((−ρ − s)/σ)
+                return phi(rho - s) - s.exp() * phi(-rho - s)
 
-                d = d_n(x - mu) / 2 + (-mu).exp() * d_n(x + mu) / 2 + (-mu / 2).exp() * (g(mu) - g(-mu)) / 2
-                if d.lower() < 0:
-                    d = d.nonnegative_part() if d.upper() > 0 else flint.arb(0)
-                if d.is_zero() or d.rad() <= d.upper() * flint.arb(2) ** (-prec + 4):
-                    flint.ctx.prec = prec
-                    return +d
-                wp *= 2
-            return None
-        finally:
-            flint.ctx.prec = old
+            def g(lq):
+                return ((lq / 2).exp() * phi(lq - x + rho) + (x - lq / 2).exp() * phi(lq - x - rho)
+                        - 2 * (x / 2 - rho / 4).exp() * phi(lq - x))
+
+            return d_n(x - mu) / 2 + (-mu).exp() * d_n(x + mu) / 2 + (-mu / 2).exp() * (g(mu) - g(-mu)) / 2
+
+        return _certified(ball, prec + 40, prec)
 
     def _closed_poly(self, t: Fraction, prec: int) -> flint.arb | None:
         """D(t) of several Laplaces in closed form (module docstring: the by-parts integrals of
@@ -223,21 +234,7 @@ class LaplaceGaussLoss:
                 sub = flint.fmpq_poly([flint.fmpq(-a.numerator * h.denominator, a.denominator * h.numerator),
                                        flint.fmpq(h.denominator, h.numerator)])
                 self._lpolys.append([flint.fmpq(c) for c in g(sub).coeffs()])
-        old = flint.ctx.prec
-        try:
-            wp = prec + 40 + 4 * self.m
-            while wp <= CLOSED_BITS:
-                flint.ctx.prec = wp
-                d = self._poly_at(t)
-                if d.lower() < 0:
-                    d = d.nonnegative_part() if d.upper() > 0 else flint.arb(0)
-                if d.is_zero() or d.rad() <= d.upper() * flint.arb(2) ** (-prec + 4):
-                    flint.ctx.prec = prec
-                    return +d
-                wp *= 2
-            return None
-        finally:
-            flint.ctx.prec = old
+        return _certified(lambda: self._poly_at(t), prec + 40 + 4 * self.m, prec)
 
     def _poly_at(self, t: Fraction) -> flint.arb:
         """:meth:`_closed_poly`'s ball at the current precision."""
