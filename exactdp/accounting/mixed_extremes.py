@@ -64,4 +64,5 @@ def check_float_range(acc, query: str, parts: tuple = ("rho", "extent", "finite"
             raise UncertifiedError(
                 f"{query}: {what} is {mpmath.nstr(_rounded(size, True), 3)}, beyond the search's float range "
                 f"(a σ² or scale below ~1e-50: the mechanism is near-deterministic, δ ≈ 1 at every moderate ε); "
-                f"use σ² and scales ≥ 1e-50")
+                f"try σ² and scales ≥ 1e-50, or treat the mechanism as deterministic (δ = 1 at every ε, "
+                f"conservative)")

@@ -176,7 +176,7 @@ def _epsilon_kept(acc, target: Fraction) -> tuple:
 
 
 def _epsilon_search(acc, target: Fraction) -> tuple:
-    check_float_range(acc, f"ε(δ={float(target):.6g})")  # (σ² or a scale below ~1e-300: refused, not overflowed)
+    check_float_range(acc, f"ε(δ = {alpha_display(target)})")  # (σ² or a scale below ~1e-50: refused)
     if _decide(acc, Fraction(0), target) < 0:
         return mpmath.mpf(0), mpmath.mpf(0)
     lt = math.log(float(target)) if target > Fraction(1, 10**300) else float(mpmath.log(_mpf(target)))
